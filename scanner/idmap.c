@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "idmap.h"
+#include "resolve.h"
+#include "util.h"
+#include "common.h"
+
+struct idname {
+	uint32_t id;
+	char *name;             /* NULL: looked up, unknown */
+};
+
+struct idtab {
+	struct idname *v;
+	size_t n, alloc;
+	bool complete;          /* loaded from a file: absent means unknown */
+};
+
+struct idmap {
+	bool nss;
+	struct idtab users, groups;
+};
+
+static void idtab_release(struct idtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+}
+
+struct idmap *idmap_free(struct idmap *m)
+{
+	if (m) {
+		idtab_release(&m->users);
+		idtab_release(&m->groups);
+		free(m);
+	}
+	return NULL;
+}
+
+static struct idname *idtab_find(struct idtab *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].id == id)
+			return &t->v[i];
+	return NULL;
+}
+
+static int idtab_add(struct idtab *t, uint32_t id, const char *name)
+{
+	char *copy = NULL;
+
+	if (idtab_find(t, id))
+		return 0;       /* first entry wins, as for getpwuid() on files */
+	if (t->n == t->alloc) {
+		size_t na = t->alloc ? t->alloc * 2 : 64;
+		struct idname *nv = realloc(t->v, na * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		t->alloc = na;
+	}
+	if (name && !(copy = strdup(name)))
+		return -ENOMEM;
+	t->v[t->n++] = (struct idname){ .id = id, .name = copy };
+	return 0;
+}
+
+/* Parse "name:x:id:..." lines of passwd(5) or group(5) format. */
+static int load_file(int rootfd, const char *path, struct idtab *t)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	int fd = resolve_open(rootfd, path, O_RDONLY);
+
+	t->complete = true;
+	if (fd < 0)
+		return 0;
+	f = fdopen(fd, "r");
+	if (!f) {
+		(void)close(fd);
+		return -errno;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		char *name = line, *c1, *c2, *c3;
+		unsigned id;
+
+		c1 = strchr(name, ':');
+		if (!c1)
+			continue;
+		*c1 = '\0';
+		c2 = strchr(c1 + 1, ':');
+		if (!c2)
+			continue;
+		c3 = strchr(c2 + 1, ':');
+		if (c3)
+			*c3 = '\0';
+		if (parse_uint(c2 + 1, UINT32_MAX, &id) < 0 || !*name)
+			continue;
+		if (idtab_add(t, id, name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int idmap_new(int rootfd, struct idmap **ret)
+{
+	struct idmap *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	if (rootfd < 0) {
+		m->nss = true;
+	} else {
+		r = load_file(rootfd, "/etc/passwd", &m->users);
+		if (r == 0)
+			r = load_file(rootfd, "/etc/group", &m->groups);
+		if (r < 0) {
+			idmap_free(m);
+			return r;
+		}
+	}
+	*ret = m;
+	return 0;
+}
+
+static const char *lookup(struct idmap *m, struct idtab *t, uint32_t id, bool user)
+{
+	struct idname *e = idtab_find(t, id);
+	char buf[4096];
+
+	if (e || !m->nss)
+		return e ? e->name : NULL;
+	if (user) {
+		struct passwd pw, *res = NULL;
+		if (getpwuid_r(id, &pw, buf, sizeof(buf), &res) == 0 && res)
+			return idtab_add(t, id, res->pw_name) < 0 ? NULL : idtab_find(t, id)->name;
+	} else {
+		struct group gr, *res = NULL;
+		if (getgrgid_r(id, &gr, buf, sizeof(buf), &res) == 0 && res)
+			return idtab_add(t, id, res->gr_name) < 0 ? NULL : idtab_find(t, id)->name;
+	}
+	(void)idtab_add(t, id, NULL);
+	return NULL;
+}
+
+const char *idmap_user(struct idmap *m, uint32_t uid)
+{
+	return lookup(m, &m->users, uid, true);
+}
+
+const char *idmap_group(struct idmap *m, uint32_t gid)
+{
+	return lookup(m, &m->groups, gid, false);
+}
+
+static int reverse(struct idmap *m, struct idtab *t, const char *name, bool user, uint32_t *ret)
+{
+	unsigned id;
+	char buf[4096];
+
+	if (parse_uint(name, UINT32_MAX, &id) == 0) {
+		*ret = id;
+		return 0;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].name && s2c_streq(t->v[i].name, name)) {
+			*ret = t->v[i].id;
+			return 0;
+		}
+	if (!m->nss)
+		return -ENOENT;
+	if (user) {
+		struct passwd pw, *res = NULL;
+		if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res) {
+			*ret = res->pw_uid;
+			return 0;
+		}
+	} else {
+		struct group gr, *res = NULL;
+		if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) == 0 && res) {
+			*ret = res->gr_gid;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int idmap_uid(struct idmap *m, const char *name, uint32_t *ret_uid)
+{
+	return reverse(m, &m->users, name, true, ret_uid);
+}
+
+int idmap_gid(struct idmap *m, const char *name, uint32_t *ret_gid)
+{
+	return reverse(m, &m->groups, name, false, ret_gid);
+}

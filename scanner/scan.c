@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "facts.h"
+#include "idmap.h"
+#include "mounts.h"
+#include "scan.h"
+#include "common.h"
+
+struct collector {
+	pthread_mutex_t lock;
+	struct facts **v;
+	size_t n, alloc;
+	const struct mounts *mounts;
+	const struct scan_options *o;
+	uint64_t warnings;
+};
+
+static int on_candidate(void *userdata, const struct walk_entry *e)
+{
+	struct collector *c = userdata;
+	struct facts *f = NULL;
+	int r = facts_from_entry(e, c->mounts, &f);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&c->lock);
+	if (c->n == c->alloc) {
+		size_t na = c->alloc ? c->alloc * 2 : 64;
+		struct facts **nv = realloc(c->v, na * sizeof(*nv));
+		if (!nv) {
+			pthread_mutex_unlock(&c->lock);
+			facts_free(f);
+			return -ENOMEM;
+		}
+		c->v = nv;
+		c->alloc = na;
+	}
+	c->v[c->n++] = f;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static void on_error(void *userdata, const char *path, int error, const char *what)
+{
+	struct collector *c = userdata;
+
+	__atomic_add_fetch(&c->warnings, 1, __ATOMIC_RELAXED);
+	if (c->o->on_warning)
+		c->o->on_warning(c->o->userdata, path, error, what);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct facts *x = *(struct facts *const *)a, *y = *(struct facts *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+int scan_open_root(const char *root, bool *ret_host, struct s2c_error *err)
+{
+	struct stat st, slash;
+	int fd;
+
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return s2c_error_errno(err, -errno, "cannot open root directory '%s'", root);
+	if (fstat(fd, &st) < 0 || stat("/", &slash) < 0) {
+		int e = -errno;
+		(void)close(fd);
+		return s2c_error_errno(err, e, "cannot stat root directory '%s'", root);
+	}
+	*ret_host = st.st_dev == slash.st_dev && st.st_ino == slash.st_ino;
+	return fd;
+}
+
+struct scan_result *scan_result_free(struct scan_result *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++)
+		facts_free(r->v[i]);
+	free(r->v);
+	free(r->root);
+	mounts_free(r->mounts);
+	if (r->rootfd >= 0)
+		(void)close(r->rootfd);
+	free(r);
+	return NULL;
+}
+
+static void scan_result_freep(struct scan_result **r)
+{
+	scan_result_free(*r);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int name_all(struct scan_result *res)
+{
+	struct idmap *ids = NULL;
+	int r = idmap_new(res->host ? -1 : res->rootfd, &ids);
+
+	for (size_t i = 0; r == 0 && i < res->n; i++)
+		r = facts_set_names(res->v[i], ids);
+	idmap_free(ids);
+	return r;
+}
+
+int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_error *err)
+{
+	static const char *const default_paths[] = { "/", NULL };
+	_cleanup_(scan_result_freep) struct scan_result *res = calloc(1, sizeof(*res));
+	struct collector c = { .o = o };
+	struct walk_stats local = { 0 };
+	struct walk_options w;
+	double t0;
+	int r;
+
+	if (!res)
+		return -ENOMEM;
+	res->rootfd = -1;
+	res->root = strdup(o->root ? o->root : "/");
+	if (!res->root)
+		return -ENOMEM;
+	r = scan_open_root(res->root, &res->host, err);
+	if (r < 0)
+		return r;
+	res->rootfd = r;
+	if (res->host) {
+		r = mounts_load(o->mountinfo ? o->mountinfo : "/proc/self/mountinfo", &res->mounts, err);
+		if (r < 0)
+			return r;
+	}
+	c.mounts = res->mounts;
+	pthread_mutex_init(&c.lock, NULL);
+	w = (struct walk_options){
+		.rootfd = res->rootfd,
+		.paths = o->paths ? o->paths : default_paths,
+		.mounts = res->mounts,
+		.threads = o->threads ? o->threads : 1,
+		.max_depth = o->max_depth,
+		.flags = ((o->flags & SCAN_XDEV) ? WALK_XDEV : 0) |
+			 ((o->flags & SCAN_ALL_CAPS) ? WALK_ALL_CAPS : 0) |
+			 ((o->flags & SCAN_CROSS_PSEUDO) ? WALK_CROSS_PSEUDO : 0),
+		.on_candidate = on_candidate,
+		.on_error = on_error,
+		.userdata = &c,
+		.stats = o->stats ? o->stats : &local,
+	};
+	t0 = now();
+	r = walk_run(&w);
+	res->seconds = now() - t0;
+	pthread_mutex_destroy(&c.lock);
+	res->v = c.v;
+	res->n = c.n;
+	res->warnings = c.warnings;
+	res->stats = *w.stats;
+	if (r < 0)
+		return s2c_error_errno(err, r, "scan of '%s' failed", res->root);
+	qsort(res->v, res->n, sizeof(*res->v), cmp_path);
+	r = name_all(res);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot name owners");
+	*ret = TAKE_PTR(res);
+	return 0;
+}

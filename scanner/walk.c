@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Walker internals.
+ *
+ * Each queued directory is a dnode holding its full path and a reference to
+ * its parent dnode, whose fd it is opened relative to.  A dnode's fd stays
+ * open while unopened children still need it; the reference count covers the
+ * worker processing it plus one per queued child.  With a LIFO queue the live
+ * dnodes are the ancestors of pending work, so open fds and memory grow with
+ * depth times fan-out, not with the size of the tree.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fcaps.h"
+#include "mounts.h"
+#include "resolve.h"
+#include "walk.h"
+#include "util.h"
+#include "common.h"
+
+#define GETDENTS_BUF (64 << 10)
+#define DEFAULT_MAX_DEPTH 4096
+
+struct dnode {
+	struct dnode *parent;   /* held until this directory is opened */
+	int fd;
+	unsigned refs;
+	unsigned depth;
+	dev_t dev;              /* st_dev of this directory (image mode) */
+	dev_t xdev;             /* st_dev of the start path, for WALK_XDEV */
+	bool check_mounts;      /* host mode: a mount point lies below */
+	size_t name_off;        /* offset of the last component in path */
+	size_t pathlen;
+	char path[];
+};
+
+struct walker {
+	const struct walk_options *o;
+	unsigned max_depth;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct dnode **stack;
+	size_t n, alloc;
+	unsigned busy;
+	bool stop;
+	int error;
+};
+
+struct worker {
+	struct walker *w;
+	char *buf;
+	struct dnode **batch;
+	size_t nbatch, abatch;
+};
+
+static void dnode_unref(struct dnode *d)
+{
+	while (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		struct dnode *parent = d->parent;
+
+		if (d->fd >= 0)
+			(void)close(d->fd);
+		free(d);
+		d = parent;
+	}
+}
+
+static struct dnode *dnode_new(struct dnode *parent, const char *name, size_t namelen)
+{
+	size_t plen = parent->pathlen;
+	bool slash = !(plen == 1 && parent->path[0] == '/');
+	struct dnode *d = malloc(sizeof(*d) + plen + slash + namelen + 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d->path, parent->path, plen);
+	if (slash)
+		d->path[plen] = '/';
+	memcpy(d->path + plen + slash, name, namelen + 1);
+	d->pathlen = plen + slash + namelen;
+	d->name_off = plen + slash;
+	d->parent = parent;
+	__atomic_add_fetch(&parent->refs, 1, __ATOMIC_RELAXED);
+	d->fd = -1;
+	d->refs = 1;
+	d->depth = parent->depth + 1;
+	d->dev = parent->dev;
+	d->xdev = parent->xdev;
+	d->check_mounts = false;
+	return d;
+}
+
+static void report(struct walker *w, const char *dir, const char *name, int error,
+		   const char *what)
+{
+	_cleanup_free_ char *path = name ? path_join(dir, name) : NULL;
+
+	if (w->o->stats)
+		__atomic_add_fetch(&w->o->stats->errors, 1, __ATOMIC_RELAXED);
+	if (w->o->on_error)
+		w->o->on_error(w->o->userdata, path ? path : dir, error, what);
+}
+
+static void fail(struct walker *w, int error)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!w->stop) {
+		w->stop = true;
+		w->error = error;
+	}
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static struct dnode *pop(struct walker *w)
+{
+	struct dnode *d = NULL;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop && w->n == 0 && w->busy > 0)
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (!w->stop && w->n > 0) {
+		d = w->stack[--w->n];
+		w->busy++;
+	} else {
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return d;
+}
+
+/* Queue the worker's batch of subdirectories and mark its item done. */
+static int flush_and_done(struct walker *w, struct worker *t, bool done)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->n + t->nbatch > w->alloc) {
+		size_t na = S2C_MAX(w->alloc * 2, w->n + t->nbatch);
+		struct dnode **ns = realloc(w->stack, na * sizeof(*ns));
+		if (ns) {
+			w->stack = ns;
+			w->alloc = na;
+		} else {
+			r = -ENOMEM;
+		}
+	}
+	if (r == 0) {
+		/* Push in reverse so the first entry read is processed first. */
+		for (size_t i = t->nbatch; i-- > 0;)
+			w->stack[w->n++] = t->batch[i];
+		t->nbatch = 0;
+	}
+	if (done)
+		w->busy--;
+	if (t->nbatch == 0 && (w->n > 0 || w->busy == 0))
+		pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return r;
+}
+
+static int batch_add(struct worker *t, struct dnode *d)
+{
+	if (t->nbatch == t->abatch) {
+		size_t na = t->abatch ? t->abatch * 2 : 64;
+		struct dnode **nb = realloc(t->batch, na * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		t->batch = nb;
+		t->abatch = na;
+	}
+	t->batch[t->nbatch++] = d;
+	return 0;
+}
+
+/* A subdirectory was found: decide whether to descend, and queue it. */
+static int found_dir(struct walker *w, struct worker *t, struct dnode *d, const char *name)
+{
+	size_t namelen = strlen(name);
+	struct dnode *c;
+
+	if (d->depth + 1 > w->max_depth) {
+		report(w, d->path, name, -ELOOP, "directory nested too deeply, skipping");
+		return 0;
+	}
+	c = dnode_new(d, name, namelen);
+	if (!c)
+		return -ENOMEM;
+	if (d->check_mounts) {
+		const struct mount_entry *m = mounts_at(w->o->mounts, c->path);
+
+		if (m) {
+			bool skip = (m->pseudo && !(w->o->flags & WALK_CROSS_PSEUDO)) ||
+				    ((w->o->flags & WALK_XDEV) && makedev(m->major, m->minor) != d->xdev);
+			if (skip) {
+				dnode_unref(c);
+				return 0;
+			}
+		}
+		c->check_mounts = mounts_below(w->o->mounts, c->path);
+	}
+	return batch_add(t, c);
+}
+
+static int emit(struct walker *w, struct dnode *d, const char *name,
+		const unsigned char *caps, int caps_len)
+{
+	struct statx stx;
+	_cleanup_free_ char *path = NULL;
+	struct walk_entry e;
+
+	if (statx(d->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  STATX_BASIC_STATS | STATX_MNT_ID, &stx) < 0) {
+		report(w, d->path, name, -errno, "cannot stat");
+		return 0;
+	}
+	if (!S_ISREG(stx.stx_mode))
+		return 0;       /* replaced while we looked; nothing privileged to report */
+	path = path_join(d->path, name);
+	if (!path)
+		return -ENOMEM;
+	e = (struct walk_entry){
+		.path = path, .dirfd = d->fd, .name = name, .stx = &stx,
+		.caps = caps_len >= 0 ? caps : NULL, .caps_len = caps_len,
+		.mnt_id = (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0,
+	};
+	if (w->o->stats)
+		__atomic_add_fetch(&w->o->stats->candidates, 1, __ATOMIC_RELAXED);
+	return w->o->on_candidate(w->o->userdata, &e);
+}
+
+/*
+ * A regular file, or an entry of unknown type.  One minimal statx decides;
+ * the caps xattr is read only for executables.
+ */
+static int found_file(struct walker *w, struct worker *t, struct dnode *d, const char *name,
+		      bool force_caps)
+{
+	unsigned char caps[FCAPS_BLOB_MAX + 1];
+	int caps_len = -ENODATA;
+	struct statx stx;
+	bool want_caps;
+
+	if (statx(d->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE, &stx) < 0) {
+		report(w, d->path, name, -errno, "cannot stat");
+		return 0;
+	}
+	if (S_ISDIR(stx.stx_mode))
+		return t ? found_dir(w, t, d, name) : 0;
+	if (!S_ISREG(stx.stx_mode))
+		return 0;
+	want_caps = force_caps || (w->o->flags & WALK_ALL_CAPS) || (stx.stx_mode & 0111);
+	if (want_caps) {
+		caps_len = fcaps_read_at(d->fd, name, caps, sizeof(caps));
+		if (caps_len == -EOPNOTSUPP)
+			caps_len = -ENODATA;
+		else if (caps_len < 0 && caps_len != -ENODATA && caps_len != -ERANGE) {
+			report(w, d->path, name, caps_len, "cannot read capabilities");
+			caps_len = -ENODATA;
+		}
+	}
+	if (!(stx.stx_mode & (S_ISUID | S_ISGID)) && caps_len == -ENODATA)
+		return 0;
+	return emit(w, d, name, caps, caps_len);
+}
+
+/* Open a queued directory relative to its parent and check mount crossings. */
+static int open_dir(struct walker *w, struct dnode *d)
+{
+	struct dnode *parent = d->parent;
+	struct stat st;
+	int fd;
+
+	fd = openat(parent->fd, d->path + d->name_off,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	d->parent = NULL;
+	dnode_unref(parent);
+	if (fd < 0) {
+		int e = errno;
+		report(w, d->path, NULL, -e,
+		       e == ELOOP || e == ENOTDIR ? "directory replaced during the scan, skipping"
+						  : "cannot open directory");
+		return -1;
+	}
+	d->fd = fd;
+	if (w->o->mounts)
+		return 0;       /* host mode: mount points are known from the table */
+	if (!(w->o->flags & WALK_XDEV) && (w->o->flags & WALK_CROSS_PSEUDO))
+		return 0;       /* nothing to skip at mount points */
+	/* Image mode: no mount table, so a change of st_dev marks a mount point. */
+	if (fstat(fd, &st) < 0) {
+		report(w, d->path, NULL, -errno, "cannot stat directory");
+		return -1;
+	}
+	if (st.st_dev != d->dev) {
+		struct statfs sfs;
+
+		if (w->o->flags & WALK_XDEV)
+			return -1;
+		if (!(w->o->flags & WALK_CROSS_PSEUDO) && fstatfs(fd, &sfs) == 0 &&
+		    mounts_magic_is_pseudo((long)sfs.f_type))
+			return -1;
+		d->dev = st.st_dev;
+	}
+	return 0;
+}
+
+static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
+{
+	uint64_t entries = 0;
+	int r = 0;
+
+	for (;;) {
+		ssize_t n = getdents64(d->fd, t->buf, GETDENTS_BUF);
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			report(w, d->path, NULL, -errno, "cannot read directory");
+			break;
+		}
+		for (ssize_t off = 0; off < n && r == 0;) {
+			struct dirent64 *de = (struct dirent64 *)(t->buf + off);
+			const char *name = de->d_name;
+
+			off += de->d_reclen;
+			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+				continue;
+			entries++;
+			switch (de->d_type) {
+			case DT_DIR: r = found_dir(w, t, d, name); break;
+			case DT_REG:
+			case DT_UNKNOWN: r = found_file(w, t, d, name, false); break;
+			default: break;
+			}
+		}
+		if (r < 0)
+			break;
+	}
+	if (w->o->stats) {
+		__atomic_add_fetch(&w->o->stats->dirs, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&w->o->stats->files, entries, __ATOMIC_RELAXED);
+	}
+	return r;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *t = arg;
+	struct walker *w = t->w;
+	struct dnode *d;
+
+	while ((d = pop(w))) {
+		int r = 0;
+
+		if (d->fd >= 0 || open_dir(w, d) == 0)
+			r = read_dir(w, t, d);
+		dnode_unref(d);
+		if (r == 0)
+			r = flush_and_done(w, t, true);
+		else
+			(void)flush_and_done(w, t, true);
+		if (r < 0)
+			fail(w, r);
+	}
+	return NULL;
+}
+
+/* A start path that is a file rather than a directory. */
+static int start_file(struct walker *w, const char *path)
+{
+	struct dnode *d;
+	const char *name;
+	size_t plen;
+	int fd, r;
+
+	fd = resolve_open_parent(w->o->rootfd, path, &name);
+	if (fd < 0) {
+		report(w, path, NULL, fd, "cannot open");
+		return 0;
+	}
+	plen = (size_t)(name - path) - 1;
+	d = calloc(1, sizeof(*d) + plen + 2);
+	if (!d) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	d->fd = fd;
+	d->refs = 1;
+	if (plen == 0)
+		d->path[0] = '/', d->pathlen = 1;
+	else
+		memcpy(d->path, path, plen), d->pathlen = plen;
+	r = found_file(w, NULL, d, name, true);
+	dnode_unref(d);
+	return r;
+}
+
+static int start_path(struct walker *w, const char *raw)
+{
+	_cleanup_free_ char *path = resolve_normalise(raw);
+	struct dnode *d;
+	struct stat st;
+	size_t len;
+	int fd;
+
+	if (!path) {
+		report(w, raw, NULL, -errno, "invalid path");
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	fd = resolve_open(w->o->rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	if (fd == -ENOTDIR)
+		return start_file(w, path);
+	if (fd < 0) {
+		report(w, path, NULL, fd, fd == -ELOOP ? "is or passes through a symbolic link, "
+							 "not followed" : "cannot open");
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		(void)close(fd);
+		report(w, path, NULL, e, "cannot stat");
+		return 0;
+	}
+	len = strlen(path);
+	d = calloc(1, sizeof(*d) + len + 1);
+	if (!d) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	memcpy(d->path, path, len + 1);
+	d->pathlen = len;
+	d->fd = fd;
+	d->refs = 1;
+	d->dev = d->xdev = st.st_dev;
+	d->check_mounts = mounts_below(w->o->mounts, path);
+	if (w->n == w->alloc) {
+		size_t na = w->alloc ? w->alloc * 2 : 64;
+		struct dnode **ns = realloc(w->stack, na * sizeof(*ns));
+		if (!ns) {
+			dnode_unref(d);
+			return -ENOMEM;
+		}
+		w->stack = ns;
+		w->alloc = na;
+	}
+	w->stack[w->n++] = d;
+	return 0;
+}
+
+int walk_run(const struct walk_options *opts)
+{
+	struct walker w = { .o = opts };
+	unsigned nthreads = opts->threads ? opts->threads : 1;
+	_cleanup_free_ pthread_t *tids = calloc(nthreads, sizeof(*tids));
+	_cleanup_free_ struct worker *workers = calloc(nthreads, sizeof(*workers));
+	unsigned started = 0;
+	int r = 0;
+
+	if (!tids || !workers)
+		return -ENOMEM;
+	w.max_depth = opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+
+	/* Start paths are queued in reverse so they are walked in the given order. */
+	{
+		size_t count = 0;
+
+		while (opts->paths[count])
+			count++;
+		for (size_t i = count; i-- > 0 && r == 0;)
+			r = start_path(&w, opts->paths[i]);
+	}
+
+	for (unsigned i = 0; i < nthreads && r == 0; i++) {
+		workers[i].w = &w;
+		workers[i].buf = malloc(GETDENTS_BUF);
+		if (!workers[i].buf) {
+			r = -ENOMEM;
+			break;
+		}
+		r = -pthread_create(&tids[i], NULL, worker_main, &workers[i]);
+		if (r == 0)
+			started++;
+	}
+	if (r < 0)
+		fail(&w, r);
+	for (unsigned i = 0; i < started; i++)
+		(void)pthread_join(tids[i], NULL);
+	for (unsigned i = 0; i < nthreads; i++) {
+		free(workers[i].buf);
+		for (size_t j = 0; j < workers[i].nbatch; j++)
+			dnode_unref(workers[i].batch[j]);
+		free(workers[i].batch);
+	}
+	while (w.n > 0)
+		dnode_unref(w.stack[--w.n]);
+	free(w.stack);
+	pthread_mutex_destroy(&w.lock);
+	pthread_cond_destroy(&w.cond);
+	return w.error ? w.error : r;
+}
