@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The command-line layer: the only code that parses argv, prints, picks exit
+ * codes and changes process privileges.
+ */
+#ifndef S2C_CLI_CLI_H
+#define S2C_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "macro.h"
+
+/**
+ * Exit codes, the single definition (documented in suid2cap(8) EXIT STATUS).
+ * When several apply, the largest wins.
+ */
+enum s2c_exit {
+	S2C_EXIT_OK = 0,          /**< success, nothing to report */
+	S2C_EXIT_FINDINGS = 1,    /**< audit --fail-on matched, or verify found drift */
+	S2C_EXIT_USAGE = 2,       /**< bad option, argument or missing root */
+	S2C_EXIT_INCOMPLETE = 3,  /**< finished, but parts could not be read (see warnings) */
+	S2C_EXIT_FAILURE = 4,     /**< an operation failed; nothing was left half done */
+	S2C_EXIT_PRIVILEGE = 5,   /**< missing or unsafe privileges or trusted inputs */
+};
+
+/** Behaviour declared per verb in the dispatch table. */
+enum cmd_flags {
+	CMD_WRITES = 1 << 0,      /**< changes files (journalled) */
+	CMD_JSON = 1 << 1,        /**< can emit JSON */
+	CMD_NEEDS_DB = 1 << 2,    /**< loads the rules database */
+	CMD_HIDDEN = 1 << 3,      /**< not listed in --help */
+};
+
+/** Process-wide context handed to every verb. */
+struct s2c_ctx {
+	const char *argv0;        /**< program name for messages */
+	bool stdout_tty;          /**< stdout is a terminal */
+	bool stderr_tty;          /**< stderr is a terminal */
+	bool color;               /**< colour allowed on stdout (tty and no NO_COLOR) */
+	bool color_err;           /**< colour allowed on stderr */
+	unsigned ncpus;           /**< online CPUs */
+};
+
+/** A verb. */
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct s2c_ctx *ctx);
+	enum cmd_flags flags;
+	uint64_t caps;            /**< capabilities kept while the verb runs */
+	const char *synopsis;     /**< options, as in the man page SYNOPSIS */
+	const char *help;         /**< one line for the verb list */
+};
+
+/* diag.c: messages on stderr, "suid2cap: …", thread-safe. */
+
+/** Print "suid2cap: error: <msg>\n". */
+void log_error(const char *fmt, ...) S2C_PRINTF(1, 2);
+/** Print "suid2cap: warning: <msg>\n". */
+void log_warning(const char *fmt, ...) S2C_PRINTF(1, 2);
+/** Print "suid2cap: <msg>\n" (notices, progress results). */
+void log_notice(const char *fmt, ...) S2C_PRINTF(1, 2);
+/** Set the program name used as prefix. */
+void log_set_program(const char *name);
+/** Allow colour on stderr. */
+void log_set_color(bool on);
+
+/** Print a usage error for @verb and a hint; returns S2C_EXIT_USAGE. */
+int usage_error(const char *verb, const char *fmt, ...) S2C_PRINTF(2, 3);
+
+/** Look up a verb by name (NULL when unknown). */
+const struct cmd *cmd_lookup(const char *name);
+
+/** Print the usage of @c to @out. */
+void cmd_print_usage(const struct cmd *c, FILE *out);
+
+/* The verbs. */
+int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx);
+
+#endif /* S2C_CLI_CLI_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * suid2cap: move Linux systems off setuid-root programs onto minimal file
+ * capabilities.
+ *
+ * Architecture map (keep true; review when a module is added):
+ *
+ *   walk ─► facts ─► classify ─► decide ─► plan ─► emit / apply ─► journal ─► verify
+ *                                      └──────► report
+ *
+ * common/   macro.h, cleanup.h (_cleanup_, TAKE_PTR), banned.h, error.[ch]
+ *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping)
+ * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
+ *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
+ *           mounts    /proc/self/mountinfo, pseudo filesystems
+ *           fcaps     security.capability v1/v2/v3 decode/encode, libcap text
+ *           facts     per-candidate facts (identity, caps, mount, flags)
+ *           idmap     uid/gid names (NSS on the host, passwd/group in images)
+ *           scan      one inventory: root, mounts, walk, facts, sorted
+ * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
+ *           scanout   `scan` text table and JSON
+ * cli/      main      this file: dispatch table, privilege narrowing, exit codes
+ *           diag      messages on stderr
+ *           privs     per-verb capability sets, no_new_privs
+ *           progress  progress line for long scans
+ *           scanargs  options shared by the scanning verbs, atomic -o output
+ *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
+ *
+ * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
+ * read the environment; they return -errno and fill a struct s2c_error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "privs.h"
+#include "common.h"
+
+#define CAPS_READ S2C_CAPMASK(CAP_DAC_READ_SEARCH)
+/* `privileges` narrows for the verb it inspects, so it starts with everything. */
+#define CAPS_ALL UINT64_MAX
+
+static const struct cmd commands[] = {
+	{ "scan", cmd_scan, CMD_JSON, CAPS_READ,
+	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
+	  "[--output FILE] [PATH ...]",
+	  "list every setuid, setgid and capability-carrying file" },
+	{ "privileges", cmd_privileges, 0, CAPS_ALL, "VERB",
+	  "show the capabilities and no_new_privs a verb runs with" },
+};
+
+const struct cmd *cmd_lookup(const char *name)
+{
+	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
+		if (s2c_streq(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+void cmd_print_usage(const struct cmd *c, FILE *out)
+{
+	(void)fprintf(out, "usage: suid2cap %s %s\n", c->name, c->synopsis);
+}
+
+static void print_help(FILE *out)
+{
+	(void)fputs("usage: suid2cap [--version] [--help] VERB [OPTIONS] [ARGS]\n\n"
+		    "Find setuid/setgid programs and file capabilities, decide what each\n"
+		    "program needs, and migrate it to minimal file capabilities.\n\n"
+		    "Verbs:\n", out);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
+		if (!(commands[i].flags & CMD_HIDDEN))
+			(void)fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+	(void)fputs("\nRun 'suid2cap VERB --help' for the options of a verb; see suid2cap(8).\n"
+		    "\nExit status: 0 success, 1 findings or drift, 2 usage error, 3 incomplete\n"
+		    "(some files could not be read), 4 operation failed, 5 privilege error.\n", out);
+}
+
+/* Levenshtein distance, for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[64];
+
+	if (lb >= S2C_ELEMENTSOF(row))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t sub = prev + (a[i - 1] != b[j - 1]);
+			row[j] = S2C_MIN(S2C_MIN(row[j] + 1, row[j - 1] + 1), sub);
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+static int unknown_verb(const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++) {
+		size_t d = distance(name, commands[i].name);
+		if (d < best_d && !(commands[i].flags & CMD_HIDDEN)) {
+			best_d = d;
+			best = commands[i].name;
+		}
+	}
+	if (best && best_d <= 2)
+		return usage_error(NULL, "unknown verb '%s'; did you mean '%s'?", name, best);
+	return usage_error(NULL, "unknown verb '%s'", name);
+}
+
+/* Fail when stdout cannot be flushed and closed: a truncated report or plan
+ * must never look like success (git's run_builtin, bfs). */
+static int close_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		log_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	if (fclose(stdout) != 0) {
+		log_error("cannot close standard output: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* The walker keeps one fd per directory with pending children. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void ctx_init(struct s2c_ctx *ctx, const char *argv0)
+{
+	const char *nc = getenv("NO_COLOR");
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *term = getenv("TERM");
+	bool dumb = term && s2c_streq(term, "dumb");
+
+	ctx->argv0 = argv0;
+	ctx->stdout_tty = isatty(STDOUT_FILENO);
+	ctx->stderr_tty = isatty(STDERR_FILENO);
+	ctx->color = ctx->stdout_tty && s2c_isempty(nc) && !dumb;
+	ctx->color_err = ctx->stderr_tty && s2c_isempty(nc) && !dumb;
+	ctx->ncpus = n > 0 ? (unsigned)n : 1;
+	log_set_program(argv0);
+	log_set_color(ctx->color_err);
+}
+
+static int run(const struct cmd *c, int argc, char **argv, struct s2c_ctx *ctx)
+{
+	int r, ex;
+
+	if (c->caps == CAPS_ALL)
+		return c->fn(argc, argv, ctx);
+	r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
+	if (r < 0) {
+		log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
+		return S2C_EXIT_PRIVILEGE;
+	}
+	ex = c->fn(argc, argv, ctx);
+	if (close_stdout() < 0 && ex < S2C_EXIT_FAILURE)
+		ex = S2C_EXIT_FAILURE;
+	return ex;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	struct s2c_ctx ctx = { 0 };
+	const struct cmd *c;
+	int opt;
+
+	(void)setlocale(LC_ALL, "");
+	ctx_init(&ctx, argv[0]);
+	raise_fd_limit();
+	/* '+': stop at the verb; its options belong to it. */
+	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			print_help(stdout);
+			return close_stdout() < 0 ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+		case 'V':
+			(void)printf("suid2cap %s\n", S2C_VERSION);
+			return close_stdout() < 0 ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+		default:
+			return usage_error(NULL, "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error(NULL, "missing verb");
+	c = cmd_lookup(argv[optind]);
+	if (!c)
+		return unknown_verb(argv[optind]);
+	argc -= optind;
+	argv += optind;
+	optind = 0;     /* reset getopt for the verb's own parser */
+	return run(c, argc, argv, &ctx);
+}

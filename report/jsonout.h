@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * JSON helpers shared by every machine-readable output.
+ *
+ * json-c writes bytes as they are, so a file name with invalid UTF-8 would
+ * make the whole document invalid.  Paths therefore go out as a valid UTF-8
+ * string (invalid bytes replaced by U+FFFD) plus, only when something was
+ * replaced, the exact bytes in hex under "<key>_hex".
+ *
+ * json-c ownership, once for the project: json_object_object_add() and
+ * json_object_array_add() TAKE the reference passed in; json_object_object_get()
+ * and json_object_array_get_idx() BORROW it.
+ */
+#ifndef S2C_REPORT_JSONOUT_H
+#define S2C_REPORT_JSONOUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_object;
+struct facts;
+
+/** Release a json_object on scope exit (json_object_put accepts NULL). */
+void jsonout_putp(struct json_object **o);
+#define _cleanup_jsonput_ __attribute__((cleanup(jsonout_putp)))
+
+/**
+ * Add @value under @key in @obj as a JSON string that is always valid UTF-8;
+ * when @value is not, also add "<key>_hex" with its exact bytes.
+ * Returns 0 or -ENOMEM.
+ */
+int jsonout_add_string(struct json_object *obj, const char *key, const char *value);
+
+/** A new JSON string that is valid UTF-8 whatever @s holds (NULL on OOM). */
+struct json_object *jsonout_string(const char *s);
+
+/** Add an int64 under @key.  Returns 0 or -ENOMEM. */
+int jsonout_add_int(struct json_object *obj, const char *key, int64_t value);
+
+/** Add a boolean under @key.  Returns 0 or -ENOMEM. */
+int jsonout_add_bool(struct json_object *obj, const char *key, int value);
+
+/**
+ * Serialise @obj to @out (pretty, two-space indent, "/" not escaped) with a
+ * final newline.  Returns 0, or -EIO when the stream reports an error.
+ */
+int jsonout_write(struct json_object *obj, FILE *out);
+
+/**
+ * The JSON object describing one candidate's facts (path, ids, names, mode,
+ * size, mtime, identity, capabilities, mount, flags).  Shared by scan, audit
+ * and plan so the same file reads the same everywhere.
+ * Returns a new object or NULL on OOM.
+ */
+struct json_object *jsonout_facts(const struct facts *f);
+
+#endif /* S2C_REPORT_JSONOUT_H */
