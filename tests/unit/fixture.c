@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <check.h>
+
+#include "facts.h"
+#include "error.h"
+#include "fcaps.h"
+#include "fixture.h"
+#include "scan.h"
+#include "util.h"
+
+#define FX_ASSERT(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+char *fx_tempdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = NULL;
+
+	FX_ASSERT(asprintf(&dir, "%s/s2c-test-XXXXXX", tmp && *tmp ? tmp : "/tmp") > 0, "asprintf");
+	FX_ASSERT(mkdtemp(dir), "mkdtemp %s: %s", dir, strerror(errno));
+	/* The walker reports paths; a resolved tempdir keeps them predictable. */
+	{
+		char *real = realpath(dir, NULL);
+		FX_ASSERT(real, "realpath");
+		free(dir);
+		dir = real;
+	}
+	return dir;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	/* Directories made unreadable by a test become readable again first. */
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int unlock_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if ((flag == FTW_D || flag == FTW_DNR) && S_ISDIR(st->st_mode))
+		(void)chmod(path, 0700);
+	return 0;
+}
+
+void fx_rmrf(const char *dir)
+{
+	(void)nftw(dir, unlock_one, 64, FTW_PHYS);
+	(void)nftw(dir, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+}
+
+char *fx_path(const char *root, const char *rel)
+{
+	char *p = path_join(root, rel);
+
+	FX_ASSERT(p, "oom");
+	return p;
+}
+
+void fx_mkdirs(const char *root, const char *rel)
+{
+	char *p = fx_path(root, rel);
+
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		FX_ASSERT(mkdir(p, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", p, strerror(errno));
+		*s = '/';
+	}
+	FX_ASSERT(mkdir(p, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", p, strerror(errno));
+	free(p);
+}
+
+static void mkparents(const char *root, const char *rel)
+{
+	char *copy = strdup(rel);
+	char *slash = strrchr(copy, '/');
+
+	if (slash && slash != copy) {
+		*slash = '\0';
+		fx_mkdirs(root, copy);
+	}
+	free(copy);
+}
+
+void fx_file(const char *root, const char *rel, mode_t mode, const char *content)
+{
+	char *p = fx_path(root, rel);
+	int fd;
+
+	mkparents(root, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FX_ASSERT(fd >= 0, "create %s: %s", p, strerror(errno));
+	if (content)
+		FX_ASSERT(write(fd, content, strlen(content)) == (ssize_t)strlen(content), "write");
+	FX_ASSERT(fchmod(fd, mode) == 0, "fchmod %s: %s", p, strerror(errno));
+	(void)close(fd);
+	free(p);
+}
+
+void fx_symlink(const char *root, const char *rel, const char *target)
+{
+	char *p = fx_path(root, rel);
+
+	mkparents(root, rel);
+	FX_ASSERT(symlink(target, p) == 0, "symlink %s: %s", p, strerror(errno));
+	free(p);
+}
+
+void fx_hardlink(const char *root, const char *existing, const char *rel)
+{
+	char *a = fx_path(root, existing), *b = fx_path(root, rel);
+
+	mkparents(root, rel);
+	FX_ASSERT(link(a, b) == 0, "link %s: %s", b, strerror(errno));
+	free(a);
+	free(b);
+}
+
+void fx_chown(const char *root, const char *rel, uid_t uid, gid_t gid)
+{
+	char *p = fx_path(root, rel);
+
+	FX_ASSERT(lchown(p, uid, gid) == 0, "lchown %s: %s", p, strerror(errno));
+	free(p);
+}
+
+int fx_setcaps(const char *root, const char *rel, const char *text)
+{
+	char *p = fx_path(root, rel);
+	cap_t cap = cap_from_text(text);
+	int fd, r = 0;
+
+	FX_ASSERT(cap, "cap_from_text '%s'", text);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FX_ASSERT(fd >= 0, "open %s: %s", p, strerror(errno));
+	if (cap_set_fd(fd, cap) < 0)
+		r = -errno;
+	(void)close(fd);
+	(void)cap_free(cap);
+	free(p);
+	return r;
+}
+
+int fx_setcaps_raw(const char *root, const char *rel, const void *blob, size_t len)
+{
+	char *p = fx_path(root, rel);
+	int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+
+	FX_ASSERT(fd >= 0, "open %s: %s", p, strerror(errno));
+	if (fsetxattr(fd, FCAPS_XATTR, blob, len, 0) < 0)
+		r = -errno;
+	(void)close(fd);
+	free(p);
+	return r;
+}
+
+bool fx_have_cap(int cap)
+{
+	cap_t c = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (c) {
+		(void)cap_get_flag(c, cap, CAP_EFFECTIVE, &v);
+		(void)cap_free(c);
+	}
+	return v == CAP_SET;
+}
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void collect(void *userdata, const char *path, int error, const char *what)
+{
+	struct fx_warnings *w = userdata;
+
+	(void)what;
+	if (!w)
+		return;
+	pthread_mutex_lock(&warn_lock);
+	if (w->n < 64) {
+		w->paths[w->n] = strdup(path);
+		w->errors[w->n] = error;
+	}
+	w->n++;
+	pthread_mutex_unlock(&warn_lock);
+}
+
+void fx_warnings_release(struct fx_warnings *w)
+{
+	for (size_t i = 0; i < w->n && i < 64; i++)
+		free(w->paths[i]);
+	w->n = 0;
+}
+
+struct scan_result *fx_scan(const char *root, const char *const *paths, unsigned flags,
+			    unsigned threads, struct fx_warnings *w)
+{
+	struct scan_options o = {
+		.root = root,
+		.paths = paths,
+		.threads = threads,
+		.flags = flags,
+		.on_warning = collect,
+		.userdata = w,
+	};
+	struct scan_result *r = NULL;
+	struct s2c_error err = { 0 };
+	int ret = scan_run(&o, &r, &err);
+
+	FX_ASSERT(ret == 0, "scan_run: %s (%s)", err.msg, strerror(-ret));
+	return r;
+}
+
+int fx_find(const struct scan_result *r, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i]->path, path) == 0)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Every Check suite of the unit-test runner. */
+#ifndef S2C_TESTS_SUITES_H
+#define S2C_TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *util_suite(void);
+Suite *fcaps_suite(void);
+Suite *fcaps_priv_suite(void);
+Suite *mounts_suite(void);
+Suite *resolve_suite(void);
+Suite *walk_suite(void);
+Suite *walk_priv_suite(void);
+Suite *scanout_suite(void);
+
+#endif

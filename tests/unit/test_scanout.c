@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <check.h>
+
+#include "facts.h"
+#include "fixture.h"
+#include "scan.h"
+#include "scanout.h"
+#include "suites.h"
+#include "util.h"
+
+static char *root;
+
+static void setup(void)
+{
+	root = fx_tempdir();
+	fx_file(root, "ok/su", 04755, "x");
+	fx_file(root, "bad\xff" "name/x\ny", 02755, "x");
+	fx_file(root, "\x1b]0;owned\x07", 04755, "x");
+}
+
+static void teardown(void)
+{
+	fx_rmrf(root);
+	free(root);
+}
+
+static char *render(int (*fn)(const struct scan_result *, FILE *), struct scan_result *r)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	ck_assert_int_eq(fn(r, f), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_json_valid)
+{
+	struct scan_result *r = fx_scan(root, NULL, 0, 2, NULL);
+	char *out = render(scanout_json, r);
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *doc, *files, *f;
+	bool saw_hex = false;
+
+	/* Strict parsing and UTF-8 validation of the whole document. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	doc = json_tokener_parse_ex(tok, out, (int)strlen(out) + 1);
+	ck_assert_msg(doc != NULL, "invalid JSON: %s",
+		      json_tokener_error_desc(json_tokener_get_error(tok)));
+	ck_assert(utf8_valid(out, strlen(out)));
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(doc, "schema")), 1);
+	ck_assert(json_object_get_boolean(json_object_object_get(doc, "complete")));
+	files = json_object_object_get(doc, "files");
+	ck_assert_int_eq((int)json_object_array_length(files), 3);
+	for (size_t i = 0; i < 3; i++) {
+		struct json_object *hex;
+		f = json_object_array_get_idx(files, i);
+		if (json_object_object_get_ex(f, "path_hex", &hex)) {
+			char *raw;
+			size_t len;
+			ck_assert_int_eq(hex_decode(json_object_get_string(hex), &raw, &len), 0);
+			ck_assert_str_eq(raw, "/bad\xff" "name/x\ny");   /* exact bytes back */
+			free(raw);
+			saw_hex = true;
+		}
+	}
+	ck_assert(saw_hex);
+	json_object_put(doc);
+	json_tokener_free(tok);
+	free(out);
+	scan_result_free(r);
+}
+END_TEST
+
+START_TEST(test_text_escaped)
+{
+	struct scan_result *r = fx_scan(root, NULL, 0, 2, NULL);
+	char *out = render(scanout_text, r);
+	size_t lines = 0;
+
+	ck_assert_ptr_null(strchr(out, '\x1b'));     /* no terminal controls */
+	ck_assert_ptr_null(strchr(out, '\x07'));
+	ck_assert_ptr_nonnull(strstr(out, "/bad\\xffname/x\\ny"));
+	ck_assert_ptr_nonnull(strstr(out, "/\\x1b]0;owned\\x07"));
+	for (char *p = out; *p; p++)
+		lines += *p == '\n';
+	ck_assert_uint_eq(lines, 1 + 3 + 1 + 1);     /* header, rows, blank, summary */
+	ck_assert_ptr_nonnull(strstr(out, "3 privileged files"));
+	free(out);
+	scan_result_free(r);
+}
+END_TEST
+
+Suite *scanout_suite(void)
+{
+	Suite *s = suite_create("scanout");
+	TCase *tc = tcase_create("scanout");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_json_valid);
+	tcase_add_test(tc, test_text_escaped);
+	suite_add_tcase(s, tc);
+	return s;
+}

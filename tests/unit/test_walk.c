@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <check.h>
+
+#include "facts.h"
+#include "fixture.h"
+#include "scan.h"
+#include "suites.h"
+
+static char *root;
+
+static void setup(void)
+{
+	root = fx_tempdir();
+}
+
+static void teardown(void)
+{
+	fx_rmrf(root);
+	free(root);
+}
+
+static const char *const *one(const char *rel)
+{
+	static char *paths[2];
+
+	free(paths[0]);
+	paths[0] = fx_path(root, rel);
+	paths[1] = NULL;
+	return (const char *const *)paths;
+}
+
+static int find_rel(const struct scan_result *r, const char *rel)
+{
+	char *p = fx_path(root, rel);
+	int i = fx_find(r, p);
+
+	free(p);
+	return i;
+}
+
+START_TEST(test_modes)
+{
+	static const struct {
+		const char *name;
+		mode_t mode;
+		bool found;
+	} cases[] = {
+		{ "plain", 0755, false },     { "suid", 04755, true },
+		{ "sgid", 02755, true },      { "both", 06755, true },
+		{ "suid-nox", 04644, true },  { "sgid-nox", 02644, true },
+		{ "suid-own", 04700, true },  { "bits-only", 06000, true },
+		{ "data", 0644, false },      { "sticky", 01755, false },
+		{ "suid-x", 04711, true },    { "sgid-x", 02711, true },
+		{ "suid-bare", 04000, true }, { "world-w", 04777, true },
+	};
+	struct scan_result *r;
+	size_t expected = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "bin/%s", cases[i].name);
+		fx_file(root, rel, cases[i].mode, "#!/bin/sh\n");
+		/* rewrite to a non-script for the plain cases below */
+		expected += cases[i].found;
+	}
+	fx_file(root, "bin/elfish", 04755, "\177ELF");
+	expected++;
+	r = fx_scan(NULL, one("."), 0, 4, NULL);
+	ck_assert_uint_eq(r->n, expected);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rel[64];
+		int idx;
+		snprintf(rel, sizeof(rel), "bin/%s", cases[i].name);
+		idx = find_rel(r, rel);
+		ck_assert_msg((idx >= 0) == cases[i].found, "%s: found=%d", rel, idx >= 0);
+		if (idx < 0)
+			continue;
+		const struct facts *f = r->v[idx];
+		ck_assert_uint_eq(f->mode & 07777, cases[i].mode);
+		ck_assert_uint_eq(f->uid, getuid());
+		ck_assert(!!(f->flags & FACT_SETGID) == !!(cases[i].mode & S_ISGID));
+		if (cases[i].mode & S_ISUID)
+			ck_assert(f->flags & (getuid() == 0 ? FACT_SETUID_ROOT : FACT_SETUID_USER));
+		ck_assert(!!(f->flags & FACT_NOT_EXECUTABLE) == !(cases[i].mode & 0111));
+		ck_assert(!!(f->flags & FACT_WRITABLE) == !!(cases[i].mode & 0022));
+		/* every one of these is a "#!" script: the kernel ignores the bits */
+		ck_assert(f->flags & FACT_SCRIPT);
+		ck_assert_str_eq(f->interpreter, "/bin/sh");
+	}
+	ck_assert(!(r->v[find_rel(r, "bin/elfish")]->flags & FACT_SCRIPT));
+	ck_assert_uint_eq(r->warnings, 0);
+	/* sorted by path */
+	for (size_t i = 1; i < r->n; i++)
+		ck_assert(strcmp(r->v[i - 1]->path, r->v[i]->path) < 0);
+	scan_result_free(r);
+}
+END_TEST
+
+START_TEST(test_symlinks_not_followed)
+{
+	struct fx_warnings w = { 0 };
+	struct scan_result *r;
+
+	fx_file(root, "real/su", 04755, "x");
+	fx_symlink(root, "link-to-su", "real/su");
+	fx_symlink(root, "link-to-dir", "real");
+	fx_symlink(root, "outside", "/usr/bin");
+	fx_symlink(root, "loop/a", "b");
+	fx_symlink(root, "loop/b", "a");
+	fx_symlink(root, "loop/up", "..");
+	fx_symlink(root, "dangling", "nowhere");
+	r = fx_scan(NULL, one("."), 0, 2, &w);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_int_ge(find_rel(r, "real/su"), 0);
+	ck_assert_uint_eq(w.n, 0);
+	scan_result_free(r);
+
+	/* A start path that is a symlink is refused, not followed. */
+	r = fx_scan(NULL, one("link-to-dir"), 0, 2, &w);
+	ck_assert_uint_eq(r->n, 0);
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_int_eq(w.errors[0], -ELOOP);
+	fx_warnings_release(&w);
+	scan_result_free(r);
+}
+END_TEST
+
+START_TEST(test_hardlinks)
+{
+	struct scan_result *r;
+
+	fx_file(root, "a/su", 04755, "x");
+	fx_hardlink(root, "a/su", "b/old-su");
+	r = fx_scan(NULL, one("."), 0, 2, NULL);
+	ck_assert_uint_eq(r->n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_uint_eq(r->v[i]->nlink, 2);
+		ck_assert(r->v[i]->flags & FACT_HARDLINKS);
+	}
+	ck_assert_uint_eq(r->v[0]->ino, r->v[1]->ino);
+	scan_result_free(r);
+}
+END_TEST
+
+/* A tree deeper than PATH_MAX, built fd-relative as nothing else can. */
+static size_t build_deep(int levels)
+{
+	const char *name = "abcdefghijklmnopqrstuvwxyz0123456789";
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t len = strlen(root);
+
+	for (int i = 0; i < levels; i++) {
+		int next;
+		ck_assert_int_eq(mkdirat(fd, name, 0755), 0);
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(next, 0);
+		close(fd);
+		fd = next;
+		len += 1 + strlen(name);
+	}
+	{
+		int f = openat(fd, "deep-su", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		ck_assert_int_ge(f, 0);
+		ck_assert_int_eq(fchmod(f, 04755), 0);
+		close(f);
+	}
+	close(fd);
+	return len + strlen("/deep-su");
+}
+
+START_TEST(test_deep_tree)
+{
+	struct scan_result *r;
+	size_t len = build_deep(150);   /* ~5.5 KiB, beyond PATH_MAX */
+
+	ck_assert_uint_gt(len, 4096);
+	r = fx_scan(NULL, one("."), 0, 3, NULL);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_uint_eq(strlen(r->v[0]->path), len);
+	ck_assert_uint_eq(r->warnings, 0);
+	scan_result_free(r);
+}
+END_TEST
+
+START_TEST(test_too_deep_warns)
+{
+	struct scan_options o = { .paths = one("."), .threads = 2, .max_depth = 10 };
+	struct scan_result *r = NULL;
+
+	build_deep(20);
+	fx_file(root, "shallow-su", 04755, "x");
+	ck_assert_int_eq(scan_run(&o, &r, NULL), 0);
+	ck_assert_uint_eq(r->n, 1);        /* the shallow one is still found */
+	ck_assert_uint_eq(r->warnings, 1); /* the deep part is reported */
+	scan_result_free(r);
+}
+END_TEST
+
+START_TEST(test_odd_names)
+{
+	static const char *const names[] = {
+		"new\nline", "bad\xffutf8", "sp ace", "-dash", "\x1b[31mred", "tab\there",
+		"caf\xc3\xa9", "back\\slash",
+	};
+	struct scan_result *r;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "odd/%s", names[i]);
+		fx_file(root, rel, 04755, "x");
+	}
+	r = fx_scan(NULL, one("."), 0, 2, NULL);
+	ck_assert_uint_eq(r->n, sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "odd/%s", names[i]);
+		ck_assert_msg(find_rel(r, rel) >= 0, "missing %s", rel);
+	}
+	scan_result_free(r);
+}
+END_TEST
+
+START_TEST(test_threads_agree)
+{
+	struct scan_result *a, *b;
+
+	for (int d = 0; d < 30; d++)
+		for (int f = 0; f < 20; f++) {
+			char rel[64];
+			snprintf(rel, sizeof(rel), "d%02d/s%02d/f%02d", d, d % 7, f);
+			fx_file(root, rel, (f % 3 == 0) ? 04755 : (f % 5 == 0) ? 02755 : 0755, "x");
+		}
+	a = fx_scan(NULL, one("."), 0, 1, NULL);
+	b = fx_scan(NULL, one("."), 0, 16, NULL);
+	ck_assert_uint_eq(a->n, b->n);
+	ck_assert_uint_eq(a->n, 30 * (7 + 2));
+	for (size_t i = 0; i < a->n; i++)
+		ck_assert_str_eq(a->v[i]->path, b->v[i]->path);
+	ck_assert_uint_eq(a->stats.dirs, b->stats.dirs);
+	ck_assert_uint_eq(a->stats.files, b->stats.files);
+	scan_result_free(a);
+	scan_result_free(b);
+}
+END_TEST
+
+START_TEST(test_single_file_and_missing)
+{
+	struct fx_warnings w = { 0 };
+	struct scan_result *r;
+	char *paths[3];
+
+	fx_file(root, "bin/su", 04755, "x");
+	fx_file(root, "bin/ls", 0755, "x");
+	paths[0] = fx_path(root, "bin/su");
+	paths[1] = fx_path(root, "bin/missing");
+	paths[2] = NULL;
+	r = fx_scan(NULL, (const char *const *)paths, 0, 2, &w);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_int_eq(w.errors[0], -ENOENT);
+	ck_assert_str_eq(w.paths[0], paths[1]);
+	fx_warnings_release(&w);
+	scan_result_free(r);
+	free(paths[0]);
+	free(paths[1]);
+}
+END_TEST
+
+START_TEST(test_image_root)
+{
+	struct fx_warnings w = { 0 };
+	struct scan_result *r;
+
+	fx_file(root, "usr/bin/su", 04755, "x");
+	fx_file(root, "usr/sbin/unix_chkpwd", 02755, "x");
+	fx_symlink(root, "bin", "usr/bin");
+	fx_file(root, "etc/passwd", 0644, "root:x:0:0::/root:/bin/sh\nimg:x:4242:4242::/:/bin/sh\n");
+	fx_file(root, "etc/group", 0644, "root:x:0:\nimggrp:x:4343:\n");
+	r = fx_scan(root, NULL, 0, 2, &w);
+	ck_assert(!r->host);
+	ck_assert_uint_eq(r->n, 2);
+	ck_assert_str_eq(r->v[0]->path, "/usr/bin/su");
+	ck_assert_str_eq(r->v[1]->path, "/usr/sbin/unix_chkpwd");
+	ck_assert_uint_eq(w.n, 0);
+	if (getuid() == 0) {
+		/* names come from the image, not from the host */
+		char *su = fx_path(root, "usr/bin/su");
+		fx_chown(root, "usr/bin/su", 4242, 4343);
+		ck_assert_int_eq(chmod(su, 04755), 0);   /* chown cleared the bit */
+		free(su);
+		scan_result_free(r);
+		r = fx_scan(root, NULL, 0, 2, NULL);
+		ck_assert_str_eq(r->v[0]->owner, "img");
+		ck_assert_str_eq(r->v[0]->group, "imggrp");
+		ck_assert(r->v[0]->flags & FACT_SETUID_USER);
+	}
+	scan_result_free(r);
+}
+END_TEST
+
+/* Drop the DAC override capabilities so permissions apply even to root. */
+static void drop_dac(void)
+{
+	cap_t c = cap_get_proc();
+	cap_value_t v[] = { CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH };
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(cap_set_flag(c, CAP_EFFECTIVE, 2, v, CAP_CLEAR), 0);
+	ck_assert_int_eq(cap_set_proc(c), 0);
+	cap_free(c);
+}
+
+START_TEST(test_unreadable_dir)
+{
+	struct fx_warnings w = { 0 };
+	struct scan_result *r;
+	char *locked;
+
+	fx_file(root, "open/su", 04755, "x");
+	fx_file(root, "locked/hidden-su", 04755, "x");
+	locked = fx_path(root, "locked");
+	ck_assert_int_eq(chmod(locked, 0), 0);
+	drop_dac();
+	r = fx_scan(NULL, one("."), 0, 2, &w);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_str_eq(w.paths[0], locked);
+	ck_assert_int_eq(w.errors[0], -EACCES);
+	ck_assert_uint_eq(r->warnings, 1);
+	fx_warnings_release(&w);
+	scan_result_free(r);
+	free(locked);
+}
+END_TEST
+
+/* --- privileged: capabilities, mounts ----------------------------------------- */
+
+START_TEST(test_caps_found)
+{
+	struct scan_result *r;
+	int i;
+
+	fx_file(root, "ping", 0755, "x");
+	fx_file(root, "latent", 0644, "x");
+	fx_file(root, "both", 04755, "x");
+	fx_file(root, "ns", 0755, "x");
+	ck_assert_int_eq(fx_setcaps(root, "ping", "cap_net_raw+ep"), 0);
+	ck_assert_int_eq(fx_setcaps(root, "latent", "cap_sys_admin+ep"), 0);
+	ck_assert_int_eq(fx_setcaps(root, "both", "cap_net_raw+p"), 0);
+	{
+		static const unsigned char v3[24] = { 0x01, 0, 0, 0x03, 0x00, 0x20, [20] = 0xe8, 0x03 };
+		ck_assert_int_eq(fx_setcaps_raw(root, "ns", v3, sizeof(v3)), 0);
+	}
+	/* chmod after setcap: caps survive chmod (setcap order matters for chown only) */
+	r = fx_scan(NULL, one("."), 0, 2, NULL);
+	ck_assert_uint_eq(r->n, 3);     /* the non-executable one is latent: not read */
+	i = find_rel(r, "ping");
+	ck_assert_int_ge(i, 0);
+	ck_assert_str_eq(r->v[i]->caps_text, "cap_net_raw=ep");
+	i = find_rel(r, "both");
+	ck_assert(r->v[i]->flags & FACT_SUID_AND_CAPS);
+	i = find_rel(r, "ns");
+	ck_assert(r->v[i]->flags & FACT_FOREIGN_ROOTID);
+	scan_result_free(r);
+
+	r = fx_scan(NULL, one("."), SCAN_ALL_CAPS, 2, NULL);
+	ck_assert_uint_eq(r->n, 4);
+	i = find_rel(r, "latent");
+	ck_assert(r->v[i]->flags & FACT_NOT_EXECUTABLE);
+	ck_assert_str_eq(r->v[i]->caps_text, "cap_sys_admin=ep");
+	scan_result_free(r);
+}
+END_TEST
+
+static void private_ns(void)
+{
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+}
+
+START_TEST(test_nosuid_bind_mount)
+{
+	struct scan_result *r;
+	char *mnt = fx_path(root, "mnt");
+	char *src = fx_path(root, "src");
+
+	fx_file(root, "src/su", 04755, "x");
+	fx_mkdirs(root, "mnt");
+	private_ns();
+	ck_assert_int_eq(mount(src, mnt, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(NULL, mnt, NULL, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_RDONLY, NULL), 0);
+	r = fx_scan(NULL, one("."), 0, 2, NULL);
+	ck_assert_uint_eq(r->n, 2);
+	{
+		int a = find_rel(r, "src/su"), b = find_rel(r, "mnt/su");
+		ck_assert(!(r->v[a]->flags & FACT_NOSUID_MOUNT));
+		ck_assert(r->v[b]->flags & FACT_NOSUID_MOUNT);
+		ck_assert(r->v[b]->mount.rdonly);
+		ck_assert_str_eq(r->v[b]->mount.target, mnt);
+	}
+	scan_result_free(r);
+	/* --xdev stays off the bind mount only when it is another device: here it
+	 * is the same filesystem, as find -xdev would also cross it. */
+	r = fx_scan(root, NULL, 0, 2, NULL);   /* image mode uses fstatvfs */
+	ck_assert_uint_eq(r->n, 2);
+	ck_assert(r->v[fx_find(r, "/mnt/su")]->flags & FACT_NOSUID_MOUNT);
+	scan_result_free(r);
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	free(mnt);
+	free(src);
+}
+END_TEST
+
+START_TEST(test_pseudo_and_xdev)
+{
+	struct scan_result *r;
+	char *proc = fx_path(root, "proc"), *tmp = fx_path(root, "tmp");
+
+	fx_file(root, "usr/su", 04755, "x");
+	fx_mkdirs(root, "proc");
+	fx_mkdirs(root, "tmp");
+	private_ns();
+	ck_assert_int_eq(mount("proc", proc, "proc", 0, NULL), 0);
+	ck_assert_int_eq(mount("tmpfs", tmp, "tmpfs", 0, "size=1m"), 0);
+	fx_file(root, "tmp/dropped-su", 04755, "x");
+	for (int image = 0; image < 2; image++) {
+		const char *rt = image ? root : NULL;
+		const char *const *ps = image ? NULL : one(".");
+		r = fx_scan(rt, ps, 0, 2, NULL);
+		ck_assert_uint_eq(r->n, 2);            /* tmpfs crossed, proc skipped */
+		ck_assert(r->stats.dirs < 50);
+		scan_result_free(r);
+		r = fx_scan(rt, ps, SCAN_XDEV, 2, NULL);
+		ck_assert_uint_eq(r->n, 1);            /* only the start filesystem */
+		scan_result_free(r);
+	}
+	ck_assert_int_eq(umount2(proc, MNT_DETACH), 0);
+	ck_assert_int_eq(umount2(tmp, MNT_DETACH), 0);
+	free(proc);
+	free(tmp);
+}
+END_TEST
+
+Suite *walk_suite(void)
+{
+	Suite *s = suite_create("walk");
+	TCase *tc = tcase_create("walk");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_modes);
+	tcase_add_test(tc, test_symlinks_not_followed);
+	tcase_add_test(tc, test_hardlinks);
+	tcase_add_test(tc, test_deep_tree);
+	tcase_add_test(tc, test_too_deep_warns);
+	tcase_add_test(tc, test_odd_names);
+	tcase_add_test(tc, test_threads_agree);
+	tcase_add_test(tc, test_single_file_and_missing);
+	tcase_add_test(tc, test_image_root);
+	tcase_add_test(tc, test_unreadable_dir);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+Suite *walk_priv_suite(void)
+{
+	Suite *s = suite_create("walk_priv");
+	TCase *tc = tcase_create("privileged");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_caps_found);
+	tcase_add_test(tc, test_nosuid_bind_mount);
+	tcase_add_test(tc, test_pseudo_and_xdev);
+	suite_add_tcase(s, tc);
+	return s;
+}
