@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# One entry point for a fresh Debian 12 machine (run as root, or with sudo):
+#
+#   tools/dev.sh audit   install the build dependencies, build, audit this machine
+#   tools/dev.sh test    install the build dependencies, build, run every test:
+#                        gcc, clang, and ASan+UBSan builds, header and man-page lint
+#   tools/dev.sh deps    only install the dependencies
+#
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+# Everything the build, the tests and the benchmarks need, from Debian.
+PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
+libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev
+libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
+python3 python3-jsonschema
+iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping"
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+deps() {
+	missing=""
+	for p in $PACKAGES; do
+		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "==> installing:$missing"
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+		# shellcheck disable=SC2086 # word splitting of the package list is wanted
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+	fi
+}
+
+build() {
+	preset=$1
+	echo "==> build ($preset)"
+	cmake --preset "$preset" >/dev/null
+	cmake --build --preset "$preset" -j "$(nproc)"
+}
+
+run_tests() {
+	preset=$1
+	echo "==> test ($preset)"
+	ctest --preset "$preset" -j "$(nproc)"
+}
+
+lint() {
+	echo "==> lint: headers compile on their own"
+	cmake --build build/dev --target check-headers -j "$(nproc)"
+	echo "==> lint: man pages"
+	for m in docs/*.[0-9]; do
+		out=$(mandoc -Tlint -W warning "$m" || true)
+		if [ -n "$out" ]; then
+			echo "$out"
+			exit 1
+		fi
+	done
+	echo "==> lint: shell scripts"
+	shellcheck tools/*.sh bench/*.sh .ci/run
+}
+
+case "${1:-}" in
+deps)
+	deps
+	;;
+audit)
+	deps
+	build release
+	shift
+	exec ./build/release/cli/suid2cap scan "$@"
+	;;
+test)
+	deps
+	build dev
+	lint
+	run_tests dev
+	build clang
+	run_tests clang
+	build asan
+	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests asan
+	echo "==> test (asan, Check without fork so LeakSanitizer sees test bodies)"
+	for s in util fcaps mounts resolve scanout; do
+		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
+	done
+	echo "==> all tests passed"
+	;;
+*)
+	echo "usage: $0 audit|test|deps" >&2
+	exit 2
+	;;
+esac
