@@ -66,17 +66,22 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 	return n;
 }
 
-bool utf8_valid(const char *s, size_t len)
+size_t utf8_invalid_offset(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	for (size_t i = 0; i < len;) {
 		size_t n = utf8_seq(p + i, len - i);
 		if (!n)
-			return false;
+			return i;
 		i += n;
 	}
-	return true;
+	return len;
+}
+
+bool utf8_valid(const char *s, size_t len)
+{
+	return utf8_invalid_offset(s, len) == len;
 }
 
 char *escape_text(const char *s)

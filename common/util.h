@@ -23,6 +23,9 @@ int parse_uint(const char *s, unsigned max, unsigned *ret);
 /** True when @len bytes at @s are well-formed UTF-8 (no overlongs, no surrogates). */
 bool utf8_valid(const char *s, size_t len);
 
+/** Offset of the first byte of @s that is not well-formed UTF-8, or @len. */
+size_t utf8_invalid_offset(const char *s, size_t len);
+
 /**
  * Escape a file name for a terminal or a plain-text report: valid UTF-8
  * printable characters are kept, backslash becomes "\\", common controls become

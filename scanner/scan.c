@@ -171,7 +171,8 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	res->stats = *w.stats;
 	if (r < 0)
 		return s2c_error_errno(err, r, "scan of '%s' failed", res->root);
-	qsort(res->v, res->n, sizeof(*res->v), cmp_path);
+	if (res->n)
+		qsort(res->v, res->n, sizeof(*res->v), cmp_path);
 	r = name_all(res);
 	if (r < 0)
 		return s2c_error_errno(err, r, "cannot name owners");

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+
+#include "hash.h"
+#include "util.h"
+#include "common.h"
+
+static void md_freep(EVP_MD_CTX **md)
+{
+	EVP_MD_CTX_free(*md);
+}
+
+static int finish(EVP_MD_CTX *md, char hex[static HASH_HEX_LEN])
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+
+	if (EVP_DigestFinal_ex(md, digest, &len) != 1 || len != 32)
+		return -EIO;
+	hex_encode(digest, len, hex);
+	return 0;
+}
+
+int hash_fd_sha256(int fd, char hex[static HASH_HEX_LEN])
+{
+	_cleanup_(md_freep) EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char buf[64 << 10];
+	off_t off = 0;
+
+	if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		if (EVP_DigestUpdate(md, buf, (size_t)n) != 1)
+			return -EIO;
+		off += n;
+	}
+	return finish(md, hex);
+}
+
+int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN])
+{
+	_cleanup_(md_freep) EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1 ||
+	    EVP_DigestUpdate(md, data, len) != 1)
+		return -ENOMEM;
+	return finish(md, hex);
+}
