@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The rules database: capabilities.json plus one rules file per area, from
+ * several directories layered in order (bundled, then /etc, then --db).  A
+ * rule in a later directory replaces the earlier rule with the same id.
+ *
+ * The loader is strict: unknown keys, bad capability texts, duplicate ids,
+ * bad globs and overlapping matches are errors naming the file and the JSON
+ * path.  The format is documented in suid2cap-rules(5).
+ */
+#ifndef S2C_RULES_DB_H
+#define S2C_RULES_DB_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "captable.h"
+#include "fcaps.h"
+
+struct json_object;
+struct s2c_error;
+
+/** What a rule (or the engine) decides. */
+enum verdict {
+	VERDICT_MIGRATE,      /**< replace the set-ID bit by the listed capabilities */
+	VERDICT_DROP,         /**< needs no privilege: remove it */
+	VERDICT_KEEP,         /**< must stay as it is, with the reason */
+	VERDICT_REVIEW,       /**< not conclusive: a person decides */
+	_VERDICT_MAX,
+	_VERDICT_INVALID = -EINVAL,
+};
+
+/** "migrate", "drop", "keep", "review". */
+const char *verdict_name(enum verdict v);
+/** Parse a verdict name; _VERDICT_INVALID when unknown. */
+enum verdict verdict_from_name(const char *s);
+
+/** sysctl comparisons of a condition. */
+enum sysctl_op {
+	SYSCTL_NONE,
+	SYSCTL_RANGE_COVERS,  /**< "lo hi" value includes [a, b] */
+	SYSCTL_EQUALS,        /**< value equals a string (blanks normalised) */
+	SYSCTL_AT_LEAST,      /**< first integer >= a */
+	SYSCTL_AT_MOST,       /**< first integer <= a */
+};
+
+/** When a condition holds: every set field must hold. */
+struct rule_when {
+	bool has_kernel_min, has_kernel_max;
+	unsigned kernel_min[3], kernel_max[3];  /**< at least / below */
+	const char *kernel_min_text, *kernel_max_text;
+	const char *sysctl_name;
+	enum sysctl_op sysctl_op;
+	int64_t sysctl_a, sysctl_b;
+	const char *sysctl_equals;
+	const char **os;        /**< os-release IDs, NULL-terminated, or NULL */
+	const char *file_exists;
+};
+
+/** A condition: the first one that holds replaces the verdict. */
+struct rule_condition {
+	struct rule_when when;
+	enum verdict verdict;
+	bool has_caps;
+	struct fcaps caps;
+	const char *caps_text;
+	bool has_needs;
+	struct fcaps needs;
+	const char *reason;
+};
+
+/** A name/value pair, e.g. a distro note. */
+struct rule_note {
+	const char *key, *value;
+};
+
+/** One rule.  Strings are borrowed from the loaded JSON. */
+struct rule {
+	const char *id;
+	const char *program;
+	const char *file;       /**< file it came from, for messages */
+	char where[512];        /**< "$.rules[3]" */
+	const char **paths, **names, **packages, **sha256;   /**< NULL-terminated or NULL */
+	enum verdict verdict;
+	bool has_caps;
+	struct fcaps caps;
+	const char *caps_text;
+	bool has_needs;
+	struct fcaps needs;
+	const char *needs_text;
+	const char *owner, *group;  /**< after migration, or NULL */
+	int mode;                   /**< after migration, or -1 */
+	const char *reason;
+	const char **sources;
+	struct rule_condition *conditions;
+	size_t n_conditions;
+	const char **smoke;         /**< argv, "{}" is the file, or NULL */
+	struct rule_note *distros;
+	size_t n_distros;
+	const char *breaks;
+	int aware;                  /**< -1 unset, else 0/1 */
+};
+
+/** The loaded database. */
+struct rules_db {
+	struct rule **rules;        /**< after layering, sorted by id */
+	size_t n;
+	struct captable caps;
+	bool have_caps;
+	char **files;               /**< every file loaded, in order */
+	size_t n_files;
+	char hash[65];              /**< SHA-256 over every file loaded (name and bytes) */
+	struct json_object **docs;  /**< keep the parsed documents alive */
+	size_t n_docs;
+	struct rule *storage;       /**< all rules ever loaded, including overridden ones */
+	size_t n_storage, alloc_storage;
+};
+
+/** Loader behaviour. */
+enum rules_load_flags {
+	RULES_LOAD_TRUSTED = 1 << 0,   /**< refuse files and dirs not root-owned or group/world-writable */
+	RULES_LOAD_NO_OVERLAP = 1 << 1,/**< refuse overlapping rules (always on for lint) */
+};
+
+/**
+ * Load every directory of the NULL-terminated @dirs in order; a missing
+ * directory is skipped unless it is the only one.  capabilities.json must be
+ * found in at least one of them.
+ * @ret  a new database, free with rules_db_free().
+ * Returns 0 or -errno with "file: $.path: message" in @err.
+ */
+int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
+		  struct s2c_error *err);
+
+/** Free; accepts NULL; returns NULL. */
+struct rules_db *rules_db_free(struct rules_db *db);
+
+/** The rule with @id, or NULL. */
+const struct rule *rules_db_find(const struct rules_db *db, const char *id);
+
+/**
+ * Check the layered database for overlaps: two rules whose path globs (or
+ * names) can match the same file and whose package lists are not disjoint.
+ * Returns 0 or -EINVAL naming both rules in @err.
+ */
+int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err);
+
+#endif /* S2C_RULES_DB_H */

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The decision engine: for one privileged file, what it needs and why.
+ *
+ * Generic facts decide first (a malformed or foreign capability attribute, a
+ * script, a nosuid mount, a file nobody can execute).  Then the rules
+ * database: the matching rule's verdict, with its conditions evaluated on the
+ * target system.  Without a rule, the ELF imports propose a capability set
+ * with a confidence.  Either way the ELF evidence is listed, capability-dumb
+ * programs get the effective bit, root-equivalent sets are called "setuid in
+ * disguise", and strings or imports that show a program insists on being
+ * setuid root are reported as likely to break.
+ */
+#ifndef S2C_RULES_ENGINE_H
+#define S2C_RULES_ENGINE_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "captable.h"
+#include "db.h"
+#include "fcaps.h"
+
+struct facts;
+struct elfinfo;
+struct host;
+struct idmap;
+struct s2c_error;
+
+/** How sure the decision is. */
+enum confidence {
+	CONFIDENCE_LOW,
+	CONFIDENCE_MEDIUM,
+	CONFIDENCE_HIGH,
+	_CONFIDENCE_MAX,
+	_CONFIDENCE_INVALID = -EINVAL,
+};
+
+/** "low", "medium", "high". */
+const char *confidence_name(enum confidence c);
+
+/** One piece of evidence from the binary. */
+struct evidence_item {
+	char *what;                /**< "imports pcap_open_live", "NEEDs libmount.so.1" */
+	uint64_t caps;             /**< capabilities it points at (kind needs) */
+	enum strength strength;
+	enum evidence_kind kind;
+	const char *note;          /**< borrowed from the capability table, or NULL */
+};
+
+/** One rule condition as evaluated. */
+struct condition_result {
+	char *text;                /**< "kernel 6.18.44 is below 5.17" */
+	int holds;                 /**< 1, 0, or -1 when it could not be determined */
+	bool chosen;               /**< this condition set the verdict */
+};
+
+/** The decision about one file.  Free with decision_free(). */
+struct decision {
+	const struct facts *facts;         /**< borrowed */
+	struct elfinfo *elf;               /**< owned; NULL when not read */
+	char *elf_error;                   /**< why the ELF could not be read */
+	char *sha256;                      /**< hex digest, NULL when not computed */
+	const char *package;               /**< owning package (borrowed from host), or NULL */
+	const struct rule *rule;           /**< borrowed; NULL without a rule */
+	const char *ambiguous[8];          /**< ids of tied rules when ambiguous */
+	size_t n_ambiguous;
+	char *match_how;                   /**< why the rule matched */
+	enum verdict verdict;
+	char *reason;                      /**< one sentence */
+	bool has_caps;                     /**< caps after the change */
+	struct fcaps caps;
+	char *caps_text;
+	uint64_t needs;                    /**< keep/review: capabilities a migration would need */
+	uint32_t uid, gid, mode;           /**< owner, group, permission bits after */
+	bool changes;                      /**< something must change on disk */
+	enum risk risk_now;                /**< what the file grants today */
+	enum risk risk;                    /**< what it grants after the verdict */
+	bool disguise;                     /**< migrate to a root-equivalent set */
+	enum confidence confidence;
+	bool aware;                        /**< capability-aware (manages caps itself) */
+	struct evidence_item *evidence;
+	size_t n_evidence;
+	struct condition_result *conditions;
+	size_t n_conditions;
+	char **warnings;                   /**< likely breakage and other notes */
+	size_t n_warnings;
+	uint64_t proposed;                 /**< evidence-based proposal (no rule) */
+};
+
+/** What the engine works with; all borrowed. */
+struct engine {
+	const struct rules_db *db;
+	struct host *host;
+	struct idmap *ids;                 /**< names of the target, for owner/group of rules */
+	int rootfd;
+};
+
+/**
+ * Prepare for deciding about @n files: look up their owning packages in one
+ * pass.  Returns 0 or -ENOMEM.
+ */
+int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n);
+
+/**
+ * Decide about @f.  Reads the file's ELF imports and SHA-256 through an fd
+ * opened beneath the root without symlinks, checking it is still the inode the
+ * scan saw.  A file that cannot be read still gets a decision (review, with
+ * the reason).
+ * Returns 0 with a new decision in @ret, or -ENOMEM.
+ */
+int engine_decide(const struct engine *e, const struct facts *f, struct decision **ret,
+		  struct s2c_error *err);
+
+/** Free; accepts NULL; returns NULL. */
+struct decision *decision_free(struct decision *d);
+
+/** True when @basename is a script interpreter (python3, perl, bash…). */
+bool engine_is_interpreter(const char *path);
+
+#endif /* S2C_RULES_ENGINE_H */

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "jsonread.h"
+#include "util.h"
+#include "common.h"
+
+void jpath_init(struct jpath *p, const char *file)
+{
+	p->file = file;
+	(void)snprintf(p->path, sizeof(p->path), "$");
+}
+
+struct jpath jpath_key(const struct jpath *p, const char *key)
+{
+	struct jpath c = { .file = p->file };
+
+	if (snprintf(c.path, sizeof(c.path), "%s.%s", p->path, key) >= (int)sizeof(c.path))
+		memcpy(c.path + sizeof(c.path) - 4, "...", 4);
+	return c;
+}
+
+struct jpath jpath_index(const struct jpath *p, size_t i)
+{
+	struct jpath c = { .file = p->file };
+
+	if (snprintf(c.path, sizeof(c.path), "%s[%zu]", p->path, i) >= (int)sizeof(c.path))
+		memcpy(c.path + sizeof(c.path) - 4, "...", 4);
+	return c;
+}
+
+int jpath_error(const struct jpath *p, struct s2c_error *err, const char *fmt, ...)
+{
+	char msg[S2C_ERROR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return s2c_error_set(err, -EINVAL, "%s: %s: %s", p->file, p->path, msg);
+}
+
+/* 1-based line and column of byte @off. */
+static void line_col(const char *text, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* Number of key/value pairs json-c kept in @o and below (depth <= 64). */
+static size_t count_pairs(struct json_object *o)
+{
+	size_t n = 0;
+
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, val) {
+			(void)key;
+			n += 1 + count_pairs(val);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		size_t len = json_object_array_length(o);
+		for (size_t i = 0; i < len; i++)
+			n += count_pairs(json_object_array_get_idx(o, i));
+	}
+	return n;
+}
+
+/*
+ * json-c keeps the last of duplicate keys silently, but a trusted input with
+ * two values for one key is ambiguous.  Outside strings, ':' only separates
+ * keys from values, so counting them in the raw text and comparing with the
+ * pairs json-c kept finds duplicates.
+ */
+static int check_duplicate_keys(const char *text, size_t size, struct json_object *root,
+				const char *file, struct s2c_error *err)
+{
+	size_t raw = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < size; i++) {
+		char c = text[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == ':') {
+			raw++;
+		}
+	}
+	if (raw != count_pairs(root))
+		return s2c_error_set(err, -EINVAL, "%s: an object has the same key twice", file);
+	return 0;
+}
+
+int jsonread_parse_mem(const char *text, size_t size, const char *file, struct json_object **ret,
+		       struct s2c_error *err)
+{
+	struct json_tokener *tok;
+	struct json_object *root;
+	enum json_tokener_error jerr;
+	size_t line, col;
+	int r;
+
+	if (size > JSONREAD_MAX_SIZE)
+		return s2c_error_set(err, -EFBIG, "%s: larger than %u bytes", file, JSONREAD_MAX_SIZE);
+	if (memchr(text, '\0', size))
+		return s2c_error_set(err, -EINVAL, "%s: contains a NUL byte", file);
+	/* json-c lets overlong UTF-8 and raw control characters in strings through */
+	if (utf8_invalid_offset(text, size) != size) {
+		line_col(text, utf8_invalid_offset(text, size), &line, &col);
+		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: not valid UTF-8", file, line, col);
+	}
+	for (size_t i = 0; i < size; i++)
+		if ((unsigned char)text[i] < 0x20 && !strchr("\t\n\r", text[i])) {
+			line_col(text, i, &line, &col);
+			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: control character 0x%02x",
+					     file, line, col, (unsigned char)text[i]);
+		}
+	tok = json_tokener_new_ex(64);
+	if (!tok)
+		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	root = json_tokener_parse_ex(tok, text, (int)size);
+	jerr = json_tokener_get_error(tok);
+	if (!root && jerr == json_tokener_continue) {
+		json_tokener_free(tok);
+		return s2c_error_set(err, -EINVAL, "%s: unexpected end of file", file);
+	}
+	if (!root || jerr != json_tokener_success) {
+		line_col(text, json_tokener_get_parse_end(tok), &line, &col);
+		json_object_put(root);
+		r = s2c_error_set(err, -EINVAL, "%s:%zu:%zu: %s", file, line, col,
+				  json_tokener_error_desc(jerr));
+		json_tokener_free(tok);
+		return r;
+	}
+	{
+		size_t end = json_tokener_get_parse_end(tok);
+		for (; end < size; end++)
+			if (!strchr(" \t\r\n", text[end])) {
+				line_col(text, end, &line, &col);
+				json_object_put(root);
+				json_tokener_free(tok);
+				return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: trailing data after the document",
+						     file, line, col);
+			}
+	}
+	json_tokener_free(tok);
+	r = check_duplicate_keys(text, size, root, file, err);
+	if (r < 0) {
+		json_object_put(root);
+		return r;
+	}
+	*ret = root;
+	return 0;
+}
+
+int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_buf,
+		   size_t *ret_len, uint32_t *ret_uid, uint32_t *ret_mode, struct s2c_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t off = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return s2c_error_errno(err, -errno, "cannot open '%s'", display);
+	if (fstat(fd, &st) < 0)
+		return s2c_error_errno(err, -errno, "cannot stat '%s'", display);
+	if (!S_ISREG(st.st_mode))
+		return s2c_error_set(err, -EINVAL, "'%s' is not a regular file", display);
+	if ((uint64_t)st.st_size > JSONREAD_MAX_SIZE)
+		return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", display,
+				     JSONREAD_MAX_SIZE);
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (off < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return s2c_error_errno(err, -errno, "cannot read '%s'", display);
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = '\0';
+	if (ret_uid)
+		*ret_uid = st.st_uid;
+	if (ret_mode)
+		*ret_mode = st.st_mode;
+	*ret_len = off;
+	*ret_buf = TAKE_PTR(buf);
+	return 0;
+}
+
+int jsonread_parse_file(int dirfd, const char *name, const char *display,
+			struct json_object **ret, uint32_t *ret_uid, uint32_t *ret_mode,
+			struct s2c_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r = jsonread_slurp(dirfd, name, display, &buf, &len, ret_uid, ret_mode, err);
+
+	if (r < 0)
+		return r;
+	return jsonread_parse_mem(buf, len, display, ret, err);
+}
+
+int jsonread_keys(struct json_object *obj, const struct jpath *p, const char *const *allowed,
+		  const char *const *required, struct s2c_error *err)
+{
+	if (!json_object_is_type(obj, json_type_object))
+		return jpath_error(p, err, "expected an object");
+	json_object_object_foreach(obj, key, val) {
+		bool ok = false;
+		(void)val;
+		for (size_t i = 0; allowed && allowed[i]; i++)
+			if (s2c_streq(allowed[i], key)) {
+				ok = true;
+				break;
+			}
+		if (!ok)
+			return jpath_error(p, err, "unknown key '%s'", key);
+	}
+	for (size_t i = 0; required && required[i]; i++)
+		if (!json_object_object_get_ex(obj, required[i], NULL))
+			return jpath_error(p, err, "missing key '%s'", required[i]);
+	return 0;
+}
+
+static int member(struct json_object *obj, const struct jpath *p, const char *key, bool required,
+		  json_type type, const char *what, struct json_object **ret, struct s2c_error *err)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(obj, key, &v)) {
+		if (required)
+			return jpath_error(p, err, "missing key '%s'", key);
+		*ret = NULL;
+		return 0;
+	}
+	if (!json_object_is_type(v, type)) {
+		struct jpath c = jpath_key(p, key);
+		return jpath_error(&c, err, "expected %s", what);
+	}
+	*ret = v;
+	return 1;
+}
+
+int jsonread_string(struct json_object *obj, const struct jpath *p, const char *key,
+		    bool required, const char **ret, struct s2c_error *err)
+{
+	struct json_object *v = NULL;
+	int r = member(obj, p, key, required, json_type_string, "a string", &v, err);
+
+	if (r > 0)
+		*ret = json_object_get_string(v);
+	return r < 0 ? r : 0;
+}
+
+int jsonread_bool(struct json_object *obj, const struct jpath *p, const char *key, bool required,
+		  bool *ret, struct s2c_error *err)
+{
+	struct json_object *v = NULL;
+	int r = member(obj, p, key, required, json_type_boolean, "true or false", &v, err);
+
+	if (r > 0)
+		*ret = json_object_get_boolean(v);
+	return r < 0 ? r : 0;
+}
+
+int jsonread_int(struct json_object *obj, const struct jpath *p, const char *key, bool required,
+		 int64_t min, int64_t max, int64_t *ret, struct s2c_error *err)
+{
+	struct json_object *v = NULL;
+	int r = member(obj, p, key, required, json_type_int, "an integer", &v, err);
+	int64_t x;
+
+	if (r <= 0)
+		return r;
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (errno == ERANGE || x < min || x > max) {
+		struct jpath c = jpath_key(p, key);
+		return jpath_error(&c, err, "integer out of range %lld..%lld", (long long)min,
+				   (long long)max);
+	}
+	*ret = x;
+	return 0;
+}
+
+int jsonread_object(struct json_object *obj, const struct jpath *p, const char *key,
+		    bool required, struct json_object **ret, struct s2c_error *err)
+{
+	int r = member(obj, p, key, required, json_type_object, "an object", ret, err);
+
+	return r < 0 ? r : 0;
+}
+
+int jsonread_array(struct json_object *obj, const struct jpath *p, const char *key,
+		   bool required, struct json_object **ret, struct s2c_error *err)
+{
+	int r = member(obj, p, key, required, json_type_array, "an array", ret, err);
+
+	return r < 0 ? r : 0;
+}
+
+int jsonread_strv(struct json_object *obj, const struct jpath *p, const char *key, bool required,
+		  size_t min_len, const char ***ret, size_t *ret_n, struct s2c_error *err)
+{
+	struct json_object *a = NULL;
+	struct jpath kp = jpath_key(p, key);
+	const char **v;
+	size_t n;
+	int r = member(obj, p, key, required, json_type_array, "an array of strings", &a, err);
+
+	if (r <= 0) {
+		if (r == 0) {
+			*ret = NULL;
+			if (ret_n)
+				*ret_n = 0;
+		}
+		return r;
+	}
+	n = json_object_array_length(a);
+	if (n < min_len)
+		return jpath_error(&kp, err, "needs at least %zu element%s", min_len,
+				   min_len == 1 ? "" : "s");
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(e, json_type_string)) {
+			struct jpath ip = jpath_index(&kp, i);
+			free(v);
+			return jpath_error(&ip, err, "expected a string");
+		}
+		v[i] = json_object_get_string(e);
+	}
+	*ret = v;
+	if (ret_n)
+		*ret_n = n;
+	return 0;
+}

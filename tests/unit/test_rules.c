@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The rules database loader (every error class), globs, matching, host facts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <check.h>
+
+#include "db.h"
+#include "error.h"
+#include "fixture.h"
+#include "glob.h"
+#include "host.h"
+#include "match.h"
+#include "suites.h"
+
+static char *root;
+
+static void setup(void)
+{
+	root = fx_tempdir();
+}
+
+static void teardown(void)
+{
+	fx_rmrf(root);
+	free(root);
+}
+
+/* A database directory holding the bundled capability table and, if given,
+ * @rules as test.json. */
+static char *make_db(const char *name, const char *rules)
+{
+	char *dir = fx_path(root, name);
+	char *src = NULL, *rel = NULL, *buf;
+	FILE *in;
+	long len;
+
+	fx_mkdirs(root, name);
+	ck_assert_int_gt(asprintf(&src, "%s/db/capabilities.json", S2C_TEST_SRCDIR), 0);
+	in = fopen(src, "r");
+	ck_assert_ptr_nonnull(in);
+	fseek(in, 0, SEEK_END);
+	len = ftell(in);
+	fseek(in, 0, SEEK_SET);
+	buf = calloc(1, (size_t)len + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)len, in), len);
+	fclose(in);
+	ck_assert_int_gt(asprintf(&rel, "%s/capabilities.json", name), 0);
+	fx_write(root, rel, buf);
+	free(rel);
+	free(buf);
+	free(src);
+	if (rules) {
+		ck_assert_int_gt(asprintf(&rel, "%s/test.json", name), 0);
+		fx_write(root, rel, rules);
+		free(rel);
+	}
+	return dir;
+}
+
+/* One rules file with the rules @body (a JSON array's contents). */
+static char *file_of(const char *body)
+{
+	char *s = NULL;
+
+	ck_assert_int_gt(asprintf(&s, "{\"schema\": 1, \"area\": \"test\", \"rules\": [%s]}", body), 0);
+	return s;
+}
+
+/* A valid rule with @extra appended inside the object and @id/@path/@verdict/@caps. */
+static char *rule(const char *id, const char *path, const char *verdict, const char *caps,
+		  const char *extra)
+{
+	char *s = NULL;
+
+	ck_assert_int_gt(asprintf(&s,
+		"{\"id\": \"%s\", \"program\": \"p\", \"match\": {\"paths\": [\"%s\"]},"
+		" \"verdict\": \"%s\"%s%s%s, \"reason\": \"r\", \"sources\": [\"man:ping(8)\"]%s}",
+		id, path, verdict, caps ? ", \"caps\": \"" : "", caps ? caps : "",
+		caps ? "\"" : "", extra ? extra : ""), 0);
+	return s;
+}
+
+static int load_text(const char *text, struct rules_db **db, struct s2c_error *err)
+{
+	char *dir = make_db("db", text);
+	const char *dirs[] = { dir, NULL };
+	int r = rules_db_load(dirs, RULES_LOAD_NO_OVERLAP, db, err);
+
+	free(dir);
+	return r;
+}
+
+static void expect_error_text(const char *text, const char *needle)
+{
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	int r = load_text(text, &db, &err);
+
+	ck_assert_msg(r < 0, "loaded; expected an error containing \"%s\"", needle);
+	ck_assert_ptr_null(db);
+	ck_assert_msg(strstr(err.msg, needle), "error \"%s\" lacks \"%s\"", err.msg, needle);
+	ck_assert_msg(strstr(err.msg, "/db/test.json"), "error \"%s\" does not name the file",
+		      err.msg);
+}
+
+/* Wrap one rule in a file and expect an error. */
+static void expect_error(char *one_rule, const char *needle)
+{
+	char *text = file_of(one_rule);
+
+	expect_error_text(text, needle);
+	free(text);
+	free(one_rule);
+}
+
+START_TEST(test_valid_and_hash)
+{
+	char *r1 = rule("x.ping", "/usr/bin/ping", "migrate", "cap_net_raw=p", NULL);
+	char *t1 = file_of(r1);
+	char *r2 = rule("x.ping", "/usr/bin/ping", "migrate", "cap_net_raw=p", ", \"breaks\": \"b\"");
+	char *t2 = file_of(r2);
+	struct rules_db *a = NULL, *b = NULL, *c = NULL;
+	struct s2c_error err = { 0 };
+	const struct rule *r;
+
+	ck_assert_msg(load_text(t1, &a, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(a->n, 1);
+	r = rules_db_find(a, "x.ping");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->caps_text, "cap_net_raw=p");
+	ck_assert_int_eq(r->mode, -1);
+	ck_assert_uint_eq(strlen(a->hash), 64);
+	ck_assert_int_eq(load_text(t1, &b, &err), 0);
+	ck_assert_str_eq(a->hash, b->hash);          /* same bytes, same hash */
+	ck_assert_int_eq(load_text(t2, &c, &err), 0);
+	ck_assert_str_ne(a->hash, c->hash);          /* any change shows */
+	rules_db_free(a);
+	rules_db_free(b);
+	rules_db_free(c);
+	free(r1), free(r2), free(t1), free(t2);
+}
+END_TEST
+
+START_TEST(test_error_classes)
+{
+	/* unknown keys, at every level */
+	expect_error(rule("x.a", "/a", "migrate", "cap_net_raw=p", ", \"pathz\": 1"),
+		     "$.rules[0]: unknown key 'pathz'");
+	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"extra\": 1, \"rules\": []}",
+			  "$: unknown key 'extra'");
+	/* bad capability names and flags */
+	expect_error(rule("x.a", "/a", "migrate", "cap_bogus=p", NULL),
+		     "$.rules[0].caps: invalid capability text 'cap_bogus=p'");
+	expect_error(rule("x.a", "/a", "migrate", "cap_net_raw=p cap_sys_nice=ep", NULL),
+		     "$.rules[0].caps: capability text");
+	/* verdicts and their capabilities */
+	expect_error(rule("x.a", "/a", "migrate", NULL, NULL), "verdict 'migrate' needs 'caps'");
+	expect_error(rule("x.a", "/a", "drop", "cap_net_raw=p", NULL), "verdict 'drop' cannot have 'caps'");
+	expect_error(rule("x.a", "/a", "maybe", NULL, NULL), "unknown verdict 'maybe'");
+	/* ids */
+	expect_error(rule("NoDot", "/a", "keep", NULL, NULL), "invalid id 'NoDot'");
+	/* globs */
+	expect_error(rule("x.a", "usr/bin/a", "keep", NULL, NULL), "not an absolute path");
+	expect_error(rule("x.a", "/usr/[bin/a", "keep", NULL, NULL), "unclosed '['");
+	expect_error(rule("x.a", "/usr/../a", "keep", NULL, NULL), "'.' or '..' component");
+	/* types, required keys, sources, modes, conditions, smoke */
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"aware\": \"yes\""), "$.rules[0].aware: expected true or false");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"mode\": \"755\""), "$.rules[0].mode: expected 4 octal digits");
+	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [{\"id\": \"x.a\", \"program\": \"p\","
+			  " \"match\": {\"paths\": [\"/a\"]}, \"verdict\": \"keep\", \"reason\": \"r\","
+			  " \"sources\": [\"ftp://x\"]}]}",
+			  "$.rules[0].sources[0]: 'ftp://x' is not an https:// URL");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"smoke\": [\"/bin/true\"]"), "needs \"{}\"");
+	expect_error(rule("x.a", "/a", "keep", NULL,
+			  ", \"conditions\": [{\"when\": {\"kernel_below\": \"five\"}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
+		     "bad kernel version 'five'");
+	expect_error(rule("x.a", "/a", "keep", NULL,
+			  ", \"conditions\": [{\"when\": {\"sysctl\": {\"name\": \"a.b\"}}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
+		     "needs exactly one of range_covers");
+	expect_error(rule("x.a", "/a", "keep", NULL,
+			  ", \"conditions\": [{\"when\": {}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
+		     "empty condition");
+	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [{\"id\": \"x.a\"}]}",
+			  "$.rules[0]: missing key 'program'");
+	/* JSON itself */
+	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [", "unexpected end of file");
+	expect_error_text("{\"schema\": 1,\n \"area\": 't', \"rules\": []}", "test.json:2:");
+	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"area\": \"u\", \"rules\": []}", "same key twice");
+	expect_error_text("{\"schema\": 2, \"area\": \"t\", \"rules\": []}", "$.schema: integer out of range");
+	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": []} x", "test.json:1:");
+}
+END_TEST
+
+START_TEST(test_duplicates_and_overlaps)
+{
+	char *a = rule("x.a", "/usr/bin/ping", "keep", NULL, NULL);
+	char *b = rule("x.a", "/usr/bin/other", "keep", NULL, NULL);
+	char *c = rule("x.c", "/usr/bin/p*g", "keep", NULL, NULL);
+	char *d = rule("x.d", "/usr/bin/ping", "keep", NULL, ", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"one\"]}");
+	char *body = NULL, *text;
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	expect_error_text(text = file_of(body), "duplicate id 'x.a'");
+	free(text), free(body);
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, c), 0);
+	expect_error_text(text = file_of(body), "overlaps '/usr/bin/p*g' of rule 'x.c'");
+	free(text), free(body);
+	/* disjoint package lists make the same path legal (inetutils vs iputils ping) */
+	free(d);
+	d = strdup("{\"id\": \"x.d\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"],"
+		   " \"packages\": [\"one\"]}, \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}");
+	{
+		char *e = strdup("{\"id\": \"x.e\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"],"
+				 " \"packages\": [\"two\"]}, \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}");
+		ck_assert_int_gt(asprintf(&body, "%s, %s", d, e), 0);
+		text = file_of(body);
+		ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
+		rules_db_free(db);
+		free(text), free(body), free(e);
+	}
+	free(a), free(b), free(c), free(d);
+}
+END_TEST
+
+START_TEST(test_layers_override)
+{
+	char *r1 = rule("x.a", "/usr/bin/a", "keep", NULL, NULL);
+	char *r2 = rule("x.a", "/usr/bin/a", "drop", NULL, NULL);
+	char *t1 = file_of(r1), *t2 = file_of(r2);
+	char *d1 = make_db("one", t1), *d2 = make_db("two", t2);
+	const char *dirs[] = { d1, "/nonexistent-layer", d2, NULL };
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+
+	ck_assert_msg(rules_db_load(dirs, RULES_LOAD_NO_OVERLAP, &db, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(db->n, 1);
+	ck_assert_int_eq(rules_db_find(db, "x.a")->verdict, VERDICT_DROP);
+	ck_assert_uint_eq(db->n_files, 4);
+	rules_db_free(db);
+	free(r1), free(r2), free(t1), free(t2), free(d1), free(d2);
+}
+END_TEST
+
+START_TEST(test_trust)
+{
+	char *r1 = rule("x.a", "/usr/bin/a", "keep", NULL, NULL);
+	char *t1 = file_of(r1);
+	char *dir = make_db("db", t1), *file = NULL;
+	const char *dirs[] = { dir, NULL };
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+
+	ck_assert_int_gt(asprintf(&file, "%s/test.json", dir), 0);
+	ck_assert_int_eq(chmod(file, 0664), 0);
+	ck_assert_int_eq(rules_db_load(dirs, RULES_LOAD_TRUSTED, &db, &err), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "writable by group or others"));
+	ck_assert_int_eq(chmod(file, 0644), 0);
+	if (getuid() != 0) {
+		ck_assert_int_eq(rules_db_load(dirs, RULES_LOAD_TRUSTED, &db, &err), -EPERM);
+		ck_assert_ptr_nonnull(strstr(err.msg, "not owned by root"));
+	} else {
+		ck_assert_int_eq(rules_db_load(dirs, RULES_LOAD_TRUSTED, &db, &err), 0);
+		rules_db_free(db);
+	}
+	free(r1), free(t1), free(dir), free(file);
+}
+END_TEST
+
+START_TEST(test_missing_table)
+{
+	const char *dirs[] = { root, NULL };
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+
+	ck_assert_int_eq(rules_db_load(dirs, 0, &db, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "capabilities.json"));
+}
+END_TEST
+
+START_TEST(test_bundled_db_lints)
+{
+	char *dir = NULL;
+	const char *dirs[2];
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+
+	ck_assert_int_gt(asprintf(&dir, "%s/db", S2C_TEST_SRCDIR), 0);
+	dirs[0] = dir;
+	dirs[1] = NULL;
+	ck_assert_msg(rules_db_load(dirs, RULES_LOAD_NO_OVERLAP, &db, &err) == 0, "%s", err.msg);
+	ck_assert_uint_gt(db->n, 100);
+	for (size_t i = 0; i < db->n; i++)
+		ck_assert_msg(db->rules[i]->sources && db->rules[i]->sources[0], "%s has no source",
+			      db->rules[i]->id);
+	rules_db_free(db);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_glob)
+{
+	ck_assert(glob_match("/usr/lib/*/gst-ptp-helper", "/usr/lib/x86_64-linux-gnu/gst-ptp-helper"));
+	ck_assert(!glob_match("/usr/lib/*/gst", "/usr/lib/a/b/gst"));
+	ck_assert_int_eq(glob_intersect("/usr/bin/ping", "/usr/bin/p*"), 1);
+	ck_assert_int_eq(glob_intersect("/usr/bin/ping", "/usr/bin/pong"), 0);
+	ck_assert_int_eq(glob_intersect("/usr/lib/*/x", "/usr/lib/a/b/x"), 0);
+	ck_assert_int_eq(glob_intersect("/usr/*/x", "/usr/lib/*"), 1);
+	ck_assert_int_eq(glob_intersect("/a/[abc]", "/a/[def]"), 0);
+	ck_assert_int_eq(glob_intersect("/a/[a-c]", "/a/[c-e]"), 1);
+	ck_assert_int_eq(glob_intersect("/a/[!a]", "/a/a"), 0);
+	ck_assert_int_eq(glob_intersect("/a/?", "/a/"), 0);
+	ck_assert_int_eq(glob_intersect("/a/*", "/a/b/c"), 0);
+	ck_assert_int_eq(glob_intersect("/a/*b*", "/a/*c*"), 1);
+	ck_assert_int_eq(glob_intersect("/a/x*", "/a/*y"), 1);
+	ck_assert_int_eq(glob_intersect("/a/x?", "/a/?y"), 1);
+	ck_assert_int_eq(glob_intersect("/a/x\\*", "/a/x*"), 1);
+	ck_assert_int_eq(glob_intersect("/a/x\\*", "/a/xy"), 0);
+	ck_assert_ptr_null(glob_invalid("/usr/lib/*/x"));
+	ck_assert_ptr_nonnull(glob_invalid("/usr/lib/"));
+	ck_assert_ptr_nonnull(glob_invalid("/usr//lib"));
+}
+END_TEST
+
+START_TEST(test_match)
+{
+	const char *text =
+		"{\"schema\": 1, \"area\": \"t\", \"rules\": ["
+		"{\"id\": \"iputils.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"iputils-ping\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"inetutils.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"inetutils-ping\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"gst.helper\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/lib/*/gst-ptp-helper\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"x.named\", \"program\": \"p\", \"match\": {\"names\": [\"named-only\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"x.hashed\", \"program\": \"p\", \"match\": {\"paths\": [\"/opt/h\"], \"sha256\": [\"" 
+		"0000000000000000000000000000000000000000000000000000000000000000\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}"
+		"]}";
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	struct match_result m;
+
+	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
+	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, &m);
+	ck_assert_str_eq(m.rule->id, "iputils.ping");
+	match_file(db, "/usr/bin/ping", "inetutils-ping", NULL, &m);
+	ck_assert_str_eq(m.rule->id, "inetutils.ping");
+	match_file(db, "/usr/bin/ping", "busybox", NULL, &m);
+	ck_assert_ptr_null(m.rule);
+	ck_assert_uint_eq(m.n_tied, 0);
+	match_file(db, "/usr/bin/ping", NULL, NULL, &m);     /* unknown owner: ambiguous */
+	ck_assert_ptr_null(m.rule);
+	ck_assert_uint_eq(m.n_tied, 2);
+	match_file(db, "/usr/lib/x86_64-linux-gnu/gst-ptp-helper", NULL, NULL, &m);
+	ck_assert_str_eq(m.rule->id, "gst.helper");
+	match_file(db, "/somewhere/else/named-only", NULL, NULL, &m);
+	ck_assert_str_eq(m.rule->id, "x.named");
+	ck_assert_ptr_nonnull(strstr(m.how, "file name"));
+	match_file(db, "/opt/h", NULL, "1111111111111111111111111111111111111111111111111111111111111111", &m);
+	ck_assert_ptr_null(m.rule);
+	match_file(db, "/opt/h", NULL, "0000000000000000000000000000000000000000000000000000000000000000", &m);
+	ck_assert_str_eq(m.rule->id, "x.hashed");
+	rules_db_free(db);
+}
+END_TEST
+
+START_TEST(test_host_image)
+{
+	struct host *h = NULL;
+	char *v = NULL;
+	int fd;
+	const char *paths[] = { "/usr/bin/ping", "/usr/bin/nobody-owns-me" };
+
+	fx_write(root, "etc/os-release", "NAME=\"Fedora Linux\"\nID=fedora\nID_LIKE=\"rhel centos\"\n");
+	fx_write(root, "usr/lib/sysctl.d/50-default.conf",
+		 "# comment\n-net.ipv4.ping_group_range = 0 2147483647\n");
+	fx_write(root, "etc/sysctl.d/99-local.conf", "net/ipv4/ip_unprivileged_port_start=80\n");
+	fx_write(root, "var/lib/dpkg/info/iputils-ping.list", "/.\n/bin\n/bin/ping\n");
+	fx_write(root, "var/lib/dpkg/info/libc6:amd64.list", "/lib/x86_64-linux-gnu/libc.so.6\n");
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(host_new(fd, false, "5.10.0", &h, NULL), 0);
+	ck_assert(host_os_is(h, "fedora"));
+	ck_assert(host_os_is(h, "rhel"));
+	ck_assert(!host_os_is(h, "debian"));
+	ck_assert_int_eq(host_sysctl(h, "net.ipv4.ping_group_range", &v), 0);
+	ck_assert_str_eq(v, "0 2147483647");
+	free(v);
+	ck_assert_int_eq(host_sysctl(h, "net.ipv4.ip_unprivileged_port_start", &v), 0);
+	ck_assert_str_eq(v, "80");
+	free(v);
+	ck_assert_int_eq(host_sysctl(h, "kernel.nonexistent", &v), -ENOENT);
+	{
+		unsigned want[3] = { 5, 17, 0 };
+		ck_assert_int_lt(host_kernel_cmp(h, want), 0);
+	}
+	ck_assert(host_file_exists(h, "/etc/os-release"));
+	ck_assert(!host_file_exists(h, "/etc/missing"));
+	/* merged /usr: dpkg lists /bin/ping, the file is /usr/bin/ping */
+	ck_assert_int_eq(host_load_packages(h, paths, 2), 0);
+	ck_assert_str_eq(host_package_of(h, "/usr/bin/ping"), "iputils-ping");
+	ck_assert_ptr_null(host_package_of(h, "/usr/bin/nobody-owns-me"));
+	host_free(h);
+	/* without configuration the kernel default applies */
+	fx_rmrf(root);
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	close(fd);
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_eq(host_new(fd, false, NULL, &h, NULL), 0);
+	ck_assert_int_eq(host_sysctl(h, "net.ipv4.ping_group_range", &v), 0);
+	ck_assert_str_eq(v, "1 0");
+	free(v);
+	ck_assert_ptr_null(h->os_id);
+	host_free(h);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_host_live)
+{
+	struct host *h = NULL;
+	char *v = NULL;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_eq(host_new(fd, true, NULL, &h, NULL), 0);
+	ck_assert_uint_gt(h->kernel[0], 2);
+	ck_assert_int_eq(host_sysctl(h, "net.ipv4.ping_group_range", &v), 0);
+	ck_assert_ptr_nonnull(strchr(v, ' '));
+	free(v);
+	host_free(h);
+	close(fd);
+}
+END_TEST
+
+Suite *rules_suite(void)
+{
+	Suite *s = suite_create("rules");
+	TCase *tc = tcase_create("rules");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_valid_and_hash);
+	tcase_add_test(tc, test_error_classes);
+	tcase_add_test(tc, test_duplicates_and_overlaps);
+	tcase_add_test(tc, test_layers_override);
+	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_missing_table);
+	tcase_add_test(tc, test_bundled_db_lints);
+	tcase_add_test(tc, test_glob);
+	tcase_add_test(tc, test_match);
+	tcase_add_test(tc, test_host_image);
+	tcase_add_test(tc, test_host_live);
+	suite_add_tcase(s, tc);
+	return s;
+}
