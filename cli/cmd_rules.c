@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * suid2cap rules lint [DIR...] | rules list: check and show the database.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "db.h"
+#include "dbargs.h"
+#include "jsonout.h"
+#include "common.h"
+
+enum {
+	ARG_FORMAT = 0x200,
+};
+
+static const char help_text[] =
+	"  rules lint [DIR ...]   check the database strictly (unknown keys, bad\n"
+	"                         capabilities, duplicate ids, bad globs, overlaps);\n"
+	"                         with DIRs, check those directories layered in order\n"
+	"  rules list             list the rules of the layered database\n"
+	"\n"
+	"  --db DIR        add a rules directory (list)\n"
+	"  --format FMT    text (default) or json (list)\n";
+
+static int lint(int argc, char **argv)
+{
+	const char *dirs[66];
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	size_t n = 0;
+	bool caps = false;
+	int r;
+
+	if (argc > 64)
+		return usage_error("rules", "too many directories");
+	for (int i = 0; i < argc; i++) {
+		char probe[4096];
+		(void)snprintf(probe, sizeof(probe), "%s/capabilities.json", argv[i]);
+		struct stat st;
+		caps |= fstatat(AT_FDCWD, probe, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	if (argc == 0 || !caps)
+		dirs[n++] = dbargs_bundled_dir();   /* the capability table to check against */
+	if (argc == 0)
+		dirs[n++] = S2C_SYSCONF_DBDIR;
+	for (int i = 0; i < argc; i++)
+		dirs[n++] = argv[i];
+	dirs[n] = NULL;
+	r = rules_db_load(dirs, RULES_LOAD_NO_OVERLAP | (geteuid() == 0 ? RULES_LOAD_TRUSTED : 0),
+			  &db, &err);
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -ENOMEM ? S2C_EXIT_FAILURE : S2C_EXIT_FINDINGS;
+	}
+	(void)printf("%zu rules in %zu files, database %s: no problems found\n", db->n, db->n_files,
+		     db->hash);
+	rules_db_free(db);
+	return S2C_EXIT_OK;
+}
+
+static int list(const struct rules_db *db, bool json)
+{
+	if (json) {
+		_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+		struct json_object *a = json_object_new_array();
+		if (!doc || !a || json_object_object_add(doc, "schema", json_object_new_int(1)) < 0 ||
+		    jsonout_add_string(doc, "database", db->hash) < 0 ||
+		    json_object_object_add(doc, "rules", a) < 0)
+			return S2C_EXIT_FAILURE;
+		for (size_t i = 0; i < db->n; i++) {
+			const struct rule *r = db->rules[i];
+			struct json_object *o = json_object_new_object();
+			if (!o || json_object_array_add(a, o) < 0 || jsonout_add_string(o, "id", r->id) < 0 ||
+			    jsonout_add_string(o, "program", r->program) < 0 ||
+			    jsonout_add_string(o, "verdict", verdict_name(r->verdict)) < 0 ||
+			    jsonout_add_string(o, "caps", r->caps_text) < 0 ||
+			    jsonout_add_string(o, "file", r->file) < 0 ||
+			    jsonout_add_int(o, "conditions", (int64_t)r->n_conditions) < 0)
+				return S2C_EXIT_FAILURE;
+		}
+		return jsonout_write(doc, stdout) < 0 ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+	}
+	(void)printf("%-34s %-8s %-40s %s\n", "ID", "VERDICT", "CAPABILITIES", "PROGRAM");
+	for (size_t i = 0; i < db->n; i++) {
+		const struct rule *r = db->rules[i];
+		(void)printf("%-34s %-8s %-40s %s\n", r->id, verdict_name(r->verdict),
+			     r->caps_text ? r->caps_text : "-", r->program);
+	}
+	(void)printf("\n%zu rules, database %s\n", db->n, db->hash);
+	return S2C_EXIT_OK;
+}
+
+int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx)
+{
+	static const struct option opts[] = {
+		DBARGS_OPTIONS,
+		{ "format", required_argument, NULL, ARG_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct dbargs dba = { 0 };
+	struct rules_db *db = NULL;
+	bool json = false;
+	int c, r, ex;
+
+	(void)ctx;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if ((r = dbargs_option(&dba, c, optarg, "rules"))) {
+			if (r < 0)
+				return -r;
+			continue;
+		}
+		switch (c) {
+		case 'h':
+			cmd_print_usage(cmd_lookup("rules"), stdout);
+			(void)fputs(help_text, stdout);
+			return S2C_EXIT_OK;
+		case ARG_FORMAT:
+			if (!s2c_streq(optarg, "text") && !s2c_streq(optarg, "json"))
+				return usage_error("rules", "unknown format '%s'", optarg);
+			json = s2c_streq(optarg, "json");
+			break;
+		default:
+			return usage_error("rules", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("rules", "missing 'lint' or 'list'");
+	if (s2c_streq(argv[optind], "lint"))
+		return lint(argc - optind - 1, argv + optind + 1);
+	if (!s2c_streq(argv[optind], "list"))
+		return usage_error("rules", "unknown rules command '%s': expected lint or list",
+				   argv[optind]);
+	if (optind + 1 < argc)
+		return usage_error("rules", "'rules list' takes no arguments");
+	ex = dbargs_load(&dba, &db);
+	if (ex)
+		return ex;
+	ex = list(db, json);
+	rules_db_free(db);
+	return ex;
+}

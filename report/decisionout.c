@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+
+#include "decisionout.h"
+#include "elfinfo.h"
+#include "engine.h"
+#include "facts.h"
+#include "jsonout.h"
+#include "util.h"
+#include "common.h"
+
+struct json_object *decisionout_mask(uint64_t mask)
+{
+	_cleanup_free_ char *names = NULL;
+
+	if (!mask)
+		return NULL;
+	names = fcaps_mask_names(mask);
+	return names ? json_object_new_string(names) : NULL;
+}
+
+static int add(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_str(struct json_object *o, const char *key, const char *v)
+{
+	return v ? jsonout_add_string(o, key, v) : add(o, key, NULL);
+}
+
+static int add_strv(struct json_object *o, const char *key, const char *const *v)
+{
+	struct json_object *a;
+
+	if (!v)
+		return add(o, key, NULL);
+	a = json_object_new_array();
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; v[i]; i++)
+		if (json_object_array_add(a, jsonout_string(v[i])) < 0) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+	return add(o, key, a);
+}
+
+static struct json_object *elf_json(const struct decision *d)
+{
+	const struct elfinfo *e = d->elf;
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *needed;
+
+	if (!o)
+		return NULL;
+	needed = json_object_new_array();
+	if (!needed || add(o, "needed", needed) < 0)
+		return NULL;
+	for (size_t i = 0; i < e->n_needed; i++)
+		if (json_object_array_add(needed, jsonout_string(e->needed[i])) < 0)
+			return NULL;
+	if (jsonout_add_int(o, "class", e->elf_class) < 0 ||
+	    add_str(o, "machine", e->machine_name) < 0 ||
+	    jsonout_add_bool(o, "pie", e->pie) < 0 ||
+	    jsonout_add_bool(o, "static", e->is_static) < 0 ||
+	    add_str(o, "interp", e->interp) < 0 ||
+	    add_str(o, "rpath", e->rpath) < 0 ||
+	    add_str(o, "runpath", e->runpath) < 0 ||
+	    jsonout_add_bool(o, "links_libcap", e->links_libcap) < 0 ||
+	    jsonout_add_bool(o, "links_libcap_ng", e->links_libcap_ng) < 0 ||
+	    jsonout_add_int(o, "imports", (int64_t)e->n_imports) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *rule_json(const struct decision *d)
+{
+	const struct rule *r = d->rule;
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *distros;
+
+	if (!o || add_str(o, "id", r->id) < 0 || add_str(o, "program", r->program) < 0 ||
+	    add_str(o, "file", r->file) < 0 || add_str(o, "where", r->where) < 0 ||
+	    add_str(o, "matched", d->match_how) < 0 ||
+	    add_strv(o, "sources", r->sources) < 0)
+		return NULL;
+	distros = json_object_new_object();
+	if (!distros || add(o, "distros", distros) < 0)
+		return NULL;
+	for (size_t i = 0; i < r->n_distros; i++)
+		if (jsonout_add_string(distros, r->distros[i].key, r->distros[i].value) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *evidence_json(const struct decision *d)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < d->n_evidence; i++) {
+		const struct evidence_item *ev = &d->evidence[i];
+		static const char *const kinds[] = { "needs", "aware", "unknown", "drops" };
+		struct json_object *o = json_object_new_object();
+
+		if (!o || json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			return NULL;
+		}
+		if (add_str(o, "what", ev->what) < 0 || add(o, "caps", decisionout_mask(ev->caps)) < 0 ||
+		    add_str(o, "strength", strength_name(ev->strength)) < 0 ||
+		    add_str(o, "kind", kinds[ev->kind]) < 0 || add_str(o, "note", ev->note) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
+static struct json_object *conditions_json(const struct decision *d)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < d->n_conditions; i++) {
+		const struct condition_result *c = &d->conditions[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!o || json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			return NULL;
+		}
+		if (add_str(o, "text", c->text) < 0 ||
+		    add(o, "holds", c->holds < 0 ? NULL : json_object_new_boolean(c->holds)) < 0 ||
+		    jsonout_add_bool(o, "chosen", c->chosen) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
+struct json_object *decisionout_json(const struct decision *d)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *warnings, *amb;
+	char mode[5];
+
+	if (!o)
+		return NULL;
+	facts_mode_octal(d->mode, mode);
+	if (add(o, "file", jsonout_facts(d->facts)) < 0 ||
+	    add_str(o, "package", d->package) < 0 || add_str(o, "sha256", d->sha256) < 0 ||
+	    add(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
+	    add_str(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||
+	    add(o, "rule", d->rule ? rule_json(d) : NULL) < 0)
+		return NULL;
+	amb = json_object_new_array();
+	if (!amb || add(o, "ambiguous", amb) < 0)
+		return NULL;
+	for (size_t i = 0; i < d->n_ambiguous; i++)
+		if (json_object_array_add(amb, json_object_new_string(d->ambiguous[i])) < 0)
+			return NULL;
+	if (add_str(o, "verdict", verdict_name(d->verdict)) < 0 ||
+	    add_str(o, "reason", d->reason) < 0 ||
+	    add_str(o, "confidence", confidence_name(d->confidence)) < 0 ||
+	    jsonout_add_bool(o, "changes", d->changes) < 0 ||
+	    add_str(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
+	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
+	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
+	    add_str(o, "mode_after", mode) < 0 ||
+	    add_str(o, "risk_now", risk_name(d->risk_now)) < 0 ||
+	    add_str(o, "risk", risk_name(d->risk)) < 0 ||
+	    jsonout_add_bool(o, "setuid_in_disguise", d->disguise) < 0 ||
+	    jsonout_add_bool(o, "capability_aware", d->aware) < 0 ||
+	    add(o, "needs", decisionout_mask(d->needs)) < 0 ||
+	    add(o, "proposed", decisionout_mask(d->proposed)) < 0 ||
+	    add(o, "evidence", evidence_json(d)) < 0 ||
+	    add(o, "conditions", conditions_json(d)) < 0 ||
+	    add_strv(o, "smoke", d->rule ? d->rule->smoke : NULL) < 0)
+		return NULL;
+	warnings = json_object_new_array();
+	if (!warnings || add(o, "warnings", warnings) < 0)
+		return NULL;
+	for (size_t i = 0; i < d->n_warnings; i++)
+		if (json_object_array_add(warnings, jsonout_string(d->warnings[i])) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+/* --- explain text ------------------------------------------------------------------------ */
+
+struct style {
+	bool color;
+	FILE *out;
+};
+
+static void heading(const struct style *s, const char *label)
+{
+	(void)fprintf(s->out, "  %s%-11s%s ", s->color ? "\033[1m" : "", label, s->color ? "\033[0m" : "");
+}
+
+static void cont(const struct style *s)
+{
+	(void)fprintf(s->out, "  %-11s ", "");
+}
+
+static void put_esc(FILE *out, const char *str)
+{
+	_cleanup_free_ char *e = escape_text(str ? str : "");
+
+	(void)fputs(e ? e : "?", out);
+}
+
+static const char *verdict_color(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_MIGRATE: return "\033[1;32m";
+	case VERDICT_DROP: return "\033[1;36m";
+	case VERDICT_KEEP: return "\033[1;33m";
+	default: return "\033[1;35m";
+	}
+}
+
+static void explain_file(const struct style *s, const struct decision *d)
+{
+	const struct facts *f = d->facts;
+	char mode[11];
+
+	facts_mode_string(f->mode, mode);
+	heading(s, "file");
+	(void)fprintf(s->out, "%s ", mode);
+	put_esc(s->out, f->owner ? f->owner : "?");
+	(void)fputc(':', s->out);
+	put_esc(s->out, f->group ? f->group : "?");
+	(void)fprintf(s->out, " (%u:%u), %" PRIu64 " bytes, %u link%s", f->uid, f->gid, f->size,
+		      f->nlink, f->nlink == 1 ? "" : "s");
+	if (f->mount.fstype)
+		(void)fprintf(s->out, ", %s", f->mount.fstype);
+	if (f->mount.target) {
+		(void)fputs(" on ", s->out);
+		put_esc(s->out, f->mount.target);
+	}
+	if (f->mount.nosuid || f->mount.rdonly || f->mount.noexec)
+		(void)fprintf(s->out, " (%s%s%s)", f->mount.nosuid ? "nosuid " : "",
+			      f->mount.rdonly ? "ro " : "", f->mount.noexec ? "noexec" : "");
+	(void)fputc('\n', s->out);
+	if (d->sha256) {
+		cont(s);
+		(void)fprintf(s->out, "sha256 %s\n", d->sha256);
+	}
+	heading(s, "now");
+	(void)fprintf(s->out, "%s%s%s%s (risk: %s)\n",
+		      (f->mode & S_ISUID) ? (f->uid == 0 ? "setuid root" : "setuid") : "",
+		      (f->mode & S_ISUID) && (f->mode & S_ISGID) ? ", " : "",
+		      (f->mode & S_ISGID) ? "setgid" : "",
+		      (f->mode & (S_ISUID | S_ISGID)) ? "" : "no set-ID bits", risk_name(d->risk_now));
+	if (f->has_caps) {
+		cont(s);
+		(void)fprintf(s->out, "capabilities %s\n",
+			      f->caps_error ? f->caps_error : f->caps_text);
+	}
+	if (f->flags) {
+		bool first = true;
+		cont(s);
+		(void)fputs("findings:", s->out);
+		for (unsigned i = 0; i < _FACT_MAX; i++)
+			if (f->flags & (1u << i)) {
+				(void)fprintf(s->out, "%s %s", first ? "" : ",", facts_flag_name(1u << i));
+				first = false;
+			}
+		(void)fputc('\n', s->out);
+	}
+	heading(s, "package");
+	put_esc(s->out, d->package ? d->package : "(unknown)");
+	(void)fputc('\n', s->out);
+}
+
+static void explain_binary(const struct style *s, const struct decision *d)
+{
+	const struct elfinfo *e = d->elf;
+
+	heading(s, "binary");
+	if (!e) {
+		put_esc(s->out, d->elf_error ? d->elf_error : "not read");
+		(void)fputc('\n', s->out);
+		return;
+	}
+	(void)fprintf(s->out, "ELF %u-bit %s, %s%s, %zu imported symbols", e->elf_class,
+		      e->machine_name, e->is_static ? "static" : "dynamic", e->pie ? ", PIE" : "",
+		      e->n_imports);
+	if (e->links_libcap || e->links_libcap_ng)
+		(void)fprintf(s->out, ", links %s", e->links_libcap_ng ? "libcap-ng" : "libcap");
+	(void)fputc('\n', s->out);
+	if (e->n_needed) {
+		cont(s);
+		(void)fputs("NEEDs", s->out);
+		for (size_t i = 0; i < e->n_needed; i++) {
+			(void)fputc(' ', s->out);
+			put_esc(s->out, e->needed[i]);
+		}
+		(void)fputc('\n', s->out);
+	}
+}
+
+static void explain_rule(const struct style *s, const struct decision *d)
+{
+	heading(s, "rule");
+	if (d->rule) {
+		(void)fprintf(s->out, "%s: %s [%s %s]\n", d->rule->id, d->rule->program, d->rule->file,
+			      d->rule->where);
+		cont(s);
+		(void)fprintf(s->out, "matched: %s\n", d->match_how);
+	} else if (d->n_ambiguous) {
+		(void)fprintf(s->out, "ambiguous: %s:", d->match_how);
+		for (size_t i = 0; i < d->n_ambiguous; i++)
+			(void)fprintf(s->out, " %s", d->ambiguous[i]);
+		(void)fputc('\n', s->out);
+	} else {
+		(void)fputs("(none)\n", s->out);
+	}
+	for (size_t i = 0; i < d->n_conditions; i++) {
+		const struct condition_result *c = &d->conditions[i];
+		if (i == 0)
+			heading(s, "conditions");
+		else
+			cont(s);
+		(void)fprintf(s->out, "%zu. %s%s\n", i + 1, c->text, c->chosen ? "  <- applies" : "");
+	}
+}
+
+static void explain_evidence(const struct style *s, const struct decision *d)
+{
+	static const char *const kinds[] = { "needs", "aware", "unknown", "drops" };
+
+	for (size_t i = 0; i < d->n_evidence; i++) {
+		const struct evidence_item *ev = &d->evidence[i];
+		_cleanup_free_ char *caps = ev->caps ? fcaps_mask_names(ev->caps) : NULL;
+
+		if (i == 0)
+			heading(s, "evidence");
+		else
+			cont(s);
+		(void)fprintf(s->out, "%-6s %-7s %s", strength_name(ev->strength), kinds[ev->kind],
+			      ev->what);
+		if (caps)
+			(void)fprintf(s->out, " -> %s", caps);
+		(void)fputc('\n', s->out);
+	}
+}
+
+static void explain_verdict(const struct style *s, const struct decision *d)
+{
+	char mode[11];
+	_cleanup_free_ char *needs = d->needs ? fcaps_mask_names(d->needs) : NULL;
+
+	heading(s, "verdict");
+	(void)fprintf(s->out, "%s%s%s (confidence %s)%s\n", s->color ? verdict_color(d->verdict) : "",
+		      verdict_name(d->verdict), s->color ? "\033[0m" : "", confidence_name(d->confidence),
+		      d->changes ? "" : ", nothing to change");
+	heading(s, "reason");
+	put_esc(s->out, d->reason);
+	(void)fputc('\n', s->out);
+	facts_mode_string((d->facts->mode & ~07777u) | d->mode, mode);
+	heading(s, "after");
+	(void)fprintf(s->out, "%s %u:%u %s (risk: %s)%s\n", mode, d->uid, d->gid,
+		      d->has_caps ? d->caps_text : "no capabilities", risk_name(d->risk),
+		      d->disguise ? " SETUID IN DISGUISE" : "");
+	if (needs) {
+		heading(s, "would need");
+		(void)fprintf(s->out, "%s\n", needs);
+	}
+	for (size_t i = 0; i < d->n_warnings; i++) {
+		if (i == 0)
+			heading(s, "warnings");
+		else
+			cont(s);
+		(void)fputs("- ", s->out);
+		put_esc(s->out, d->warnings[i]);
+		(void)fputc('\n', s->out);
+	}
+}
+
+static void explain_sources(const struct style *s, const struct decision *d)
+{
+	if (!d->rule)
+		return;
+	for (size_t i = 0; d->rule->sources && d->rule->sources[i]; i++) {
+		if (i == 0)
+			heading(s, "sources");
+		else
+			cont(s);
+		(void)fprintf(s->out, "%s\n", d->rule->sources[i]);
+	}
+	for (size_t i = 0; i < d->rule->n_distros; i++) {
+		if (i == 0)
+			heading(s, "distros");
+		else
+			cont(s);
+		(void)fprintf(s->out, "%-9s %s\n", d->rule->distros[i].key, d->rule->distros[i].value);
+	}
+	if (d->rule->smoke) {
+		heading(s, "smoke test");
+		for (size_t i = 0; d->rule->smoke[i]; i++) {
+			(void)fputs(i ? " " : "", s->out);
+			if (s2c_streq(d->rule->smoke[i], "{}"))
+				put_esc(s->out, d->facts->path);
+			else
+				(void)fputs(d->rule->smoke[i], s->out);
+		}
+		(void)fputc('\n', s->out);
+	}
+}
+
+int decisionout_explain(const struct decision *d, bool color, FILE *out)
+{
+	struct style s = { color, out };
+
+	put_esc(out, d->facts->path);
+	(void)fputc('\n', out);
+	explain_file(&s, d);
+	explain_binary(&s, d);
+	explain_rule(&s, d);
+	explain_evidence(&s, d);
+	explain_verdict(&s, d);
+	explain_sources(&s, d);
+	return ferror(out) ? -EIO : 0;
+}
