@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The audit report: the decisions about every privileged file of one scan,
+ * summarised and classified into stable findings, and rendered as text, JSON
+ * or Markdown.  html.h and sarif.h render the same model.
+ *
+ * A finding is one concern about one file, with a stable id (S2C001…) that
+ * every format uses: the SARIF rule id, the "findings" list of each file in
+ * the JSON document, the rule column of the HTML and Markdown reports.  Each
+ * file has exactly one verdict finding (S2C001–S2C004) and any number of the
+ * others.  Ids are never reused or renumbered.
+ *
+ * The renderers write to a stream the caller owns, never print on their own
+ * and keep no state; every file name, owner, reason and warning is escaped for
+ * the format (escape_text() for text, Markdown escapes, UTF-8-safe JSON).
+ */
+#ifndef S2C_REPORT_AUDITOUT_H
+#define S2C_REPORT_AUDITOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "captable.h"
+#include "db.h"
+
+struct decision;
+struct host;
+struct json_object;
+
+/** Version of the audit JSON document ("schema" key). */
+#define AUDITOUT_SCHEMA 1
+
+/** The kinds of finding; the order is the order of the ids. */
+enum audit_finding {
+	AUDIT_MIGRATE,        /**< S2C001 verdict migrate: capabilities can replace the set-ID bit */
+	AUDIT_DROP,           /**< S2C002 verdict drop: the privilege can simply go */
+	AUDIT_KEEP,           /**< S2C003 verdict keep: must stay as it is (note) */
+	AUDIT_REVIEW,         /**< S2C004 verdict review: a person decides */
+	AUDIT_DISGUISE,       /**< S2C005 the capability set kept or proposed is root-equivalent */
+	AUDIT_DANGEROUS_CAPS, /**< S2C006 file capabilities today graded dangerous or root */
+	AUDIT_BREAKS,         /**< S2C007 a change is proposed but the binary insists on setuid root */
+	AUDIT_WRITABLE,       /**< S2C008 a privileged file writable by group or others */
+	_AUDIT_FINDING_MAX,
+};
+
+/** SARIF-style level of a finding. */
+enum audit_level {
+	AUDIT_LEVEL_NOTE,
+	AUDIT_LEVEL_WARNING,
+	AUDIT_LEVEL_ERROR,
+	_AUDIT_LEVEL_MAX,
+};
+
+/** The static description of a finding kind. */
+struct audit_finding_info {
+	const char *id;             /**< "S2C001" */
+	const char *name;           /**< "SetuidCanMigrate" (SARIF reportingDescriptor.name) */
+	const char *title;          /**< short description, one line */
+	const char *description;    /**< full description, a few sentences */
+	const char *severity;       /**< SARIF "security-severity", "0.0".."10.0" */
+	enum audit_level level;     /**< default level (results may differ, see auditout_level()) */
+};
+
+/** Everything an audit report shows.  All pointers are borrowed. */
+struct audit {
+	const char *root;           /**< the root as given ("/" for the host) */
+	const char *const *paths;   /**< start paths under the root, NULL-terminated; NULL: all */
+	const char *root_abs;       /**< the same, absolute and without a trailing "/" except "/";
+				         used for SARIF originalUriBaseIds */
+	bool complete;              /**< the scan read everything (no warnings) */
+	uint64_t scan_warnings;     /**< parts the scan could not read */
+	uint64_t directories;       /**< directories walked */
+	uint64_t entries;           /**< directory entries seen */
+	const struct rules_db *db;
+	const struct host *host;
+	const char *ping_group_range; /**< net.ipv4.ping_group_range of the target, or NULL */
+	struct decision *const *v;  /**< one per privileged file, sorted by path */
+	size_t n;
+	const char *const *argv;    /**< the command line (SARIF invocation), NULL-terminated, or NULL */
+};
+
+/** Counts over all files of an audit. */
+struct audit_summary {
+	size_t files;
+	size_t verdicts[_VERDICT_MAX];      /**< indexed by enum verdict */
+	size_t risk_now[_RISK_MAX];         /**< grade of what each file grants today */
+	size_t risk_after[_RISK_MAX];       /**< grade after the verdict */
+	size_t findings[_AUDIT_FINDING_MAX];/**< files with each finding */
+	size_t disguise;                    /**< files with AUDIT_DISGUISE */
+	size_t changes;                     /**< files the migration would change */
+};
+
+/** Description of @f (a valid value).  Points to static storage. */
+const struct audit_finding_info *auditout_finding_info(enum audit_finding f);
+
+/** "note", "warning", "error". */
+const char *auditout_level_name(enum audit_level l);
+
+/**
+ * The findings of decision @d as a bit mask (bit n = enum audit_finding n).
+ * @a gives the capability table used to grade capability sets.
+ */
+unsigned auditout_findings(const struct audit *a, const struct decision *d);
+
+/**
+ * The level of finding @f for decision @d: verdict findings follow the risk
+ * the file carries today (root: error, dangerous: warning, else note) except
+ * keep, always a note; S2C005 and S2C008 are errors; S2C006 follows the grade
+ * of the existing capabilities; S2C007 is a warning.
+ */
+enum audit_level auditout_level(const struct audit *a, const struct decision *d,
+			     enum audit_finding f);
+
+/** Fill @ret with the counts over every file of @a (written in full). */
+void auditout_summarise(const struct audit *a, struct audit_summary *ret);
+
+/**
+ * The text "likely to break …" warning of @d, or NULL: the engine's breaker
+ * evidence (strings or imports showing the program insists on setuid root).
+ * Borrowed from @d.
+ */
+const char *auditout_breaker(const struct decision *d);
+
+/**
+ * The file's capabilities today as text: getcap's form, "(malformed)" for a
+ * malformed attribute, or NULL without capabilities.  Borrowed from @d.
+ */
+const char *auditout_caps_now(const struct decision *d);
+
+/** Text rendering options. */
+struct auditout_text_options {
+	unsigned width;             /**< wrap reasons to this many columns (at least 40) */
+	bool color;                 /**< ANSI colours for headings, verdicts and risks */
+};
+
+/**
+ * Write the text report to @out: a header naming the root, host and database;
+ * the summary (counts by verdict and by risk, setuid in disguise, changes);
+ * then one table per verdict (migrate, drop, review, keep) whose rows give
+ * path, owner:group, mode now -> after, capabilities now -> after, risk now ->
+ * after and the rule id, each followed by its reason wrapped to @o->width and
+ * its warnings.  Every name and text goes through escape_text().
+ * Returns 0, -ENOMEM, or -EIO when @out reports an error.
+ */
+int auditout_text(const struct audit *a, const struct auditout_text_options *o, FILE *out);
+
+/**
+ * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
+ * "root", "paths", "host", "database", "complete", "scan", "summary", "findings" (the
+ * finding kinds), "files": [decisionout_json() plus "findings": [ids]]}, as
+ * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
+ * files in path order.
+ * Returns a new object (the caller puts it) or NULL on OOM.
+ */
+struct json_object *auditout_json_object(const struct audit *a);
+
+/**
+ * The "host" object of the JSON document: live, kernel, kernel_version,
+ * os_id, os, ping_group_range, package_database.  Returns a new object or NULL.
+ */
+struct json_object *auditout_host_json(const struct audit *a);
+
+/** The "paths" array: the start paths, or ["/"] for the whole root.  NULL on OOM. */
+struct json_object *auditout_paths_json(const struct audit *a);
+
+/**
+ * The "database" object: hash, number of rules, base names of the files
+ * loaded (directories differ between machines).  Returns a new object or NULL.
+ */
+struct json_object *auditout_database_json(const struct rules_db *db);
+
+/**
+ * Write auditout_json_object() to @out, pretty-printed.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int auditout_json(const struct audit *a, FILE *out);
+
+#endif /* S2C_REPORT_AUDITOUT_H */

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "auditout.h"
+#include "elfinfo.h"
+#include "engine.h"
+#include "facts.h"
+#include "hash.h"
+#include "host.h"
+#include "html.h"
+#include "util.h"
+#include "common.h"
+
+/* The page's only style and script; the CSP allows exactly these by hash. */
+static const char style[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;"
+	"max-width:78em;padding:0 1em;color:#1b1b1b;background:#fff}"
+	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}"
+	"code,.path{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.95em;"
+	"overflow-wrap:anywhere}"
+	"table{border-collapse:collapse;margin:.6em 0}"
+	"th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}"
+	"thead th{background:#f3f3f3}"
+	"html[data-sortable] #files-table thead th{cursor:pointer;user-select:none}"
+	"th[aria-sort=ascending]::after{content:' \\25B2'}"
+	"th[aria-sort=descending]::after{content:' \\25BC'}"
+	"td.n{text-align:right}"
+	".v{font-weight:600}.v-migrate{color:#2e7d32}.v-drop{color:#00838f}"
+	".v-review{color:#6a1b9a}.v-keep{color:#9a6700}"
+	".r-root{color:#c62828;font-weight:600}.r-dangerous{color:#e65100}"
+	".incomplete{background:#fdecea;border:1px solid #c62828;padding:.4em .6em}"
+	".disguise{color:#c62828;font-weight:600}"
+	"details{border:1px solid #ddd;border-radius:4px;margin:.5em 0;padding:.3em .7em}"
+	"summary{cursor:pointer}"
+	"dl{display:grid;grid-template-columns:max-content auto;gap:.15em 1em}"
+	"dt{font-weight:600}dd{margin:0}"
+	"svg text{font-family:system-ui,sans-serif;font-size:12px}"
+	".overview{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}"
+	".overview table{margin:0}";
+
+static const char script[] =
+	"(function(){"
+	"var t=document.getElementById('files-table');if(!t||!t.tHead)return;"
+	"document.documentElement.setAttribute('data-sortable','1');"
+	"var hs=t.tHead.rows[0].cells;"
+	"function key(td){var v=td.getAttribute('data-sort');"
+	"return v===null?td.textContent.toLowerCase():parseFloat(v);}"
+	"function sort(i){var th=hs[i],asc=th.getAttribute('aria-sort')!=='ascending';"
+	"for(var j=0;j<hs.length;j++)hs[j].removeAttribute('aria-sort');"
+	"th.setAttribute('aria-sort',asc?'ascending':'descending');"
+	"var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);"
+	"rows.sort(function(x,y){var a=key(x.cells[i]),c=key(y.cells[i]);"
+	"var r=a<c?-1:a>c?1:0;return asc?r:-r;});"
+	"rows.forEach(function(r){b.appendChild(r);});}"
+	"Array.prototype.forEach.call(hs,function(th,i){th.tabIndex=0;"
+	"th.title='Sort by this column';"
+	"th.addEventListener('click',function(){sort(i);});"
+	"th.addEventListener('keydown',function(e){if(e.key==='Enter'||e.key===' ')"
+	"{e.preventDefault();sort(i);}});});"
+	"})();";
+
+int html_escape(FILE *out, const char *s)
+{
+	_cleanup_free_ char *clean = utf8_sanitise(s ? s : "");
+
+	if (!clean)
+		return -ENOMEM;
+	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
+		switch (*p) {
+		case '&': (void)fputs("&amp;", out); break;
+		case '<': (void)fputs("&lt;", out); break;
+		case '>': (void)fputs("&gt;", out); break;
+		case '"': (void)fputs("&quot;", out); break;
+		case '\'': (void)fputs("&#39;", out); break;
+		case '\\': (void)fputs("\\\\", out); break;
+		case '\n': (void)fputs("\\n", out); break;
+		case '\t': (void)fputs("\\t", out); break;
+		case '\r': (void)fputs("\\r", out); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f) {
+				(void)fprintf(out, "\\x%02x", *p);
+			} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+				/* C1 controls are not allowed as characters in HTML either. */
+				(void)fprintf(out, "\\u%04x", p[1]);
+				p++;
+			} else {
+				(void)fputc(*p, out);
+			}
+		}
+	}
+	return 0;
+}
+
+/* "'sha256-<base64>'" of @s, for the CSP. */
+static int csp_hash(const char *s, char *buf, size_t size)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char hex[HASH_HEX_LEN];
+	_cleanup_free_ char *raw = NULL;
+	size_t len, o = 0;
+	int r;
+
+	r = hash_mem_sha256(s, strlen(s), hex);
+	if (r < 0)
+		return r;
+	r = hex_decode(hex, &raw, &len);
+	if (r < 0)
+		return r;
+	o = (size_t)snprintf(buf, size, "'sha256-");
+	for (size_t i = 0; i < len && o + 5 < size; i += 3) {
+		unsigned v = (unsigned char)raw[i] << 16;
+		v |= i + 1 < len ? (unsigned char)raw[i + 1] << 8 : 0;
+		v |= i + 2 < len ? (unsigned char)raw[i + 2] : 0;
+		buf[o++] = b64[(v >> 18) & 63];
+		buf[o++] = b64[(v >> 12) & 63];
+		buf[o++] = i + 1 < len ? b64[(v >> 6) & 63] : '=';
+		buf[o++] = i + 2 < len ? b64[v & 63] : '=';
+	}
+	if (o + 2 > size)
+		return -ENOBUFS;
+	buf[o++] = '\'';
+	buf[o] = '\0';
+	return 0;
+}
+
+static const enum verdict order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
+				      VERDICT_KEEP };
+
+static int head(const struct audit *a, FILE *out)
+{
+	char hs[64], hj[64];
+	int r;
+
+	r = csp_hash(style, hs, sizeof(hs));
+	if (r == 0)
+		r = csp_hash(script, hj, sizeof(hj));
+	if (r < 0)
+		return r;
+	(void)fprintf(out,
+		      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		      "style-src %s; script-src %s; img-src 'none'; font-src 'none'; "
+		      "connect-src 'none'; base-uri 'none'; form-action 'none'\">\n"
+		      "<meta name=\"referrer\" content=\"no-referrer\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		      "<meta name=\"generator\" content=\"suid2cap %s\">\n<title>suid2cap audit of ",
+		      hs, hj, S2C_VERSION);
+	r = html_escape(out, a->root);
+	(void)fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+	return r;
+}
+
+static int header(const struct audit *a, const struct audit_summary *s, FILE *out)
+{
+	const struct host *h = a->host;
+	int r;
+
+	(void)fputs("<header>\n<h1>suid2cap audit of <code>", out);
+	r = html_escape(out, a->root);
+	(void)fputs("</code></h1>\n<p>", out);
+	for (size_t i = 0; r == 0 && a->paths && a->paths[i]; i++) {
+		(void)fputs(i ? ", <code>" : "Paths: <code>", out);
+		r = html_escape(out, a->paths[i]);
+		(void)fputs(a->paths[i + 1] ? "</code>" : "</code>.<br>\n", out);
+	}
+	if (r == 0 && h) {
+		(void)fprintf(out, "Target: %s, kernel <code>", h->live ? "this host" : "an image");
+		r = html_escape(out, h->kernel_release);
+		(void)fputs("</code>", out);
+		if (r == 0 && h->os_pretty) {
+			(void)fputs(", ", out);
+			r = html_escape(out, h->os_pretty);
+		}
+		if (r == 0 && a->ping_group_range) {
+			(void)fputs(", <code>net.ipv4.ping_group_range</code> = <code>", out);
+			r = html_escape(out, a->ping_group_range);
+			(void)fputs("</code>", out);
+		}
+		(void)fputs(".<br>\n", out);
+	}
+	(void)fprintf(out, "Rules: %zu rules, database <code>%.12s</code>.</p>\n", a->db->n,
+		      a->db->hash);
+	if (!a->complete)
+		(void)fprintf(out, "<p class=\"incomplete\"><strong>Incomplete scan:</strong> %" PRIu64
+			      " part%s of the tree could not be read; files there are missing from "
+			      "this report.</p>\n", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	(void)fprintf(out, "</header>\n<section id=\"summary\">\n<h2>Summary</h2>\n<p>%zu privileged "
+		      "file%s. Setuid in disguise: <strong>%zu</strong>. The migration would "
+		      "change <strong>%zu</strong>.</p>\n", s->files, s->files == 1 ? "" : "s",
+		      s->disguise, s->changes);
+	return r;
+}
+
+/* One horizontal bar of the chart. */
+static void bar(FILE *out, unsigned y, const char *label, size_t n, size_t max, const char *fill)
+{
+	unsigned w = max ? (unsigned)((n * 400 + max / 2) / max) : 0;
+
+	(void)fprintf(out, "<text x=\"150\" y=\"%u\" text-anchor=\"end\">%s</text>\n", y + 13, label);
+	(void)fprintf(out, "<rect x=\"158\" y=\"%u\" width=\"%u\" height=\"16\" fill=\"%s\">"
+		      "<title>%s: %zu</title></rect>\n", y, w ? w : 1, fill, label, n);
+	(void)fprintf(out, "<text x=\"%u\" y=\"%u\">%zu</text>\n", 164 + w, y + 13, n);
+}
+
+static void chart(const struct audit_summary *s, FILE *out)
+{
+	static const char *const vfill[_VERDICT_MAX] = {
+		[VERDICT_MIGRATE] = "#2e7d32", [VERDICT_DROP] = "#00838f",
+		[VERDICT_KEEP] = "#c79100", [VERDICT_REVIEW] = "#6a1b9a",
+	};
+	static const char *const rfill[_RISK_MAX] = {
+		[RISK_ROOT] = "#c62828", [RISK_DANGEROUS] = "#ef6c00",
+		[RISK_LOW] = "#9e9d24", [RISK_NONE] = "#78909c",
+	};
+	size_t max = 1;
+	unsigned y = 0;
+
+	for (int i = 0; i < _VERDICT_MAX; i++)
+		max = S2C_MAX(max, s->verdicts[i]);
+	for (int i = 0; i < _RISK_MAX; i++)
+		max = S2C_MAX(max, S2C_MAX(s->risk_now[i], s->risk_after[i]));
+	(void)fputs("<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" "
+		    "height=\"336\" viewBox=\"0 0 640 336\" role=\"img\" "
+		    "aria-labelledby=\"chart-title\">\n<title id=\"chart-title\">Files by verdict, "
+		    "by risk today and by risk after the verdict</title>\n", out);
+	(void)fprintf(out, "<text x=\"0\" y=\"%u\" font-weight=\"bold\">Verdict</text>\n", y + 14);
+	y += 22;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++, y += 20)
+		bar(out, y, verdict_name(order[i]), s->verdicts[order[i]], max, vfill[order[i]]);
+	for (int g = 0; g < 2; g++) {
+		const size_t *v = g ? s->risk_after : s->risk_now;
+		y += 8;
+		(void)fprintf(out, "<text x=\"0\" y=\"%u\" font-weight=\"bold\">%s</text>\n", y + 14,
+			      g ? "Risk after the verdict" : "Risk today");
+		y += 22;
+		for (int k = RISK_ROOT; k >= RISK_NONE; k--, y += 20)
+			bar(out, y, risk_name((enum risk)k), v[k], max, rfill[k]);
+	}
+	(void)fputs("</svg>\n", out);
+}
+
+static void counts(const struct audit_summary *s, FILE *out)
+{
+	(void)fputs("<table class=\"counts\">\n<thead><tr><th>verdict</th><th>files</th></tr>"
+		    "</thead>\n<tbody>\n", out);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
+		(void)fprintf(out, "<tr><td class=\"v v-%s\">%s</td><td class=\"n\">%zu</td></tr>\n",
+			      verdict_name(order[i]), verdict_name(order[i]), s->verdicts[order[i]]);
+	(void)fputs("</tbody>\n</table>\n<table class=\"counts\">\n<thead><tr><th>risk</th>"
+		    "<th>today</th><th>after</th></tr></thead>\n<tbody>\n", out);
+	for (int k = RISK_ROOT; k >= RISK_NONE; k--)
+		(void)fprintf(out, "<tr><td class=\"r-%s\">%s</td><td class=\"n\">%zu</td>"
+			      "<td class=\"n\">%zu</td></tr>\n", risk_name((enum risk)k),
+			      risk_name((enum risk)k), s->risk_now[k], s->risk_after[k]);
+	(void)fputs("</tbody>\n</table>\n<table class=\"counts\">\n<thead><tr><th>finding</th>"
+		    "<th>what</th><th>files</th></tr></thead>\n<tbody>\n", out);
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+		const struct audit_finding_info *fi = auditout_finding_info((enum audit_finding)k);
+		(void)fprintf(out, "<tr><td><code>%s</code></td><td>%s</td><td class=\"n\">%zu</td>"
+			      "</tr>\n", fi->id, fi->title, s->findings[k]);
+	}
+	(void)fputs("</tbody>\n</table>\n</div>\n</section>\n", out);
+}
+
+static int owner_group(const struct facts *f, FILE *out)
+{
+	int r = 0;
+
+	if (f->owner)
+		r = html_escape(out, f->owner);
+	else
+		(void)fprintf(out, "%" PRIu32, f->uid);
+	(void)fputc(':', out);
+	if (r == 0 && f->group)
+		r = html_escape(out, f->group);
+	else if (r == 0)
+		(void)fprintf(out, "%" PRIu32, f->gid);
+	return r;
+}
+
+static int verdict_rank(enum verdict v)
+{
+	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
+		if (order[i] == v)
+			return (int)i;
+	return 0;
+}
+
+static void finding_ids(const struct audit *a, const struct decision *d, FILE *out)
+{
+	unsigned m = auditout_findings(a, d);
+	bool first = true;
+
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+		if (m & (1u << k)) {
+			enum audit_finding f = (enum audit_finding)k;
+			(void)fprintf(out, "%s<code title=\"%s (%s)\">%s</code>", first ? "" : " ",
+				      auditout_finding_info(f)->title,
+				      auditout_level_name(auditout_level(a, d, f)), auditout_finding_info(f)->id);
+			first = false;
+		}
+}
+
+/* "now → after", or just "now" when both are the same; escaped. */
+static int change(FILE *out, const char *now, const char *after)
+{
+	int r = html_escape(out, now);
+
+	if (r == 0 && !s2c_streq(now, after)) {
+		(void)fputs(" → ", out);
+		r = html_escape(out, after);
+	}
+	return r;
+}
+
+static int table_row(const struct audit *a, size_t i, FILE *out)
+{
+	const struct decision *d = a->v[i];
+	const struct facts *f = d->facts;
+	const char *now = auditout_caps_now(d);
+	char m1[5], m2[5];
+	int r;
+
+	facts_mode_octal(f->mode, m1);
+	facts_mode_octal(d->mode, m2);
+	(void)fprintf(out, "<tr><td class=\"n\" data-sort=\"%zu\">%zu</td><td class=\"path\">"
+		      "<a href=\"#f%zu\">", i + 1, i + 1, i + 1);
+	r = html_escape(out, f->path);
+	(void)fputs("</a></td><td>", out);
+	if (r == 0)
+		r = owner_group(f, out);
+	if (d->uid != f->uid || d->gid != f->gid)
+		(void)fprintf(out, " → %" PRIu32 ":%" PRIu32, d->uid, d->gid);
+	(void)fprintf(out, "</td><td class=\"v v-%s\" data-sort=\"%d\">%s</td>",
+		      verdict_name(d->verdict), verdict_rank(d->verdict), verdict_name(d->verdict));
+	(void)fputs("<td><code>", out);
+	if (r == 0)
+		r = change(out, m1, m2);
+	(void)fputs("</code></td><td><code>", out);
+	if (r == 0)
+		r = change(out, now ? now : "–", d->has_caps ? d->caps_text : "–");
+	(void)fprintf(out, "</code></td><td data-sort=\"%d\"><span class=\"r-%s\">%s</span>",
+		      (int)d->risk_now * 4 + (int)d->risk, risk_name(d->risk_now),
+		      risk_name(d->risk_now));
+	if (d->risk != d->risk_now)
+		(void)fprintf(out, " → <span class=\"r-%s\">%s</span>", risk_name(d->risk),
+			      risk_name(d->risk));
+	(void)fputs("</td><td>", out);
+	if (r == 0)
+		r = html_escape(out, d->rule ? d->rule->id : "–");
+	(void)fputs("</td><td>", out);
+	finding_ids(a, d, out);
+	(void)fputs("</td></tr>\n", out);
+	return r;
+}
+
+static int table(const struct audit *a, FILE *out)
+{
+	int r = 0;
+
+	(void)fputs("<section id=\"files\">\n<h2>Files</h2>\n<table id=\"files-table\">\n"
+		    "<thead><tr><th>#</th><th>path</th><th>owner:group</th><th>verdict</th>"
+		    "<th>mode</th><th>capabilities</th><th>risk</th><th>rule</th><th>findings</th>"
+		    "</tr></thead>\n<tbody>\n", out);
+	for (size_t i = 0; i < a->n && r == 0; i++)
+		r = table_row(a, i, out);
+	(void)fputs("</tbody>\n</table>\n</section>\n", out);
+	return r;
+}
+
+/* <dt>label</dt><dd>escaped text</dd> */
+static int item(FILE *out, const char *label, const char *text)
+{
+	int r;
+
+	(void)fprintf(out, "<dt>%s</dt><dd>", label);
+	r = html_escape(out, text);
+	(void)fputs("</dd>\n", out);
+	return r;
+}
+
+static int detail_facts(const struct audit *a, const struct decision *d, FILE *out)
+{
+	const struct facts *f = d->facts;
+	const struct elfinfo *e = d->elf;
+	const char *now = auditout_caps_now(d);
+	char mode[11], after[11];
+	int r;
+
+	facts_mode_string(f->mode, mode);
+	facts_mode_string((f->mode & ~07777u) | d->mode, after);
+	(void)fprintf(out, "<dl>\n<dt>verdict</dt><dd><span class=\"v v-%s\">%s</span> (confidence "
+		      "%s)%s</dd>\n", verdict_name(d->verdict), verdict_name(d->verdict),
+		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
+	r = item(out, "reason", d->reason);
+	(void)fprintf(out, "<dt>now</dt><dd><code>%s</code> ", mode);
+	if (r == 0)
+		r = owner_group(f, out);
+	(void)fprintf(out, " (%" PRIu32 ":%" PRIu32 "), %" PRIu64 " bytes, %" PRIu32 " link%s, "
+		      "capabilities <code>", f->uid, f->gid, f->size, f->nlink, f->nlink == 1 ? "" : "s");
+	if (r == 0)
+		r = html_escape(out, now ? now : "none");
+	(void)fprintf(out, "</code>, risk <span class=\"r-%s\">%s</span></dd>\n",
+		      risk_name(d->risk_now), risk_name(d->risk_now));
+	(void)fprintf(out, "<dt>after</dt><dd><code>%s</code> %" PRIu32 ":%" PRIu32
+		      ", capabilities <code>", after, d->uid, d->gid);
+	if (r == 0)
+		r = html_escape(out, d->has_caps ? d->caps_text : "none");
+	(void)fprintf(out, "</code>, risk <span class=\"r-%s\">%s</span>%s</dd>\n", risk_name(d->risk),
+		      risk_name(d->risk), d->disguise ? " <span class=\"disguise\">setuid in "
+		      "disguise</span>" : "");
+	if (!utf8_valid(f->path, strlen(f->path))) {
+		_cleanup_free_ char *hex = malloc(2 * strlen(f->path) + 1);
+		if (!hex)
+			return -ENOMEM;
+		hex_encode(f->path, strlen(f->path), hex);
+		(void)fprintf(out, "<dt>path bytes</dt><dd><code>%s</code> (not valid UTF-8)</dd>\n", hex);
+	}
+	if (r == 0)
+		r = item(out, "package", d->package ? d->package : "(unknown)");
+	if (d->sha256)
+		(void)fprintf(out, "<dt>sha256</dt><dd><code>%s</code></dd>\n", d->sha256);
+	if (r == 0 && f->mount.fstype) {
+		(void)fputs("<dt>filesystem</dt><dd>", out);
+		r = html_escape(out, f->mount.fstype);
+		if (r == 0 && f->mount.target) {
+			(void)fputs(" on <code>", out);
+			r = html_escape(out, f->mount.target);
+			(void)fputs("</code>", out);
+		}
+		(void)fprintf(out, "%s%s%s</dd>\n", f->mount.nosuid ? ", nosuid" : "",
+			      f->mount.rdonly ? ", read-only" : "", f->mount.noexec ? ", noexec" : "");
+	}
+	if (e)
+		(void)fprintf(out, "<dt>binary</dt><dd>ELF %u-bit %s, %s%s, %zu imported symbols%s</dd>\n",
+			      e->elf_class, e->machine_name, e->is_static ? "static" : "dynamic",
+			      e->pie ? ", PIE" : "", e->n_imports,
+			      e->links_libcap_ng ? ", links libcap-ng" :
+			      e->links_libcap ? ", links libcap" : "");
+	else if (r == 0)
+		r = item(out, "binary", d->elf_error ? d->elf_error : "not read");
+	if (r == 0 && d->rule) {
+		(void)fputs("<dt>rule</dt><dd><code>", out);
+		r = html_escape(out, d->rule->id);
+		(void)fputs("</code> ", out);
+		if (r == 0)
+			r = html_escape(out, d->rule->program);
+		(void)fputs("; ", out);
+		if (r == 0)
+			r = html_escape(out, d->match_how);
+		(void)fputs("</dd>\n", out);
+	} else if (r == 0) {
+		r = item(out, "rule", d->n_ambiguous ? d->match_how : "(none)");
+	}
+	(void)fputs("<dt>findings</dt><dd>", out);
+	finding_ids(a, d, out);
+	(void)fputs("</dd>\n</dl>\n", out);
+	return r;
+}
+
+static int detail_evidence(const struct decision *d, FILE *out)
+{
+	static const char *const kinds[] = { "needs", "aware", "unknown", "drops" };
+	int r = 0;
+
+	if (!d->n_evidence)
+		return 0;
+	(void)fputs("<h4>Evidence</h4>\n<table>\n<thead><tr><th>strength</th><th>kind</th>"
+		    "<th>what</th><th>capabilities</th><th>note</th></tr></thead>\n<tbody>\n", out);
+	for (size_t i = 0; i < d->n_evidence && r == 0; i++) {
+		const struct evidence_item *ev = &d->evidence[i];
+		_cleanup_free_ char *caps = ev->caps ? fcaps_mask_names(ev->caps) : strdup("–");
+
+		if (!caps)
+			return -ENOMEM;
+		(void)fprintf(out, "<tr><td>%s</td><td>%s</td><td>", strength_name(ev->strength),
+			      kinds[ev->kind]);
+		r = html_escape(out, ev->what);
+		(void)fputs("</td><td><code>", out);
+		if (r == 0)
+			r = html_escape(out, caps);
+		(void)fputs("</code></td><td>", out);
+		if (r == 0)
+			r = html_escape(out, ev->note ? ev->note : "");
+		(void)fputs("</td></tr>\n", out);
+	}
+	(void)fputs("</tbody>\n</table>\n", out);
+	return r;
+}
+
+static int detail_lists(const struct decision *d, FILE *out)
+{
+	const char *const *src = d->rule ? d->rule->sources : NULL;
+	int r = 0;
+
+	if (d->n_conditions)
+		(void)fputs("<h4>Conditions</h4>\n<ol>\n", out);
+	for (size_t i = 0; i < d->n_conditions && r == 0; i++) {
+		const struct condition_result *c = &d->conditions[i];
+		(void)fputs("<li>", out);
+		r = html_escape(out, c->text);
+		(void)fprintf(out, " — %s%s</li>\n",
+			      c->holds < 0 ? "unknown" : c->holds ? "holds" : "does not hold",
+			      c->chosen ? " <strong>(applies)</strong>" : "");
+	}
+	if (d->n_conditions)
+		(void)fputs("</ol>\n", out);
+	if (d->n_warnings)
+		(void)fputs("<h4>Warnings</h4>\n<ul>\n", out);
+	for (size_t i = 0; i < d->n_warnings && r == 0; i++) {
+		(void)fputs("<li>", out);
+		r = html_escape(out, d->warnings[i]);
+		(void)fputs("</li>\n", out);
+	}
+	if (d->n_warnings)
+		(void)fputs("</ul>\n", out);
+	if (src && src[0])
+		(void)fputs("<h4>Sources</h4>\n<ul>\n", out);
+	for (size_t i = 0; src && src[i] && r == 0; i++) {
+		bool link = strncmp(src[i], "https://", 8) == 0 && !strpbrk(src[i], " \t\n");
+		(void)fputs("<li>", out);
+		if (link) {
+			(void)fputs("<a href=\"", out);
+			r = html_escape(out, src[i]);
+			(void)fputs("\" rel=\"noopener noreferrer\">", out);
+		}
+		if (r == 0)
+			r = html_escape(out, src[i]);
+		(void)fputs(link ? "</a></li>\n" : "</li>\n", out);
+	}
+	if (src && src[0])
+		(void)fputs("</ul>\n", out);
+	if (r == 0 && d->rule && d->rule->smoke) {
+		(void)fputs("<h4>Smoke test</h4>\n<p><code>", out);
+		for (size_t i = 0; d->rule->smoke[i] && r == 0; i++) {
+			(void)fputs(i ? " " : "", out);
+			r = html_escape(out, s2c_streq(d->rule->smoke[i], "{}") ? d->facts->path :
+					d->rule->smoke[i]);
+		}
+		(void)fputs("</code></p>\n", out);
+	}
+	return r;
+}
+
+static int details(const struct audit *a, FILE *out)
+{
+	int r = 0;
+
+	if (a->n)
+		(void)fputs("<section id=\"details\">\n<h2>Details</h2>\n", out);
+	for (size_t i = 0; i < a->n && r == 0; i++) {
+		const struct decision *d = a->v[i];
+		(void)fprintf(out, "<details id=\"f%zu\">\n<summary>%zu. <span class=\"path\">", i + 1,
+			      i + 1);
+		r = html_escape(out, d->facts->path);
+		(void)fprintf(out, "</span> — <span class=\"v v-%s\">%s</span></summary>\n",
+			      verdict_name(d->verdict), verdict_name(d->verdict));
+		if (r == 0)
+			r = detail_facts(a, d, out);
+		if (r == 0)
+			r = detail_evidence(d, out);
+		if (r == 0)
+			r = detail_lists(d, out);
+		(void)fputs("</details>\n", out);
+	}
+	if (a->n)
+		(void)fputs("</section>\n", out);
+	return r;
+}
+
+int html_audit(const struct audit *a, FILE *out)
+{
+	struct audit_summary s;
+	int r;
+
+	auditout_summarise(a, &s);
+	r = head(a, out);
+	if (r == 0)
+		r = header(a, &s, out);
+	if (r == 0) {
+		(void)fputs("<div class=\"overview\">\n", out);
+		chart(&s, out);
+		counts(&s, out);
+		r = table(a, out);
+	}
+	if (r == 0)
+		r = details(a, out);
+	if (r < 0)
+		return r;
+	(void)fprintf(out, "<footer><p>Generated by suid2cap %s.</p></footer>\n<script>%s</script>\n"
+		      "</body>\n</html>\n", S2C_VERSION, script);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auditout.h"
+#include "engine.h"
+#include "facts.h"
+#include "host.h"
+#include "markdown.h"
+#include "util.h"
+#include "common.h"
+
+/*
+ * Characters that can start Markdown syntax inside inline text or a table
+ * cell: emphasis, code, links and images, HTML, cell boundaries,
+ * strikethrough, math.  Line-start syntax (headings, lists, quotes) cannot
+ * occur: every escaped text follows other text on its line and contains no
+ * line break after escape_text().
+ */
+static const char md_special[] = "\\`*_{}[]#|~$";
+
+int markdown_escape(FILE *out, const char *s)
+{
+	_cleanup_free_ char *e = escape_text(s ? s : "");
+
+	if (!e)
+		return -ENOMEM;
+	for (const char *p = e; *p; p++) {
+		switch (*p) {
+		case '<':
+			(void)fputs("&lt;", out);
+			break;
+		case '>':
+			(void)fputs("&gt;", out);
+			break;
+		case '&':
+			(void)fputs("&amp;", out);
+			break;
+		default:
+			if (strchr(md_special, *p))
+				(void)fputc('\\', out);
+			(void)fputc(*p, out);
+		}
+	}
+	return 0;
+}
+
+/* An https URL that can be an autolink as it is: no blank, control, quote or angle bracket. */
+static bool plain_https(const char *s)
+{
+	if (strncmp(s, "https://", 8) != 0 || !s[8])
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || strchr("<>\"'`\\|", *p))
+			return false;
+	return true;
+}
+
+static const char *const verdict_titles[_VERDICT_MAX] = {
+	[VERDICT_MIGRATE] = "Migrate: file capabilities replace the set-ID bit",
+	[VERDICT_DROP] = "Drop: the privilege is not needed or never honoured",
+	[VERDICT_KEEP] = "Keep: must stay as it is",
+	[VERDICT_REVIEW] = "Review: a person decides",
+};
+
+static const enum verdict order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
+				      VERDICT_KEEP };
+
+static int md_header(const struct audit *a, const struct audit_summary *s, FILE *out)
+{
+	const struct host *h = a->host;
+	int r;
+
+	(void)fputs("# suid2cap audit of ", out);
+	r = markdown_escape(out, a->root);
+	(void)fputs("\n\n| | |\n|---|---|\n", out);
+	for (size_t i = 0; r == 0 && a->paths && a->paths[i]; i++) {
+		(void)fputs(i ? ", " : "| paths | ", out);
+		r = markdown_escape(out, a->paths[i]);
+		(void)fputs(a->paths[i + 1] ? "" : " |\n", out);
+	}
+	(void)fputs("| target | ", out);
+	if (r == 0 && h) {
+		(void)fprintf(out, "%s, kernel ", h->live ? "this host" : "image");
+		r = markdown_escape(out, h->kernel_release);
+		if (r == 0 && h->os_pretty) {
+			(void)fputs(", ", out);
+			r = markdown_escape(out, h->os_pretty);
+		}
+	}
+	(void)fprintf(out, " |\n| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
+	if (a->ping_group_range) {
+		(void)fputs("| net.ipv4.ping\\_group\\_range | ", out);
+		if (r == 0)
+			r = markdown_escape(out, a->ping_group_range);
+		(void)fputs(" |\n", out);
+	}
+	if (a->complete)
+		(void)fputs("| scan | complete |\n", out);
+	else
+		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
+			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+
+	(void)fprintf(out, "\n## Summary\n\n%zu privileged file%s; setuid in disguise: **%zu**; "
+		      "the migration would change **%zu**.\n\n", s->files, s->files == 1 ? "" : "s",
+		      s->disguise, s->changes);
+	(void)fputs("| verdict | files |\n|---|---:|\n", out);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
+		(void)fprintf(out, "| %s | %zu |\n", verdict_name(order[i]), s->verdicts[order[i]]);
+	(void)fputs("\n| risk | now | after |\n|---|---:|---:|\n", out);
+	for (int k = RISK_ROOT; k >= RISK_NONE; k--)
+		(void)fprintf(out, "| %s | %zu | %zu |\n", risk_name((enum risk)k), s->risk_now[k],
+			      s->risk_after[k]);
+	(void)fputs("\n| finding | name | files |\n|---|---|---:|\n", out);
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+		const struct audit_finding_info *fi = auditout_finding_info((enum audit_finding)k);
+		(void)fprintf(out, "| %s | %s | %zu |\n", fi->id, fi->title, s->findings[k]);
+	}
+	return r;
+}
+
+static int md_owner(const struct decision *d, FILE *out)
+{
+	const struct facts *f = d->facts;
+	int r = 0;
+
+	if (f->owner)
+		r = markdown_escape(out, f->owner);
+	else
+		(void)fprintf(out, "%" PRIu32, f->uid);
+	(void)fputc(':', out);
+	if (r == 0 && f->group)
+		r = markdown_escape(out, f->group);
+	else if (r == 0)
+		(void)fprintf(out, "%" PRIu32, f->gid);
+	if (d->uid != f->uid || d->gid != f->gid)
+		(void)fprintf(out, " → %" PRIu32 ":%" PRIu32, d->uid, d->gid);
+	return r;
+}
+
+static void md_finding_ids(const struct audit *a, const struct decision *d, FILE *out)
+{
+	unsigned m = auditout_findings(a, d);
+	bool first = true;
+
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+		if (m & (1u << k)) {
+			(void)fprintf(out, "%s%s", first ? "" : " ",
+				      auditout_finding_info((enum audit_finding)k)->id);
+			first = false;
+		}
+}
+
+/* "now → after", or just "now" when both are the same; escaped. */
+static int md_change(FILE *out, const char *now, const char *after)
+{
+	int r = markdown_escape(out, now);
+
+	if (r == 0 && !s2c_streq(now, after)) {
+		(void)fputs(" → ", out);
+		r = markdown_escape(out, after);
+	}
+	return r;
+}
+
+static int md_row(const struct audit *a, size_t i, FILE *out)
+{
+	const struct decision *d = a->v[i];
+	const struct facts *f = d->facts;
+	const char *now = auditout_caps_now(d);
+	char m1[5], m2[5];
+	int r;
+
+	facts_mode_octal(f->mode, m1);
+	facts_mode_octal(d->mode, m2);
+	(void)fprintf(out, "| %zu | ", i + 1);
+	r = markdown_escape(out, f->path);
+	(void)fputs(" | ", out);
+	if (r == 0)
+		r = md_owner(d, out);
+	(void)fputs(" | ", out);
+	if (r == 0)
+		r = md_change(out, m1, m2);
+	(void)fputs(" | ", out);
+	if (r == 0)
+		r = md_change(out, now ? now : "–", d->has_caps ? d->caps_text : "–");
+	(void)fputs(" | ", out);
+	if (r == 0)
+		r = md_change(out, risk_name(d->risk_now), risk_name(d->risk));
+	(void)fputs(" | ", out);
+	if (r == 0)
+		r = markdown_escape(out, d->rule ? d->rule->id : "–");
+	(void)fputs(" | ", out);
+	md_finding_ids(a, d, out);
+	(void)fputs(" |\n", out);
+	return r;
+}
+
+static int md_tables(const struct audit *a, const struct audit_summary *s, FILE *out)
+{
+	int r = 0;
+
+	for (size_t g = 0; g < S2C_ELEMENTSOF(order) && r == 0; g++) {
+		enum verdict v = order[g];
+
+		if (!s->verdicts[v])
+			continue;
+		(void)fprintf(out, "\n## %s (%zu)\n\n", verdict_titles[v], s->verdicts[v]);
+		(void)fputs("| # | path | owner:group | mode | capabilities | risk | rule | findings |\n"
+			    "|---:|---|---|---|---|---|---|---|\n", out);
+		for (size_t i = 0; i < a->n && r == 0; i++)
+			if (a->v[i]->verdict == v)
+				r = md_row(a, i, out);
+	}
+	return r;
+}
+
+/* "- **label**: text" with the text escaped. */
+static int md_item(FILE *out, const char *label, const char *text)
+{
+	(void)fprintf(out, "- **%s**: ", label);
+	if (markdown_escape(out, text) < 0)
+		return -ENOMEM;
+	(void)fputc('\n', out);
+	return 0;
+}
+
+static int md_evidence(const struct decision *d, FILE *out)
+{
+	static const char *const kinds[] = { "needs", "aware", "unknown", "drops" };
+	int r = 0;
+
+	if (!d->n_evidence)
+		return 0;
+	(void)fputs("\nEvidence:\n\n| strength | kind | what | capabilities |\n"
+		    "|---|---|---|---|\n", out);
+	for (size_t i = 0; i < d->n_evidence && r == 0; i++) {
+		const struct evidence_item *ev = &d->evidence[i];
+		_cleanup_free_ char *caps = ev->caps ? fcaps_mask_names(ev->caps) : strdup("–");
+
+		if (!caps)
+			return -ENOMEM;
+		(void)fprintf(out, "| %s | %s | ", strength_name(ev->strength), kinds[ev->kind]);
+		r = markdown_escape(out, ev->what);
+		(void)fputs(" | ", out);
+		if (r == 0)
+			r = markdown_escape(out, caps);
+		(void)fputs(" |\n", out);
+	}
+	return r;
+}
+
+static int md_lists(const struct decision *d, FILE *out)
+{
+	int r = 0;
+
+	if (d->n_conditions)
+		(void)fputs("\nConditions:\n\n", out);
+	for (size_t i = 0; i < d->n_conditions && r == 0; i++) {
+		const struct condition_result *c = &d->conditions[i];
+		(void)fprintf(out, "%zu. ", i + 1);
+		r = markdown_escape(out, c->text);
+		(void)fprintf(out, " — %s%s\n", c->holds < 0 ? "unknown" : c->holds ? "holds" : "does not hold",
+			      c->chosen ? " (**applies**)" : "");
+	}
+	if (d->n_warnings)
+		(void)fputs("\nWarnings:\n\n", out);
+	for (size_t i = 0; i < d->n_warnings && r == 0; i++) {
+		(void)fputs("- ", out);
+		r = markdown_escape(out, d->warnings[i]);
+		(void)fputc('\n', out);
+	}
+	if (d->rule && d->rule->sources && d->rule->sources[0])
+		(void)fputs("\nSources:\n\n", out);
+	for (size_t i = 0; r == 0 && d->rule && d->rule->sources && d->rule->sources[i]; i++) {
+		const char *src = d->rule->sources[i];
+		if (plain_https(src)) {
+			(void)fprintf(out, "- <%s>\n", src);
+		} else {
+			(void)fputs("- ", out);
+			r = markdown_escape(out, src);
+			(void)fputc('\n', out);
+		}
+	}
+	return r;
+}
+
+static int md_file(const struct audit *a, size_t i, FILE *out)
+{
+	const struct decision *d = a->v[i];
+	const struct facts *f = d->facts;
+	_cleanup_free_ char *after = NULL;
+	char m2[5];
+	int r;
+
+	facts_mode_octal(d->mode, m2);
+	(void)fprintf(out, "\n### %zu. ", i + 1);
+	r = markdown_escape(out, f->path);
+	(void)fprintf(out, "\n\n- **verdict**: %s (confidence %s)%s\n", verdict_name(d->verdict),
+		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
+	if (r == 0)
+		r = md_item(out, "reason", d->reason);
+	if (r == 0)
+		r = md_item(out, "package", d->package ? d->package : "(unknown)");
+	if (r == 0 && d->sha256)
+		(void)fprintf(out, "- **sha256**: `%s`\n", d->sha256);
+	if (r == 0)
+		r = md_item(out, "rule", d->rule ? d->rule->id : d->n_ambiguous ? "(ambiguous)" : "(none)");
+	if (r == 0) {
+		if (asprintf(&after, "mode %s, owner %" PRIu32 ":%" PRIu32 ", capabilities %s, risk %s%s",
+			     m2, d->uid, d->gid, d->has_caps ? d->caps_text : "none",
+			     risk_name(d->risk), d->disguise ? " (setuid in disguise)" : "") < 0) {
+			after = NULL;
+			return -ENOMEM;
+		}
+		r = md_item(out, "after", after);
+	}
+	if (r == 0) {
+		unsigned m = auditout_findings(a, d);
+		(void)fputs("- **findings**:", out);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (m & (1u << k))
+				(void)fprintf(out, " %s (%s)", auditout_finding_info((enum audit_finding)k)->id,
+					      auditout_level_name(auditout_level(a, d, (enum audit_finding)k)));
+		(void)fputc('\n', out);
+	}
+	if (r == 0)
+		r = md_evidence(d, out);
+	if (r == 0)
+		r = md_lists(d, out);
+	return r;
+}
+
+int markdown_audit(const struct audit *a, FILE *out)
+{
+	struct audit_summary s;
+	int r;
+
+	auditout_summarise(a, &s);
+	r = md_header(a, &s, out);
+	if (r == 0)
+		r = md_tables(a, &s, out);
+	if (r == 0 && a->n)
+		(void)fputs("\n## Files\n", out);
+	for (size_t i = 0; i < a->n && r == 0; i++)
+		r = md_file(a, i, out);
+	if (r < 0)
+		return r;
+	return ferror(out) ? -EIO : 0;
+}

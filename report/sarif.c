@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+
+#include "auditout.h"
+#include "engine.h"
+#include "facts.h"
+#include "hash.h"
+#include "jsonout.h"
+#include "sarif.h"
+#include "common.h"
+
+/* Key of partialFingerprints; bump the suffix if the way it is computed ever changes. */
+#define FINGERPRINT_KEY "suid2cap/v1"
+
+char *sarif_uri_encode(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = strlen(path);
+	char *out = malloc(3 * len + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		/* RFC 3986 unreserved characters, and "/" as the path separator. */
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p)) {
+			*o++ = (char)*p;
+		} else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static int add(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Append @v (taken) to @array; a NULL @v (failed allocation) is an error, not a JSON null. */
+static int push(struct json_object *array, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_array_add(array, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* {"text": s}: valid UTF-8, and no "text_hex" (a SARIF message has no such property). */
+static struct json_object *text_object(const char *s)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || add(o, "text", jsonout_string(s)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *rule_json(enum audit_finding k)
+{
+	const struct audit_finding_info *fi = auditout_finding_info(k);
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *conf, *props, *tags;
+	const char *cwe = k == AUDIT_WRITABLE ? "external/cwe/cwe-732" : "external/cwe/cwe-250";
+
+	if (!o || jsonout_add_string(o, "id", fi->id) < 0 ||
+	    jsonout_add_string(o, "name", fi->name) < 0 ||
+	    add(o, "shortDescription", text_object(fi->title)) < 0 ||
+	    add(o, "fullDescription", text_object(fi->description)) < 0 ||
+	    add(o, "help", text_object(fi->description)) < 0)
+		return NULL;
+	conf = json_object_new_object();
+	props = json_object_new_object();
+	tags = json_object_new_array();
+	if (add(o, "defaultConfiguration", conf) < 0 || add(o, "properties", props) < 0 ||
+	    add(props, "tags", tags) < 0 ||
+	    jsonout_add_string(conf, "level", auditout_level_name(fi->level)) < 0 ||
+	    push(tags, json_object_new_string("security")) < 0 ||
+	    push(tags, json_object_new_string(cwe)) < 0 ||
+	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
+	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *driver_json(void)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *rules;
+
+	if (!o || jsonout_add_string(o, "name", "suid2cap") < 0 ||
+	    jsonout_add_string(o, "version", S2C_VERSION) < 0 ||
+	    jsonout_add_string(o, "semanticVersion", S2C_VERSION) < 0)
+		return NULL;
+	rules = json_object_new_array();
+	if (add(o, "rules", rules) < 0)
+		return NULL;
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+		if (push(rules, rule_json((enum audit_finding)k)) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+/* SARIF message text: "{" and "}" are doubled, because single ones are placeholders (§3.11.5). */
+static void put_message_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '{' || *s == '}')
+			(void)fputc(*s, f);
+		(void)fputc(*s, f);
+	}
+}
+
+/* The privilege the file has today, e.g. "setuid root, mode 4755". */
+static void put_state(FILE *f, const struct decision *d)
+{
+	const struct facts *fa = d->facts;
+	const char *caps = auditout_caps_now(d);
+	char mode[5];
+
+	facts_mode_octal(fa->mode, mode);
+	if (fa->mode & S_ISUID) {
+		(void)fputs("setuid ", f);
+		put_message_text(f, fa->owner ? fa->owner : "?");
+		(void)fputs(", ", f);
+	}
+	if (fa->mode & S_ISGID) {
+		(void)fputs("setgid ", f);
+		put_message_text(f, fa->group ? fa->group : "?");
+		(void)fputs(", ", f);
+	}
+	if (caps) {
+		(void)fputs("capabilities ", f);
+		put_message_text(f, caps);
+		(void)fputs(", ", f);
+	}
+	(void)fprintf(f, "mode %s", mode);
+}
+
+static char *message(const struct audit *a, const struct decision *d, enum audit_finding k)
+{
+	const struct facts *fa = d->facts;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	char m2[5];
+
+	if (!f)
+		return NULL;
+	facts_mode_octal(d->mode, m2);
+	put_message_text(f, fa->path);
+	(void)fputs(" (", f);
+	put_state(f, d);
+	(void)fputs(")", f);
+	switch (k) {
+	case AUDIT_MIGRATE:
+		(void)fprintf(f, " can migrate to mode %s with ", m2);
+		put_message_text(f, d->has_caps ? d->caps_text : "no capabilities");
+		(void)fprintf(f, " (risk %s -> %s): ", risk_name(d->risk_now), risk_name(d->risk));
+		put_message_text(f, d->reason ? d->reason : "");
+		break;
+	case AUDIT_DROP:
+		(void)fprintf(f, " can lose its privilege (mode %s, no capabilities): ", m2);
+		put_message_text(f, d->reason ? d->reason : "");
+		break;
+	case AUDIT_KEEP:
+		(void)fputs(" must stay as it is: ", f);
+		put_message_text(f, d->reason ? d->reason : "");
+		break;
+	case AUDIT_REVIEW:
+		(void)fprintf(f, " needs review (confidence %s): ", confidence_name(d->confidence));
+		put_message_text(f, d->reason ? d->reason : "");
+		break;
+	case AUDIT_DISGUISE:
+		(void)fputs(d->verdict == VERDICT_MIGRATE ? " would get " : " keeps ", f);
+		put_message_text(f, d->caps_text ? d->caps_text : "?");
+		(void)fputs(", a root-equivalent capability set: setuid in disguise", f);
+		break;
+	case AUDIT_DANGEROUS_CAPS:
+		(void)fprintf(f, " has file capabilities graded %s",
+			      risk_name(captable_risk(&a->db->caps,
+						      fa->caps.permitted | fa->caps.inheritable)));
+		break;
+	case AUDIT_BREAKS:
+		(void)fputs(": ", f);
+		put_message_text(f, auditout_breaker(d));
+		break;
+	case AUDIT_WRITABLE:
+	default:
+		(void)fputs(" is writable by group or others: anyone allowed to write it can replace "
+			    "the program and keep its privilege", f);
+		break;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static struct json_object *location_json(const struct decision *d)
+{
+	_cleanup_jsonput_ struct json_object *loc = json_object_new_object();
+	_cleanup_free_ char *uri = NULL;
+	struct json_object *phys, *art, *region;
+	const char *path = d->facts->path;
+
+	while (*path == '/')
+		path++;
+	uri = sarif_uri_encode(path);
+	phys = json_object_new_object();
+	if (!uri || !loc || add(loc, "physicalLocation", phys) < 0)
+		return NULL;
+	art = json_object_new_object();
+	region = json_object_new_object();
+	if (add(phys, "artifactLocation", art) < 0 || add(phys, "region", region) < 0 ||
+	    jsonout_add_string(art, "uri", uri) < 0 ||
+	    jsonout_add_string(art, "uriBaseId", "ROOT") < 0 ||
+	    jsonout_add_int(region, "startLine", 1) < 0)
+		return NULL;
+	return TAKE_PTR(loc);
+}
+
+static int add_str_or_null(struct json_object *o, const char *key, const char *v)
+{
+	if (v)
+		return jsonout_add_string(o, key, v);
+	return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
+}
+
+static struct json_object *properties_json(const struct decision *d)
+{
+	const struct facts *f = d->facts;
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	char m1[5], m2[5];
+
+	facts_mode_octal(f->mode, m1);
+	facts_mode_octal(d->mode, m2);
+	if (!o || jsonout_add_string(o, "verdict", verdict_name(d->verdict)) < 0 ||
+	    jsonout_add_string(o, "mode", m1) < 0 || jsonout_add_string(o, "mode_after", m2) < 0 ||
+	    jsonout_add_int(o, "uid", f->uid) < 0 || jsonout_add_int(o, "gid", f->gid) < 0 ||
+	    add_str_or_null(o, "owner", f->owner) < 0 || add_str_or_null(o, "group", f->group) < 0 ||
+	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
+	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
+	    add_str_or_null(o, "caps", auditout_caps_now(d)) < 0 ||
+	    add_str_or_null(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
+	    jsonout_add_string(o, "risk_now", risk_name(d->risk_now)) < 0 ||
+	    jsonout_add_string(o, "risk", risk_name(d->risk)) < 0 ||
+	    jsonout_add_string(o, "confidence", confidence_name(d->confidence)) < 0 ||
+	    add_str_or_null(o, "rule", d->rule ? d->rule->id : NULL) < 0 ||
+	    add_str_or_null(o, "package", d->package) < 0 ||
+	    add_str_or_null(o, "sha256", d->sha256) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *result_json(const struct audit *a, const struct decision *d,
+				       enum audit_finding k)
+{
+	const struct audit_finding_info *fi = auditout_finding_info(k);
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *msg = message(a, d, k), *key = NULL;
+	struct json_object *locs, *fp;
+	char digest[HASH_HEX_LEN];
+
+	/* Rule and path identify a finding across runs, whatever the binary's version. */
+	if (!o || !msg || asprintf(&key, "%s:%s", fi->id, d->facts->path) < 0 ||
+	    hash_mem_sha256(key, strlen(key), digest) < 0)
+		return NULL;
+	locs = json_object_new_array();
+	fp = json_object_new_object();
+	if (jsonout_add_string(o, "ruleId", fi->id) < 0 ||
+	    jsonout_add_int(o, "ruleIndex", k) < 0 ||
+	    jsonout_add_string(o, "level", auditout_level_name(auditout_level(a, d, k))) < 0 ||
+	    add(o, "message", text_object(msg)) < 0 || add(o, "locations", locs) < 0 ||
+	    push(locs, location_json(d)) < 0 ||
+	    add(o, "partialFingerprints", fp) < 0 ||
+	    jsonout_add_string(fp, FINGERPRINT_KEY, digest) < 0 ||
+	    add(o, "properties", properties_json(d)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *invocation_json(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *args, *notes, *n;
+	char text[128];
+
+	if (!o || jsonout_add_bool(o, "executionSuccessful", a->complete) < 0)
+		return NULL;
+	if (a->argv) {
+		args = json_object_new_array();
+		if (add(o, "arguments", args) < 0)
+			return NULL;
+		for (size_t i = 0; a->argv[i]; i++)
+			if (push(args, jsonout_string(a->argv[i])) < 0)
+				return NULL;
+	}
+	if (a->complete)
+		return TAKE_PTR(o);
+	(void)snprintf(text, sizeof(text), "incomplete scan: %" PRIu64 " part%s of the tree could "
+		       "not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	notes = json_object_new_array();
+	n = json_object_new_object();
+	if (add(o, "toolExecutionNotifications", notes) < 0 ||
+	    push(notes, n) < 0 || jsonout_add_string(n, "level", "warning") < 0 ||
+	    add(n, "message", text_object(text)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *base_ids_json(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *enc = sarif_uri_encode(a->root_abs ? a->root_abs : "/");
+	_cleanup_free_ char *uri = NULL;
+	struct json_object *root;
+	bool slash = enc && *enc && enc[strlen(enc) - 1] == '/';
+
+	if (!o || !enc || asprintf(&uri, "file://%s%s", enc, slash ? "" : "/") < 0)
+		return NULL;
+	root = json_object_new_object();
+	if (add(o, "ROOT", root) < 0 || jsonout_add_string(root, "uri", uri) < 0 ||
+	    add(root, "description", text_object("the scanned root directory")) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *run_json(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *run = json_object_new_object();
+	struct json_object *tool, *invs, *results, *props;
+
+	tool = json_object_new_object();
+	if (!run || add(run, "tool", tool) < 0 || add(tool, "driver", driver_json()) < 0)
+		return NULL;
+	invs = json_object_new_array();
+	if (add(run, "invocations", invs) < 0 ||
+	    push(invs, invocation_json(a)) < 0 ||
+	    add(run, "originalUriBaseIds", base_ids_json(a)) < 0)
+		return NULL;
+	results = json_object_new_array();
+	if (add(run, "results", results) < 0)
+		return NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		unsigned m = auditout_findings(a, a->v[i]);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if ((m & (1u << k)) &&
+			    push(results, result_json(a, a->v[i], (enum audit_finding)k)) < 0)
+				return NULL;
+	}
+	props = json_object_new_object();
+	if (add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
+	    add(props, "paths", auditout_paths_json(a)) < 0 ||
+	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
+	    add(props, "host", auditout_host_json(a)) < 0 ||
+	    add(props, "database", auditout_database_json(a->db)) < 0)
+		return NULL;
+	return TAKE_PTR(run);
+}
+
+struct json_object *sarif_audit_object(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+	struct json_object *runs;
+
+	if (!doc || jsonout_add_string(doc, "$schema", SARIF_SCHEMA_URI) < 0 ||
+	    jsonout_add_string(doc, "version", "2.1.0") < 0)
+		return NULL;
+	runs = json_object_new_array();
+	if (add(doc, "runs", runs) < 0 || push(runs, run_json(a)) < 0)
+		return NULL;
+	return TAKE_PTR(doc);
+}
+
+int sarif_audit(const struct audit *a, FILE *out)
+{
+	_cleanup_jsonput_ struct json_object *doc = sarif_audit_object(a);
+
+	return doc ? jsonout_write(doc, out) : -ENOMEM;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The audit report as SARIF 2.1.0, for code-scanning dashboards.
+ *
+ * One run; one reportingDescriptor per finding kind of auditout.h, with its
+ * stable id (S2C001…), descriptions, default level and "security-severity";
+ * one result per finding of each file.  Locations are relative URIs
+ * (percent-encoded bytes of the path without its leading "/") against the
+ * uriBaseId "ROOT", which originalUriBaseIds maps to the scanned root as a
+ * file: URI, so a live host and an image of it give the same URIs.  Each
+ * result has region.startLine 1 (binary files have no lines, but consumers
+ * need one), a level from the file's risk, partialFingerprints from the rule
+ * id and path (stable across runs and binary updates), and properties with
+ * mode, owner, capabilities now and after, rule and package.  The invocation's
+ * executionSuccessful is false when the scan was incomplete.
+ */
+#ifndef S2C_REPORT_SARIF_H
+#define S2C_REPORT_SARIF_H
+
+#include <stdio.h>
+
+struct audit;
+struct json_object;
+
+/** Value of the "$schema" key. */
+#define SARIF_SCHEMA_URI \
+	"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+/**
+ * The SARIF log of @a.  Returns a new object (the caller puts it) or NULL on
+ * OOM.
+ */
+struct json_object *sarif_audit_object(const struct audit *a);
+
+/**
+ * Write sarif_audit_object() to @out (borrowed; not closed), pretty-printed.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int sarif_audit(const struct audit *a, FILE *out);
+
+/**
+ * Percent-encode @path (any bytes) for a URI path: unreserved characters and
+ * "/" stay, every other byte becomes %XX (uppercase hex).
+ * Returns a new string (free() it) or NULL on OOM.
+ */
+char *sarif_uri_encode(const char *path);
+
+#endif /* S2C_REPORT_SARIF_H */

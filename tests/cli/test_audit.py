@@ -1,0 +1,715 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""CLI tests of `suid2cap audit`: every format against golden files, JSON Schema and
+SARIF 2.1.0 validation, HTML in headless Chromium, --fail-on exit codes, -o, colour.
+
+The fixture trees need chown and setuid bits, so the module exits 77 (skip) when not
+run as root; CI runs it as root.
+"""
+import html.parser
+import json
+import os
+import pty
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+import s2ctest
+from s2ctest import SKIP, mkfile, setcap, is_root, fix_dir_times
+
+FORMATS = (("text", "txt"), ("json", "json"), ("markdown", "md"), ("html", "html"),
+           ("sarif", "sarif"))
+# Kernel conditions of the rules are evaluated for this version, not the running kernel.
+KERNEL = ["--kernel", "6.1"]
+IN_CI = bool(os.environ.get("CI"))
+
+PASSWD = b"root:x:0:0:root:/root:/bin/sh\ndaemon:x:1:1::/:/bin/false\n"
+GROUP = b"root:x:0:\ndaemon:x:1:\nshadow:x:42:\n"
+
+SOURCES = {
+    # raw socket and SO_MARK: ELF evidence for cap_net_raw / cap_net_admin
+    "netprobe.c": r"""
+#include <sys/socket.h>
+#include <netinet/in.h>
+int main(void)
+{
+	int one = 1, s = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (s >= 0)
+		(void)setsockopt(s, SOL_SOCKET, SO_MARK, &one, sizeof(one));
+	return s < 0;
+}
+""",
+    # capability-aware: raises cap_net_bind_service itself through libcap
+    "capbind.c": r"""
+#include <sys/capability.h>
+int main(void)
+{
+	cap_value_t v[] = { CAP_NET_BIND_SERVICE };
+	cap_t c = cap_get_proc();
+	int r;
+	cap_set_flag(c, CAP_EFFECTIVE, 1, v, CAP_SET);
+	r = cap_set_proc(c);
+	cap_free(c);
+	return r != 0;
+}
+""",
+    # static: no imports to read
+    "staticd.c": r"""
+#include <unistd.h>
+int main(void) { return getuid() == 0; }
+""",
+    # matched by a test rule that migrates it, but it insists on setuid root
+    "insists.c": r"""
+#include <stdio.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+int main(void)
+{
+	if (geteuid() != 0) {
+		fputs("insists must be setuid root\n", stderr);
+		return 1;
+	}
+	return socket(AF_INET, SOCK_RAW, IPPROTO_ICMP) < 0;
+}
+""",
+}
+
+TEST_RULES = {
+    "schema": 1,
+    "area": "test",
+    "description": "Rules for the audit CLI tests.",
+    "rules": [
+        {"id": "test.insists", "program": "insists", "match": {"paths": ["/usr/local/bin/insists"]},
+         "verdict": "migrate", "caps": "cap_net_raw=ep",
+         "reason": "insists only opens a raw socket.",
+         "sources": ["upstream:insists/insists.c", "https://example.invalid/insists?a=1&b=<2>"]},
+        {"id": "test.mounter", "program": "mounter", "match": {"paths": ["/usr/local/bin/mounter"]},
+         "verdict": "migrate", "caps": "cap_sys_admin=ep",
+         "reason": "mounter calls mount(2), which needs cap_sys_admin.",
+         "sources": ["man:mount(2)"]},
+    ],
+}
+
+WEIRD_NAMES = [b"<script>alert(1)</script>", b"&\"'", b"new\nline", b"bad\xffutf8",
+               b"\x1b[31mred", b"pipe|star*_under_`tick`", b"caf\xc3\xa9"]
+
+
+def compile_c(ctx, name, out, extra=()):
+    src = os.path.join(ctx.tmp, name)
+    with open(src, "w") as f:
+        f.write(SOURCES[name])
+    subprocess.run(["cc", "-O2", "-o", out, src, *extra], check=True)
+
+
+def staging_root(ctx, name):
+    root = ctx.tree(name)
+    mkfile(root, "etc/passwd", 0o644, PASSWD)
+    mkfile(root, "etc/group", 0o644, GROUP)
+    return root
+
+
+def install(root, rel, src, mode, uid=0, gid=0):
+    """Copy @src into the root (no xattrs: no capabilities), chown, chmod, fix mtime."""
+    path = os.path.join(root, rel.lstrip("/"))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    shutil.copyfile(src, path)
+    os.chown(path, uid, gid)
+    os.chmod(path, mode)
+    os.utime(path, (s2ctest.FIXED_MTIME, s2ctest.FIXED_MTIME))
+    return path
+
+
+def tree_compiled(ctx):
+    """Small compiled programs and a script, setuid root, plus files for every finding kind."""
+    root = staging_root(ctx, "compiled")
+    build = tempfile.mkdtemp(dir=ctx.tmp, prefix="cc-")
+    bins = {}
+    for src, extra in (("netprobe.c", ()), ("capbind.c", ("-lcap",)), ("staticd.c", ("-static",)),
+                       ("insists.c", ())):
+        out = os.path.join(build, src[:-2])
+        compile_c(ctx, src, out, extra)
+        bins[src[:-2]] = out
+    install(root, "usr/local/bin/netprobe", bins["netprobe"], 0o4755)
+    install(root, "usr/local/bin/capbind", bins["capbind"], 0o4755)
+    install(root, "usr/local/bin/staticd", bins["staticd"], 0o4755)
+    install(root, "usr/local/bin/insists", bins["insists"], 0o4755)
+    install(root, "usr/local/bin/mounter", bins["netprobe"], 0o4755)
+    # world-writable setuid root: S2C008
+    install(root, "usr/local/bin/writable", bins["netprobe"], 0o4777)
+    # setgid to the shadow group: keep
+    install(root, "usr/local/bin/shadowread", bins["staticd"], 0o2755, gid=42)
+    # root-equivalent capabilities already: setuid in disguise (S2C005, S2C006)
+    p = install(root, "usr/local/sbin/adminhelper", bins["netprobe"], 0o755)
+    setcap(p, "cap_sys_admin+ep")
+    os.utime(p, (s2ctest.FIXED_MTIME,) * 2)
+    mkfile(root, "usr/local/bin/hello.sh", 0o4755, b"#!/bin/sh\necho hello\n", uid=0, gid=0)
+    fix_dir_times(root)
+    return root
+
+
+DEBIAN = ["/usr/bin/ping", "/usr/bin/arping", "/usr/bin/clockdiff", "/usr/bin/mtr-packet",
+          "/usr/bin/fping", "/usr/bin/su", "/usr/bin/passwd", "/usr/bin/mount"]
+
+
+def tree_debian(ctx):
+    """Real Debian binaries copied from this machine, made setuid root without capabilities."""
+    root = staging_root(ctx, "debian")
+    present = []
+    info = os.path.join(root, "var/lib/dpkg/info")
+    os.makedirs(info)
+    for p in DEBIAN:
+        if not os.path.isfile(p):
+            continue
+        install(root, p, p, 0o4755)
+        present.append(p)
+        # the owning package's file list, so rules can match by package as on the host
+        pkg = None
+        for alias in (p, p.replace("/usr/", "/", 1)):     # merged /usr: dpkg may list /bin/ping
+            q = subprocess.run(["dpkg-query", "-S", alias], capture_output=True, text=True)
+            if q.returncode == 0:
+                pkg = q.stdout.split(":")[0]
+                break
+        for name in (f"{pkg}.list", f"{pkg}:amd64.list", f"{pkg}:arm64.list"):
+            if pkg and os.path.isfile(os.path.join("/var/lib/dpkg/info", name)):
+                shutil.copyfile(os.path.join("/var/lib/dpkg/info", name),
+                                os.path.join(info, f"{pkg}.list"))
+    fix_dir_times(root)
+    return root, present
+
+
+def tree_names(ctx):
+    root = staging_root(ctx, "names")
+    for n in WEIRD_NAMES:
+        path = os.path.join(root.encode(), b"srv", n)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, b"#!/bin/sh\n")
+        os.close(fd)
+        os.chown(path, 0, 0)
+        os.chmod(path, 0o4755)
+        os.utime(path, (s2ctest.FIXED_MTIME,) * 2)
+    fix_dir_times(root)
+    return root
+
+
+def rules_dir(ctx):
+    d = os.path.join(ctx.tmp, "rules.d")
+    if not os.path.isdir(d):
+        os.makedirs(d, mode=0o755)
+        with open(os.path.join(d, "test.json"), "w") as f:
+            json.dump(TEST_RULES, f, indent=2)
+        os.chmod(os.path.join(d, "test.json"), 0o644)
+    return d
+
+
+# --- normalisation: what differs between machines and runs -------------------------------
+
+HEX64 = re.compile(rb"\b[0-9a-f]{64}\b")
+
+
+def norm_json_doc(doc, tmp):
+    def walk(o):
+        if isinstance(o, dict):
+            for k in list(o):
+                v = o[k]
+                if k in ("ino", "dev", "size", "sha256", "hash", "imports") and v is not None \
+                        and not isinstance(v, (dict, list)):
+                    o[k] = f"<{k}>"
+                elif k == "mount" and isinstance(v, dict):
+                    o[k] = {kk: v[kk] for kk in ("nosuid", "readonly", "noexec")}
+                elif k == "rules" and isinstance(v, int):
+                    o[k] = "<rules>"
+                elif k == "file" and isinstance(v, str):
+                    o[k] = os.path.basename(v)       # rules file: build-tree dependent
+                elif k == "partialFingerprints":
+                    pass                             # stable: rule id and relative path
+                else:
+                    walk(v)
+        elif isinstance(o, list):
+            for x in o:
+                walk(x)
+    walk(doc)
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return text.replace(tmp, "<tmp>").encode()
+
+
+def norm_text(data, tmp):
+    data = data.replace(tmp.encode(), b"<tmp>")
+    data = data.replace(tmp.replace("_", "\\_").encode(), b"<tmp>")     # Markdown-escaped
+    data = HEX64.sub(b"<sha256>", data)
+    data = re.sub(rb"\d+ rules, database (<code>|`)?[0-9a-f]{12}", rb"<n> rules, database \1<hash>",
+                  data)
+    data = re.sub(rb"\d+ bytes", b"<size> bytes", data)
+    return data
+
+
+def normalise(fmt, data, tmp):
+    if fmt in ("json", "sarif"):
+        return norm_json_doc(json.loads(data), tmp)
+    return norm_text(data, tmp)
+
+
+# --- validation ------------------------------------------------------------------------
+
+def validate_audit(ctx, name, data):
+    s2ctest.validate_json(ctx, name, json.loads(data), "audit.schema.json")
+
+
+def sarif_schema(ctx):
+    path = os.environ.get("S2C_SARIF_SCHEMA") or os.path.join(
+        s2ctest.SRC, "build", "test-deps", "sarif-2.1.0.json")
+    if os.path.isfile(path):
+        with open(path) as f:
+            return json.load(f)
+    msg = f"SARIF 2.1.0 schema missing at {path} (run tools/dev.sh deps)"
+    if IN_CI:
+        ctx.check("sarif schema present", False, msg)
+    else:
+        print(f"note: {msg}; SARIF schema validation skipped", file=sys.stderr)
+    return None
+
+
+def validate_sarif(ctx, name, data):
+    import jsonschema
+    doc = json.loads(data)
+    schema = sarif_schema(ctx)
+    if schema is not None:
+        errors = list(jsonschema.Draft4Validator(schema).iter_errors(doc))
+        ctx.check(f"{name} SARIF 2.1.0 schema", not errors,
+                  errors and f"{errors[0].message} at {list(errors[0].path)}")
+    # What the schema leaves optional but consumers (GitHub code scanning) need.
+    run = doc["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    ctx.check(f"{name} rule ids", ids == [f"S2C00{i}" for i in range(1, 9)], f"{ids}")
+    ctx.check(f"{name} severities", all("security-severity" in r["properties"] for r in rules), "")
+    base = run["originalUriBaseIds"]["ROOT"]["uri"]
+    ctx.check(f"{name} base uri", base.startswith("file:///") and base.endswith("/"), base)
+    for res in run["results"]:
+        loc = res["locations"][0]["physicalLocation"]
+        uri = loc["artifactLocation"]["uri"]
+        ok = (loc["artifactLocation"]["uriBaseId"] == "ROOT" and loc["region"]["startLine"] == 1
+              and re.fullmatch(r"[A-Za-z0-9._~/%-]+", uri) is not None and not uri.startswith("/")
+              and ids[res["ruleIndex"]] == res["ruleId"] and res["partialFingerprints"]
+              and res["level"] in ("note", "warning", "error"))
+        if not ok:
+            ctx.check(f"{name} result {uri}", False, json.dumps(res)[:400])
+            return doc
+    ctx.passed += 1
+    return doc
+
+
+# --- tests -----------------------------------------------------------------------------
+
+def audit(ctx, root, *args, env=None):
+    return ctx.run(["audit", "--root", root, *KERNEL, *args], env=env)
+
+
+def golden_all(ctx, root, case, extra=(), formats=FORMATS, want_rc=0):
+    for fmt, ext in formats:
+        rc, out, err = audit(ctx, root, "--format", fmt, *extra)
+        ctx.check(f"audit/{case}.{ext} exit", rc == want_rc, f"exit {rc}, stderr: {err!r}")
+        ctx.check(f"audit/{case}.{ext} stderr", err == b"", f"stderr: {err!r}")
+        if fmt == "json":
+            validate_audit(ctx, f"audit/{case}.json", out)
+        elif fmt == "sarif":
+            validate_sarif(ctx, f"audit/{case}.sarif", out)
+        elif fmt == "html":
+            ctx.check(f"audit/{case}.html utf-8", out.decode("utf-8", "strict") is not None, "")
+        ctx.golden("audit", f"{case}.{ext}", normalise(fmt, out, ctx.tmp))
+
+
+def test_compiled(ctx):
+    """Compiled test programs and a script, setuid root, with two test rules."""
+    root = tree_compiled(ctx)
+    golden_all(ctx, root, "compiled", ["--db", rules_dir(ctx)])
+    rc, out, _ = audit(ctx, root, "--db", rules_dir(ctx), "--format", "json")
+    doc = json.loads(out)
+    seen = set()
+    for f in doc["files"]:
+        seen.update(f["findings"])
+        ctx.check("one verdict finding", len([x for x in f["findings"]
+                                              if x in ("S2C001", "S2C002", "S2C003", "S2C004")]) == 1,
+                  f"{f['file']['path']}: {f['findings']}")
+    ctx.check("every finding kind exercised", seen == {f"S2C00{i}" for i in range(1, 9)},
+              f"missing: {sorted({f'S2C00{i}' for i in range(1, 9)} - seen)}")
+    ctx.check("json paths: whole root", doc["paths"] == ["/"], f"{doc['paths']}")
+    rc, out, _ = audit(ctx, root, "--db", rules_dir(ctx), "--format", "json", "/usr/local/sbin")
+    sub = json.loads(out)
+    ctx.check("json paths: operand", sub["paths"] == ["/usr/local/sbin"] and
+              [f["file"]["path"] for f in sub["files"]] == ["/usr/local/sbin/adminhelper"],
+              f"{sub['paths']} {[f['file']['path'] for f in sub['files']]}")
+    counts = doc["summary"]["findings"]
+    ctx.check("summary counts findings", all(
+        counts[k] == sum(k in f["findings"] for f in doc["files"]) for k in counts), f"{counts}")
+
+
+def test_debian(ctx):
+    """Real Debian binaries from this machine, setuid root, no capabilities."""
+    root, present = tree_debian(ctx)
+    if not present:
+        return SKIP
+    golden_all(ctx, root, "debian")
+
+
+def test_names(ctx):
+    """Hostile file names come out escaped in every format and exact in JSON."""
+    root = tree_names(ctx)
+    golden_all(ctx, root, "names", formats=(("text", "txt"), ("markdown", "md"), ("html", "html")))
+    outs = {fmt: audit(ctx, root, "--format", fmt)[1] for fmt, _ in FORMATS}
+    h = outs["html"]
+    ctx.check("html no raw script tag", b"<script>alert" not in h, "")
+    ctx.check("html escaped script tag", b"&lt;script&gt;alert(1)&lt;/script&gt;" in h, "")
+    ctx.check("html escaped quotes", b"&amp;&quot;&#39;" in h, "")
+    ctx.check("html newline visible", b"new\\nline" in h, "")
+    ctx.check("html invalid utf-8 replaced", b"bad\xef\xbf\xbdutf8" in h and b"\xff" not in h, "")
+    ctx.check("html no escape byte", b"\x1b" not in h, "")
+    ctx.check("html one script element", h.count(b"<script") == 1, f"{h.count(b'<script')}")
+    md = outs["markdown"]
+    ctx.check("markdown escaped script tag", b"&lt;script&gt;alert(1)&lt;/script&gt;" in md, "")
+    ctx.check("markdown pipes and emphasis escaped", b"pipe\\|star\\*\\_under\\_\\`tick\\`" in md,
+              "")
+    ctx.check("markdown no raw tag", b"<script>" not in md, "")
+    ctx.check("markdown newline visible", b"new\\\\nline" in md, "")
+    rows = [ln for ln in md.split(b"\n") if ln.startswith(b"| ") and b"/srv/" in ln]
+    ctx.check("markdown table rows keep 8 cells",
+              rows and all(len(re.findall(rb"(?<!\\)\|", ln)) == 9 for ln in rows),
+              f"{rows!r}")
+    ctx.check("text no escape byte", b"\x1b" not in outs["text"], "")
+    doc = json.loads(outs["json"])
+    raw = set()
+    for f in doc["files"]:
+        p = f["file"]
+        raw.add(bytes.fromhex(p["path_hex"]) if "path_hex" in p else p["path"].encode())
+    ctx.check("json exact names", raw == {b"/srv/" + n for n in WEIRD_NAMES}, f"{raw!r}")
+    validate_audit(ctx, "names json", outs["json"])
+    sdoc = validate_sarif(ctx, "names sarif", outs["sarif"])
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in sdoc["runs"][0]["results"]}
+    ctx.check("sarif uris percent-encoded",
+              "srv/%3Cscript%3Ealert%281%29%3C/script%3E" in uris and "srv/bad%FFutf8" in uris and
+              "srv/new%0Aline" in uris, f"{sorted(uris)}")
+
+
+class DomStats(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+        self.rows = 0
+        self.svg = 0
+        self.rects = 0
+        self.scripts = 0
+        self.details = 0
+        self.root_attrs = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.root_attrs = a
+        if tag == "table" and a.get("id") == "files-table":
+            self.stack.append("files")
+        if tag == "tbody" and self.stack and self.stack[-1] == "files":
+            self.stack.append("tbody")
+        if tag == "tr" and self.stack and self.stack[-1] == "tbody":
+            self.rows += 1
+        self.svg += tag == "svg" and a.get("id") == "chart"
+        self.rects += tag == "rect"
+        self.scripts += tag == "script"
+        self.details += tag == "details"
+
+    def handle_endtag(self, tag):
+        if tag in ("tbody", "table") and self.stack:
+            self.stack.pop()
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+class Listener:
+    """A proxy that answers nothing and records the host of every request made through it.
+
+    Chromium itself talks to its own services (time, component updates, accounts) even with
+    the background flags, so a page is judged against a baseline run on an empty page: it
+    must not make Chromium contact any other host."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.hosts = set()
+        self.stop = False
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            try:
+                c.settimeout(1)
+                line = c.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
+            except OSError:
+                line = "? ?"
+            finally:
+                c.close()
+            target = (line.split(" ") + ["?", "?"])[1]
+            m = re.match(r"(?:[a-z]+://)?([^/:]+)", target)
+            self.hosts.add(m.group(1) if m else target)
+
+    def close(self):
+        self.stop = True
+        self.thread.join(2)
+        self.sock.close()
+
+
+def chromium_hosts(ctx, page):
+    listener = Listener()
+    try:
+        rc, dom, err = run_chromium(ctx, "file://" + page, "--dump-dom", proxy=listener.port)
+    finally:
+        listener.close()
+    return rc, dom, err, listener.hosts
+
+
+class ExternalRefs(html.parser.HTMLParser):
+    """Anything in the page that could load: src attributes, link elements, url() in styles,
+    and links other than in-page anchors and https sources."""
+
+    def __init__(self):
+        super().__init__()
+        self.bad = []
+
+    def handle_starttag(self, tag, attrs):
+        for k, v in attrs:
+            if k in ("src", "srcset", "poster", "data", "action", "formaction", "background") or \
+                    (k == "href" and tag != "a") or (k == "style" and "url(" in (v or "")):
+                self.bad.append((tag, k, v))
+            if tag == "a" and k == "href" and not (v.startswith("#") or v.startswith("https://")):
+                self.bad.append((tag, k, v))
+        if tag in ("link", "img", "iframe", "object", "embed", "base", "image"):
+            self.bad.append((tag, "", ""))
+
+    def handle_data(self, data):
+        if "url(" in data or "@import" in data:
+            self.bad.append(("text", "url", data[:80]))
+
+
+def run_chromium(ctx, url, *args, proxy=None):
+    profile = tempfile.mkdtemp(dir=ctx.tmp, prefix="chromium-")
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={profile}", "--window-size=1280,1400"]
+    if proxy:
+        cmd += [f"--proxy-server=http://127.0.0.1:{proxy}", "--proxy-bypass-list=<-loopback>"]
+    p = subprocess.run(cmd + list(args) + [url], capture_output=True, timeout=120,
+                       cwd=ctx.tmp, env={**os.environ, "HOME": profile})
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_html_chromium(ctx):
+    """The page parses with the chart and one row per file, runs its script, draws, loads nothing."""
+    if not chromium():
+        msg = "chromium not installed (tools/dev.sh deps installs it)"
+        if IN_CI:
+            ctx.check("chromium present", False, msg)
+            return None
+        print(f"note: {msg}", file=sys.stderr)
+        return SKIP
+    root, present = tree_debian(ctx)
+    names = tree_names(ctx)
+    empty = os.path.join(ctx.tmp, "empty.html")
+    with open(empty, "w") as f:
+        f.write("<!DOCTYPE html><title>empty</title><p>empty</p>\n")
+    _, _, _, baseline = chromium_hosts(ctx, empty)
+    for case, r in (("debian", root), ("names", names)):
+        rc, out, err = audit(ctx, r, "--format", "html")
+        page = os.path.join(ctx.tmp, f"{case}.html")
+        with open(page, "wb") as f:
+            f.write(out)
+        n = len(json.loads(audit(ctx, r, "--format", "json")[1])["files"])
+        refs = ExternalRefs()
+        refs.feed(out.decode("utf-8"))
+        ctx.check(f"html {case} loads nothing", not refs.bad, f"{refs.bad[:5]}")
+        rc, dom, err, hosts = chromium_hosts(ctx, page)
+        ctx.check(f"chromium {case} dump-dom", rc == 0 and dom, f"exit {rc}: {err[-600:]!r}")
+        st = DomStats()
+        st.feed(dom.decode("utf-8", "replace"))
+        ctx.check(f"chromium {case} table rows", st.rows == n, f"{st.rows} rows for {n} files")
+        ctx.check(f"chromium {case} svg chart", st.svg == 1 and st.rects >= 12,
+                  f"svg {st.svg}, rects {st.rects}")
+        ctx.check(f"chromium {case} details", st.details == n, f"{st.details}")
+        ctx.check(f"chromium {case} only our script", st.scripts == 1, f"{st.scripts}")
+        ctx.check(f"chromium {case} script ran under the CSP",
+                  st.root_attrs.get("data-sortable") == "1", f"{st.root_attrs}")
+        ctx.check(f"chromium {case} no network", not (hosts - baseline),
+                  f"page made Chromium contact {sorted(hosts - baseline)}")
+    shot = os.path.join(ctx.tmp, "shot.png")
+    rc, out, err = run_chromium(ctx, "file://" + os.path.join(ctx.tmp, "debian.html"),
+                                f"--screenshot={shot}")
+    size = os.path.getsize(shot) if os.path.exists(shot) else 0
+    ctx.check("chromium screenshot", rc == 0 and size > 8192, f"exit {rc}, {size} bytes")
+    try:
+        from PIL import Image
+    except ImportError:
+        print("note: python3-pil missing; screenshot colours not checked", file=sys.stderr)
+        return None
+    if size:
+        with Image.open(shot) as im:
+            colours = im.convert("RGB").getcolors(maxcolors=1 << 20)
+        ctx.check("chromium screenshot not blank", colours is None or len(colours) > 16,
+                  f"{len(colours or [])} colours")
+    return None
+
+
+def test_fail_on(ctx):
+    root = tree_compiled(ctx)
+    db = ["--db", rules_dir(ctx)]
+    clean = staging_root(ctx, "clean")
+    install(clean, "usr/bin/chage-like", "/bin/true", 0o2755, gid=42)   # setgid shadow: keep
+    cases = [
+        (root, db + ["--fail-on", "review"], 1),
+        (root, db + ["--fail-on", "migrate"], 1),
+        (root, db + ["--fail-on", "risk"], 1),
+        (root, db + ["--fail-on", "review,migrate"], 1),
+        (root, db + ["--fail-on", "review", "--fail-on", "risk"], 1),
+        (root, db, 0),
+        (clean, ["--fail-on", "review,migrate,risk"], 0),
+    ]
+    for r, args, want in cases:
+        rc, out, err = audit(ctx, r, *args)
+        ctx.check(f"fail-on {os.path.basename(r)} {args[2:] if args[:1] == ['--db'] else args}",
+                  rc == want, f"exit {rc}, want {want}, stderr {err!r}")
+    # risk alone: a tree whose only file is setuid root and kept (su-like) fails
+    one = staging_root(ctx, "risk")
+    install(one, "usr/bin/su", "/usr/bin/su", 0o4755)
+    rc, _, _ = audit(ctx, one, "--fail-on", "risk")
+    ctx.check("fail-on risk: kept setuid root", rc == 1, f"exit {rc}")
+    rc, _, _ = audit(ctx, one, "--fail-on", "migrate,review")
+    ctx.check("fail-on migrate,review: kept su passes", rc == 0, f"exit {rc}")
+
+
+def test_incomplete_wins(ctx):
+    """An incomplete scan exits 3 even when --fail-on matched (largest wins)."""
+    root = staging_root(ctx, "incomplete")
+    mkfile(root, "ok/tool", 0o4755, b"#!/bin/sh\n", uid=0, gid=0)
+    mkfile(root, "locked/hidden", 0o4755)
+    os.chmod(os.path.join(root, "locked"), 0)
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+    rc, out, err = ctx.run(["audit", "--root", root, *KERNEL, "--fail-on", "migrate",
+                            "--format", "json"], prefix=prefix)
+    ctx.check("incomplete exit 3 over 1", rc == 3, f"exit {rc}, stderr {err!r}")
+    doc = json.loads(out) if out else {}
+    ctx.check("incomplete json", doc.get("complete") is False and doc["scan"]["warnings"] >= 1,
+              f"{out[:200]!r}")
+    rc, out, err = ctx.run(["audit", "--root", root, *KERNEL, "--format", "sarif"], prefix=prefix)
+    inv = json.loads(out)["runs"][0]["invocations"][0]
+    ctx.check("incomplete sarif", inv["executionSuccessful"] is False and
+              inv["toolExecutionNotifications"], f"{inv}")
+    os.chmod(os.path.join(root, "locked"), 0o755)
+
+
+def test_output_file(ctx):
+    root = tree_names(ctx)
+    for fmt, ext in FORMATS:
+        target = os.path.join(ctx.tmp, f"report.{ext}")
+        rc, out, err = audit(ctx, root, "--format", fmt, "-o", target)
+        ctx.check(f"-o {fmt} exit", rc == 0 and out == b"", f"exit {rc}, stdout {out[:80]!r}")
+        _, direct, _ = audit(ctx, root, "--format", fmt)
+        with open(target, "rb") as f:
+            got = f.read()
+        if fmt == "sarif":      # the arguments differ by -o FILE
+            a, b = json.loads(got), json.loads(direct)
+            for d in (a, b):
+                d["runs"][0]["invocations"][0].pop("arguments")
+            ctx.check("-o sarif same document", a == b, "")
+        else:
+            ctx.check(f"-o {fmt} same bytes as stdout", got == direct, "")
+    rc, out, err = audit(ctx, root, "--output", "/nonexistent-dir/report")
+    ctx.check("-o into a missing directory fails", rc == 4, f"exit {rc}")
+
+
+def test_color(ctx):
+    """Colour only on a terminal without NO_COLOR and without --no-color."""
+    root = tree_compiled(ctx)
+    db = ["--db", rules_dir(ctx)]
+    for env in ({"NO_COLOR": "1"}, {}):
+        rc, out, err = audit(ctx, root, *db, env=env)
+        ctx.check(f"no escapes without a terminal {env}", b"\x1b" not in out, "")
+
+    def on_pty(extra, env):
+        master, slave = pty.openpty()
+        e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+             "TERM": "xterm", **env}
+        p = subprocess.Popen([ctx.binary, "audit", "--root", root, *KERNEL, *db, *extra],
+                             stdout=slave, stderr=subprocess.DEVNULL, env=e)
+        os.close(slave)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        p.wait()
+        os.close(master)
+        return data
+    ctx.check("colour on a terminal", b"\x1b[" in on_pty([], {}), "")
+    ctx.check("NO_COLOR on a terminal", b"\x1b" not in on_pty([], {"NO_COLOR": "1"}), "")
+    ctx.check("--no-color on a terminal", b"\x1b" not in on_pty(["--no-color"], {}), "")
+
+
+def test_deterministic(ctx):
+    root = tree_compiled(ctx)
+    for fmt, _ in FORMATS:
+        a = audit(ctx, root, "--db", rules_dir(ctx), "--format", fmt, "--threads", "1")[1]
+        b = audit(ctx, root, "--db", rules_dir(ctx), "--format", fmt, "--threads", "16")[1]
+        if fmt == "sarif":      # the invocation's arguments differ
+            a, b = json.loads(a), json.loads(b)
+            for d in (a, b):
+                d["runs"][0]["invocations"][0].pop("arguments")
+        ctx.check(f"deterministic {fmt}", a == b, "")
+
+
+def test_errors(ctx):
+    root = staging_root(ctx, "errors")
+    for case, args in (("bad-format", ["--format", "yaml"]),
+                       ("bad-fail-on", ["--fail-on", "review,everything"]),
+                       ("unknown-option", ["--bogus"]),
+                       ("missing-root", ["--root", "/nonexistent-root"])):
+        rc, out, err = ctx.run(["audit", *([] if case == "missing-root" else ["--root", root]),
+                                *args])
+        ctx.check(f"{case} exit", rc == 2 and out == b"", f"exit {rc}")
+        ctx.golden("audit", f"{case}.err", err.replace(root.encode(), b"<root>"))
+    rc, out, err = ctx.run(["audit", "--help"])
+    ctx.check("help", rc == 0 and b"--fail-on" in out and b"sarif" in out, f"exit {rc}")
+
+
+TESTS = [test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
+         test_incomplete_wins, test_output_file, test_color, test_deterministic, test_errors]
+
+
+def main(argv):
+    if not is_root():
+        print("skip: the audit fixtures need root (chown, setuid bits)")
+        return SKIP
+    return s2ctest.main(TESTS, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
