@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * suid2cap plan: the dry-run plan of a migration, as JSON, a shell script or
+ * packaging snippets; and `plan --check PLAN`, the strict check of a plan file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dbargs.h"
+#include "emit.h"
+#include "engine.h"
+#include "plan.h"
+#include "planload.h"
+#include "scan.h"
+#include "scanargs.h"
+#include "common.h"
+
+enum {
+	ARG_FORMAT = 0x200,
+	ARG_CHECK,
+	ARG_TIMESTAMP,
+};
+
+static const char help_text[] =
+	"Plan the migration of every setuid, setgid and capability file (or of each\n"
+	"PATH): for each file its identity, the state before and after, the verdict\n"
+	"and why.  Nothing is changed.  --check reads a plan back and reports every\n"
+	"problem in it.\n"
+	"\n"
+	"  --root DIR      treat DIR as the system root (an image or chroot)\n"
+	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
+	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
+	"  --format FMT    json (default), sh (a script that carries the plan out),\n"
+	"                  rpm (%files lines), deb (a postinst), permissions (openSUSE)\n"
+	"  -o, --output FILE  write to FILE (atomically) instead of standard output\n"
+	"  --timestamp     record when the plan was made (the plan is otherwise\n"
+	"                  byte-identical for the same system)\n"
+	"  --check PLAN    check the plan file PLAN strictly; as root, also refuse a\n"
+	"                  file not owned by root or writable by group or others\n"
+	"  --threads N, --xdev, --all-caps, --cross-pseudo  as for scan\n"
+	"  -h, --help      show this help\n";
+
+struct plan_args {
+	struct scanargs s;
+	struct dbargs db;
+	enum emit_format format;
+	const char *output;
+	const char *check;
+	bool timestamp;
+	bool format_set;
+};
+
+/* Options that cannot go together, checked once after parsing. */
+static int check_exclusive(const struct plan_args *a, int argc, int first)
+{
+	static const char *const not_with_check[] = { "--format", "--output", "--timestamp",
+						      "--db", "--kernel", "a PATH" };
+	const bool used[] = { a->format_set, a->output != NULL, a->timestamp, a->db.n_extra > 0,
+			      a->db.kernel != NULL, first < argc };
+
+	if (!a->check)
+		return 0;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(used); i++)
+		if (used[i])
+			return -usage_error("plan", "--check cannot be combined with %s",
+					    not_with_check[i]);
+	return 0;
+}
+
+static int parse_option(struct plan_args *a, int c, const char *arg, char **argv)
+{
+	switch (c) {
+	case 'o':
+		a->output = arg;
+		return 1;
+	case ARG_FORMAT:
+		a->format = emit_format_from_name(arg);
+		a->format_set = true;
+		if (a->format < 0)
+			return -usage_error("plan", "unknown format '%s': expected json, sh, rpm, "
+					    "deb or permissions", arg);
+		return 1;
+	case ARG_CHECK:
+		if (s2c_isempty(arg))
+			return -usage_error("plan", "--check needs a plan file");
+		a->check = arg;
+		return 1;
+	case ARG_TIMESTAMP:
+		a->timestamp = true;
+		return 1;
+	default:
+		return -usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
+	}
+}
+
+static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s2c_ctx *ctx)
+{
+	static const struct option opts[] = {
+		SCANARGS_OPTIONS,
+		DBARGS_OPTIONS,
+		{ "format", required_argument, NULL, ARG_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "check", required_argument, NULL, ARG_CHECK },
+		{ "timestamp", no_argument, NULL, ARG_TIMESTAMP },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, r;
+
+	scanargs_init(&a->s, ctx);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if ((r = scanargs_option(&a->s, c, optarg, "plan")) ||
+		    (r = dbargs_option(&a->db, c, optarg, "plan"))) {
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (c == 'h') {
+			cmd_print_usage(cmd_lookup("plan"), stdout);
+			(void)fputs(help_text, stdout);
+			return 0;
+		}
+		r = parse_option(a, c, optarg, argv);
+		if (r < 0)
+			return r;
+	}
+	r = check_exclusive(a, argc, optind);
+	if (r < 0)
+		return r;
+	if (a->check)
+		return 1;
+	r = scanargs_finish(&a->s, argc, argv, optind, "plan");
+	return r < 0 ? r : 1;
+}
+
+/* --- plan --check ---------------------------------------------------------------------- */
+
+/* "PLAN: valid plan of 8 entries for /: 5 to change (5 migrate, 0 drop), 3 unchanged; ..." */
+static void print_valid(const char *path, const struct plan *p)
+{
+	size_t migrate = 0, drop = 0;
+	struct plan_summary s;
+
+	plan_summarise(p, &s);
+	for (size_t i = 0; i < p->n; i++) {
+		migrate += p->v[i].change && p->v[i].verdict == VERDICT_MIGRATE;
+		drop += p->v[i].change && p->v[i].verdict == VERDICT_DROP;
+	}
+	(void)printf("%s: valid plan of %zu entr%s for %s: %zu to change (%zu migrate, %zu drop), "
+		     "%zu unchanged; database %.12s\n", esc(path), p->n, p->n == 1 ? "y" : "ies",
+		     esc(p->root), s.change, migrate, drop, s.unchanged, p->db_hash);
+}
+
+static int run_check(const char *path)
+{
+	struct jcheck_problems problems = { 0 };
+	struct s2c_error err = { 0 };
+	struct plan *p = NULL;
+	size_t n;
+	int r;
+
+	/* The verb runs with at most CAP_DAC_READ_SEARCH; a root caller acts on plans, so a
+	 * plan it checks must be as safe to trust as one it would apply. */
+	r = plan_load_all(AT_FDCWD, path, path, geteuid() == 0, &p, &problems, &err);
+	if (r == -EINVAL && problems.n) {
+		for (size_t i = 0; i < problems.n; i++)
+			log_error("%s", esc(problems.v[i]));
+		if (problems.dropped)
+			log_error("%s: %zu more problems not shown", esc(path), problems.dropped);
+		n = problems.n + problems.dropped;
+		log_notice("'%s' is not a valid plan: %zu problem%s", esc(path), n, n == 1 ? "" : "s");
+		jcheck_problems_release(&problems);
+		return S2C_EXIT_FINDINGS;
+	}
+	jcheck_problems_release(&problems);
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? esc(err.msg) : strerror(-r));
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+	}
+	print_valid(path, p);
+	plan_free(p);
+	return S2C_EXIT_OK;
+}
+
+/* --- plan ------------------------------------------------------------------------------ */
+
+/* The root as an absolute path, so the plan (and the script's ROOT) means the same
+ * directory wherever it is used. */
+static char *absolute_root(const char *root)
+{
+	char buf[PATH_MAX];
+
+	if (s2c_streq(root, "/"))
+		return strdup("/");
+	if (!realpath(root, buf))
+		return NULL;
+	return strdup(buf);
+}
+
+static int set_timestamp(struct plan *p)
+{
+	char buf[32];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	if (now == (time_t)-1 || !gmtime_r(&now, &tm) ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return -EIO;
+	p->created = strdup(buf);
+	return p->created ? 0 : -ENOMEM;
+}
+
+static int build(const struct plan_args *a, const struct decisions *ds,
+		 const struct scan_result *res, struct plan **ret)
+{
+	_cleanup_free_ char *root = absolute_root(res->root);
+	struct s2c_error err = { 0 };
+	int r;
+
+	if (!root) {
+		log_error("cannot resolve root '%s': %s", esc(res->root), strerror(errno));
+		return S2C_EXIT_FAILURE;
+	}
+	r = plan_build((const struct decision *const *)ds->v, ds->n, ds->host, ds->db, root,
+		       res->host, ret, &err);
+	if (r == 0 && a->timestamp)
+		r = set_timestamp(*ret);
+	if (r < 0) {
+		log_error("cannot make the plan: %s", err.msg[0] ? esc(err.msg) : strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int write_plan(const struct plan_args *a, const struct plan *p)
+{
+	struct outfile out;
+	int r, ex;
+
+	ex = outfile_open(&out, a->output);
+	if (ex)
+		return ex;
+	r = emit_plan(p, a->format, out.f);
+	if (r < 0)
+		log_error("cannot write the plan: %s", strerror(-r));
+	ex = outfile_close(&out, r == 0);
+	return r < 0 || ex ? S2C_EXIT_FAILURE : 0;
+}
+
+int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
+{
+	struct plan_args a = { .format = EMIT_JSON };
+	struct rules_db *rdb = NULL;
+	struct scan_result *res = NULL;
+	struct plan *p = NULL;
+	struct decisions ds;
+	int r, ex;
+
+	r = parse_argv(argc, argv, &a, ctx);
+	if (r <= 0)
+		return -r;
+	if (a.check)
+		return run_check(a.check);
+	ex = dbargs_load(&a.db, &rdb);
+	if (ex)
+		return ex;
+	ex = scanargs_run(&a.s, ctx, &res);
+	if (ex) {
+		rules_db_free(rdb);
+		return ex;
+	}
+	ex = decisions_run(&a.db, rdb, res, &ds);
+	if (ex) {
+		scan_result_free(res);
+		return ex;
+	}
+	ex = build(&a, &ds, res, &p);
+	if (!ex)
+		ex = write_plan(&a, p);
+	if (!ex && res->warnings)
+		ex = S2C_EXIT_INCOMPLETE;
+	plan_free(p);
+	decisions_release(&ds);
+	scan_result_free(res);
+	return ex;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Writing a plan out: as its JSON document, as a POSIX shell script that
+ * carries it out, or as packaging snippets that make it durable (rpm %files
+ * lines, a Debian postinst, openSUSE permissions entries).
+ *
+ * Every format treats file names as untrusted: in shell they are single-quoted
+ * (so any byte but NUL survives), in comments and messages they are escaped
+ * (so a newline cannot end a comment and start a command), and a name a
+ * packaging format cannot express is left out with a comment saying so.
+ * The output depends on the plan only, so it is as deterministic as the plan.
+ */
+#ifndef S2C_PLAN_EMIT_H
+#define S2C_PLAN_EMIT_H
+
+#include <errno.h>
+#include <stdio.h>
+
+struct plan;
+
+/** Output formats of `suid2cap plan`. */
+enum emit_format {
+	EMIT_JSON,            /**< the plan document (docs/schema/plan.schema.json) */
+	EMIT_SH,              /**< POSIX sh script: checks each file, then chown, setcap, chmod */
+	EMIT_RPM,             /**< %attr/%caps lines for a spec's %files */
+	EMIT_DEB,             /**< postinst: setcap with setuid fallback, dpkg-statoverride */
+	EMIT_PERMISSIONS,     /**< openSUSE permissions.local entries */
+	_EMIT_MAX,
+	_EMIT_INVALID = -EINVAL,
+};
+
+/** "json", "sh", "rpm", "deb", "permissions". */
+const char *emit_format_name(enum emit_format f);
+
+/** Parse a format name; _EMIT_INVALID when unknown. */
+enum emit_format emit_format_from_name(const char *s);
+
+/**
+ * Write @p to @out in format @f.
+ * Returns 0, -ENOMEM, -EINVAL for an unknown format, or -EIO when @out
+ * reports an error.
+ */
+int emit_plan(const struct plan *p, enum emit_format f, FILE *out);
+
+/**
+ * The shell script.  It changes only the "change" entries, each through one
+ * call of a shell function that refuses a symlink, a non-regular file, a file
+ * with several hard links (unless ALLOW_HARDLINKS=1), a file whose SHA-256,
+ * mode or owner differ from the plan; says "already done" for a file in the
+ * planned state; else runs chown (if the owner changes), setcap (or setcap -r),
+ * chmod, and checks the result.  ROOT, defaulting to the plan's root, is
+ * prepended to every path.  Returns 0, -ENOMEM or -EIO.
+ */
+int emit_sh(const struct plan *p, FILE *out);
+
+/**
+ * rpm %files lines: "%attr(MODE,OWNER,GROUP) %caps(CAPS) PATH" for migrate
+ * entries, without %caps for drop entries, comments for the others.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int emit_rpm(const struct plan *p, FILE *out);
+
+/**
+ * A Debian postinst: in "configure", for each migrate entry setcap with the
+ * distributions' fallback to setuid, and dpkg-statoverride (unless the admin
+ * has one) wherever the packaged mode or owner must change for good.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int emit_deb(const struct plan *p, FILE *out);
+
+/**
+ * openSUSE permissions entries: "PATH OWNER:GROUP MODE" plus
+ * " +capabilities CAPS" for migrate entries; comments for keep and review.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int emit_permissions(const struct plan *p, FILE *out);
+
+#endif /* S2C_PLAN_EMIT_H */

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The plan: what a migration would change, file by file, and its JSON form.
+ *
+ * A plan is built from the decisions of the engine (rules/engine.h) and
+ * records, for every privileged file, the identity the file had when the plan
+ * was made (device, inode, size, mtime, link count, SHA-256), its state before
+ * (owner, group, mode, exact capability attribute) and the state after.
+ * Entries are sorted by path.  The same system gives a byte-identical plan:
+ * nothing in it depends on time (unless a timestamp is asked for), on thread
+ * scheduling or on where the rules database is installed.
+ *
+ * The JSON document (docs/schema/plan.schema.json) is written by
+ * plan_to_json() and read back, strictly, by planload.h.
+ */
+#ifndef S2C_PLAN_PLAN_H
+#define S2C_PLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "captable.h"
+#include "db.h"
+#include "engine.h"
+#include "fcaps.h"
+
+struct decision;
+struct host;
+struct json_object;
+struct rules_db;
+struct s2c_error;
+
+/** Version of the JSON document ("schema" key). */
+#define PLAN_SCHEMA 1
+
+/** Value of the "kind" key, so a plan is not mistaken for another document. */
+#define PLAN_KIND "suid2cap-plan"
+
+/** Owner, group, mode and capabilities of a file at one point in time. */
+struct plan_state {
+	uint32_t uid, gid;
+	char *owner, *group;                    /**< names, NULL when unknown */
+	uint32_t mode;                          /**< permission bits, 07777 */
+	bool has_caps;                          /**< a capability attribute is present */
+	struct fcaps caps;                      /**< decoded, when caps_text is set */
+	char *caps_text;                        /**< getcap(8) text; NULL when none or malformed */
+	unsigned char caps_raw[FCAPS_BLOB_MAX]; /**< before: the exact attribute bytes;
+						     after: what would be written (v2) */
+	size_t caps_len;                        /**< bytes in caps_raw, 0 when none */
+};
+
+/** One file of the plan.  Every string is owned by the plan. */
+struct plan_entry {
+	char *path;                  /**< absolute within the plan's root, any bytes but NUL */
+	bool change;                 /**< "action": "change"; false: "none" */
+	enum verdict verdict;
+	char *rule_id;               /**< NULL without a rule */
+	char *reason;                /**< one sentence, says why nothing changes for "none" */
+	enum confidence confidence;
+	enum risk risk, risk_now;
+	bool disguise;               /**< migrates to a root-equivalent set */
+	char *package;               /**< owning package, NULL when unknown */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, size;
+	int64_t mtime_ns;
+	uint32_t nlink;
+	char sha256[65];             /**< lowercase hex, "" when not known (never for a change) */
+	struct plan_state before, after;
+	char **smoke;                /**< argv, "{}" stands for the file; NULL when none */
+	size_t n_smoke;
+	char **evidence;             /**< "strong needs: imports socket -> cap_net_raw", … */
+	size_t n_evidence;
+	char **warnings;
+	size_t n_warnings;
+};
+
+/** A mount one of the entries lives on. */
+struct plan_mount {
+	char *target;                /**< mount point, NULL when unknown (images) */
+	char *fstype;                /**< NULL when unknown */
+	bool nosuid, rdonly;
+};
+
+/** Counts of the "summary" object. */
+struct plan_summary {
+	size_t change, unchanged;
+	size_t by_verdict[_VERDICT_MAX];
+};
+
+/** A whole plan.  Free with plan_free(). */
+struct plan {
+	int schema;                  /**< PLAN_SCHEMA */
+	char *tool_version;
+	char *root;                  /**< "/" for the host */
+	bool live;                   /**< made on the running system, not an image */
+	char *kernel;                /**< kernel release the conditions were evaluated for */
+	char *os_id, *os_pretty;     /**< os-release ID and PRETTY_NAME, NULL when unknown */
+	char *ping_group_range;      /**< net.ipv4.ping_group_range, NULL when unknown */
+	char *db_hash;               /**< SHA-256 of the rules database */
+	size_t db_rules;
+	char **db_files;             /**< base names of the database files, in load order */
+	size_t n_db_files;
+	char *created;               /**< "YYYY-MM-DDTHH:MM:SSZ", NULL unless asked for */
+	struct plan_mount *mounts;   /**< unique, sorted */
+	size_t n_mounts;
+	struct plan_entry *v;        /**< sorted by path (bytes), unique */
+	size_t n;
+};
+
+/**
+ * Build a plan from @n decisions.
+ * @v      the decisions (borrowed; their facts must be alive); any order.
+ * @h      facts of the target (kernel, os-release, sysctl).
+ * @db     the rules database the decisions were made with (hash, files).
+ * @root   the root the scan ran on, absolute ("/" for the host): the loader
+ *         refuses a relative one, and the shell script uses it as ROOT.
+ * @live   the root is the running system.
+ * @ret    on success a new plan, free with plan_free().
+ * Returns 0, -ENOMEM, or -EINVAL with a message in @err when a decision
+ * cannot be planned safely: a change without the file's SHA-256 (apply and
+ * the shell script refuse a file whose content differs from the plan, so a
+ * change the content of which is unknown could be applied to a replaced
+ * file), or the same path twice.
+ */
+int plan_build(const struct decision *const *v, size_t n, const struct host *h,
+	       const struct rules_db *db, const char *root, bool live, struct plan **ret,
+	       struct s2c_error *err);
+
+/**
+ * Count the entries of @p by action and verdict into @ret.
+ */
+void plan_summarise(const struct plan *p, struct plan_summary *ret);
+
+/**
+ * The JSON document of @p (fixed key order, so the same plan always gives the
+ * same bytes).  Paths and names that are not valid UTF-8 come with their exact
+ * bytes in "<key>_hex".
+ * Returns a new object (release with json_object_put()), or NULL on OOM.
+ */
+struct json_object *plan_to_json(const struct plan *p);
+
+/**
+ * Order of the "mounts" array: by target (unknown first), fstype (unknown
+ * first), nosuid, readonly.  Returns <0, 0 (the same mount) or >0.
+ */
+int plan_mount_cmp(const struct plan_mount *a, const struct plan_mount *b);
+
+/** "change" or "none". */
+const char *plan_action_name(bool change);
+
+/** Free @p and everything it owns; accepts NULL; returns NULL. */
+struct plan *plan_free(struct plan *p);
+
+/** Release what @s owns (for embedded states); the struct is zeroed. */
+void plan_state_release(struct plan_state *s);
+
+/** Release what @e owns; the struct is zeroed. */
+void plan_entry_release(struct plan_entry *e);
+
+#endif /* S2C_PLAN_PLAN_H */

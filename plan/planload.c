@@ -1,0 +1,761 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+
+#include "captable.h"
+#include "db.h"
+#include "engine.h"
+#include "fcaps.h"
+#include "jsonout.h"
+#include "jcheck.h"
+#include "jsonread.h"
+#include "plan.h"
+#include "planload.h"
+#include "util.h"
+#include "common.h"
+
+/*
+ * The loader keeps going after a problem so that one run reports them all
+ * (jcheck.h).  Each reader returns 0 when it produced a value and a negative
+ * number when it did not; the checks that combine members only run on values
+ * that were read, so one mistake does not cascade into many.
+ */
+
+/* --- pieces ---------------------------------------------------------------------------- */
+
+/* Absolute, normalised (no empty, "." or ".." component, no trailing slash), not "/". */
+static int check_path(struct jcheck *jc, const struct jpath *p, const char *path)
+{
+	const char *c = path;
+
+	if (path[0] != '/' || !path[1])
+		return jcheck_problem(jc, p, "'%s' is not an absolute path to a file", path);
+	while (*c == '/') {
+		size_t len = strcspn(c + 1, "/");
+		bool dots = (len == 1 && c[1] == '.') || (len == 2 && c[1] == '.' && c[2] == '.');
+
+		if (len == 0 || dots)
+			return jcheck_problem(jc, p, "'%s' has an empty, '.' or '..' component",
+					      path);
+		c += len + 1;
+	}
+	return 0;
+}
+
+static int get_mode(struct jcheck *jc, struct json_object *o, const struct jpath *p, uint32_t *ret)
+{
+	const char *s;
+	struct jpath kp = jpath_key(p, "mode");
+	uint64_t v;
+
+	if (jcheck_string(jc, o, p, "mode", false, &s) < 0)
+		return -EINVAL;
+	if (strlen(s) != 4 || strspn(s, "01234567") != 4 || parse_u64(s, 8, 07777, &v) < 0)
+		return jcheck_problem(jc, &kp, "'%s' is not a mode: expected 4 octal digits such "
+				      "as \"4755\"", s);
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int get_caps_text(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			 struct plan_state *s)
+{
+	struct jpath kp = jpath_key(p, "caps");
+	struct s2c_error e = { 0 };
+	const char *text;
+
+	if (jcheck_string(jc, o, p, "caps", true, &text) < 0)
+		return -EINVAL;
+	if (!text)
+		return 0;
+	for (const char *c = text; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return jcheck_problem(jc, &kp, "holds a control character");
+	if (fcaps_from_text(text, &s->caps, &e) < 0)
+		return jcheck_problem(jc, &kp, "%s", e.msg);
+	s->has_caps = true;
+	if (!(s->caps_text = strdup(text)))
+		jc->oom = true;
+	return 0;
+}
+
+static bool same_caps(const struct fcaps *a, const struct fcaps *b)
+{
+	return a->permitted == b->permitted && a->inheritable == b->inheritable &&
+	       a->effective == b->effective;
+}
+
+/* "caps_raw": the exact attribute; it must agree with "caps". */
+static int get_caps_raw(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			struct plan_state *s, bool text_ok)
+{
+	struct jpath kp = jpath_key(p, "caps_raw");
+	_cleanup_free_ char *bytes = NULL, *shown_caps = NULL;
+	const char *hex;
+	struct fcaps raw;
+	size_t len;
+
+	if (jcheck_string(jc, o, p, "caps_raw", true, &hex) < 0 || !text_ok)
+		return -EINVAL;
+	if (!hex)
+		return s->caps_text ? jcheck_problem(jc, &kp, "null, but 'caps' is set") : 0;
+	if (!jcheck_lower_hex(hex, strlen(hex)) || hex_decode(hex, &bytes, &len) < 0 ||
+	    len > FCAPS_BLOB_MAX)
+		return jcheck_problem(jc, &kp, "expected lowercase hex of at most %d bytes",
+				      FCAPS_BLOB_MAX);
+	memcpy(s->caps_raw, bytes, len);
+	s->caps_len = len;
+	s->has_caps = true;
+	if (fcaps_decode(bytes, len, &raw, NULL) < 0)
+		return s->caps_text ? jcheck_problem(jc, &kp, "malformed, but 'caps' is set") : 0;
+	shown_caps = fcaps_to_text(&raw);
+	if (!shown_caps) {
+		jc->oom = true;
+		return -ENOMEM;
+	}
+	if (!s->caps_text)
+		return jcheck_problem(jc, &kp, "holds '%s', but 'caps' is null", shown_caps);
+	if (!same_caps(&raw, &s->caps))
+		return jcheck_problem(jc, &kp, "holds '%s', which disagrees with 'caps' '%s'",
+				      shown_caps, s->caps_text);
+	s->caps = raw;    /* keeps the version and v3 root id */
+	return 0;
+}
+
+/* "before" (with caps_raw) or "after" (caps_raw is what would be written). */
+static int read_state(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan_state *s, bool before)
+{
+	/* "before" has the same keys as "after" plus "caps_raw". */
+	static const char *const keys[] = { "caps_raw", "uid", "gid", "owner", "owner_hex", "group",
+					    "group_hex", "mode", "caps", NULL };
+	static const char *const req[] = { "caps_raw", "uid", "gid", "owner", "group", "mode",
+					   "caps", NULL };
+	const size_t problems = jc->count;
+	uint64_t uid = 0, gid = 0;
+	int text;
+
+	if (jcheck_keys(jc, o, p, before ? keys : keys + 1, before ? req : req + 1) < 0)
+		return -EINVAL;
+	(void)jcheck_int(jc, o, p, "uid", 0, UINT32_MAX - 1, NULL, &uid);
+	(void)jcheck_int(jc, o, p, "gid", 0, UINT32_MAX - 1, NULL, &gid);
+	s->uid = (uint32_t)uid;
+	s->gid = (uint32_t)gid;
+	(void)jcheck_name(jc, o, p, "owner", true, &s->owner);
+	(void)jcheck_name(jc, o, p, "group", true, &s->group);
+	(void)get_mode(jc, o, p, &s->mode);
+	text = get_caps_text(jc, o, p, s);
+	if (before) {
+		(void)get_caps_raw(jc, o, p, s, text == 0);
+	} else if (s->has_caps) {
+		int len = fcaps_encode(&s->caps, s->caps_raw);
+		s->caps_len = len > 0 ? (size_t)len : 0;
+	}
+	return jc->count == problems ? 0 : -EINVAL;
+}
+
+/* "MAJOR:MINOR", decimal, each at most 32 bits. */
+static int parse_dev(const char *s, uint32_t *ret_major, uint32_t *ret_minor)
+{
+	const char *colon = strchr(s, ':');
+	_cleanup_free_ char *left = colon ? strndup(s, (size_t)(colon - s)) : NULL;
+	uint64_t a, b;
+
+	if (!left || parse_u64(left, 10, UINT32_MAX, &a) < 0 ||
+	    parse_u64(colon + 1, 10, UINT32_MAX, &b) < 0)
+		return -EINVAL;
+	*ret_major = (uint32_t)a;
+	*ret_minor = (uint32_t)b;
+	return 0;
+}
+
+static int read_identity(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			 struct plan_entry *e)
+{
+	static const char *const keys[] = { "dev", "ino", "size", "mtime_ns", "sha256", "nlink",
+					    NULL };
+	const size_t problems = jc->count;
+	const char *dev = NULL, *sha = NULL;
+	uint64_t nlink = 0;
+
+	if (jcheck_keys(jc, o, p, keys, keys) < 0)
+		return -EINVAL;
+	if (jcheck_string(jc, o, p, "dev", false, &dev) == 0 &&
+	    parse_dev(dev, &e->dev_major, &e->dev_minor) < 0) {
+		struct jpath kp = jpath_key(p, "dev");
+		(void)jcheck_problem(jc, &kp, "'%s' is not a device number: expected MAJOR:MINOR",
+				     dev);
+	}
+	(void)jcheck_int(jc, o, p, "ino", 0, UINT64_MAX, NULL, &e->ino);
+	(void)jcheck_int(jc, o, p, "size", 0, INT64_MAX, NULL, &e->size);
+	(void)jcheck_int(jc, o, p, "mtime_ns", INT64_MIN, INT64_MAX, &e->mtime_ns, NULL);
+	if (jcheck_int(jc, o, p, "nlink", 1, UINT32_MAX, NULL, &nlink) == 0)
+		e->nlink = (uint32_t)nlink;
+	if (jcheck_string(jc, o, p, "sha256", true, &sha) == 0 && sha) {
+		struct jpath kp = jpath_key(p, "sha256");
+		if (strlen(sha) != 64 || !jcheck_lower_hex(sha, 64))
+			(void)jcheck_problem(jc, &kp, "expected 64 lowercase hex digits");
+		else
+			memcpy(e->sha256, sha, 65);
+	}
+	return jc->count == problems ? 0 : -EINVAL;
+}
+
+static enum confidence confidence_from_name(const char *s)
+{
+	for (int c = 0; c < _CONFIDENCE_MAX; c++)
+		if (s2c_streq(confidence_name(c), s))
+			return c;
+	return _CONFIDENCE_INVALID;
+}
+
+/* Read an enumeration by name: "verdict", "confidence", "risk", "risk_now". */
+static int get_enum(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		    const char *key, int *ret)
+{
+	struct jpath kp = jpath_key(p, key);
+	const char *s;
+	int v;
+
+	if (jcheck_string(jc, o, p, key, false, &s) < 0)
+		return -EINVAL;
+	if (s2c_streq(key, "verdict"))
+		v = verdict_from_name(s);
+	else if (s2c_streq(key, "confidence"))
+		v = confidence_from_name(s);
+	else
+		v = risk_from_name(s);
+	if (v < 0)
+		return jcheck_problem(jc, &kp, "unknown %s '%s'",
+				      s2c_streq(key, "risk_now") ? "risk" : key, s);
+	*ret = v;
+	return 0;
+}
+
+static int read_smoke(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan_entry *e)
+{
+	struct jpath kp = jpath_key(p, "smoke");
+	bool placeholder = false;
+	int r = jcheck_strv(jc, o, p, "smoke", true, &e->smoke, &e->n_smoke);
+
+	if (r < 0 || !e->smoke)
+		return r;
+	for (size_t i = 0; i < e->n_smoke; i++)
+		placeholder |= s2c_streq(e->smoke[i], "{}");
+	if (!e->n_smoke)
+		return jcheck_problem(jc, &kp, "needs at least one element (or null)");
+	if (!placeholder)
+		return jcheck_problem(jc, &kp, "needs \"{}\" where the file's path goes");
+	return 0;
+}
+
+/*
+ * Two states own and grant the same (names aside).  @strict: also the v3 root
+ * id, which a capability text cannot carry; "after" never has one, so a
+ * change that only rewrites a v3 attribute as v2 is a change, while an entry
+ * with nothing to do keeps the attribute it has.
+ */
+static bool same_state(const struct plan_state *a, const struct plan_state *b, bool strict)
+{
+	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
+		return false;
+	if (!a->caps_text != !b->caps_text)
+		return false;
+	if (!a->caps_text)
+		return true;
+	return strict ? fcaps_equal(&a->caps, &b->caps) : same_caps(&a->caps, &b->caps);
+}
+
+/* What read_entry() managed to read, for the checks that combine members. */
+struct entry_ok {
+	bool action, verdict, disguise, identity, before, after;
+};
+
+/* The after state a verdict allows. */
+static void check_after(struct jcheck *jc, const struct jpath *p, const struct plan_entry *e)
+{
+	const struct plan_state *b = &e->before, *a = &e->after;
+	struct jpath ap = jpath_key(p, "after");
+
+	if (e->verdict == VERDICT_MIGRATE) {
+		if (!a->caps_text)
+			jcheck_problem_at(jc, &ap, "caps", "a migrate entry needs capabilities");
+		if (a->mode & S_ISUID)
+			jcheck_problem_at(jc, &ap, "mode",
+					  "a migrate entry cannot keep the set-user-ID bit");
+		else if ((a->mode & S_ISGID) &&
+			 (a->gid == 0 || a->gid != b->gid || !(b->mode & S_ISGID)))
+			jcheck_problem_at(jc, &ap, "mode", "a migrate entry keeps the set-group-ID "
+					  "bit only for the non-root group it already had");
+	} else if (e->verdict == VERDICT_DROP) {
+		if (a->caps_text)
+			jcheck_problem_at(jc, &ap, "caps", "a drop entry cannot have capabilities");
+		if (a->mode & (S_ISUID | S_ISGID))
+			jcheck_problem_at(jc, &ap, "mode", "a drop entry cannot keep set-ID bits");
+	}
+}
+
+static void check_entry(struct jcheck *jc, const struct jpath *p, const struct plan_entry *e,
+			const struct entry_ok *ok)
+{
+	struct jpath ip = jpath_key(p, "identity");
+	bool changes_verdict = e->verdict == VERDICT_MIGRATE || e->verdict == VERDICT_DROP;
+
+	if (ok->action && ok->verdict && e->change && !changes_verdict)
+		jcheck_problem_at(jc, p, "action", "a '%s' entry cannot change anything",
+				  verdict_name(e->verdict));
+	if (ok->action && ok->identity && e->change && !e->sha256[0])
+		jcheck_problem_at(jc, &ip, "sha256", "a change needs the file's SHA-256, to "
+				  "re-check its content before changing it");
+	if (ok->action && ok->before && ok->after && e->change &&
+	    same_state(&e->before, &e->after, true))
+		jcheck_problem_at(jc, p, "after", "the same as 'before', but the action is "
+				  "\"change\"");
+	if (ok->action && ok->before && ok->after && !e->change &&
+	    !same_state(&e->before, &e->after, false))
+		jcheck_problem_at(jc, p, "after", "differs from 'before', but the action is "
+				  "\"none\"");
+	if (ok->disguise && ok->verdict && e->disguise && e->verdict != VERDICT_MIGRATE)
+		jcheck_problem_at(jc, p, "setuid_in_disguise",
+				  "only a migrate entry can be setuid in disguise");
+	if (ok->verdict && ok->before && ok->after)
+		check_after(jc, p, e);
+}
+
+/* A member object read by @fn at $.<p>.<key>; true when it had no problem. */
+static bool read_member(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			const char *key,
+			int (*fn)(struct jcheck *, struct json_object *, const struct jpath *,
+				  struct plan_entry *),
+			struct plan_entry *e)
+{
+	struct jpath kp = jpath_key(p, key);
+	bool present;
+	struct json_object *v = jcheck_get(o, key, &present);
+
+	return present && fn(jc, v, &kp, e) == 0;
+}
+
+static int read_before(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		       struct plan_entry *e)
+{
+	return read_state(jc, o, p, &e->before, true);
+}
+
+static int read_after(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan_entry *e)
+{
+	return read_state(jc, o, p, &e->after, false);
+}
+
+/* "action", "rule" and "reason". */
+static bool read_texts(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		       struct plan_entry *e)
+{
+	const char *action = NULL, *rule = NULL, *reason = NULL;
+	bool ok = false;
+
+	if (jcheck_string(jc, o, p, "action", false, &action) == 0) {
+		ok = s2c_streq(action, "change") || s2c_streq(action, "none");
+		if (!ok)
+			jcheck_problem_at(jc, p, "action", "expected \"change\" or \"none\"");
+		e->change = s2c_streq(action, "change");
+	}
+	if (jcheck_string(jc, o, p, "rule", true, &rule) == 0 && rule) {
+		if (!*rule)
+			jcheck_problem_at(jc, p, "rule",
+					  "must not be empty (null when no rule matched)");
+		else if (!(e->rule_id = strdup(rule)))
+			jc->oom = true;
+	}
+	if (jcheck_string(jc, o, p, "reason", false, &reason) == 0 && !(e->reason = strdup(reason)))
+		jc->oom = true;
+	return ok;
+}
+
+static int read_entry(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan_entry *e)
+{
+	static const char *const keys[] = {
+		"path", "path_hex", "action", "verdict", "rule", "reason", "confidence", "risk",
+		"risk_now", "setuid_in_disguise", "package", "package_hex", "identity", "before",
+		"after", "smoke", "evidence", "warnings", NULL,
+	};
+	static const char *const req[] = {
+		"path", "action", "verdict", "rule", "reason", "confidence", "risk", "risk_now",
+		"setuid_in_disguise", "package", "identity", "before", "after", "smoke",
+		"evidence", "warnings", NULL,
+	};
+	const size_t problems = jc->count;
+	struct entry_ok ok = { 0 };
+	struct jpath pp = jpath_key(p, "path");
+	int v;
+
+	if (jcheck_keys(jc, o, p, keys, req) < 0)
+		return -EINVAL;
+	if (jcheck_name(jc, o, p, "path", false, &e->path) == 0)
+		(void)check_path(jc, &pp, e->path);
+	ok.action = read_texts(jc, o, p, e);
+	if ((ok.verdict = get_enum(jc, o, p, "verdict", &v) == 0))
+		e->verdict = v;
+	if (get_enum(jc, o, p, "confidence", &v) == 0)
+		e->confidence = v;
+	if (get_enum(jc, o, p, "risk", &v) == 0)
+		e->risk = v;
+	if (get_enum(jc, o, p, "risk_now", &v) == 0)
+		e->risk_now = v;
+	ok.disguise = jcheck_bool(jc, o, p, "setuid_in_disguise", &e->disguise) == 0;
+	(void)jcheck_name(jc, o, p, "package", true, &e->package);
+	ok.identity = read_member(jc, o, p, "identity", read_identity, e);
+	ok.before = read_member(jc, o, p, "before", read_before, e);
+	ok.after = read_member(jc, o, p, "after", read_after, e);
+	(void)read_smoke(jc, o, p, e);
+	(void)jcheck_strv(jc, o, p, "evidence", false, &e->evidence, &e->n_evidence);
+	(void)jcheck_strv(jc, o, p, "warnings", false, &e->warnings, &e->n_warnings);
+	check_entry(jc, p, e, &ok);
+	return jc->count == problems ? 0 : -EINVAL;
+}
+
+/* --- the document ---------------------------------------------------------------------- */
+
+/* A member object at $.<key>, checked by @fn. */
+static void read_object(struct jcheck *jc, struct json_object *doc, const struct jpath *p,
+			const char *key,
+			void (*fn)(struct jcheck *, struct json_object *, const struct jpath *,
+				   struct plan *),
+			struct plan *plan)
+{
+	struct jpath kp = jpath_key(p, key);
+	bool present;
+	struct json_object *o = jcheck_get(doc, key, &present);
+
+	if (present)
+		fn(jc, o, &kp, plan);
+}
+
+static void read_tool(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan *plan)
+{
+	static const char *const keys[] = { "name", "version", NULL };
+	const char *name, *version;
+
+	if (jcheck_keys(jc, o, p, keys, keys) < 0)
+		return;
+	if (jcheck_string(jc, o, p, "name", false, &name) == 0 && !s2c_streq(name, "suid2cap"))
+		jcheck_problem_at(jc, p, "name", "expected \"suid2cap\"");
+	if (jcheck_string(jc, o, p, "version", false, &version) == 0 &&
+	    !(plan->tool_version = strdup(version)))
+		jc->oom = true;
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ" */
+static bool valid_timestamp(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	unsigned y, mo, d, h, mi, se;
+
+	if (strlen(s) != strlen(shape))
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+			return false;
+	if (sscanf(s, "%4u-%2u-%2uT%2u:%2u:%2uZ", &y, &mo, &d, &h, &mi, &se) != 6)
+		return false;
+	return y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 &&
+	       se <= 60;
+}
+
+static void read_host(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan *plan)
+{
+	static const char *const keys[] = { "live", "kernel", "os_id", "os_pretty",
+					    "ping_group_range", NULL };
+	const char *kernel = NULL, *os_id = NULL, *pretty = NULL, *pgr = NULL;
+	bool oom = false;
+
+	if (jcheck_keys(jc, o, p, keys, keys) < 0)
+		return;
+	(void)jcheck_bool(jc, o, p, "live", &plan->live);
+	(void)jcheck_string(jc, o, p, "kernel", false, &kernel);
+	(void)jcheck_string(jc, o, p, "os_id", true, &os_id);
+	(void)jcheck_string(jc, o, p, "os_pretty", true, &pretty);
+	(void)jcheck_string(jc, o, p, "ping_group_range", true, &pgr);
+	plan->kernel = kernel ? strdup(kernel) : NULL;
+	plan->os_id = os_id ? strdup(os_id) : NULL;
+	plan->os_pretty = pretty ? strdup(pretty) : NULL;
+	plan->ping_group_range = pgr ? strdup(pgr) : NULL;
+	oom = (kernel && !plan->kernel) || (os_id && !plan->os_id) ||
+	      (pretty && !plan->os_pretty) || (pgr && !plan->ping_group_range);
+	jc->oom |= oom;
+}
+
+static void read_database(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			  struct plan *plan)
+{
+	static const char *const keys[] = { "hash", "rules", "files", NULL };
+	struct jpath fp = jpath_key(p, "files");
+	const char *hash;
+	uint64_t rules = 0;
+
+	if (jcheck_keys(jc, o, p, keys, keys) < 0)
+		return;
+	if (jcheck_string(jc, o, p, "hash", false, &hash) == 0) {
+		if (strlen(hash) != 64 || !jcheck_lower_hex(hash, 64))
+			jcheck_problem_at(jc, p, "hash", "expected 64 lowercase hex digits");
+		else if (!(plan->db_hash = strdup(hash)))
+			jc->oom = true;
+	}
+	if (jcheck_int(jc, o, p, "rules", 0, UINT32_MAX, NULL, &rules) == 0)
+		plan->db_rules = (size_t)rules;
+	if (jcheck_strv(jc, o, p, "files", false, &plan->db_files, &plan->n_db_files) < 0)
+		return;
+	for (size_t i = 0; i < plan->n_db_files; i++) {
+		const char *f = plan->db_files[i];
+		if (!*f || strchr(f, '/') || s2c_streq(f, ".") || s2c_streq(f, "..")) {
+			struct jpath ip = jpath_index(&fp, i);
+			(void)jcheck_problem(jc, &ip, "'%s' is not a file name (base names only)",
+					     f);
+		}
+	}
+}
+
+static int read_mount(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      struct plan_mount *m)
+{
+	static const char *const keys[] = { "target", "target_hex", "fstype", "nosuid",
+					    "readonly", NULL };
+	static const char *const req[] = { "target", "fstype", "nosuid", "readonly", NULL };
+	const size_t problems = jc->count;
+	const char *fstype = NULL;
+
+	if (jcheck_keys(jc, o, p, keys, req) < 0)
+		return -EINVAL;
+	(void)jcheck_name(jc, o, p, "target", true, &m->target);
+	if (jcheck_string(jc, o, p, "fstype", true, &fstype) == 0 && fstype &&
+	    !(m->fstype = strdup(fstype)))
+		jc->oom = true;
+	(void)jcheck_bool(jc, o, p, "nosuid", &m->nosuid);
+	(void)jcheck_bool(jc, o, p, "readonly", &m->rdonly);
+	return jc->count == problems ? 0 : -EINVAL;
+}
+
+static void read_mounts(struct jcheck *jc, struct json_object *a, const struct jpath *p,
+			struct plan *plan)
+{
+	size_t n;
+	bool prev_ok = false;
+
+	if (!json_object_is_type(a, json_type_array)) {
+		(void)jcheck_problem(jc, p, "expected an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	plan->mounts = calloc(n ? n : 1, sizeof(*plan->mounts));
+	if (!plan->mounts) {
+		jc->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jpath ip = jpath_index(p, i);
+		struct plan_mount *m = &plan->mounts[i];
+		bool ok = read_mount(jc, json_object_array_get_idx(a, i), &ip, m) == 0;
+		int c = ok && prev_ok ? plan_mount_cmp(m - 1, m) : -1;
+
+		plan->n_mounts = i + 1;
+		if (c == 0)
+			(void)jcheck_problem(jc, &ip, "the same mount twice");
+		else if (c > 0)
+			(void)jcheck_problem(jc, &ip, "not sorted (by target, fstype, nosuid, "
+					     "readonly)");
+		prev_ok = ok;
+	}
+}
+
+static void read_entries(struct jcheck *jc, struct json_object *a, const struct jpath *p,
+			 struct plan *plan)
+{
+	size_t n;
+	bool prev_ok = false;
+
+	if (!json_object_is_type(a, json_type_array)) {
+		(void)jcheck_problem(jc, p, "expected an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	plan->v = calloc(n ? n : 1, sizeof(*plan->v));
+	if (!plan->v) {
+		jc->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n && !jc->oom; i++) {
+		struct jpath ip = jpath_index(p, i);
+		struct plan_entry *e = &plan->v[i];
+		int c;
+
+		(void)read_entry(jc, json_object_array_get_idx(a, i), &ip, e);
+		plan->n = i + 1;
+		c = e->path && prev_ok ? strcmp(e[-1].path, e->path) : -1;
+		if (c == 0)
+			jcheck_problem_at(jc, &ip, "path", "'%s' is in the plan twice", e->path);
+		else if (c > 0)
+			jcheck_problem_at(jc, &ip, "path",
+					  "'%s' is out of order: entries are sorted by path",
+					  e->path);
+		prev_ok = e->path != NULL;
+	}
+}
+
+/* The summary; it must count the entries when @compare (they were read without a problem). */
+static void read_summary(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			 const struct plan *plan, bool compare)
+{
+	static const char *const keys[] = { "change", "unchanged", "migrate", "drop", "keep",
+					    "review", NULL };
+	struct plan_summary s;
+	size_t want[6];
+
+	if (jcheck_keys(jc, o, p, keys, keys) < 0)
+		return;
+	plan_summarise(plan, &s);
+	want[0] = s.change;
+	want[1] = s.unchanged;
+	for (int v = 0; v < _VERDICT_MAX; v++)
+		want[2 + v] = s.by_verdict[v];
+	for (size_t i = 0; keys[i]; i++) {
+		uint64_t n;
+		if (jcheck_int(jc, o, p, keys[i], 0, UINT32_MAX, NULL, &n) == 0 && compare &&
+		    n != want[i])
+			jcheck_problem_at(jc, p, keys[i], "says %llu, but the entries count %zu",
+					  (unsigned long long)n, want[i]);
+	}
+}
+
+static void read_plan(struct jcheck *jc, struct json_object *doc, const char *file,
+		      struct plan *plan)
+{
+	static const char *const keys[] = { "schema", "kind", "tool", "created", "root",
+					    "root_hex", "host", "database", "mounts", "summary",
+					    "entries", NULL };
+	static const char *const req[] = { "schema", "kind", "tool", "root", "host", "database",
+					   "mounts", "summary", "entries", NULL };
+	struct jpath p, sp;
+	const char *kind, *created;
+	int64_t schema;
+	size_t before_entries;
+	bool present;
+	struct json_object *summary;
+
+	jpath_init(&p, file);
+	sp = jpath_key(&p, "summary");
+	if (jcheck_keys(jc, doc, &p, keys, req) < 0)
+		return;
+	if (jcheck_int(jc, doc, &p, "schema", INT64_MIN, INT64_MAX, &schema, NULL) == 0) {
+		if (schema != PLAN_SCHEMA)
+			jcheck_problem_at(jc, &p, "schema",
+					  "plan schema %lld is not supported (this suid2cap reads "
+					  "schema %d)", (long long)schema, PLAN_SCHEMA);
+		plan->schema = PLAN_SCHEMA;
+	}
+	if (jcheck_string(jc, doc, &p, "kind", false, &kind) == 0 && !s2c_streq(kind, PLAN_KIND))
+		jcheck_problem_at(jc, &p, "kind", "expected \"%s\"", PLAN_KIND);
+	read_object(jc, doc, &p, "tool", read_tool, plan);
+	if (jcheck_string(jc, doc, &p, "created", false, &created) == 0) {
+		if (!valid_timestamp(created))
+			jcheck_problem_at(jc, &p, "created", "expected a UTC time such as "
+					  "\"2026-01-31T12:00:00Z\"");
+		else if (!(plan->created = strdup(created)))
+			jc->oom = true;
+	}
+	if (jcheck_name(jc, doc, &p, "root", false, &plan->root) == 0 && plan->root[0] != '/')
+		jcheck_problem_at(jc, &p, "root", "'%s' is not an absolute path", plan->root);
+	read_object(jc, doc, &p, "host", read_host, plan);
+	read_object(jc, doc, &p, "database", read_database, plan);
+	read_object(jc, doc, &p, "mounts", read_mounts, plan);
+	before_entries = jc->count;
+	read_object(jc, doc, &p, "entries", read_entries, plan);
+	/* The summary is checked last, against the entries; counting entries that had
+	 * problems would only repeat them. */
+	summary = jcheck_get(doc, "summary", &present);
+	if (present)
+		read_summary(jc, summary, &sp, plan, jc->count == before_entries);
+}
+
+/* --- public ------------------------------------------------------------------------------ */
+
+int plan_from_json_all(struct json_object *doc, const char *file, struct plan **ret,
+		       struct jcheck_problems *problems, struct s2c_error *err)
+{
+	struct jcheck c = { .out = problems };
+	struct plan *plan = calloc(1, sizeof(*plan));
+	int r;
+
+	if (!plan)
+		return -ENOMEM;
+	read_plan(&c, doc, file, plan);
+	r = jcheck_finish(&c, err);
+	if (r < 0) {
+		plan_free(plan);
+		return r;
+	}
+	*ret = plan;
+	return 0;
+}
+
+int plan_from_json(struct json_object *doc, const char *file, struct plan **ret,
+		   struct s2c_error *err)
+{
+	return plan_from_json_all(doc, file, ret, NULL, err);
+}
+
+/* Refuse what a privileged caller must not act on. */
+static int check_trust(uint32_t uid, uint32_t mode, const char *display, struct s2c_error *err)
+{
+	if (uid != 0)
+		return s2c_error_set(err, -EPERM, "plan '%s' is not owned by root, refusing it",
+				     display);
+	if (mode & (S_IWGRP | S_IWOTH))
+		return s2c_error_set(err, -EPERM,
+				     "plan '%s' is writable by group or others, refusing it",
+				     display);
+	return 0;
+}
+
+int plan_load_all(int dirfd, const char *name, const char *display, bool trusted,
+		  struct plan **ret, struct jcheck_problems *problems, struct s2c_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_jsonput_ struct json_object *doc = NULL;
+	uint32_t uid = 0, mode = 0;
+	size_t len = 0;
+	int r;
+
+	r = jsonread_slurp(dirfd, name, display, &buf, &len, &uid, &mode, err);
+	if (r < 0)
+		return r;
+	if (trusted) {
+		r = check_trust(uid, mode, display, err);
+		if (r < 0)
+			return r;
+	}
+	r = jsonread_parse_mem(buf, len, display, &doc, err);
+	if (r < 0) {
+		struct jcheck c = { .out = problems };
+		if (r == -ENOMEM)
+			return r;
+		jcheck_record(&c, err && err->msg[0] ? err->msg : "malformed JSON");
+		return c.oom ? -ENOMEM : r;
+	}
+	return plan_from_json_all(doc, display, ret, problems, err);
+}
+
+int plan_load(int dirfd, const char *name, const char *display, bool trusted,
+	      struct plan **ret, struct s2c_error *err)
+{
+	return plan_load_all(dirfd, name, display, trusted, ret, NULL, err);
+}
