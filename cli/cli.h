@@ -66,6 +66,13 @@ void log_set_program(const char *name);
 /** Allow colour on stderr. */
 void log_set_color(bool on);
 
+/**
+ * A file name made safe for a message (controls and invalid UTF-8 escaped).
+ * Points to one of four rotating static buffers: use on the main thread,
+ * at most four per message.
+ */
+const char *esc(const char *s);
+
 /** Print a usage error for @verb and a hint; returns S2C_EXIT_USAGE. */
 int usage_error(const char *verb, const char *fmt, ...) S2C_PRINTF(2, 3);
 
@@ -78,5 +85,13 @@ void cmd_print_usage(const struct cmd *c, FILE *out);
 /* The verbs. */
 int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx);
 
 #endif /* S2C_CLI_CLI_H */

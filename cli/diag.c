@@ -2,9 +2,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "util.h"
 #include "common.h"
 
 static const char *program = "suid2cap";
@@ -58,6 +60,18 @@ void log_notice(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(NULL, "", fmt, ap);
 	va_end(ap);
+}
+
+const char *esc(const char *s)
+{
+	static char bufs[4][16384];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+	char *e = escape_text(s ? s : "(null)");
+
+	(void)snprintf(b, sizeof(bufs[0]), "%s", e ? e : "?");
+	free(e);
+	return b;
 }
 
 int usage_error(const char *verb, const char *fmt, ...)

@@ -17,13 +17,38 @@
  *           facts     per-candidate facts (identity, caps, mount, flags)
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
  *           scan      one inventory: root, mounts, walk, facts, sorted
+ *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
+ *           hash      SHA-256 of files (OpenSSL)
+ * rules/    jsonread  strict JSON reading with file:$.path errors
+ *           captable  capability risk classes, ELF evidence, breakers
+ *           db        rules database: layered loading, validation, overlaps, hash
+ *           glob      path globs and their intersection
+ *           host      target facts: kernel, sysctl, os-release, dpkg owner
+ *           match     which rule describes a file
+ *           engine    the decision: verdict, caps, risk, evidence, warnings
  * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
  *           scanout   `scan` text table and JSON
+ *           decisionout  decision as JSON, explain text
+ *           auditout  audit model (finding ids), text and JSON reports
+ *           markdown, html, sarif  the other audit formats
+ *           (ldpath in scanner/: library search path under a root)
+ * plan/     plan      plan model and JSON; planload: the strict loader
+ *           jcheck    strict JSON reading that reports every problem, not the first
+ *           emit      sh, rpm %caps, Debian postinst, openSUSE permissions
+ *           journal   write-ahead journal (sealed JSON lines)
+ *           state     root-only state directory, state.json for verify
+ *           preflight per-filesystem checks before any change
+ *           fileop    safe open, exact state, the never-neither write order
+ *           smoke     smoke tests as nobody through the checked fd
+ *           apply     apply, rollback, crash recovery
+ *           hook      dpkg/apt/dnf hooks running verify --fix
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
  *           scanargs  options shared by the scanning verbs, atomic -o output
+ *           dbargs    database layers, target overrides, decisions for a scan
+ *           applyargs options and privileges of apply, migrate, rollback, verify
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
@@ -44,6 +69,17 @@
 #include "common.h"
 
 #define CAPS_READ S2C_CAPMASK(CAP_DAC_READ_SEARCH)
+/*
+ * Verbs that change files: the most any of them may need.  Each narrows
+ * further once it knows its input (no CAP_CHOWN without an owner change, no
+ * smoke-test capabilities without smoke tests, read-only for a plain verify).
+ * CAP_FSETID keeps a set-group-ID bit when restoring a group we are not in;
+ * CAP_SETUID/SETGID/KILL run and stop smoke tests as an unprivileged user.
+ */
+#define CAPS_CHANGE (S2C_CAPMASK(CAP_SETFCAP) | S2C_CAPMASK(CAP_FOWNER) | \
+		     S2C_CAPMASK(CAP_FSETID) | S2C_CAPMASK(CAP_CHOWN) | \
+		     S2C_CAPMASK(CAP_DAC_READ_SEARCH) | S2C_CAPMASK(CAP_SETUID) | \
+		     S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_KILL))
 /* `privileges` narrows for the verb it inspects, so it starts with everything. */
 #define CAPS_ALL UINT64_MAX
 
@@ -52,6 +88,33 @@ static const struct cmd commands[] = {
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
 	  "[--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
+	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
+	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
+	  "audit report: every privileged file with verdict, evidence and risk" },
+	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
+	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
+	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
+	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE,
+	  "PLAN [--only PATH ...] [--no-smoke] [--smoke] [--smoke-user USER] "
+	  "[--smoke-timeout SEC] [--allow-hardlinks] [--quiet]",
+	  "carry out a plan: journalled, checked, smoke-tested" },
+	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE,
+	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [apply options] [PATH ...]",
+	  "plan and apply in one step, after asking" },
+	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE,
+	  "[--root DIR] JOURNAL | --last [--only PATH ...]",
+	  "undo an apply, restoring the exact previous state" },
+	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE,
+	  "[--root DIR] [--fix] [--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
+	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
+	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
+	  "explain the decision about a file: facts, rule, evidence, verdict" },
+	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
+	  "check or list the rules database" },
 	{ "privileges", cmd_privileges, 0, CAPS_ALL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
 };

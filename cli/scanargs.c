@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,13 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
 		return -usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return -usage_error(verb, "root '%s' is not a directory", a->root);
+	/* Plans, journals and reports name the root absolutely. */
+	{
+		static char real[PATH_MAX];
+		if (!realpath(a->root, real))
+			return -usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
+		a->root = real;
+	}
 	for (int i = first; i < argc; i++)
 		if (s2c_isempty(argv[i]))
 			return -usage_error(verb, "empty path operand");

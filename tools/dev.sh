@@ -10,6 +10,10 @@
 #
 set -eu
 
+# Files the build stages (the rules database) must not be group-writable:
+# as root, suid2cap refuses a database others could have changed.
+umask 022
+
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
@@ -17,8 +21,14 @@ cd "$here"
 PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
 libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
-python3 python3-jsonschema
+python3 python3-jsonschema python3-pil chromium
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping"
+
+# The SARIF 2.1.0 JSON Schema the audit tests validate against (draft-04), taken from
+# an npm package because Debian ships none; kept out of git under build/test-deps/.
+SARIF_PKG="@microsoft/jest-sarif@1.0.0-beta.0"
+SARIF_FILE="package/lib/schemas/sarif-2.1.0-rtm.5.json"
+SARIF_SCHEMA="build/test-deps/sarif-2.1.0.json"
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
@@ -40,6 +50,23 @@ deps() {
 		# shellcheck disable=SC2086 # word splitting of the package list is wanted
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 	fi
+	sarif_schema
+}
+
+sarif_schema() {
+	[ -s "$SARIF_SCHEMA" ] && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "==> installing: nodejs npm"
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm
+	fi
+	echo "==> SARIF 2.1.0 schema from npm $SARIF_PKG"
+	tmp=$(mktemp -d)
+	(cd "$tmp" && npm pack --silent "$SARIF_PKG" >/dev/null && tar -xzf ./*.tgz "$SARIF_FILE")
+	mkdir -p "$(dirname "$SARIF_SCHEMA")"
+	cp "$tmp/$SARIF_FILE" "$SARIF_SCHEMA.part"
+	mv "$SARIF_SCHEMA.part" "$SARIF_SCHEMA"
+	rm -rf "$tmp"
 }
 
 build() {
@@ -78,12 +105,14 @@ audit)
 	deps
 	build release
 	shift
-	exec ./build/release/cli/suid2cap scan "$@"
+	exec ./build/release/cli/suid2cap audit "$@"
 	;;
 test)
 	deps
 	build dev
 	lint
+	echo "==> lint build (gcc -O2, _FORTIFY_SOURCE=3, -Werror)"
+	build lint
 	run_tests dev
 	build clang
 	run_tests clang
@@ -91,7 +120,7 @@ test)
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests asan
 	echo "==> test (asan, Check without fork so LeakSanitizer sees test bodies)"
-	for s in util fcaps mounts resolve scanout; do
+	for s in util fcaps mounts resolve scanout rules journal elfinfo; do
 		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
 	done

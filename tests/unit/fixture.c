@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <check.h>
@@ -38,28 +40,39 @@ char *fx_tempdir(void)
 	return dir;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Remove @name in @dfd recursively, fd-relative so trees deeper than
+ * PATH_MAX go too; directories made unreadable by a test are opened up. */
+static void rm_at(int dfd, const char *name)
 {
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
-	/* Directories made unreadable by a test become readable again first. */
-	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
-}
+	struct stat st;
+	int fd;
+	DIR *d;
+	struct dirent *de;
 
-static int unlock_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)ftw;
-	if ((flag == FTW_D || flag == FTW_DNR) && S_ISDIR(st->st_mode))
-		(void)chmod(path, 0700);
-	return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		(void)unlinkat(dfd, name, 0);
+		return;
+	}
+	if (fchmodat(dfd, name, 0700, 0) < 0) {
+		/* removal below reports nothing either: best effort */
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (d = fdopendir(fd))) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				rm_at(dirfd(d), de->d_name);
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	(void)unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
 void fx_rmrf(const char *dir)
 {
-	(void)nftw(dir, unlock_one, 64, FTW_PHYS);
-	(void)nftw(dir, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+	rm_at(AT_FDCWD, dir);
 }
 
 char *fx_path(const char *root, const char *rel)
@@ -165,6 +178,60 @@ int fx_setcaps_raw(const char *root, const char *rel, const void *blob, size_t l
 	(void)close(fd);
 	free(p);
 	return r;
+}
+
+int fx_compile(const char *root, const char *rel, const char *source, mode_t mode,
+	       const char *const *flags)
+{
+	char *out = fx_path(root, rel);
+	char *src = NULL;
+	const char *argv[64];
+	size_t n = 0;
+	int status = -1, fd;
+	pid_t pid;
+
+	mkparents(root, rel);
+	FX_ASSERT(asprintf(&src, "%s.c", out) > 0, "asprintf");
+	fd = open(src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	FX_ASSERT(fd >= 0, "create %s", src);
+	FX_ASSERT(write(fd, source, strlen(source)) == (ssize_t)strlen(source), "write");
+	close(fd);
+	argv[n++] = "cc";
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = src;
+	for (size_t i = 0; flags && flags[i] && n < 60; i++)
+		argv[n++] = flags[i];
+	argv[n] = NULL;
+	pid = fork();
+	FX_ASSERT(pid >= 0, "fork");
+	if (pid == 0) {
+		execvp("cc", (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	FX_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	unlink(src);
+	free(src);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return -1;
+	}
+	FX_ASSERT(chmod(out, mode) == 0, "chmod %s", out);
+	free(out);
+	return 0;
+}
+
+void fx_write(const char *root, const char *rel, const char *content)
+{
+	char *p = fx_path(root, rel);
+	int fd;
+
+	mkparents(root, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FX_ASSERT(fd >= 0, "create %s: %s", p, strerror(errno));
+	FX_ASSERT(write(fd, content, strlen(content)) == (ssize_t)strlen(content), "write");
+	(void)close(fd);
+	free(p);
 }
 
 bool fx_have_cap(int cap)

@@ -48,6 +48,17 @@ bool fx_have_cap(int cap);
 /** Absolute path of @rel under @root; free() it. */
 char *fx_path(const char *root, const char *rel);
 
+/**
+ * Compile the C @source into @rel under @root with the system compiler,
+ * passing the NULL-terminated @flags (e.g. "-static", "-lcap"), then chmod
+ * @mode.  Returns 0, or -1 when the compiler failed (output on stderr).
+ */
+int fx_compile(const char *root, const char *rel, const char *source, mode_t mode,
+	       const char *const *flags);
+
+/** Write @content to @rel under @root, creating parents, replacing the file. */
+void fx_write(const char *root, const char *rel, const char *content);
+
 /** Warnings collected by fx_scan(). */
 struct fx_warnings {
 	size_t n;

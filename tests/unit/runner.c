@@ -26,6 +26,12 @@ static const struct {
 	{ "walk", walk_suite, -1 },
 	{ "walk_priv", walk_priv_suite, CAP_SYS_ADMIN },
 	{ "scanout", scanout_suite, -1 },
+	{ "elfinfo", elfinfo_suite, -1 },
+	{ "rules", rules_suite, -1 },
+	{ "engine", engine_suite, CAP_SETFCAP },
+	{ "journal", journal_suite, -1 },
+	{ "fileop", fileop_suite, CAP_SETFCAP },
+	{ "plan", plan_suite, -1 },
 };
 
 int main(int argc, char **argv)

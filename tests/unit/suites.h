@@ -13,5 +13,11 @@ Suite *resolve_suite(void);
 Suite *walk_suite(void);
 Suite *walk_priv_suite(void);
 Suite *scanout_suite(void);
+Suite *elfinfo_suite(void);
+Suite *rules_suite(void);
+Suite *engine_suite(void);
+Suite *journal_suite(void);
+Suite *fileop_suite(void);
+Suite *plan_suite(void);
 
 #endif

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * apply and rollback: carry out a plan with the safety protocol, and undo it.
+ *
+ * For every entry to change: preflight of its filesystem; open beneath the
+ * root with no symlink and no unsafe parent; identity check against the plan
+ * (device, inode, size, mtime, mode, owner, capability bytes, SHA-256; one
+ * hard link unless allowed); an fsync'd journal record of the exact previous
+ * state; the change (owner, capabilities, mode) read back; the rule's smoke
+ * test as an unprivileged user, with an automatic undo on failure; a
+ * completion record; and the new state recorded for verify.
+ *
+ * A crash at any point leaves a journal: a later apply first undoes what an
+ * interrupted run left half done, and rollback restores the exact previous
+ * bytes of every entry, idempotently.
+ */
+#ifndef S2C_PLAN_APPLY_H
+#define S2C_PLAN_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct plan;
+struct s2c_error;
+
+/** What happened to one entry, reported through apply_report_fn. */
+enum apply_event {
+	APPLY_APPLIED,         /**< changed as planned */
+	APPLY_ALREADY,         /**< already in the planned state */
+	APPLY_SKIPPED,         /**< not touched (changed since the plan, unsafe, preflight) */
+	APPLY_FAILED,          /**< the change failed and was undone */
+	APPLY_SMOKE_OK,        /**< the smoke test passed */
+	APPLY_ROLLED_BACK,     /**< the smoke test failed and the change was undone */
+	APPLY_RESTORED,        /**< rollback restored the previous state */
+	APPLY_NOT_RESTORED,    /**< rollback could not restore it (replaced since, unsafe) */
+	APPLY_RECOVERED,       /**< an interrupted change of an earlier run was undone */
+	_APPLY_EVENT_MAX,
+};
+
+/** Called for every entry outcome; @message says why. */
+typedef void (*apply_report_fn)(void *userdata, const char *path, enum apply_event event,
+				const char *message);
+
+/** Options of apply_run(). */
+struct apply_options {
+	int rootfd;                   /**< the plan's root */
+	const struct plan *plan;
+	const char *plan_sha256;      /**< hash of the plan file, recorded in the journal */
+	const char *const *only;      /**< NULL-terminated paths, or NULL for all */
+	bool allow_hardlinks;
+	bool smoke;                   /**< run smoke tests */
+	uid_t smoke_uid;
+	gid_t smoke_gid;
+	unsigned smoke_timeout;       /**< seconds */
+	bool trusted;                 /**< check ownership and modes of the state directory */
+	const char *fault;            /**< test builds only: "step[:seq]" at which to SIGKILL */
+	apply_report_fn report;
+	void *userdata;
+};
+
+/** Counts of a run. */
+struct apply_result {
+	size_t applied, already, skipped, failed, rolled_back, restored, not_restored, recovered;
+	char journal[128];            /**< journal name, "" when none was written */
+};
+
+/**
+ * Apply @o->plan.  Entries whose "action" is "none" are not touched.
+ * Returns 0 when the run finished (see the counts: skipped or failed entries
+ * were reported), or -errno when it had to stop (the journal or state could
+ * not be written; another run holds the lock), with @err.
+ */
+int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2c_error *err);
+
+/**
+ * Undo what an interrupted earlier run left half done beneath @rootfd (its
+ * pending journal entries), before a new scan looks at the files.  Does
+ * nothing when nothing was ever applied there.  Returns 0 or -errno.
+ */
+int apply_recover(int rootfd, bool trusted, apply_report_fn fn, void *userdata,
+		  struct apply_result *ret, struct s2c_error *err);
+
+/** Options of rollback_run(). */
+struct rollback_options {
+	int rootfd;
+	const char *journal;          /**< name in the journal directory; NULL for the newest */
+	const char *const *only;
+	bool trusted;
+	const char *fault;
+	apply_report_fn report;
+	void *userdata;
+};
+
+/**
+ * Undo a journal's changes in reverse order, restoring the exact previous
+ * owner, group, mode and capability bytes; entries already undone are
+ * skipped, so running it again is harmless.
+ * Returns 0 or -errno with @err.
+ */
+int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err);
+
+/** "applied", "already done", … */
+const char *apply_event_name(enum apply_event e);
+
+#endif /* S2C_PLAN_APPLY_H */

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fcaps.h"
+#include "fileop.h"
+#include "resolve.h"
+#include "common.h"
+
+static int check_parent(int fd, const char *path, size_t len, struct s2c_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return s2c_error_errno(err, -errno, "cannot stat '%.*s'", (int)len, path);
+	if (!S_ISDIR(st.st_mode))
+		return s2c_error_set(err, -ENOTDIR, "'%.*s' is not a directory", (int)len, path);
+	if (st.st_uid != 0)
+		return s2c_error_set(err, -EPERM, "directory '%.*s' is not owned by root: its owner "
+				     "could replace the file, refusing", (int)(len ? len : 1),
+				     len ? path : "/");
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return s2c_error_set(err, -EPERM, "directory '%.*s' is writable by group or others: "
+				     "they could replace the file, refusing", (int)(len ? len : 1),
+				     len ? path : "/");
+	return 0;
+}
+
+int fileop_open_parent(int rootfd, const char *path, struct s2c_error *err)
+{
+	_cleanup_close_ int cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const char *p = path, *last;
+	int r;
+
+	if (cur < 0)
+		return s2c_error_errno(err, -errno, "cannot open the root");
+	if (path[0] != '/' || !(last = strrchr(path, '/')) || !last[1])
+		return s2c_error_set(err, -EINVAL, "'%s' is not an absolute file path", path);
+	r = check_parent(cur, "/", 0, err);
+	if (r < 0)
+		return r;
+	while (p < last) {
+		size_t n;
+		char name[256];
+		int next;
+
+		p++;
+		n = strcspn(p, "/");
+		if (n == 0 || n >= sizeof(name) || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return s2c_error_set(err, -EINVAL, "'%s' is not a normalised path", path);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		next = openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			int e = errno;
+			struct stat st;
+			if (e == ENOTDIR && fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				e = ELOOP;
+			return s2c_error_errno(err, -e, "cannot open '%.*s'%s", (int)(p + n - path), path,
+					       e == ELOOP ? " (a symbolic link, not followed)" : "");
+		}
+		(void)close(cur);
+		cur = next;
+		r = check_parent(cur, path, (size_t)(p + n - path), err);
+		if (r < 0)
+			return r;
+		p += n;
+	}
+	return TAKE_FD(cur);
+}
+
+int fileop_open(int rootfd, const char *path, struct stat *ret_st, struct s2c_error *err)
+{
+	_cleanup_close_ int dfd = fileop_open_parent(rootfd, path, err);
+	const char *name = strrchr(path, '/') + 1;
+	struct stat st;
+	int fd;
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP)
+			return s2c_error_set(err, -ELOOP, "'%s' is a symbolic link, not followed", path);
+		return s2c_error_errno(err, -e, "cannot open '%s'", path);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = errno;
+		(void)close(fd);
+		if (e && !S_ISREG(st.st_mode) && st.st_mode == 0)
+			return s2c_error_errno(err, -e, "cannot stat '%s'", path);
+		return s2c_error_set(err, -EINVAL, "'%s' is not a regular file", path);
+	}
+	if (ret_st)
+		*ret_st = st;
+	return fd;
+}
+
+int fileop_read(int fd, struct journal_state *ret)
+{
+	struct journal_state s = { 0 };
+	struct stat st;
+	int n;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	s.uid = st.st_uid;
+	s.gid = st.st_gid;
+	s.mode = st.st_mode & 07777;
+	n = fcaps_read_fd(fd, s.xattr, sizeof(s.xattr));
+	if (n == -ERANGE)
+		return -EINVAL;         /* larger than any valid layout */
+	if (n >= 0) {
+		s.has_xattr = true;
+		s.xattr_len = (size_t)n;
+	} else if (n != -ENODATA && n != -EOPNOTSUPP) {
+		return n;
+	}
+	*ret = s;
+	return 0;
+}
+
+bool fileop_state_equal(const struct journal_state *a, const struct journal_state *b)
+{
+	return a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
+	       a->has_xattr == b->has_xattr &&
+	       (!a->has_xattr || (a->xattr_len == b->xattr_len &&
+				  memcmp(a->xattr, b->xattr, a->xattr_len) == 0));
+}
+
+void fileop_state_caps(struct journal_state *s, const struct fcaps *caps)
+{
+	int n = caps ? fcaps_encode(caps, s->xattr) : -1;
+
+	s->has_xattr = n > 0;
+	s->xattr_len = n > 0 ? (size_t)n : 0;
+}
+
+void fileop_describe(const struct journal_state *s, char *buf, size_t size)
+{
+	struct fcaps c;
+	_cleanup_free_ char *text = NULL;
+
+	if (s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, &c, NULL) == 0)
+		text = fcaps_to_text(&c);
+	(void)snprintf(buf, size, "%04o %u:%u %s", s->mode, s->uid, s->gid,
+		       s->has_xattr ? (text ? text : "(malformed caps)") : "no capabilities");
+}
+
+static void cap_freep(cap_t *c)
+{
+	if (*c)
+		(void)cap_free(*c);
+}
+
+/* The capability attribute of @want onto @fd. */
+static int write_caps(int fd, const struct journal_state *want, bool exact, struct s2c_error *err)
+{
+	_cleanup_(cap_freep) cap_t cap = NULL;
+	struct fcaps c;
+
+	if (!want->has_xattr) {
+		if (fremovexattr(fd, FCAPS_XATTR) < 0 && errno != ENODATA)
+			return s2c_error_errno(err, -errno, "cannot remove the capabilities");
+		return 0;
+	}
+	if (exact) {
+		/* Rollback: the very bytes that were there (v3 rootid included). */
+		if (fsetxattr(fd, FCAPS_XATTR, want->xattr, want->xattr_len, 0) < 0)
+			return s2c_error_errno(err, -errno, "cannot restore the capabilities");
+		return 0;
+	}
+	if (fcaps_decode(want->xattr, want->xattr_len, &c, NULL) < 0)
+		return s2c_error_set(err, -EINVAL, "invalid capability set");
+	cap = cap_init();
+	if (!cap)
+		return -ENOMEM;
+	for (cap_value_t v = 0; v < 64; v++) {
+		bool p = c.permitted & S2C_CAPMASK(v), i = c.inheritable & S2C_CAPMASK(v);
+		if ((p && cap_set_flag(cap, CAP_PERMITTED, 1, &v, CAP_SET) < 0) ||
+		    (i && cap_set_flag(cap, CAP_INHERITABLE, 1, &v, CAP_SET) < 0) ||
+		    (c.effective && (p || i) && cap_set_flag(cap, CAP_EFFECTIVE, 1, &v, CAP_SET) < 0))
+			return s2c_error_errno(err, -errno, "cannot build the capability set");
+	}
+	if (cap_set_fd(fd, cap) < 0)
+		return s2c_error_errno(err, -errno, "cannot set the capabilities");
+	return 0;
+}
+
+int fileop_write(int fd, const struct journal_state *now, const struct journal_state *want,
+		 bool exact, fileop_step_fn step, void *userdata, struct s2c_error *err)
+{
+	struct journal_state got;
+	struct stat st;
+	int r;
+
+	/* 1. Ownership first: chown clears capabilities and set-ID bits. */
+	if (now->uid != want->uid || now->gid != want->gid) {
+		if (fchown(fd, want->uid, want->gid) < 0)
+			return s2c_error_errno(err, -errno, "cannot change the owner");
+		if (step)
+			step(userdata, "chown");
+	}
+	/*
+	 * Never leave a moment with neither privilege: when the set-ID bits come
+	 * back (rollback), the mode goes first and the capabilities after; when
+	 * they go (apply), the capabilities come first and the mode last.  chmod
+	 * keeps capabilities and setting them keeps the mode, so either order is
+	 * exact; only the window differs.
+	 */
+	if (fstat(fd, &st) < 0)
+		return s2c_error_errno(err, -errno, "cannot stat the file");
+	if (want->mode & ~(uint32_t)st.st_mode & (S_ISUID | S_ISGID)) {
+		if (fchmod(fd, want->mode) < 0)
+			return s2c_error_errno(err, -errno, "cannot change the mode");
+		if (step)
+			step(userdata, "chmod");
+		r = write_caps(fd, want, exact, err);
+		if (r < 0)
+			return r;
+		if (step)
+			step(userdata, "setcap");
+	} else {
+		r = write_caps(fd, want, exact, err);
+		if (r < 0)
+			return r;
+		if (step)
+			step(userdata, "setcap");
+		if (fchmod(fd, want->mode) < 0)
+			return s2c_error_errno(err, -errno, "cannot change the mode");
+		if (step)
+			step(userdata, "chmod");
+	}
+	/* 4. Read back. */
+	r = fileop_read(fd, &got);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot read the result back");
+	if (!exact && want->has_xattr && got.has_xattr) {
+		/* libcap may write v3 inside a user namespace: compare the sets. */
+		struct fcaps a, b;
+		if (fcaps_decode(got.xattr, got.xattr_len, &a, NULL) == 0 &&
+		    fcaps_decode(want->xattr, want->xattr_len, &b, NULL) == 0 &&
+		    a.permitted == b.permitted && a.inheritable == b.inheritable &&
+		    a.effective == b.effective) {
+			got.xattr_len = want->xattr_len;
+			memcpy(got.xattr, want->xattr, want->xattr_len);
+		}
+	}
+	if (!fileop_state_equal(&got, want)) {
+		char a[128], b[128];
+		fileop_describe(&got, a, sizeof(a));
+		fileop_describe(want, b, sizeof(b));
+		return s2c_error_set(err, -EIO, "the result reads back as '%s', not '%s'", a, b);
+	}
+	return 0;
+}

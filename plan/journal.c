@@ -1,0 +1,706 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "hash.h"
+#include "journal.h"
+#include "jsonout.h"
+#include "jsonread.h"
+#include "util.h"
+#include "common.h"
+
+#define SUM_KEY ",\"sum\":\""
+#define MAX_ENTRIES 100000
+
+static const char *const outcome_names[_JOURNAL_OUTCOME_MAX] = {
+	"pending", "applied", "skipped", "failed", "rolled-back",
+};
+
+const char *journal_outcome_name(enum journal_outcome o)
+{
+	return o >= 0 && o < _JOURNAL_OUTCOME_MAX ? outcome_names[o] : "invalid";
+}
+
+struct journal *journal_free(struct journal *j)
+{
+	if (!j)
+		return NULL;
+	if (j->fd >= 0)
+		(void)close(j->fd);
+	for (size_t i = 0; i < j->n; i++) {
+		free(j->v[i].path);
+		free(j->v[i].reason);
+	}
+	free(j->v);
+	free(j->name);
+	free(j->root);
+	free(j->plan_sha256);
+	free(j);
+	return NULL;
+}
+
+static void journal_freep(struct journal **j)
+{
+	journal_free(*j);
+}
+
+/* --- writing ------------------------------------------------------------------------ */
+
+/* Seal @obj into one line: its JSON without the closing brace, then the
+ * SHA-256 of that prefix as "sum". */
+static char *seal(struct json_object *obj)
+{
+	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len = s ? strlen(s) : 0;
+	char hex[HASH_HEX_LEN];
+	char *line, *prefix;
+
+	if (len < 2 || s[len - 1] != '}')
+		return NULL;
+	if (asprintf(&prefix, "%.*s,", (int)(len - 1), s) < 0)
+		return NULL;
+	if (hash_mem_sha256(prefix, strlen(prefix), hex) < 0) {
+		free(prefix);
+		return NULL;
+	}
+	if (asprintf(&line, "%s\"sum\":\"%s\"}\n", prefix, hex) < 0)
+		line = NULL;
+	free(prefix);
+	return line;
+}
+
+/* Append one record and make it durable; a failed write is cut off again. */
+static int append(struct journal *j, struct json_object *rec, struct s2c_error *err)
+{
+	_cleanup_free_ char *line = seal(rec);
+	off_t start;
+	size_t len, off = 0;
+
+	json_object_put(rec);
+	if (!line)
+		return -ENOMEM;
+	if (j->fd < 0)
+		return s2c_error_set(err, -EBADF, "journal '%s' is not open for writing", j->name);
+	start = lseek(j->fd, 0, SEEK_END);
+	if (start < 0)
+		return s2c_error_errno(err, -errno, "cannot seek journal '%s'", j->name);
+	len = strlen(line);
+	while (off < len) {
+		ssize_t n = write(j->fd, line + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? -errno : -ENOSPC;
+			if (ftruncate(j->fd, start) < 0) {
+				/* the partial line stays; readers ignore a partial last line */
+			}
+			return s2c_error_errno(err, e, "cannot write journal '%s'", j->name);
+		}
+		off += (size_t)n;
+	}
+	if (fdatasync(j->fd) < 0) {
+		int e = -errno;
+		if (ftruncate(j->fd, start) < 0) {
+			/* as above: a partial or unsynced last record is ignored */
+		}
+		return s2c_error_errno(err, e, "cannot sync journal '%s'", j->name);
+	}
+	return 0;
+}
+
+static struct json_object *record(const char *type)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o && json_object_object_add(o, "r", json_object_new_string(type)) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *state_json(const struct journal_state *s)
+{
+	struct json_object *o = json_object_new_object();
+	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(mode, sizeof(mode), "%04o", s->mode & 07777);
+	hex_encode(s->xattr, s->xattr_len, hex);
+	if (jsonout_add_int(o, "uid", s->uid) < 0 || jsonout_add_int(o, "gid", s->gid) < 0 ||
+	    jsonout_add_string(o, "mode", mode) < 0 ||
+	    (s->has_xattr ? jsonout_add_string(o, "xattr", hex)
+			  : json_object_object_add(o, "xattr", NULL)) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int new_entry(struct journal *j, struct journal_entry **ret)
+{
+	struct journal_entry *nv;
+
+	if (j->n >= MAX_ENTRIES)
+		return -E2BIG;
+	nv = realloc(j->v, (j->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	j->v = nv;
+	memset(&j->v[j->n], 0, sizeof(j->v[0]));
+	j->v[j->n].seq = (unsigned)j->n + 1;
+	*ret = &j->v[j->n++];
+	return 0;
+}
+
+int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint32_t dev_minor,
+		   uint64_t ino, const struct journal_state *before,
+		   const struct journal_state *after, unsigned *ret_seq, struct s2c_error *err)
+{
+	struct json_object *rec = record("intent");
+	struct journal_entry *e;
+	char dev[32];
+	int r;
+
+	if (!rec)
+		return -ENOMEM;
+	(void)snprintf(dev, sizeof(dev), "%u:%u", dev_major, dev_minor);
+	if (jsonout_add_int(rec, "seq", (int64_t)j->n + 1) < 0 ||
+	    jsonout_add_string(rec, "path", path) < 0 || jsonout_add_string(rec, "dev", dev) < 0 ||
+	    jsonout_add_int(rec, "ino", (int64_t)ino) < 0 ||
+	    json_object_object_add(rec, "before", state_json(before)) < 0 ||
+	    json_object_object_add(rec, "after", state_json(after)) < 0) {
+		json_object_put(rec);
+		return -ENOMEM;
+	}
+	r = append(j, rec, err);
+	if (r < 0)
+		return r;
+	r = new_entry(j, &e);
+	if (r < 0)
+		return r;
+	e->path = strdup(path);
+	if (!e->path)
+		return -ENOMEM;
+	e->dev_major = dev_major;
+	e->dev_minor = dev_minor;
+	e->ino = ino;
+	e->before = *before;
+	e->after = *after;
+	*ret_seq = e->seq;
+	return 0;
+}
+
+struct journal_entry *journal_find(struct journal *j, unsigned seq)
+{
+	return seq >= 1 && seq <= j->n ? &j->v[seq - 1] : NULL;
+}
+
+int journal_done(struct journal *j, unsigned seq, enum journal_outcome outcome, const char *reason,
+		 struct s2c_error *err)
+{
+	struct journal_entry *e = journal_find(j, seq);
+	struct json_object *rec = record("done");
+	int r;
+
+	if (!rec)
+		return -ENOMEM;
+	if (!e || outcome == JOURNAL_PENDING) {
+		json_object_put(rec);
+		return -EINVAL;
+	}
+	if (jsonout_add_int(rec, "seq", seq) < 0 ||
+	    jsonout_add_string(rec, "outcome", journal_outcome_name(outcome)) < 0 ||
+	    (reason ? jsonout_add_string(rec, "reason", reason)
+		    : json_object_object_add(rec, "reason", NULL)) < 0) {
+		json_object_put(rec);
+		return -ENOMEM;
+	}
+	r = append(j, rec, err);
+	if (r < 0)
+		return r;
+	e->outcome = outcome;
+	free(e->reason);
+	e->reason = reason ? strdup(reason) : NULL;
+	return reason && !e->reason ? -ENOMEM : 0;
+}
+
+int journal_undo(struct journal *j, unsigned seq, bool finished, struct s2c_error *err)
+{
+	struct journal_entry *e = journal_find(j, seq);
+	struct json_object *rec = record(finished ? "undone" : "undo");
+	int r;
+
+	if (!rec)
+		return -ENOMEM;
+	if (!e) {
+		json_object_put(rec);
+		return -EINVAL;
+	}
+	if (jsonout_add_int(rec, "seq", seq) < 0) {
+		json_object_put(rec);
+		return -ENOMEM;
+	}
+	r = append(j, rec, err);
+	if (r < 0)
+		return r;
+	if (finished)
+		e->undone = true;
+	else
+		e->undo_started = true;
+	return 0;
+}
+
+int journal_end(struct journal *j, struct s2c_error *err)
+{
+	struct json_object *rec = record("end");
+	int r;
+
+	if (!rec)
+		return -ENOMEM;
+	r = append(j, rec, err);
+	if (r == 0)
+		j->ended = true;
+	return r;
+}
+
+static int new_name(char **ret)
+{
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm))
+		return -errno;
+	if (strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm) == 0)
+		return -EINVAL;
+	return asprintf(ret, "%s.%09ldZ.journal", stamp, ts.tv_nsec) < 0 ? -ENOMEM : 0;
+}
+
+int journal_create(int dirfd, const char *root, const char *plan_sha256, struct journal **ret,
+		   struct s2c_error *err)
+{
+	_cleanup_(journal_freep) struct journal *j = calloc(1, sizeof(*j));
+	struct json_object *rec;
+	int r;
+
+	if (!j)
+		return -ENOMEM;
+	j->fd = -1;
+	r = new_name(&j->name);
+	if (r < 0)
+		return r;
+	j->root = strdup(root);
+	j->plan_sha256 = strdup(plan_sha256);
+	if (!j->root || !j->plan_sha256)
+		return -ENOMEM;
+	j->fd = openat(dirfd, j->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
+		       0600);
+	if (j->fd < 0)
+		return s2c_error_errno(err, -errno, "cannot create journal '%s'", j->name);
+	rec = record("begin");
+	if (!rec || jsonout_add_int(rec, "v", 1) < 0 || jsonout_add_string(rec, "root", root) < 0 ||
+	    jsonout_add_string(rec, "plan", plan_sha256) < 0 ||
+	    jsonout_add_string(rec, "tool", S2C_VERSION) < 0) {
+		json_object_put(rec);
+		return -ENOMEM;
+	}
+	r = append(j, rec, err);
+	if (r == 0 && fsync(dirfd) < 0)
+		r = s2c_error_errno(err, -errno, "cannot sync the journal directory");
+	if (r < 0) {
+		(void)unlinkat(dirfd, j->name, 0);
+		return r;
+	}
+	*ret = TAKE_PTR(j);
+	return 0;
+}
+
+/* --- reading ------------------------------------------------------------------------ */
+
+struct reader {
+	struct journal *j;
+	const char *display;
+	size_t lineno;
+	struct s2c_error *err;
+};
+
+S2C_PRINTF(2, 3) static int bad(const struct reader *rd, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return s2c_error_set(rd->err, -EINVAL, "%s: line %zu: %s", rd->display, rd->lineno, msg);
+}
+
+/* Check the seal of one line (without its newline). */
+static int unseal(const struct reader *rd, const char *line, size_t len)
+{
+	const char *p = NULL;
+	char hex[HASH_HEX_LEN];
+	size_t plen;
+
+	for (const char *q = line; (q = memmem(q, len - (size_t)(q - line), SUM_KEY, strlen(SUM_KEY)));
+	     q++)
+		p = q;
+	if (!p)
+		return bad(rd, "record has no checksum");
+	plen = (size_t)(p - line) + 1;
+	if (len != plen + strlen("\"sum\":\"") + 64 + 2 || line[len - 1] != '}' || line[len - 2] != '"')
+		return bad(rd, "malformed checksum");
+	if (hash_mem_sha256(line, plen, hex) < 0)
+		return -ENOMEM;
+	if (memcmp(hex, line + plen + strlen("\"sum\":\""), 64) != 0)
+		return bad(rd, "checksum mismatch: the record was damaged");
+	return 0;
+}
+
+static int read_path(struct json_object *o, const struct jpath *p, char **ret, struct s2c_error *err)
+{
+	const char *path = NULL, *hex = NULL;
+	size_t len;
+	int r = jsonread_string(o, p, "path", true, &path, err);
+
+	if (r == 0)
+		r = jsonread_string(o, p, "path_hex", false, &hex, err);
+	if (r < 0)
+		return r;
+	if (hex) {
+		r = hex_decode(hex, ret, &len);
+		if (r < 0 || strlen(*ret) != len)
+			return jpath_error(p, err, "bad path_hex");
+	} else if (!(*ret = strdup(path))) {
+		return -ENOMEM;
+	}
+	if ((*ret)[0] != '/') {
+		free(*ret);
+		return jpath_error(p, err, "path is not absolute");
+	}
+	return 0;
+}
+
+static int read_state(struct json_object *o, const struct jpath *p, struct journal_state *s,
+		      struct s2c_error *err)
+{
+	static const char *const keys[] = { "uid", "gid", "mode", "xattr", NULL };
+	const char *mode = NULL, *xattr = NULL;
+	int64_t uid = 0, gid = 0;
+	uint64_t m;
+	int r = jsonread_keys(o, p, keys, keys, err);
+
+	if (r == 0)
+		r = jsonread_int(o, p, "uid", true, 0, UINT32_MAX, &uid, err);
+	if (r == 0)
+		r = jsonread_int(o, p, "gid", true, 0, UINT32_MAX, &gid, err);
+	if (r == 0)
+		r = jsonread_string(o, p, "mode", true, &mode, err);
+	if (r == 0 && json_object_get_type(json_object_object_get(o, "xattr")) != json_type_null)
+		r = jsonread_string(o, p, "xattr", true, &xattr, err);
+	if (r < 0)
+		return r;
+	if (strlen(mode) != 4 || parse_u64(mode, 8, 07777, &m) < 0)
+		return jpath_error(p, err, "bad mode '%s'", mode);
+	memset(s, 0, sizeof(*s));
+	s->uid = (uint32_t)uid;
+	s->gid = (uint32_t)gid;
+	s->mode = (uint32_t)m;
+	if (xattr) {
+		char *buf;
+		size_t len;
+		struct fcaps c;
+		if (hex_decode(xattr, &buf, &len) < 0 || len > FCAPS_BLOB_MAX || len == 0 ||
+		    fcaps_decode(buf, len, &c, NULL) < 0) {
+			if (len <= FCAPS_BLOB_MAX)
+				free(buf);
+			return jpath_error(p, err, "bad xattr '%s'", xattr);
+		}
+		memcpy(s->xattr, buf, len);
+		s->xattr_len = len;
+		s->has_xattr = true;
+		free(buf);
+	}
+	return 0;
+}
+
+static int parse_seq(const struct reader *rd, struct json_object *o, const struct jpath *p,
+		     struct journal_entry **ret)
+{
+	int64_t seq = 0;
+	int r = jsonread_int(o, p, "seq", true, 1, MAX_ENTRIES, &seq, rd->err);
+
+	if (r < 0)
+		return r;
+	*ret = journal_find(rd->j, (unsigned)seq);
+	if (!*ret)
+		return bad(rd, "record for unknown entry %lld", (long long)seq);
+	return 0;
+}
+
+static int parse_record(struct reader *rd, struct json_object *o)
+{
+	struct journal *j = rd->j;
+	struct jpath p;
+	const char *type = NULL;
+	char where[64];
+	int r;
+
+	(void)snprintf(where, sizeof(where), "%s: line %zu", rd->display, rd->lineno);
+	jpath_init(&p, where);
+	r = jsonread_string(o, &p, "r", true, &type, rd->err);
+	if (r < 0)
+		return r;
+	if (rd->lineno == 1 && !s2c_streq(type, "begin"))
+		return bad(rd, "a journal starts with a 'begin' record");
+	/* A finished run may still be rolled back: only undo records follow 'end'. */
+	if (j->ended && !s2c_streq(type, "undo") && !s2c_streq(type, "undone"))
+		return bad(rd, "record after 'end'");
+	if (s2c_streq(type, "begin")) {
+		static const char *const keys[] = { "r", "v", "root", "plan", "tool", "sum", NULL };
+		const char *root = NULL, *plan = NULL, *tool = NULL;
+		int64_t v = 0;
+		if (rd->lineno != 1)
+			return bad(rd, "a second 'begin' record");
+		r = jsonread_keys(o, &p, keys, keys, rd->err);
+		if (r == 0)
+			r = jsonread_int(o, &p, "v", true, 1, 1, &v, rd->err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "root", true, &root, rd->err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "plan", true, &plan, rd->err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "tool", true, &tool, rd->err);
+		if (r < 0)
+			return r;
+		j->root = strdup(root);
+		j->plan_sha256 = strdup(plan);
+		return j->root && j->plan_sha256 ? 0 : -ENOMEM;
+	}
+	if (s2c_streq(type, "intent")) {
+		static const char *const keys[] = { "r", "seq", "path", "path_hex", "dev", "ino",
+						    "before", "after", "sum", NULL };
+		static const char *const req[] = { "r", "seq", "path", "dev", "ino", "before",
+						   "after", "sum", NULL };
+		struct json_object *before = NULL, *after = NULL;
+		struct journal_entry *e;
+		struct jpath bp = jpath_key(&p, "before"), ap = jpath_key(&p, "after");
+		const char *dev = NULL;
+		int64_t seq = 0, ino = 0;
+		unsigned maj, min;
+		char c;
+
+		r = jsonread_keys(o, &p, keys, req, rd->err);
+		if (r == 0)
+			r = jsonread_int(o, &p, "seq", true, 1, MAX_ENTRIES, &seq, rd->err);
+		if (r == 0 && seq != (int64_t)j->n + 1)
+			return bad(rd, "entry %lld out of order (expected %zu)", (long long)seq, j->n + 1);
+		if (r == 0)
+			r = jsonread_string(o, &p, "dev", true, &dev, rd->err);
+		if (r == 0 && sscanf(dev, "%u:%u%c", &maj, &min, &c) != 2)
+			return bad(rd, "bad dev '%s'", dev);
+		if (r == 0)
+			r = jsonread_int(o, &p, "ino", true, 0, INT64_MAX, &ino, rd->err);
+		if (r == 0)
+			r = jsonread_object(o, &p, "before", true, &before, rd->err);
+		if (r == 0)
+			r = jsonread_object(o, &p, "after", true, &after, rd->err);
+		if (r < 0)
+			return r;
+		r = new_entry(j, &e);
+		if (r < 0)
+			return r;
+		e->dev_major = maj;
+		e->dev_minor = min;
+		e->ino = (uint64_t)ino;
+		r = read_path(o, &p, &e->path, rd->err);
+		if (r == 0)
+			r = read_state(before, &bp, &e->before, rd->err);
+		if (r == 0)
+			r = read_state(after, &ap, &e->after, rd->err);
+		return r;
+	}
+	if (s2c_streq(type, "done")) {
+		static const char *const keys[] = { "r", "seq", "outcome", "reason", "sum", NULL };
+		static const char *const req[] = { "r", "seq", "outcome", "sum", NULL };
+		const char *outcome = NULL, *reason = NULL;
+		struct journal_entry *e = NULL;
+		int o_idx = -1;
+
+		r = jsonread_keys(o, &p, keys, req, rd->err);
+		if (r == 0)
+			r = parse_seq(rd, o, &p, &e);
+		if (r == 0)
+			r = jsonread_string(o, &p, "outcome", true, &outcome, rd->err);
+		if (r == 0 && json_object_get_type(json_object_object_get(o, "reason")) != json_type_null)
+			r = jsonread_string(o, &p, "reason", false, &reason, rd->err);
+		if (r < 0)
+			return r;
+		for (int i = 1; i < _JOURNAL_OUTCOME_MAX; i++)
+			if (s2c_streq(outcome, outcome_names[i]))
+				o_idx = i;
+		if (o_idx < 0)
+			return bad(rd, "unknown outcome '%s'", outcome);
+		if (e->outcome != JOURNAL_PENDING)
+			return bad(rd, "entry %u finished twice", e->seq);
+		e->outcome = (enum journal_outcome)o_idx;
+		e->reason = reason ? strdup(reason) : NULL;
+		return reason && !e->reason ? -ENOMEM : 0;
+	}
+	if (s2c_streq(type, "undo") || s2c_streq(type, "undone")) {
+		static const char *const keys[] = { "r", "seq", "sum", NULL };
+		struct journal_entry *e = NULL;
+
+		r = jsonread_keys(o, &p, keys, keys, rd->err);
+		if (r == 0)
+			r = parse_seq(rd, o, &p, &e);
+		if (r < 0)
+			return r;
+		if (s2c_streq(type, "undo")) {
+			e->undo_started = true;
+		} else {
+			if (!e->undo_started)
+				return bad(rd, "'undone' without 'undo' for entry %u", e->seq);
+			e->undone = true;
+		}
+		return 0;
+	}
+	if (s2c_streq(type, "end")) {
+		static const char *const keys[] = { "r", "sum", NULL };
+		r = jsonread_keys(o, &p, keys, keys, rd->err);
+		if (r == 0)
+			j->ended = true;
+		return r;
+	}
+	return bad(rd, "unknown record type '%s'", type);
+}
+
+int journal_parse(const char *text, size_t len, const char *display, struct journal **ret,
+		  struct s2c_error *err)
+{
+	_cleanup_(journal_freep) struct journal *j = calloc(1, sizeof(*j));
+	struct reader rd = { .j = j, .display = display, .err = err };
+	size_t off = 0;
+
+	if (!j)
+		return -ENOMEM;
+	j->fd = -1;
+	if (memchr(text, '\0', len))
+		return s2c_error_set(err, -EINVAL, "%s: contains a NUL byte", display);
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t l;
+		struct json_object *o = NULL;
+		int r;
+
+		rd.lineno++;
+		if (!nl) {
+			/* a crash while appending: the record never took effect */
+			j->truncated = true;
+			break;
+		}
+		l = (size_t)(nl - (text + off));
+		r = unseal(&rd, text + off, l);
+		if (r == 0) {
+			char where[64];
+			(void)snprintf(where, sizeof(where), "%s: line %zu", display, rd.lineno);
+			r = jsonread_parse_mem(text + off, l, where, &o, err);
+		}
+		if (r == 0)
+			r = parse_record(&rd, o);
+		json_object_put(o);
+		if (r < 0)
+			return r;
+		off += l + 1;
+	}
+	if (rd.lineno == 0 || (rd.lineno == 1 && j->truncated))
+		return s2c_error_set(err, -EINVAL, "%s: empty journal", display);
+	*ret = TAKE_PTR(j);
+	return 0;
+}
+
+int journal_open(int dirfd, const char *name, bool trusted, bool writable, struct journal **ret,
+		 struct s2c_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_(journal_freep) struct journal *j = NULL;
+	uint32_t uid, mode;
+	size_t len;
+	int r;
+
+	r = jsonread_slurp(dirfd, name, name, &buf, &len, &uid, &mode, err);
+	if (r < 0)
+		return r;
+	if (trusted && uid != 0)
+		return s2c_error_set(err, -EPERM, "journal '%s' is not owned by root, refusing it", name);
+	if (trusted && (mode & 077))
+		return s2c_error_set(err, -EPERM,
+				     "journal '%s' is accessible by group or others (mode %04o), refusing it",
+				     name, mode & 07777);
+	r = journal_parse(buf, len, name, &j, err);
+	if (r < 0)
+		return r;
+	j->name = strdup(name);
+	if (!j->name)
+		return -ENOMEM;
+	if (writable) {
+		j->fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (j->fd < 0)
+			return s2c_error_errno(err, -errno, "cannot open journal '%s' for writing", name);
+		if (j->truncated) {
+			const char *last = memrchr(buf, '\n', len);
+			off_t keep = last ? (off_t)(last - buf) + 1 : 0;
+			if (ftruncate(j->fd, keep) < 0 || fdatasync(j->fd) < 0)
+				return s2c_error_errno(err, -errno, "cannot repair journal '%s'", name);
+		}
+	}
+	*ret = TAKE_PTR(j);
+	return 0;
+}
+
+int journal_latest(int dirfd, char **ret)
+{
+	int fd = dup(dirfd);
+	DIR *d;
+	struct dirent *de;
+	char *best = NULL;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		(void)close(fd);
+		return -errno;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 9 || strcmp(de->d_name + len - 8, ".journal") != 0)
+			continue;
+		if (!best || strcmp(de->d_name, best) > 0) {
+			free(best);
+			best = strdup(de->d_name);
+			if (!best) {
+				(void)closedir(d);
+				return -ENOMEM;
+			}
+		}
+	}
+	(void)closedir(d);
+	if (!best)
+		return -ENOENT;
+	*ret = best;
+	return 0;
+}

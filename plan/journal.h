@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The write-ahead journal of apply and rollback.
+ *
+ * One file per apply run in the root-only state directory, one JSON record
+ * per line, each line sealed with the SHA-256 of its own text so a damaged
+ * record is noticed.  Before a file is touched, an "intent" record holding its
+ * exact previous state (owner, group, mode, the security.capability bytes or
+ * their absence) and the state it is about to get is appended and fsync'd;
+ * after the change a "done" record says how it ended.  Rollback appends
+ * "undo" before and "undone" after restoring an entry.  A crash can only leave
+ * a partial last line, which is ignored (and cut off before anything is
+ * appended again).
+ */
+#ifndef S2C_PLAN_JOURNAL_H
+#define S2C_PLAN_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fcaps.h"
+
+struct s2c_error;
+
+/** Name of the journal directory inside the state directory. */
+#define JOURNAL_DIR "journals"
+
+/** The exact on-disk state of a file that a journal can restore. */
+struct journal_state {
+	uint32_t uid, gid;
+	uint32_t mode;                           /**< 07777 bits */
+	bool has_xattr;                          /**< security.capability present */
+	unsigned char xattr[FCAPS_BLOB_MAX];
+	size_t xattr_len;
+};
+
+/** How an entry ended. */
+enum journal_outcome {
+	JOURNAL_PENDING,        /**< intent written, no "done": interrupted */
+	JOURNAL_APPLIED,
+	JOURNAL_SKIPPED,        /**< nothing was changed */
+	JOURNAL_FAILED,         /**< the change failed and was undone */
+	JOURNAL_ROLLED_BACK,    /**< applied, then undone (smoke test failure) */
+	_JOURNAL_OUTCOME_MAX,
+	_JOURNAL_OUTCOME_INVALID = -22,
+};
+
+/** One journalled change. */
+struct journal_entry {
+	unsigned seq;
+	char *path;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	struct journal_state before, after;
+	enum journal_outcome outcome;
+	char *reason;           /**< for skipped/failed/rolled back */
+	bool undo_started;      /**< an "undo" record exists */
+	bool undone;            /**< an "undone" record exists */
+};
+
+/** An open journal. */
+struct journal {
+	int fd;                 /**< open for appending; -1 when read-only */
+	char *name;             /**< file name in the journal directory */
+	char *root;             /**< root the journal applies to */
+	char *plan_sha256;      /**< hash of the plan it applied */
+	bool ended;             /**< an "end" record exists */
+	bool truncated;         /**< a partial last line was found (and cut on open for write) */
+	struct journal_entry *v;
+	size_t n;
+};
+
+/**
+ * Create a new journal in @dirfd (the journal directory) for @root and the
+ * plan whose SHA-256 is @plan_sha256: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600,
+ * a "begin" record, fsync of the file and the directory.
+ * Returns 0 with @ret set, or -errno (-ENOSPC on a full disk) with @err.
+ */
+int journal_create(int dirfd, const char *root, const char *plan_sha256, struct journal **ret,
+		   struct s2c_error *err);
+
+/**
+ * Open and parse the journal @name in @dirfd.  With @trusted, refuse a file
+ * not owned by root or accessible by group or others.  With @writable, open
+ * it for appending (a partial last line is cut off first).
+ * Returns 0 or -errno with "name: line N: message" in @err.
+ */
+int journal_open(int dirfd, const char *name, bool trusted, bool writable, struct journal **ret,
+		 struct s2c_error *err);
+
+/**
+ * Parse journal text (for tests and the fuzzer); @display names it in
+ * messages.  Returns 0 or -EINVAL.
+ */
+int journal_parse(const char *text, size_t len, const char *display, struct journal **ret,
+		  struct s2c_error *err);
+
+/** Close and free; accepts NULL; returns NULL. */
+struct journal *journal_free(struct journal *j);
+
+/**
+ * Append the intent to change @path (identity @dev_major:@dev_minor/@ino)
+ * from @before to @after; fsync'd before returning.  @ret_seq receives the
+ * entry's number.  Returns 0 or -errno.
+ */
+int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint32_t dev_minor,
+		   uint64_t ino, const struct journal_state *before,
+		   const struct journal_state *after, unsigned *ret_seq, struct s2c_error *err);
+
+/** Append how entry @seq ended, with an optional @reason; fsync'd. */
+int journal_done(struct journal *j, unsigned seq, enum journal_outcome outcome, const char *reason,
+		 struct s2c_error *err);
+
+/** Append "undo" (before restoring) or "undone" (after) for entry @seq; fsync'd. */
+int journal_undo(struct journal *j, unsigned seq, bool finished, struct s2c_error *err);
+
+/** Append the "end" record; fsync'd. */
+int journal_end(struct journal *j, struct s2c_error *err);
+
+/** The entry with number @seq, or NULL. */
+struct journal_entry *journal_find(struct journal *j, unsigned seq);
+
+/**
+ * The name of the newest journal in @dirfd (names sort by time), or -ENOENT.
+ * @ret: new string.
+ */
+int journal_latest(int dirfd, char **ret);
+
+/** "pending", "applied", "skipped", "failed", "rolled-back". */
+const char *journal_outcome_name(enum journal_outcome o);
+
+#endif /* S2C_PLAN_JOURNAL_H */

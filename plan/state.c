@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "jsonout.h"
+#include "jsonread.h"
+#include "resolve.h"
+#include "state.h"
+#include "util.h"
+#include "common.h"
+
+#define STATE_FILE "state.json"
+#define STATE_SCHEMA 1
+
+static int check_dir(int fd, const char *what, bool trusted, struct s2c_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return s2c_error_errno(err, -errno, "cannot stat %s", what);
+	if (!S_ISDIR(st.st_mode))
+		return s2c_error_set(err, -ENOTDIR, "%s is not a directory", what);
+	if (trusted && st.st_uid != 0)
+		return s2c_error_set(err, -EPERM, "%s is not owned by root, refusing it", what);
+	if (trusted && (st.st_mode & 077))
+		return s2c_error_set(err, -EPERM,
+				     "%s is accessible by group or others (mode %04o), refusing it",
+				     what, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* Open (and with @create, make) @name in @parent as a 0700 directory. */
+static int open_sub(int parent, const char *name, bool create, int *ret)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(parent, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		(void)fsync(parent);
+		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	*ret = fd;
+	return 0;
+}
+
+int statedir_open(int rootfd, bool create, bool trusted, int *ret_dirfd, int *ret_journals,
+		  struct s2c_error *err)
+{
+	const char *path = S2C_STATEDIR;
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *parent = strndup(path, (size_t)(slash - path));
+	_cleanup_close_ int pfd = -1, dfd = -1, jfd = -1;
+	int r;
+
+	if (!parent)
+		return -ENOMEM;
+	/* The parent (/var/lib) must exist; it is not ours to create. */
+	pfd = resolve_open(rootfd, *parent ? parent : "/", O_RDONLY | O_DIRECTORY);
+	if (pfd < 0)
+		return s2c_error_errno(err, pfd, "cannot open '%s'", parent);
+	r = open_sub(pfd, slash + 1, create, &dfd);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot open the state directory '%s'", path);
+	r = check_dir(dfd, "the state directory '" S2C_STATEDIR "'", trusted, err);
+	if (r < 0)
+		return r;
+	if (create && fchmod(dfd, 0700) < 0)
+		return s2c_error_errno(err, -errno, "cannot set the mode of '%s'", path);
+	if (ret_journals) {
+		r = open_sub(dfd, JOURNAL_DIR, create, &jfd);
+		if (r < 0 && !(r == -ENOENT && !create))
+			return s2c_error_errno(err, r, "cannot open '%s/%s'", path, JOURNAL_DIR);
+		if (jfd >= 0) {
+			r = check_dir(jfd, "the journal directory", trusted, err);
+			if (r < 0)
+				return r;
+		}
+		*ret_journals = TAKE_FD(jfd);
+	}
+	*ret_dirfd = TAKE_FD(dfd);
+	return 0;
+}
+
+struct state *state_free(struct state *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].path);
+		free(s->v[i].rule_id);
+		free(s->v[i].journal);
+	}
+	free(s->v);
+	free(s->root);
+	free(s);
+	return NULL;
+}
+
+static void state_freep(struct state **s)
+{
+	state_free(*s);
+}
+
+struct state_entry *state_find(struct state *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s2c_streq(s->v[i].path, path))
+			return &s->v[i];
+	return NULL;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct state_entry *)a)->path, ((const struct state_entry *)b)->path);
+}
+
+int state_put(struct state *s, const struct state_entry *e)
+{
+	struct state_entry *slot = state_find(s, e->path), copy = *e;
+
+	copy.path = strdup(e->path);
+	copy.rule_id = e->rule_id ? strdup(e->rule_id) : NULL;
+	copy.journal = e->journal ? strdup(e->journal) : NULL;
+	if (!copy.path || (e->rule_id && !copy.rule_id) || (e->journal && !copy.journal)) {
+		free(copy.path);
+		free(copy.rule_id);
+		free(copy.journal);
+		return -ENOMEM;
+	}
+	if (slot) {
+		free(slot->path);
+		free(slot->rule_id);
+		free(slot->journal);
+		*slot = copy;
+	} else {
+		struct state_entry *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
+		if (!nv) {
+			free(copy.path);
+			free(copy.rule_id);
+			free(copy.journal);
+			return -ENOMEM;
+		}
+		s->v = nv;
+		s->v[s->n++] = copy;
+	}
+	qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+	return 0;
+}
+
+bool state_remove(struct state *s, const char *path)
+{
+	struct state_entry *e = state_find(s, path);
+
+	if (!e)
+		return false;
+	free(e->path);
+	free(e->rule_id);
+	free(e->journal);
+	memmove(e, e + 1, (size_t)(s->v + s->n - (e + 1)) * sizeof(*e));
+	s->n--;
+	return true;
+}
+
+/* --- JSON ------------------------------------------------------------------------ */
+
+static struct json_object *entry_json(const struct state_entry *e)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *after;
+	char dev[32], mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(dev, sizeof(dev), "%u:%u", e->dev_major, e->dev_minor);
+	(void)snprintf(mode, sizeof(mode), "%04o", e->after.mode & 07777);
+	hex_encode(e->after.xattr, e->after.xattr_len, hex);
+	after = json_object_new_object();
+	if (!after || json_object_object_add(o, "after", after) < 0)
+		return NULL;
+	if (jsonout_add_string(o, "path", e->path) < 0 ||
+	    (e->rule_id ? jsonout_add_string(o, "rule", e->rule_id)
+			: json_object_object_add(o, "rule", NULL)) < 0 ||
+	    jsonout_add_string(o, "sha256", e->sha256) < 0 ||
+	    jsonout_add_string(o, "dev", dev) < 0 || jsonout_add_int(o, "ino", (int64_t)e->ino) < 0 ||
+	    (e->journal ? jsonout_add_string(o, "journal", e->journal)
+			: json_object_object_add(o, "journal", NULL)) < 0 ||
+	    jsonout_add_int(after, "uid", e->after.uid) < 0 ||
+	    jsonout_add_int(after, "gid", e->after.gid) < 0 ||
+	    jsonout_add_string(after, "mode", mode) < 0 ||
+	    (e->after.has_xattr ? jsonout_add_string(after, "xattr", hex)
+				: json_object_object_add(after, "xattr", NULL)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+int state_save(int dirfd, const struct state *s, struct s2c_error *err)
+{
+	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	const char *text;
+	char tmp[64];
+	size_t len, off = 0;
+	int fd;
+
+	if (!doc || !arr) {
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	if (json_object_object_add(doc, "schema", json_object_new_int(STATE_SCHEMA)) < 0 ||
+	    jsonout_add_string(doc, "kind", "suid2cap-state") < 0 ||
+	    jsonout_add_string(doc, "root", s->root ? s->root : "/") < 0 ||
+	    json_object_object_add(doc, "entries", arr) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		struct json_object *e = entry_json(&s->v[i]);
+		if (!e || json_object_array_add(arr, e) < 0) {
+			json_object_put(e);
+			return -ENOMEM;
+		}
+	}
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	(void)snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", STATE_FILE, (int)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return s2c_error_errno(err, -errno, "cannot create '%s'", tmp);
+	len = strlen(text);
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? -errno : -ENOSPC;
+			(void)close(fd);
+			(void)unlinkat(dirfd, tmp, 0);
+			return s2c_error_errno(err, e, "cannot write the state file");
+		}
+		off += (size_t)n;
+	}
+	if (write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
+		int e = errno ? -errno : -EIO;
+		(void)close(fd);
+		(void)unlinkat(dirfd, tmp, 0);
+		return s2c_error_errno(err, e, "cannot write the state file");
+	}
+	(void)close(fd);
+	if (renameat(dirfd, tmp, dirfd, STATE_FILE) < 0) {
+		int e = -errno;
+		(void)unlinkat(dirfd, tmp, 0);
+		return s2c_error_errno(err, e, "cannot replace the state file");
+	}
+	if (fsync(dirfd) < 0)
+		return s2c_error_errno(err, -errno, "cannot sync the state directory");
+	return 0;
+}
+
+static int read_entry(struct json_object *o, const struct jpath *p, struct state_entry *e,
+		      struct s2c_error *err)
+{
+	static const char *const keys[] = { "path", "path_hex", "rule", "sha256", "dev", "ino",
+					    "journal", "after", NULL };
+	static const char *const req[] = { "path", "rule", "sha256", "dev", "ino", "journal",
+					   "after", NULL };
+	static const char *const akeys[] = { "uid", "gid", "mode", "xattr", NULL };
+	struct json_object *after = NULL;
+	struct jpath ap = jpath_key(p, "after");
+	const char *path = NULL, *hex = NULL, *rule = NULL, *sha = NULL, *dev = NULL,
+		   *journal = NULL, *mode = NULL, *xattr = NULL;
+	int64_t ino = 0, uid = 0, gid = 0;
+	uint64_t m;
+	char c;
+	int r = jsonread_keys(o, p, keys, req, err);
+
+	if (r == 0) r = jsonread_string(o, p, "path", true, &path, err);
+	if (r == 0) r = jsonread_string(o, p, "path_hex", false, &hex, err);
+	if (r == 0 && !json_object_is_type(json_object_object_get(o, "rule"), json_type_null))
+		r = jsonread_string(o, p, "rule", true, &rule, err);
+	if (r == 0) r = jsonread_string(o, p, "sha256", true, &sha, err);
+	if (r == 0) r = jsonread_string(o, p, "dev", true, &dev, err);
+	if (r == 0) r = jsonread_int(o, p, "ino", true, 0, INT64_MAX, &ino, err);
+	if (r == 0 && !json_object_is_type(json_object_object_get(o, "journal"), json_type_null))
+		r = jsonread_string(o, p, "journal", true, &journal, err);
+	if (r == 0) r = jsonread_object(o, p, "after", true, &after, err);
+	if (r == 0) r = jsonread_keys(after, &ap, akeys, akeys, err);
+	if (r == 0) r = jsonread_int(after, &ap, "uid", true, 0, UINT32_MAX, &uid, err);
+	if (r == 0) r = jsonread_int(after, &ap, "gid", true, 0, UINT32_MAX, &gid, err);
+	if (r == 0) r = jsonread_string(after, &ap, "mode", true, &mode, err);
+	if (r == 0 && !json_object_is_type(json_object_object_get(after, "xattr"), json_type_null))
+		r = jsonread_string(after, &ap, "xattr", true, &xattr, err);
+	if (r < 0)
+		return r;
+	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
+		return jpath_error(p, err, "bad sha256");
+	if (sscanf(dev, "%u:%u%c", &e->dev_major, &e->dev_minor, &c) != 2)
+		return jpath_error(p, err, "bad dev '%s'", dev);
+	if (strlen(mode) != 4 || parse_u64(mode, 8, 07777, &m) < 0)
+		return jpath_error(&ap, err, "bad mode '%s'", mode);
+	memcpy(e->sha256, sha, 65);
+	e->ino = (uint64_t)ino;
+	e->after.uid = (uint32_t)uid;
+	e->after.gid = (uint32_t)gid;
+	e->after.mode = (uint32_t)m;
+	if (xattr) {
+		char *buf;
+		size_t len;
+		struct fcaps fc;
+		if (hex_decode(xattr, &buf, &len) < 0)
+			return jpath_error(&ap, err, "bad xattr");
+		if (len == 0 || len > FCAPS_BLOB_MAX || fcaps_decode(buf, len, &fc, NULL) < 0) {
+			free(buf);
+			return jpath_error(&ap, err, "bad xattr");
+		}
+		memcpy(e->after.xattr, buf, len);
+		e->after.xattr_len = len;
+		e->after.has_xattr = true;
+		free(buf);
+	}
+	if (hex) {
+		size_t len;
+		if (hex_decode(hex, &e->path, &len) < 0 || strlen(e->path) != len)
+			return jpath_error(p, err, "bad path_hex");
+	} else if (!(e->path = strdup(path))) {
+		return -ENOMEM;
+	}
+	if (e->path[0] != '/')
+		return jpath_error(p, err, "path is not absolute");
+	e->rule_id = rule ? strdup(rule) : NULL;
+	e->journal = journal ? strdup(journal) : NULL;
+	if ((rule && !e->rule_id) || (journal && !e->journal))
+		return -ENOMEM;
+	return 0;
+}
+
+int state_parse(const char *text, size_t len, const char *display, struct state **ret,
+		struct s2c_error *err)
+{
+	static const char *const keys[] = { "schema", "kind", "root", "root_hex", "entries", NULL };
+	static const char *const req[] = { "schema", "kind", "root", "entries", NULL };
+	_cleanup_(state_freep) struct state *s = calloc(1, sizeof(*s));
+	struct json_object *doc = NULL, *arr = NULL;
+	const char *kind = NULL, *root = NULL;
+	struct jpath p, ep;
+	int64_t schema;
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = jsonread_parse_mem(text, len, display, &doc, err);
+	if (r < 0)
+		return r;
+	jpath_init(&p, display);
+	r = jsonread_keys(doc, &p, keys, req, err);
+	if (r == 0) r = jsonread_int(doc, &p, "schema", true, STATE_SCHEMA, STATE_SCHEMA, &schema, err);
+	if (r == 0) r = jsonread_string(doc, &p, "kind", true, &kind, err);
+	if (r == 0 && !s2c_streq(kind, "suid2cap-state"))
+		r = jpath_error(&p, err, "not a suid2cap state file (kind '%s')", kind);
+	if (r == 0) r = jsonread_string(doc, &p, "root", true, &root, err);
+	if (r == 0) r = jsonread_array(doc, &p, "entries", true, &arr, err);
+	if (r == 0 && !(s->root = strdup(root)))
+		r = -ENOMEM;
+	ep = jpath_key(&p, "entries");
+	for (size_t i = 0; r == 0 && i < json_object_array_length(arr); i++) {
+		struct jpath ip = jpath_index(&ep, i);
+		struct state_entry *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		s->v = nv;
+		memset(&s->v[s->n], 0, sizeof(s->v[0]));
+		s->n++;
+		r = read_entry(json_object_array_get_idx(arr, i), &ip, &s->v[s->n - 1], err);
+		if (r == 0 && i > 0 && strcmp(s->v[s->n - 2].path, s->v[s->n - 1].path) >= 0)
+			r = jpath_error(&ip, err, "entries are not sorted by path, or a path is repeated");
+	}
+	json_object_put(doc);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+int state_load(int dirfd, const char *root, bool trusted, struct state **ret,
+	       struct s2c_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint32_t uid, mode;
+	size_t len;
+	int r = jsonread_slurp(dirfd, STATE_FILE, STATE_FILE, &buf, &len, &uid, &mode, err);
+
+	if (r == -ENOENT) {
+		struct state *s = calloc(1, sizeof(*s));
+		if (!s || !(s->root = strdup(root))) {
+			free(s);
+			return -ENOMEM;
+		}
+		s2c_error_clear(err);
+		*ret = s;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (trusted && (uid != 0 || (mode & 077)))
+		return s2c_error_set(err, -EPERM, "the state file is not owned by root or is "
+				     "accessible by others (mode %04o), refusing it", mode & 07777);
+	return state_parse(buf, len, STATE_FILE, ret, err);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The state directory and the record of what was migrated.
+ *
+ * The state directory (/var/lib/suid2cap under the root) is root-only: mode
+ * 0700, owned by root, checked before every use.  It holds the journals and
+ * state.json, the list of files migrated and the exact state each was given,
+ * which `verify` compares with the system to find drift after package updates.
+ * state.json is replaced atomically (temporary file, fsync, rename, fsync of
+ * the directory).
+ */
+#ifndef S2C_PLAN_STATE_H
+#define S2C_PLAN_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal.h"
+
+struct s2c_error;
+
+/** One migrated file. */
+struct state_entry {
+	char *path;
+	char *rule_id;                 /**< NULL when no rule decided it */
+	char sha256[65];               /**< content hash when applied */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	struct journal_state after;    /**< what it was given */
+	char *journal;                 /**< the journal that applied it */
+};
+
+/** The whole record. */
+struct state {
+	char *root;
+	struct state_entry *v;         /**< sorted by path */
+	size_t n;
+};
+
+/**
+ * Open the state directory beneath @rootfd (S2C_STATEDIR), creating it and
+ * its journal directory with mode 0700 when @create.  With @trusted, refuse
+ * a directory not owned by root or accessible by group or others.
+ * @ret_dirfd: the state directory; @ret_journals: its journal directory
+ * (optional; -1 when absent and not created).
+ * Returns 0 or -errno (-ENOENT when absent and not @create) with @err.
+ */
+int statedir_open(int rootfd, bool create, bool trusted, int *ret_dirfd, int *ret_journals,
+		  struct s2c_error *err);
+
+/**
+ * Read state.json from @dirfd; a missing file gives an empty state.
+ * Returns 0 or -errno with "state.json: $.path: message" in @err.
+ */
+int state_load(int dirfd, const char *root, bool trusted, struct state **ret,
+	       struct s2c_error *err);
+
+/** Parse state JSON text (tests, fuzzing). */
+int state_parse(const char *text, size_t len, const char *display, struct state **ret,
+		struct s2c_error *err);
+
+/** Write @s to @dirfd/state.json atomically.  Returns 0 or -errno. */
+int state_save(int dirfd, const struct state *s, struct s2c_error *err);
+
+/** Add or replace the entry for @e->path (deep copy).  Returns 0 or -ENOMEM. */
+int state_put(struct state *s, const struct state_entry *e);
+
+/** Remove the entry for @path; returns true when there was one. */
+bool state_remove(struct state *s, const char *path);
+
+/** The entry for @path or NULL. */
+struct state_entry *state_find(struct state *s, const char *path);
+
+/** Free; accepts NULL; returns NULL. */
+struct state *state_free(struct state *s);
+
+#endif /* S2C_PLAN_STATE_H */

@@ -1,0 +1,495 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""apply, migrate, rollback and verify on staged copies of real Debian programs:
+end to end as 'nobody', crash safety at every step, races and bad input, drift
+and the dpkg hook."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import s2ctest
+from s2ctest import SKIP, is_root
+
+NET = {"/usr/bin/ping": "iputils-ping", "/usr/bin/arping": "iputils-arping",
+       "/usr/bin/clockdiff": "iputils-clockdiff", "/usr/bin/mtr-packet": "mtr-tiny",
+       "/usr/bin/fping": "fping"}
+KEEP = ["/usr/bin/su", "/usr/bin/passwd", "/usr/bin/mount"]
+XATTR = "security.capability"
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+
+def stage(ctx, name, paths):
+    """A root with copies of @paths, setuid root and without capabilities, as
+    old systems had them, with their dpkg file lists and passwd/group."""
+    root = ctx.tree(name)
+    for d in ("var/lib/dpkg/info", "etc"):
+        os.makedirs(os.path.join(root, d))
+    for f in ("passwd", "group"):
+        shutil.copyfile("/etc/" + f, os.path.join(root, "etc", f))
+    for path in paths:
+        dst = os.path.join(root, path.lstrip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(path, dst)
+        os.chown(dst, 0, 0)
+        os.chmod(dst, 0o4755)
+        pkg = NET.get(path)
+        for info in ("%s.list" % pkg, "%s:amd64.list" % pkg) if pkg else ():
+            src = os.path.join("/var/lib/dpkg/info", info)
+            if os.path.exists(src):
+                shutil.copyfile(src, os.path.join(root, "var/lib/dpkg/info", info))
+    return root
+
+
+def xattr(path):
+    try:
+        return os.getxattr(path, XATTR, follow_symlinks=False)
+    except OSError:
+        return None
+
+
+def snapshot(root):
+    """mode, owner, group, capability bytes and content hash of every file under usr/."""
+    snap = {}
+    for dirpath, _, files in os.walk(os.path.join(root, "usr")):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            st = os.lstat(p)
+            with open(p, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+            snap[p[len(root):]] = (st.st_mode, st.st_uid, st.st_gid, xattr(p), digest)
+    return snap
+
+
+def privileged(path_state):
+    mode, _, _, caps, _ = path_state
+    return bool(mode & 0o6000) or caps is not None
+
+
+def make_plan(ctx, root, extra=()):
+    out = os.path.join(root + ".plan.json")
+    rc, _, err = ctx.run(["plan", "--root", root, "-o", out, *extra])
+    ctx.check("plan " + root, rc == 0, err)
+    with open(out) as f:
+        return out, json.load(f)
+
+
+def present(paths):
+    return [p for p in paths if os.path.exists(p)]
+
+
+def test_end_to_end(ctx):
+    """migrate --yes on real programs; they work as nobody; rollback is byte-exact."""
+    if not is_root():
+        return SKIP
+    net = present(NET)
+    root = stage(ctx, "e2e", net + present(KEEP))
+    before = snapshot(root)
+    rc, out, err = ctx.run(["migrate", "--root", root, "--yes", "--smoke"])
+    ctx.check("migrate exit", rc == 0, f"{rc} {out!r} {err!r}")
+    ctx.check("smoke tests ran", out.count(b"smoke test passed") >= 3, out)
+    after = snapshot(root)
+    for p in net:
+        mode, uid, gid, caps, _ = after[p]
+        ctx.check(f"{p} no setuid", not mode & 0o6000, oct(mode))
+        ctx.check(f"{p} has caps", caps is not None, "")
+    for p in present(KEEP):
+        ctx.check(f"{p} untouched", after[p] == before[p], f"{after[p]} {before[p]}")
+    r = os.path.join(root, "usr/bin")
+    runs = [([os.path.join(r, "ping"), "-c", "1", "-W", "2", "127.0.0.1"], {}),
+            ([os.path.join(r, "fping"), "127.0.0.1"], {})]
+    if os.path.exists("/usr/bin/mtr"):
+        runs.append((["/usr/bin/mtr", "--report", "-c", "1", "127.0.0.1"],
+                     {"MTR_PACKET": os.path.join(r, "mtr-packet")}))
+    for argv, env in runs:
+        e = dict(os.environ, **env)
+        p = subprocess.run(NOBODY + argv, capture_output=True, env=e)
+        ctx.check("as nobody: " + " ".join(argv[-3:]), p.returncode == 0,
+                  f"exit {p.returncode}: {p.stdout!r} {p.stderr!r}")
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("verify clean", rc == 0 and b"0 drifted" in out, f"{rc} {out!r}")
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+    ctx.check("rollback exit", rc == 0, f"{rc} {err!r}")
+    ctx.check("rollback byte-exact", snapshot(root) == before, "")
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+    ctx.check("rollback twice is harmless", rc == 0 and snapshot(root) == before, f"{rc} {err!r}")
+
+
+def test_privileges(ctx):
+    """apply keeps only what the plan needs; verify without --fix is read-only."""
+    if not is_root():
+        return SKIP
+    root = stage(ctx, "privs", present(["/usr/bin/ping"]))
+    plan, _ = make_plan(ctx, root)
+    rc, out, err = ctx.run(["apply", "--verbose", "--no-smoke", plan])
+    ctx.check("apply --verbose", rc == 0, err)
+    ctx.check("apply keeps the change set only",
+              b"capabilities kept: cap_dac_read_search,cap_fowner,cap_fsetid,cap_setfcap\n" in out,
+              out)
+    root2 = stage(ctx, "privs2", present(["/usr/bin/ping"]))
+    plan2, _ = make_plan(ctx, root2)
+    rc, out, err = ctx.run(["apply", "--verbose", "--smoke", plan2])
+    ctx.check("apply with smoke tests keeps setuid/setgid/kill too",
+              b"cap_dac_read_search,cap_fowner,cap_fsetid,cap_kill,cap_setgid,cap_setuid,cap_setfcap"
+              in out, out)
+    rc, out, err = ctx.run(["privileges", "apply"])
+    ctx.check("apply's dispatch set", b"no_new_privs: no" in out and b"cap_chown" in out, out)
+
+
+def after_ok(snap, plan_doc, root):
+    """Every entry of the plan in its planned after-state."""
+    for e in plan_doc["entries"]:
+        if e["action"] != "change":
+            continue
+        mode, uid, gid, caps, _ = snap[e["path"]]
+        if "%04o" % (mode & 0o7777) != e["after"]["mode"] or caps is None:
+            return False
+    return True
+
+
+def test_crash_points(ctx):
+    """SIGKILL at every step of every entry: the files keep setuid or caps, and both
+    rollback and a rerun of apply reach a consistent state."""
+    if not is_root():
+        return SKIP
+    progs = present(["/usr/bin/ping", "/usr/bin/fping", "/usr/bin/mtr-packet"])
+    steps = ["intent", "setcap", "chmod", "smoke", "done", "state"]
+    results = []
+    for step in steps:
+        for seq in range(1, len(progs) + 1):
+            for then in ("rollback", "rerun"):
+                root = stage(ctx, f"crash-{step}-{seq}-{then}", progs)
+                before = snapshot(root)
+                plan, doc = make_plan(ctx, root)
+                rc, out, err = ctx.run(["apply", "--smoke", "--quiet", "--fault", f"{step}:{seq}", plan])
+                ctx.check(f"crash {step}:{seq} killed", rc == -9, f"exit {rc} {err!r}")
+                mid = snapshot(root)
+                ctx.check(f"crash {step}:{seq}: never neither setuid nor caps",
+                          all(privileged(mid[p]) for p in mid), repr(mid))
+                if then == "rollback":
+                    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+                    ok = rc == 0 and snapshot(root) == before
+                else:
+                    rc, out, err = ctx.run(["apply", "--smoke", "--quiet", plan])
+                    ok = rc == 0 and after_ok(snapshot(root), doc, root)
+                ctx.check(f"crash {step}:{seq} then {then}", ok, f"exit {rc} {out!r} {err!r}")
+                results.append((step, seq, then, ok))
+    # crashes while rolling back: a second rollback completes it
+    for step in ["undo", "setcap", "chmod", "undone"]:
+        for seq in range(1, len(progs) + 1):
+            root = stage(ctx, f"rbcrash-{step}-{seq}", progs)
+            before = snapshot(root)
+            plan, doc = make_plan(ctx, root)
+            rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", plan])
+            rc, out, err = ctx.run(["rollback", "--root", root, "--last", "--fault", f"{step}:{seq}"])
+            ctx.check(f"rollback crash {step}:{seq} killed", rc == -9, f"exit {rc}")
+            mid = snapshot(root)
+            ctx.check(f"rollback crash {step}:{seq}: never neither",
+                      all(privileged(mid[p]) for p in mid), repr(mid))
+            rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+            ctx.check(f"rollback crash {step}:{seq} completed", rc == 0 and snapshot(root) == before,
+                      f"{rc} {err!r}")
+            results.append(("rollback-" + step, seq, "rollback", rc == 0))
+    with open(os.path.join(s2ctest.SRC, "build", "crash-points.txt") if os.path.isdir(
+            os.path.join(s2ctest.SRC, "build")) else os.devnull, "w") as f:
+        for r in results:
+            f.write("%s:%d then %s: %s\n" % (r[0], r[1], r[2], "ok" if r[3] else "FAILED"))
+
+
+def expect_unchanged(ctx, name, root, before, argv, want_rc, needle):
+    rc, out, err = ctx.run(argv)
+    ctx.check(f"{name}: exit {want_rc}", rc == want_rc, f"exit {rc}: {out!r} {err!r}")
+    if needle:
+        ctx.check(f"{name}: says why", needle.encode() in err, err)
+    ctx.check(f"{name}: nothing changed", snapshot(root) == before, "")
+
+
+def test_bad_plans(ctx):
+    if not is_root():
+        return SKIP
+    root = stage(ctx, "badplan", present(["/usr/bin/ping"]))
+    plan, doc = make_plan(ctx, root)
+    before = snapshot(root)
+    text = open(plan, "rb").read()
+    bad = os.path.join(ctx.tmp, "bad.json")
+    with open(bad, "wb") as f:
+        f.write(text[: len(text) // 2])
+    expect_unchanged(ctx, "truncated plan", root, before, ["apply", bad], 4, "invalid plan")
+    with open(bad, "wb") as f:
+        f.write(text.replace(b'"mode": "0755"', b'"mode": "9755"', 1))
+    expect_unchanged(ctx, "malformed plan", root, before, ["apply", bad], 4, "$.entries[")
+    os.chown(plan, 1, 0)
+    expect_unchanged(ctx, "plan not owned by root", root, before, ["apply", plan], 5, "not owned by root")
+    os.chown(plan, 0, 0)
+    os.chmod(plan, 0o666)
+    expect_unchanged(ctx, "plan writable by others", root, before, ["apply", plan], 5, "writable")
+    os.chmod(plan, 0o644)
+    link = os.path.join(ctx.tmp, "plan-link.json")
+    os.symlink(plan, link)
+    expect_unchanged(ctx, "plan is a symlink", root, before, ["apply", link], 4, "")
+
+
+def test_races(ctx):
+    """Between plan and apply: the file or a parent swapped, content changed, linked."""
+    if not is_root():
+        return SKIP
+    cases = ["append", "truncate", "replace", "hardlink", "symlink-file", "symlink-parent",
+             "parent-writable", "mode"]
+    for case in cases:
+        root = stage(ctx, "race-" + case, present(["/usr/bin/ping"]))
+        plan, doc = make_plan(ctx, root)
+        ping = os.path.join(root, "usr/bin/ping")
+        if case == "append":
+            with open(ping, "ab") as f:
+                f.write(b"\0")
+        elif case == "truncate":
+            os.truncate(ping, 1000)
+        elif case == "replace":
+            shutil.copyfile("/usr/bin/ping", ping + ".new")
+            os.chmod(ping + ".new", 0o4755)
+            os.rename(ping + ".new", ping)
+        elif case == "hardlink":
+            os.link(ping, os.path.join(root, "usr/ping-old"))
+        elif case == "symlink-file":
+            os.rename(ping, ping + ".real")
+            os.symlink("ping.real", ping)
+        elif case == "symlink-parent":
+            os.rename(os.path.join(root, "usr/bin"), os.path.join(root, "usr/bin.real"))
+            os.symlink("bin.real", os.path.join(root, "usr/bin"))
+        elif case == "parent-writable":
+            os.chmod(os.path.join(root, "usr/bin"), 0o777)
+        elif case == "mode":
+            os.chmod(ping, 0o6755)
+        before = snapshot(root)
+        expect_unchanged(ctx, "race " + case, root, before, ["apply", "--no-smoke", plan], 4, "")
+        if case == "hardlink":
+            rc, out, err = ctx.run(["apply", "--no-smoke", "--allow-hardlinks", plan])
+            ctx.check("hardlink allowed", rc == 0 and xattr(ping) is not None, f"{rc} {err!r}")
+
+
+def unshared(ctx, script):
+    """Run @script under sh in a private mount namespace; returns (rc, out, err)."""
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                       capture_output=True, env={"PATH": os.environ["PATH"], "S2C": ctx.binary,
+                                                 "LC_ALL": "C"})
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_filesystems(ctx):
+    """Read-only, nosuid and xattr-less filesystems, and a full disk for the journal."""
+    if not is_root():
+        return SKIP
+    # (mount set-up, plan made before the mount?, what the refusal says)
+    cases = {
+        "ro": ("mount --bind $R/usr/bin $R/usr/bin && mount -o remount,bind,ro $R/usr/bin",
+               False, "read-only"),
+        "nosuid": ("mount --bind $R/usr/bin $R/usr/bin && mount -o remount,bind,nosuid $R/usr/bin",
+                   True, "nosuid"),
+        "ramfs": ("cp -a $R/usr/bin/ping /tmp/s2c-ping.$$ && mount -t ramfs ramfs $R/usr/bin && "
+                  "cp -a /tmp/s2c-ping.$$ $R/usr/bin/ping && rm /tmp/s2c-ping.$$",
+                  False, "cannot store file capabilities"),
+        "fulldisk": ("mkdir -p $R/var/lib/suid2cap && mount -t tmpfs -o size=8k,mode=0700 tmpfs "
+                     "$R/var/lib/suid2cap && dd if=/dev/zero of=$R/var/lib/suid2cap/fill bs=1k "
+                     "count=64 2>/dev/null || true", False, "No space left on device"),
+    }
+    for name, (setup, plan_first, needle) in cases.items():
+        root = stage(ctx, "fs-" + name, present(["/usr/bin/ping"]))
+        mkplan = f"\"$S2C\" plan --root $R -o $R.plan.json; "
+        script = (f"set -e; R={root}; " + (mkplan if plan_first else "") + f"{setup}; " +
+                  ("" if plan_first else mkplan) +
+                  f"stat -c %a $R/usr/bin/ping > $R.before; "
+                  f"set +e; \"$S2C\" apply --no-smoke $R.plan.json; echo \"rc=$?\" >&2; "
+                  f"stat -c %a $R/usr/bin/ping > $R.after; "
+                  f"getcap $R/usr/bin/ping > $R.caps")
+        rc, out, err = unshared(ctx, script)
+        ctx.check(f"fs {name}: apply refused", b"rc=4" in err, f"{err!r}")
+        ctx.check(f"fs {name}: says why", needle.encode() in err, f"{err!r}")
+        b, a = open(root + ".before").read(), open(root + ".after").read()
+        ctx.check(f"fs {name}: the file keeps its setuid bit", b == a == "4755\n", f"{b!r} {a!r}")
+        ctx.check(f"fs {name}: no capabilities", open(root + ".caps").read() == "", "")
+    # A plan made on the nosuid mount drops the inert bit instead: that works there.
+    root = stage(ctx, "fs-nosuid-drop", present(["/usr/bin/ping"]))
+    rc, out, err = unshared(ctx, f"set -e; R={root}; " + cases["nosuid"][0] + "; "
+                            "\"$S2C\" migrate --root $R --yes --no-smoke; stat -c %a $R/usr/bin/ping")
+    ctx.check("nosuid: the inert bit is dropped", rc == 0 and out.endswith(b"755\n") and
+              b"4755" not in out.splitlines()[-1], f"{rc} {out!r} {err!r}")
+
+
+def test_bad_journal_and_state(ctx):
+    if not is_root():
+        return SKIP
+    root = stage(ctx, "badjournal", present(["/usr/bin/ping"]))
+    plan, doc = make_plan(ctx, root)
+    rc, out, err = ctx.run(["apply", "--no-smoke", plan])
+    jdir = os.path.join(root, "var/lib/suid2cap/journals")
+    (jname,) = os.listdir(jdir)
+    journal = os.path.join(jdir, jname)
+    good = open(journal, "rb").read()
+    before = snapshot(root)
+    with open(journal, "wb") as f:
+        f.write(good.replace(b'"mode":"0755"', b'"mode":"0775"', 1))
+    expect_unchanged(ctx, "damaged journal", root, before, ["rollback", "--root", root, "--last"], 4,
+                     "checksum mismatch")
+    with open(journal, "wb") as f:
+        f.write(good)
+    os.chmod(journal, 0o644)
+    expect_unchanged(ctx, "journal readable by others", root, before,
+                     ["rollback", "--root", root, "--last"], 5, "accessible by group or others")
+    os.chmod(journal, 0o600)
+    os.chown(journal, 1, 0)
+    expect_unchanged(ctx, "journal not owned by root", root, before,
+                     ["rollback", "--root", root, "--last"], 5, "not owned by root")
+    os.chown(journal, 0, 0)
+    state = os.path.join(root, "var/lib/suid2cap/state.json")
+    good_state = open(state, "rb").read()
+    with open(state, "wb") as f:
+        f.write(good_state[: len(good_state) // 2])
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("truncated state file", rc == 4 and b"state.json" in err, f"{rc} {err!r}")
+    with open(state, "wb") as f:
+        f.write(good_state)
+    os.chmod(os.path.join(root, "var/lib/suid2cap"), 0o755)
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("state directory open to others", rc == 5, f"{rc} {err!r}")
+    os.chmod(os.path.join(root, "var/lib/suid2cap"), 0o700)
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+    ctx.check("intact journal still rolls back", rc == 0, f"{rc} {err!r}")
+
+
+def test_smoke_failure_rolls_back(ctx):
+    """A failing smoke test undoes that entry automatically and says so."""
+    if not is_root():
+        return SKIP
+    root = stage(ctx, "smokefail", present(["/usr/bin/fping"]))
+    db = ctx.tree("smokedb")
+    with open(os.path.join(db, "local.json"), "w") as f:
+        json.dump({"schema": 1, "area": "local", "rules": [{
+            "id": "fping.fping", "program": "fping with a failing smoke test",
+            "match": {"paths": ["/usr/bin/fping"], "packages": ["fping"]},
+            "verdict": "migrate", "caps": "cap_net_raw=ep", "reason": "test",
+            "sources": ["man:fping(8)"], "smoke": ["{}", "--no-such-option"]}]}, f)
+    before = snapshot(root)
+    rc, out, err = ctx.run(["migrate", "--root", root, "--db", db, "--yes", "--smoke"])
+    ctx.check("smoke failure exit", rc == 4, f"{rc} {out!r} {err!r}")
+    ctx.check("smoke failure reported", b"rolled back" in err and b"smoke test failed" in err, err)
+    ctx.check("smoke failure undone", snapshot(root) == before, "")
+
+
+def test_drift(ctx):
+    """A package update replaces the file by rename: verify sees it, --fix repairs it."""
+    if not is_root():
+        return SKIP
+    root = stage(ctx, "drift", present(["/usr/bin/ping"]))
+    rc, out, err = ctx.run(["migrate", "--root", root, "--yes", "--no-smoke"])
+    ping = os.path.join(root, "usr/bin/ping")
+    new = ping + ".dpkg-new"
+    shutil.copyfile("/usr/bin/ping", new)
+    os.chmod(new, 0o4755)
+    os.rename(new, ping)
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("verify finds the replaced file", rc == 1 and b"replaced by another file" in out,
+              f"{rc} {out!r}")
+    rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke"])
+    ctx.check("verify --fix", rc == 0 and xattr(ping) is not None and
+              not os.stat(ping).st_mode & 0o4000, f"{rc} {out!r} {err!r}")
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("clean after --fix", rc == 0 and b"0 drifted" in out, f"{rc} {out!r}")
+    os.chmod(ping, 0o4755)
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("setuid bit back", rc == 1 and b"set-ID bit is back" in out, out)
+    subprocess.run(["setcap", "-r", ping], check=True)
+    os.chmod(ping, 0o755)
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("capabilities gone", rc == 1 and b"capabilities are gone" in out, out)
+
+
+def build_deb(ctx, version, payload):
+    pkg = ctx.tree("deb-" + version)
+    os.makedirs(os.path.join(pkg, "DEBIAN"))
+    dst = os.path.join(pkg, "usr/lib/s2c-hook-test/pinger")
+    os.makedirs(os.path.dirname(dst))
+    shutil.copyfile(payload, dst)
+    os.chmod(dst, 0o4755)
+    with open(os.path.join(pkg, "usr/lib/s2c-hook-test/version"), "w") as f:
+        f.write(version + "\n")
+    with open(os.path.join(pkg, "DEBIAN/control"), "w") as f:
+        f.write(f"Package: s2c-hook-test\nVersion: {version}\nArchitecture: all\n"
+                "Maintainer: suid2cap tests <tests@suid2cap.invalid>\n"
+                "Description: setuid test program for the suid2cap dpkg hook test\n")
+    deb = pkg + ".deb"
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", pkg, deb], check=True,
+                   capture_output=True)
+    return deb
+
+
+def test_dpkg_hook(ctx):
+    """The installed dpkg hook repairs capabilities after a real dpkg -i of an update."""
+    if not is_root() or not shutil.which("dpkg-deb") or not os.path.exists("/usr/bin/fping"):
+        return SKIP
+    rules = "/etc/suid2cap/rules.d"
+    made_rules = not os.path.exists(rules)
+    state_existed = os.path.exists("/var/lib/suid2cap")
+    pinger = "/usr/lib/s2c-hook-test/pinger"
+    os.makedirs(rules, exist_ok=True)
+    with open(os.path.join(rules, "s2c-hook-test.json"), "w") as f:
+        json.dump({"schema": 1, "area": "s2c-hook-test", "rules": [{
+            "id": "s2ctest.pinger", "program": "pinger (test package)",
+            "match": {"paths": [pinger]}, "verdict": "migrate", "caps": "cap_net_raw=ep",
+            "reason": "test package", "sources": ["man:fping(8)"], "smoke": ["{}", "127.0.0.1"]}]}, f)
+    try:
+        subprocess.run(["dpkg", "-i", build_deb(ctx, "1.0", "/usr/bin/fping")], check=True,
+                       capture_output=True)
+        rc, out, err = ctx.run(["migrate", "--yes", os.path.dirname(pinger)])
+        ctx.check("hook: migrate", rc == 0 and xattr(pinger) is not None, f"{rc} {out!r} {err!r}")
+        rc, out, err = ctx.run(["verify", "--install-hook", "dpkg"])
+        ctx.check("hook installed", rc == 0 and os.path.exists("/etc/dpkg/dpkg.cfg.d/suid2cap"),
+                  f"{rc} {err!r}")
+        p = subprocess.run(["dpkg", "-i", build_deb(ctx, "2.0", "/usr/bin/fping")], capture_output=True)
+        ctx.check("hook: dpkg -i of the update", p.returncode == 0, p.stderr)
+        st = os.stat(pinger)
+        ctx.check("hook restored the capabilities", xattr(pinger) is not None and
+                  not st.st_mode & 0o4000, f"{oct(st.st_mode)} {xattr(pinger)!r} {p.stdout!r}")
+        rc, out, err = ctx.run(["verify"])
+        ctx.check("hook: verify clean after the update", rc == 0, f"{rc} {out!r}")
+        p = subprocess.run(NOBODY + [pinger, "127.0.0.1"], capture_output=True)
+        ctx.check("hook: updated program works as nobody", p.returncode == 0, p.stderr)
+    finally:
+        ctx.run(["verify", "--remove-hook", "dpkg"])
+        subprocess.run(["dpkg", "--purge", "s2c-hook-test"], capture_output=True)
+        os.unlink(os.path.join(rules, "s2c-hook-test.json"))
+        if made_rules:
+            shutil.rmtree("/etc/suid2cap", ignore_errors=True)
+        if not state_existed:
+            shutil.rmtree("/var/lib/suid2cap", ignore_errors=True)
+    ctx.check("hook removed", not os.path.exists("/etc/dpkg/dpkg.cfg.d/suid2cap"), "")
+
+
+def test_hook_files(ctx):
+    """apt and rpm hooks in an image; removal leaves files that are not ours."""
+    root = ctx.tree("hooks")
+    for d in ("etc/apt/apt.conf.d", "etc/dnf/plugins/post-transaction-actions.d", "etc/dpkg/dpkg.cfg.d"):
+        os.makedirs(os.path.join(root, d))
+    for kind, path in (("apt", "etc/apt/apt.conf.d/80suid2cap"),
+                       ("rpm", "etc/dnf/plugins/post-transaction-actions.d/suid2cap.action")):
+        rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", kind])
+        text = open(os.path.join(root, path)).read() if os.path.exists(os.path.join(root, path)) else ""
+        ctx.check(f"{kind} hook", rc == 0 and "verify --fix" in text, f"{rc} {err!r} {text!r}")
+        rc, out, err = ctx.run(["verify", "--root", root, "--remove-hook", kind])
+        ctx.check(f"{kind} hook removed", rc == 0 and not os.path.exists(os.path.join(root, path)), "")
+    foreign = os.path.join(root, "etc/dpkg/dpkg.cfg.d/suid2cap")
+    with open(foreign, "w") as f:
+        f.write("# the admin's own file\n")
+    rc, out, err = ctx.run(["verify", "--root", root, "--remove-hook", "dpkg"])
+    ctx.check("foreign hook file kept", rc == 5 and os.path.exists(foreign), f"{rc} {err!r}")
+    rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "yum"])
+    ctx.check("unknown hook kind", rc == 2, f"{rc}")
+
+
+TESTS = [test_end_to_end, test_privileges, test_crash_points, test_bad_plans, test_races,
+         test_filesystems, test_bad_journal_and_state, test_smoke_failure_rolls_back, test_drift,
+         test_dpkg_hook, test_hook_files]
+
+if __name__ == "__main__":
+    sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The write-ahead journal, the state file and the file operations of apply. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <check.h>
+
+#include "error.h"
+#include "fcaps.h"
+#include "fileop.h"
+#include "fixture.h"
+#include "journal.h"
+#include "state.h"
+#include "suites.h"
+
+static char *root;
+static int dirfd_ = -1;
+
+static void setup(void)
+{
+	root = fx_tempdir();
+	dirfd_ = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dirfd_, 0);
+}
+
+static void teardown(void)
+{
+	close(dirfd_);
+	fx_rmrf(root);
+	free(root);
+}
+
+static struct journal_state st(uint32_t mode, const char *caps)
+{
+	struct journal_state s = { .uid = 0, .gid = 0, .mode = mode };
+	struct fcaps c;
+
+	if (caps) {
+		ck_assert_int_eq(fcaps_from_text(caps, &c, NULL), 0);
+		fileop_state_caps(&s, &c);
+	}
+	return s;
+}
+
+static char *read_file(const char *name, size_t *len)
+{
+	char *path = fx_path(root, name), *buf;
+	FILE *f = fopen(path, "r");
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
+	fclose(f);
+	free(path);
+	*len = (size_t)n;
+	return buf;
+}
+
+START_TEST(test_roundtrip)
+{
+	struct journal *j = NULL, *k = NULL;
+	struct journal_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
+	struct s2c_error err = { 0 };
+	unsigned seq = 0, seq2 = 0;
+	char *latest = NULL;
+	struct stat s;
+
+	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", &j, &err), 0);
+	ck_assert_int_eq(fstatat(dirfd_, j->name, &s, 0), 0);
+	ck_assert_uint_eq(s.st_mode & 07777, 0600);
+	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", 254, 0, 42, &b, &a, &seq, &err), 0);
+	ck_assert_uint_eq(seq, 1);
+	ck_assert_int_eq(journal_done(j, seq, JOURNAL_APPLIED, NULL, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/odd/new\nline\xff", 254, 0, 43, &b, &a, &seq2, &err), 0);
+	ck_assert_int_eq(journal_end(j, &err), 0);
+	ck_assert_int_eq(journal_latest(dirfd_, &latest), 0);
+	ck_assert_str_eq(latest, j->name);
+	ck_assert_int_eq(journal_open(dirfd_, latest, false, true, &k, &err), 0);
+	ck_assert_uint_eq(k->n, 2);
+	ck_assert_str_eq(k->root, "/");
+	ck_assert_str_eq(k->plan_sha256, "abc");
+	ck_assert_str_eq(k->v[0].path, "/usr/bin/ping");
+	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
+	ck_assert(fileop_state_equal(&k->v[0].before, &b));
+	ck_assert(fileop_state_equal(&k->v[0].after, &a));
+	ck_assert_str_eq(k->v[1].path, "/odd/new\nline\xff");   /* exact bytes back */
+	ck_assert_int_eq(k->v[1].outcome, JOURNAL_PENDING);
+	ck_assert(k->ended);
+	/* undo records may follow the end */
+	ck_assert_int_eq(journal_undo(k, 1, false, &err), 0);
+	ck_assert_int_eq(journal_undo(k, 1, true, &err), 0);
+	journal_free(k);
+	ck_assert_int_eq(journal_open(dirfd_, latest, false, false, &k, &err), 0);
+	ck_assert(k->v[0].undone);
+	journal_free(k);
+	journal_free(j);
+	free(latest);
+}
+END_TEST
+
+START_TEST(test_damage)
+{
+	struct journal *j = NULL, *k = NULL;
+	struct journal_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
+	struct s2c_error err = { 0 };
+	unsigned seq;
+	char *text, *name;
+	size_t len;
+	int fd;
+
+	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", &j, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", 254, 0, 42, &b, &a, &seq, &err), 0);
+	name = strdup(j->name);
+	journal_free(j);
+	text = read_file(name, &len);
+
+	/* a crash while appending leaves a partial line: ignored, and cut when reopened */
+	fd = openat(dirfd_, name, O_WRONLY | O_APPEND);
+	ck_assert_int_eq(write(fd, "{\"r\":\"done\",\"se", 15), 15);
+	close(fd);
+	ck_assert_int_eq(journal_open(dirfd_, name, false, true, &k, &err), 0);
+	ck_assert(k->truncated);
+	ck_assert_int_eq(journal_done(k, 1, JOURNAL_APPLIED, NULL, &err), 0);
+	journal_free(k);
+	ck_assert_int_eq(journal_open(dirfd_, name, false, false, &k, &err), 0);
+	ck_assert(!k->truncated);
+	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
+	journal_free(k);
+
+	/* a damaged record is refused, naming the line */
+	text[strlen(text) - 10] ^= 1;
+	ck_assert_int_eq(journal_parse(text, len, "j", &k, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "j: line 2: checksum mismatch"));
+	/* trust: a journal others can read is refused */
+	ck_assert_int_eq(fchmodat(dirfd_, name, 0644, 0), 0);
+	ck_assert_int_eq(journal_open(dirfd_, name, true, false, &k, &err), -EPERM);
+	ck_assert_int_eq(journal_parse("", 0, "j", &k, &err), -EINVAL);
+	ck_assert_int_eq(journal_parse("{}\n", 3, "j", &k, &err), -EINVAL);
+	free(text);
+	free(name);
+}
+END_TEST
+
+START_TEST(test_state)
+{
+	struct state *s = NULL, *t = NULL;
+	char ping[] = "/usr/bin/ping", arping[] = "/usr/bin/arping", rule[] = "iputils.ping",
+	     jname[] = "j1";
+	struct state_entry e = { .path = ping, .rule_id = rule, .dev_major = 254, .ino = 7,
+				 .after = st(0755, "cap_net_raw=p"), .journal = jname };
+	struct s2c_error err = { 0 };
+
+	memset(e.sha256, 'a', 64);
+	e.sha256[64] = '\0';
+	ck_assert_int_eq(state_load(dirfd_, "/", false, &s, &err), 0);   /* missing: empty */
+	ck_assert_uint_eq(s->n, 0);
+	ck_assert_int_eq(state_put(s, &e), 0);
+	e.path = arping;
+	ck_assert_int_eq(state_put(s, &e), 0);
+	ck_assert_int_eq(state_put(s, &e), 0);                            /* replaces */
+	ck_assert_uint_eq(s->n, 2);
+	ck_assert_int_eq(state_save(dirfd_, s, &err), 0);
+	ck_assert_int_eq(state_load(dirfd_, "/", false, &t, &err), 0);
+	ck_assert_uint_eq(t->n, 2);
+	ck_assert_str_eq(t->v[0].path, "/usr/bin/arping");                /* sorted */
+	ck_assert(fileop_state_equal(&t->v[1].after, &e.after));
+	ck_assert(state_remove(t, "/usr/bin/arping"));
+	ck_assert(!state_remove(t, "/usr/bin/arping"));
+	ck_assert_uint_eq(t->n, 1);
+	state_free(s);
+	state_free(t);
+	ck_assert_int_eq(state_parse("{\"schema\": 1, \"kind\": \"x\", \"root\": \"/\", \"entries\": []}", 54,
+				     "state.json", &s, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a suid2cap state file"));
+}
+END_TEST
+
+/* --- privileged: real files ------------------------------------------------------------ */
+
+START_TEST(test_fileop_order)
+{
+	struct journal_state before, want = st(0755, "cap_net_raw=p"), got;
+	struct s2c_error err = { 0 };
+	struct stat sb;
+	int fd;
+
+	fx_file(root, "usr/bin/ping", 04755, "\177ELF");
+	fd = fileop_open(dirfd_, "/usr/bin/ping", &sb, &err);
+	ck_assert_msg(fd >= 0, "%s", err.msg);
+	ck_assert_int_eq(fileop_read(fd, &before), 0);
+	ck_assert_uint_eq(before.mode, 04755);
+	ck_assert(!before.has_xattr);
+	/* with an owner change: chown first (it clears caps), caps, then the mode */
+	want.gid = 1;
+	ck_assert_msg(fileop_write(fd, &before, &want, false, NULL, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(fileop_read(fd, &got), 0);
+	ck_assert(fileop_state_equal(&got, &want));
+	/* exact restore of the previous state, set-ID bit included */
+	ck_assert_int_eq(fileop_write(fd, &got, &before, true, NULL, NULL, &err), 0);
+	ck_assert_int_eq(fileop_read(fd, &got), 0);
+	ck_assert(fileop_state_equal(&got, &before));
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_fileop_refuses)
+{
+	struct s2c_error err = { 0 };
+	char *p;
+
+	fx_file(root, "real/bin/ping", 04755, "x");
+	fx_symlink(root, "usr", "real");
+	fx_symlink(root, "real/bin/link", "ping");
+	ck_assert_int_eq(fileop_open(dirfd_, "/usr/bin/ping", NULL, &err), -ELOOP);
+	ck_assert_int_eq(fileop_open(dirfd_, "/real/bin/link", NULL, &err), -ELOOP);
+	p = fx_path(root, "real/bin");
+	ck_assert_int_eq(chmod(p, 0775), 0);
+	ck_assert_int_eq(fileop_open(dirfd_, "/real/bin/ping", NULL, &err), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "writable by group or others"));
+	ck_assert_int_eq(chmod(p, 0755), 0);
+	ck_assert_int_eq(chown(p, 1, 0), 0);
+	ck_assert_int_eq(fileop_open(dirfd_, "/real/bin/ping", NULL, &err), -EPERM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not owned by root"));
+	free(p);
+}
+END_TEST
+
+Suite *journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("journal");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_damage);
+	tcase_add_test(tc, test_state);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+Suite *fileop_suite(void)
+{
+	Suite *s = suite_create("fileop");
+	TCase *tc = tcase_create("fileop");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_fileop_order);
+	tcase_add_test(tc, test_fileop_refuses);
+	suite_add_tcase(s, tc);
+	return s;
+}
