@@ -44,6 +44,11 @@ mkdir -p "$results"
 
 if [ "$big" -gt 0 ]; then
 	tree="${BENCH_TMP:-/var/tmp}/s2c-bench-tree"
+	# 2 million files under / would skew every later scan of /: removed at exit
+	# unless BENCH_KEEP=1.
+	if [ "${BENCH_KEEP:-0}" != 1 ]; then
+		trap 'rm -rf "$tree"' EXIT
+	fi
 	if [ ! -f "$tree/.complete-$big" ]; then
 		rm -rf "$tree"
 		python3 "$here/bench/gentree.py" "$tree" "$big"
@@ -79,7 +84,8 @@ PY
 
 prepare=""
 if [ "$cold" -eq 1 ]; then
-	prepare="sync; echo 3 > /proc/sys/vm/drop_caches"
+	# hyperfine -N runs --prepare without a shell too
+	prepare="sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'"
 	runs=${runs:-3}
 	warmup=0
 else

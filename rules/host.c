@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +384,16 @@ static char *usrmerge_alias(const char *path)
 	return NULL;
 }
 
+/* FNV-1a: enough to spread paths over a small table. */
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
 static int find_slot(const struct host *h, const char *path)
 {
 	for (size_t i = 0; i < h->n_pkg; i++)
@@ -395,6 +406,8 @@ int host_load_packages(struct host *h, const char *const *paths, size_t n)
 {
 	_cleanup_free_ char **want = calloc(2 * n + 1, sizeof(char *));
 	_cleanup_free_ size_t *slot = calloc(2 * n + 1, sizeof(size_t));
+	_cleanup_free_ size_t *table = NULL;
+	size_t mask = 15;
 	size_t nwant = 0, base;
 	int fd;
 	DIR *dir;
@@ -430,6 +443,18 @@ int host_load_packages(struct host *h, const char *const *paths, size_t n)
 	}
 	if (!h->pkg_db || h->n_pkg == base)
 		goto done;
+	/* An open-addressing set of the wanted paths: one lookup per listed file. */
+	while (mask + 1 < 2 * nwant)
+		mask = mask * 2 + 1;
+	table = calloc(mask + 1, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	for (size_t i = 0; i < nwant; i++) {
+		size_t b = str_hash(want[i]) & mask;
+		while (table[b])
+			b = (b + 1) & mask;
+		table[b] = i + 1;
+	}
 	fd = resolve_open(h->rootfd, "/var/lib/dpkg/info", O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		goto done;
@@ -457,7 +482,8 @@ int host_load_packages(struct host *h, const char *const *paths, size_t n)
 			size_t l = strlen(line);
 			if (l && line[l - 1] == '\n')
 				line[--l] = '\0';
-			for (size_t i = 0; i < nwant; i++) {
+			for (size_t b = str_hash(line) & mask; table[b]; b = (b + 1) & mask) {
+				size_t i = table[b] - 1;
 				char *pkg;
 				if (!s2c_streq(want[i], line) || h->pkg_names[slot[i]])
 					continue;

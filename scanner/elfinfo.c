@@ -746,9 +746,10 @@ static int find_strings(Elf *elf, size_t n_sections, const struct source *src,
 }
 
 /* The symbols of a DT_NEEDED library open on @fd: 1 when loaded, 0 when it does not fit. */
-static int load_lib(int fd, const struct elfinfo *e, size_t max_size, struct elfinfo_lib *lib)
+static int load_lib(int fd, const struct elfinfo *e, size_t max_size, bool exports,
+		    struct elfinfo_lib *lib)
 {
-	_cleanup_(symtab_release) struct symtab t = { .want_exports = true };
+	_cleanup_(symtab_release) struct symtab t = { .want_exports = exports };
 	_cleanup_elfend_ Elf *elf = NULL;
 	size_t left = ELFINFO_NAMES_MAX;
 	struct sections s = { 0 };
@@ -772,7 +773,7 @@ static int load_lib(int fd, const struct elfinfo *e, size_t max_size, struct elf
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
 	r = copy_imports(t.imp, t.n_imp, &lib->imports, &lib->n_imports);
-	if (r >= 0)
+	if (r >= 0 && exports)
 		r = copy_exports(t.exp, t.n_exp, &lib->exports, &lib->n_exports);
 	return r < 0 ? r : 1;
 }
@@ -781,6 +782,7 @@ static int load_lib(int fd, const struct elfinfo *e, size_t max_size, struct elf
 struct lib_search {
 	const struct elfinfo *e;
 	size_t max_size;
+	bool exports;
 	struct elfinfo_lib *lib;
 };
 
@@ -788,7 +790,7 @@ static int accept_lib(int fd, void *userdata)
 {
 	struct lib_search *ls = userdata;
 
-	return load_lib(fd, ls->e, ls->max_size, ls->lib);
+	return load_lib(fd, ls->e, ls->max_size, ls->exports, ls->lib);
 }
 
 /* The directory of the file, for $ORIGIN: "/usr/bin/ping" -> "/usr/bin". */
@@ -828,7 +830,8 @@ static int resolve_libs(struct elfinfo *e, const struct elfinfo_options *o, bool
 		return s2c_error_errno(err, r, "cannot build the library search path");
 	for (size_t i = 0; i < e->n_libs && i < ELFINFO_LIBS_MAX; i++) {
 		struct elfinfo_lib *lib = &e->libs[i];
-		struct lib_search ls = { .e = e, .max_size = max_size, .lib = lib };
+		struct lib_search ls = { .e = e, .max_size = max_size, .exports = o->lib_exports,
+					 .lib = lib };
 
 		r = ldpath_find(o->rootfd, &lp, lib->soname, accept_lib, &ls, &lib->path);
 		if (r < 0)

@@ -116,6 +116,9 @@ struct elfinfo_options {
 					 or NULL.  A literal matches as a byte substring of an
 					 allocated, non-writable, non-executable SHT_PROGBITS section
 					 (.rodata, ...); "" always matches an ELF file with such data */
+	bool lib_exports;       /**< also collect each resolved library's exported functions
+				     (elfinfo_lib::exports); off, they stay empty: sorting a
+				     libc's symbols for every binary is most of the cost */
 	size_t max_size;        /**< refuse larger files with -EFBIG (0: ELFINFO_SIZE_DEFAULT);
 				     also applies to each library */
 };

@@ -50,7 +50,8 @@ struct walker {
 	pthread_cond_t cond;
 	struct dnode **stack;
 	size_t n, alloc;
-	unsigned busy;
+	unsigned busy;          /* workers not waiting for work */
+	unsigned waiting;       /* workers waiting (read without the lock) */
 	bool stop;
 	int error;
 };
@@ -121,31 +122,53 @@ static void fail(struct walker *w, int error)
 	pthread_mutex_unlock(&w->lock);
 }
 
-static struct dnode *pop(struct walker *w)
+/*
+ * Take work from the shared stack, waiting while other workers are busy.
+ * Returns NULL when everything is done (or the walk stopped).
+ */
+static struct dnode *pop_shared(struct walker *w)
 {
 	struct dnode *d = NULL;
 
 	pthread_mutex_lock(&w->lock);
-	while (!w->stop && w->n == 0 && w->busy > 0)
-		pthread_cond_wait(&w->cond, &w->lock);
-	if (!w->stop && w->n > 0) {
-		d = w->stack[--w->n];
+	if (w->n == 0) {
+		w->busy--;
+		__atomic_add_fetch(&w->waiting, 1, __ATOMIC_RELAXED);
+		if (w->busy == 0)
+			pthread_cond_broadcast(&w->cond);
+		while (!w->stop && w->n == 0 && w->busy > 0)
+			pthread_cond_wait(&w->cond, &w->lock);
+		__atomic_sub_fetch(&w->waiting, 1, __ATOMIC_RELAXED);
+		if (w->stop || w->n == 0) {
+			pthread_cond_broadcast(&w->cond);
+			pthread_mutex_unlock(&w->lock);
+			return NULL;
+		}
 		w->busy++;
-	} else {
-		pthread_cond_broadcast(&w->cond);
 	}
+	if (!w->stop)
+		d = w->stack[--w->n];
 	pthread_mutex_unlock(&w->lock);
 	return d;
 }
 
-/* Queue the worker's batch of subdirectories and mark its item done. */
-static int flush_and_done(struct walker *w, struct worker *t, bool done)
+/*
+ * Each worker keeps the subdirectories it finds on its own stack and works
+ * depth-first from it without any lock; only when another worker is idle
+ * does it give away the older half (the larger subtrees) through the shared
+ * stack.  On small machines this keeps the mutex out of the hot path.
+ */
+static int share(struct walker *w, struct worker *t)
 {
+	size_t give;
 	int r = 0;
 
+	if (t->nbatch < 2 || __atomic_load_n(&w->waiting, __ATOMIC_RELAXED) == 0)
+		return 0;
+	give = t->nbatch / 2;
 	pthread_mutex_lock(&w->lock);
-	if (w->n + t->nbatch > w->alloc) {
-		size_t na = S2C_MAX(w->alloc * 2, w->n + t->nbatch);
+	if (w->n + give > w->alloc) {
+		size_t na = S2C_MAX(w->alloc * 2, w->n + give);
 		struct dnode **ns = realloc(w->stack, na * sizeof(*ns));
 		if (ns) {
 			w->stack = ns;
@@ -155,15 +178,12 @@ static int flush_and_done(struct walker *w, struct worker *t, bool done)
 		}
 	}
 	if (r == 0) {
-		/* Push in reverse so the first entry read is processed first. */
-		for (size_t i = t->nbatch; i-- > 0;)
-			w->stack[w->n++] = t->batch[i];
-		t->nbatch = 0;
-	}
-	if (done)
-		w->busy--;
-	if (t->nbatch == 0 && (w->n > 0 || w->busy == 0))
+		memcpy(w->stack + w->n, t->batch, give * sizeof(*t->batch));
+		w->n += give;
+		memmove(t->batch, t->batch + give, (t->nbatch - give) * sizeof(*t->batch));
+		t->nbatch -= give;
 		pthread_cond_broadcast(&w->cond);
+	}
 	pthread_mutex_unlock(&w->lock);
 	return r;
 }
@@ -358,20 +378,24 @@ static void *worker_main(void *arg)
 {
 	struct worker *t = arg;
 	struct walker *w = t->w;
-	struct dnode *d;
 
-	while ((d = pop(w))) {
+	for (;;) {
+		struct dnode *d = t->nbatch ? t->batch[--t->nbatch] : pop_shared(w);
 		int r = 0;
 
+		if (!d)
+			break;
 		if (d->fd >= 0 || open_dir(w, d) == 0)
 			r = read_dir(w, t, d);
 		dnode_unref(d);
 		if (r == 0)
-			r = flush_and_done(w, t, true);
-		else
-			(void)flush_and_done(w, t, true);
-		if (r < 0)
+			r = share(w, t);
+		if (r < 0) {
 			fail(w, r);
+			break;
+		}
+		if (__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
+			break;
 	}
 	return NULL;
 }
@@ -470,6 +494,7 @@ int walk_run(const struct walk_options *opts)
 	if (!tids || !workers)
 		return -ENOMEM;
 	w.max_depth = opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
+	w.busy = nthreads;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
 
@@ -494,8 +519,12 @@ int walk_run(const struct walk_options *opts)
 		if (r == 0)
 			started++;
 	}
-	if (r < 0)
+	if (r < 0) {
+		pthread_mutex_lock(&w.lock);
+		w.busy -= nthreads - started;   /* those never started wait for nothing */
+		pthread_mutex_unlock(&w.lock);
 		fail(&w, r);
+	}
 	for (unsigned i = 0; i < started; i++)
 		(void)pthread_join(tids[i], NULL);
 	for (unsigned i = 0; i < nthreads; i++) {

@@ -289,7 +289,7 @@ static void check_pcap_lib(const struct elfinfo *e, const char *path)
 
 START_TEST(test_runpath_origin)
 {
-	struct elfinfo_options o = { .rootfd = -1, .path = "/usr/bin/prog" };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .path = "/usr/bin/prog" };
 	struct elfinfo *e;
 
 	build_pcap("usr/lib/fake", "root/usr/bin/prog", "-Wl,-rpath,$ORIGIN/../lib/fake",
@@ -316,7 +316,7 @@ END_TEST
 
 START_TEST(test_rpath)
 {
-	struct elfinfo_options o = { .rootfd = -1, .path = "/usr/bin/prog" };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .path = "/usr/bin/prog" };
 	struct elfinfo *e;
 
 	build_pcap("usr/lib/fake", "root/usr/bin/prog", "-Wl,-rpath,/nonexistent:/usr/lib/fake",
@@ -335,7 +335,7 @@ END_TEST
 /* ld.so in secure-execution mode ignores $ORIGIN outside the trusted directories. */
 START_TEST(test_origin_untrusted)
 {
-	struct elfinfo_options o = { .rootfd = -1, .path = "/opt/app/bin/prog" };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .path = "/opt/app/bin/prog" };
 	struct elfinfo *e;
 
 	build_pcap("opt/app/lib", "root/opt/app/bin/prog", "-Wl,-rpath,$ORIGIN/../lib", NULL);
@@ -349,7 +349,7 @@ END_TEST
 
 START_TEST(test_ld_so_conf)
 {
-	struct elfinfo_options o = { .rootfd = -1, .path = "/usr/bin/prog" };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .path = "/usr/bin/prog" };
 	struct elfinfo *e;
 
 	build_pcap("opt/fake/lib", "root/usr/bin/prog", NULL, NULL);
@@ -368,7 +368,7 @@ END_TEST
 
 START_TEST(test_ld_so_conf_relative_include)
 {
-	struct elfinfo_options o = { .rootfd = -1 };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1 };
 	struct elfinfo *e;
 
 	build_pcap("opt/fake/lib", "root/usr/bin/prog", NULL, NULL);
@@ -397,7 +397,7 @@ static void build_soname(const char *file, const char *soname, const char *bin)
 
 START_TEST(test_symlinked_soname)
 {
-	struct elfinfo_options o = { .rootfd = -1 };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1 };
 	const struct elfinfo_lib *lib;
 	struct elfinfo *e;
 
@@ -428,7 +428,7 @@ END_TEST
 
 START_TEST(test_symlink_limits)
 {
-	struct elfinfo_options o = { .rootfd = -1 };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1 };
 	char *outside;
 	struct elfinfo *e;
 
@@ -474,7 +474,7 @@ static void set_machine(const char *rel, unsigned machine)
 
 START_TEST(test_wrong_machine_skipped)
 {
-	struct elfinfo_options o = { .rootfd = -1 };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1 };
 	struct elfinfo *e;
 	char *real;
 
@@ -500,7 +500,7 @@ END_TEST
 
 START_TEST(test_host_root)
 {
-	struct elfinfo_options o = { .rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) };
 	const struct elfinfo_lib *libc;
 	struct elfinfo *e;
 
@@ -519,7 +519,7 @@ END_TEST
 START_TEST(test_strings)
 {
 	static const char *const strings[] = { "must be setuid root", "not in this binary", "", NULL };
-	struct elfinfo_options o = { .rootfd = -1, .strings = strings };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .strings = strings };
 	struct elfinfo *e;
 
 	compile("prog", "#include <stdio.h>\n"
@@ -596,7 +596,7 @@ static void compile_padded(const char *rel, long pad)
 START_TEST(test_strings_chunk_boundary)
 {
 	static const char *const strings[] = { "must be setuid root", NULL };
-	struct elfinfo_options o = { .rootfd = -1, .strings = strings };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .strings = strings };
 	char *path = fx_path(tmp, "prog");
 	struct elfinfo *e;
 	long rel;
@@ -637,7 +637,7 @@ END_TEST
 START_TEST(test_other)
 {
 	static const char *const strings[] = { "x", NULL };
-	struct elfinfo_options o = { .rootfd = -1, .strings = strings };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .strings = strings };
 	struct elfinfo *e;
 
 	fx_file(tmp, "text", 0644, "just some text\n");
@@ -801,7 +801,7 @@ END_TEST
 START_TEST(test_max_size)
 {
 	static const char big[101];
-	struct elfinfo_options o = { .rootfd = -1, .max_size = 100 };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .max_size = 100 };
 	struct s2c_error err = { 0 };
 	struct elfinfo *e = NULL;
 	char *p;
@@ -838,7 +838,7 @@ struct thread_arg {
 static void *load_many(void *p)
 {
 	struct thread_arg *a = p;
-	struct elfinfo_options o = { .rootfd = a->rootfd, .path = "/usr/bin/prog" };
+	struct elfinfo_options o = { .lib_exports = true, .rootfd = a->rootfd, .path = "/usr/bin/prog" };
 
 	a->ok = true;
 	for (int i = 0; i < 10 && a->ok; i++) {
