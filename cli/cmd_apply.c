@@ -206,7 +206,6 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scanargs s;
 	struct dbargs db = { 0 };
 	struct applyargs a;
-	struct rules_db *rdb = NULL;
 	struct scan_result *res = NULL;
 	struct decisions ds = { 0 };
 	struct plan *p = NULL;
@@ -256,19 +255,9 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 		}
 	}
-	ex = dbargs_load(&db, &rdb);
+	ex = decide_scan(&db, &s, ctx, &res, &ds);
 	if (ex)
 		return ex;
-	ex = scanargs_run(&s, ctx, &res);
-	if (ex) {
-		rules_db_free(rdb);
-		return ex;
-	}
-	ex = decisions_run(&db, rdb, res, &ds);
-	if (ex) {
-		scan_result_free(res);
-		return ex;
-	}
 	r = plan_build((const struct decision *const *)ds.v, ds.n, ds.host, ds.db, res->root,
 		       res->host, &p, &err);
 	if (r < 0) {

@@ -229,7 +229,6 @@ static int render(const struct audit_args *a, const struct audit *au, const stru
 int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct audit_args a = { 0 };
-	struct rules_db *rdb = NULL;
 	struct scan_result *res = NULL;
 	struct decisions ds;
 	struct outfile out;
@@ -245,19 +244,9 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		log_error("cannot resolve root '%s': %s", esc(a.s.root), strerror(errno));
 		return S2C_EXIT_USAGE;
 	}
-	ex = dbargs_load(&a.db, &rdb);
+	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
 	if (ex)
 		return ex;
-	ex = scanargs_run(&a.s, ctx, &res);
-	if (ex) {
-		rules_db_free(rdb);
-		return ex;
-	}
-	ex = decisions_run(&a.db, rdb, res, &ds);
-	if (ex) {
-		scan_result_free(res);
-		return ex;
-	}
 	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
 	au = (struct audit){
 		.root = res->root,

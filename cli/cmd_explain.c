@@ -44,7 +44,6 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	};
 	struct scanargs s;
 	struct dbargs db = { 0 };
-	struct rules_db *rdb = NULL;
 	struct scan_result *res = NULL;
 	struct decisions ds;
 	bool json = false;
@@ -77,19 +76,9 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	r = scanargs_finish(&s, argc, argv, optind, "explain");
 	if (r < 0)
 		return -r;
-	ex = dbargs_load(&db, &rdb);
+	ex = decide_scan(&db, &s, ctx, &res, &ds);
 	if (ex)
 		return ex;
-	ex = scanargs_run(&s, ctx, &res);
-	if (ex) {
-		rules_db_free(rdb);
-		return ex;
-	}
-	ex = decisions_run(&db, rdb, res, &ds);
-	if (ex) {
-		scan_result_free(res);
-		return ex;
-	}
 	if (json) {
 		_cleanup_jsonput_ struct json_object *a = json_object_new_array();
 		for (size_t i = 0; a && i < ds.n; i++)

@@ -259,7 +259,6 @@ static int write_plan(const struct plan_args *a, const struct plan *p)
 int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct plan_args a = { .format = EMIT_JSON };
-	struct rules_db *rdb = NULL;
 	struct scan_result *res = NULL;
 	struct plan *p = NULL;
 	struct decisions ds;
@@ -270,19 +269,9 @@ int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
 		return -r;
 	if (a.check)
 		return run_check(a.check);
-	ex = dbargs_load(&a.db, &rdb);
+	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
 	if (ex)
 		return ex;
-	ex = scanargs_run(&a.s, ctx, &res);
-	if (ex) {
-		rules_db_free(rdb);
-		return ex;
-	}
-	ex = decisions_run(&a.db, rdb, res, &ds);
-	if (ex) {
-		scan_result_free(res);
-		return ex;
-	}
 	ex = build(&a, &ds, res, &p);
 	if (!ex)
 		ex = write_plan(&a, p);

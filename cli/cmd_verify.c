@@ -144,7 +144,6 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 {
 	_cleanup_free_ const char **paths = calloc(n + 1, sizeof(char *));
 	struct scanargs s = *sa;
-	struct rules_db *rdb = NULL;
 	struct scan_result *res = NULL;
 	struct decisions ds = { 0 };
 	struct plan *p = NULL;
@@ -160,19 +159,9 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	if (!k)
 		return S2C_EXIT_FINDINGS;
 	s.paths = paths;
-	ex = dbargs_load(db, &rdb);
+	ex = decide_scan(db, &s, ctx, &res, &ds);
 	if (ex)
 		return ex;
-	ex = scanargs_run(&s, ctx, &res);
-	if (ex) {
-		rules_db_free(rdb);
-		return ex;
-	}
-	ex = decisions_run(db, rdb, res, &ds);
-	if (ex) {
-		scan_result_free(res);
-		return ex;
-	}
 	r = plan_build((const struct decision *const *)ds.v, ds.n, ds.host, ds.db, res->root,
 		       res->host, &p, &err);
 	if (r < 0) {

@@ -15,6 +15,7 @@
 #include "host.h"
 #include "idmap.h"
 #include "scan.h"
+#include "scanargs.h"
 #include "common.h"
 
 int dbargs_option(struct dbargs *a, int opt, const char *arg, const char *verb)
@@ -139,5 +140,28 @@ int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan
 		}
 		out->n = i + 1;
 	}
+	return 0;
+}
+
+int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
+		struct scan_result **ret_res, struct decisions *out)
+{
+	struct rules_db *rdb = NULL;
+	struct scan_result *res = NULL;
+	int ex = dbargs_load(db, &rdb);
+
+	if (ex)
+		return ex;
+	ex = scanargs_run(s, ctx, &res);
+	if (ex) {
+		rules_db_free(rdb);
+		return ex;
+	}
+	ex = decisions_run(db, rdb, res, out);
+	if (ex) {
+		scan_result_free(res);
+		return ex;
+	}
+	*ret_res = res;
 	return 0;
 }

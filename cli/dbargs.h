@@ -63,6 +63,18 @@ struct decisions {
 int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
 		  struct decisions *out);
 
+struct scanargs;
+struct s2c_ctx;
+
+/**
+ * The pipeline every deciding verb starts with: load the database, scan
+ * (progress and warnings on stderr), decide about every candidate.
+ * @ret_res  the scan, free with scan_result_free() (after decisions_release()).
+ * Returns 0, or an exit code after printing (nothing to free then).
+ */
+int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
+		struct scan_result **ret_res, struct decisions *out);
+
 /** Free what decisions_run() made (the db included). */
 void decisions_release(struct decisions *d);
 

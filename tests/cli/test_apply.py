@@ -424,6 +424,17 @@ def build_deb(ctx, version, payload):
     return deb
 
 
+def dpkg(args):
+    """Run dpkg, waiting (up to a minute) while another dpkg holds its lock."""
+    import time
+    for _ in range(60):
+        p = subprocess.run(["dpkg", *args], capture_output=True)
+        if p.returncode == 0 or b"lock" not in p.stderr:
+            return p
+        time.sleep(1)
+    return p
+
+
 def test_dpkg_hook(ctx):
     """The installed dpkg hook repairs capabilities after a real dpkg -i of an update."""
     if not is_root() or not shutil.which("dpkg-deb") or not os.path.exists("/usr/bin/fping"):
@@ -439,14 +450,14 @@ def test_dpkg_hook(ctx):
             "match": {"paths": [pinger]}, "verdict": "migrate", "caps": "cap_net_raw=ep",
             "reason": "test package", "sources": ["man:fping(8)"], "smoke": ["{}", "127.0.0.1"]}]}, f)
     try:
-        subprocess.run(["dpkg", "-i", build_deb(ctx, "1.0", "/usr/bin/fping")], check=True,
-                       capture_output=True)
+        p = dpkg(["-i", build_deb(ctx, "1.0", "/usr/bin/fping")])
+        ctx.check("hook: dpkg -i of the first version", p.returncode == 0, p.stderr)
         rc, out, err = ctx.run(["migrate", "--yes", os.path.dirname(pinger)])
         ctx.check("hook: migrate", rc == 0 and xattr(pinger) is not None, f"{rc} {out!r} {err!r}")
         rc, out, err = ctx.run(["verify", "--install-hook", "dpkg"])
         ctx.check("hook installed", rc == 0 and os.path.exists("/etc/dpkg/dpkg.cfg.d/suid2cap"),
                   f"{rc} {err!r}")
-        p = subprocess.run(["dpkg", "-i", build_deb(ctx, "2.0", "/usr/bin/fping")], capture_output=True)
+        p = dpkg(["-i", build_deb(ctx, "2.0", "/usr/bin/fping")])
         ctx.check("hook: dpkg -i of the update", p.returncode == 0, p.stderr)
         st = os.stat(pinger)
         ctx.check("hook restored the capabilities", xattr(pinger) is not None and
@@ -457,7 +468,7 @@ def test_dpkg_hook(ctx):
         ctx.check("hook: updated program works as nobody", p.returncode == 0, p.stderr)
     finally:
         ctx.run(["verify", "--remove-hook", "dpkg"])
-        subprocess.run(["dpkg", "--purge", "s2c-hook-test"], capture_output=True)
+        dpkg(["--purge", "s2c-hook-test"])
         os.unlink(os.path.join(rules, "s2c-hook-test.json"))
         if made_rules:
             shutil.rmtree("/etc/suid2cap", ignore_errors=True)
