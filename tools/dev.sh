@@ -21,7 +21,7 @@ cd "$here"
 PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
 libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
-python3 python3-jsonschema python3-pil chromium
+python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping"
 
 # The SARIF 2.1.0 JSON Schema the audit tests validate against (draft-04), taken from
@@ -44,6 +44,8 @@ deps() {
 		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 			missing="$missing $p"
 	done
+	# npm fetches the SARIF schema; Debian's when the machine has none of its own
+	command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 	if [ -n "$missing" ]; then
 		echo "==> installing:$missing"
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
@@ -55,11 +57,6 @@ deps() {
 
 sarif_schema() {
 	[ -s "$SARIF_SCHEMA" ] && return 0
-	if ! command -v npm >/dev/null 2>&1; then
-		echo "==> installing: nodejs npm"
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm
-	fi
 	echo "==> SARIF 2.1.0 schema from npm $SARIF_PKG"
 	tmp=$(mktemp -d)
 	(cd "$tmp" && npm pack --silent "$SARIF_PKG" >/dev/null && tar -xzf ./*.tgz "$SARIF_FILE")
