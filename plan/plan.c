@@ -411,37 +411,19 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 /* --- JSON ----------------------------------------------------------------------------- */
 
 /* Add @v (taken) under @key; NULL @v means out of memory. */
-static int add(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
-static int add_null(struct json_object *o, const char *key)
-{
-	return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
-}
 
 /* A name: a string (with "<key>_hex" when not UTF-8, exact bytes matter), or null. */
-static int add_name(struct json_object *o, const char *key, const char *s)
-{
-	return s ? jsonout_add_string(o, key, s) : add_null(o, key);
-}
 
 /* Text for people (reasons, versions): U+FFFD for bytes that are not UTF-8; or null. */
 static int add_text(struct json_object *o, const char *key, const char *s)
 {
-	return s ? add(o, key, jsonout_string(s)) : add_null(o, key);
+	return s ? jsonout_add(o, key, jsonout_string(s)) : jsonout_add_null(o, key);
 }
 
 static int add_u64(struct json_object *o, const char *key, uint64_t v)
 {
-	return add(o, key, json_object_new_uint64(v));
+	return jsonout_add(o, key, json_object_new_uint64(v));
 }
 
 static struct json_object *strv_json(char *const *v, size_t n)
@@ -467,7 +449,7 @@ static struct json_object *state_json(const struct plan_state *s, bool raw)
 		return NULL;
 	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, s->mode & 07777);
 	if (add_u64(o, "uid", s->uid) < 0 || add_u64(o, "gid", s->gid) < 0 ||
-	    add_name(o, "owner", s->owner) < 0 || add_name(o, "group", s->group) < 0 ||
+	    jsonout_add_name(o, "owner", s->owner) < 0 || jsonout_add_name(o, "group", s->group) < 0 ||
 	    add_text(o, "mode", mode) < 0 || add_text(o, "caps", s->caps_text) < 0)
 		return NULL;
 	if (raw) {
@@ -499,7 +481,7 @@ static struct json_object *entry_json(const struct plan_entry *e)
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
 	if (!o ||
-	    add_name(o, "path", e->path) < 0 ||
+	    jsonout_add_name(o, "path", e->path) < 0 ||
 	    add_text(o, "action", plan_action_name(e->change)) < 0 ||
 	    add_text(o, "verdict", verdict_name(e->verdict)) < 0 ||
 	    add_text(o, "rule", e->rule_id) < 0 ||
@@ -508,14 +490,14 @@ static struct json_object *entry_json(const struct plan_entry *e)
 	    add_text(o, "risk", risk_name(e->risk)) < 0 ||
 	    add_text(o, "risk_now", risk_name(e->risk_now)) < 0 ||
 	    jsonout_add_bool(o, "setuid_in_disguise", e->disguise) < 0 ||
-	    add_name(o, "package", e->package) < 0 ||
-	    add(o, "identity", identity_json(e)) < 0 ||
-	    add(o, "before", state_json(&e->before, true)) < 0 ||
-	    add(o, "after", state_json(&e->after, false)) < 0 ||
-	    (e->smoke ? add(o, "smoke", strv_json(e->smoke, e->n_smoke))
-		      : add_null(o, "smoke")) < 0 ||
-	    add(o, "evidence", strv_json(e->evidence, e->n_evidence)) < 0 ||
-	    add(o, "warnings", strv_json(e->warnings, e->n_warnings)) < 0)
+	    jsonout_add_name(o, "package", e->package) < 0 ||
+	    jsonout_add(o, "identity", identity_json(e)) < 0 ||
+	    jsonout_add(o, "before", state_json(&e->before, true)) < 0 ||
+	    jsonout_add(o, "after", state_json(&e->after, false)) < 0 ||
+	    (e->smoke ? jsonout_add(o, "smoke", strv_json(e->smoke, e->n_smoke))
+		      : jsonout_add_null(o, "smoke")) < 0 ||
+	    jsonout_add(o, "evidence", strv_json(e->evidence, e->n_evidence)) < 0 ||
+	    jsonout_add(o, "warnings", strv_json(e->warnings, e->n_warnings)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -546,7 +528,7 @@ static struct json_object *database_json(const struct plan *p)
 
 	if (!o || add_text(o, "hash", p->db_hash) < 0 ||
 	    add_u64(o, "rules", p->db_rules) < 0 ||
-	    add(o, "files", strv_json(p->db_files, p->n_db_files)) < 0)
+	    jsonout_add(o, "files", strv_json(p->db_files, p->n_db_files)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -563,7 +545,7 @@ static struct json_object *mounts_json(const struct plan *p)
 			json_object_put(o);
 			return NULL;
 		}
-		if (add_name(o, "target", m->target) < 0 || add_text(o, "fstype", m->fstype) < 0 ||
+		if (jsonout_add_name(o, "target", m->target) < 0 || add_text(o, "fstype", m->fstype) < 0 ||
 		    jsonout_add_bool(o, "nosuid", m->nosuid) < 0 ||
 		    jsonout_add_bool(o, "readonly", m->rdonly) < 0)
 			return NULL;
@@ -605,14 +587,14 @@ struct json_object *plan_to_json(const struct plan *p)
 
 	if (!o || jsonout_add_int(o, "schema", p->schema) < 0 ||
 	    add_text(o, "kind", PLAN_KIND) < 0 ||
-	    add(o, "tool", tool_json(p)) < 0 ||
+	    jsonout_add(o, "tool", tool_json(p)) < 0 ||
 	    (p->created && add_text(o, "created", p->created) < 0) ||
-	    add_name(o, "root", p->root) < 0 ||
-	    add(o, "host", host_json(p)) < 0 ||
-	    add(o, "database", database_json(p)) < 0 ||
-	    add(o, "mounts", mounts_json(p)) < 0 ||
-	    add(o, "summary", summary_json(p)) < 0 ||
-	    add(o, "entries", entries_json(p)) < 0)
+	    jsonout_add_name(o, "root", p->root) < 0 ||
+	    jsonout_add(o, "host", host_json(p)) < 0 ||
+	    jsonout_add(o, "database", database_json(p)) < 0 ||
+	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
+	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
+	    jsonout_add(o, "entries", entries_json(p)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

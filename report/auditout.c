@@ -543,37 +543,9 @@ int auditout_text(const struct audit *a, const struct auditout_text_options *o, 
 
 /* --- JSON ----------------------------------------------------------------------------------- */
 
-static int add(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
-static int push(struct json_object *array, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(array, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
-static int add_null(struct json_object *o, const char *key)
-{
-	return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
-}
 
-static int add_str_or_null(struct json_object *o, const char *key, const char *v)
-{
-	return v ? jsonout_add_string(o, key, v) : add_null(o, key);
-}
 
 struct json_object *auditout_host_json(const struct audit *a)
 {
@@ -585,11 +557,11 @@ struct json_object *auditout_host_json(const struct audit *a)
 		return NULL;
 	(void)snprintf(ver, sizeof(ver), "%u.%u.%u", h->kernel[0], h->kernel[1], h->kernel[2]);
 	if (jsonout_add_bool(o, "live", h->live) < 0 ||
-	    add_str_or_null(o, "kernel", h->kernel_release) < 0 ||
+	    jsonout_add_name(o, "kernel", h->kernel_release) < 0 ||
 	    jsonout_add_string(o, "kernel_version", ver) < 0 ||
-	    add_str_or_null(o, "os_id", h->os_id) < 0 ||
-	    add_str_or_null(o, "os", h->os_pretty) < 0 ||
-	    add_str_or_null(o, "ping_group_range", a->ping_group_range) < 0 ||
+	    jsonout_add_name(o, "os_id", h->os_id) < 0 ||
+	    jsonout_add_name(o, "os", h->os_pretty) < 0 ||
+	    jsonout_add_name(o, "ping_group_range", a->ping_group_range) < 0 ||
 	    jsonout_add_bool(o, "package_database", h->pkg_db) < 0)
 		return NULL;
 	return TAKE_PTR(o);
@@ -602,9 +574,9 @@ struct json_object *auditout_paths_json(const struct audit *a)
 	if (!arr)
 		return NULL;
 	if (!a->paths)
-		return push(arr, json_object_new_string("/")) < 0 ? NULL : TAKE_PTR(arr);
+		return jsonout_push(arr, json_object_new_string("/")) < 0 ? NULL : TAKE_PTR(arr);
 	for (size_t i = 0; a->paths[i]; i++)
-		if (push(arr, jsonout_string(a->paths[i])) < 0)
+		if (jsonout_push(arr, jsonout_string(a->paths[i])) < 0)
 			return NULL;
 	return TAKE_PTR(arr);
 }
@@ -618,12 +590,12 @@ struct json_object *auditout_database_json(const struct rules_db *db)
 	    jsonout_add_int(o, "rules", (int64_t)db->n) < 0)
 		return NULL;
 	files = json_object_new_array();
-	if (add(o, "files", files) < 0)
+	if (jsonout_add(o, "files", files) < 0)
 		return NULL;
 	/* Base names only: the directories differ between installs and machines. */
 	for (size_t i = 0; i < db->n_files; i++) {
 		const char *slash = strrchr(db->files[i], '/');
-		if (push(files, jsonout_string(slash ? slash + 1 : db->files[i])) < 0)
+		if (jsonout_push(files, jsonout_string(slash ? slash + 1 : db->files[i])) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(o);
@@ -661,12 +633,12 @@ static struct json_object *summary_json(const struct audit_summary *s)
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
 	if (!o || jsonout_add_int(o, "files", (int64_t)s->files) < 0 ||
-	    add(o, "verdicts", counts_json(s->verdicts, _VERDICT_MAX, verdict_name_i)) < 0 ||
-	    add(o, "risk_now", counts_json(s->risk_now, _RISK_MAX, risk_name_i)) < 0 ||
-	    add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
+	    jsonout_add(o, "verdicts", counts_json(s->verdicts, _VERDICT_MAX, verdict_name_i)) < 0 ||
+	    jsonout_add(o, "risk_now", counts_json(s->risk_now, _RISK_MAX, risk_name_i)) < 0 ||
+	    jsonout_add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add_int(o, "setuid_in_disguise", (int64_t)s->disguise) < 0 ||
 	    jsonout_add_int(o, "changes", (int64_t)s->changes) < 0 ||
-	    add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0)
+	    jsonout_add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -680,7 +652,7 @@ static struct json_object *kinds_json(void)
 	for (size_t i = 0; i < _AUDIT_FINDING_MAX; i++) {
 		struct json_object *o = json_object_new_object();
 
-		if (push(a, o) < 0 || jsonout_add_string(o, "id", findings[i].id) < 0 ||
+		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "id", findings[i].id) < 0 ||
 		    jsonout_add_string(o, "name", findings[i].name) < 0 ||
 		    jsonout_add_string(o, "title", findings[i].title) < 0 ||
 		    jsonout_add_string(o, "level", auditout_level_name(findings[i].level)) < 0)
@@ -698,10 +670,10 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 	if (!o)
 		return NULL;
 	ids = json_object_new_array();
-	if (add(o, "findings", ids) < 0)
+	if (jsonout_add(o, "findings", ids) < 0)
 		return NULL;
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-		if ((m & (1u << k)) && push(ids, json_object_new_string(findings[k].id)) < 0)
+		if ((m & (1u << k)) && jsonout_push(ids, json_object_new_string(findings[k].id)) < 0)
 			return NULL;
 	return TAKE_PTR(o);
 }
@@ -716,28 +688,28 @@ struct json_object *auditout_json_object(const struct audit *a)
 		return NULL;
 	auditout_summarise(a, &s);
 	tool = json_object_new_object();
-	if (add(doc, "schema", json_object_new_int(AUDITOUT_SCHEMA)) < 0 ||
-	    jsonout_add_string(doc, "kind", "suid2cap-audit") < 0 || add(doc, "tool", tool) < 0 ||
+	if (jsonout_add(doc, "schema", json_object_new_int(AUDITOUT_SCHEMA)) < 0 ||
+	    jsonout_add_string(doc, "kind", "suid2cap-audit") < 0 || jsonout_add(doc, "tool", tool) < 0 ||
 	    jsonout_add_string(tool, "name", "suid2cap") < 0 ||
 	    jsonout_add_string(tool, "version", S2C_VERSION) < 0 ||
 	    jsonout_add_string(doc, "root", a->root) < 0 ||
-	    add(doc, "paths", auditout_paths_json(a)) < 0 ||
-	    add(doc, "host", auditout_host_json(a)) < 0 ||
-	    add(doc, "database", auditout_database_json(a->db)) < 0 ||
+	    jsonout_add(doc, "paths", auditout_paths_json(a)) < 0 ||
+	    jsonout_add(doc, "host", auditout_host_json(a)) < 0 ||
+	    jsonout_add(doc, "database", auditout_database_json(a->db)) < 0 ||
 	    jsonout_add_bool(doc, "complete", a->complete) < 0)
 		return NULL;
 	scan = json_object_new_object();
-	if (add(doc, "scan", scan) < 0 ||
+	if (jsonout_add(doc, "scan", scan) < 0 ||
 	    jsonout_add_int(scan, "directories", (int64_t)a->directories) < 0 ||
 	    jsonout_add_int(scan, "entries", (int64_t)a->entries) < 0 ||
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
-	    add(doc, "summary", summary_json(&s)) < 0 || add(doc, "findings", kinds_json()) < 0)
+	    jsonout_add(doc, "summary", summary_json(&s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
 		return NULL;
 	files = json_object_new_array();
-	if (add(doc, "files", files) < 0)
+	if (jsonout_add(doc, "files", files) < 0)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
-		if (push(files, file_json(a, a->v[i])) < 0)
+		if (jsonout_push(files, file_json(a, a->v[i])) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(doc);

@@ -25,7 +25,9 @@ struct json_object *decisionout_mask(uint64_t mask)
 	return names ? json_object_new_string(names) : NULL;
 }
 
-static int add(struct json_object *o, const char *key, struct json_object *v)
+/* Like jsonout_add(), but NULL @v is written as JSON null: absent parts of a
+ * decision (no ELF facts, no rule, an empty mask) are null, not an error. */
+static int add_nullable(struct json_object *o, const char *key, struct json_object *v)
 {
 	if (json_object_object_add(o, key, v) < 0) {
 		json_object_put(v);
@@ -34,17 +36,12 @@ static int add(struct json_object *o, const char *key, struct json_object *v)
 	return 0;
 }
 
-static int add_str(struct json_object *o, const char *key, const char *v)
-{
-	return v ? jsonout_add_string(o, key, v) : add(o, key, NULL);
-}
-
 static int add_strv(struct json_object *o, const char *key, const char *const *v)
 {
 	struct json_object *a;
 
 	if (!v)
-		return add(o, key, NULL);
+		return add_nullable(o, key, NULL);
 	a = json_object_new_array();
 	if (!a)
 		return -ENOMEM;
@@ -53,7 +50,7 @@ static int add_strv(struct json_object *o, const char *key, const char *const *v
 			json_object_put(a);
 			return -ENOMEM;
 		}
-	return add(o, key, a);
+	return add_nullable(o, key, a);
 }
 
 static struct json_object *elf_json(const struct decision *d)
@@ -65,18 +62,18 @@ static struct json_object *elf_json(const struct decision *d)
 	if (!o)
 		return NULL;
 	needed = json_object_new_array();
-	if (!needed || add(o, "needed", needed) < 0)
+	if (!needed || add_nullable(o, "needed", needed) < 0)
 		return NULL;
 	for (size_t i = 0; i < e->n_needed; i++)
 		if (json_object_array_add(needed, jsonout_string(e->needed[i])) < 0)
 			return NULL;
 	if (jsonout_add_int(o, "class", e->elf_class) < 0 ||
-	    add_str(o, "machine", e->machine_name) < 0 ||
+	    jsonout_add_name(o, "machine", e->machine_name) < 0 ||
 	    jsonout_add_bool(o, "pie", e->pie) < 0 ||
 	    jsonout_add_bool(o, "static", e->is_static) < 0 ||
-	    add_str(o, "interp", e->interp) < 0 ||
-	    add_str(o, "rpath", e->rpath) < 0 ||
-	    add_str(o, "runpath", e->runpath) < 0 ||
+	    jsonout_add_name(o, "interp", e->interp) < 0 ||
+	    jsonout_add_name(o, "rpath", e->rpath) < 0 ||
+	    jsonout_add_name(o, "runpath", e->runpath) < 0 ||
 	    jsonout_add_bool(o, "links_libcap", e->links_libcap) < 0 ||
 	    jsonout_add_bool(o, "links_libcap_ng", e->links_libcap_ng) < 0 ||
 	    jsonout_add_int(o, "imports", (int64_t)e->n_imports) < 0)
@@ -90,13 +87,13 @@ static struct json_object *rule_json(const struct decision *d)
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *distros;
 
-	if (!o || add_str(o, "id", r->id) < 0 || add_str(o, "program", r->program) < 0 ||
-	    add_str(o, "file", r->file) < 0 || add_str(o, "where", r->where) < 0 ||
-	    add_str(o, "matched", d->match_how) < 0 ||
+	if (!o || jsonout_add_name(o, "id", r->id) < 0 || jsonout_add_name(o, "program", r->program) < 0 ||
+	    jsonout_add_name(o, "file", r->file) < 0 || jsonout_add_name(o, "where", r->where) < 0 ||
+	    jsonout_add_name(o, "matched", d->match_how) < 0 ||
 	    add_strv(o, "sources", r->sources) < 0)
 		return NULL;
 	distros = json_object_new_object();
-	if (!distros || add(o, "distros", distros) < 0)
+	if (!distros || add_nullable(o, "distros", distros) < 0)
 		return NULL;
 	for (size_t i = 0; i < r->n_distros; i++)
 		if (jsonout_add_string(distros, r->distros[i].key, r->distros[i].value) < 0)
@@ -119,9 +116,9 @@ static struct json_object *evidence_json(const struct decision *d)
 			json_object_put(o);
 			return NULL;
 		}
-		if (add_str(o, "what", ev->what) < 0 || add(o, "caps", decisionout_mask(ev->caps)) < 0 ||
-		    add_str(o, "strength", strength_name(ev->strength)) < 0 ||
-		    add_str(o, "kind", kinds[ev->kind]) < 0 || add_str(o, "note", ev->note) < 0)
+		if (jsonout_add_name(o, "what", ev->what) < 0 || add_nullable(o, "caps", decisionout_mask(ev->caps)) < 0 ||
+		    jsonout_add_name(o, "strength", strength_name(ev->strength)) < 0 ||
+		    jsonout_add_name(o, "kind", kinds[ev->kind]) < 0 || jsonout_add_name(o, "note", ev->note) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(a);
@@ -141,8 +138,8 @@ static struct json_object *conditions_json(const struct decision *d)
 			json_object_put(o);
 			return NULL;
 		}
-		if (add_str(o, "text", c->text) < 0 ||
-		    add(o, "holds", c->holds < 0 ? NULL : json_object_new_boolean(c->holds)) < 0 ||
+		if (jsonout_add_name(o, "text", c->text) < 0 ||
+		    add_nullable(o, "holds", c->holds < 0 ? NULL : json_object_new_boolean(c->holds)) < 0 ||
 		    jsonout_add_bool(o, "chosen", c->chosen) < 0)
 			return NULL;
 	}
@@ -158,38 +155,38 @@ struct json_object *decisionout_json(const struct decision *d)
 	if (!o)
 		return NULL;
 	facts_mode_octal(d->mode, mode);
-	if (add(o, "file", jsonout_facts(d->facts)) < 0 ||
-	    add_str(o, "package", d->package) < 0 || add_str(o, "sha256", d->sha256) < 0 ||
-	    add(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
-	    add_str(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||
-	    add(o, "rule", d->rule ? rule_json(d) : NULL) < 0)
+	if (add_nullable(o, "file", jsonout_facts(d->facts)) < 0 ||
+	    jsonout_add_name(o, "package", d->package) < 0 || jsonout_add_name(o, "sha256", d->sha256) < 0 ||
+	    add_nullable(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
+	    jsonout_add_name(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||
+	    add_nullable(o, "rule", d->rule ? rule_json(d) : NULL) < 0)
 		return NULL;
 	amb = json_object_new_array();
-	if (!amb || add(o, "ambiguous", amb) < 0)
+	if (!amb || add_nullable(o, "ambiguous", amb) < 0)
 		return NULL;
 	for (size_t i = 0; i < d->n_ambiguous; i++)
 		if (json_object_array_add(amb, json_object_new_string(d->ambiguous[i])) < 0)
 			return NULL;
-	if (add_str(o, "verdict", verdict_name(d->verdict)) < 0 ||
-	    add_str(o, "reason", d->reason) < 0 ||
-	    add_str(o, "confidence", confidence_name(d->confidence)) < 0 ||
+	if (jsonout_add_name(o, "verdict", verdict_name(d->verdict)) < 0 ||
+	    jsonout_add_name(o, "reason", d->reason) < 0 ||
+	    jsonout_add_name(o, "confidence", confidence_name(d->confidence)) < 0 ||
 	    jsonout_add_bool(o, "changes", d->changes) < 0 ||
-	    add_str(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
+	    jsonout_add_name(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
 	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
 	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
-	    add_str(o, "mode_after", mode) < 0 ||
-	    add_str(o, "risk_now", risk_name(d->risk_now)) < 0 ||
-	    add_str(o, "risk", risk_name(d->risk)) < 0 ||
+	    jsonout_add_name(o, "mode_after", mode) < 0 ||
+	    jsonout_add_name(o, "risk_now", risk_name(d->risk_now)) < 0 ||
+	    jsonout_add_name(o, "risk", risk_name(d->risk)) < 0 ||
 	    jsonout_add_bool(o, "setuid_in_disguise", d->disguise) < 0 ||
 	    jsonout_add_bool(o, "capability_aware", d->aware) < 0 ||
-	    add(o, "needs", decisionout_mask(d->needs)) < 0 ||
-	    add(o, "proposed", decisionout_mask(d->proposed)) < 0 ||
-	    add(o, "evidence", evidence_json(d)) < 0 ||
-	    add(o, "conditions", conditions_json(d)) < 0 ||
+	    add_nullable(o, "needs", decisionout_mask(d->needs)) < 0 ||
+	    add_nullable(o, "proposed", decisionout_mask(d->proposed)) < 0 ||
+	    add_nullable(o, "evidence", evidence_json(d)) < 0 ||
+	    add_nullable(o, "conditions", conditions_json(d)) < 0 ||
 	    add_strv(o, "smoke", d->rule ? d->rule->smoke : NULL) < 0)
 		return NULL;
 	warnings = json_object_new_array();
-	if (!warnings || add(o, "warnings", warnings) < 0)
+	if (!warnings || add_nullable(o, "warnings", warnings) < 0)
 		return NULL;
 	for (size_t i = 0; i < d->n_warnings; i++)
 		if (json_object_array_add(warnings, jsonout_string(d->warnings[i])) < 0)

@@ -28,7 +28,7 @@ struct json_object *jsonout_string(const char *s)
 	return clean ? json_object_new_string(clean) : NULL;
 }
 
-static int add(struct json_object *obj, const char *key, struct json_object *v)
+int jsonout_add(struct json_object *obj, const char *key, struct json_object *v)
 {
 	if (!v)
 		return -ENOMEM;
@@ -48,24 +48,24 @@ int jsonout_add_string(struct json_object *obj, const char *key, const char *val
 	if (!value)
 		return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;
 	len = strlen(value);
-	r = add(obj, key, jsonout_string(value));
+	r = jsonout_add(obj, key, jsonout_string(value));
 	if (r < 0 || utf8_valid(value, len))
 		return r;
 	hex = malloc(2 * len + 1);
 	if (!hex || asprintf(&hexkey, "%s_hex", key) < 0)
 		return -ENOMEM;
 	hex_encode(value, len, hex);
-	return add(obj, hexkey, json_object_new_string(hex));
+	return jsonout_add(obj, hexkey, json_object_new_string(hex));
 }
 
 int jsonout_add_int(struct json_object *obj, const char *key, int64_t value)
 {
-	return add(obj, key, json_object_new_int64(value));
+	return jsonout_add(obj, key, json_object_new_int64(value));
 }
 
 int jsonout_add_bool(struct json_object *obj, const char *key, int value)
 {
-	return add(obj, key, json_object_new_boolean(value));
+	return jsonout_add(obj, key, json_object_new_boolean(value));
 }
 
 int jsonout_write(struct json_object *obj, FILE *out)
@@ -145,11 +145,25 @@ static struct json_object *flags_json(enum facts_flags flags)
 	return TAKE_PTR(a);
 }
 
-static int add_name(struct json_object *o, const char *key, const char *name)
+int jsonout_push(struct json_object *array, struct json_object *v)
 {
-	if (name)
-		return jsonout_add_string(o, key, name);
-	return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
+	if (!v)
+		return -ENOMEM;
+	if (json_object_array_add(array, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int jsonout_add_null(struct json_object *obj, const char *key)
+{
+	return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;
+}
+
+int jsonout_add_name(struct json_object *obj, const char *key, const char *s)
+{
+	return s ? jsonout_add_string(obj, key, s) : jsonout_add_null(obj, key);
 }
 
 struct json_object *jsonout_facts(const struct facts *f)
@@ -167,8 +181,8 @@ struct json_object *jsonout_facts(const struct facts *f)
 	if (!gmtime_r(&t, &tm) || strftime(mtime, sizeof(mtime), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		mtime[0] = '\0';
 	if (jsonout_add_string(o, "path", f->path) < 0 ||
-	    jsonout_add_int(o, "uid", f->uid) < 0 || add_name(o, "owner", f->owner) < 0 ||
-	    jsonout_add_int(o, "gid", f->gid) < 0 || add_name(o, "group", f->group) < 0 ||
+	    jsonout_add_int(o, "uid", f->uid) < 0 || jsonout_add_name(o, "owner", f->owner) < 0 ||
+	    jsonout_add_int(o, "gid", f->gid) < 0 || jsonout_add_name(o, "group", f->group) < 0 ||
 	    jsonout_add_string(o, "mode", mode) < 0 ||
 	    jsonout_add_bool(o, "setuid", (f->mode & S_ISUID) != 0) < 0 ||
 	    jsonout_add_bool(o, "setgid", (f->mode & S_ISGID) != 0) < 0 ||
@@ -183,9 +197,9 @@ struct json_object *jsonout_facts(const struct facts *f)
 	if (f->has_caps && !caps)
 		return NULL;
 	if (json_object_object_add(o, "caps", caps) < 0 ||
-	    add(o, "mount", mount_json(f)) < 0 ||
-	    add_name(o, "interpreter", f->interpreter) < 0 ||
-	    add(o, "flags", flags_json(f->flags)) < 0)
+	    jsonout_add(o, "mount", mount_json(f)) < 0 ||
+	    jsonout_add_name(o, "interpreter", f->interpreter) < 0 ||
+	    jsonout_add(o, "flags", flags_json(f->flags)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

@@ -31,6 +31,22 @@ void jsonout_putp(struct json_object **o);
  */
 int jsonout_add_string(struct json_object *obj, const char *key, const char *value);
 
+/**
+ * Add @v under @key, taking the reference.  A NULL @v is a failed
+ * allocation, not a JSON null: -ENOMEM (use jsonout_add_null() for null).
+ * Returns 0 or -ENOMEM (@v is released on failure).
+ */
+int jsonout_add(struct json_object *obj, const char *key, struct json_object *v);
+
+/** Append @v to @array, taking it; NULL @v or a failure gives -ENOMEM. */
+int jsonout_push(struct json_object *array, struct json_object *v);
+
+/** Add a JSON null under @key.  Returns 0 or -ENOMEM. */
+int jsonout_add_null(struct json_object *obj, const char *key);
+
+/** jsonout_add_string() for @s, or a JSON null when @s is NULL. */
+int jsonout_add_name(struct json_object *obj, const char *key, const char *s);
+
 /** A new JSON string that is valid UTF-8 whatever @s holds (NULL on OOM). */
 struct json_object *jsonout_string(const char *s);
 

@@ -42,35 +42,15 @@ char *sarif_uri_encode(const char *path)
 	return out;
 }
 
-static int add(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
 /* Append @v (taken) to @array; a NULL @v (failed allocation) is an error, not a JSON null. */
-static int push(struct json_object *array, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(array, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
 
 /* {"text": s}: valid UTF-8, and no "text_hex" (a SARIF message has no such property). */
 static struct json_object *text_object(const char *s)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
-	if (!o || add(o, "text", jsonout_string(s)) < 0)
+	if (!o || jsonout_add(o, "text", jsonout_string(s)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -84,18 +64,18 @@ static struct json_object *rule_json(enum audit_finding k)
 
 	if (!o || jsonout_add_string(o, "id", fi->id) < 0 ||
 	    jsonout_add_string(o, "name", fi->name) < 0 ||
-	    add(o, "shortDescription", text_object(fi->title)) < 0 ||
-	    add(o, "fullDescription", text_object(fi->description)) < 0 ||
-	    add(o, "help", text_object(fi->description)) < 0)
+	    jsonout_add(o, "shortDescription", text_object(fi->title)) < 0 ||
+	    jsonout_add(o, "fullDescription", text_object(fi->description)) < 0 ||
+	    jsonout_add(o, "help", text_object(fi->description)) < 0)
 		return NULL;
 	conf = json_object_new_object();
 	props = json_object_new_object();
 	tags = json_object_new_array();
-	if (add(o, "defaultConfiguration", conf) < 0 || add(o, "properties", props) < 0 ||
-	    add(props, "tags", tags) < 0 ||
+	if (jsonout_add(o, "defaultConfiguration", conf) < 0 || jsonout_add(o, "properties", props) < 0 ||
+	    jsonout_add(props, "tags", tags) < 0 ||
 	    jsonout_add_string(conf, "level", auditout_level_name(fi->level)) < 0 ||
-	    push(tags, json_object_new_string("security")) < 0 ||
-	    push(tags, json_object_new_string(cwe)) < 0 ||
+	    jsonout_push(tags, json_object_new_string("security")) < 0 ||
+	    jsonout_push(tags, json_object_new_string(cwe)) < 0 ||
 	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
 	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0)
 		return NULL;
@@ -112,10 +92,10 @@ static struct json_object *driver_json(void)
 	    jsonout_add_string(o, "semanticVersion", S2C_VERSION) < 0)
 		return NULL;
 	rules = json_object_new_array();
-	if (add(o, "rules", rules) < 0)
+	if (jsonout_add(o, "rules", rules) < 0)
 		return NULL;
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-		if (push(rules, rule_json((enum audit_finding)k)) < 0)
+		if (jsonout_push(rules, rule_json((enum audit_finding)k)) < 0)
 			return NULL;
 	return TAKE_PTR(o);
 }
@@ -228,11 +208,11 @@ static struct json_object *location_json(const struct decision *d)
 		path++;
 	uri = sarif_uri_encode(path);
 	phys = json_object_new_object();
-	if (!uri || !loc || add(loc, "physicalLocation", phys) < 0)
+	if (!uri || !loc || jsonout_add(loc, "physicalLocation", phys) < 0)
 		return NULL;
 	art = json_object_new_object();
 	region = json_object_new_object();
-	if (add(phys, "artifactLocation", art) < 0 || add(phys, "region", region) < 0 ||
+	if (jsonout_add(phys, "artifactLocation", art) < 0 || jsonout_add(phys, "region", region) < 0 ||
 	    jsonout_add_string(art, "uri", uri) < 0 ||
 	    jsonout_add_string(art, "uriBaseId", "ROOT") < 0 ||
 	    jsonout_add_int(region, "startLine", 1) < 0)
@@ -291,11 +271,11 @@ static struct json_object *result_json(const struct audit *a, const struct decis
 	if (jsonout_add_string(o, "ruleId", fi->id) < 0 ||
 	    jsonout_add_int(o, "ruleIndex", k) < 0 ||
 	    jsonout_add_string(o, "level", auditout_level_name(auditout_level(a, d, k))) < 0 ||
-	    add(o, "message", text_object(msg)) < 0 || add(o, "locations", locs) < 0 ||
-	    push(locs, location_json(d)) < 0 ||
-	    add(o, "partialFingerprints", fp) < 0 ||
+	    jsonout_add(o, "message", text_object(msg)) < 0 || jsonout_add(o, "locations", locs) < 0 ||
+	    jsonout_push(locs, location_json(d)) < 0 ||
+	    jsonout_add(o, "partialFingerprints", fp) < 0 ||
 	    jsonout_add_string(fp, FINGERPRINT_KEY, digest) < 0 ||
-	    add(o, "properties", properties_json(d)) < 0)
+	    jsonout_add(o, "properties", properties_json(d)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -310,10 +290,10 @@ static struct json_object *invocation_json(const struct audit *a)
 		return NULL;
 	if (a->argv) {
 		args = json_object_new_array();
-		if (add(o, "arguments", args) < 0)
+		if (jsonout_add(o, "arguments", args) < 0)
 			return NULL;
 		for (size_t i = 0; a->argv[i]; i++)
-			if (push(args, jsonout_string(a->argv[i])) < 0)
+			if (jsonout_push(args, jsonout_string(a->argv[i])) < 0)
 				return NULL;
 	}
 	if (a->complete)
@@ -322,9 +302,9 @@ static struct json_object *invocation_json(const struct audit *a)
 		       "not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	notes = json_object_new_array();
 	n = json_object_new_object();
-	if (add(o, "toolExecutionNotifications", notes) < 0 ||
-	    push(notes, n) < 0 || jsonout_add_string(n, "level", "warning") < 0 ||
-	    add(n, "message", text_object(text)) < 0)
+	if (jsonout_add(o, "toolExecutionNotifications", notes) < 0 ||
+	    jsonout_push(notes, n) < 0 || jsonout_add_string(n, "level", "warning") < 0 ||
+	    jsonout_add(n, "message", text_object(text)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -340,8 +320,8 @@ static struct json_object *base_ids_json(const struct audit *a)
 	if (!o || !enc || asprintf(&uri, "file://%s%s", enc, slash ? "" : "/") < 0)
 		return NULL;
 	root = json_object_new_object();
-	if (add(o, "ROOT", root) < 0 || jsonout_add_string(root, "uri", uri) < 0 ||
-	    add(root, "description", text_object("the scanned root directory")) < 0)
+	if (jsonout_add(o, "ROOT", root) < 0 || jsonout_add_string(root, "uri", uri) < 0 ||
+	    jsonout_add(root, "description", text_object("the scanned root directory")) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -352,29 +332,29 @@ static struct json_object *run_json(const struct audit *a)
 	struct json_object *tool, *invs, *results, *props;
 
 	tool = json_object_new_object();
-	if (!run || add(run, "tool", tool) < 0 || add(tool, "driver", driver_json()) < 0)
+	if (!run || jsonout_add(run, "tool", tool) < 0 || jsonout_add(tool, "driver", driver_json()) < 0)
 		return NULL;
 	invs = json_object_new_array();
-	if (add(run, "invocations", invs) < 0 ||
-	    push(invs, invocation_json(a)) < 0 ||
-	    add(run, "originalUriBaseIds", base_ids_json(a)) < 0)
+	if (jsonout_add(run, "invocations", invs) < 0 ||
+	    jsonout_push(invs, invocation_json(a)) < 0 ||
+	    jsonout_add(run, "originalUriBaseIds", base_ids_json(a)) < 0)
 		return NULL;
 	results = json_object_new_array();
-	if (add(run, "results", results) < 0)
+	if (jsonout_add(run, "results", results) < 0)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
 		unsigned m = auditout_findings(a, a->v[i]);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if ((m & (1u << k)) &&
-			    push(results, result_json(a, a->v[i], (enum audit_finding)k)) < 0)
+			    jsonout_push(results, result_json(a, a->v[i], (enum audit_finding)k)) < 0)
 				return NULL;
 	}
 	props = json_object_new_object();
-	if (add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
-	    add(props, "paths", auditout_paths_json(a)) < 0 ||
+	if (jsonout_add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
+	    jsonout_add(props, "paths", auditout_paths_json(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
-	    add(props, "host", auditout_host_json(a)) < 0 ||
-	    add(props, "database", auditout_database_json(a->db)) < 0)
+	    jsonout_add(props, "host", auditout_host_json(a)) < 0 ||
+	    jsonout_add(props, "database", auditout_database_json(a->db)) < 0)
 		return NULL;
 	return TAKE_PTR(run);
 }
@@ -388,7 +368,7 @@ struct json_object *sarif_audit_object(const struct audit *a)
 	    jsonout_add_string(doc, "version", "2.1.0") < 0)
 		return NULL;
 	runs = json_object_new_array();
-	if (add(doc, "runs", runs) < 0 || push(runs, run_json(a)) < 0)
+	if (jsonout_add(doc, "runs", runs) < 0 || jsonout_push(runs, run_json(a)) < 0)
 		return NULL;
 	return TAKE_PTR(doc);
 }
