@@ -441,7 +441,17 @@ def test_dpkg_hook(ctx):
         return SKIP
     rules = "/etc/suid2cap/rules.d"
     made_rules = not os.path.exists(rules)
-    state_existed = os.path.exists("/var/lib/suid2cap")
+    state_dir = "/var/lib/suid2cap"
+    state_existed = os.path.exists(state_dir)
+    # the admin's own record is put back exactly as it was
+    saved_state = None
+    saved_journals = set()
+    if state_existed:
+        if os.path.exists(os.path.join(state_dir, "state.json")):
+            with open(os.path.join(state_dir, "state.json"), "rb") as f:
+                saved_state = f.read()
+        if os.path.isdir(os.path.join(state_dir, "journals")):
+            saved_journals = set(os.listdir(os.path.join(state_dir, "journals")))
     pinger = "/usr/lib/s2c-hook-test/pinger"
     os.makedirs(rules, exist_ok=True)
     with open(os.path.join(rules, "s2c-hook-test.json"), "w") as f:
@@ -473,7 +483,18 @@ def test_dpkg_hook(ctx):
         if made_rules:
             shutil.rmtree("/etc/suid2cap", ignore_errors=True)
         if not state_existed:
-            shutil.rmtree("/var/lib/suid2cap", ignore_errors=True)
+            shutil.rmtree(state_dir, ignore_errors=True)
+        else:
+            jdir = os.path.join(state_dir, "journals")
+            for name in set(os.listdir(jdir)) - saved_journals if os.path.isdir(jdir) else ():
+                os.unlink(os.path.join(jdir, name))
+            state = os.path.join(state_dir, "state.json")
+            if saved_state is None:
+                if os.path.exists(state):
+                    os.unlink(state)
+            else:
+                with open(state, "wb") as f:
+                    f.write(saved_state)
     ctx.check("hook removed", not os.path.exists("/etc/dpkg/dpkg.cfg.d/suid2cap"), "")
 
 
