@@ -57,29 +57,13 @@ static const char apply_help[] =
 /* Read the plan once: its bytes give the hash the journal records. */
 static int load_plan(const char *path, struct plan **ret, char hash[static HASH_HEX_LEN])
 {
-	_cleanup_free_ char *buf = NULL;
-	struct json_object *doc = NULL;
 	struct s2c_error err = { 0 };
-	uint32_t uid, mode;
-	size_t len;
-	int r;
+	int r = plan_load_hashed(AT_FDCWD, path, path, geteuid() == 0, ret, hash, &err);
 
-	r = jsonread_slurp(AT_FDCWD, path, path, &buf, &len, &uid, &mode, &err);
-	if (r < 0) {
+	if (r == -EPERM) {
 		log_error("%s", err.msg);
-		return S2C_EXIT_FAILURE;
-	}
-	if (geteuid() == 0 && (uid != 0 || (mode & (S_IWGRP | S_IWOTH)))) {
-		log_error("plan '%s' is not owned by root or is writable by group or others, refusing it",
-			  esc(path));
 		return S2C_EXIT_PRIVILEGE;
 	}
-	if (hash_mem_sha256(buf, len, hash) < 0)
-		return S2C_EXIT_FAILURE;
-	r = jsonread_parse_mem(buf, len, path, &doc, &err);
-	if (r == 0)
-		r = plan_from_json(doc, path, ret, &err);
-	json_object_put(doc);
 	if (r < 0) {
 		log_error("invalid plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;

@@ -16,6 +16,7 @@
 #include "jsonout.h"
 #include "jsonread.h"
 #include "util.h"
+#include "trust.h"
 #include "common.h"
 
 #define SUM_KEY ",\"sum\":\""
@@ -643,12 +644,11 @@ int journal_open(int dirfd, const char *name, bool trusted, bool writable, struc
 	r = jsonread_slurp(dirfd, name, name, &buf, &len, &uid, &mode, err);
 	if (r < 0)
 		return r;
-	if (trusted && uid != 0)
-		return s2c_error_set(err, -EPERM, "journal '%s' is not owned by root, refusing it", name);
-	if (trusted && (mode & 077))
-		return s2c_error_set(err, -EPERM,
-				     "journal '%s' is accessible by group or others (mode %04o), refusing it",
-				     name, mode & 07777);
+	if (trusted) {
+		r = trust_check(uid, mode, TRUST_PRIVATE, "journal", name, err);
+		if (r < 0)
+			return r;
+	}
 	r = journal_parse(buf, len, name, &j, err);
 	if (r < 0)
 		return r;

@@ -11,12 +11,14 @@
 #include "db.h"
 #include "engine.h"
 #include "fcaps.h"
+#include "hash.h"
 #include "jsonout.h"
 #include "jcheck.h"
 #include "jsonread.h"
 #include "plan.h"
 #include "planload.h"
 #include "util.h"
+#include "trust.h"
 #include "common.h"
 
 /*
@@ -713,37 +715,13 @@ int plan_from_json(struct json_object *doc, const char *file, struct plan **ret,
 	return plan_from_json_all(doc, file, ret, NULL, err);
 }
 
-/* Refuse what a privileged caller must not act on. */
-static int check_trust(uint32_t uid, uint32_t mode, const char *display, struct s2c_error *err)
+/* Parse @len bytes at @buf as a plan; content problems go to @problems too. */
+static int load_mem(const char *buf, size_t len, const char *display, struct plan **ret,
+		    struct jcheck_problems *problems, struct s2c_error *err)
 {
-	if (uid != 0)
-		return s2c_error_set(err, -EPERM, "plan '%s' is not owned by root, refusing it",
-				     display);
-	if (mode & (S_IWGRP | S_IWOTH))
-		return s2c_error_set(err, -EPERM,
-				     "plan '%s' is writable by group or others, refusing it",
-				     display);
-	return 0;
-}
-
-int plan_load_all(int dirfd, const char *name, const char *display, bool trusted,
-		  struct plan **ret, struct jcheck_problems *problems, struct s2c_error *err)
-{
-	_cleanup_free_ char *buf = NULL;
 	_cleanup_jsonput_ struct json_object *doc = NULL;
-	uint32_t uid = 0, mode = 0;
-	size_t len = 0;
-	int r;
+	int r = jsonread_parse_mem(buf, len, display, &doc, err);
 
-	r = jsonread_slurp(dirfd, name, display, &buf, &len, &uid, &mode, err);
-	if (r < 0)
-		return r;
-	if (trusted) {
-		r = check_trust(uid, mode, display, err);
-		if (r < 0)
-			return r;
-	}
-	r = jsonread_parse_mem(buf, len, display, &doc, err);
 	if (r < 0) {
 		struct jcheck c = { .out = problems };
 		if (r == -ENOMEM)
@@ -754,8 +732,54 @@ int plan_load_all(int dirfd, const char *name, const char *display, bool trusted
 	return plan_from_json_all(doc, display, ret, problems, err);
 }
 
+/* Read the file (trust-checked when asked) and, when @ret_sha256, hash its bytes. */
+static int load_file(int dirfd, const char *name, const char *display, bool trusted,
+		     struct plan **ret, struct jcheck_problems *problems, char *ret_sha256,
+		     struct s2c_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint32_t uid = 0, mode = 0;
+	size_t len = 0;
+	int r;
+
+	r = jsonread_slurp(dirfd, name, display, &buf, &len, &uid, &mode, err);
+	if (r < 0)
+		return r;
+	if (trusted) {
+		r = trust_check(uid, mode, TRUST_SHARED, "plan", display, err);
+		if (r < 0)
+			return r;
+	}
+	if (ret_sha256 && hash_mem_sha256(buf, len, ret_sha256) < 0)
+		return -ENOMEM;
+	return load_mem(buf, len, display, ret, problems, err);
+}
+
+int plan_load_all(int dirfd, const char *name, const char *display, bool trusted,
+		  struct plan **ret, struct jcheck_problems *problems, struct s2c_error *err)
+{
+	return load_file(dirfd, name, display, trusted, ret, problems, NULL, err);
+}
+
 int plan_load(int dirfd, const char *name, const char *display, bool trusted,
 	      struct plan **ret, struct s2c_error *err)
 {
-	return plan_load_all(dirfd, name, display, trusted, ret, NULL, err);
+	return load_file(dirfd, name, display, trusted, ret, NULL, NULL, err);
+}
+
+int plan_load_hashed(int dirfd, const char *name, const char *display, bool trusted,
+		     struct plan **ret, char ret_sha256[static HASH_HEX_LEN], struct s2c_error *err)
+{
+	char hex[HASH_HEX_LEN];
+	int r = load_file(dirfd, name, display, trusted, ret, NULL, hex, err);
+
+	if (r == 0)
+		memcpy(ret_sha256, hex, HASH_HEX_LEN);
+	return r;
+}
+
+int plan_from_mem(const char *buf, size_t len, const char *display, struct plan **ret,
+		  struct s2c_error *err)
+{
+	return load_mem(buf, len, display, ret, NULL, err);
 }

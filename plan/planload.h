@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hash.h"
 #include "jcheck.h"
 
 struct json_object;
@@ -64,5 +65,21 @@ int plan_load(int dirfd, const char *name, const char *display, bool trusted,
  */
 int plan_load_all(int dirfd, const char *name, const char *display, bool trusted,
 		  struct plan **ret, struct jcheck_problems *problems, struct s2c_error *err);
+
+/**
+ * Like plan_load(), and also the SHA-256 of the file's bytes (the journal
+ * records which plan it carried out) in @ret_sha256, lowercase hex, written
+ * only on success.
+ */
+int plan_load_hashed(int dirfd, const char *name, const char *display, bool trusted,
+		     struct plan **ret, char ret_sha256[static HASH_HEX_LEN], struct s2c_error *err);
+
+/**
+ * Check and read a plan from @len bytes at @buf (a plan handed over by the
+ * process that decided it); @display names it in messages.  As strict as
+ * plan_load().  Returns 0 or -errno with @err.
+ */
+int plan_from_mem(const char *buf, size_t len, const char *display, struct plan **ret,
+		  struct s2c_error *err);
 
 #endif /* S2C_PLAN_PLANLOAD_H */

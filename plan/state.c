@@ -13,25 +13,23 @@
 #include "resolve.h"
 #include "state.h"
 #include "util.h"
+#include "trust.h"
 #include "common.h"
 
 #define STATE_FILE "state.json"
 #define STATE_SCHEMA 1
 
-static int check_dir(int fd, const char *what, bool trusted, struct s2c_error *err)
+static int check_dir(int fd, const char *what, const char *name, bool trusted,
+		     struct s2c_error *err)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return s2c_error_errno(err, -errno, "cannot stat %s", what);
+		return s2c_error_errno(err, -errno, "cannot stat %s '%s'", what, name);
 	if (!S_ISDIR(st.st_mode))
-		return s2c_error_set(err, -ENOTDIR, "%s is not a directory", what);
-	if (trusted && st.st_uid != 0)
-		return s2c_error_set(err, -EPERM, "%s is not owned by root, refusing it", what);
-	if (trusted && (st.st_mode & 077))
-		return s2c_error_set(err, -EPERM,
-				     "%s is accessible by group or others (mode %04o), refusing it",
-				     what, (unsigned)(st.st_mode & 07777));
+		return s2c_error_set(err, -ENOTDIR, "%s '%s' is not a directory", what, name);
+	if (trusted)
+		return trust_check(st.st_uid, st.st_mode, TRUST_PRIVATE, what, name, err);
 	return 0;
 }
 
@@ -70,7 +68,7 @@ int statedir_open(int rootfd, bool create, bool trusted, int *ret_dirfd, int *re
 	r = open_sub(pfd, slash + 1, create, &dfd);
 	if (r < 0)
 		return s2c_error_errno(err, r, "cannot open the state directory '%s'", path);
-	r = check_dir(dfd, "the state directory '" S2C_STATEDIR "'", trusted, err);
+	r = check_dir(dfd, "state directory", S2C_STATEDIR, trusted, err);
 	if (r < 0)
 		return r;
 	if (create && fchmod(dfd, 0700) < 0)
@@ -80,7 +78,7 @@ int statedir_open(int rootfd, bool create, bool trusted, int *ret_dirfd, int *re
 		if (r < 0 && !(r == -ENOENT && !create))
 			return s2c_error_errno(err, r, "cannot open '%s/%s'", path, JOURNAL_DIR);
 		if (jfd >= 0) {
-			r = check_dir(jfd, "the journal directory", trusted, err);
+			r = check_dir(jfd, "journal directory", S2C_STATEDIR "/" JOURNAL_DIR, trusted, err);
 			if (r < 0)
 				return r;
 		}
@@ -411,8 +409,10 @@ int state_load(int dirfd, const char *root, bool trusted, struct state **ret,
 	}
 	if (r < 0)
 		return r;
-	if (trusted && (uid != 0 || (mode & 077)))
-		return s2c_error_set(err, -EPERM, "the state file is not owned by root or is "
-				     "accessible by others (mode %04o), refusing it", mode & 07777);
+	if (trusted) {
+		r = trust_check(uid, mode, TRUST_PRIVATE, "state file", STATE_FILE, err);
+		if (r < 0)
+			return r;
+	}
 	return state_parse(buf, len, STATE_FILE, ret, err);
 }

@@ -14,6 +14,7 @@
 #include "glob.h"
 #include "jsonread.h"
 #include "util.h"
+#include "trust.h"
 #include "common.h"
 
 #define CAPS_FILE "capabilities.json"
@@ -519,13 +520,7 @@ static struct rule *new_rule(struct rules_db *db)
 static int check_trust(const struct stat *st, const char *what, const char *path,
 		       struct s2c_error *err)
 {
-	if (st->st_uid != 0)
-		return s2c_error_set(err, -EPERM, "%s '%s' is not owned by root, refusing it", what,
-				     path);
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return s2c_error_set(err, -EPERM, "%s '%s' is writable by group or others, refusing it",
-				     what, path);
-	return 0;
+	return trust_check(st->st_uid, st->st_mode, TRUST_SHARED, what, path, err);
 }
 
 static int hash_update(EVP_MD_CTX *md, const char *name, const char *buf, size_t len)

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "suites.h"
+#include "trust.h"
 #include "util.h"
 
 START_TEST(test_parse_u64)
@@ -95,6 +96,26 @@ START_TEST(test_error)
 }
 END_TEST
 
+START_TEST(test_trust)
+{
+	struct s2c_error err = { 0 };
+
+	ck_assert_int_eq(trust_check(0, 0100644, TRUST_SHARED, "plan", "p", &err), 0);
+	ck_assert_int_eq(trust_check(0, 0100755, TRUST_SHARED, "plan", "p", &err), 0);
+	ck_assert_int_eq(trust_check(0, 0100600, TRUST_PRIVATE, "journal", "j", &err), 0);
+	ck_assert_int_eq(trust_check(1000, 0100644, TRUST_SHARED, "plan", "p", &err), -EPERM);
+	ck_assert_str_eq(err.msg, "plan 'p' is not owned by root, refusing it");
+	ck_assert_int_eq(trust_check(0, 0100664, TRUST_SHARED, "plan", "p", &err), -EPERM);
+	ck_assert_str_eq(err.msg, "plan 'p' is writable by group or others, refusing it");
+	ck_assert_int_eq(trust_check(0, 0100602, TRUST_SHARED, "plan", "p", &err), -EPERM);
+	/* private records: not even readable by others */
+	ck_assert_int_eq(trust_check(0, 0100644, TRUST_PRIVATE, "journal", "j", &err), -EPERM);
+	ck_assert_str_eq(err.msg, "journal 'j' is accessible by group or others (mode 0644), "
+			 "refusing it");
+	ck_assert_int_eq(trust_check(0, 040710, TRUST_PRIVATE, "state directory", "d", &err), -EPERM);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -106,6 +127,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_sanitise_and_hex);
 	tcase_add_test(tc, test_path_join);
 	tcase_add_test(tc, test_error);
+	tcase_add_test(tc, test_trust);
 	suite_add_tcase(s, tc);
 	return s;
 }
