@@ -57,7 +57,7 @@ static bool check_entry(int rootfd, const struct state_entry *e, struct drift *d
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct journal_state now;
+	struct file_state now;
 	char hex[HASH_HEX_LEN];
 	struct stat st;
 
@@ -79,11 +79,11 @@ static bool check_entry(int rootfd, const struct state_entry *e, struct drift *d
 		(void)snprintf(d->what, sizeof(d->what), "its content changed");
 		return true;
 	}
-	if (fileop_read(fd, &now) < 0) {
+	if (filestate_read(fd, &now) < 0) {
 		(void)snprintf(d->what, sizeof(d->what), "cannot read its state");
 		return true;
 	}
-	if (fileop_state_equal(&now, &e->after))
+	if (filestate_equal(&now, &e->after))
 		return false;
 	if ((now.mode & (S_ISUID | S_ISGID)) && !(e->after.mode & (S_ISUID | S_ISGID)))
 		(void)snprintf(d->what, sizeof(d->what), "the set-ID bit is back (mode %04o)", now.mode);

@@ -157,7 +157,7 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct journal_state now;
+	struct file_state now;
 	struct stat st;
 	int r;
 
@@ -177,12 +177,12 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 			       "e.g. a package update); it is left as it is");
 		return 0;
 	}
-	r = fileop_read(fd, &now);
+	r = filestate_read(fd, &now);
 	if (r < 0) {
 		(void)snprintf(why, whysize, "cannot read its state: %s", strerror(-r));
 		return 0;
 	}
-	if (!fileop_state_equal(&now, &e->before)) {
+	if (!filestate_equal(&now, &e->before)) {
 		r = fileop_write(fd, &now, &e->before, true, step_cb, run, &err);
 		if (r < 0) {
 			(void)snprintf(why, whysize, "%s", err.msg);
@@ -247,7 +247,7 @@ static int recover(struct run *run, struct s2c_error *err)
 
 /* --- applying one entry --------------------------------------------------------------- */
 
-static void state_from_plan(const struct plan_state *p, struct journal_state *s)
+static void state_from_plan(const struct plan_state *p, struct file_state *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->uid = p->uid;
@@ -274,7 +274,7 @@ static const char *identity_mismatch(const struct plan_entry *pe, const struct s
 }
 
 static int record_state(struct run *run, const struct plan_entry *pe, const struct stat *st,
-			const struct journal_state *after, struct s2c_error *err)
+			const struct file_state *after, struct s2c_error *err)
 {
 	struct state_entry se = {
 		.path = pe->path, .rule_id = pe->rule_id, .dev_major = major(st->st_dev),
@@ -320,7 +320,7 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 {
 	struct s2c_error e = { 0 };
 	_cleanup_close_ int dfd = -1, fd = -1;
-	struct journal_state now, before, want;
+	struct file_state now, before, want;
 	struct journal_entry *je;
 	const char *why, *name = strrchr(pe->path, '/') + 1;
 	char hex[HASH_HEX_LEN];
@@ -354,7 +354,7 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: %s", why);
 		return 0;
 	}
-	r = fileop_read(fd, &now);
+	r = filestate_read(fd, &now);
 	if (r < 0) {
 		report(run, pe->path, APPLY_SKIPPED, "cannot read its state: %s", strerror(-r));
 		return 0;
@@ -365,14 +365,14 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		       r < 0 ? strerror(-r) : "its content (SHA-256) differs");
 		return 0;
 	}
-	if (fileop_state_equal(&now, &want)) {
+	if (filestate_equal(&now, &want)) {
 		report(run, pe->path, APPLY_ALREADY, NULL);
 		return record_state(run, pe, &st, &want, err);
 	}
-	if (!fileop_state_equal(&now, &before)) {
+	if (!filestate_equal(&now, &before)) {
 		char a[128], b[128];
-		fileop_describe(&now, a, sizeof(a));
-		fileop_describe(&before, b, sizeof(b));
+		filestate_describe(&now, a, sizeof(a));
+		filestate_describe(&before, b, sizeof(b));
 		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: it is '%s', "
 		       "the plan expected '%s'", a, b);
 		return 0;

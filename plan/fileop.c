@@ -106,57 +106,6 @@ int fileop_open(int rootfd, const char *path, struct stat *ret_st, struct s2c_er
 	return fd;
 }
 
-int fileop_read(int fd, struct journal_state *ret)
-{
-	struct journal_state s = { 0 };
-	struct stat st;
-	int n;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	s.uid = st.st_uid;
-	s.gid = st.st_gid;
-	s.mode = st.st_mode & 07777;
-	n = fcaps_read_fd(fd, s.xattr, sizeof(s.xattr));
-	if (n == -ERANGE)
-		return -EINVAL;         /* larger than any valid layout */
-	if (n >= 0) {
-		s.has_xattr = true;
-		s.xattr_len = (size_t)n;
-	} else if (n != -ENODATA && n != -EOPNOTSUPP) {
-		return n;
-	}
-	*ret = s;
-	return 0;
-}
-
-bool fileop_state_equal(const struct journal_state *a, const struct journal_state *b)
-{
-	return a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
-	       a->has_xattr == b->has_xattr &&
-	       (!a->has_xattr || (a->xattr_len == b->xattr_len &&
-				  memcmp(a->xattr, b->xattr, a->xattr_len) == 0));
-}
-
-void fileop_state_caps(struct journal_state *s, const struct fcaps *caps)
-{
-	int n = caps ? fcaps_encode(caps, s->xattr) : -1;
-
-	s->has_xattr = n > 0;
-	s->xattr_len = n > 0 ? (size_t)n : 0;
-}
-
-void fileop_describe(const struct journal_state *s, char *buf, size_t size)
-{
-	struct fcaps c;
-	_cleanup_free_ char *text = NULL;
-
-	if (s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, &c, NULL) == 0)
-		text = fcaps_to_text(&c);
-	(void)snprintf(buf, size, "%04o %u:%u %s", s->mode, s->uid, s->gid,
-		       s->has_xattr ? (text ? text : "(malformed caps)") : "no capabilities");
-}
-
 static void cap_freep(cap_t *c)
 {
 	if (*c)
@@ -164,7 +113,7 @@ static void cap_freep(cap_t *c)
 }
 
 /* The capability attribute of @want onto @fd. */
-static int write_caps(int fd, const struct journal_state *want, bool exact, struct s2c_error *err)
+static int write_caps(int fd, const struct file_state *want, bool exact, struct s2c_error *err)
 {
 	_cleanup_(cap_freep) cap_t cap = NULL;
 	struct fcaps c;
@@ -197,10 +146,10 @@ static int write_caps(int fd, const struct journal_state *want, bool exact, stru
 	return 0;
 }
 
-int fileop_write(int fd, const struct journal_state *now, const struct journal_state *want,
+int fileop_write(int fd, const struct file_state *now, const struct file_state *want,
 		 bool exact, fileop_step_fn step, void *userdata, struct s2c_error *err)
 {
-	struct journal_state got;
+	struct file_state got;
 	struct stat st;
 	int r;
 
@@ -242,24 +191,14 @@ int fileop_write(int fd, const struct journal_state *now, const struct journal_s
 			step(userdata, "chmod");
 	}
 	/* 4. Read back. */
-	r = fileop_read(fd, &got);
+	r = filestate_read(fd, &got);
 	if (r < 0)
 		return s2c_error_errno(err, r, "cannot read the result back");
-	if (!exact && want->has_xattr && got.has_xattr) {
-		/* libcap may write v3 inside a user namespace: compare the sets. */
-		struct fcaps a, b;
-		if (fcaps_decode(got.xattr, got.xattr_len, &a, NULL) == 0 &&
-		    fcaps_decode(want->xattr, want->xattr_len, &b, NULL) == 0 &&
-		    a.permitted == b.permitted && a.inheritable == b.inheritable &&
-		    a.effective == b.effective) {
-			got.xattr_len = want->xattr_len;
-			memcpy(got.xattr, want->xattr, want->xattr_len);
-		}
-	}
-	if (!fileop_state_equal(&got, want)) {
+	/* libcap may write v3 inside a user namespace: then the sets must agree. */
+	if (exact ? !filestate_equal(&got, want) : !filestate_same(&got, want)) {
 		char a[128], b[128];
-		fileop_describe(&got, a, sizeof(a));
-		fileop_describe(want, b, sizeof(b));
+		filestate_describe(&got, a, sizeof(a));
+		filestate_describe(want, b, sizeof(b));
 		return s2c_error_set(err, -EIO, "the result reads back as '%s', not '%s'", a, b);
 	}
 	return 0;

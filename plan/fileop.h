@@ -40,15 +40,6 @@ int fileop_open(int rootfd, const char *path, struct stat *ret_st, struct s2c_er
  */
 int fileop_open_parent(int rootfd, const char *path, struct s2c_error *err);
 
-/** Read the state of the open file @fd.  Returns 0 or -errno. */
-int fileop_read(int fd, struct journal_state *ret);
-
-/** True when two states are identical (owner, group, mode, exact xattr bytes). */
-bool fileop_state_equal(const struct journal_state *a, const struct journal_state *b);
-
-/** Fill @s's capability attribute from @caps (v2 bytes as the kernel stores them). */
-void fileop_state_caps(struct journal_state *s, const struct fcaps *caps);
-
 /** Test-only crash points: called between the steps with a step name. */
 typedef void (*fileop_step_fn)(void *userdata, const char *step);
 
@@ -61,10 +52,7 @@ typedef void (*fileop_step_fn)(void *userdata, const char *step);
  * @step     optional callback between steps (crash tests).
  * Returns 0, or -errno with the step that failed in @err.
  */
-int fileop_write(int fd, const struct journal_state *now, const struct journal_state *want,
+int fileop_write(int fd, const struct file_state *now, const struct file_state *want,
 		 bool exact, fileop_step_fn step, void *userdata, struct s2c_error *err);
-
-/** "4755 0:0 cap_net_raw=ep" style description of a state, into @buf. */
-void fileop_describe(const struct journal_state *s, char *buf, size_t size);
 
 #endif /* S2C_PLAN_FILEOP_H */

@@ -130,7 +130,7 @@ static struct json_object *record(const char *type)
 	return o;
 }
 
-static struct json_object *state_json(const struct journal_state *s)
+static struct json_object *state_json(const struct file_state *s)
 {
 	struct json_object *o = json_object_new_object();
 	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
@@ -166,8 +166,8 @@ static int new_entry(struct journal *j, struct journal_entry **ret)
 }
 
 int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint32_t dev_minor,
-		   uint64_t ino, const struct journal_state *before,
-		   const struct journal_state *after, unsigned *ret_seq, struct s2c_error *err)
+		   uint64_t ino, const struct file_state *before,
+		   const struct file_state *after, unsigned *ret_seq, struct s2c_error *err)
 {
 	struct json_object *rec = record("intent");
 	struct journal_entry *e;
@@ -394,7 +394,7 @@ static int read_path(struct json_object *o, const struct jpath *p, char **ret, s
 	return 0;
 }
 
-static int read_state(struct json_object *o, const struct jpath *p, struct journal_state *s,
+static int read_state(struct json_object *o, const struct jpath *p, struct file_state *s,
 		      struct s2c_error *err)
 {
 	static const char *const keys[] = { "uid", "gid", "mode", "xattr", NULL };

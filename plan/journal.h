@@ -19,21 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fcaps.h"
+#include "fileid.h"
 
 struct s2c_error;
 
 /** Name of the journal directory inside the state directory. */
 #define JOURNAL_DIR "journals"
 
-/** The exact on-disk state of a file that a journal can restore. */
-struct journal_state {
-	uint32_t uid, gid;
-	uint32_t mode;                           /**< 07777 bits */
-	bool has_xattr;                          /**< security.capability present */
-	unsigned char xattr[FCAPS_BLOB_MAX];
-	size_t xattr_len;
-};
 
 /** How an entry ended. */
 enum journal_outcome {
@@ -52,7 +44,7 @@ struct journal_entry {
 	char *path;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	struct journal_state before, after;
+	struct file_state before, after;
 	enum journal_outcome outcome;
 	char *reason;           /**< for skipped/failed/rolled back */
 	bool undo_started;      /**< an "undo" record exists */
@@ -105,8 +97,8 @@ struct journal *journal_free(struct journal *j);
  * entry's number.  Returns 0 or -errno.
  */
 int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint32_t dev_minor,
-		   uint64_t ino, const struct journal_state *before,
-		   const struct journal_state *after, unsigned *ret_seq, struct s2c_error *err);
+		   uint64_t ino, const struct file_state *before,
+		   const struct file_state *after, unsigned *ret_seq, struct s2c_error *err);
 
 /** Append how entry @seq ended, with an optional @reason; fsync'd. */
 int journal_done(struct journal *j, unsigned seq, enum journal_outcome outcome, const char *reason,

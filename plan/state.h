@@ -27,7 +27,7 @@ struct state_entry {
 	char sha256[65];               /**< content hash when applied */
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
-	struct journal_state after;    /**< what it was given */
+	struct file_state after;    /**< what it was given */
 	char *journal;                 /**< the journal that applied it */
 };
 

@@ -36,13 +36,19 @@ enum risk risk_from_name(const char *s)
 	return (enum risk)lookup(risk_names, _RISK_MAX, s);
 }
 
+/* A capability the table does not know (a newer kernel's) is taken as root-equivalent. */
+static enum risk cap_risk(const struct captable *t, unsigned i)
+{
+	return t->caps[i].known ? t->caps[i].risk : RISK_ROOT;
+}
+
 enum risk captable_risk(const struct captable *t, uint64_t mask)
 {
 	enum risk r = RISK_NONE;
 
 	for (unsigned i = 0; i < 64; i++)
-		if ((mask & S2C_CAPMASK(i)) && t->caps[i].risk > r)
-			r = t->caps[i].risk;
+		if ((mask & S2C_CAPMASK(i)) && cap_risk(t, i) > r)
+			r = cap_risk(t, i);
 	return r;
 }
 
@@ -51,7 +57,7 @@ uint64_t captable_with_risk(const struct captable *t, uint64_t mask, enum risk r
 	uint64_t out = 0;
 
 	for (unsigned i = 0; i < 64; i++)
-		if ((mask & S2C_CAPMASK(i)) && t->caps[i].risk == risk)
+		if ((mask & S2C_CAPMASK(i)) && cap_risk(t, i) == risk)
 			out |= S2C_CAPMASK(i);
 	return out;
 }

@@ -93,7 +93,8 @@ int captable_load(struct captable *t, struct json_object *doc, const char *file,
 /** Free what captable_load() allocated (not the strings). */
 void captable_release(struct captable *t);
 
-/** The highest risk of any capability in @mask (RISK_NONE for 0). */
+/** The highest risk of any capability in @mask (RISK_NONE for 0); a capability
+ * the table does not list counts as root-equivalent. */
 enum risk captable_risk(const struct captable *t, uint64_t mask);
 
 /** Mask of the capabilities of @mask whose risk is exactly @risk. */

@@ -14,10 +14,12 @@
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
+#include "fileid.h"
 #include "hash.h"
 #include "host.h"
 #include "idmap.h"
 #include "match.h"
+#include "privcheck.h"
 #include "resolve.h"
 #include "common.h"
 
@@ -519,6 +521,29 @@ static int adopt_present_caps(struct decision *d)
 		    d->caps_text, wanted);
 }
 
+/* Nothing changes: the state after is the state now. */
+static int keep_state(struct decision *d)
+{
+	const struct facts *f = d->facts;
+
+	d->uid = f->uid;
+	d->gid = f->gid;
+	d->mode = f->mode & 07777;
+	free(d->caps_text);
+	d->caps_text = NULL;
+	d->caps = (struct fcaps){ 0 };
+	d->has_caps = f->has_caps && !f->caps_error;
+	if (d->has_caps) {
+		d->caps = f->caps;
+		d->caps_text = f->caps_text ? strdup(f->caps_text) : NULL;
+		if (!d->caps_text)
+			return -ENOMEM;
+	}
+	d->changes = false;
+	d->risk = d->risk_now;
+	return 0;
+}
+
 /* Set the state after the verdict and whether anything changes. */
 static int finish_state(const struct engine *e, const struct rule *rule, struct decision *d)
 {
@@ -555,17 +580,70 @@ static int finish_state(const struct engine *e, const struct rule *rule, struct 
 	case VERDICT_KEEP:
 	case VERDICT_REVIEW:
 	default:
-		d->has_caps = f->has_caps && !f->caps_error;
-		if (d->has_caps) {
-			d->caps = f->caps;
-			d->caps_text = f->caps_text ? strdup(f->caps_text) : NULL;
-			if (!d->caps_text)
-				return -ENOMEM;
-		}
-		d->changes = false;
-		d->risk = d->risk_now;
+		r = keep_state(d);
 		break;
 	}
+	return r;
+}
+
+/* The file's state as it is, for the kernel: owner, group, mode, capability bytes. */
+static void state_of_facts(const struct facts *f, struct file_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->uid = f->uid;
+	s->gid = f->gid;
+	s->mode = f->mode & 07777;
+	s->has_xattr = f->has_caps && f->caps_len > 0;
+	s->xattr_len = s->has_xattr ? f->caps_len : 0;
+	memcpy(s->xattr, f->caps_raw, s->xattr_len);
+}
+
+/*
+ * The first promise, for every decision: what it would leave grants no more
+ * than what the file has (rules/privcheck.h).  A decision that would is
+ * turned into keep (the file is neither root's set-user-ID program nor a
+ * capable one, so no rule for one applies to it) or review (it is, but the
+ * rule asks for more than it has: a person decides).
+ * Root-equivalent sets pass here as "setuid in disguise"; apply asks for
+ * their explicit acceptance.
+ */
+static bool caps_usable(const struct facts *f)
+{
+	return f->has_caps && !f->caps_error && !(f->flags & FACT_FOREIGN_ROOTID) &&
+	       (f->caps.permitted | f->caps.inheritable);
+}
+
+static int guard(const struct engine *e, struct decision *d)
+{
+	const struct facts *f = d->facts;
+	struct file_state before, after;
+	struct s2c_error why = { 0 };
+	_cleanup_free_ char *was = NULL;
+	int r;
+
+	if (!d->changes)
+		return 0;
+	state_of_facts(f, &before);
+	after = (struct file_state){ .uid = d->uid, .gid = d->gid, .mode = d->mode };
+	filestate_set_caps(&after, d->has_caps ? &d->caps : NULL);
+	r = privcheck(&e->db->caps, &before, &after, PRIVCHECK_ROOT_EQUIVALENT, &why);
+	if (r == 0 || r == -ENOMEM)
+		return r;
+	if (d->verdict == VERDICT_MIGRATE)
+		r = asprintf(&was, "migrate it to %s", d->caps_text ? d->caps_text : "capabilities");
+	else
+		r = asprintf(&was, "%s its privilege", verdict_name(d->verdict));
+	if (r < 0)
+		return -ENOMEM;
+	/* A person decides whether root's program or a capable one should get more. */
+	d->verdict = (f->flags & FACT_SETUID_ROOT) || caps_usable(f) ? VERDICT_REVIEW : VERDICT_KEEP;
+	d->confidence = CONFIDENCE_HIGH;
+	d->disguise = false;
+	r = set_reason(d, "%s%s%s would %s, but %s, so it is %s", d->rule ? "the rule '" : "",
+		       d->rule ? d->rule->id : "the evidence", d->rule ? "'" : "", was, why.msg,
+		       d->verdict == VERDICT_KEEP ? "kept as it is" : "left for a person to review");
+	if (r == 0)
+		r = keep_state(d);
 	return r;
 }
 
@@ -864,6 +942,8 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 	if (r < 0)
 		return r;
 	r = finish_state(e, d->rule, d);
+	if (r == 0)
+		r = guard(e, d);
 	if (r == 0)
 		r = cross_check(e, d, strong);
 	if (r == 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <check.h>
 
@@ -289,11 +290,27 @@ START_TEST(test_existing_caps)
 	ck_assert(has_warning(d, "interpreter"));
 	world_free(&w);
 
-	/* Fedora ships the helper with cap_sys_nice as well. */
+	/* Fedora ships the helper with cap_sys_nice as well; a file that has fewer
+	 * capabilities never gains one on its own: a person decides. */
 	fx_write(root, "etc/os-release", "ID=fedora\n");
 	w = decide(NULL);
 	d = get(&w, "/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-ptp-helper");
+	ck_assert(!d->changes);
+	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
+	ck_assert_ptr_nonnull(strstr(d->reason, "would gain cap_sys_nice"));
+	ck_assert_str_eq(d->caps_text, "cap_net_bind_service,cap_net_admin=ep");
+	world_free(&w);
+	/* The same helper set-user-ID root may move to the full set. */
+	{
+		char *p = fx_path(root, gst);
+		ck_assert_int_eq(removexattr(p, "security.capability"), 0);
+		ck_assert_int_eq(chmod(p, 04755), 0);
+		free(p);
+	}
+	w = decide(NULL);
+	d = get(&w, "/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-ptp-helper");
 	ck_assert(d->changes);
+	ck_assert_int_eq(d->verdict, VERDICT_MIGRATE);
 	ck_assert_ptr_nonnull(strstr(d->caps_text, "cap_sys_nice"));
 	world_free(&w);
 }

@@ -35,14 +35,14 @@ static void teardown(void)
 	free(root);
 }
 
-static struct journal_state st(uint32_t mode, const char *caps)
+static struct file_state st(uint32_t mode, const char *caps)
 {
-	struct journal_state s = { .uid = 0, .gid = 0, .mode = mode };
+	struct file_state s = { .uid = 0, .gid = 0, .mode = mode };
 	struct fcaps c;
 
 	if (caps) {
 		ck_assert_int_eq(fcaps_from_text(caps, &c, NULL), 0);
-		fileop_state_caps(&s, &c);
+		filestate_set_caps(&s, &c);
 	}
 	return s;
 }
@@ -68,7 +68,7 @@ static char *read_file(const char *name, size_t *len)
 START_TEST(test_roundtrip)
 {
 	struct journal *j = NULL, *k = NULL;
-	struct journal_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
+	struct file_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
 	struct s2c_error err = { 0 };
 	unsigned seq = 0, seq2 = 0;
 	char *latest = NULL;
@@ -90,8 +90,8 @@ START_TEST(test_roundtrip)
 	ck_assert_str_eq(k->plan_sha256, "abc");
 	ck_assert_str_eq(k->v[0].path, "/usr/bin/ping");
 	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
-	ck_assert(fileop_state_equal(&k->v[0].before, &b));
-	ck_assert(fileop_state_equal(&k->v[0].after, &a));
+	ck_assert(filestate_equal(&k->v[0].before, &b));
+	ck_assert(filestate_equal(&k->v[0].after, &a));
 	ck_assert_str_eq(k->v[1].path, "/odd/new\nline\xff");   /* exact bytes back */
 	ck_assert_int_eq(k->v[1].outcome, JOURNAL_PENDING);
 	ck_assert(k->ended);
@@ -110,7 +110,7 @@ END_TEST
 START_TEST(test_damage)
 {
 	struct journal *j = NULL, *k = NULL;
-	struct journal_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
+	struct file_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
 	struct s2c_error err = { 0 };
 	unsigned seq;
 	char *text, *name;
@@ -172,7 +172,7 @@ START_TEST(test_state)
 	ck_assert_int_eq(state_load(dirfd_, "/", false, &t, &err), 0);
 	ck_assert_uint_eq(t->n, 2);
 	ck_assert_str_eq(t->v[0].path, "/usr/bin/arping");                /* sorted */
-	ck_assert(fileop_state_equal(&t->v[1].after, &e.after));
+	ck_assert(filestate_equal(&t->v[1].after, &e.after));
 	ck_assert(state_remove(t, "/usr/bin/arping"));
 	ck_assert(!state_remove(t, "/usr/bin/arping"));
 	ck_assert_uint_eq(t->n, 1);
@@ -188,7 +188,7 @@ END_TEST
 
 START_TEST(test_fileop_order)
 {
-	struct journal_state before, want = st(0755, "cap_net_raw=p"), got;
+	struct file_state before, want = st(0755, "cap_net_raw=p"), got;
 	struct s2c_error err = { 0 };
 	struct stat sb;
 	int fd;
@@ -196,18 +196,18 @@ START_TEST(test_fileop_order)
 	fx_file(root, "usr/bin/ping", 04755, "\177ELF");
 	fd = fileop_open(dirfd_, "/usr/bin/ping", &sb, &err);
 	ck_assert_msg(fd >= 0, "%s", err.msg);
-	ck_assert_int_eq(fileop_read(fd, &before), 0);
+	ck_assert_int_eq(filestate_read(fd, &before), 0);
 	ck_assert_uint_eq(before.mode, 04755);
 	ck_assert(!before.has_xattr);
 	/* with an owner change: chown first (it clears caps), caps, then the mode */
 	want.gid = 1;
 	ck_assert_msg(fileop_write(fd, &before, &want, false, NULL, NULL, &err) == 0, "%s", err.msg);
-	ck_assert_int_eq(fileop_read(fd, &got), 0);
-	ck_assert(fileop_state_equal(&got, &want));
+	ck_assert_int_eq(filestate_read(fd, &got), 0);
+	ck_assert(filestate_equal(&got, &want));
 	/* exact restore of the previous state, set-ID bit included */
 	ck_assert_int_eq(fileop_write(fd, &got, &before, true, NULL, NULL, &err), 0);
-	ck_assert_int_eq(fileop_read(fd, &got), 0);
-	ck_assert(fileop_state_equal(&got, &before));
+	ck_assert_int_eq(filestate_read(fd, &got), 0);
+	ck_assert(filestate_equal(&got, &before));
 	close(fd);
 }
 END_TEST

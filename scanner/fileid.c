@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "fcaps.h"
+#include "fileid.h"
+#include "hash.h"
+#include "common.h"
+
+int filestate_read(int fd, struct file_state *ret)
+{
+	struct file_state s = { 0 };
+	struct stat st;
+	int n;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	s.uid = st.st_uid;
+	s.gid = st.st_gid;
+	s.mode = st.st_mode & 07777;
+	n = fcaps_read_fd(fd, s.xattr, sizeof(s.xattr));
+	if (n == -ERANGE)
+		return -EINVAL;         /* larger than any valid layout */
+	if (n >= 0) {
+		s.has_xattr = true;
+		s.xattr_len = (size_t)n;
+	} else if (n != -ENODATA && n != -EOPNOTSUPP) {
+		return n;
+	}
+	*ret = s;
+	return 0;
+}
+
+bool filestate_equal(const struct file_state *a, const struct file_state *b)
+{
+	return a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
+	       a->has_xattr == b->has_xattr &&
+	       (!a->has_xattr || (a->xattr_len == b->xattr_len &&
+				  memcmp(a->xattr, b->xattr, a->xattr_len) == 0));
+}
+
+bool filestate_same(const struct file_state *a, const struct file_state *b)
+{
+	struct fcaps x, y;
+
+	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode ||
+	    a->has_xattr != b->has_xattr)
+		return false;
+	if (!a->has_xattr || (a->xattr_len == b->xattr_len &&
+			      memcmp(a->xattr, b->xattr, a->xattr_len) == 0))
+		return true;
+	if (fcaps_decode(a->xattr, a->xattr_len, &x, NULL) < 0 ||
+	    fcaps_decode(b->xattr, b->xattr_len, &y, NULL) < 0)
+		return false;
+	return x.permitted == y.permitted && x.inheritable == y.inheritable &&
+	       x.effective == y.effective && (x.has_rootid ? x.rootid : 0) ==
+	       (y.has_rootid ? y.rootid : 0);
+}
+
+void filestate_set_caps(struct file_state *s, const struct fcaps *caps)
+{
+	int n = caps ? fcaps_encode(caps, s->xattr) : -1;
+
+	s->has_xattr = n > 0;
+	s->xattr_len = n > 0 ? (size_t)n : 0;
+}
+
+void filestate_describe(const struct file_state *s, char *buf, size_t size)
+{
+	struct fcaps c;
+	_cleanup_free_ char *text = NULL;
+
+	if (s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, &c, NULL) == 0)
+		text = fcaps_to_text(&c);
+	(void)snprintf(buf, size, "%04o %u:%u %s", s->mode, s->uid, s->gid,
+		       s->has_xattr ? (text ? text : "(malformed caps)") : "no capabilities");
+}
+
+int fileid_read(int fd, bool hash, struct file_id *ret)
+{
+	struct file_id id = { 0 };
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	id.dev_major = major(st.st_dev);
+	id.dev_minor = minor(st.st_dev);
+	id.ino = st.st_ino;
+	id.size = (uint64_t)st.st_size;
+	id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	id.nlink = (uint32_t)st.st_nlink;
+	r = filestate_read(fd, &id.state);
+	if (r < 0)
+		return r;
+	if (hash) {
+		r = hash_fd_sha256(fd, id.sha256);
+		if (r < 0)
+			return r;
+	}
+	*ret = id;
+	return 0;
+}
+
+const char *fileid_diff(const struct file_id *want, const struct file_id *got,
+			enum fileid_parts parts)
+{
+	if ((parts & FILEID_INODE) && (want->dev_major != got->dev_major ||
+				       want->dev_minor != got->dev_minor || want->ino != got->ino))
+		return "it is another file now (device or inode differ)";
+	if ((parts & FILEID_SIZE_MTIME) && want->size != got->size)
+		return "its size changed";
+	if ((parts & FILEID_SIZE_MTIME) && want->mtime_ns != got->mtime_ns)
+		return "its modification time changed";
+	if ((parts & FILEID_CONTENT) && (!want->sha256[0] || !got->sha256[0]))
+		return "its content cannot be compared (no SHA-256)";
+	if ((parts & FILEID_CONTENT) && !s2c_streq(want->sha256, got->sha256))
+		return "its content (SHA-256) differs";
+	if ((parts & FILEID_STATE) && !filestate_equal(&want->state, &got->state))
+		return "its owner, group, mode or capabilities differ";
+	return NULL;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one file identity: what a file is (device, inode, size, mtime, link
+ * count, content hash) and the privilege state it has (owner, group, mode and
+ * the exact security.capability bytes), read from an open fd, with one
+ * comparison used wherever a file must still be the one a plan, a journal or
+ * the state record describes.
+ */
+#ifndef S2C_SCANNER_FILEID_H
+#define S2C_SCANNER_FILEID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fcaps.h"
+#include "hash.h"
+
+/** The exact privilege state of a file: what apply changes and rollback restores. */
+struct file_state {
+	uint32_t uid, gid;
+	uint32_t mode;                           /**< 07777 bits */
+	bool has_xattr;                          /**< security.capability present */
+	unsigned char xattr[FCAPS_BLOB_MAX];
+	size_t xattr_len;
+};
+
+/** Which file a path leads to, and its state. */
+struct file_id {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_ns;
+	uint32_t nlink;
+	struct file_state state;
+	char sha256[HASH_HEX_LEN];               /**< lowercase hex, "" when not computed */
+};
+
+/** The parts of an identity fileid_diff() compares. */
+enum fileid_parts {
+	FILEID_INODE = 1 << 0,                   /**< device and inode */
+	FILEID_SIZE_MTIME = 1 << 1,              /**< size and modification time */
+	FILEID_STATE = 1 << 2,                   /**< owner, group, mode, capability bytes */
+	FILEID_CONTENT = 1 << 3,                 /**< SHA-256 (both must have one) */
+	FILEID_ALL = FILEID_INODE | FILEID_SIZE_MTIME | FILEID_STATE | FILEID_CONTENT,
+};
+
+/**
+ * Read the state of the open regular file @fd (owner, group, mode and the
+ * exact capability attribute; none on a filesystem without xattrs).
+ * Returns 0, -EINVAL for an attribute larger than any valid layout, or -errno.
+ */
+int filestate_read(int fd, struct file_state *ret);
+
+/** True when two states are identical (owner, group, mode, exact xattr bytes). */
+bool filestate_equal(const struct file_state *a, const struct file_state *b);
+
+/**
+ * True when two states grant the same: owner, group and mode equal and the
+ * capability attributes decode to the same sets (a v3 attribute with root id
+ * 0, as libcap writes inside a user namespace, equals its v2 form).
+ */
+bool filestate_same(const struct file_state *a, const struct file_state *b);
+
+/** Set @s's capability attribute to the v2 bytes of @caps (NULL: none). */
+void filestate_set_caps(struct file_state *s, const struct fcaps *caps);
+
+/** "4755 0:0 cap_net_raw=ep" style description of @s, into @buf. */
+void filestate_describe(const struct file_state *s, char *buf, size_t size);
+
+/**
+ * Read the identity of the open regular file @fd; the SHA-256 of its content
+ * only with @hash (it reads the whole file).
+ * Returns 0 or -errno.
+ */
+int fileid_read(int fd, bool hash, struct file_id *ret);
+
+/**
+ * Compare the @parts of @want (what a plan, journal or record says) with
+ * @got (what the file is now).  Returns NULL when they agree, else a phrase
+ * saying what differs ("it is another file now (device or inode differ)",
+ * "its content (SHA-256) differs", …).
+ */
+const char *fileid_diff(const struct file_id *want, const struct file_id *got,
+			enum fileid_parts parts);
+
+#endif /* S2C_SCANNER_FILEID_H */
