@@ -49,6 +49,9 @@ int applyargs_option(struct applyargs *a, int opt, const char *arg, const char *
 	case ARG_ALLOW_HARDLINKS:
 		a->allow_hardlinks = true;
 		return 1;
+	case ARG_ALLOW_ROOT_EQUIVALENT:
+		a->allow_root_equivalent = true;
+		return 1;
 	case ARG_FAULT:
 #ifdef S2C_FAULT_INJECTION
 		a->fault = arg;
@@ -69,15 +72,14 @@ int applyargs_option(struct applyargs *a, int opt, const char *arg, const char *
 
 uint64_t applyargs_caps(const struct plan *p, bool smoke)
 {
-	uint64_t caps = S2C_CAPMASK(CAP_SETFCAP) | S2C_CAPMASK(CAP_FOWNER) |
-			S2C_CAPMASK(CAP_FSETID) | S2C_CAPMASK(CAP_DAC_READ_SEARCH);
+	uint64_t caps = PRIVS_APPLY;
 
 	for (size_t i = 0; p && i < p->n; i++)
 		if (p->v[i].change && (p->v[i].before.uid != p->v[i].after.uid ||
 				       p->v[i].before.gid != p->v[i].after.gid))
-			caps |= S2C_CAPMASK(CAP_CHOWN);
+			caps |= PRIVS_APPLY_CHOWN;
 	if (smoke)
-		caps |= S2C_CAPMASK(CAP_SETUID) | S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_KILL);
+		caps |= PRIVS_SMOKE;
 	return caps;
 }
 
@@ -108,12 +110,15 @@ int applyargs_exit(const struct apply_result *r)
 }
 
 int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
-		    const char *plan_sha256, const char *verb)
+		    const char *plan_sha256, const struct captable *caps,
+		    const char *const *only)
 {
 	struct reporter rep = { .quiet = a->quiet };
 	struct apply_options o = {
-		.rootfd = rootfd, .plan = p, .plan_sha256 = plan_sha256,
-		.only = a->n_only ? a->only : NULL, .allow_hardlinks = a->allow_hardlinks,
+		.rootfd = rootfd, .plan = p, .plan_sha256 = plan_sha256, .caps = caps,
+		.only = only ? only : a->n_only ? a->only : NULL,
+		.allow_hardlinks = a->allow_hardlinks,
+		.allow_root_equivalent = a->allow_root_equivalent,
 		.smoke = a->smoke < 0 ? p->live : a->smoke, .smoke_timeout = a->smoke_timeout,
 		.trusted = geteuid() == 0, .fault = a->fault,
 		.report = applyargs_report, .userdata = &rep,
@@ -122,7 +127,6 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 	struct s2c_error err = { 0 };
 	int r;
 
-	(void)verb;
 	if (o.smoke) {
 		struct passwd *pw = getpwnam(a->smoke_user);
 		if (!pw) {

@@ -13,6 +13,7 @@
 
 #include "apply.h"
 
+struct captable;
 struct plan;
 
 /** Long-option ids of the apply family (0x300 range). */
@@ -32,6 +33,9 @@ enum {
 	ARG_REMOVE_HOOK,
 	ARG_QUIET,
 	ARG_VERBOSE,
+	ARG_ALLOW_ROOT_EQUIVALENT,
+	ARG_LIST,
+	ARG_FORGET,
 };
 
 /** Parsed options of the apply family. */
@@ -42,6 +46,7 @@ struct applyargs {
 	const char *smoke_user;
 	unsigned smoke_timeout;
 	bool allow_hardlinks;
+	bool allow_root_equivalent;    /**< accept root-equivalent sets (journalled) */
 	const char *fault;
 	bool quiet;
 	bool verbose;                  /**< also print the capabilities kept */
@@ -59,11 +64,14 @@ int applyargs_option(struct applyargs *a, int opt, const char *arg, const char *
 uint64_t applyargs_caps(const struct plan *p, bool smoke);
 
 /**
- * Run @p beneath @rootfd: narrow privileges, resolve the smoke user, apply,
- * print each outcome and a summary.  Returns an exit code.
+ * Run @p beneath @rootfd: narrow privileges, resolve the smoke user, apply
+ * (every change checked against the privilege order with @caps), print each
+ * outcome and a summary.  @only, when not NULL, replaces --only (verify --fix).
+ * Returns an exit code.
  */
 int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
-		    const char *plan_sha256, const char *verb);
+		    const char *plan_sha256, const struct captable *caps,
+		    const char *const *only);
 
 /** Print one outcome line (report callback). */
 void applyargs_report(void *userdata, const char *path, enum apply_event ev, const char *msg);

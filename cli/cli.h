@@ -43,12 +43,15 @@ struct s2c_ctx {
 	unsigned ncpus;           /**< online CPUs */
 };
 
+struct privs_phase;
+
 /** A verb. */
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct s2c_ctx *ctx);
 	enum cmd_flags flags;
-	uint64_t caps;            /**< capabilities kept while the verb runs */
+	uint64_t caps;            /**< capabilities kept from dispatch on (the union of the phases) */
+	const struct privs_phase *phases;  /**< what each phase keeps; ends with a NULL name */
 	const char *synopsis;     /**< options, as in the man page SYNOPSIS */
 	const char *help;         /**< one line for the verb list */
 };

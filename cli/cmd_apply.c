@@ -16,12 +16,12 @@
 #include "applyargs.h"
 #include "cli.h"
 #include "dbargs.h"
-#include "facts.h"
+#include "db.h"
 #include "hash.h"
 #include "jsonout.h"
-#include "jsonread.h"
 #include "plan.h"
 #include "planload.h"
+#include "privsep.h"
 #include "privs.h"
 #include "scan.h"
 #include "scanargs.h"
@@ -37,14 +37,22 @@
 	{ "allow-hardlinks", no_argument, NULL, ARG_ALLOW_HARDLINKS }, \
 	{ "fault", required_argument, NULL, ARG_FAULT }, \
 	{ "quiet", no_argument, NULL, ARG_QUIET }, \
-	{ "verbose", no_argument, NULL, ARG_VERBOSE }
+	{ "verbose", no_argument, NULL, ARG_VERBOSE }, \
+	{ "allow-root-equivalent", no_argument, NULL, ARG_ALLOW_ROOT_EQUIVALENT }
 
 static const char apply_help[] =
-	"Carry out PLAN (from 'suid2cap plan'): for each entry to change, check the\n"
-	"file is still what the plan saw, journal its exact state, set the\n"
+	"Carry out PLAN (from 'suid2cap plan'): decide again about its files with the\n"
+	"rules (a plan that says otherwise is refused whole); for each entry to\n"
+	"change, check the file is still what the plan saw and that the change grants\n"
+	"no more than the file has, journal its exact state and content, set the\n"
 	"capabilities, clear the set-ID bits, read back, run the smoke test as an\n"
 	"unprivileged user and undo the change when it fails.\n"
 	"\n"
+	"  --db DIR             add a rules directory (as when the plan was made)\n"
+	"  --kernel VER         evaluate kernel conditions for VER (as when the plan was made)\n"
+	"  --allow-root-equivalent\n"
+	"                       accept root-equivalent capability sets (setuid in\n"
+	"                       disguise); the journal records it\n"
 	"  --only PATH          only this entry (repeatable)\n"
 	"  --no-smoke           do not run smoke tests\n"
 	"  --smoke              run smoke tests for an image root too (default: live root only)\n"
@@ -92,19 +100,71 @@ static int open_plan_root(const struct plan *p, int *ret)
 	return 0;
 }
 
+/*
+ * Decide again, in the narrowed child, about the files @p changes, and refuse
+ * the plan when it says anything else than the rules say now: a plan is a
+ * file anyone with write access to it could have edited.
+ */
+static int redecide(struct s2c_ctx *ctx, const struct dbargs *dba, struct rules_db *db,
+		    const struct plan *p, bool verbose)
+{
+	_cleanup_free_ const char **paths = calloc(p->n + 1, sizeof(char *));
+	struct privsep_job job = { .dbargs = dba, .db = db, .ctx = ctx, .verbose = verbose };
+	struct scanargs s;
+	struct plan *fresh = NULL;
+	char **problems = NULL, hash[HASH_HEX_LEN];
+	bool incomplete = false;
+	size_t k = 0;
+	int ex, n;
+
+	if (!paths)
+		return S2C_EXIT_FAILURE;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].change)
+			paths[k++] = p->v[i].path;
+	if (!k)
+		return 0;
+	scanargs_init(&s, ctx);
+	s.root = p->root;
+	s.paths = paths;
+	job.scan = &s;
+	ex = privsep_plan(&job, &fresh, hash, &incomplete);
+	if (ex)
+		return ex;
+	n = plan_mismatches(p, fresh, &problems);
+	plan_free(fresh);
+	if (n < 0) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	for (int i = 0; i < n; i++)
+		log_error("%s", problems[i]);
+	plan_strv_free(problems);
+	if (n) {
+		log_error("the plan does not match what the rules decide now (edited, or made with "
+			  "other rules or --kernel): nothing was changed; make a new plan");
+		return S2C_EXIT_FAILURE;
+	}
+	return 0;
+}
+
 int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = { APPLY_OPTIONS, { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option opts[] = {
+		APPLY_OPTIONS, DBARGS_OPTIONS, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
 	struct applyargs a;
+	struct dbargs dba = { 0 };
+	struct rules_db *db = NULL;
 	struct plan *p = NULL;
 	char hash[HASH_HEX_LEN];
-	int c, r, ex, rootfd;
+	int c, r, ex, rootfd = -1;
 
-	(void)ctx;
 	applyargs_init(&a);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = applyargs_option(&a, c, optarg, "apply"))) {
+		if ((r = applyargs_option(&a, c, optarg, "apply")) ||
+		    (r = dbargs_option(&dba, c, optarg, "apply"))) {
 			if (r < 0)
 				return -r;
 			continue;
@@ -119,13 +179,17 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 	if (optind != argc - 1)
 		return usage_error("apply", "expected exactly one PLAN file");
 	ex = load_plan(argv[optind], &p, hash);
-	if (ex)
-		return ex;
-	ex = open_plan_root(p, &rootfd);
-	if (ex == 0) {
-		ex = applyargs_apply(&a, rootfd, p, hash, "apply");
+	if (ex == 0)
+		ex = open_plan_root(p, &rootfd);
+	if (ex == 0)
+		ex = dbargs_load(&dba, &db);
+	if (ex == 0)
+		ex = redecide(ctx, &dba, db, p, a.verbose);
+	if (ex == 0)
+		ex = applyargs_apply(&a, rootfd, p, hash, &db->caps, NULL);
+	if (rootfd >= 0)
 		(void)close(rootfd);
-	}
+	rules_db_free(db);
 	plan_free(p);
 	return ex;
 }
@@ -134,13 +198,15 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 
 static const char migrate_help[] =
 	"Plan and apply in one step: scan, decide, show the changes, ask, apply.\n"
+	"Without a terminal to ask on, --yes is required.\n"
 	"\n"
 	"  --root DIR       the system root (an image or chroot)\n"
 	"  --db DIR         add a rules directory\n"
 	"  --kernel VER     evaluate kernel conditions for VER\n"
 	"  --yes            do not ask\n"
 	"  --dry-run        show the plan and stop\n"
-	"  and the options of 'apply' (--only, --no-smoke, --smoke, --smoke-user, …)\n";
+	"  and the options of 'apply' (--only, --no-smoke, --smoke, --smoke-user,\n"
+	"  --allow-root-equivalent, …)\n";
 
 static void print_plan(const struct plan *p)
 {
@@ -161,21 +227,51 @@ static void print_plan(const struct plan *p)
 		     p->n - changes, p->n - changes == 1 ? "" : "s");
 }
 
-static bool confirm(void)
+static bool plan_changes(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].change)
+			return true;
+	return false;
+}
+
+/* 1 yes, 0 no, -1 no terminal to ask on. */
+static int confirm(void)
 {
 	char line[16];
 	FILE *tty = fopen("/dev/tty", "r+e");
 
 	if (!tty)
-		return false;
+		return -1;
 	(void)fputs("Apply these changes? [y/N] ", tty);
 	(void)fflush(tty);
 	if (!fgets(line, sizeof(line), tty)) {
 		(void)fclose(tty);
-		return false;
+		return 0;
 	}
 	(void)fclose(tty);
 	return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* What an interrupted run left half done is undone before we look. */
+static int recover_first(const char *root)
+{
+	struct s2c_error err = { 0 };
+	struct apply_result rec;
+	bool host;
+	int r, fd = scan_open_root(root, &host, &err);
+
+	if (fd < 0) {
+		log_error("%s", err.msg);
+		return S2C_EXIT_USAGE;
+	}
+	r = apply_recover(fd, geteuid() == 0, applyargs_report, NULL, &rec, &err);
+	(void)close(fd);
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+	}
+	return 0;
 }
 
 int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
@@ -188,22 +284,20 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		{ 0 },
 	};
 	struct scanargs s;
-	struct dbargs db = { 0 };
+	struct dbargs dba = { 0 };
 	struct applyargs a;
-	struct scan_result *res = NULL;
-	struct decisions ds = { 0 };
+	struct rules_db *db = NULL;
 	struct plan *p = NULL;
-	struct s2c_error err = { 0 };
-	bool yes = false, dry = false;
+	bool yes = false, dry = false, incomplete = false;
 	char hash[HASH_HEX_LEN];
-	int c, r, ex;
+	int c, r, ex, rootfd = -1;
 
 	scanargs_init(&s, ctx);
 	applyargs_init(&a);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if ((r = scanargs_option(&s, c, optarg, "migrate")) ||
-		    (r = dbargs_option(&db, c, optarg, "migrate")) ||
+		    (r = dbargs_option(&dba, c, optarg, "migrate")) ||
 		    (r = applyargs_option(&a, c, optarg, "migrate"))) {
 			if (r < 0)
 				return -r;
@@ -223,75 +317,107 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 	r = scanargs_finish(&s, argc, argv, optind, "migrate");
 	if (r < 0)
 		return -r;
-	if (!dry) {
-		/* What an interrupted run left half done is undone before we look. */
-		struct apply_result rec;
-		bool host;
-		int fd = scan_open_root(s.root, &host, &err);
-		if (fd < 0) {
-			log_error("%s", err.msg);
-			return S2C_EXIT_USAGE;
-		}
-		r = apply_recover(fd, geteuid() == 0, applyargs_report, NULL, &rec, &err);
-		(void)close(fd);
-		if (r < 0) {
-			log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-		}
+	ex = dry ? 0 : recover_first(s.root);
+	if (ex == 0)
+		ex = dbargs_load(&dba, &db);
+	if (ex == 0) {
+		struct privsep_job job = { .dbargs = &dba, .db = db, .scan = &s, .ctx = ctx,
+					   .verbose = a.verbose };
+		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
-	ex = decide_scan(&db, &s, ctx, &res, &ds);
 	if (ex)
-		return ex;
-	r = plan_build((const struct decision *const *)ds.v, ds.n, ds.host, ds.db, res->root,
-		       res->host, &p, &err);
-	if (r < 0) {
-		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
-		ex = S2C_EXIT_FAILURE;
 		goto out;
-	}
 	print_plan(p);
-	if (dry)
+	if (dry || !plan_changes(p))
 		goto out;
-	if (res->warnings) {
+	if (incomplete) {
 		log_error("the scan was incomplete (see the warnings): not applying");
 		ex = S2C_EXIT_INCOMPLETE;
 		goto out;
 	}
-	if (!yes && !confirm()) {
-		log_notice("nothing changed (answer 'y', or use --yes)");
-		goto out;
-	}
-	{
-		_cleanup_jsonput_ struct json_object *doc = plan_to_json(p);
-		const char *text = doc ? json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY) : NULL;
-		if (!text || hash_mem_sha256(text, strlen(text), hash) < 0) {
-			ex = S2C_EXIT_FAILURE;
+	if (!yes) {
+		int answer = confirm();
+		if (answer < 0) {
+			log_error("no terminal to ask on: nothing changed; use --yes to apply without "
+				  "asking");
+			ex = S2C_EXIT_USAGE;
+			goto out;
+		}
+		if (answer == 0) {
+			log_notice("nothing changed");
 			goto out;
 		}
 	}
-	ex = applyargs_apply(&a, res->rootfd, p, hash, "migrate");
+	ex = open_plan_root(p, &rootfd);
+	if (ex == 0)
+		ex = applyargs_apply(&a, rootfd, p, hash, &db->caps, NULL);
 out:
+	if (rootfd >= 0)
+		(void)close(rootfd);
+	rules_db_free(db);
 	plan_free(p);
-	decisions_release(&ds);
-	scan_result_free(res);
 	return ex;
 }
 
 /* --- rollback ----------------------------------------------------------------------- */
 
 static const char rollback_help[] =
-	"Undo the changes of a journal (the newest with --last), restoring the exact\n"
-	"previous owner, group, mode and capability bytes.  Safe to run again.\n"
+	"Undo the changes of a journal (with --last, the newest journal that has a\n"
+	"change left to undo), restoring the exact previous owner, group, mode and\n"
+	"capability bytes, but only onto the file the change left: the same inode,\n"
+	"the same content (SHA-256) and the state the change gave it.  Safe to run\n"
+	"again.\n"
 	"\n"
 	"  --root DIR       the root whose state directory holds the journal\n"
-	"  --last           the newest journal\n"
+	"  --last           the newest journal with a change left to undo\n"
+	"  --list           list the journals: time, entries, what is still applied\n"
 	"  --only PATH      only this file (repeatable)\n";
+
+/* "20261203T101112.123456789Z.journal" -> "2026-12-03 10:11:12Z" */
+static void journal_time(const char *name, char *buf, size_t size)
+{
+	unsigned y, mo, d, h, mi, se;
+
+	if (sscanf(name, "%4u%2u%2uT%2u%2u%2u", &y, &mo, &d, &h, &mi, &se) == 6)
+		(void)snprintf(buf, size, "%04u-%02u-%02u %02u:%02u:%02uZ", y, mo, d, h, mi, se);
+	else
+		(void)snprintf(buf, size, "?");
+}
+
+static int list_journals(int rootfd)
+{
+	struct journal_info *v = NULL;
+	struct s2c_error err = { 0 };
+	size_t n = 0;
+	int r = journal_infos(rootfd, geteuid() == 0, &v, &n, &err);
+
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+	}
+	if (!n)
+		(void)printf("no journals: nothing was ever applied here\n");
+	else
+		(void)printf("%-21s %7s %7s %6s %11s %5s  %s\n", "TIME", "ENTRIES", "APPLIED",
+			     "UNDONE", "INTERRUPTED", "OTHER", "JOURNAL");
+	for (size_t i = 0; i < n; i++) {
+		char when[32];
+		journal_time(v[i].name, when, sizeof(when));
+		(void)printf("%-21s %7zu %7zu %6zu %11zu %5zu  %s%s%s\n", when, v[i].entries,
+			     v[i].applied, v[i].undone, v[i].interrupted, v[i].other, esc(v[i].name),
+			     v[i].ended ? "" : " (run did not finish)",
+			     v[i].root_equivalent ? " (root-equivalent sets accepted)" : "");
+	}
+	journal_infos_free(v, n);
+	return S2C_EXIT_OK;
+}
 
 int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "last", no_argument, NULL, ARG_LAST },
+		{ "list", no_argument, NULL, ARG_LIST },
 		{ "only", required_argument, NULL, ARG_ONLY },
 		{ "fault", required_argument, NULL, ARG_FAULT },
 		{ "quiet", no_argument, NULL, ARG_QUIET },
@@ -303,14 +429,15 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	struct apply_result res;
 	struct s2c_error err = { 0 };
 	const char *root = "/", *journal = NULL;
-	bool last = false, host = false;
+	bool last = false, list = false, host = false;
 	int c, r, rootfd;
 
 	(void)ctx;
 	applyargs_init(&a);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c != 'r' && c != ARG_LAST && c != 'h' && (r = applyargs_option(&a, c, optarg, "rollback"))) {
+		if (c != 'r' && c != ARG_LAST && c != ARG_LIST && c != 'h' &&
+		    (r = applyargs_option(&a, c, optarg, "rollback"))) {
 			if (r < 0)
 				return -r;
 			continue;
@@ -322,12 +449,15 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 			return S2C_EXIT_OK;
 		case 'r': root = optarg; break;
 		case ARG_LAST: last = true; break;
+		case ARG_LIST: list = true; break;
 		default:
 			return usage_error("rollback", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc - 1 || (optind == argc - 1) == last)
-		return usage_error("rollback", "expected a JOURNAL or --last");
+	if (list && (last || optind < argc || a.n_only))
+		return usage_error("rollback", "--list takes no JOURNAL, --last or --only");
+	if (!list && (optind < argc - 1 || (optind == argc - 1) == last))
+		return usage_error("rollback", "expected a JOURNAL, --last or --list");
 	if (optind == argc - 1) {
 		journal = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
 		if (!*journal)
@@ -338,12 +468,18 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	/* Restoring needs chown and the set-ID bits back; no smoke tests. */
-	r = privs_restrict(applyargs_caps(NULL, false) | S2C_CAPMASK(CAP_CHOWN), PRIVS_KEEP_BOUNDING);
+	/* Restoring needs chown and the set-ID bits back; it runs nothing, so
+	 * the bounding set goes and no_new_privs is set. */
+	r = privs_restrict(list ? S2C_CAPMASK(CAP_DAC_READ_SEARCH) : PRIVS_ROLLBACK, 0);
 	if (r < 0) {
 		(void)close(rootfd);
 		log_error("cannot restrict privileges: %s", strerror(-r));
 		return S2C_EXIT_PRIVILEGE;
+	}
+	if (list) {
+		r = list_journals(rootfd);
+		(void)close(rootfd);
+		return r;
 	}
 	o.rootfd = rootfd;
 	o.journal = journal;
@@ -356,7 +492,10 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	(void)printf("%zu restored, %zu could not be restored (journal %s)\n", res.restored,
-		     res.not_restored, res.journal);
+	if (!res.journal[0])
+		(void)printf("nothing to roll back: every journal's changes are undone already\n");
+	else
+		(void)printf("%zu restored, %zu could not be restored (journal %s)\n", res.restored,
+			     res.not_restored, esc(res.journal));
 	return res.not_restored ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fcaps.h"
@@ -17,8 +19,10 @@
 #include "common.h"
 
 static const char help_text[] =
-	"Narrow privileges as VERB does, then print the capability sets and the\n"
-	"no_new_privs flag this process kept.\n";
+	"For each phase of VERB, narrow privileges exactly as that phase does (in a\n"
+	"child process per phase), then print the capability sets and the\n"
+	"no_new_privs flag it kept.  Verbs that change files have several phases:\n"
+	"a narrowed child reads and decides, the parent changes files.\n";
 
 static int print_status(void)
 {
@@ -58,10 +62,43 @@ static int print_status(void)
 	return 0;
 }
 
+/* In a child: narrow as the dispatcher does, then as @ph does, and print the result. */
+static int show_phase(const struct cmd *c, const struct privs_phase *ph)
+{
+	pid_t pid;
+	int status, r;
+
+	(void)fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		log_error("cannot fork: %s", strerror(errno));
+		return S2C_EXIT_FAILURE;
+	}
+	if (pid == 0) {
+		r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
+		if (r == 0)
+			r = privs_restrict(ph->caps, ph->flags);
+		if (r < 0) {
+			log_error("cannot restrict privileges for '%s' phase '%s': %s", c->name,
+				  ph->name, strerror(-r));
+			_exit(S2C_EXIT_PRIVILEGE);
+		}
+		(void)printf("phase: %s\nwhat: %s\n", ph->name, ph->what);
+		r = print_status();
+		(void)fflush(stdout);
+		_exit(r);
+	}
+	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (r < 0 || !WIFEXITED(status))
+		return S2C_EXIT_FAILURE;
+	return WEXITSTATUS(status);
+}
+
 int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	const struct cmd *c;
-	int r;
+	int ex = S2C_EXIT_OK;
 
 	(void)ctx;
 	if (argc == 2 && (s2c_streq(argv[1], "--help") || s2c_streq(argv[1], "-h"))) {
@@ -72,13 +109,13 @@ int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx)
 	if (argc != 2)
 		return usage_error("privileges", "expected exactly one VERB");
 	c = cmd_lookup(argv[1]);
-	if (!c)
+	if (!c || !c->phases)
 		return usage_error("privileges", "unknown verb '%s'", argv[1]);
-	r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
-	if (r < 0) {
-		log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
-		return S2C_EXIT_PRIVILEGE;
-	}
 	(void)printf("verb: %s\n", c->name);
-	return print_status();
+	for (const struct privs_phase *ph = c->phases; ph->name && ex == S2C_EXIT_OK; ph++) {
+		if (ph != c->phases)
+			(void)printf("\n");
+		ex = show_phase(c, ph);
+	}
+	return ex;
 }

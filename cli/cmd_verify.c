@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -20,83 +21,40 @@
 #include "applyargs.h"
 #include "cli.h"
 #include "dbargs.h"
-#include "facts.h"
+#include "db.h"
 #include "fileop.h"
 #include "hash.h"
 #include "hook.h"
+#include "host.h"
 #include "plan.h"
 #include "privs.h"
+#include "privsep.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "state.h"
+#include "verify.h"
 #include "common.h"
 
 static const char help_text[] =
 	"Compare the system with the state recorded by apply: report files whose\n"
-	"set-ID bit came back, whose capabilities are gone or different, or that a\n"
-	"package update replaced.\n"
+	"set-ID bit came back, whose capabilities are gone or different, or whose\n"
+	"content changed (a package update, told from tampering by the package\n"
+	"database's digests).\n"
 	"\n"
 	"  --root DIR               the system root\n"
-	"  --fix                    repair drift: decide again about each file and\n"
-	"                           apply with the same checks, journal and smoke test\n"
+	"  --fix                    repair drift that is safe to repair: an update that\n"
+	"                           installed the package's own content, or the set-ID\n"
+	"                           bit back on the same content; the rules must still\n"
+	"                           decide the recorded state; applied with the same\n"
+	"                           checks, journal and smoke test.  Every entry not\n"
+	"                           repaired is named and the exit status is 1\n"
+	"  --forget PATH            stop tracking PATH (repeatable); nothing on disk changes\n"
 	"  --install-hook KIND      run 'verify --fix' after every dpkg, apt or rpm (dnf)\n"
 	"                           operation; KIND is dpkg, apt or rpm\n"
 	"  --remove-hook KIND       remove that hook\n"
 	"  --db DIR, --kernel VER   as for audit (with --fix)\n"
-	"  --no-smoke, --smoke-user USER   as for apply (with --fix)\n"
+	"  --no-smoke, --smoke-user USER, --allow-root-equivalent   as for apply (with --fix)\n"
 	"  --quiet                  print only drift and problems\n";
-
-struct drift {
-	char *path;
-	char what[S2C_ERROR_MAX];
-	bool fixable;              /* the path still holds a regular file */
-};
-
-/* Compare one recorded entry with the disk.  Returns true when it drifted. */
-static bool check_entry(int rootfd, const struct state_entry *e, struct drift *d)
-{
-	struct s2c_error err = { 0 };
-	_cleanup_close_ int fd = -1;
-	struct file_state now;
-	char hex[HASH_HEX_LEN];
-	struct stat st;
-
-	d->path = e->path;
-	d->fixable = false;
-	fd = fileop_open(rootfd, e->path, &st, &err);
-	if (fd < 0) {
-		(void)snprintf(d->what, sizeof(d->what), "%s", err.msg);
-		return true;
-	}
-	d->fixable = true;
-	if (major(st.st_dev) != e->dev_major || minor(st.st_dev) != e->dev_minor ||
-	    st.st_ino != e->ino) {
-		(void)snprintf(d->what, sizeof(d->what), "replaced by another file (new inode: a "
-			       "package update?)");
-		return true;
-	}
-	if (hash_fd_sha256(fd, hex) < 0 || !s2c_streq(hex, e->sha256)) {
-		(void)snprintf(d->what, sizeof(d->what), "its content changed");
-		return true;
-	}
-	if (filestate_read(fd, &now) < 0) {
-		(void)snprintf(d->what, sizeof(d->what), "cannot read its state");
-		return true;
-	}
-	if (filestate_equal(&now, &e->after))
-		return false;
-	if ((now.mode & (S_ISUID | S_ISGID)) && !(e->after.mode & (S_ISUID | S_ISGID)))
-		(void)snprintf(d->what, sizeof(d->what), "the set-ID bit is back (mode %04o)", now.mode);
-	else if (!now.has_xattr && e->after.has_xattr)
-		(void)snprintf(d->what, sizeof(d->what), "its capabilities are gone");
-	else if (now.has_xattr != e->after.has_xattr || now.xattr_len != e->after.xattr_len ||
-		 memcmp(now.xattr, e->after.xattr, now.xattr_len) != 0)
-		(void)snprintf(d->what, sizeof(d->what), "its capabilities are different");
-	else
-		(void)snprintf(d->what, sizeof(d->what), "its owner, group or mode changed (%04o %u:%u)",
-			       now.mode, now.uid, now.gid);
-	return true;
-}
 
 static const char *program_path(void)
 {
@@ -136,57 +94,136 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 	return S2C_EXIT_OK;
 }
 
-/* Decide again about the drifted files and apply what the rules say, if the
- * same rule still describes them. */
-static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbargs *db,
-	       const struct applyargs *aa, const struct state *state, struct drift *drifts,
-	       size_t n)
+/* One drifted entry that --fix did not repair, named on stderr. */
+static void not_repaired(const char *path, const char *why)
+{
+	log_warning("not repaired '%s': %s", esc(path), why);
+}
+
+/*
+ * Decide again (in the narrowed child) about the fixable drifted files and
+ * repair those whose fresh decision is exactly the recorded state, on the
+ * content that was checked.  Returns an exit code; *ret_unrepaired counts
+ * the drifted entries left as they are.
+ */
+static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbargs *dba,
+	       const struct applyargs *aa, int rootfd, struct drift *drifts, size_t n,
+	       size_t *ret_unrepaired)
 {
 	_cleanup_free_ const char **paths = calloc(n + 1, sizeof(char *));
+	_cleanup_free_ const char **approved = calloc(n + 1, sizeof(char *));
 	struct scanargs s = *sa;
-	struct scan_result *res = NULL;
-	struct decisions ds = { 0 };
+	struct rules_db *db = NULL;
 	struct plan *p = NULL;
-	struct s2c_error err = { 0 };
-	size_t k = 0;
-	int ex, r;
+	char hash[HASH_HEX_LEN];
+	bool incomplete = false;
+	size_t k = 0, m = 0, unrepaired = 0;
+	int ex;
 
-	if (!paths)
+	if (!paths || !approved)
 		return S2C_EXIT_FAILURE;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (drifts[i].fixable)
-			paths[k++] = drifts[i].path;
+			paths[k++] = drifts[i].entry->path;
+		else
+			unrepaired++;
+	}
+	*ret_unrepaired = unrepaired;
 	if (!k)
 		return S2C_EXIT_FINDINGS;
 	s.paths = paths;
-	ex = decide_scan(db, &s, ctx, &res, &ds);
-	if (ex)
-		return ex;
-	r = plan_build((const struct decision *const *)ds.v, ds.n, ds.host, ds.db, res->root,
-		       res->host, &p, &err);
-	if (r < 0) {
-		log_error("cannot make a plan: %s", err.msg[0] ? err.msg : strerror(-r));
-		ex = S2C_EXIT_FAILURE;
-		goto out;
+	ex = dbargs_load(dba, &db);
+	if (ex == 0) {
+		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
+					   .verbose = aa->verbose };
+		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
-	/* Only what the same rule still decides is repaired; the rest is reported. */
-	for (size_t i = 0; i < p->n; i++) {
-		struct plan_entry *e = &p->v[i];
-		const struct state_entry *se = state_find((struct state *)(uintptr_t)state, e->path);
-		bool same = se && ((!se->rule_id && !e->rule_id) ||
-				   (se->rule_id && e->rule_id && s2c_streq(se->rule_id, e->rule_id)));
-		if (e->change && !same) {
-			log_warning("'%s' is not repaired: the rule that migrated it no longer decides "
-				    "about it (now %s, %s)", esc(e->path), e->rule_id ? e->rule_id : "no rule",
-				    verdict_name(e->verdict));
-			e->change = false;
+	if (ex) {
+		rules_db_free(db);
+		*ret_unrepaired = n;
+		return ex;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct drift *d = &drifts[i];
+		struct plan_entry *pe = NULL;
+		struct file_state after;
+
+		if (!d->fixable)
+			continue;
+		for (size_t j = 0; j < p->n && !pe; j++)
+			if (s2c_streq(p->v[j].path, d->entry->path))
+				pe = &p->v[j];
+		if (!pe) {
+			not_repaired(d->entry->path, "it is not privileged any more, so there is nothing "
+				     "to repair");
+			unrepaired++;
+			continue;
+		}
+		after = (struct file_state){ .uid = pe->after.uid, .gid = pe->after.gid,
+					     .mode = pe->after.mode & 07777,
+					     .has_xattr = pe->after.caps_len > 0,
+					     .xattr_len = pe->after.caps_len };
+		memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
+		if (!s2c_streq(pe->sha256, d->now.sha256)) {
+			not_repaired(d->entry->path, "its content changed again while it was checked");
+			unrepaired++;
+		} else if (!pe->change || !filestate_same(&after, &d->entry->after)) {
+			char rec[128];
+			filestate_describe(&d->entry->after, rec, sizeof(rec));
+			log_warning("not repaired '%s': the rules no longer decide the recorded state "
+				    "'%s' (now %s, %s%s)", esc(d->entry->path), rec,
+				    verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
+				    pe->rule_id ? pe->rule_id : "");
+			unrepaired++;
+		} else {
+			approved[m++] = pe->path;
 		}
 	}
-	ex = applyargs_apply(aa, res->rootfd, p, "verify-fix", "verify");
-out:
+	for (size_t j = 0; j < p->n; j++) {
+		bool ok = false;
+		for (size_t i = 0; i < m && !ok; i++)
+			ok = approved[i] == p->v[j].path;
+		p->v[j].change = p->v[j].change && ok;
+	}
+	*ret_unrepaired = unrepaired;
+	if (m)
+		ex = applyargs_apply(aa, rootfd, p, hash, &db->caps, approved);
 	plan_free(p);
-	decisions_release(&ds);
-	scan_result_free(res);
+	rules_db_free(db);
+	if (ex)
+		return ex;
+	return unrepaired ? S2C_EXIT_FINDINGS : S2C_EXIT_OK;
+}
+
+/* verify --forget PATH…: drop records; the files are not touched. */
+static int forget(int rootfd, const char *const *paths, size_t n)
+{
+	struct s2c_error err = { 0 };
+	struct state *state = NULL;
+	int statefd = -1, r, ex = S2C_EXIT_OK;
+
+	r = statedir_open(rootfd, false, geteuid() == 0, &statefd, NULL, &err);
+	if (r == 0 && flock(statefd, LOCK_EX | LOCK_NB) < 0)
+		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running");
+	if (r == 0)
+		r = state_load(statefd, "/", geteuid() == 0, &state, &err);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		if (state_remove(state, paths[i])) {
+			(void)printf("forgotten  %s\n", esc(paths[i]));
+		} else {
+			log_error("'%s' is not recorded as migrated", esc(paths[i]));
+			ex = S2C_EXIT_USAGE;
+		}
+	}
+	if (r == 0)
+		r = state_save(statefd, state, &err);
+	if (statefd >= 0)
+		(void)close(statefd);
+	state_free(state);
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+	}
 	return ex;
 }
 
@@ -195,24 +232,29 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	static const struct option opts[] = {
 		SCANARGS_OPTIONS, DBARGS_OPTIONS,
 		{ "fix", no_argument, NULL, ARG_FIX },
+		{ "forget", required_argument, NULL, ARG_FORGET },
 		{ "install-hook", required_argument, NULL, ARG_INSTALL_HOOK },
 		{ "remove-hook", required_argument, NULL, ARG_REMOVE_HOOK },
 		{ "no-smoke", no_argument, NULL, ARG_NO_SMOKE },
 		{ "smoke", no_argument, NULL, ARG_SMOKE },
 		{ "smoke-user", required_argument, NULL, ARG_SMOKE_USER },
+		{ "allow-root-equivalent", no_argument, NULL, ARG_ALLOW_ROOT_EQUIVALENT },
 		{ "fault", required_argument, NULL, ARG_FAULT },
 		{ "quiet", no_argument, NULL, ARG_QUIET },
+		{ "verbose", no_argument, NULL, ARG_VERBOSE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct scanargs s;
 	struct dbargs db = { 0 };
 	struct applyargs a;
-	const char *install = NULL, *remove = NULL;
+	const char *install = NULL, *remove = NULL, *forgets[64];
 	struct s2c_error err = { 0 };
 	struct state *state = NULL;
+	struct host *h = NULL;
 	struct drift *drifts = NULL;
-	size_t n = 0;
+	_cleanup_free_ const char **paths = NULL;
+	size_t n = 0, nforget = 0, unrepaired = 0;
 	bool want_fix = false, host = false;
 	int c, r, ex = S2C_EXIT_OK, rootfd, statefd = -1;
 
@@ -232,6 +274,11 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 			(void)fputs(help_text, stdout);
 			return S2C_EXIT_OK;
 		case ARG_FIX: want_fix = true; break;
+		case ARG_FORGET:
+			if (nforget == S2C_ELEMENTSOF(forgets))
+				return usage_error("verify", "too many --forget paths");
+			forgets[nforget++] = optarg;
+			break;
 		case ARG_INSTALL_HOOK: install = optarg; break;
 		case ARG_REMOVE_HOOK: remove = optarg; break;
 		default:
@@ -242,19 +289,21 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		return usage_error("verify", "unexpected argument '%s'", esc(argv[optind]));
 	if (install && remove)
 		return usage_error("verify", "--install-hook and --remove-hook exclude each other");
+	if (nforget && (want_fix || install || remove))
+		return usage_error("verify", "--forget excludes --fix and the hook options");
 	rootfd = scan_open_root(s.root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	if (install || remove) {
-		ex = do_hooks(rootfd, install, remove);
+	if (install || remove || nforget) {
+		ex = nforget ? forget(rootfd, forgets, nforget) : do_hooks(rootfd, install, remove);
 		(void)close(rootfd);
 		return ex;
 	}
 	if (!want_fix) {
 		/* Only reading from here: the read-only set and no_new_privs. */
-		r = privs_restrict(S2C_CAPMASK(CAP_DAC_READ_SEARCH), 0);
+		r = privs_restrict(PRIVS_READ, 0);
 		if (r < 0) {
 			(void)close(rootfd);
 			log_error("cannot restrict privileges: %s", strerror(-r));
@@ -272,27 +321,45 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		r = state_load(statefd, s.root, geteuid() == 0, &state, &err);
 	if (statefd >= 0)
 		(void)close(statefd);
-	if (r < 0) {
-		(void)close(rootfd);
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
-	drifts = calloc(state->n ? state->n : 1, sizeof(*drifts));
-	for (size_t i = 0; drifts && i < state->n; i++) {
-		if (check_entry(rootfd, &state->v[i], &drifts[n])) {
-			(void)printf("drift      %s: %s\n", esc(drifts[n].path), drifts[n].what);
+	if (r == 0)
+		r = host_new(rootfd, host, NULL, &h, &err);
+	if (r == 0 && (!(drifts = calloc(state->n + 1, sizeof(*drifts))) ||
+		       !(paths = calloc(state->n + 1, sizeof(char *)))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < state->n; i++)
+		paths[i] = state->v[i].path;
+	if (r == 0)
+		r = host_load_packages(h, paths, state->n);
+	for (size_t i = 0; r == 0 && i < state->n; i++) {
+		r = verify_entry(rootfd, h, &state->v[i], &drifts[n]);
+		if (r == 0 && drifts[n].kind != DRIFT_NONE) {
+			(void)printf("drift      %s: %s\n", esc(state->v[i].path), esc(drifts[n].what));
 			n++;
 		}
+	}
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		ex = r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+		goto out;
 	}
 	if (!a.quiet)
 		(void)printf("%zu migrated file%s checked, %zu drifted\n", state->n,
 			     state->n == 1 ? "" : "s", n);
-	(void)close(rootfd);
-	if (n && want_fix)
-		ex = fix(ctx, &s, &db, &a, state, drifts, n);
-	else if (n)
+	if (n && want_fix) {
+		for (size_t i = 0; i < n; i++)
+			if (!drifts[i].fixable)
+				not_repaired(drifts[i].entry->path, drifts[i].what);
+		ex = fix(ctx, &s, &db, &a, rootfd, drifts, n, &unrepaired);
+		if (unrepaired)
+			log_error("%zu drifted file%s not repaired (see above)", unrepaired,
+				  unrepaired == 1 ? "" : "s");
+	} else if (n) {
 		ex = S2C_EXIT_FINDINGS;
+	}
+out:
+	(void)close(rootfd);
 	free(drifts);
+	host_free(h);
 	state_free(state);
 	return ex;
 }

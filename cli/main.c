@@ -68,54 +68,81 @@
 #include "privs.h"
 #include "common.h"
 
-#define CAPS_READ S2C_CAPMASK(CAP_DAC_READ_SEARCH)
 /*
- * Verbs that change files: the most any of them may need.  Each narrows
- * further once it knows its input (no CAP_CHOWN without an owner change, no
- * smoke-test capabilities without smoke tests, read-only for a plain verify).
- * CAP_FSETID keeps a set-group-ID bit when restoring a group we are not in;
- * CAP_SETUID/SETGID/KILL run and stop smoke tests as an unprivileged user.
+ * What each verb keeps, phase by phase (suid2cap privileges VERB shows it).
+ * The dispatcher narrows to the union of a verb's phases; each phase then
+ * narrows further with the same constants (cli/privs.h).  Reading verbs are
+ * one phase.  Verbs that change files start with CAP_SETPCAP so that the
+ * child that reads untrusted files can drop the bounding set too; the parent
+ * that changes files keeps the bounding set (and no no_new_privs) because
+ * smoke tests must get the file capabilities they prove.
  */
-#define CAPS_CHANGE (S2C_CAPMASK(CAP_SETFCAP) | S2C_CAPMASK(CAP_FOWNER) | \
-		     S2C_CAPMASK(CAP_FSETID) | S2C_CAPMASK(CAP_CHOWN) | \
-		     S2C_CAPMASK(CAP_DAC_READ_SEARCH) | S2C_CAPMASK(CAP_SETUID) | \
-		     S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_KILL))
+static const struct privs_phase phases_read[] = {
+	{ "read", PRIVS_READ, 0, "walks the tree, reads the files and decides" },
+	{ 0 },
+};
+static const struct privs_phase phases_change[] = {
+	{ "decide", PRIVS_READ, 0,
+	  "a child process walks the tree, reads the binaries with libelf, decides and hands "
+	  "the plan over" },
+	{ "apply", PRIVS_APPLY | PRIVS_APPLY_CHOWN | PRIVS_SMOKE, PRIVS_KEEP_BOUNDING,
+	  "checks and changes the files (at most: CAP_CHOWN only for an owner change, "
+	  "CAP_SETUID, CAP_SETGID and CAP_KILL only for smoke tests)" },
+	{ 0 },
+};
+static const struct privs_phase phases_verify[] = {
+	{ "check", PRIVS_READ, 0, "compares the recorded files with the disk (verify without --fix)" },
+	{ "decide", PRIVS_READ, 0, "with --fix: a child process decides about the drifted files" },
+	{ "apply", PRIVS_APPLY | PRIVS_APPLY_CHOWN | PRIVS_SMOKE, PRIVS_KEEP_BOUNDING,
+	  "with --fix: repairs them (at most; as for apply)" },
+	{ 0 },
+};
+static const struct privs_phase phases_rollback[] = {
+	{ "rollback", PRIVS_ROLLBACK, 0, "restores journalled states; runs no program" },
+	{ 0 },
+};
+/* Verbs that change files start with every set one of their phases keeps. */
+#define CAPS_CHANGE (PRIVS_READ | PRIVS_APPLY | PRIVS_APPLY_CHOWN | PRIVS_SMOKE | \
+		     S2C_CAPMASK(CAP_SETPCAP))
 /* `privileges` narrows for the verb it inspects, so it starts with everything. */
 #define CAPS_ALL UINT64_MAX
 
 static const struct cmd commands[] = {
-	{ "scan", cmd_scan, CMD_JSON, CAPS_READ,
+	{ "scan", cmd_scan, CMD_JSON, PRIVS_READ, phases_read,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
 	  "[--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
-	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
 	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
-	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
 	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
-	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE,
-	  "PLAN [--only PATH ...] [--no-smoke] [--smoke] [--smoke-user USER] "
-	  "[--smoke-timeout SEC] [--allow-hardlinks] [--quiet]",
+	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE, phases_change,
+	  "PLAN [--db DIR] [--kernel VER] [--only PATH ...] [--no-smoke] [--smoke] "
+	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
+	  "[--allow-root-equivalent] [--quiet] [--verbose]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
-	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE,
+	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_change,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
-	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE,
-	  "[--root DIR] JOURNAL | --last [--only PATH ...]",
+	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE, phases_rollback,
+	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
-	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE,
-	  "[--root DIR] [--fix] [--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
+	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_verify,
+	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
+	  "[--allow-root-equivalent] [--forget PATH ...] [--install-hook dpkg|apt|rpm] "
+	  "[--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
-	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
-	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
+	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
 	  "check or list the rules database" },
-	{ "privileges", cmd_privileges, 0, CAPS_ALL, "VERB",
+	{ "privileges", cmd_privileges, 0, CAPS_ALL, NULL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
 };
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
+#include "fcaps.h"
 #include "privs.h"
 #include "common.h"
 
@@ -29,6 +32,24 @@ uint64_t privs_effective(void)
 	_cleanup_(cap_freep) cap_t cur = cap_get_proc();
 
 	return cur ? mask_of(cur, CAP_EFFECTIVE) : 0;
+}
+
+char *privs_describe(void)
+{
+	_cleanup_free_ char *eff = fcaps_mask_names(privs_effective()), *bnd = NULL;
+	uint64_t bound = 0;
+	int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	char *out = NULL;
+
+	for (cap_value_t v = 0; v < 64 && v <= cap_max_bits(); v++)
+		if (CAP_IS_SUPPORTED(v) && cap_get_bound(v) == 1)
+			bound |= S2C_CAPMASK(v);
+	bnd = fcaps_mask_names(bound);
+	if (!eff || !bnd || asprintf(&out, "effective %s; bounding %s; no_new_privs %s",
+				     *eff ? eff : "(none)", *bnd ? bnd : "(none)",
+				     nnp == 1 ? "yes" : "no") < 0)
+		return NULL;
+	return out;
 }
 
 bool privs_have(int cap)

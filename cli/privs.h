@@ -14,10 +14,36 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/capability.h>
+
+#include "macro.h"
+
+/*
+ * The sets each phase of a verb keeps (suid2cap privileges VERB shows them).
+ * Reading: walking, hashing and parsing files, deciding.  Applying: setting
+ * capabilities (SETFCAP), changing modes of files we do not own (FOWNER),
+ * keeping a set-group-ID bit for a group we are not in (FSETID), opening
+ * them (DAC_READ_SEARCH); CHOWN only for owner changes; SETUID, SETGID and
+ * KILL only to run and stop smoke tests as an unprivileged user.
+ */
+#define PRIVS_READ S2C_CAPMASK(CAP_DAC_READ_SEARCH)
+#define PRIVS_APPLY (S2C_CAPMASK(CAP_SETFCAP) | S2C_CAPMASK(CAP_FOWNER) | \
+		     S2C_CAPMASK(CAP_FSETID) | S2C_CAPMASK(CAP_DAC_READ_SEARCH))
+#define PRIVS_APPLY_CHOWN S2C_CAPMASK(CAP_CHOWN)
+#define PRIVS_SMOKE (S2C_CAPMASK(CAP_SETUID) | S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_KILL))
+#define PRIVS_ROLLBACK (PRIVS_APPLY | PRIVS_APPLY_CHOWN)
 
 /** How far to narrow. */
 enum privs_flags {
 	PRIVS_KEEP_BOUNDING = 1 << 0, /**< keep the bounding set and skip no_new_privs */
+};
+
+/** One phase of a verb and the privileges it keeps (for `privileges VERB`). */
+struct privs_phase {
+	const char *name;             /**< "read", "decide", "apply", …; NULL ends a list */
+	uint64_t caps;                /**< capabilities kept (at most) */
+	enum privs_flags flags;
+	const char *what;             /**< what runs in it */
 };
 
 /**
@@ -28,6 +54,12 @@ enum privs_flags {
  * Returns 0 or -errno.
  */
 int privs_restrict(uint64_t keep, enum privs_flags flags);
+
+/**
+ * "effective cap_x,…; bounding cap_x,…; no_new_privs yes" for this process,
+ * as the kernel reports it.  Returns a new string or NULL on OOM.
+ */
+char *privs_describe(void);
 
 /** The effective capability mask of this process (0 on error). */
 uint64_t privs_effective(void);

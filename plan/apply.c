@@ -15,11 +15,13 @@
 
 #include "apply.h"
 #include "fcaps.h"
+#include "fileid.h"
 #include "fileop.h"
 #include "hash.h"
 #include "journal.h"
 #include "plan.h"
 #include "preflight.h"
+#include "privcheck.h"
 #include "smoke.h"
 #include "state.h"
 #include "common.h"
@@ -50,6 +52,11 @@ struct run {
 static void journal_freep_(struct journal **j)
 {
 	journal_free(*j);
+}
+
+static int cmp_names_desc(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
 }
 
 static void run_release(struct run *run)
@@ -146,9 +153,65 @@ static int open_state(struct run *run, bool create, bool trusted, struct s2c_err
 
 /* --- undoing one entry ---------------------------------------------------------------- */
 
+/* One field of a state somewhere between @b and @a, as a crash may leave it. */
+static bool between(uint32_t now, uint32_t b, uint32_t a)
+{
+	return now == b || now == a;
+}
+
 /*
- * Restore @e's previous state exactly, if the file is still the inode the
- * journal changed.  Writes "undo" before and "undone" after.
+ * Is @now a state our own change of @e left?  After a finished change it is
+ * the state after (the same capability sets; libcap may have written v3).
+ * After an interrupted change or an interrupted undo, every field is the
+ * state before's, the state after's, or what chown leaves (no set-ID bits,
+ * no capabilities).
+ */
+static bool left_by_us(const struct journal_entry *e, const struct file_state *now)
+{
+	const struct file_state *b = &e->before, *a = &e->after;
+	uint32_t cleared = b->mode & ~(uint32_t)(S_ISUID | S_ISGID);
+	struct file_state caps_only = *now;
+
+	if (e->outcome != JOURNAL_PENDING && !e->undo_started)
+		return filestate_same(now, a);
+	if (!between(now->uid, b->uid, a->uid) || !between(now->gid, b->gid, a->gid) ||
+	    (!between(now->mode, b->mode, a->mode) && now->mode != cleared))
+		return false;
+	if (!now->has_xattr)
+		return true;
+	caps_only.uid = b->uid;
+	caps_only.gid = b->gid;
+	caps_only.mode = b->mode;
+	if (filestate_equal(&caps_only, b))
+		return true;
+	caps_only.uid = a->uid;
+	caps_only.gid = a->gid;
+	caps_only.mode = a->mode;
+	return filestate_same(&caps_only, a);
+}
+
+/* The content the file had when it was changed: from the journal, or, for a
+ * version 1 journal, from the state record of the same run. */
+static const char *changed_content(const struct run *run, const struct journal *j,
+				   const struct journal_entry *e)
+{
+	const struct state_entry *se;
+
+	if (e->sha256_after[0])
+		return e->sha256_after;
+	if (e->sha256[0])
+		return e->sha256;
+	se = run->state ? state_find(run->state, e->path) : NULL;
+	if (se && se->journal && s2c_streq(se->journal, j->name) && se->sha256[0] &&
+	    se->dev_major == e->dev_major && se->dev_minor == e->dev_minor && se->ino == e->ino)
+		return se->sha256;
+	return NULL;
+}
+
+/*
+ * Restore @e's previous state exactly, only onto what the change left: the
+ * same inode, the same content (SHA-256) and the state the change gave it.
+ * Writes "undo" before and "undone" after.
  * Returns 1 restored (or already), 0 not restorable (@why says why), -errno
  * when the journal cannot be written.
  */
@@ -157,8 +220,9 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_state now;
-	struct stat st;
+	struct file_id id;
+	const char *sha = changed_content(run, j, e);
+	char now[128], left[128];
 	int r;
 
 	run->seq = e->seq;
@@ -166,24 +230,43 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 	if (r < 0)
 		return r;
 	fault_point(run, "undo");
-	fd = fileop_open(run->rootfd, e->path, &st, &err);
+	fd = fileop_open(run->rootfd, e->path, NULL, &err);
 	if (fd < 0) {
 		(void)snprintf(why, whysize, "%s", err.msg);
 		return 0;
 	}
-	if (major(st.st_dev) != e->dev_major || minor(st.st_dev) != e->dev_minor ||
-	    st.st_ino != e->ino) {
+	r = fileid_read(fd, true, &id);
+	if (r < 0) {
+		(void)snprintf(why, whysize, "cannot read it: %s", strerror(-r));
+		return 0;
+	}
+	if (id.dev_major != e->dev_major || id.dev_minor != e->dev_minor || id.ino != e->ino) {
 		(void)snprintf(why, whysize, "the file was replaced since the change (another inode, "
 			       "e.g. a package update); it is left as it is");
 		return 0;
 	}
-	r = filestate_read(fd, &now);
-	if (r < 0) {
-		(void)snprintf(why, whysize, "cannot read its state: %s", strerror(-r));
+	if (!sha) {
+		filestate_describe(&e->before, left, sizeof(left));
+		(void)snprintf(why, whysize, "the journal (format 1) records no content hash for it, "
+			       "so it cannot be told from other content on the same inode; check it "
+			       "and restore '%s' by hand", left);
 		return 0;
 	}
-	if (!filestate_equal(&now, &e->before)) {
-		r = fileop_write(fd, &now, &e->before, true, step_cb, run, &err);
+	if (!s2c_streq(id.sha256, sha)) {
+		(void)snprintf(why, whysize, "its content changed since the change (SHA-256 differs): "
+			       "it is not the program the journal changed; it is left as it is");
+		return 0;
+	}
+	if (!filestate_equal(&id.state, &e->before)) {
+		if (!left_by_us(e, &id.state)) {
+			filestate_describe(&id.state, now, sizeof(now));
+			filestate_describe(&e->after, left, sizeof(left));
+			(void)snprintf(why, whysize, "its owner, group, mode or capabilities changed since "
+				       "the change (it is '%s', the change left '%s'); it is left as it is",
+				       now, left);
+			return 0;
+		}
+		r = fileop_write(fd, &id.state, &e->before, true, step_cb, run, &err);
 		if (r < 0) {
 			(void)snprintf(why, whysize, "%s", err.msg);
 			return 0;
@@ -230,7 +313,8 @@ static int recover(struct run *run, struct s2c_error *err)
 				continue;
 			r = restore_entry(run, j, e, why, sizeof(why));
 			if (r > 0) {
-				r = journal_done(j, e->seq, JOURNAL_FAILED, "interrupted; undone by a later run", err);
+				r = journal_done(j, e->seq, JOURNAL_FAILED,
+						 "interrupted; undone by a later run", NULL, err);
 				report(run, e->path, APPLY_RECOVERED, "an interrupted change from %s was undone",
 				       j->name);
 			} else if (r == 0) {
@@ -258,32 +342,31 @@ static void state_from_plan(const struct plan_state *p, struct file_state *s)
 	memcpy(s->xattr, p->caps_raw, p->caps_len);
 }
 
-/* Does the open file still match the plan's identity?  NULL when it does. */
-static const char *identity_mismatch(const struct plan_entry *pe, const struct stat *st)
+/* The identity the plan recorded for @pe. */
+static void id_from_plan(const struct plan_entry *pe, struct file_id *id)
 {
-	int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
-
-	if (major(st->st_dev) != pe->dev_major || minor(st->st_dev) != pe->dev_minor ||
-	    st->st_ino != pe->ino)
-		return "it is another file now (device or inode differ)";
-	if ((uint64_t)st->st_size != pe->size)
-		return "its size changed";
-	if (mtime != pe->mtime_ns)
-		return "its modification time changed";
-	return NULL;
+	memset(id, 0, sizeof(*id));
+	id->dev_major = pe->dev_major;
+	id->dev_minor = pe->dev_minor;
+	id->ino = pe->ino;
+	id->size = pe->size;
+	id->mtime_ns = pe->mtime_ns;
+	id->nlink = pe->nlink;
+	state_from_plan(&pe->before, &id->state);
+	memcpy(id->sha256, pe->sha256, sizeof(id->sha256));
 }
 
-static int record_state(struct run *run, const struct plan_entry *pe, const struct stat *st,
+static int record_state(struct run *run, const struct plan_entry *pe, const struct file_id *id,
 			const struct file_state *after, struct s2c_error *err)
 {
 	struct state_entry se = {
-		.path = pe->path, .rule_id = pe->rule_id, .dev_major = major(st->st_dev),
-		.dev_minor = minor(st->st_dev), .ino = st->st_ino, .after = *after,
+		.path = pe->path, .rule_id = pe->rule_id, .dev_major = id->dev_major,
+		.dev_minor = id->dev_minor, .ino = id->ino, .after = *after,
 		.journal = run->j ? run->j->name : NULL,
 	};
 	int r;
 
-	memcpy(se.sha256, pe->sha256, sizeof(se.sha256));
+	memcpy(se.sha256, id->sha256, sizeof(se.sha256));
 	r = state_put(run->state, &se);
 	if (r == 0)
 		r = state_save(run->statefd, run->state, err);
@@ -301,7 +384,7 @@ static int undo_now(struct run *run, struct journal_entry *e, enum journal_outco
 	if (r < 0)
 		return r;
 	return journal_done(run->j, e->seq, r > 0 ? outcome : JOURNAL_FAILED,
-			    r > 0 ? reason : why, err);
+			    r > 0 ? reason : why, NULL, err);
 }
 
 static int smoke(struct run *run, const struct apply_options *o, const struct plan_entry *pe,
@@ -314,18 +397,20 @@ static int smoke(struct run *run, const struct apply_options *o, const struct pl
 	return r;
 }
 
-/* Returns 0 (reported), or -errno when the run must stop. */
-static int apply_entry(struct run *run, const struct apply_options *o, const struct plan_entry *pe,
-		       struct s2c_error *err)
+/*
+ * Open @pe's file for the change and check it is what the plan saw and that
+ * the change is allowed.  Returns the fd, 0 when the entry was reported
+ * (skipped or already done), or -errno when the run must stop.
+ */
+static int open_checked(struct run *run, const struct apply_options *o,
+			const struct plan_entry *pe, struct file_id *ret_id, struct s2c_error *err)
 {
 	struct s2c_error e = { 0 };
 	_cleanup_close_ int dfd = -1, fd = -1;
-	struct file_state now, before, want;
-	struct journal_entry *je;
+	struct file_state before, want;
+	struct file_id planned;
 	const char *why, *name = strrchr(pe->path, '/') + 1;
-	char hex[HASH_HEX_LEN];
-	struct stat st;
-	unsigned seq;
+	char a[128], b[128];
 	int r;
 
 	state_from_plan(&pe->before, &before);
@@ -346,52 +431,71 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		       "it is a symbolic link now" : strerror(errno));
 		return 0;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		report(run, pe->path, APPLY_SKIPPED, "it is not a regular file any more");
+	r = fileid_read(fd, true, ret_id);
+	if (r < 0) {
+		report(run, pe->path, APPLY_SKIPPED, "%s", r == -EINVAL ?
+		       "it is not a regular file any more" : strerror(-r));
 		return 0;
 	}
-	if ((why = identity_mismatch(pe, &st))) {
+	id_from_plan(pe, &planned);
+	why = fileid_diff(&planned, ret_id, FILEID_INODE | FILEID_SIZE_MTIME | FILEID_CONTENT);
+	if (why) {
 		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: %s", why);
 		return 0;
 	}
-	r = filestate_read(fd, &now);
-	if (r < 0) {
-		report(run, pe->path, APPLY_SKIPPED, "cannot read its state: %s", strerror(-r));
-		return 0;
-	}
-	r = hash_fd_sha256(fd, hex);
-	if (r < 0 || !s2c_streq(hex, pe->sha256)) {
-		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: %s",
-		       r < 0 ? strerror(-r) : "its content (SHA-256) differs");
-		return 0;
-	}
-	if (filestate_equal(&now, &want)) {
+	if (filestate_equal(&ret_id->state, &want)) {
 		report(run, pe->path, APPLY_ALREADY, NULL);
-		return record_state(run, pe, &st, &want, err);
+		r = record_state(run, pe, ret_id, &want, err);
+		return r < 0 ? r : 0;
 	}
-	if (!filestate_equal(&now, &before)) {
-		char a[128], b[128];
-		filestate_describe(&now, a, sizeof(a));
+	if (!filestate_equal(&ret_id->state, &before)) {
+		filestate_describe(&ret_id->state, a, sizeof(a));
 		filestate_describe(&before, b, sizeof(b));
 		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: it is '%s', "
 		       "the plan expected '%s'", a, b);
 		return 0;
 	}
-	if (st.st_nlink > 1 && !o->allow_hardlinks) {
-		report(run, pe->path, APPLY_SKIPPED, "it has %ju hard links: another name would keep "
-		       "the old privilege (use --allow-hardlinks after checking them)",
-		       (uintmax_t)st.st_nlink);
+	if (ret_id->nlink > 1 && !o->allow_hardlinks) {
+		report(run, pe->path, APPLY_SKIPPED, "it has %u hard links: another name would keep "
+		       "the old privilege (use --allow-hardlinks after checking them)", ret_id->nlink);
 		return 0;
 	}
-	/* Write-ahead: the exact previous state is durable before anything changes. */
-	r = journal_intent(run->j, pe->path, major(st.st_dev), minor(st.st_dev), st.st_ino, &now,
-			   &want, &seq, err);
+	/* The plan's verdict and risk are not trusted: the order is checked on the file. */
+	r = privcheck(o->caps, &ret_id->state, &want,
+		      o->allow_root_equivalent ? PRIVCHECK_ROOT_EQUIVALENT : 0, &e);
+	if (r < 0) {
+		report(run, pe->path, APPLY_SKIPPED, "refused: %s%s", e.msg, r == -EACCES ?
+		       "; pass --allow-root-equivalent to accept it" : "");
+		return 0;
+	}
+	return TAKE_FD(fd);
+}
+
+/* Returns 0 (reported), or -errno when the run must stop. */
+static int apply_entry(struct run *run, const struct apply_options *o, const struct plan_entry *pe,
+		       struct s2c_error *err)
+{
+	struct s2c_error e = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct file_state want;
+	struct file_id id;
+	struct journal_entry *je;
+	char after[HASH_HEX_LEN];
+	unsigned seq;
+	int r;
+
+	fd = open_checked(run, o, pe, &id, err);
+	if (fd <= 0)
+		return fd;
+	state_from_plan(&pe->after, &want);
+	/* Write-ahead: the exact previous state and content are durable before anything changes. */
+	r = journal_intent(run->j, pe->path, &id, &want, &seq, err);
 	if (r < 0)
 		return r;
 	run->seq = seq;
 	je = journal_find(run->j, seq);
 	fault_point(run, "intent");
-	r = fileop_write(fd, &now, &want, false, step_cb, run, &e);
+	r = fileop_write(fd, &id.state, &want, false, step_cb, run, &e);
 	if (r < 0) {
 		char reason[S2C_ERROR_MAX + 32];
 		(void)snprintf(reason, sizeof(reason), "%s; undone", e.msg);
@@ -417,14 +521,19 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		}
 		report(run, pe->path, APPLY_SMOKE_OK, NULL);
 	}
-	r = journal_done(run->j, seq, JOURNAL_APPLIED, NULL, err);
+	r = hash_fd_sha256(fd, after);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot read '%s' back", pe->path);
+	r = journal_done(run->j, seq, JOURNAL_APPLIED, NULL, after, err);
 	if (r < 0)
 		return r;
 	fault_point(run, "done");
 	report(run, pe->path, APPLY_APPLIED, NULL);
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	return record_state(run, pe, &st, &want, err);
+	r = fileid_read(fd, false, &id);
+	if (r < 0)
+		return r;
+	memcpy(id.sha256, after, sizeof(id.sha256));
+	return record_state(run, pe, &id, &want, err);
 }
 
 int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2c_error *err)
@@ -436,6 +545,8 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
+	if (!o->caps)
+		return s2c_error_set(err, -EINVAL, "no capability table to check the changes with");
 	for (size_t i = 0; i < p->n; i++)
 		any |= p->v[i].change && selected(o->only, p->v[i].path);
 	r = open_state(&run, true, o->trusted, err);
@@ -444,7 +555,8 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 	if (r == 0)
 		r = recover(&run, err);
 	if (r == 0 && any) {
-		r = journal_create(run.jdirfd, p->root, o->plan_sha256, &run.j, err);
+		r = journal_create(run.jdirfd, p->root, o->plan_sha256,
+				   o->allow_root_equivalent ? JOURNAL_ROOT_EQUIVALENT : 0, &run.j, err);
 		if (r == 0)
 			(void)snprintf(ret->journal, sizeof(ret->journal), "%s", run.j->name);
 	}
@@ -474,9 +586,98 @@ int apply_recover(int rootfd, bool trusted, apply_report_fn fn, void *userdata,
 	if (r == 0 && flock(run.statefd, LOCK_EX | LOCK_NB) < 0)
 		r = s2c_error_errno(err, -errno, "another apply, rollback or verify is running");
 	if (r == 0)
+		r = state_load(run.statefd, "/", trusted, &run.state, err);
+	if (r == 0)
 		r = recover(&run, err);
 	run_release(&run);
 	return r;
+}
+
+/* Does @j hold a change that rollback would undo? */
+static bool undoable(const struct journal_entry *e)
+{
+	return !e->undone && (e->outcome == JOURNAL_APPLIED || e->outcome == JOURNAL_PENDING);
+}
+
+/* Journal names in @dirfd, newest first. */
+static int journal_names(int dirfd, char ***ret, size_t *ret_n)
+{
+	int fd = dup(dirfd);
+	DIR *d;
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		(void)close(fd);
+		return -errno;
+	}
+	rewinddir(d);
+	while (r == 0 && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char **nv;
+
+		if (len < 9 || strcmp(de->d_name + len - 8, ".journal") != 0)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv || !(nv[n] = strdup(de->d_name))) {
+			v = nv ? nv : v;
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		n++;
+	}
+	(void)closedir(d);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return r;
+	}
+	qsort(v, n, sizeof(*v), cmp_names_desc);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static void names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The newest journal with a change left to undo. */
+static int latest_undoable(struct run *run, bool trusted, char **ret, struct s2c_error *err)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r = journal_names(run->jdirfd, &names, &n);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		_cleanup_(journal_freep_) struct journal *j = NULL;
+		bool any = false;
+
+		r = journal_open(run->jdirfd, names[i], trusted, false, &j, err);
+		for (size_t k = 0; r == 0 && k < j->n && !any; k++)
+			any = undoable(&j->v[k]);
+		if (r == 0 && any) {
+			*ret = TAKE_PTR(names[i]);
+			names_free(names, n);
+			return 0;
+		}
+	}
+	names_free(names, n);
+	if (r < 0)
+		return r;
+	if (n)
+		return -EALREADY;
+	return s2c_error_set(err, -ENOENT, "no journal to roll back: nothing was ever applied here");
 }
 
 int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err)
@@ -490,10 +691,12 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 	memset(ret, 0, sizeof(*ret));
 	r = open_state(&run, false, o->trusted, err);
 	if (r == 0 && !name) {
-		r = journal_latest(run.jdirfd, &latest);
-		if (r == -ENOENT)
-			r = s2c_error_set(err, r, "no journal to roll back");
+		r = latest_undoable(&run, o->trusted, &latest, err);
 		name = latest;
+		if (r == -EALREADY) {
+			run_release(&run);
+			return 0;       /* every change of every journal is undone already */
+		}
 	}
 	if (r == 0)
 		r = state_load(run.statefd, "/", o->trusted, &run.state, err);
@@ -505,8 +708,7 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 		struct journal_entry *e = &run.j->v[i];
 		char why[S2C_ERROR_MAX + 64];
 
-		if (!selected(o->only, e->path) || e->undone ||
-		    (e->outcome != JOURNAL_APPLIED && e->outcome != JOURNAL_PENDING))
+		if (!selected(o->only, e->path) || !undoable(e))
 			continue;
 		r = restore_entry(&run, run.j, e, why, sizeof(why));
 		if (r > 0) {
@@ -524,4 +726,74 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 	}
 	run_release(&run);
 	return r;
+}
+
+void journal_infos_free(struct journal_info *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].root);
+	}
+	free(v);
+}
+
+static void journal_infop_free(struct journal_info **v)
+{
+	free(*v);
+}
+
+int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *ret_n,
+		  struct s2c_error *err)
+{
+	struct run run = { .rootfd = rootfd, .statefd = -1, .jdirfd = -1 };
+	_cleanup_(journal_infop_free) struct journal_info *v = NULL;
+	char **names = NULL;
+	size_t n = 0, k = 0;
+	int r = statedir_open(rootfd, false, trusted, &run.statefd, &run.jdirfd, err);
+
+	if (r == -ENOENT || (r == 0 && run.jdirfd < 0)) {
+		s2c_error_clear(err);
+		run_release(&run);
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (r == 0)
+		r = journal_names(run.jdirfd, &names, &n);
+	if (r == 0 && !(v = calloc(n ? n : 1, sizeof(*v))))
+		r = -ENOMEM;
+	for (; r == 0 && k < n; k++) {
+		_cleanup_(journal_freep_) struct journal *j = NULL;
+		struct journal_info *in = &v[k];
+
+		r = journal_open(run.jdirfd, names[k], trusted, false, &j, err);
+		if (r < 0)
+			break;
+		in->name = TAKE_PTR(names[k]);
+		in->root = j->root ? strdup(j->root) : NULL;
+		in->version = j->version;
+		in->ended = j->ended;
+		in->root_equivalent = j->flags & JOURNAL_ROOT_EQUIVALENT;
+		in->entries = j->n;
+		for (size_t i = 0; i < j->n; i++) {
+			const struct journal_entry *e = &j->v[i];
+			if (e->undone)
+				in->undone++;
+			else if (e->outcome == JOURNAL_APPLIED)
+				in->applied++;
+			else if (e->outcome == JOURNAL_PENDING)
+				in->interrupted++;
+			else
+				in->other++;
+		}
+	}
+	names_free(names, n);
+	run_release(&run);
+	if (r < 0) {
+		journal_infos_free(TAKE_PTR(v), k);
+		return r;
+	}
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
 }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct captable;
 struct plan;
 struct s2c_error;
 
@@ -48,7 +49,9 @@ struct apply_options {
 	const struct plan *plan;
 	const char *plan_sha256;      /**< hash of the plan file, recorded in the journal */
 	const char *const *only;      /**< NULL-terminated paths, or NULL for all */
+	const struct captable *caps;  /**< risk grades for the privilege check (rules/privcheck.h) */
 	bool allow_hardlinks;
+	bool allow_root_equivalent;   /**< accept root-equivalent sets (recorded in the journal) */
 	bool smoke;                   /**< run smoke tests */
 	uid_t smoke_uid;
 	gid_t smoke_gid;
@@ -66,7 +69,12 @@ struct apply_result {
 };
 
 /**
- * Apply @o->plan.  Entries whose "action" is "none" are not touched.
+ * Apply @o->plan.  Entries whose "action" is "none" are not touched.  Each
+ * change is checked again, on the state the file has now, against the
+ * privilege order (rules/privcheck.h): a change that would grant more than
+ * the file has, or set a root-equivalent set without
+ * @o->allow_root_equivalent, is skipped; the plan's own risk fields are not
+ * trusted.
  * Returns 0 when the run finished (see the counts: skipped or failed entries
  * were reported), or -errno when it had to stop (the journal or state could
  * not be written; another run holds the lock), with @err.
@@ -95,10 +103,40 @@ struct rollback_options {
 /**
  * Undo a journal's changes in reverse order, restoring the exact previous
  * owner, group, mode and capability bytes; entries already undone are
- * skipped, so running it again is harmless.
- * Returns 0 or -errno with @err.
+ * skipped, so running it again is harmless.  A file is restored only when it
+ * is still the inode the journal changed, with the same content (SHA-256) and
+ * the state the change left; anything else is reported as not restored.
+ * Without @o->journal, the newest journal with a change left to undo; when
+ * every change is undone already, nothing is done and @ret->journal is "".
+ * Returns 0 or -errno with @err (-ENOENT when there is no journal at all).
  */
 int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err);
+
+/** One journal, as `rollback --list` shows it. */
+struct journal_info {
+	char *name;                   /**< file name; names sort by creation time */
+	char *root;
+	unsigned version;
+	bool ended;                   /**< the run finished (an "end" record) */
+	bool root_equivalent;         /**< root-equivalent sets were accepted */
+	size_t entries;               /**< changes begun */
+	size_t applied;               /**< in place now: applied and not undone */
+	size_t undone;
+	size_t interrupted;           /**< begun and never finished nor undone */
+	size_t other;                 /**< skipped, failed or rolled back at once */
+};
+
+/**
+ * Every journal beneath @rootfd, newest first.  With @trusted, the state
+ * directory and each journal must pass the private trust check.
+ * @ret: array of @ret_n, free with journal_infos_free().
+ * Returns 0 (an empty list when nothing was ever applied) or -errno with @err.
+ */
+int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *ret_n,
+		  struct s2c_error *err);
+
+/** Free what journal_infos() returned. */
+void journal_infos_free(struct journal_info *v, size_t n);
 
 /** "applied", "already done", … */
 const char *apply_event_name(enum apply_event e);

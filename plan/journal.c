@@ -165,8 +165,7 @@ static int new_entry(struct journal *j, struct journal_entry **ret)
 	return 0;
 }
 
-int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint32_t dev_minor,
-		   uint64_t ino, const struct file_state *before,
+int journal_intent(struct journal *j, const char *path, const struct file_id *id,
 		   const struct file_state *after, unsigned *ret_seq, struct s2c_error *err)
 {
 	struct json_object *rec = record("intent");
@@ -176,11 +175,16 @@ int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint
 
 	if (!rec)
 		return -ENOMEM;
-	(void)snprintf(dev, sizeof(dev), "%u:%u", dev_major, dev_minor);
+	if (strlen(id->sha256) != 64) {
+		json_object_put(rec);
+		return -EINVAL;
+	}
+	(void)snprintf(dev, sizeof(dev), "%u:%u", id->dev_major, id->dev_minor);
 	if (jsonout_add_int(rec, "seq", (int64_t)j->n + 1) < 0 ||
 	    jsonout_add_string(rec, "path", path) < 0 || jsonout_add_string(rec, "dev", dev) < 0 ||
-	    jsonout_add_int(rec, "ino", (int64_t)ino) < 0 ||
-	    json_object_object_add(rec, "before", state_json(before)) < 0 ||
+	    jsonout_add_int(rec, "ino", (int64_t)id->ino) < 0 ||
+	    jsonout_add_string(rec, "sha256", id->sha256) < 0 ||
+	    json_object_object_add(rec, "before", state_json(&id->state)) < 0 ||
 	    json_object_object_add(rec, "after", state_json(after)) < 0) {
 		json_object_put(rec);
 		return -ENOMEM;
@@ -194,10 +198,11 @@ int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint
 	e->path = strdup(path);
 	if (!e->path)
 		return -ENOMEM;
-	e->dev_major = dev_major;
-	e->dev_minor = dev_minor;
-	e->ino = ino;
-	e->before = *before;
+	e->dev_major = id->dev_major;
+	e->dev_minor = id->dev_minor;
+	e->ino = id->ino;
+	memcpy(e->sha256, id->sha256, sizeof(e->sha256));
+	e->before = id->state;
 	e->after = *after;
 	*ret_seq = e->seq;
 	return 0;
@@ -209,7 +214,7 @@ struct journal_entry *journal_find(struct journal *j, unsigned seq)
 }
 
 int journal_done(struct journal *j, unsigned seq, enum journal_outcome outcome, const char *reason,
-		 struct s2c_error *err)
+		 const char *sha256_after, struct s2c_error *err)
 {
 	struct journal_entry *e = journal_find(j, seq);
 	struct json_object *rec = record("done");
@@ -217,20 +222,23 @@ int journal_done(struct journal *j, unsigned seq, enum journal_outcome outcome, 
 
 	if (!rec)
 		return -ENOMEM;
-	if (!e || outcome == JOURNAL_PENDING) {
+	if (!e || outcome == JOURNAL_PENDING || (sha256_after && strlen(sha256_after) != 64)) {
 		json_object_put(rec);
 		return -EINVAL;
 	}
 	if (jsonout_add_int(rec, "seq", seq) < 0 ||
 	    jsonout_add_string(rec, "outcome", journal_outcome_name(outcome)) < 0 ||
 	    (reason ? jsonout_add_string(rec, "reason", reason)
-		    : json_object_object_add(rec, "reason", NULL)) < 0) {
+		    : json_object_object_add(rec, "reason", NULL)) < 0 ||
+	    (sha256_after && jsonout_add_string(rec, "sha256", sha256_after) < 0)) {
 		json_object_put(rec);
 		return -ENOMEM;
 	}
 	r = append(j, rec, err);
 	if (r < 0)
 		return r;
+	if (sha256_after)
+		memcpy(e->sha256_after, sha256_after, sizeof(e->sha256_after));
 	e->outcome = outcome;
 	free(e->reason);
 	e->reason = reason ? strdup(reason) : NULL;
@@ -289,8 +297,8 @@ static int new_name(char **ret)
 	return asprintf(ret, "%s.%09ldZ.journal", stamp, ts.tv_nsec) < 0 ? -ENOMEM : 0;
 }
 
-int journal_create(int dirfd, const char *root, const char *plan_sha256, struct journal **ret,
-		   struct s2c_error *err)
+int journal_create(int dirfd, const char *root, const char *plan_sha256, enum journal_flags flags,
+		   struct journal **ret, struct s2c_error *err)
 {
 	_cleanup_(journal_freep) struct journal *j = calloc(1, sizeof(*j));
 	struct json_object *rec;
@@ -299,6 +307,8 @@ int journal_create(int dirfd, const char *root, const char *plan_sha256, struct 
 	if (!j)
 		return -ENOMEM;
 	j->fd = -1;
+	j->version = JOURNAL_VERSION;
+	j->flags = flags;
 	r = new_name(&j->name);
 	if (r < 0)
 		return r;
@@ -311,9 +321,11 @@ int journal_create(int dirfd, const char *root, const char *plan_sha256, struct 
 	if (j->fd < 0)
 		return s2c_error_errno(err, -errno, "cannot create journal '%s'", j->name);
 	rec = record("begin");
-	if (!rec || jsonout_add_int(rec, "v", 1) < 0 || jsonout_add_string(rec, "root", root) < 0 ||
+	if (!rec || jsonout_add_int(rec, "v", JOURNAL_VERSION) < 0 ||
+	    jsonout_add_string(rec, "root", root) < 0 ||
 	    jsonout_add_string(rec, "plan", plan_sha256) < 0 ||
-	    jsonout_add_string(rec, "tool", S2C_VERSION) < 0) {
+	    jsonout_add_string(rec, "tool", S2C_VERSION) < 0 ||
+	    jsonout_add_bool(rec, "root_equivalent_accepted", flags & JOURNAL_ROOT_EQUIVALENT) < 0) {
 		json_object_put(rec);
 		return -ENOMEM;
 	}
@@ -437,6 +449,21 @@ static int read_state(struct json_object *o, const struct jpath *p, struct file_
 	return 0;
 }
 
+/* A lowercase hex SHA-256. */
+static int read_sha256(const struct reader *rd, struct json_object *o, const struct jpath *p,
+		       const char **ret)
+{
+	const char *sha = NULL;
+	int r = jsonread_string(o, p, "sha256", true, &sha, rd->err);
+
+	if (r < 0)
+		return r;
+	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
+		return bad(rd, "bad sha256 '%s'", sha);
+	*ret = sha;
+	return 0;
+}
+
 static int parse_seq(const struct reader *rd, struct json_object *o, const struct jpath *p,
 		     struct journal_entry **ret)
 {
@@ -470,14 +497,21 @@ static int parse_record(struct reader *rd, struct json_object *o)
 	if (j->ended && !s2c_streq(type, "undo") && !s2c_streq(type, "undone"))
 		return bad(rd, "record after 'end'");
 	if (s2c_streq(type, "begin")) {
-		static const char *const keys[] = { "r", "v", "root", "plan", "tool", "sum", NULL };
+		static const char *const keys[] = { "r", "v", "root", "plan", "tool",
+						    "root_equivalent_accepted", "sum", NULL };
+		static const char *const req[] = { "r", "v", "root", "plan", "tool", "sum", NULL };
 		const char *root = NULL, *plan = NULL, *tool = NULL;
+		bool accepted = false;
 		int64_t v = 0;
 		if (rd->lineno != 1)
 			return bad(rd, "a second 'begin' record");
-		r = jsonread_keys(o, &p, keys, keys, rd->err);
+		r = jsonread_keys(o, &p, keys, req, rd->err);
 		if (r == 0)
-			r = jsonread_int(o, &p, "v", true, 1, 1, &v, rd->err);
+			r = jsonread_int(o, &p, "v", true, 1, JOURNAL_VERSION, &v, rd->err);
+		if (r == 0 && v >= 2)
+			r = jsonread_bool(o, &p, "root_equivalent_accepted", true, &accepted, rd->err);
+		if (r == 0 && v < 2 && json_object_object_get_ex(o, "root_equivalent_accepted", NULL))
+			return bad(rd, "'root_equivalent_accepted' in a version 1 journal");
 		if (r == 0)
 			r = jsonread_string(o, &p, "root", true, &root, rd->err);
 		if (r == 0)
@@ -486,15 +520,21 @@ static int parse_record(struct reader *rd, struct json_object *o)
 			r = jsonread_string(o, &p, "tool", true, &tool, rd->err);
 		if (r < 0)
 			return r;
+		j->version = (unsigned)v;
+		j->flags = accepted ? JOURNAL_ROOT_EQUIVALENT : 0;
 		j->root = strdup(root);
 		j->plan_sha256 = strdup(plan);
 		return j->root && j->plan_sha256 ? 0 : -ENOMEM;
 	}
 	if (s2c_streq(type, "intent")) {
 		static const char *const keys[] = { "r", "seq", "path", "path_hex", "dev", "ino",
+						    "sha256", "before", "after", "sum", NULL };
+		static const char *const req1[] = { "r", "seq", "path", "dev", "ino", "before",
+						    "after", "sum", NULL };
+		static const char *const req2[] = { "r", "seq", "path", "dev", "ino", "sha256",
 						    "before", "after", "sum", NULL };
-		static const char *const req[] = { "r", "seq", "path", "dev", "ino", "before",
-						   "after", "sum", NULL };
+		const char *const *req = j->version >= 2 ? req2 : req1;
+		const char *sha = NULL;
 		struct json_object *before = NULL, *after = NULL;
 		struct journal_entry *e;
 		struct jpath bp = jpath_key(&p, "before"), ap = jpath_key(&p, "after");
@@ -514,6 +554,10 @@ static int parse_record(struct reader *rd, struct json_object *o)
 			return bad(rd, "bad dev '%s'", dev);
 		if (r == 0)
 			r = jsonread_int(o, &p, "ino", true, 0, INT64_MAX, &ino, rd->err);
+		if (r == 0 && j->version < 2 && json_object_object_get_ex(o, "sha256", NULL))
+			return bad(rd, "'sha256' in a version 1 journal");
+		if (r == 0 && j->version >= 2)
+			r = read_sha256(rd, o, &p, &sha);
 		if (r == 0)
 			r = jsonread_object(o, &p, "before", true, &before, rd->err);
 		if (r == 0)
@@ -526,6 +570,8 @@ static int parse_record(struct reader *rd, struct json_object *o)
 		e->dev_major = maj;
 		e->dev_minor = min;
 		e->ino = (uint64_t)ino;
+		if (sha)
+			memcpy(e->sha256, sha, 65);
 		r = read_path(o, &p, &e->path, rd->err);
 		if (r == 0)
 			r = read_state(before, &bp, &e->before, rd->err);
@@ -534,9 +580,10 @@ static int parse_record(struct reader *rd, struct json_object *o)
 		return r;
 	}
 	if (s2c_streq(type, "done")) {
-		static const char *const keys[] = { "r", "seq", "outcome", "reason", "sum", NULL };
+		static const char *const keys[] = { "r", "seq", "outcome", "reason", "sha256", "sum",
+						    NULL };
 		static const char *const req[] = { "r", "seq", "outcome", "sum", NULL };
-		const char *outcome = NULL, *reason = NULL;
+		const char *outcome = NULL, *reason = NULL, *sha = NULL;
 		struct journal_entry *e = NULL;
 		int o_idx = -1;
 
@@ -547,8 +594,15 @@ static int parse_record(struct reader *rd, struct json_object *o)
 			r = jsonread_string(o, &p, "outcome", true, &outcome, rd->err);
 		if (r == 0 && json_object_get_type(json_object_object_get(o, "reason")) != json_type_null)
 			r = jsonread_string(o, &p, "reason", false, &reason, rd->err);
+		if (r == 0 && json_object_object_get_ex(o, "sha256", NULL)) {
+			if (j->version < 2)
+				return bad(rd, "'sha256' in a version 1 journal");
+			r = read_sha256(rd, o, &p, &sha);
+		}
 		if (r < 0)
 			return r;
+		if (sha)
+			memcpy(e->sha256_after, sha, 65);
 		for (int i = 1; i < _JOURNAL_OUTCOME_MAX; i++)
 			if (s2c_streq(outcome, outcome_names[i]))
 				o_idx = i;
@@ -670,37 +724,3 @@ int journal_open(int dirfd, const char *name, bool trusted, bool writable, struc
 	return 0;
 }
 
-int journal_latest(int dirfd, char **ret)
-{
-	int fd = dup(dirfd);
-	DIR *d;
-	struct dirent *de;
-	char *best = NULL;
-
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return -errno;
-	}
-	rewinddir(d);
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (len < 9 || strcmp(de->d_name + len - 8, ".journal") != 0)
-			continue;
-		if (!best || strcmp(de->d_name, best) > 0) {
-			free(best);
-			best = strdup(de->d_name);
-			if (!best) {
-				(void)closedir(d);
-				return -ENOMEM;
-			}
-		}
-	}
-	(void)closedir(d);
-	if (!best)
-		return -ENOENT;
-	*ret = best;
-	return 0;
-}

@@ -38,12 +38,22 @@ enum journal_outcome {
 	_JOURNAL_OUTCOME_INVALID = -22,
 };
 
+/** Version of the journal format written by this build. */
+#define JOURNAL_VERSION 2
+
+/** What the person who ran apply accepted, recorded in the "begin" record. */
+enum journal_flags {
+	JOURNAL_ROOT_EQUIVALENT = 1 << 0,   /**< root-equivalent capability sets accepted */
+};
+
 /** One journalled change. */
 struct journal_entry {
 	unsigned seq;
 	char *path;
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
+	char sha256[HASH_HEX_LEN];          /**< content when the change began; "" in version 1 */
+	char sha256_after[HASH_HEX_LEN];    /**< content read back after it; "" when not recorded */
 	struct file_state before, after;
 	enum journal_outcome outcome;
 	char *reason;           /**< for skipped/failed/rolled back */
@@ -57,6 +67,8 @@ struct journal {
 	char *name;             /**< file name in the journal directory */
 	char *root;             /**< root the journal applies to */
 	char *plan_sha256;      /**< hash of the plan it applied */
+	unsigned version;       /**< format version of the file (1 or 2) */
+	enum journal_flags flags;
 	bool ended;             /**< an "end" record exists */
 	bool truncated;         /**< a partial last line was found (and cut on open for write) */
 	struct journal_entry *v;
@@ -65,12 +77,12 @@ struct journal {
 
 /**
  * Create a new journal in @dirfd (the journal directory) for @root and the
- * plan whose SHA-256 is @plan_sha256: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600,
- * a "begin" record, fsync of the file and the directory.
+ * plan whose SHA-256 is @plan_sha256, recording @flags: O_CREAT|O_EXCL|O_NOFOLLOW,
+ * mode 0600, a "begin" record, fsync of the file and the directory.
  * Returns 0 with @ret set, or -errno (-ENOSPC on a full disk) with @err.
  */
-int journal_create(int dirfd, const char *root, const char *plan_sha256, struct journal **ret,
-		   struct s2c_error *err);
+int journal_create(int dirfd, const char *root, const char *plan_sha256, enum journal_flags flags,
+		   struct journal **ret, struct s2c_error *err);
 
 /**
  * Open and parse the journal @name in @dirfd.  With @trusted, refuse a file
@@ -92,17 +104,19 @@ int journal_parse(const char *text, size_t len, const char *display, struct jour
 struct journal *journal_free(struct journal *j);
 
 /**
- * Append the intent to change @path (identity @dev_major:@dev_minor/@ino)
- * from @before to @after; fsync'd before returning.  @ret_seq receives the
- * entry's number.  Returns 0 or -errno.
+ * Append the intent to change the file @id (at @path, with content @id->sha256,
+ * which must be set) from @id->state to @after; fsync'd before returning.
+ * @ret_seq receives the entry's number.  Returns 0 or -errno.
  */
-int journal_intent(struct journal *j, const char *path, uint32_t dev_major, uint32_t dev_minor,
-		   uint64_t ino, const struct file_state *before,
+int journal_intent(struct journal *j, const char *path, const struct file_id *id,
 		   const struct file_state *after, unsigned *ret_seq, struct s2c_error *err);
 
-/** Append how entry @seq ended, with an optional @reason; fsync'd. */
+/**
+ * Append how entry @seq ended, with an optional @reason and the content hash
+ * read back after the change (@sha256_after, or NULL); fsync'd.
+ */
 int journal_done(struct journal *j, unsigned seq, enum journal_outcome outcome, const char *reason,
-		 struct s2c_error *err);
+		 const char *sha256_after, struct s2c_error *err);
 
 /** Append "undo" (before restoring) or "undone" (after) for entry @seq; fsync'd. */
 int journal_undo(struct journal *j, unsigned seq, bool finished, struct s2c_error *err);
@@ -112,12 +126,6 @@ int journal_end(struct journal *j, struct s2c_error *err);
 
 /** The entry with number @seq, or NULL. */
 struct journal_entry *journal_find(struct journal *j, unsigned seq);
-
-/**
- * The name of the newest journal in @dirfd (names sort by time), or -ENOENT.
- * @ret: new string.
- */
-int journal_latest(int dirfd, char **ret);
 
 /** "pending", "applied", "skipped", "failed", "rolled-back". */
 const char *journal_outcome_name(enum journal_outcome o);

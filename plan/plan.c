@@ -408,6 +408,97 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 	return 0;
 }
 
+/* --- checking a plan against a fresh decision ------------------------------------------ */
+
+void plan_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static const struct plan_entry *find_entry(const struct plan *p, const char *path)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(p->v[mid].path, path);
+		if (c == 0)
+			return &p->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static bool same_state(const struct plan_state *a, const struct plan_state *b)
+{
+	return a->uid == b->uid && a->gid == b->gid && (a->mode & 07777) == (b->mode & 07777) &&
+	       a->caps_len == b->caps_len && memcmp(a->caps_raw, b->caps_raw, a->caps_len) == 0;
+}
+
+static bool same_file(const struct plan_entry *a, const struct plan_entry *b)
+{
+	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && a->ino == b->ino &&
+	       s2c_streq(a->sha256, b->sha256) && same_state(&a->before, &b->before);
+}
+
+static char *describe_after(const struct plan_entry *e)
+{
+	return fmt("%s, %04o %u:%u %s", verdict_name(e->verdict), e->after.mode & 07777, e->after.uid,
+		   e->after.gid, e->after.caps_len ? (e->after.caps_text ? e->after.caps_text :
+						      "(capabilities)") : "no capabilities");
+}
+
+int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
+{
+	char **v = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n && r == 0; i++) {
+		const struct plan_entry *e = &p->v[i], *f;
+		_cleanup_free_ char *want = NULL, *got = NULL;
+
+		if (!e->change)
+			continue;
+		f = find_entry(fresh, e->path);
+		if (!f || !same_file(e, f))
+			continue;
+		if (f->verdict == e->verdict && same_state(&f->after, &e->after) &&
+		    (f->change || same_state(&f->after, &f->before)))
+			continue;
+		want = describe_after(e);
+		got = describe_after(f);
+		if (!want || !got) {
+			r = -ENOMEM;
+			break;
+		}
+		r = strv_push(&v, &n, fmt("'%s': the plan says %s; the rules decide %s%s%s%s%s", e->path,
+					  want, got, f->rule_id ? " (rule " : "", f->rule_id ? f->rule_id : "",
+					  f->rule_id ? ")" : "", f->change ? "" : ", with nothing to change"));
+	}
+	if (r == 0 && n) {
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+		if (nv)
+			nv[n] = NULL;
+		else
+			r = -ENOMEM;
+		v = nv ? nv : v;
+	}
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return r;
+	}
+	*ret = v;
+	return (int)n;
+}
+
 /* --- JSON ----------------------------------------------------------------------------- */
 
 /* Add @v (taken) under @key; NULL @v means out of memory. */

@@ -146,6 +146,23 @@ struct json_object *plan_to_json(const struct plan *p);
  */
 int plan_mount_cmp(const struct plan_mount *a, const struct plan_mount *b);
 
+/**
+ * Check the changes of @p (a plan file, untrusted) against @fresh (the same
+ * files decided again now with the loaded rules).  For every entry of @p that
+ * changes a file which @fresh saw with the same identity (device, inode,
+ * SHA-256, state before), the verdict and the state after (owner, group,
+ * mode, capabilities) must be what @fresh decides, and @fresh must change it
+ * too.  Entries whose file changed since the plan are left to apply's
+ * identity check.
+ * @ret      NULL-terminated array of messages, one per mismatch, or NULL when
+ *          there is none; free with plan_strv_free().
+ * Returns the number of mismatches, or -ENOMEM.
+ */
+int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret);
+
+/** Free a NULL-terminated string array; accepts NULL. */
+void plan_strv_free(char **v);
+
 /** "change" or "none". */
 const char *plan_action_name(bool change);
 

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "host.h"
 #include "resolve.h"
 #include "common.h"
@@ -510,4 +511,84 @@ const char *host_package_of(const struct host *h, const char *path)
 	int i = find_slot(h, path);
 
 	return i >= 0 ? h->pkg_names[i] : NULL;
+}
+
+/* Find the line of a dpkg md5sums file for @rel ("usr/bin/ping") or @alias;
+ * true with its digest in @md5. */
+static bool md5sums_lookup(FILE *f, const char *rel, const char *alias, char md5[static 33])
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while ((n = getline(&line, &cap, f)) > 0) {
+		const char *p;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		/* "<32 hex>  <path>" */
+		if (n < 35 || strspn(line, "0123456789abcdef") != 32 || line[32] != ' ' ||
+		    line[33] != ' ')
+			continue;
+		p = line + 34;
+		if (s2c_streq(p, rel) || (alias && s2c_streq(p, alias))) {
+			memcpy(md5, line, 32);
+			md5[32] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+int host_package_digest(const struct host *h, const char *path, int fd, enum host_digest *ret,
+			const char **ret_package)
+{
+	const char *pkg = host_package_of(h, path);
+	_cleanup_free_ char *alias = usrmerge_alias(path);
+	char want[HASH_MD5_HEX_LEN] = "", got[HASH_MD5_HEX_LEN];
+	DIR *dir = NULL;
+	struct dirent *de;
+	size_t plen;
+	int dfd, r;
+
+	if (ret_package)
+		*ret_package = pkg;
+	*ret = HOST_DIGEST_UNKNOWN;
+	if (!pkg || path[0] != '/')
+		return 0;
+	plen = strlen(pkg);
+	dfd = resolve_open(h->rootfd, "/var/lib/dpkg/info", O_RDONLY | O_DIRECTORY);
+	if (dfd < 0)
+		return 0;
+	dir = fdopendir(dfd);
+	if (!dir) {
+		(void)close(dfd);
+		return -errno;
+	}
+	/* "PKG.md5sums" or "PKG:ARCH.md5sums" */
+	while (!want[0] && (de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		_cleanup_fclose_ FILE *f = NULL;
+		int lfd;
+
+		if (len < plen + 8 || strncmp(de->d_name, pkg, plen) != 0 ||
+		    (de->d_name[plen] != '.' && de->d_name[plen] != ':') ||
+		    strcmp(de->d_name + len - 8, ".md5sums") != 0 ||
+		    (de->d_name[plen] == '.' && len != plen + 8))
+			continue;
+		lfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (lfd < 0 || !(f = fdopen(lfd, "r"))) {
+			if (lfd >= 0)
+				(void)close(lfd);
+			continue;
+		}
+		(void)md5sums_lookup(f, path + 1, alias ? alias + 1 : NULL, want);
+	}
+	(void)closedir(dir);
+	if (!want[0])
+		return 0;
+	r = hash_fd_md5(fd, got);
+	if (r < 0)
+		return r;
+	*ret = s2c_streq(want, got) ? HOST_DIGEST_MATCH : HOST_DIGEST_DIFFERS;
+	return 0;
 }

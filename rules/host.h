@@ -72,6 +72,24 @@ int host_load_packages(struct host *h, const char *const *paths, size_t n);
  */
 const char *host_package_of(const struct host *h, const char *path);
 
+/** What the package database says about a file's content. */
+enum host_digest {
+	HOST_DIGEST_MATCH,           /**< the package's own content */
+	HOST_DIGEST_DIFFERS,         /**< the package shipped other content */
+	HOST_DIGEST_UNKNOWN,         /**< no package, or no digest recorded for the file */
+	_HOST_DIGEST_MAX,
+};
+
+/**
+ * Compare the content of the open file @fd, found at @path, with the digest
+ * its owning package recorded (dpkg's info/PACKAGE[:ARCH].md5sums under the
+ * root; merged-/usr aliases included).  Call host_load_packages() for @path
+ * first.  @ret_package (optional) borrows the owner's name.
+ * Returns 0 with the answer in @ret, or -errno.
+ */
+int host_package_digest(const struct host *h, const char *path, int fd, enum host_digest *ret,
+			const char **ret_package);
+
 /** Compare a version triple with the kernel's: <0, 0, >0. */
 int host_kernel_cmp(const struct host *h, const unsigned v[3]);
 

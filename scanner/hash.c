@@ -13,24 +13,26 @@ static void md_freep(EVP_MD_CTX **md)
 	EVP_MD_CTX_free(*md);
 }
 
-static int finish(EVP_MD_CTX *md, char hex[static HASH_HEX_LEN])
+/* The digest as lowercase hex into @hex (2 * the digest size + 1 bytes). */
+static int finish(EVP_MD_CTX *md, char *hex)
 {
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
 
-	if (EVP_DigestFinal_ex(md, digest, &len) != 1 || len != 32)
+	if (EVP_DigestFinal_ex(md, digest, &len) != 1 ||
+	    len != (unsigned)EVP_MD_CTX_get_size(md))
 		return -EIO;
 	hex_encode(digest, len, hex);
 	return 0;
 }
 
-int hash_fd_sha256(int fd, char hex[static HASH_HEX_LEN])
+static int hash_fd(int fd, const EVP_MD *type, char *hex)
 {
 	_cleanup_(md_freep) EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned char buf[64 << 10];
 	off_t off = 0;
 
-	if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+	if (!md || EVP_DigestInit_ex(md, type, NULL) != 1)
 		return -ENOMEM;
 	for (;;) {
 		ssize_t n = pread(fd, buf, sizeof(buf), off);
@@ -46,6 +48,16 @@ int hash_fd_sha256(int fd, char hex[static HASH_HEX_LEN])
 		off += n;
 	}
 	return finish(md, hex);
+}
+
+int hash_fd_sha256(int fd, char hex[static HASH_HEX_LEN])
+{
+	return hash_fd(fd, EVP_sha256(), hex);
+}
+
+int hash_fd_md5(int fd, char hex[static HASH_MD5_HEX_LEN])
+{
+	return hash_fd(fd, EVP_md5(), hex);
 }
 
 int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN])

@@ -36,10 +36,11 @@ def stage(ctx, name, paths):
         os.chown(dst, 0, 0)
         os.chmod(dst, 0o4755)
         pkg = NET.get(path)
-        for info in ("%s.list" % pkg, "%s:amd64.list" % pkg) if pkg else ():
-            src = os.path.join("/var/lib/dpkg/info", info)
-            if os.path.exists(src):
-                shutil.copyfile(src, os.path.join(root, "var/lib/dpkg/info", info))
+        for base in (pkg, pkg + ":amd64") if pkg else ():
+            for ext in (".list", ".md5sums"):
+                src = os.path.join("/var/lib/dpkg/info", base + ext)
+                if os.path.exists(src):
+                    shutil.copyfile(src, os.path.join(root, "var/lib/dpkg/info", base + ext))
     return root
 
 
@@ -125,6 +126,8 @@ def test_privileges(ctx):
     plan, _ = make_plan(ctx, root)
     rc, out, err = ctx.run(["apply", "--verbose", "--no-smoke", plan])
     ctx.check("apply --verbose", rc == 0, err)
+    ctx.check("the deciding child is read-only", b"the deciding process keeps: effective "
+              b"cap_dac_read_search; bounding cap_dac_read_search; no_new_privs yes" in err, err)
     ctx.check("apply keeps the change set only",
               b"capabilities kept: cap_dac_read_search,cap_fowner,cap_fsetid,cap_setfcap\n" in out,
               out)
@@ -285,8 +288,10 @@ def test_filesystems(ctx):
     cases = {
         "ro": ("mount --bind $R/usr/bin $R/usr/bin && mount -o remount,bind,ro $R/usr/bin",
                False, "read-only"),
+        # made on a plain mount, the plan no longer matches what the rules decide on the
+        # nosuid mount (drop the inert bit): apply refuses it whole
         "nosuid": ("mount --bind $R/usr/bin $R/usr/bin && mount -o remount,bind,nosuid $R/usr/bin",
-                   True, "nosuid"),
+                   True, "the rules decide drop"),
         "ramfs": ("cp -a $R/usr/bin/ping /tmp/s2c-ping.$$ && mount -t ramfs ramfs $R/usr/bin && "
                   "cp -a /tmp/s2c-ping.$$ $R/usr/bin/ping && rm /tmp/s2c-ping.$$",
                   False, "cannot store file capabilities"),
@@ -378,19 +383,24 @@ def test_smoke_failure_rolls_back(ctx):
 
 
 def test_drift(ctx):
-    """A package update replaces the file by rename: verify sees it, --fix repairs it."""
+    """A package update replaces the file by rename: verify sees it, --fix repairs it;
+    content the package did not ship, and capabilities taken away, are named and left."""
     if not is_root():
         return SKIP
     root = stage(ctx, "drift", present(["/usr/bin/ping"]))
     rc, out, err = ctx.run(["migrate", "--root", root, "--yes", "--no-smoke"])
     ping = os.path.join(root, "usr/bin/ping")
-    new = ping + ".dpkg-new"
-    shutil.copyfile("/usr/bin/ping", new)
-    os.chmod(new, 0o4755)
-    os.rename(new, ping)
+
+    def replace(src, mode=0o4755):
+        new = ping + ".dpkg-new"
+        shutil.copyfile(src, new)
+        os.chmod(new, mode)
+        os.rename(new, ping)
+
+    replace("/usr/bin/ping")
     rc, out, err = ctx.run(["verify", "--root", root])
-    ctx.check("verify finds the replaced file", rc == 1 and b"replaced by another file" in out,
-              f"{rc} {out!r}")
+    ctx.check("verify finds the replaced file", rc == 1 and b"replaced by another file" in out and
+              b"package update" in out, f"{rc} {out!r}")
     rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke"])
     ctx.check("verify --fix", rc == 0 and xattr(ping) is not None and
               not os.stat(ping).st_mode & 0o4000, f"{rc} {out!r} {err!r}")
@@ -399,10 +409,51 @@ def test_drift(ctx):
     os.chmod(ping, 0o4755)
     rc, out, err = ctx.run(["verify", "--root", root])
     ctx.check("setuid bit back", rc == 1 and b"set-ID bit is back" in out, out)
+    rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke"])
+    ctx.check("setuid bit back: --fix", rc == 0 and not os.stat(ping).st_mode & 0o4000 and
+              xattr(ping) is not None, f"{rc} {out!r} {err!r}")
     subprocess.run(["setcap", "-r", ping], check=True)
-    os.chmod(ping, 0o755)
     rc, out, err = ctx.run(["verify", "--root", root])
     ctx.check("capabilities gone", rc == 1 and b"capabilities are gone" in out, out)
+    rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke"])
+    ctx.check("capabilities gone: not repaired, named, exit 1",
+              rc == 1 and b"not repaired '/usr/bin/ping'" in err and xattr(ping) is None and
+              os.stat(ping).st_mode & 0o7777 == 0o755, f"{rc} {out!r} {err!r}")
+    rc, out, err = ctx.run(["verify", "--root", root, "--forget", "/usr/bin/ping"])
+    ctx.check("--forget", rc == 0 and b"forgotten" in out, f"{rc} {out!r} {err!r}")
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("clean after --forget", rc == 0 and b"0 migrated files checked" in out, f"{rc} {out!r}")
+
+
+def test_tampering(ctx):
+    """Content the owning package did not ship is tampering: reported, never repaired,
+    and rollback does not put the set-ID bit on it."""
+    if not is_root():
+        return SKIP
+    root = stage(ctx, "tamper", present(["/usr/bin/ping", "/usr/bin/fping"]))
+    rc, out, err = ctx.run(["migrate", "--root", root, "--yes", "--no-smoke"])
+    ctx.check("tamper: migrate", rc == 0, f"{rc} {out!r} {err!r}")
+    ping = os.path.join(root, "usr/bin/ping")
+    new = ping + ".new"
+    shutil.copyfile("/usr/bin/id", new)
+    os.chmod(new, 0o4755)
+    os.rename(new, ping)
+    rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke"])
+    ctx.check("tamper: reported", rc == 1 and b"not what package 'iputils-ping' shipped" in out,
+              f"{rc} {out!r}")
+    ctx.check("tamper: named as not repaired", b"not repaired '/usr/bin/ping'" in err, err)
+    ctx.check("tamper: left alone", xattr(ping) is None and os.stat(ping).st_mode & 0o7777 == 0o4755,
+              oct(os.stat(ping).st_mode))
+    # rewritten in place by its (non-root) owner: rollback must not make it set-ID again
+    fping = os.path.join(root, "usr/bin/fping")
+    os.chown(fping, 65534, 0)
+    with open(fping, "r+b") as f:
+        f.seek(0, 2)
+        f.write(b"appended by its owner")
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+    st = os.stat(fping)
+    ctx.check("rollback refuses rewritten content", rc == 4 and b"content changed" in err and
+              not st.st_mode & 0o6000, f"{rc} {oct(st.st_mode)} {err!r}")
 
 
 def build_deb(ctx, version, payload):
@@ -521,7 +572,7 @@ def test_hook_files(ctx):
 
 TESTS = [test_end_to_end, test_privileges, test_crash_points, test_bad_plans, test_races,
          test_filesystems, test_bad_journal_and_state, test_smoke_failure_rolls_back, test_drift,
-         test_dpkg_hook, test_hook_files]
+         test_tampering, test_dpkg_hook, test_hook_files]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -14,6 +14,7 @@
 #include "fcaps.h"
 #include "fileop.h"
 #include "fixture.h"
+#include "hash.h"
 #include "journal.h"
 #include "state.h"
 #include "suites.h"
@@ -65,30 +66,46 @@ static char *read_file(const char *name, size_t *len)
 	return buf;
 }
 
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static struct file_id idof(uint64_t ino, struct file_state s)
+{
+	struct file_id id = { .dev_major = 254, .dev_minor = 0, .ino = ino, .state = s };
+
+	memcpy(id.sha256, SHA_A, sizeof(id.sha256));
+	return id;
+}
+
 START_TEST(test_roundtrip)
 {
 	struct journal *j = NULL, *k = NULL;
 	struct file_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
 	struct s2c_error err = { 0 };
 	unsigned seq = 0, seq2 = 0;
+	struct file_id id1 = idof(42, b), id2 = idof(43, b);
 	char *latest = NULL;
 	struct stat s;
 
-	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", &j, &err), 0);
+	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", JOURNAL_ROOT_EQUIVALENT, &j, &err), 0);
 	ck_assert_int_eq(fstatat(dirfd_, j->name, &s, 0), 0);
 	ck_assert_uint_eq(s.st_mode & 07777, 0600);
-	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", 254, 0, 42, &b, &a, &seq, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", &id1, &a, &seq, &err), 0);
 	ck_assert_uint_eq(seq, 1);
-	ck_assert_int_eq(journal_done(j, seq, JOURNAL_APPLIED, NULL, &err), 0);
-	ck_assert_int_eq(journal_intent(j, "/odd/new\nline\xff", 254, 0, 43, &b, &a, &seq2, &err), 0);
+	ck_assert_int_eq(journal_done(j, seq, JOURNAL_APPLIED, NULL, SHA_B, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/odd/new\nline\xff", &id2, &a, &seq2, &err), 0);
 	ck_assert_int_eq(journal_end(j, &err), 0);
-	ck_assert_int_eq(journal_latest(dirfd_, &latest), 0);
-	ck_assert_str_eq(latest, j->name);
+	latest = strdup(j->name);
 	ck_assert_int_eq(journal_open(dirfd_, latest, false, true, &k, &err), 0);
 	ck_assert_uint_eq(k->n, 2);
+	ck_assert_uint_eq(k->version, 2);
+	ck_assert_int_eq(k->flags, JOURNAL_ROOT_EQUIVALENT);
 	ck_assert_str_eq(k->root, "/");
 	ck_assert_str_eq(k->plan_sha256, "abc");
 	ck_assert_str_eq(k->v[0].path, "/usr/bin/ping");
+	ck_assert_str_eq(k->v[0].sha256, SHA_A);
+	ck_assert_str_eq(k->v[0].sha256_after, SHA_B);
+	ck_assert_str_eq(k->v[1].sha256_after, "");
 	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
 	ck_assert(filestate_equal(&k->v[0].before, &b));
 	ck_assert(filestate_equal(&k->v[0].after, &a));
@@ -113,12 +130,13 @@ START_TEST(test_damage)
 	struct file_state b = st(04755, NULL), a = st(0755, "cap_net_raw=p");
 	struct s2c_error err = { 0 };
 	unsigned seq;
+	struct file_id id = idof(42, b);
 	char *text, *name;
 	size_t len;
 	int fd;
 
-	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", &j, &err), 0);
-	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", 254, 0, 42, &b, &a, &seq, &err), 0);
+	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", 0, &j, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", &id, &a, &seq, &err), 0);
 	name = strdup(j->name);
 	journal_free(j);
 	text = read_file(name, &len);
@@ -129,7 +147,7 @@ START_TEST(test_damage)
 	close(fd);
 	ck_assert_int_eq(journal_open(dirfd_, name, false, true, &k, &err), 0);
 	ck_assert(k->truncated);
-	ck_assert_int_eq(journal_done(k, 1, JOURNAL_APPLIED, NULL, &err), 0);
+	ck_assert_int_eq(journal_done(k, 1, JOURNAL_APPLIED, NULL, NULL, &err), 0);
 	journal_free(k);
 	ck_assert_int_eq(journal_open(dirfd_, name, false, false, &k, &err), 0);
 	ck_assert(!k->truncated);
@@ -147,6 +165,76 @@ START_TEST(test_damage)
 	ck_assert_int_eq(journal_parse("{}\n", 3, "j", &k, &err), -EINVAL);
 	free(text);
 	free(name);
+}
+END_TEST
+
+/* One sealed journal line, as the writer makes it. */
+static char *sealed(const char *json)
+{
+	char hex[HASH_HEX_LEN], *prefix = NULL, *line = NULL;
+
+	ck_assert_int_gt(asprintf(&prefix, "%.*s,", (int)strlen(json) - 1, json), 0);
+	ck_assert_int_eq(hash_mem_sha256(prefix, strlen(prefix), hex), 0);
+	ck_assert_int_gt(asprintf(&line, "%s\"sum\":\"%s\"}\n", prefix, hex), 0);
+	free(prefix);
+	return line;
+}
+
+static int parse_lines(const char *const *lines, struct journal **ret, struct s2c_error *err)
+{
+	char *text = strdup("");
+	int r;
+
+	for (size_t i = 0; lines[i]; i++) {
+		char *l = sealed(lines[i]), *t = NULL;
+		ck_assert_int_gt(asprintf(&t, "%s%s", text, l), 0);
+		free(text);
+		free(l);
+		text = t;
+	}
+	r = journal_parse(text, strlen(text), "j", ret, err);
+	free(text);
+	return r;
+}
+
+#define BEGIN1 "{\"r\":\"begin\",\"v\":1,\"root\":\"/\",\"plan\":\"p\",\"tool\":\"0\"}"
+#define BEGIN2 "{\"r\":\"begin\",\"v\":2,\"root\":\"/\",\"plan\":\"p\",\"tool\":\"0\"," \
+	"\"root_equivalent_accepted\":false}"
+#define STATES "\"before\":{\"uid\":0,\"gid\":0,\"mode\":\"4755\",\"xattr\":null}," \
+	"\"after\":{\"uid\":0,\"gid\":0,\"mode\":\"0755\",\"xattr\":null}}"
+#define INTENT1 "{\"r\":\"intent\",\"seq\":1,\"path\":\"/usr/bin/ping\",\"dev\":\"8:1\",\"ino\":5," STATES
+#define INTENT2 "{\"r\":\"intent\",\"seq\":1,\"path\":\"/usr/bin/ping\",\"dev\":\"8:1\",\"ino\":5," \
+	"\"sha256\":\"" SHA_A "\"," STATES
+
+/* Journals of the first format still load (without content hashes); the
+ * second format requires them. */
+START_TEST(test_versions)
+{
+	static const char *const v1[] = { BEGIN1, INTENT1, NULL };
+	static const char *const v2[] = { BEGIN2, INTENT2, NULL };
+	static const char *const v2_nosha[] = { BEGIN2, INTENT1, NULL };
+	static const char *const v1_sha[] = { BEGIN1, INTENT2, NULL };
+	static const char *const v2_badsha[] = { BEGIN2, "{\"r\":\"intent\",\"seq\":1,\"path\":\"/x\","
+						 "\"dev\":\"8:1\",\"ino\":5,\"sha256\":\"ABC\"," STATES, NULL };
+	static const char *const v3[] = { "{\"r\":\"begin\",\"v\":3,\"root\":\"/\",\"plan\":\"p\","
+					  "\"tool\":\"0\",\"root_equivalent_accepted\":false}", NULL };
+	struct s2c_error err = { 0 };
+	struct journal *j = NULL;
+
+	ck_assert_msg(parse_lines(v1, &j, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(j->version, 1);
+	ck_assert_str_eq(j->v[0].sha256, "");
+	journal_free(j);
+	ck_assert_msg(parse_lines(v2, &j, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(j->version, 2);
+	ck_assert_str_eq(j->v[0].sha256, SHA_A);
+	journal_free(j);
+	ck_assert_int_eq(parse_lines(v2_nosha, &j, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "missing key 'sha256'"));
+	ck_assert_int_eq(parse_lines(v1_sha, &j, &err), -EINVAL);
+	ck_assert_int_eq(parse_lines(v2_badsha, &j, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "bad sha256"));
+	ck_assert_int_eq(parse_lines(v3, &j, &err), -EINVAL);
 }
 END_TEST
 
@@ -242,6 +330,7 @@ Suite *journal_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_damage);
+	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_state);
 	suite_add_tcase(s, tc);
 	return s;
