@@ -263,8 +263,8 @@ int emit_sh(const struct plan *p, FILE *out)
 /* --- rpm ------------------------------------------------------------------------------- */
 
 /*
- * Text a packaging format can take literally: valid UTF-8, no controls, no quote,
- * backslash or glob character (rpm globs %files paths).  Spaces are up to the caller.
+ * Text a packaging format can take literally: valid UTF-8, no C0 or C1 control, no DEL,
+ * no double quote, backslash or glob character.  Spaces are up to the caller.
  */
 static bool plain_text_ok(const char *path)
 {
@@ -273,9 +273,47 @@ static bool plain_text_ok(const char *path)
 	if (!utf8_valid(path, strlen(path)))
 		return false;
 	for (; *c; c++)
-		if (*c < 0x20 || *c == 0x7f || strchr("\"\\*?[]{}", *c))
+		if (*c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0) ||
+		    strchr("\"\\*?[]{}", *c))
 			return false;
 	return true;
+}
+
+/*
+ * A user or group name as it is: a letter or '_', then letters, digits, '_', '.' and
+ * '-'.  Nothing a parser could split at (white space, ',', ':'), no "-" (rpm's "keep
+ * the default"), no '%', no quote, no '#'.
+ */
+static bool plain_name_ok(const char *s)
+{
+	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+
+	return s && *s && strchr(first, *s) &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ==
+		       strlen(s);
+}
+
+/*
+ * A path rpmbuild reads literally in %files.  It expands macros in the section and then
+ * looks for its directives (%caps(, %attr(, %config, %dir, ...) anywhere in a line, so a
+ * '%' is never safe, doubled or not ("%%caps(...)" comes out as "%caps(...)" and is
+ * obeyed).  It globs '*', '?', '[' and '{' with no escape for them (a backslash stays in
+ * the name), refuses control characters and DEL, and splits at white space outside
+ * double quotes; inside them a name keeps its spaces exactly, but cannot hold a quote.
+ */
+static bool rpm_path_ok(const char *path)
+{
+	return plain_text_ok(path) && !strchr(path, '%');
+}
+
+/* "# migrate /path: WHY, skipping it", '%' doubled for rpm. */
+static void rpm_skip(struct em *e, const struct plan_entry *x, const char *why)
+{
+	put(e, "# %s ", verdict_name(x->verdict));
+	put_escaped(e, x->path);
+	put(e, ": ");
+	put_escaped(e, why);
+	put(e, ", skipping it\n");
 }
 
 static void rpm_entry(struct em *e, const struct plan_entry *x)
@@ -286,26 +324,25 @@ static void rpm_entry(struct em *e, const struct plan_entry *x)
 		comment_entry(e, "", x);
 		return;
 	}
-	if (!plain_text_ok(x->path) || !a->owner || !a->group) {
-		put(e, "# %s ", verdict_name(x->verdict));
-		put_escaped(e, x->path);
-		put(e, ": %s, skipping it\n", a->owner && a->group ?
-		    "a spec file cannot name this path" : "the owner or group has no name");
+	if (!rpm_path_ok(x->path)) {
+		rpm_skip(e, x, "a spec file cannot name this path literally");
 		return;
 	}
-	put(e, "%%attr(%04o,", a->mode);
-	put_escaped(e, a->owner);
-	put(e, ",");
-	put_escaped(e, a->group);
-	put(e, ") ");
+	if (!a->owner || !a->group) {
+		rpm_skip(e, x, "the owner or group has no name");
+		return;
+	}
+	if (!plain_name_ok(a->owner) || !plain_name_ok(a->group)) {
+		rpm_skip(e, x, "%attr() cannot carry the name of its owner or group");
+		return;
+	}
+	put(e, "%%attr(%04o,%s,%s) ", a->mode, a->owner, a->group);
 	if (a->caps_text) {
 		put(e, "%%caps(");
 		put_escaped(e, a->caps_text);
 		put(e, ") ");
 	}
-	put(e, strchr(x->path, ' ') ? "\"" : "");
-	put_escaped(e, x->path);
-	put(e, strchr(x->path, ' ') ? "\"\n" : "\n");
+	put(e, strchr(x->path, ' ') ? "\"%s\"\n" : "%s\n", x->path);
 }
 
 int emit_rpm(const struct plan *p, FILE *out)

@@ -55,8 +55,11 @@ int emit_sh(const struct plan *p, FILE *out);
 
 /**
  * rpm %files lines: "%attr(MODE,OWNER,GROUP) %caps(CAPS) PATH" for migrate
- * entries, without %caps for drop entries, comments for the others.
- * Returns 0, -ENOMEM or -EIO.
+ * entries, without %caps for drop entries, comments for the others.  A path
+ * rpmbuild would not take literally ('%' anywhere, a glob character, a
+ * backslash, a double quote, a control character, invalid UTF-8) and an owner
+ * or group that is not a plain name are comments; a path with spaces is
+ * double-quoted.  Returns 0, -ENOMEM or -EIO.
  */
 int emit_rpm(const struct plan *p, FILE *out);
 

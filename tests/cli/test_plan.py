@@ -499,9 +499,195 @@ def test_output_file(ctx):
               f"exit {p.returncode}: {p.stderr!r}")
 
 
+# --- rpm: hostile names through a real rpmbuild ---------------------------------------
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+# Names rpm must not read as anything but themselves: macros and %files directives (bare,
+# doubled, in braces), spaces and quotes, escapes, globs, controls, bad UTF-8.
+HOSTILE_PIECES = [
+    b"%", b"%%", b"%%%", b"%{", b"%{x}", b"%{?x:y}", b"%{!?x:y}", b"%(id)", b"%{lua:print(1)}",
+    b"%caps(cap_sys_admin=ep)", b"%%caps(cap_sys_admin=ep)", b"%attr(4755,root,root)",
+    b"%attr(-,root,root)", b"%defattr(-,root,root)", b"%config", b"%config(noreplace)", b"%dir",
+    b"%doc", b"%ghost", b"%exclude", b"%license", b"%lang(de)", b"%verify(not md5)",
+    b"%dev(c,1,3)", b"%artifact", b"%readme", b"%missingok", b"%docdir", b"%_bindir",
+    b" ", b"  ", b"\t", b"\n", b"\r", b"\v", b"\f", b"\x1b[31m", b"\x7f", b"\xc2\x85",
+    b'"', b"'", b"\\", b"\\\\", b"\\*", b"*", b"?", b"[", b"]", b"[ab]", b"{", b"}", b"{a,b}",
+    b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80",
+    b"\xc3\xbcn\xc3\xafc\xc3\xb6de", b"\xf0\x9f\x98\x80", b"\xc2\xa0", b"\xe3\x80\x80",
+    b"\xe2\x80\xa8", b"#", b",", b"(", b")", b"=", b"~", b"$(id)", b"`id`", b"$HOME", b";",
+    b"&", b"|", b"<", b">", b"!", b"@", b"^", b"-", b"--", b"-rf", b":", b"+",
+]
+
+# Names a spec file can carry: these must be packaged, not skipped.
+EXPRESSIBLE = [b"plain", b"two words", b"two  spaces", b" lead", b"trail ", b"-dash", b"--",
+               b"\xc3\xbcn\xc3\xafc\xc3\xb6de", b"\xf0\x9f\x98\x80", b"nbsp\xc2\xa0x", b"#hash",
+               b"x#y", b"c,d", b"p(q)", b"e=f", b"~tilde", b"q'uote", b"$(id)", b"`id`", b"semi;",
+               b"L" * 255]
+
+
+def hostile_names(count=160, seed=20240611):
+    """The pieces alone, the expressible names, and seeded random mixes of both."""
+    import random
+    rng = random.Random(seed)
+    names = set(EXPRESSIBLE)
+    for piece in HOSTILE_PIECES:
+        names.add(b"x" + piece)
+        names.add(piece + b"y")
+    words = HOSTILE_PIECES + [b"a", b"bin", b"tool", b"sp ace"]
+    while len(names) < len(EXPRESSIBLE) + 2 * len(HOSTILE_PIECES) + count:
+        name = b"".join(rng.choice(words) for _ in range(rng.randint(2, 5)))
+        if b"/" not in name and name not in (b".", b"..") and len(name) <= 255:
+            names.add(name)
+    names.add(b"L" * 200 + b"%caps(cap_sys_admin=ep)" + b"M" * 32)
+    return sorted(names)
+
+
+def tree_hostile(ctx, names, passwd=b"root:x:0:0:root:/root:/bin/sh\n", dirs=True):
+    """Each name set-user-ID root, alternately a program (migrate) and a script (drop);
+    a few in directories with hostile names of their own."""
+    b = compiled(ctx)
+    root = ctx.tree("hostile")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, passwd)
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\n")
+    rels = [b"usr/local/bin/" + name for name in names]
+    for d in (b"%{x}", b"sp ace", b"st*r", b"%caps(cap_sys_admin=ep)", b"\xff") if dirs else ():
+        rels.append(b"opt/" + d + b"/tool")
+    for i, rel in enumerate(rels):
+        if i % 3 == 2:
+            install(root, rel, b"#!/bin/sh\necho hi\n", 0o4755)
+        else:
+            install(root, rel, b["resvport"], 0o4755)
+    s2ctest.fix_dir_times(root)
+    return root, [b"/" + r for r in rels]
+
+
+RPM_QF = "[%{FILENAMES}\\t%{FILEMODES:octal}\\t%{FILEUSERNAME}\\t%{FILEGROUPNAME}\\t%{FILECAPS}\\n]"
+
+
+def rpmbuild(ctx, files, paths):
+    """Build a package from the %files lines @files, over a buildroot holding every one of
+    @paths, as nobody in a private directory (no host rpm database is read or written).
+    Returns (rpmbuild result, {path: (mode, user, group, caps)})."""
+    import tempfile
+    top = tempfile.mkdtemp(prefix="s2c-rpm-")
+    try:
+        stage = os.path.join(top, "stage").encode()
+        for p in paths:
+            dst = stage + p
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "wb") as f:
+                f.write(b"payload\n")
+        spec = os.path.join(top, "t.spec")
+        with open(spec, "wb") as f:
+            f.write(b"Name: s2ctest\nVersion: 1\nRelease: 1\nSummary: t\nLicense: none\n"
+                    b"BuildArch: noarch\nAutoReqProv: no\n"
+                    b"%define _unpackaged_files_terminate_build 0\n"
+                    b"%define debug_package %{nil}\n%global __os_install_post %{nil}\n"
+                    b"%description\nsuid2cap rpm emitter test\n"
+                    b"%install\ncp -a '" + stage + b"/.' '%{buildroot}/'\n%files\n" + files)
+        subprocess.run(["chown", "-R", "65534:65534", top], check=True)
+        defs = []
+        for k, v in (("_topdir", top), ("_dbpath", top + "/db"), ("_tmppath", top),
+                     ("_build_id_links", "none")):
+            defs += ["--define", f"{k} {v}"]
+        env = {"HOME": top, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+        p = subprocess.run(NOBODY + ["rpmbuild", "-bb", "--nodeps", *defs, spec],
+                           capture_output=True, env=env)
+        if p.returncode != 0:
+            return p, None
+        rpms = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(top, "RPMS"))
+                for f in fs if f.endswith(".rpm")]
+        q = subprocess.run(NOBODY + ["rpm", "-qp", "--dbpath", top + "/db", "--qf", RPM_QF,
+                                     *rpms], capture_output=True, env=env)
+        if q.returncode != 0:
+            return q, None
+        got = {}
+        for line in q.stdout.split(b"\n"):
+            if line:
+                name, mode, user, group, caps = line.split(b"\t")
+                got[name] = (int(mode, 8) & 0o7777, user.decode(), group.decode(),
+                             caps.decode() if caps not in (b"", b"(none)") else None)
+        return p, got
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def planned(doc):
+    """{path: (mode, owner, group, caps)} of the entries a package would carry."""
+    want = {}
+    for e in doc["entries"]:
+        if e["verdict"] in ("migrate", "drop"):
+            a = e["after"]
+            raw = bytes.fromhex(e["path_hex"]) if "path_hex" in e else e["path"].encode()
+            want[raw] = (int(a["mode"], 8), a["owner"], a["group"], a["caps"])
+    return want
+
+
+def check_rpm(ctx, case, names, dirs=True):
+    """Plan a tree of @names, build its rpm; the package holds only planned files, each as
+    planned, and each file left out has its comment.  Returns (packaged, left out)."""
+    root, paths = tree_hostile(ctx, names, dirs=dirs)
+    rc, out, err = plan(ctx, root)
+    ctx.check(f"{case}: plan", rc == 0, f"exit {rc}: {err!r}")
+    want = planned(json.loads(out))
+    ctx.check(f"{case}: every file planned", len(want) == len(paths), f"{len(want)} {len(paths)}")
+    rc, spec, err = plan(ctx, root, "--format", "rpm")
+    ctx.check(f"{case}: rpm exit", rc == 0, f"exit {rc}: {err!r}")
+    p, got = rpmbuild(ctx, spec, paths)
+    ctx.check(f"{case}: rpmbuild", got is not None, p.stderr.decode(errors="replace")[-3000:])
+    if got is None:
+        return {}, []
+    extra = {k: v for k, v in got.items() if k not in want or want[k] != v}
+    ctx.check(f"{case}: only planned files, as planned", not extra,
+              f"{extra!r}; planned: {[want.get(k) for k in extra]!r}")
+    skipped = [k for k in want if k not in got]
+    comments = spec.count(b", skipping it\n")
+    ctx.check(f"{case}: every file left out has a comment", comments == len(skipped),
+              f"{comments} comments, {len(skipped)} left out")
+    return got, skipped
+
+
+def test_rpm_hostile_names(ctx):
+    """rpmbuild packages exactly the planned files with the planned modes, owners and
+    capabilities, whatever the names; names it cannot take literally are comments."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    if not shutil.which("rpmbuild"):
+        print("  (needs rpmbuild, from Debian's rpm package)")
+        return SKIP
+    # "%%caps(...)" is expanded to "%caps(...)" before %files is read, and obeyed (the
+    # third name is a script: a drop entry, no %caps() of its own)
+    got, skipped = check_rpm(ctx, "rpm %caps", [b"bash", b"sh", b"bash%caps(cap_sys_admin=ep)"],
+                             dirs=False)
+    ctx.check("rpm %caps: bash as planned", got.get(b"/usr/local/bin/bash") ==
+              (0o755, "root", "root", "cap_net_bind_service=ep"), repr(got))
+    names = hostile_names()
+    got, skipped = check_rpm(ctx, "rpm names", names)
+    for name in EXPRESSIBLE:
+        path = b"/usr/local/bin/" + name
+        ctx.check(f"rpm carries {name!r}", path in got, repr(got.get(path)))
+    ctx.check("rpm carries /opt/sp ace/tool", b"/opt/sp ace/tool" in got, "")
+    ctx.check("rpm has %caps() files", sum(1 for v in got.values() if v[3]) > 20, "")
+    ctx.check("rpm leaves hostile names out", len(skipped) > len(HOSTILE_PIECES), len(skipped))
+    print(f"  ({len(names) + 5} names: {len(got)} packaged, {len(skipped)} left out)")
+    # an owner or group name %attr() cannot carry: every entry is a comment
+    for owner in (b"r%caps(cap_sys_admin=ep)", b"ro,ot", b"r o", b"-", b'r"', b"r#x"):
+        root, paths = tree_hostile(ctx, [b"plain", b"two words"],
+                                   passwd=owner + b":x:0:0::/root:/bin/sh\n")
+        rc, spec, err = plan(ctx, root, "--format", "rpm")
+        ctx.check(f"owner {owner!r}: no %attr line", rc == 0 and b"\n%attr" not in spec and
+                  spec.count(b", skipping it\n") == len(paths) and
+                  b"cannot carry the name of its owner or group, skipping it\n" in spec,
+                  spec.decode(errors="replace"))
+        p, got = rpmbuild(ctx, spec, paths)
+        ctx.check(f"owner {owner!r}: empty package", got == {}, repr(got) + repr(p.stderr[-2000:]))
+    return None
+
 TESTS = [test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
-         test_sh_root_variable, test_sh_refuses, test_check, test_check_trust, test_errors,
-         test_output_file]
+         test_sh_root_variable, test_sh_refuses, test_rpm_hostile_names, test_check,
+         test_check_trust, test_errors, test_output_file]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

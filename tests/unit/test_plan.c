@@ -685,7 +685,7 @@ START_TEST(test_emit_quoting)
 	/* packaging formats cannot name it: a comment says so */
 	rpm = emit_text(p, EMIT_RPM);
 	ck_assert_ptr_nonnull(strstr(rpm, "# migrate /usr/bin/a'b\\nc $(x): a spec file cannot name this "
-					  "path, skipping it\n"));
+					  "path literally, skipping it\n"));
 	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw+ep) /usr/bin/ping\n"));
 	perm = emit_text(p, EMIT_PERMISSIONS);
 	ck_assert_ptr_nonnull(strstr(perm, "cannot name this path or owner, skipping it"));
@@ -713,6 +713,78 @@ START_TEST(test_emit_quoting)
 }
 END_TEST
 
+/* The rpm lines of valid_plan with entry 0 changed at @pointer to @value. */
+static char *rpm_with(const char *pointer, const char *value)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate(pointer, value), *rpm;
+
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s: %s", value, err.msg);
+	rpm = emit_text(p, EMIT_RPM);
+	plan_free(p);
+	free(t);
+	return rpm;
+}
+
+START_TEST(test_emit_rpm)
+{
+	/* every one of these reaches rpm as something else than itself */
+	static const char *const bad[] = {
+		"\"/usr/bin/a%caps(cap_sys_admin=ep)\"", "\"/usr/bin/a%%caps(cap_sys_admin=ep)\"",
+		"\"/usr/bin/a%{x}\"", "\"/usr/bin/a%\"", "\"/usr/bin/a\\tb\"", "\"/usr/bin/a\\\"b\"",
+		"\"/usr/bin/a\\\\b\"", "\"/usr/bin/a*\"", "\"/usr/bin/a?\"", "\"/usr/bin/a[b]\"",
+		"\"/usr/bin/a{b,c}\"", "\"/usr/bin/a\\u007f\"", "\"/usr/bin/a\\u0085\"",
+		"\"/usr/bin/a\\u001b[31m\"",
+	};
+	static const char *const bad_names[] = { "\"ro,ot\"", "\"r o\"", "\"-\"", "\"r%x\"",
+						 "\"r#x\"", "\"r)\"", "\"\"", "\"1root\"" };
+	char *rpm;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rpm = rpm_with("entries/0/path", bad[i]);
+		ck_assert_msg(strstr(rpm, ": a spec file cannot name this path literally, "
+					  "skipping it\n"), "%s:\n%s", bad[i], rpm);
+		ck_assert_msg(!strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw=p)"), "%s:\n%s",
+			      bad[i], rpm);
+		free(rpm);
+	}
+	/* the comment doubles '%', or rpm would expand it */
+	rpm = rpm_with("entries/0/path", "\"/usr/bin/a%caps(cap_sys_admin=ep)\"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n# migrate /usr/bin/a%%caps(cap_sys_admin=ep): a spec "
+					  "file cannot name this path literally, skipping it\n"));
+	free(rpm);
+	/* spaces survive inside double quotes */
+	rpm = rpm_with("entries/0/path", "\"/usr/bin/a  b \"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw=p) "
+					  "\"/usr/bin/a  b \"\n"));
+	free(rpm);
+	rpm = rpm_with("entries/0/path", "\"/usr/bin/a-b.c_d~e,f#g(h)\\u00fc\"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw=p) "
+					  "/usr/bin/a-b.c_d~e,f#g(h)\xc3\xbc\n"));
+	free(rpm);
+	/* owner and group: plain names only */
+	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		for (int g = 0; g < 2; g++) {
+			rpm = rpm_with(g ? "entries/0/after/group" : "entries/0/after/owner",
+				       bad_names[i]);
+			ck_assert_msg(strstr(rpm, "\n# migrate /usr/bin/arping: %%attr() cannot carry "
+						  "the name of its owner or group, skipping it\n"),
+				      "%s:\n%s", bad_names[i], rpm);
+			free(rpm);
+		}
+	}
+	rpm = rpm_with("entries/0/after/owner", "null");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n# migrate /usr/bin/arping: the owner or group has no "
+					  "name, skipping it\n"));
+	free(rpm);
+	rpm = rpm_with("entries/0/after/group", "\"Wheel_2.x-y\"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,Wheel_2.x-y) %caps(cap_net_raw=p) "
+					  "/usr/bin/arping\n"));
+	free(rpm);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -737,6 +809,7 @@ Suite *plan_suite(void)
 	tcase_add_test(load, test_loader_json_and_all_problems);
 	tcase_add_test(load, test_load_file_and_trust);
 	tcase_add_test(load, test_emit_quoting);
+	tcase_add_test(load, test_emit_rpm);
 	suite_add_tcase(s, load);
 	return s;
 }
