@@ -359,6 +359,16 @@ int emit_rpm(const struct plan *p, FILE *out)
 
 /* --- deb ------------------------------------------------------------------------------- */
 
+/*
+ * A path dpkg-statoverride takes literally: it refuses a newline (its database is one line
+ * per file), and --list matches its operand as a glob (a file named "*" in /usr/bin would
+ * match every override there), with a backslash as the glob's escape.
+ */
+static bool deb_path_ok(const char *path)
+{
+	return !strpbrk(path, "\n*?[]\\");
+}
+
 /* Owner or group for dpkg-statoverride: the name as is when it is a plain one, else
  * quoted, or "#ID" when it has none. */
 static void deb_id(struct em *e, const char *name, uint32_t id)
@@ -372,9 +382,24 @@ static void deb_id(struct em *e, const char *name, uint32_t id)
 		put(e, "'#%u'", id);
 }
 
-static void deb_statoverride(struct em *e, const struct plan_entry *x)
+/* OWNER:GROUP for chown: plain names as they are, else the numbers. */
+static void deb_chown_ids(struct em *e, const struct plan_state *s)
 {
-	put(e, "\tif ! dpkg-statoverride --list ");
+	if (plain_name_ok(s->owner))
+		put(e, "%s", s->owner);
+	else
+		put(e, "%u", s->uid);
+	if (plain_name_ok(s->group))
+		put(e, ":%s", s->group);
+	else
+		put(e, ":%u", s->gid);
+}
+
+/* Record the state after with dpkg-statoverride unless the admin has an override;
+ * with @track, "added" says whether this snippet did (for the undo of a failed setcap). */
+static void deb_statoverride(struct em *e, const struct plan_entry *x, bool track)
+{
+	put(e, "%s\tif ! dpkg-statoverride --list ", track ? "\tadded=0\n" : "");
 	put_quoted(e, x->path);
 	put(e, " >/dev/null 2>&1; then\n\t\tdpkg-statoverride --update --add ");
 	deb_id(e, x->after.owner, x->after.uid);
@@ -382,11 +407,21 @@ static void deb_statoverride(struct em *e, const struct plan_entry *x)
 	deb_id(e, x->after.group, x->after.gid);
 	put(e, " %04o ", x->after.mode);
 	put_quoted(e, x->path);
-	put(e, "\n\tfi\n");
+	put(e, "\n%s\tfi\n", track ? "\t\tadded=1\n" : "");
 }
 
+/*
+ * setcap, then the set-user-ID bit goes.  When setcap fails the file gets back exactly
+ * the owner, group and mode it had (never "chmod u+s", which would make a setgid-only file
+ * setuid root as well), and the override this snippet added goes, or the next upgrade
+ * would give the file the mode without privilege again.
+ */
 static void deb_setcap(struct em *e, const struct plan_entry *x)
 {
+	const struct plan_state *b = &x->before;
+	_cleanup_free_ char *msg = NULL;
+	_cleanup_free_ char *esc = escape_text(x->path);
+
 	put(e, "\tif command -v setcap >/dev/null 2>&1 && setcap ");
 	put_quoted(e, x->after.caps_text);
 	put(e, " ");
@@ -394,15 +429,18 @@ static void deb_setcap(struct em *e, const struct plan_entry *x)
 	put(e, "; then\n\t\tchmod u-s ");
 	put_quoted(e, x->path);
 	put(e, "\n\telse\n\t\tprintf '%%s\\n' ");
-	{
-		_cleanup_free_ char *msg = NULL;
-		_cleanup_free_ char *esc = escape_text(x->path);
-		if (!esc || asprintf(&msg, "setcap failed on %s, falling back to setuid", esc) < 0)
-			e->oom = true;
-		else
-			put_quoted(e, msg);
-	}
-	put(e, " >&2\n\t\tchmod u+s ");
+	if (!esc || asprintf(&msg, "setcap failed on %s, putting back mode %04o and owner %u:%u",
+			     esc, b->mode, b->uid, b->gid) < 0)
+		e->oom = true;
+	else
+		put_quoted(e, msg);
+	put(e, " >&2\n\t\tif [ \"$added\" = 1 ]; then\n\t\t\tdpkg-statoverride --remove ");
+	put_quoted(e, x->path);
+	put(e, "\n\t\tfi\n\t\tchown ");
+	deb_chown_ids(e, b);
+	put(e, " ");
+	put_quoted(e, x->path);
+	put(e, "\n\t\tchmod %04o ", b->mode);
 	put_quoted(e, x->path);
 	put(e, "\n\tfi\n");
 }
@@ -413,10 +451,9 @@ static void deb_entry(struct em *e, const struct plan_entry *x)
 
 	put(e, "\t# ");
 	put_escaped(e, x->path);
-	if (strchr(x->path, '\n')) {
-		/* dpkg's statoverride database is one line per file */
-		put(e, ": %s: dpkg-statoverride cannot record a name with a newline, skipping it\n",
-		    verdict_name(x->verdict));
+	if (!deb_path_ok(x->path)) {
+		put(e, ": %s: dpkg-statoverride cannot take this name literally (a newline, or a "
+		    "glob character), skipping it\n", verdict_name(x->verdict));
 		return;
 	}
 	if (x->verdict == VERDICT_MIGRATE) {
@@ -428,7 +465,7 @@ static void deb_entry(struct em *e, const struct plan_entry *x)
 	put(e, "\n");
 	/* The package ships the file set-ID: only a statoverride keeps the new mode across
 	 * upgrades.  Its --update chowns, and chown clears capabilities, so it goes first. */
-	deb_statoverride(e, x);
+	deb_statoverride(e, x, x->verdict == VERDICT_MIGRATE && a->caps_text);
 	if (x->verdict == VERDICT_MIGRATE && a->caps_text) {
 		deb_setcap(e, x);
 	} else if (x->before.has_caps) {
@@ -445,9 +482,10 @@ int emit_deb(const struct plan *p, FILE *out)
 
 	put(&e, "#!/bin/sh\n");
 	header(&e, p, "Debian postinst");
-	put(&e, "#\n# dpkg keeps no file capabilities, so setcap runs again on every configure,\n"
-	    "# falling back to setuid as the distribution's postinsts do; dpkg-statoverride\n"
-	    "# keeps the new mode and owner across upgrades, unless the admin has one.\n");
+	put(&e, "#\n# dpkg keeps no file capabilities, so setcap runs again on every configure;\n"
+	    "# dpkg-statoverride keeps the new mode and owner across upgrades, unless the\n"
+	    "# admin has an override.  Where setcap fails, the file gets back the owner,\n"
+	    "# group and mode it had, and the override added here is removed again.\n");
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].verdict != VERDICT_MIGRATE && p->v[i].verdict != VERDICT_DROP)
 			comment_entry(&e, "", &p->v[i]);

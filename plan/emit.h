@@ -23,7 +23,7 @@ enum emit_format {
 	EMIT_JSON,            /**< the plan document (docs/schema/plan.schema.json) */
 	EMIT_SH,              /**< POSIX sh script: checks each file, then chown, setcap, chmod */
 	EMIT_RPM,             /**< %attr/%caps lines for a spec's %files */
-	EMIT_DEB,             /**< postinst: setcap with setuid fallback, dpkg-statoverride */
+	EMIT_DEB,             /**< postinst: dpkg-statoverride, setcap, exact undo on failure */
 	EMIT_PERMISSIONS,     /**< openSUSE permissions.local entries */
 	_EMIT_MAX,
 	_EMIT_INVALID = -EINVAL,
@@ -64,10 +64,13 @@ int emit_sh(const struct plan *p, FILE *out);
 int emit_rpm(const struct plan *p, FILE *out);
 
 /**
- * A Debian postinst: in "configure", for each migrate entry setcap with the
- * distributions' fallback to setuid, and dpkg-statoverride (unless the admin
- * has one) wherever the packaged mode or owner must change for good.
- * Returns 0, -ENOMEM or -EIO.
+ * A Debian postinst: in "configure", for each migrate or drop entry,
+ * dpkg-statoverride --update --add with the state after (unless the admin has
+ * an override), so the new mode and owner survive upgrades; for a migrate
+ * entry then setcap and chmod u-s, and where setcap fails, the owner, group
+ * and mode of the state before and removal of the override just added.  A
+ * name dpkg-statoverride cannot take literally (a newline, a glob character
+ * or backslash) is a comment.  Returns 0, -ENOMEM or -EIO.
  */
 int emit_deb(const struct plan *p, FILE *out);
 

@@ -685,9 +685,149 @@ def test_rpm_hostile_names(ctx):
         ctx.check(f"owner {owner!r}: empty package", got == {}, repr(got) + repr(p.stderr[-2000:]))
     return None
 
+# --- deb: the postinst run in a throwaway root -----------------------------------------
+
+# Run in a private mount namespace: a fresh ramfs or tmpfs as the root of a chroot, the
+# host's /usr bound read-only, its own /etc, an empty dpkg database, the planned files
+# copied in; then the postinst, then the state of each file and of the database as JSON.
+DEB_NS = r'''
+import json, os, shutil, subprocess, sys
+new, fstype, tree, postinst, overrides = sys.argv[1:6]
+rels = sys.argv[6:]
+def run(*a):
+    subprocess.run(a, check=True)
+run("mount", "-t", fstype, "s2ctest", new)
+for d in ("usr", "etc", "dev", "var/lib/dpkg/updates", "tmp"):
+    os.makedirs(os.path.join(new, d))
+for d in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+    if d != "usr" and os.path.islink("/" + d):
+        os.symlink(os.readlink("/" + d), os.path.join(new, d))
+    elif os.path.isdir("/" + d) and not os.path.islink("/" + d):
+        os.makedirs(os.path.join(new, d), exist_ok=True)
+        run("mount", "--bind", "/" + d, os.path.join(new, d))
+        run("mount", "-o", "remount,bind,ro", os.path.join(new, d))
+open(new + "/dev/null", "w").close()
+run("mount", "--bind", "/dev/null", new + "/dev/null")
+with open(new + "/etc/passwd", "w") as f:
+    f.write("root:x:0:0:root:/root:/bin/sh\n")
+with open(new + "/etc/group", "w") as f:
+    f.write("root:x:0:\ngames:x:60:\n")
+with open(new + "/var/lib/dpkg/statoverride", "w") as f:
+    f.write(overrides)
+run("cp", "-a", tree + "/opt", new + "/opt")
+shutil.copyfile(postinst, new + "/postinst")
+p = subprocess.run(["chroot", new, "/bin/sh", "/postinst", "configure"], capture_output=True)
+files = {}
+for rel in rels:
+    st = os.lstat(new + rel)
+    caps = subprocess.run(["getcap", new + rel], capture_output=True).stdout.decode()
+    files[rel] = [oct(st.st_mode & 0o7777)[2:], st.st_uid, st.st_gid,
+                  caps.split(" ", 1)[1].strip() if caps else None]
+with open(new + "/var/lib/dpkg/statoverride") as f:
+    db = sorted(f.read().splitlines())
+print(json.dumps({"rc": p.returncode, "stderr": p.stderr.decode(errors="replace"),
+                  "files": files, "statoverride": db}))
+'''
+
+DEB_FILES = ["/opt/s2ctest/games/mygame", "/opt/s2ctest/bin/pinger", "/opt/s2ctest/bin/drop.sh",
+             "/opt/s2ctest/bin/x*"]
+
+
+def tree_deb(ctx):
+    """A setgid-games program a local rule migrates (2755 root:games -> 2755 + caps), a
+    set-user-ID program, a set-user-ID script, and a set-user-ID program named "x*"."""
+    b = compiled(ctx)
+    root = ctx.tree("deb")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\ngames:x:60:\n")
+    install(root, "opt/s2ctest/games/mygame", b["sock"], 0o2755, gid=60)
+    install(root, "opt/s2ctest/bin/pinger", b["resvport"], 0o4755)
+    install(root, "opt/s2ctest/bin/drop.sh", b"#!/bin/sh\necho hi\n", 0o4755)
+    install(root, "opt/s2ctest/bin/x*", b["resvport"], 0o4755)
+    s2ctest.fix_dir_times(root)
+    db = ctx.tree("debdb")
+    with open(os.path.join(db, "local.json"), "w") as f:
+        json.dump({"schema": 1, "area": "local", "rules": [{
+            "id": "s2ctest.mygame", "program": "a game that pings",
+            "match": {"paths": ["/opt/s2ctest/games/mygame"]}, "verdict": "migrate",
+            "caps": "cap_net_raw=ep", "reason": "test", "sources": ["man:ping(8)"]}]}, f)
+    return root, db
+
+
+def run_postinst(ctx, fstype, root, postinst, overrides=""):
+    new = ctx.tree("postinst-" + fstype)
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c",
+                        DEB_NS, new, fstype, root, postinst, overrides, *DEB_FILES],
+                       capture_output=True, env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
+    ctx.check(f"postinst on {fstype} ran", p.returncode == 0, p.stderr.decode(errors="replace"))
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def test_deb_postinst(ctx):
+    """The postinst in a throwaway root: where setcap fails (ramfs) each file gets back
+    its exact owner, group and mode and the override added for it goes; where it works
+    (tmpfs) each file ends as planned; a name with a glob character is never handed to
+    dpkg-statoverride."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    for tool in ("unshare", "chroot", "dpkg-statoverride", "setcap"):
+        if not shutil.which(tool):
+            print(f"  (needs {tool})")
+            return SKIP
+    with open("/var/lib/dpkg/statoverride", "rb") as f:
+        host_db = f.read()
+    root, db = tree_deb(ctx)
+    rc, out, err = plan(ctx, root, "--db", db)
+    doc = json.loads(out)
+    got = {e["path"]: (e["verdict"], e["action"], e["after"]["mode"]) for e in doc["entries"]}
+    ctx.check("deb plan", rc == 0 and got == {
+        "/opt/s2ctest/bin/drop.sh": ("drop", "change", "0755"),
+        "/opt/s2ctest/bin/pinger": ("migrate", "change", "0755"),
+        "/opt/s2ctest/bin/x*": ("migrate", "change", "0755"),
+        "/opt/s2ctest/games/mygame": ("migrate", "change", "2755")}, f"{got!r} {err!r}")
+    rc, text, err = plan(ctx, root, "--db", db, "--format", "deb")
+    lint_script(ctx, "deb postinst", text)
+    ctx.check("deb: no statoverride for x*", b"'/opt/s2ctest/bin/x*'" not in text and
+              b"\t# /opt/s2ctest/bin/x*: migrate: dpkg-statoverride cannot take this name "
+              b"literally (a newline, or a glob character), skipping it\n" in text, text)
+    ctx.check("deb: never chmod u+s", b"u+s" not in text, text)
+    postinst = write(ctx, "postinst", text)
+    # where setcap fails, everything is as it was, and the admin's own override stays
+    admin = "root root 4755 /opt/s2ctest/bin/pinger\n"
+    r = run_postinst(ctx, "ramfs", root, postinst, admin)
+    if r:
+        ctx.check("ramfs: postinst exit", r["rc"] == 0, r["stderr"])
+        ctx.check("ramfs: says what it put back",
+                  "setcap failed on /opt/s2ctest/games/mygame, putting back mode 2755 and owner "
+                  "0:60\n" in r["stderr"], r["stderr"])
+        ctx.check("ramfs: states", r["files"] == {
+            "/opt/s2ctest/games/mygame": ["2755", 0, 60, None],
+            "/opt/s2ctest/bin/pinger": ["4755", 0, 0, None],
+            "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
+            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None]}, repr(r["files"]))
+        ctx.check("ramfs: overrides", r["statoverride"] == sorted([
+            "root root 755 /opt/s2ctest/bin/drop.sh", admin.strip()]), repr(r["statoverride"]))
+    r = run_postinst(ctx, "tmpfs", root, postinst)
+    if r:
+        ctx.check("tmpfs: postinst exit", r["rc"] == 0 and r["stderr"] == "", r["stderr"])
+        ctx.check("tmpfs: states as planned", r["files"] == {
+            "/opt/s2ctest/games/mygame": ["2755", 0, 60, "cap_net_raw=ep"],
+            "/opt/s2ctest/bin/pinger": ["755", 0, 0, "cap_net_bind_service=ep"],
+            "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
+            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None]}, repr(r["files"]))
+        ctx.check("tmpfs: overrides", r["statoverride"] == sorted([
+            "root games 2755 /opt/s2ctest/games/mygame",
+            "root root 755 /opt/s2ctest/bin/pinger",
+            "root root 755 /opt/s2ctest/bin/drop.sh"]), repr(r["statoverride"]))
+    with open("/var/lib/dpkg/statoverride", "rb") as f:
+        ctx.check("the host's statoverride database is untouched", f.read() == host_db, "")
+    return None
+
+
 TESTS = [test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
-         test_sh_root_variable, test_sh_refuses, test_rpm_hostile_names, test_check,
-         test_check_trust, test_errors, test_output_file]
+         test_sh_root_variable, test_sh_refuses, test_rpm_hostile_names, test_deb_postinst,
+         test_check, test_check_trust, test_errors, test_output_file]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -691,7 +691,8 @@ START_TEST(test_emit_quoting)
 	ck_assert_ptr_nonnull(strstr(perm, "cannot name this path or owner, skipping it"));
 	deb = emit_text(p, EMIT_DEB);
 	ck_assert_ptr_nonnull(strstr(deb, "\t# /usr/bin/a'b\\nc $(x): migrate: dpkg-statoverride cannot "
-					  "record a name with a newline, skipping it\n"));
+					  "take this name literally (a newline, or a glob character), "
+					  "skipping it\n"));
 	ck_assert_ptr_null(strstr(deb, "'/usr/bin/a'"));
 	free(deb);
 	free(t);
@@ -703,7 +704,7 @@ START_TEST(test_emit_quoting)
 	ck_assert_ptr_nonnull(strstr(deb, "dpkg-statoverride --list '/usr/bin/a'\\''b '\"\\$\"'(x)' "
 					  ">/dev/null"));
 	ck_assert_ptr_nonnull(strstr(deb, "\t\tprintf '%s\\n' 'setcap failed on /usr/bin/a'\\''b '\"\\$\"'(x), "
-					  "falling back to setuid' >&2\n"));
+					  "putting back mode 4755 and owner 0:0' >&2\n"));
 	free(sh);
 	free(rpm);
 	free(deb);
@@ -785,6 +786,88 @@ START_TEST(test_emit_rpm)
 }
 END_TEST
 
+/* The postinst of valid_plan after @n changes (pointer, value pairs). */
+static char *deb_with(size_t n, const char *const *changes)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = strdup(valid_plan), *deb;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *doc = json_tokener_parse(t), *o = doc;
+		char *path = strdup(changes[2 * i]), *save = NULL, *last = strrchr(path, '/');
+
+		*last++ = '\0';
+		for (char *tok = strtok_r(path, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+			o = json_object_is_type(o, json_type_array) ?
+				    json_object_array_get_idx(o, strtoul(tok, NULL, 10)) :
+				    json_object_object_get(o, tok);
+		ck_assert_ptr_nonnull(o);
+		json_object_object_add(o, last, json_tokener_parse(changes[2 * i + 1]));
+		free(t);
+		t = strdup(json_object_to_json_string(doc));
+		json_object_put(doc);
+		free(path);
+	}
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	deb = emit_text(p, EMIT_DEB);
+	plan_free(p);
+	free(t);
+	return deb;
+}
+
+START_TEST(test_emit_deb)
+{
+	static const char *const glob_names[] = { "\"/usr/bin/a*\"", "\"/usr/bin/a?\"",
+						  "\"/usr/bin/a[b]\"", "\"/usr/bin/a]\"",
+						  "\"/usr/bin/a\\\\b\"" };
+	/* a setgid-games program that keeps its group: setcap failing puts back 2755 */
+	static const char *const games[] = {
+		"entries/0/before/gid", "60", "entries/0/before/group", "\"games\"",
+		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "60",
+		"entries/0/after/group", "\"games\"", "entries/0/after/mode", "\"2755\"",
+	};
+	static const char *const odd_owner[] = { "entries/0/before/owner", "\"r o\"",
+						 "entries/0/before/group", "null" };
+	char *deb;
+
+	deb = deb_with(6, games);
+	ck_assert_ptr_nonnull(strstr(deb,
+		"\t# /usr/bin/arping: migrate to cap_net_raw=p\n"
+		"\tadded=0\n"
+		"\tif ! dpkg-statoverride --list '/usr/bin/arping' >/dev/null 2>&1; then\n"
+		"\t\tdpkg-statoverride --update --add root games 2755 '/usr/bin/arping'\n"
+		"\t\tadded=1\n"
+		"\tfi\n"
+		"\tif command -v setcap >/dev/null 2>&1 && setcap 'cap_net_raw=p' '/usr/bin/arping'; then\n"
+		"\t\tchmod u-s '/usr/bin/arping'\n"
+		"\telse\n"
+		"\t\tprintf '%s\\n' 'setcap failed on /usr/bin/arping, putting back mode 2755 and owner "
+		"0:60' >&2\n"
+		"\t\tif [ \"$added\" = 1 ]; then\n"
+		"\t\t\tdpkg-statoverride --remove '/usr/bin/arping'\n"
+		"\t\tfi\n"
+		"\t\tchown root:games '/usr/bin/arping'\n"
+		"\t\tchmod 2755 '/usr/bin/arping'\n"
+		"\tfi\n"));
+	ck_assert_ptr_null(strstr(deb, "u+s"));
+	free(deb);
+	/* names chown cannot take as they are: the numbers */
+	deb = deb_with(2, odd_owner);
+	ck_assert_ptr_nonnull(strstr(deb, "\t\tchown 0:0 '/usr/bin/arping'\n\t\tchmod 4755 '/usr/bin/arping'\n"));
+	free(deb);
+	/* dpkg-statoverride --list takes a glob: such names are left out */
+	for (size_t i = 0; i < sizeof(glob_names) / sizeof(glob_names[0]); i++) {
+		const char *change[] = { "entries/0/path", glob_names[i] };
+		deb = deb_with(1, change);
+		ck_assert_msg(strstr(deb, ": migrate: dpkg-statoverride cannot take this name literally "
+					  "(a newline, or a glob character), skipping it\n"), "%s", deb);
+		ck_assert_msg(!strstr(deb, "'/usr/bin/a"), "%s", deb);
+		free(deb);
+	}
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -810,6 +893,7 @@ Suite *plan_suite(void)
 	tcase_add_test(load, test_load_file_and_trust);
 	tcase_add_test(load, test_emit_quoting);
 	tcase_add_test(load, test_emit_rpm);
+	tcase_add_test(load, test_emit_deb);
 	suite_add_tcase(s, load);
 	return s;
 }
