@@ -145,6 +145,10 @@ static void comment_entry(struct em *e, const char *indent, const struct plan_en
 static const char sh_intro[] =
 	"#\n"
 	"# Review it, then run it as root.  For each change it\n"
+	"#  - refuses a file below a directory that is not owned by root or is writable\n"
+	"#    by group or others, from ROOT down (their owners could swap the file for a\n"
+	"#    symbolic link between the checks and the change); these are checked for\n"
+	"#    every file before anything changes;\n"
 	"#  - refuses a symbolic link or anything but a regular file, and a file with\n"
 	"#    more than one hard link (another name would keep the privilege) unless\n"
 	"#    ALLOW_HARDLINKS=1;\n"
@@ -154,7 +158,8 @@ static const char sh_intro[] =
 	"#  - changes the owner first (chown clears capabilities and set-ID bits), then\n"
 	"#    sets the capabilities, then clears the set-ID bits, and checks the result.\n"
 	"# It stops at the first error.  ROOT is prepended to every path; it defaults to\n"
-	"# the plan's root (ROOT=/mnt/copy changes a copy of the system instead).\n"
+	"# the plan's root (ROOT=/mnt/copy changes a copy of the system instead); ROOT\n"
+	"# itself is checked, the directories above it are trusted.\n"
 	"# Needs sha256sum and stat (coreutils), chown, chmod, setcap and getcap.\n";
 
 static const char sh_functions[] =
@@ -172,11 +177,39 @@ static const char sh_functions[] =
 	"\tfi\n"
 	"}\n"
 	"\n"
+	"# safe_dirs NAME PATH: every directory from ROOT (or /) down to PATH's parent is\n"
+	"#   owned by root and not writable by group or others, so only root can swap PATH\n"
+	"#   or a directory on its way for a symbolic link while the checks and changes\n"
+	"#   below run (chmod, chown and setcap follow symbolic links).  NAME is PATH as\n"
+	"#   messages show it, with as many slashes, so it names the directory as well.\n"
+	"safe_dirs() {\n"
+	"\tdir=${ROOT:-/} shown=/ rest=${2#/} srest=${1#/}\n"
+	"\twhile :; do\n"
+	"\t\tif [ -L \"$dir\" ] || [ ! -d \"$dir\" ]; then\n"
+	"\t\t\tfail \"$1: $shown is a symbolic link or not a directory, refusing it\"\n"
+	"\t\tfi\n"
+	"\t\tst=$(stat -c '%u %a' \"$dir\")\n"
+	"\t\tif [ \"${st%% *}\" != 0 ]; then\n"
+	"\t\t\tfail \"$1: directory $shown is owned by uid ${st%% *}, not root: its owner could swap the file, refusing it\"\n"
+	"\t\tfi\n"
+	"\t\tif [ $((0${st#* } & 022)) -ne 0 ]; then\n"
+	"\t\t\tfail \"$1: directory $shown is writable by group or others: they could swap the file, refusing it\"\n"
+	"\t\tfi\n"
+	"\t\tcase $rest in\n"
+	"\t\t*/*) ;;\n"
+	"\t\t*) return 0 ;;\n"
+	"\t\tesac\n"
+	"\t\tdir=${dir%/}/${rest%%/*} rest=${rest#*/}\n"
+	"\t\tshown=${shown%/}/${srest%%/*} srest=${srest#*/}\n"
+	"\tdone\n"
+	"}\n"
+	"\n"
 	"# change NAME PATH SHA256 MODE OWNER NEW_MODE NEW_OWNER NEW_CAPS\n"
 	"#   NAME is PATH as messages show it; MODE is octal as stat %a prints it;\n"
 	"#   OWNER is UID:GID; NEW_CAPS is \"\" for no capabilities.\n"
 	"change() {\n"
 	"\tname=$1 file=$ROOT$2 sum=$3 mode=$4 owner=$5 new_mode=$6 new_owner=$7 caps=$8\n"
+	"\tsafe_dirs \"$name\" \"$2\"\n"
 	"\tif [ -L \"$file\" ] || [ ! -f \"$file\" ]; then\n"
 	"\t\tfail \"$name: not a regular file, refusing it\"\n"
 	"\tfi\n"
@@ -214,6 +247,15 @@ static const char sh_functions[] =
 	"\t\t\"$mode\" \"$new_mode\" \"$owner\" \"$new_owner\" \"${caps:-none}\"\n"
 	"}\n";
 
+static void sh_safe_dirs(struct em *e, const struct plan_entry *x)
+{
+	put(e, "safe_dirs ");
+	put_quoted_escaped(e, x->path);
+	put(e, " ");
+	put_quoted(e, x->path);
+	put(e, "\n");
+}
+
 static void sh_change(struct em *e, const struct plan_entry *x)
 {
 	put(e, "\n# ");
@@ -246,6 +288,12 @@ int emit_sh(const struct plan *p, FILE *out)
 	put_quoted(&e, s2c_streq(p->root, "/") ? "" : p->root);
 	put(&e, "\nfi\n# A ROOT such as \"-x\" would read as an option.\ncase $ROOT in\n"
 	    "-*) ROOT=./$ROOT ;;\nesac\n\n%s", sh_functions);
+	if (s.change)
+		put(&e, "\n# The directories on the way to every file first, so that a refusal there\n"
+		    "# changes nothing.\n");
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].change)
+			sh_safe_dirs(&e, &p->v[i]);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].change)
 			sh_change(&e, &p->v[i]);

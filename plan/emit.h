@@ -43,11 +43,15 @@ enum emit_format emit_format_from_name(const char *s);
 int emit_plan(const struct plan *p, enum emit_format f, FILE *out);
 
 /**
- * The shell script.  It changes only the "change" entries, each through one
- * call of a shell function that refuses a symlink, a non-regular file, a file
- * with several hard links (unless ALLOW_HARDLINKS=1), a file whose SHA-256,
- * mode or owner differ from the plan; says "already done" for a file in the
- * planned state; else runs chown (if the owner changes), setcap (or setcap -r),
+ * The shell script.  Before anything changes it checks, for every "change"
+ * entry, that each directory from ROOT down to the file's parent is a
+ * directory owned by root and not writable by group or others (chmod and
+ * chown follow symbolic links, so whoever could swap a file there could
+ * redirect them).  It changes only the "change" entries, each through one
+ * call of a shell function that checks the directories again and refuses a
+ * symlink, a non-regular file, a file with several hard links (unless
+ * ALLOW_HARDLINKS=1), a file whose SHA-256, mode or owner differ from the
+ * plan; says "already done" for a file in the planned state; else runs chown (if the owner changes), setcap (or setcap -r),
  * chmod, and checks the result.  ROOT, defaulting to the plan's root, is
  * prepended to every path.  Returns 0, -ENOMEM or -EIO.
  */

@@ -369,6 +369,110 @@ def test_sh_refuses(ctx):
     ctx.check("hard link allowed", rc == 0, f"exit {rc}: {err!r}")
 
 
+def snapshot_tree(root):
+    """(mode, uid, gid, caps, ctime) of every regular file under @root."""
+    out = {}
+    for dirpath, _, files in os.walk(root.encode()):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                out[p] = state(p)
+    return out
+
+
+def test_sh_unsafe_dirs(ctx):
+    """A directory on the way that is not root's, or that group or others can write, is
+    refused before anything changes, whichever file it leads to."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    cases = [("usr/local/bin", lambda d: os.chown(d, 1, 1),
+              b"suid2cap: /usr/local/bin/aware: directory /usr/local/bin is owned by uid 1, not "
+              b"root: its owner could swap the file, refusing it\n"),
+             ("usr/local", lambda d: os.chmod(d, 0o775),
+              b"suid2cap: /usr/local/bin/aware: directory /usr/local is writable by group or "
+              b"others: they could swap the file, refusing it\n"),
+             ("opt/odd", lambda d: os.chmod(d, 0o1777),
+              b"suid2cap: /opt/odd/-dash: directory /opt/odd is writable by group or others: they "
+              b"could swap the file, refusing it\n"),
+             ("", lambda d: os.chmod(d, 0o757),
+              b"suid2cap: /opt/odd/-dash: directory / is writable by group or others: they could "
+              b"swap the file, refusing it\n")]
+    for rel, spoil, want in cases:
+        root = tree_fixture(ctx)
+        rc, script, _ = plan(ctx, root, "--format", "sh")
+        spoil(os.path.join(root, rel))
+        before = snapshot_tree(root)
+        rc, out, err = run_script(ctx, script)
+        ctx.check(f"unsafe {rel or '/'}: refused", rc == 1 and err == want, f"exit {rc}: {err!r}")
+        ctx.check(f"unsafe {rel or '/'}: nothing changed", snapshot_tree(root) == before, "")
+    # a symbolic link on the way: the plan's directory moved, a link put in its place
+    root = tree_fixture(ctx)
+    rc, script, _ = plan(ctx, root, "--format", "sh")
+    os.rename(os.path.join(root, "usr/local"), os.path.join(root, "usr/local.real"))
+    os.symlink("local.real", os.path.join(root, "usr/local"))
+    before = snapshot_tree(root)
+    rc, out, err = run_script(ctx, script)
+    ctx.check("symlinked directory refused", rc == 1 and err ==
+              b"suid2cap: /usr/local/bin/aware: /usr/local is a symbolic link or not a directory, "
+              b"refusing it\n", f"exit {rc}: {err!r}")
+    ctx.check("symlinked directory: nothing changed", snapshot_tree(root) == before, "")
+
+
+# Run as root, with the directory open: become nobody, then swap NAME and DECOY in it
+# (renameat2 RENAME_EXCHANGE), as the directory's owner can at any moment.
+SWAP = r'''
+import ctypes, os, sys
+dfd = os.open(sys.argv[1], os.O_PATH | os.O_DIRECTORY)
+os.setgroups([])
+os.setgid(65534)
+os.setuid(65534)
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(dfd, sys.argv[2].encode(), dfd, sys.argv[3].encode(), 2) != 0:
+    sys.exit(os.strerror(ctypes.get_errno()))
+'''
+
+
+def test_sh_symlink_swap(ctx):
+    """The owner of a directory on the way swaps the file for a symbolic link to a root-only
+    file after the checks, right before chmod (renameat2 RENAME_EXCHANGE, as nobody), which
+    follows the link.  The script refuses the directory before it runs chown, setcap or
+    chmod at all, and the secret stays 0600."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    b = compiled(ctx)
+    root = ctx.tree("swap")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\n")
+    secret = s2ctest.mkfile(root, "etc/secret", 0o600, b"root only\n")
+    install(root, "opt/swap/tool", b["resvport"], 0o4755)
+    rc, script, err = plan(ctx, root, "--format", "sh")
+    ctx.check("swap plan", rc == 0 and b"\nchange '/opt/swap/tool'" in script, err)
+    swapdir = os.path.join(root, "opt/swap")
+    os.symlink(secret, os.path.join(swapdir, "decoy"))
+    os.chown(swapdir, 65534, 65534)
+    # chown, setcap and chmod log their calls; chmod lets the swap happen first
+    wrap = ctx.tree("swap-bin")
+    log = os.path.join(ctx.tmp, "swap.log")
+    for tool in ("chown", "setcap", "chmod"):
+        real = shutil.which(tool)
+        swap = (f"[ -e {log}.swapped ] || {{ {sys.executable} -c \"$SWAP\" {swapdir} tool decoy "
+                f"&& : > {log}.swapped; }}\n" if tool == "chmod" else "")
+        with open(os.path.join(wrap, tool), "w") as f:
+            f.write(f"#!/bin/sh\necho {tool} \"$@\" >> {log}\n{swap}exec {real} \"$@\"\n")
+        os.chmod(os.path.join(wrap, tool), 0o755)
+    rc, out, err = run_script(ctx, script, {"PATH": wrap + ":" + os.environ["PATH"],
+                                            "SWAP": SWAP})
+    ctx.check("swap refused", rc == 1 and err ==
+              b"suid2cap: /opt/swap/tool: directory /opt/swap is owned by uid 65534, not root: "
+              b"its owner could swap the file, refusing it\n", f"exit {rc}: {err!r}")
+    ctx.check("swap: no chown, setcap or chmod ran", not os.path.exists(log),
+              open(log).read() if os.path.exists(log) else "")
+    ctx.check("swap: the secret is still root's alone", state(secret)[:4] == (0o600, 0, 0, None),
+              repr(state(secret)))
+    ctx.check("swap: the program is untouched",
+              state(os.path.join(swapdir, "tool"))[:4] == (0o4755, 0, 0, None), "")
+
+
 def write(ctx, name, data):
     path = os.path.join(ctx.tmp, name)
     with open(path, "wb") as f:
@@ -826,8 +930,9 @@ def test_deb_postinst(ctx):
 
 
 TESTS = [test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
-         test_sh_root_variable, test_sh_refuses, test_rpm_hostile_names, test_deb_postinst,
-         test_check, test_check_trust, test_errors, test_output_file]
+         test_sh_root_variable, test_sh_refuses, test_sh_unsafe_dirs, test_sh_symlink_swap,
+         test_rpm_hostile_names, test_deb_postinst, test_check, test_check_trust, test_errors,
+         test_output_file]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

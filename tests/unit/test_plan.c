@@ -682,6 +682,11 @@ START_TEST(test_emit_quoting)
 	ck_assert_ptr_nonnull(strstr(sh, "\n# /usr/bin/a'b\\nc $(x): migrate (rule iputils.arping)"));
 	ck_assert_ptr_nonnull(strstr(sh, " 4755 0:0 755 0:0 'cap_net_raw=p'\n"));
 	ck_assert_ptr_nonnull(strstr(sh, "\tROOT=''\n"));
+	/* the directories on the way to every file are checked before the first change */
+	ck_assert_ptr_nonnull(strstr(sh, "\nsafe_dirs '/usr/bin/a'\\''b'\"\\\\\"'nc '\"\\$\"'(x)' "
+					 "'/usr/bin/a'\\''b\nc '\"\\$\"'(x)'\n"));
+	ck_assert(strstr(sh, "\nsafe_dirs '") < strstr(sh, "\nchange '"));
+	ck_assert_ptr_nonnull(strstr(sh, "\tsafe_dirs \"$name\" \"$2\"\n\tif [ -L \"$file\" ]"));
 	/* packaging formats cannot name it: a comment says so */
 	rpm = emit_text(p, EMIT_RPM);
 	ck_assert_ptr_nonnull(strstr(rpm, "# migrate /usr/bin/a'b\\nc $(x): a spec file cannot name this "
