@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "jsonout.h"
 #include "jsonread.h"
+#include "parents.h"
 #include "plan.h"
 #include "planload.h"
 #include "privs.h"
@@ -260,6 +261,8 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		return ex;
 	r = plan_build((const struct decision *const *)ds.v, ds.n, ds.host, ds.db, res->root,
 		       res->host, &p, &err);
+	if (r == 0)
+		r = parents_check(p, res->rootfd, cmd_plan_warn_held, NULL);
 	if (r < 0) {
 		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		ex = S2C_EXIT_FAILURE;

@@ -473,6 +473,56 @@ def test_sh_symlink_swap(ctx):
               state(os.path.join(swapdir, "tool"))[:4] == (0o4755, 0, 0, None), "")
 
 
+def test_parents(ctx):
+    """A file below a directory that is not root's, or that group or others can write, is
+    planned as action "none" with the directory in its reason and a warning; the plan
+    loads, the script leaves it alone, and migrate holds it back too."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    b = compiled(ctx)
+    root = ctx.tree("parents")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\n")
+    install(root, "usr/bin/clockdiff", b["sock"], 0o4755)
+    install(root, "opt/vendor/bin/tool", b["resvport"], 0o4755)
+    install(root, "srv/shared/tool", b["resvport"], 0o4755)
+    install(root, "srv/group/tool", b["resvport"], 0o4755)
+    os.chown(os.path.join(root, "opt/vendor"), 1000, 1000)
+    os.chmod(os.path.join(root, "srv/shared"), 0o1777)
+    os.chmod(os.path.join(root, "srv/group"), 0o775)
+    s2ctest.fix_dir_times(root)
+    rc, out, err = plan(ctx, root)
+    ctx.check("parents plan exit", rc == 0, f"exit {rc}: {err!r}")
+    validate(ctx, "plan/parents.json", out)
+    ctx.golden("plan", "parents.json", normalise_plan(out, ctx.tmp))
+    ctx.golden("plan", "parents.err", normalise_text(err, ctx.tmp))
+    doc = json.loads(out)
+    held = {e["path"]: e for e in doc["entries"] if e["action"] == "none"}
+    ctx.check("parents: three held back", sorted(held) == [
+        "/opt/vendor/bin/tool", "/srv/group/tool", "/srv/shared/tool"], repr(sorted(held)))
+    ctx.check("parents: the rest changes", doc["summary"]["change"] == 1, repr(doc["summary"]))
+    path = write(ctx, "parents-plan.json", out)
+    rc, out, err = ctx.run(["plan", "--check", path])
+    ctx.check("parents: the plan loads", rc == 0, f"exit {rc}: {err!r}")
+    rc, script, err = plan(ctx, root, "--format", "sh")
+    lint_script(ctx, "plan/parents.sh", script)
+    ctx.golden("plan", "parents.sh", normalise_text(script, ctx.tmp))
+    before = snapshot_tree(root)
+    rc, out, err = run_script(ctx, script)
+    ctx.check("parents: script exit", rc == 0, f"exit {rc}: {err!r}")
+    after = snapshot_tree(root)
+    for p in held:
+        f = root.encode() + p.encode()
+        ctx.check(f"parents: {p} untouched", after[f] == before[f], repr(after[f]))
+    ctx.check("parents: clockdiff changed",
+              after[root.encode() + b"/usr/bin/clockdiff"][0] == 0o755, "")
+    # migrate plans the same way: the held files are left as they are, with a warning
+    rc, out, err = ctx.run(["migrate", "--root", root, "--kernel", KERNEL, "--dry-run"])
+    ctx.check("parents: migrate holds back", rc == 0 and err.count(b"cannot change '") == 3 and
+              b"0 changes, 4 files left as they are\n" in out, f"exit {rc}: {out!r} {err!r}")
+
+
 def write(ctx, name, data):
     path = os.path.join(ctx.tmp, name)
     with open(path, "wb") as f:
@@ -931,8 +981,8 @@ def test_deb_postinst(ctx):
 
 TESTS = [test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
          test_sh_root_variable, test_sh_refuses, test_sh_unsafe_dirs, test_sh_symlink_swap,
-         test_rpm_hostile_names, test_deb_postinst, test_check, test_check_trust, test_errors,
-         test_output_file]
+         test_parents, test_rpm_hostile_names, test_deb_postinst, test_check, test_check_trust,
+         test_errors, test_output_file]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -24,6 +24,7 @@
 #include "host.h"
 #include "idmap.h"
 #include "jsonread.h"
+#include "parents.h"
 #include "plan.h"
 #include "planload.h"
 #include "scan.h"
@@ -791,12 +792,10 @@ START_TEST(test_emit_rpm)
 }
 END_TEST
 
-/* The postinst of valid_plan after @n changes (pointer, value pairs). */
-static char *deb_with(size_t n, const char *const *changes)
+/* valid_plan after @n changes (pointer, value pairs), as text. */
+static char *mutate_all(size_t n, const char *const *changes)
 {
-	struct plan *p = NULL;
-	struct s2c_error err = { 0 };
-	char *t = strdup(valid_plan), *deb;
+	char *t = strdup(valid_plan);
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *doc = json_tokener_parse(t), *o = doc;
@@ -814,6 +813,16 @@ static char *deb_with(size_t n, const char *const *changes)
 		json_object_put(doc);
 		free(path);
 	}
+	return t;
+}
+
+/* The postinst of valid_plan after @n changes (pointer, value pairs). */
+static char *deb_with(size_t n, const char *const *changes)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate_all(n, changes), *deb;
+
 	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
 	deb = emit_text(p, EMIT_DEB);
 	plan_free(p);
@@ -873,6 +882,116 @@ START_TEST(test_emit_deb)
 }
 END_TEST
 
+/* A migrate entry held back (action "none", state after as the verdict asks) loads; a keep
+ * entry whose after differs from before still does not. */
+START_TEST(test_loader_held)
+{
+	static const char *const held[] = { "entries/0/action", "\"none\"", "summary/change", "0",
+					    "summary/unchanged", "3" };
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate_all(3, held), *sh;
+
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(!p->v[0].change);
+	ck_assert_uint_eq(p->v[0].after.mode, 0755);
+	sh = emit_text(p, EMIT_SH);
+	ck_assert_ptr_null(strstr(sh, "\nchange '"));
+	ck_assert_ptr_null(strstr(sh, "\nsafe_dirs '"));
+	ck_assert_ptr_nonnull(strstr(sh, "\n# migrate /usr/bin/arping: r\n"));
+	free(sh);
+	plan_free(p);
+	free(t);
+	expect("entries/2/after/mode", "\"0755\"",
+	       "$.entries[2].after: differs from 'before', but the action is \"none\"");
+}
+END_TEST
+
+/* --- holding back what apply would refuse -------------------------------------------------- */
+
+struct held_log {
+	size_t n;
+	char why[4][256];
+};
+
+static void on_held(void *userdata, const struct plan_entry *e, const char *why)
+{
+	struct held_log *log = userdata;
+
+	(void)e;
+	if (log->n < 4)
+		(void)snprintf(log->why[log->n], sizeof(log->why[0]), "%s", why);
+	log->n++;
+}
+
+START_TEST(test_check_parents)
+{
+	struct world w;
+	struct plan *p, *q = NULL;
+	struct held_log log = { 0 };
+	struct s2c_error err = { 0 };
+	const struct plan_entry *e;
+	char *path, *text, *sh, *deb;
+
+	make_image();
+	w = decide();
+	p = build(&w);
+	if (geteuid() != 0) {
+		/* the tree is ours, not root's: apply would refuse every change */
+		ck_assert_int_eq(parents_check(p, w.res->rootfd, on_held, &log), 2);
+		ck_assert_str_eq(log.why[0], "directory '/' is not owned by root: its owner could "
+					     "replace the file");
+		plan_free(p);
+		world_free(&w);
+		return;
+	}
+	/* all root's: nothing held */
+	ck_assert_int_eq(parents_check(p, w.res->rootfd, on_held, &log), 0);
+	ck_assert(entry(p, "/usr/bin/clockdiff")->change);
+	plan_free(p);
+	/* a group-writable directory, a directory owned by someone else */
+	path = fx_path(root, "usr/bin");
+	ck_assert_int_eq(chmod(path, 0775), 0);
+	free(path);
+	fx_chown(root, "usr/local/bin", 1, 1);
+	p = build(&w);
+	ck_assert_int_eq(parents_check(p, w.res->rootfd, on_held, &log), 2);
+	ck_assert_uint_eq(log.n, 2);
+	ck_assert_str_eq(log.why[0], "directory '/usr/bin' is writable by group or others: they "
+				     "could replace the file");
+	ck_assert_str_eq(log.why[1], "directory '/usr/local/bin' is not owned by root: its owner "
+				     "could replace the file");
+	e = entry(p, "/usr/bin/clockdiff");
+	ck_assert(!e->change);
+	ck_assert_int_eq(e->verdict, VERDICT_MIGRATE);
+	ck_assert_str_eq(e->reason, "directory '/usr/bin' is writable by group or others: they "
+				    "could replace the file, so it is not changed (apply would "
+				    "refuse it)");
+	ck_assert_ptr_nonnull(strstr(e->warnings[e->n_warnings - 1],
+				     "Not changed: directory '/usr/bin' is writable by group or "
+				     "others: they could replace the file. Once only root can write "
+				     "every directory on its path, a new plan changes it ("));
+	ck_assert_ptr_nonnull(e->after.caps_text);      /* the verdict's state after stays */
+	ck_assert(!entry(p, "/usr/local/bin/script.sh")->change);
+	/* the plan loads, and only the packaging formats still name the file */
+	text = to_text(p);
+	ck_assert_msg(load_text(text, &q, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(!entry(q, "/usr/bin/clockdiff")->change);
+	sh = emit_text(q, EMIT_SH);
+	ck_assert_ptr_null(strstr(sh, "\nchange '"));
+	ck_assert_ptr_nonnull(strstr(sh, "\n# migrate /usr/bin/clockdiff: directory '/usr/bin' is "
+					 "writable by group or others"));
+	deb = emit_text(q, EMIT_DEB);
+	ck_assert_ptr_nonnull(strstr(deb, "setcap 'cap_net_raw,cap_sys_nice=ep' '/usr/bin/clockdiff'"));
+	free(deb);
+	free(sh);
+	free(text);
+	plan_free(q);
+	plan_free(p);
+	world_free(&w);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -884,6 +1003,7 @@ Suite *plan_suite(void)
 	tcase_add_test(build, test_build_and_round_trip);
 	tcase_add_test(build, test_deterministic);
 	tcase_add_test(build, test_change_needs_sha256);
+	tcase_add_test(build, test_check_parents);
 	suite_add_tcase(s, build);
 	tcase_add_checked_fixture(load, setup, teardown);
 	tcase_set_timeout(load, 30);
@@ -899,6 +1019,7 @@ Suite *plan_suite(void)
 	tcase_add_test(load, test_emit_quoting);
 	tcase_add_test(load, test_emit_rpm);
 	tcase_add_test(load, test_emit_deb);
+	tcase_add_test(load, test_loader_held);
 	suite_add_tcase(s, load);
 	return s;
 }
