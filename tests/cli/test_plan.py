@@ -3,7 +3,9 @@
 """CLI tests of `suid2cap plan`: every format on a tree of compiled test binaries and on
 staged copies of real Debian binaries (golden files), the generated shell script run on a
 staging copy (the state it leaves is the plan's, a second run changes nothing, a changed
-file is refused), shellcheck, and `plan --check` on good and bad plans."""
+file or an unsafe directory is refused), shellcheck, the rpm lines of hostile names built
+with the real rpmbuild, the deb postinst run in a throwaway chroot, changes held back below
+unsafe directories, and `plan --check` on good and bad plans."""
 import json
 import os
 import re
