@@ -97,4 +97,12 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx);
 
+struct plan_entry;
+
+/**
+ * parents_check() callback of plan and migrate: a warning that @e is held back
+ * because of @why.
+ */
+void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why);
+
 #endif /* S2C_CLI_CLI_H */

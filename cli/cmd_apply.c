@@ -322,7 +322,7 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = dbargs_load(&dba, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = &dba, .db = db, .scan = &s, .ctx = ctx,
-					   .verbose = a.verbose };
+					   .verbose = a.verbose, .hold_unsafe = true };
 		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
 	if (ex)

@@ -17,6 +17,7 @@
 #include "dbargs.h"
 #include "emit.h"
 #include "engine.h"
+#include "parents.h"
 #include "plan.h"
 #include "planload.h"
 #include "scan.h"
@@ -219,6 +220,12 @@ static int set_timestamp(struct plan *p)
 	return p->created ? 0 : -ENOMEM;
 }
 
+void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why)
+{
+	(void)userdata;
+	log_warning("cannot change '%s' safely: %s, skipping", esc(e->path), esc(why));
+}
+
 static int build(const struct plan_args *a, const struct decisions *ds,
 		 const struct scan_result *res, struct plan **ret)
 {
@@ -232,7 +239,10 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 	}
 	r = plan_build((const struct decision *const *)ds->v, ds->n, ds->host, ds->db, root,
 		       res->host, ret, &err);
-	if (r == 0 && a->timestamp)
+	/* What apply would refuse is held back now, and says why. */
+	if (r == 0)
+		r = parents_check(*ret, res->rootfd, cmd_plan_warn_held, NULL);
+	if (r >= 0 && a->timestamp)
 		r = set_timestamp(*ret);
 	if (r < 0) {
 		log_error("cannot make the plan: %s", err.msg[0] ? esc(err.msg) : strerror(-r));

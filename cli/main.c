@@ -39,6 +39,7 @@
  *           state     root-only state directory, state.json for verify
  *           preflight per-filesystem checks before any change
  *           fileop    safe open, exact state, the never-neither write order
+ *           parents   plan and migrate hold back what fileop would refuse
  *           smoke     smoke tests as nobody through the checked fd
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix

@@ -14,6 +14,7 @@
 #include "dbargs.h"
 #include "hash.h"
 #include "jsonout.h"
+#include "parents.h"
 #include "plan.h"
 #include "planload.h"
 #include "privs.h"
@@ -43,6 +44,9 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 	}
 	r = plan_build((const struct decision *const *)ds.v, ds.n, ds.host, ds.db, res->root,
 		       res->host, &p, &err);
+	/* What apply would refuse for its directories is held back, and said, now. */
+	if (r == 0 && job->hold_unsafe)
+		r = parents_check(p, res->rootfd, cmd_plan_warn_held, NULL);
 	if (r < 0) {
 		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		ex = S2C_EXIT_FAILURE;

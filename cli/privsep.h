@@ -33,6 +33,8 @@ struct privsep_job {
 	const struct scanargs *scan;    /**< root, start paths, walk flags */
 	struct s2c_ctx *ctx;
 	bool verbose;                   /**< the child says what it kept (on stderr) */
+	bool hold_unsafe;               /**< hold back changes below unsafe directories, with a
+					     warning (plan/parents.h), as `plan` does */
 };
 
 /**

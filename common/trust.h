@@ -22,6 +22,17 @@ enum trust_policy {
 	_TRUST_POLICY_MAX,
 };
 
+/** What is wrong with a file under a policy. */
+enum trust_problem {
+	TRUST_OK,
+	TRUST_NOT_ROOT,         /**< not owned by root */
+	TRUST_WRITABLE,         /**< writable by group or others */
+	TRUST_ACCESSIBLE,       /**< readable or searchable by group or others (private policy) */
+};
+
+/** The test itself: what is wrong with owner @uid and mode @mode under @policy. */
+enum trust_problem trust_test(uint32_t uid, uint32_t mode, enum trust_policy policy);
+
 /**
  * Test a file with owner @uid and mode @mode against @policy.
  * @what     what the file is, for the message ("plan", "journal", "directory")

@@ -145,6 +145,10 @@ static void comment_entry(struct em *e, const char *indent, const struct plan_en
 static const char sh_intro[] =
 	"#\n"
 	"# Review it, then run it as root.  For each change it\n"
+	"#  - refuses a file below a directory that is not owned by root or is writable\n"
+	"#    by group or others, from ROOT down (their owners could swap the file for a\n"
+	"#    symbolic link between the checks and the change); these are checked for\n"
+	"#    every file before anything changes;\n"
 	"#  - refuses a symbolic link or anything but a regular file, and a file with\n"
 	"#    more than one hard link (another name would keep the privilege) unless\n"
 	"#    ALLOW_HARDLINKS=1;\n"
@@ -154,7 +158,8 @@ static const char sh_intro[] =
 	"#  - changes the owner first (chown clears capabilities and set-ID bits), then\n"
 	"#    sets the capabilities, then clears the set-ID bits, and checks the result.\n"
 	"# It stops at the first error.  ROOT is prepended to every path; it defaults to\n"
-	"# the plan's root (ROOT=/mnt/copy changes a copy of the system instead).\n"
+	"# the plan's root (ROOT=/mnt/copy changes a copy of the system instead); ROOT\n"
+	"# itself is checked, the directories above it are trusted.\n"
 	"# Needs sha256sum and stat (coreutils), chown, chmod, setcap and getcap.\n";
 
 static const char sh_functions[] =
@@ -172,11 +177,39 @@ static const char sh_functions[] =
 	"\tfi\n"
 	"}\n"
 	"\n"
+	"# safe_dirs NAME PATH: every directory from ROOT (or /) down to PATH's parent is\n"
+	"#   owned by root and not writable by group or others, so only root can swap PATH\n"
+	"#   or a directory on its way for a symbolic link while the checks and changes\n"
+	"#   below run (chmod, chown and setcap follow symbolic links).  NAME is PATH as\n"
+	"#   messages show it, with as many slashes, so it names the directory as well.\n"
+	"safe_dirs() {\n"
+	"\tdir=${ROOT:-/} shown=/ rest=${2#/} srest=${1#/}\n"
+	"\twhile :; do\n"
+	"\t\tif [ -L \"$dir\" ] || [ ! -d \"$dir\" ]; then\n"
+	"\t\t\tfail \"$1: $shown is a symbolic link or not a directory, refusing it\"\n"
+	"\t\tfi\n"
+	"\t\tst=$(stat -c '%u %a' \"$dir\")\n"
+	"\t\tif [ \"${st%% *}\" != 0 ]; then\n"
+	"\t\t\tfail \"$1: directory $shown is owned by uid ${st%% *}, not root: its owner could swap the file, refusing it\"\n"
+	"\t\tfi\n"
+	"\t\tif [ $((0${st#* } & 022)) -ne 0 ]; then\n"
+	"\t\t\tfail \"$1: directory $shown is writable by group or others: they could swap the file, refusing it\"\n"
+	"\t\tfi\n"
+	"\t\tcase $rest in\n"
+	"\t\t*/*) ;;\n"
+	"\t\t*) return 0 ;;\n"
+	"\t\tesac\n"
+	"\t\tdir=${dir%/}/${rest%%/*} rest=${rest#*/}\n"
+	"\t\tshown=${shown%/}/${srest%%/*} srest=${srest#*/}\n"
+	"\tdone\n"
+	"}\n"
+	"\n"
 	"# change NAME PATH SHA256 MODE OWNER NEW_MODE NEW_OWNER NEW_CAPS\n"
 	"#   NAME is PATH as messages show it; MODE is octal as stat %a prints it;\n"
 	"#   OWNER is UID:GID; NEW_CAPS is \"\" for no capabilities.\n"
 	"change() {\n"
 	"\tname=$1 file=$ROOT$2 sum=$3 mode=$4 owner=$5 new_mode=$6 new_owner=$7 caps=$8\n"
+	"\tsafe_dirs \"$name\" \"$2\"\n"
 	"\tif [ -L \"$file\" ] || [ ! -f \"$file\" ]; then\n"
 	"\t\tfail \"$name: not a regular file, refusing it\"\n"
 	"\tfi\n"
@@ -214,6 +247,15 @@ static const char sh_functions[] =
 	"\t\t\"$mode\" \"$new_mode\" \"$owner\" \"$new_owner\" \"${caps:-none}\"\n"
 	"}\n";
 
+static void sh_safe_dirs(struct em *e, const struct plan_entry *x)
+{
+	put(e, "safe_dirs ");
+	put_quoted_escaped(e, x->path);
+	put(e, " ");
+	put_quoted(e, x->path);
+	put(e, "\n");
+}
+
 static void sh_change(struct em *e, const struct plan_entry *x)
 {
 	put(e, "\n# ");
@@ -246,6 +288,12 @@ int emit_sh(const struct plan *p, FILE *out)
 	put_quoted(&e, s2c_streq(p->root, "/") ? "" : p->root);
 	put(&e, "\nfi\n# A ROOT such as \"-x\" would read as an option.\ncase $ROOT in\n"
 	    "-*) ROOT=./$ROOT ;;\nesac\n\n%s", sh_functions);
+	if (s.change)
+		put(&e, "\n# The directories on the way to every file first, so that a refusal there\n"
+		    "# changes nothing.\n");
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].change)
+			sh_safe_dirs(&e, &p->v[i]);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].change)
 			sh_change(&e, &p->v[i]);
@@ -263,8 +311,8 @@ int emit_sh(const struct plan *p, FILE *out)
 /* --- rpm ------------------------------------------------------------------------------- */
 
 /*
- * Text a packaging format can take literally: valid UTF-8, no controls, no quote,
- * backslash or glob character (rpm globs %files paths).  Spaces are up to the caller.
+ * Text a packaging format can take literally: valid UTF-8, no C0 or C1 control, no DEL,
+ * no double quote, backslash or glob character.  Spaces are up to the caller.
  */
 static bool plain_text_ok(const char *path)
 {
@@ -273,9 +321,47 @@ static bool plain_text_ok(const char *path)
 	if (!utf8_valid(path, strlen(path)))
 		return false;
 	for (; *c; c++)
-		if (*c < 0x20 || *c == 0x7f || strchr("\"\\*?[]{}", *c))
+		if (*c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0) ||
+		    strchr("\"\\*?[]{}", *c))
 			return false;
 	return true;
+}
+
+/*
+ * A user or group name as it is: a letter or '_', then letters, digits, '_', '.' and
+ * '-'.  Nothing a parser could split at (white space, ',', ':'), no "-" (rpm's "keep
+ * the default"), no '%', no quote, no '#'.
+ */
+static bool plain_name_ok(const char *s)
+{
+	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+
+	return s && *s && strchr(first, *s) &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ==
+		       strlen(s);
+}
+
+/*
+ * A path rpmbuild reads literally in %files.  It expands macros in the section and then
+ * looks for its directives (%caps(, %attr(, %config, %dir, ...) anywhere in a line, so a
+ * '%' is never safe, doubled or not ("%%caps(...)" comes out as "%caps(...)" and is
+ * obeyed).  It globs '*', '?', '[' and '{' with no escape for them (a backslash stays in
+ * the name), refuses control characters and DEL, and splits at white space outside
+ * double quotes; inside them a name keeps its spaces exactly, but cannot hold a quote.
+ */
+static bool rpm_path_ok(const char *path)
+{
+	return plain_text_ok(path) && !strchr(path, '%');
+}
+
+/* "# migrate /path: WHY, skipping it", '%' doubled for rpm. */
+static void rpm_skip(struct em *e, const struct plan_entry *x, const char *why)
+{
+	put(e, "# %s ", verdict_name(x->verdict));
+	put_escaped(e, x->path);
+	put(e, ": ");
+	put_escaped(e, why);
+	put(e, ", skipping it\n");
 }
 
 static void rpm_entry(struct em *e, const struct plan_entry *x)
@@ -286,26 +372,25 @@ static void rpm_entry(struct em *e, const struct plan_entry *x)
 		comment_entry(e, "", x);
 		return;
 	}
-	if (!plain_text_ok(x->path) || !a->owner || !a->group) {
-		put(e, "# %s ", verdict_name(x->verdict));
-		put_escaped(e, x->path);
-		put(e, ": %s, skipping it\n", a->owner && a->group ?
-		    "a spec file cannot name this path" : "the owner or group has no name");
+	if (!rpm_path_ok(x->path)) {
+		rpm_skip(e, x, "a spec file cannot name this path literally");
 		return;
 	}
-	put(e, "%%attr(%04o,", a->mode);
-	put_escaped(e, a->owner);
-	put(e, ",");
-	put_escaped(e, a->group);
-	put(e, ") ");
+	if (!a->owner || !a->group) {
+		rpm_skip(e, x, "the owner or group has no name");
+		return;
+	}
+	if (!plain_name_ok(a->owner) || !plain_name_ok(a->group)) {
+		rpm_skip(e, x, "%attr() cannot carry the name of its owner or group");
+		return;
+	}
+	put(e, "%%attr(%04o,%s,%s) ", a->mode, a->owner, a->group);
 	if (a->caps_text) {
 		put(e, "%%caps(");
 		put_escaped(e, a->caps_text);
 		put(e, ") ");
 	}
-	put(e, strchr(x->path, ' ') ? "\"" : "");
-	put_escaped(e, x->path);
-	put(e, strchr(x->path, ' ') ? "\"\n" : "\n");
+	put(e, strchr(x->path, ' ') ? "\"%s\"\n" : "%s\n", x->path);
 }
 
 int emit_rpm(const struct plan *p, FILE *out)
@@ -322,6 +407,16 @@ int emit_rpm(const struct plan *p, FILE *out)
 
 /* --- deb ------------------------------------------------------------------------------- */
 
+/*
+ * A path dpkg-statoverride takes literally: it refuses a newline (its database is one line
+ * per file), and --list matches its operand as a glob (a file named "*" in /usr/bin would
+ * match every override there), with a backslash as the glob's escape.
+ */
+static bool deb_path_ok(const char *path)
+{
+	return !strpbrk(path, "\n*?[]\\");
+}
+
 /* Owner or group for dpkg-statoverride: the name as is when it is a plain one, else
  * quoted, or "#ID" when it has none. */
 static void deb_id(struct em *e, const char *name, uint32_t id)
@@ -335,9 +430,24 @@ static void deb_id(struct em *e, const char *name, uint32_t id)
 		put(e, "'#%u'", id);
 }
 
-static void deb_statoverride(struct em *e, const struct plan_entry *x)
+/* OWNER:GROUP for chown: plain names as they are, else the numbers. */
+static void deb_chown_ids(struct em *e, const struct plan_state *s)
 {
-	put(e, "\tif ! dpkg-statoverride --list ");
+	if (plain_name_ok(s->owner))
+		put(e, "%s", s->owner);
+	else
+		put(e, "%u", s->uid);
+	if (plain_name_ok(s->group))
+		put(e, ":%s", s->group);
+	else
+		put(e, ":%u", s->gid);
+}
+
+/* Record the state after with dpkg-statoverride unless the admin has an override;
+ * with @track, "added" says whether this snippet did (for the undo of a failed setcap). */
+static void deb_statoverride(struct em *e, const struct plan_entry *x, bool track)
+{
+	put(e, "%s\tif ! dpkg-statoverride --list ", track ? "\tadded=0\n" : "");
 	put_quoted(e, x->path);
 	put(e, " >/dev/null 2>&1; then\n\t\tdpkg-statoverride --update --add ");
 	deb_id(e, x->after.owner, x->after.uid);
@@ -345,11 +455,21 @@ static void deb_statoverride(struct em *e, const struct plan_entry *x)
 	deb_id(e, x->after.group, x->after.gid);
 	put(e, " %04o ", x->after.mode);
 	put_quoted(e, x->path);
-	put(e, "\n\tfi\n");
+	put(e, "\n%s\tfi\n", track ? "\t\tadded=1\n" : "");
 }
 
+/*
+ * setcap, then the set-user-ID bit goes.  When setcap fails the file gets back exactly
+ * the owner, group and mode it had (never "chmod u+s", which would make a setgid-only file
+ * setuid root as well), and the override this snippet added goes, or the next upgrade
+ * would give the file the mode without privilege again.
+ */
 static void deb_setcap(struct em *e, const struct plan_entry *x)
 {
+	const struct plan_state *b = &x->before;
+	_cleanup_free_ char *msg = NULL;
+	_cleanup_free_ char *esc = escape_text(x->path);
+
 	put(e, "\tif command -v setcap >/dev/null 2>&1 && setcap ");
 	put_quoted(e, x->after.caps_text);
 	put(e, " ");
@@ -357,15 +477,18 @@ static void deb_setcap(struct em *e, const struct plan_entry *x)
 	put(e, "; then\n\t\tchmod u-s ");
 	put_quoted(e, x->path);
 	put(e, "\n\telse\n\t\tprintf '%%s\\n' ");
-	{
-		_cleanup_free_ char *msg = NULL;
-		_cleanup_free_ char *esc = escape_text(x->path);
-		if (!esc || asprintf(&msg, "setcap failed on %s, falling back to setuid", esc) < 0)
-			e->oom = true;
-		else
-			put_quoted(e, msg);
-	}
-	put(e, " >&2\n\t\tchmod u+s ");
+	if (!esc || asprintf(&msg, "setcap failed on %s, putting back mode %04o and owner %u:%u",
+			     esc, b->mode, b->uid, b->gid) < 0)
+		e->oom = true;
+	else
+		put_quoted(e, msg);
+	put(e, " >&2\n\t\tif [ \"$added\" = 1 ]; then\n\t\t\tdpkg-statoverride --remove ");
+	put_quoted(e, x->path);
+	put(e, "\n\t\tfi\n\t\tchown ");
+	deb_chown_ids(e, b);
+	put(e, " ");
+	put_quoted(e, x->path);
+	put(e, "\n\t\tchmod %04o ", b->mode);
 	put_quoted(e, x->path);
 	put(e, "\n\tfi\n");
 }
@@ -376,10 +499,9 @@ static void deb_entry(struct em *e, const struct plan_entry *x)
 
 	put(e, "\t# ");
 	put_escaped(e, x->path);
-	if (strchr(x->path, '\n')) {
-		/* dpkg's statoverride database is one line per file */
-		put(e, ": %s: dpkg-statoverride cannot record a name with a newline, skipping it\n",
-		    verdict_name(x->verdict));
+	if (!deb_path_ok(x->path)) {
+		put(e, ": %s: dpkg-statoverride cannot take this name literally (a newline, or a "
+		    "glob character), skipping it\n", verdict_name(x->verdict));
 		return;
 	}
 	if (x->verdict == VERDICT_MIGRATE) {
@@ -391,7 +513,7 @@ static void deb_entry(struct em *e, const struct plan_entry *x)
 	put(e, "\n");
 	/* The package ships the file set-ID: only a statoverride keeps the new mode across
 	 * upgrades.  Its --update chowns, and chown clears capabilities, so it goes first. */
-	deb_statoverride(e, x);
+	deb_statoverride(e, x, x->verdict == VERDICT_MIGRATE && a->caps_text);
 	if (x->verdict == VERDICT_MIGRATE && a->caps_text) {
 		deb_setcap(e, x);
 	} else if (x->before.has_caps) {
@@ -408,9 +530,10 @@ int emit_deb(const struct plan *p, FILE *out)
 
 	put(&e, "#!/bin/sh\n");
 	header(&e, p, "Debian postinst");
-	put(&e, "#\n# dpkg keeps no file capabilities, so setcap runs again on every configure,\n"
-	    "# falling back to setuid as the distribution's postinsts do; dpkg-statoverride\n"
-	    "# keeps the new mode and owner across upgrades, unless the admin has one.\n");
+	put(&e, "#\n# dpkg keeps no file capabilities, so setcap runs again on every configure;\n"
+	    "# dpkg-statoverride keeps the new mode and owner across upgrades, unless the\n"
+	    "# admin has an override.  Where setcap fails, the file gets back the owner,\n"
+	    "# group and mode it had, and the override added here is removed again.\n");
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].verdict != VERDICT_MIGRATE && p->v[i].verdict != VERDICT_DROP)
 			comment_entry(&e, "", &p->v[i]);

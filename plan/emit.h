@@ -23,7 +23,7 @@ enum emit_format {
 	EMIT_JSON,            /**< the plan document (docs/schema/plan.schema.json) */
 	EMIT_SH,              /**< POSIX sh script: checks each file, then chown, setcap, chmod */
 	EMIT_RPM,             /**< %attr/%caps lines for a spec's %files */
-	EMIT_DEB,             /**< postinst: setcap with setuid fallback, dpkg-statoverride */
+	EMIT_DEB,             /**< postinst: dpkg-statoverride, setcap, exact undo on failure */
 	EMIT_PERMISSIONS,     /**< openSUSE permissions.local entries */
 	_EMIT_MAX,
 	_EMIT_INVALID = -EINVAL,
@@ -43,11 +43,15 @@ enum emit_format emit_format_from_name(const char *s);
 int emit_plan(const struct plan *p, enum emit_format f, FILE *out);
 
 /**
- * The shell script.  It changes only the "change" entries, each through one
- * call of a shell function that refuses a symlink, a non-regular file, a file
- * with several hard links (unless ALLOW_HARDLINKS=1), a file whose SHA-256,
- * mode or owner differ from the plan; says "already done" for a file in the
- * planned state; else runs chown (if the owner changes), setcap (or setcap -r),
+ * The shell script.  Before anything changes it checks, for every "change"
+ * entry, that each directory from ROOT down to the file's parent is a
+ * directory owned by root and not writable by group or others (chmod and
+ * chown follow symbolic links, so whoever could swap a file there could
+ * redirect them).  It changes only the "change" entries, each through one
+ * call of a shell function that checks the directories again and refuses a
+ * symlink, a non-regular file, a file with several hard links (unless
+ * ALLOW_HARDLINKS=1), a file whose SHA-256, mode or owner differ from the
+ * plan; says "already done" for a file in the planned state; else runs chown (if the owner changes), setcap (or setcap -r),
  * chmod, and checks the result.  ROOT, defaulting to the plan's root, is
  * prepended to every path.  Returns 0, -ENOMEM or -EIO.
  */
@@ -55,16 +59,22 @@ int emit_sh(const struct plan *p, FILE *out);
 
 /**
  * rpm %files lines: "%attr(MODE,OWNER,GROUP) %caps(CAPS) PATH" for migrate
- * entries, without %caps for drop entries, comments for the others.
- * Returns 0, -ENOMEM or -EIO.
+ * entries, without %caps for drop entries, comments for the others.  A path
+ * rpmbuild would not take literally ('%' anywhere, a glob character, a
+ * backslash, a double quote, a control character, invalid UTF-8) and an owner
+ * or group that is not a plain name are comments; a path with spaces is
+ * double-quoted.  Returns 0, -ENOMEM or -EIO.
  */
 int emit_rpm(const struct plan *p, FILE *out);
 
 /**
- * A Debian postinst: in "configure", for each migrate entry setcap with the
- * distributions' fallback to setuid, and dpkg-statoverride (unless the admin
- * has one) wherever the packaged mode or owner must change for good.
- * Returns 0, -ENOMEM or -EIO.
+ * A Debian postinst: in "configure", for each migrate or drop entry,
+ * dpkg-statoverride --update --add with the state after (unless the admin has
+ * an override), so the new mode and owner survive upgrades; for a migrate
+ * entry then setcap and chmod u-s, and where setcap fails, the owner, group
+ * and mode of the state before and removal of the override just added.  A
+ * name dpkg-statoverride cannot take literally (a newline, a glob character
+ * or backslash) is a comment.  Returns 0, -ENOMEM or -EIO.
  */
 int emit_deb(const struct plan *p, FILE *out);
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +23,18 @@ static int check_parent(int fd, const char *path, size_t len, struct s2c_error *
 		return s2c_error_errno(err, -errno, "cannot stat '%.*s'", (int)len, path);
 	if (!S_ISDIR(st.st_mode))
 		return s2c_error_set(err, -ENOTDIR, "'%.*s' is not a directory", (int)len, path);
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		/* Its owner, group or anyone could swap the file after our checks. */
-		char dir[PATH_MAX];
-		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(len ? len : 1), len ? path : "/");
-		return trust_check(st.st_uid, st.st_mode, TRUST_SHARED, "directory", dir, err);
+	/* Its owner, group or anyone could swap the file after our checks. */
+	switch (trust_test(st.st_uid, st.st_mode, TRUST_SHARED)) {
+	case TRUST_NOT_ROOT:
+		return s2c_error_set(err, -EPERM, "directory '%.*s' is not owned by root: its owner "
+				     "could replace the file", (int)(len ? len : 1), len ? path : "/");
+	case TRUST_OK:
+		return 0;
+	default:
+		return s2c_error_set(err, -EPERM, "directory '%.*s' is writable by group or others: "
+				     "they could replace the file", (int)(len ? len : 1),
+				     len ? path : "/");
 	}
-	return 0;
 }
 
 int fileop_open_parent(int rootfd, const char *path, struct s2c_error *err)

@@ -411,11 +411,13 @@ def test_property(ctx):
             rc, out, err = ctx.run(["rollback", "--root", root, j])
         s3 = snapshot(root)
         check_no_worse(ctx, f"{tag}: rollback (exit {rc})", baseline, s3, planned)
+        # a replaced name takes the journal's way back for the inode's other names with it
+        gone = {s0[p][5] for p in planned if baseline[p][4:] != s0[p][4:]}
         for p in planned:
-            if baseline[p][4:] == s0[p][4:]:
+            if baseline[p][4:] == s0[p][4:] and s0[p][5] not in gone:
                 ctx.check(f"{tag}: {p} back byte for byte", s3[p] == s0[p],
                           f"{s0[p][:4]} -> {s3[p][:4]}")
-            else:
+            elif baseline[p][4:] != s0[p][4:]:
                 ctx.check(f"{tag}: {p} replaced by others: left as it was", s3[p] == baseline[p],
                           f"{baseline[p][:4]} -> {s3[p][:4]}")
         for p in s0:

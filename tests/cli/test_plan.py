@@ -3,7 +3,9 @@
 """CLI tests of `suid2cap plan`: every format on a tree of compiled test binaries and on
 staged copies of real Debian binaries (golden files), the generated shell script run on a
 staging copy (the state it leaves is the plan's, a second run changes nothing, a changed
-file is refused), shellcheck, and `plan --check` on good and bad plans."""
+file or an unsafe directory is refused), shellcheck, the rpm lines of hostile names built
+with the real rpmbuild, the deb postinst run in a throwaway chroot, changes held back below
+unsafe directories, and `plan --check` on good and bad plans."""
 import json
 import os
 import re
@@ -369,6 +371,160 @@ def test_sh_refuses(ctx):
     ctx.check("hard link allowed", rc == 0, f"exit {rc}: {err!r}")
 
 
+def snapshot_tree(root):
+    """(mode, uid, gid, caps, ctime) of every regular file under @root."""
+    out = {}
+    for dirpath, _, files in os.walk(root.encode()):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                out[p] = state(p)
+    return out
+
+
+def test_sh_unsafe_dirs(ctx):
+    """A directory on the way that is not root's, or that group or others can write, is
+    refused before anything changes, whichever file it leads to."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    cases = [("usr/local/bin", lambda d: os.chown(d, 1, 1),
+              b"suid2cap: /usr/local/bin/aware: directory /usr/local/bin is owned by uid 1, not "
+              b"root: its owner could swap the file, refusing it\n"),
+             ("usr/local", lambda d: os.chmod(d, 0o775),
+              b"suid2cap: /usr/local/bin/aware: directory /usr/local is writable by group or "
+              b"others: they could swap the file, refusing it\n"),
+             ("opt/odd", lambda d: os.chmod(d, 0o1777),
+              b"suid2cap: /opt/odd/-dash: directory /opt/odd is writable by group or others: they "
+              b"could swap the file, refusing it\n"),
+             ("", lambda d: os.chmod(d, 0o757),
+              b"suid2cap: /opt/odd/-dash: directory / is writable by group or others: they could "
+              b"swap the file, refusing it\n")]
+    for rel, spoil, want in cases:
+        root = tree_fixture(ctx)
+        rc, script, _ = plan(ctx, root, "--format", "sh")
+        spoil(os.path.join(root, rel))
+        before = snapshot_tree(root)
+        rc, out, err = run_script(ctx, script)
+        ctx.check(f"unsafe {rel or '/'}: refused", rc == 1 and err == want, f"exit {rc}: {err!r}")
+        ctx.check(f"unsafe {rel or '/'}: nothing changed", snapshot_tree(root) == before, "")
+    # a symbolic link on the way: the plan's directory moved, a link put in its place
+    root = tree_fixture(ctx)
+    rc, script, _ = plan(ctx, root, "--format", "sh")
+    os.rename(os.path.join(root, "usr/local"), os.path.join(root, "usr/local.real"))
+    os.symlink("local.real", os.path.join(root, "usr/local"))
+    before = snapshot_tree(root)
+    rc, out, err = run_script(ctx, script)
+    ctx.check("symlinked directory refused", rc == 1 and err ==
+              b"suid2cap: /usr/local/bin/aware: /usr/local is a symbolic link or not a directory, "
+              b"refusing it\n", f"exit {rc}: {err!r}")
+    ctx.check("symlinked directory: nothing changed", snapshot_tree(root) == before, "")
+
+
+# Run as root, with the directory open: become nobody, then swap NAME and DECOY in it
+# (renameat2 RENAME_EXCHANGE), as the directory's owner can at any moment.
+SWAP = r'''
+import ctypes, os, sys
+dfd = os.open(sys.argv[1], os.O_PATH | os.O_DIRECTORY)
+os.setgroups([])
+os.setgid(65534)
+os.setuid(65534)
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(dfd, sys.argv[2].encode(), dfd, sys.argv[3].encode(), 2) != 0:
+    sys.exit(os.strerror(ctypes.get_errno()))
+'''
+
+
+def test_sh_symlink_swap(ctx):
+    """The owner of a directory on the way swaps the file for a symbolic link to a root-only
+    file after the checks, right before chmod (renameat2 RENAME_EXCHANGE, as nobody), which
+    follows the link.  The script refuses the directory before it runs chown, setcap or
+    chmod at all, and the secret stays 0600."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    b = compiled(ctx)
+    root = ctx.tree("swap")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\n")
+    secret = s2ctest.mkfile(root, "etc/secret", 0o600, b"root only\n")
+    install(root, "opt/swap/tool", b["resvport"], 0o4755)
+    rc, script, err = plan(ctx, root, "--format", "sh")
+    ctx.check("swap plan", rc == 0 and b"\nchange '/opt/swap/tool'" in script, err)
+    swapdir = os.path.join(root, "opt/swap")
+    os.symlink(secret, os.path.join(swapdir, "decoy"))
+    os.chown(swapdir, 65534, 65534)
+    # chown, setcap and chmod log their calls; chmod lets the swap happen first
+    wrap = ctx.tree("swap-bin")
+    log = os.path.join(ctx.tmp, "swap.log")
+    for tool in ("chown", "setcap", "chmod"):
+        real = shutil.which(tool)
+        swap = (f"[ -e {log}.swapped ] || {{ {sys.executable} -c \"$SWAP\" {swapdir} tool decoy "
+                f"&& : > {log}.swapped; }}\n" if tool == "chmod" else "")
+        with open(os.path.join(wrap, tool), "w") as f:
+            f.write(f"#!/bin/sh\necho {tool} \"$@\" >> {log}\n{swap}exec {real} \"$@\"\n")
+        os.chmod(os.path.join(wrap, tool), 0o755)
+    rc, out, err = run_script(ctx, script, {"PATH": wrap + ":" + os.environ["PATH"],
+                                            "SWAP": SWAP})
+    ctx.check("swap refused", rc == 1 and err ==
+              b"suid2cap: /opt/swap/tool: directory /opt/swap is owned by uid 65534, not root: "
+              b"its owner could swap the file, refusing it\n", f"exit {rc}: {err!r}")
+    ctx.check("swap: no chown, setcap or chmod ran", not os.path.exists(log),
+              open(log).read() if os.path.exists(log) else "")
+    ctx.check("swap: the secret is still root's alone", state(secret)[:4] == (0o600, 0, 0, None),
+              repr(state(secret)))
+    ctx.check("swap: the program is untouched",
+              state(os.path.join(swapdir, "tool"))[:4] == (0o4755, 0, 0, None), "")
+
+
+def test_parents(ctx):
+    """A file below a directory that is not root's, or that group or others can write, is
+    planned as action "none" with the directory in its reason and a warning; the plan
+    loads, the script leaves it alone, and migrate holds it back too."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    b = compiled(ctx)
+    root = ctx.tree("parents")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\n")
+    install(root, "usr/bin/clockdiff", b["sock"], 0o4755)
+    install(root, "opt/vendor/bin/tool", b["resvport"], 0o4755)
+    install(root, "srv/shared/tool", b["resvport"], 0o4755)
+    install(root, "srv/group/tool", b["resvport"], 0o4755)
+    os.chown(os.path.join(root, "opt/vendor"), 1000, 1000)
+    os.chmod(os.path.join(root, "srv/shared"), 0o1777)
+    os.chmod(os.path.join(root, "srv/group"), 0o775)
+    s2ctest.fix_dir_times(root)
+    rc, out, err = plan(ctx, root)
+    ctx.check("parents plan exit", rc == 0, f"exit {rc}: {err!r}")
+    validate(ctx, "plan/parents.json", out)
+    ctx.golden("plan", "parents.json", normalise_plan(out, ctx.tmp))
+    ctx.golden("plan", "parents.err", normalise_text(err, ctx.tmp))
+    doc = json.loads(out)
+    held = {e["path"]: e for e in doc["entries"] if e["action"] == "none"}
+    ctx.check("parents: three held back", sorted(held) == [
+        "/opt/vendor/bin/tool", "/srv/group/tool", "/srv/shared/tool"], repr(sorted(held)))
+    ctx.check("parents: the rest changes", doc["summary"]["change"] == 1, repr(doc["summary"]))
+    path = write(ctx, "parents-plan.json", out)
+    rc, out, err = ctx.run(["plan", "--check", path])
+    ctx.check("parents: the plan loads", rc == 0, f"exit {rc}: {err!r}")
+    rc, script, err = plan(ctx, root, "--format", "sh")
+    lint_script(ctx, "plan/parents.sh", script)
+    ctx.golden("plan", "parents.sh", normalise_text(script, ctx.tmp))
+    before = snapshot_tree(root)
+    rc, out, err = run_script(ctx, script)
+    ctx.check("parents: script exit", rc == 0, f"exit {rc}: {err!r}")
+    after = snapshot_tree(root)
+    for p in held:
+        f = root.encode() + p.encode()
+        ctx.check(f"parents: {p} untouched", after[f] == before[f], repr(after[f]))
+    ctx.check("parents: clockdiff changed",
+              after[root.encode() + b"/usr/bin/clockdiff"][0] == 0o755, "")
+    # migrate plans the same way: the held files are left as they are, with a warning
+    rc, out, err = ctx.run(["migrate", "--root", root, "--kernel", KERNEL, "--dry-run"])
+    ctx.check("parents: migrate holds back", rc == 0 and err.count(b"cannot change '") == 3 and
+              b"0 changes, 4 files left as they are\n" in out, f"exit {rc}: {out!r} {err!r}")
+
+
 def write(ctx, name, data):
     path = os.path.join(ctx.tmp, name)
     with open(path, "wb") as f:
@@ -499,9 +655,339 @@ def test_output_file(ctx):
               f"exit {p.returncode}: {p.stderr!r}")
 
 
+# --- rpm: hostile names through a real rpmbuild ---------------------------------------
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+# Names rpm must not read as anything but themselves: macros and %files directives (bare,
+# doubled, in braces), spaces and quotes, escapes, globs, controls, bad UTF-8.
+HOSTILE_PIECES = [
+    b"%", b"%%", b"%%%", b"%{", b"%{x}", b"%{?x:y}", b"%{!?x:y}", b"%(id)", b"%{lua:print(1)}",
+    b"%caps(cap_sys_admin=ep)", b"%%caps(cap_sys_admin=ep)", b"%attr(4755,root,root)",
+    b"%attr(-,root,root)", b"%defattr(-,root,root)", b"%config", b"%config(noreplace)", b"%dir",
+    b"%doc", b"%ghost", b"%exclude", b"%license", b"%lang(de)", b"%verify(not md5)",
+    b"%dev(c,1,3)", b"%artifact", b"%readme", b"%missingok", b"%docdir", b"%_bindir",
+    b" ", b"  ", b"\t", b"\n", b"\r", b"\v", b"\f", b"\x1b[31m", b"\x7f", b"\xc2\x85",
+    b'"', b"'", b"\\", b"\\\\", b"\\*", b"*", b"?", b"[", b"]", b"[ab]", b"{", b"}", b"{a,b}",
+    b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80",
+    b"\xc3\xbcn\xc3\xafc\xc3\xb6de", b"\xf0\x9f\x98\x80", b"\xc2\xa0", b"\xe3\x80\x80",
+    b"\xe2\x80\xa8", b"#", b",", b"(", b")", b"=", b"~", b"$(id)", b"`id`", b"$HOME", b";",
+    b"&", b"|", b"<", b">", b"!", b"@", b"^", b"-", b"--", b"-rf", b":", b"+",
+]
+
+# Names a spec file can carry: these must be packaged, not skipped.
+EXPRESSIBLE = [b"plain", b"two words", b"two  spaces", b" lead", b"trail ", b"-dash", b"--",
+               b"\xc3\xbcn\xc3\xafc\xc3\xb6de", b"\xf0\x9f\x98\x80", b"nbsp\xc2\xa0x", b"#hash",
+               b"x#y", b"c,d", b"p(q)", b"e=f", b"~tilde", b"q'uote", b"$(id)", b"`id`", b"semi;",
+               b"L" * 255]
+
+
+def hostile_names(count=160, seed=20240611):
+    """The pieces alone, the expressible names, and seeded random mixes of both."""
+    import random
+    rng = random.Random(seed)
+    names = set(EXPRESSIBLE)
+    for piece in HOSTILE_PIECES:
+        names.add(b"x" + piece)
+        names.add(piece + b"y")
+    words = HOSTILE_PIECES + [b"a", b"bin", b"tool", b"sp ace"]
+    while len(names) < len(EXPRESSIBLE) + 2 * len(HOSTILE_PIECES) + count:
+        name = b"".join(rng.choice(words) for _ in range(rng.randint(2, 5)))
+        if b"/" not in name and name not in (b".", b"..") and len(name) <= 255:
+            names.add(name)
+    names.add(b"L" * 200 + b"%caps(cap_sys_admin=ep)" + b"M" * 32)
+    return sorted(names)
+
+
+def tree_hostile(ctx, names, passwd=b"root:x:0:0:root:/root:/bin/sh\n", dirs=True):
+    """Each name set-user-ID root, alternately a program (migrate) and a script (drop);
+    a few in directories with hostile names of their own."""
+    b = compiled(ctx)
+    root = ctx.tree("hostile")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, passwd)
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\n")
+    rels = [b"usr/local/bin/" + name for name in names]
+    for d in (b"%{x}", b"sp ace", b"st*r", b"%caps(cap_sys_admin=ep)", b"\xff") if dirs else ():
+        rels.append(b"opt/" + d + b"/tool")
+    for i, rel in enumerate(rels):
+        if i % 3 == 2:
+            install(root, rel, b"#!/bin/sh\necho hi\n", 0o4755)
+        else:
+            install(root, rel, b["resvport"], 0o4755)
+    s2ctest.fix_dir_times(root)
+    return root, [b"/" + r for r in rels]
+
+
+RPM_QF = "[%{FILENAMES}\\t%{FILEMODES:octal}\\t%{FILEUSERNAME}\\t%{FILEGROUPNAME}\\t%{FILECAPS}\\n]"
+
+
+def rpmbuild(ctx, files, paths):
+    """Build a package from the %files lines @files, over a buildroot holding every one of
+    @paths, as nobody in a private directory (no host rpm database is read or written).
+    Returns (rpmbuild result, {path: (mode, user, group, caps)})."""
+    import tempfile
+    top = tempfile.mkdtemp(prefix="s2c-rpm-")
+    try:
+        stage = os.path.join(top, "stage").encode()
+        for p in paths:
+            dst = stage + p
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, "wb") as f:
+                f.write(b"payload\n")
+        spec = os.path.join(top, "t.spec")
+        with open(spec, "wb") as f:
+            f.write(b"Name: s2ctest\nVersion: 1\nRelease: 1\nSummary: t\nLicense: none\n"
+                    b"BuildArch: noarch\nAutoReqProv: no\n"
+                    b"%define _unpackaged_files_terminate_build 0\n"
+                    b"%define debug_package %{nil}\n%global __os_install_post %{nil}\n"
+                    b"%description\nsuid2cap rpm emitter test\n"
+                    b"%install\ncp -a '" + stage + b"/.' '%{buildroot}/'\n%files\n" + files)
+        subprocess.run(["chown", "-R", "65534:65534", top], check=True)
+        defs = []
+        for k, v in (("_topdir", top), ("_dbpath", top + "/db"), ("_tmppath", top),
+                     ("_build_id_links", "none")):
+            defs += ["--define", f"{k} {v}"]
+        env = {"HOME": top, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+        p = subprocess.run(NOBODY + ["rpmbuild", "-bb", "--nodeps", *defs, spec],
+                           capture_output=True, env=env)
+        if p.returncode != 0:
+            return p, None
+        rpms = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(top, "RPMS"))
+                for f in fs if f.endswith(".rpm")]
+        q = subprocess.run(NOBODY + ["rpm", "-qp", "--dbpath", top + "/db", "--qf", RPM_QF,
+                                     *rpms], capture_output=True, env=env)
+        if q.returncode != 0:
+            return q, None
+        got = {}
+        for line in q.stdout.split(b"\n"):
+            if line:
+                name, mode, user, group, caps = line.split(b"\t")
+                got[name] = (int(mode, 8) & 0o7777, user.decode(), group.decode(),
+                             caps.decode() if caps not in (b"", b"(none)") else None)
+        return p, got
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def planned(doc):
+    """{path: (mode, owner, group, caps)} of the entries a package would carry."""
+    want = {}
+    for e in doc["entries"]:
+        if e["verdict"] in ("migrate", "drop"):
+            a = e["after"]
+            raw = bytes.fromhex(e["path_hex"]) if "path_hex" in e else e["path"].encode()
+            want[raw] = (int(a["mode"], 8), a["owner"], a["group"], a["caps"])
+    return want
+
+
+def check_rpm(ctx, case, names, dirs=True):
+    """Plan a tree of @names, build its rpm; the package holds only planned files, each as
+    planned, and each file left out has its comment.  Returns (packaged, left out)."""
+    root, paths = tree_hostile(ctx, names, dirs=dirs)
+    rc, out, err = plan(ctx, root)
+    ctx.check(f"{case}: plan", rc == 0, f"exit {rc}: {err!r}")
+    want = planned(json.loads(out))
+    ctx.check(f"{case}: every file planned", len(want) == len(paths), f"{len(want)} {len(paths)}")
+    rc, spec, err = plan(ctx, root, "--format", "rpm")
+    ctx.check(f"{case}: rpm exit", rc == 0, f"exit {rc}: {err!r}")
+    p, got = rpmbuild(ctx, spec, paths)
+    ctx.check(f"{case}: rpmbuild", got is not None, p.stderr.decode(errors="replace")[-3000:])
+    if got is None:
+        return {}, []
+    extra = {k: v for k, v in got.items() if k not in want or want[k] != v}
+    ctx.check(f"{case}: only planned files, as planned", not extra,
+              f"{extra!r}; planned: {[want.get(k) for k in extra]!r}")
+    skipped = [k for k in want if k not in got]
+    comments = spec.count(b", skipping it\n")
+    ctx.check(f"{case}: every file left out has a comment", comments == len(skipped),
+              f"{comments} comments, {len(skipped)} left out")
+    return got, skipped
+
+
+def test_rpm_hostile_names(ctx):
+    """rpmbuild packages exactly the planned files with the planned modes, owners and
+    capabilities, whatever the names; names it cannot take literally are comments."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    if not shutil.which("rpmbuild"):
+        print("  (needs rpmbuild, from Debian's rpm package)")
+        return SKIP
+    # "%%caps(...)" is expanded to "%caps(...)" before %files is read, and obeyed (the
+    # third name is a script: a drop entry, no %caps() of its own)
+    got, skipped = check_rpm(ctx, "rpm %caps", [b"bash", b"sh", b"bash%caps(cap_sys_admin=ep)"],
+                             dirs=False)
+    ctx.check("rpm %caps: bash as planned", got.get(b"/usr/local/bin/bash") ==
+              (0o755, "root", "root", "cap_net_bind_service=ep"), repr(got))
+    names = hostile_names()
+    got, skipped = check_rpm(ctx, "rpm names", names)
+    for name in EXPRESSIBLE:
+        path = b"/usr/local/bin/" + name
+        ctx.check(f"rpm carries {name!r}", path in got, repr(got.get(path)))
+    ctx.check("rpm carries /opt/sp ace/tool", b"/opt/sp ace/tool" in got, "")
+    ctx.check("rpm has %caps() files", sum(1 for v in got.values() if v[3]) > 20, "")
+    ctx.check("rpm leaves hostile names out", len(skipped) > len(HOSTILE_PIECES), len(skipped))
+    print(f"  ({len(names) + 5} names: {len(got)} packaged, {len(skipped)} left out)")
+    # an owner or group name %attr() cannot carry: every entry is a comment
+    for owner in (b"r%caps(cap_sys_admin=ep)", b"ro,ot", b"r o", b"-", b'r"', b"r#x"):
+        root, paths = tree_hostile(ctx, [b"plain", b"two words"],
+                                   passwd=owner + b":x:0:0::/root:/bin/sh\n")
+        rc, spec, err = plan(ctx, root, "--format", "rpm")
+        ctx.check(f"owner {owner!r}: no %attr line", rc == 0 and b"\n%attr" not in spec and
+                  spec.count(b", skipping it\n") == len(paths) and
+                  b"cannot carry the name of its owner or group, skipping it\n" in spec,
+                  spec.decode(errors="replace"))
+        p, got = rpmbuild(ctx, spec, paths)
+        ctx.check(f"owner {owner!r}: empty package", got == {}, repr(got) + repr(p.stderr[-2000:]))
+    return None
+
+# --- deb: the postinst run in a throwaway root -----------------------------------------
+
+# Run in a private mount namespace: a fresh ramfs or tmpfs as the root of a chroot, the
+# host's /usr bound read-only, its own /etc, an empty dpkg database, the planned files
+# copied in; then the postinst, then the state of each file and of the database as JSON.
+DEB_NS = r'''
+import json, os, shutil, subprocess, sys
+new, fstype, tree, postinst, overrides = sys.argv[1:6]
+rels = sys.argv[6:]
+def run(*a):
+    subprocess.run(a, check=True)
+run("mount", "-t", fstype, "s2ctest", new)
+for d in ("usr", "etc", "dev", "var/lib/dpkg/updates", "tmp"):
+    os.makedirs(os.path.join(new, d))
+for d in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+    if d != "usr" and os.path.islink("/" + d):
+        os.symlink(os.readlink("/" + d), os.path.join(new, d))
+    elif os.path.isdir("/" + d) and not os.path.islink("/" + d):
+        os.makedirs(os.path.join(new, d), exist_ok=True)
+        run("mount", "--bind", "/" + d, os.path.join(new, d))
+        run("mount", "-o", "remount,bind,ro", os.path.join(new, d))
+open(new + "/dev/null", "w").close()
+run("mount", "--bind", "/dev/null", new + "/dev/null")
+with open(new + "/etc/passwd", "w") as f:
+    f.write("root:x:0:0:root:/root:/bin/sh\n")
+with open(new + "/etc/group", "w") as f:
+    f.write("root:x:0:\ngames:x:60:\n")
+with open(new + "/var/lib/dpkg/statoverride", "w") as f:
+    f.write(overrides)
+run("cp", "-a", tree + "/opt", new + "/opt")
+shutil.copyfile(postinst, new + "/postinst")
+p = subprocess.run(["chroot", new, "/bin/sh", "/postinst", "configure"], capture_output=True)
+files = {}
+for rel in rels:
+    st = os.lstat(new + rel)
+    caps = subprocess.run(["getcap", new + rel], capture_output=True).stdout.decode()
+    files[rel] = [oct(st.st_mode & 0o7777)[2:], st.st_uid, st.st_gid,
+                  caps.split(" ", 1)[1].strip() if caps else None]
+with open(new + "/var/lib/dpkg/statoverride") as f:
+    db = sorted(f.read().splitlines())
+print(json.dumps({"rc": p.returncode, "stderr": p.stderr.decode(errors="replace"),
+                  "files": files, "statoverride": db}))
+'''
+
+DEB_FILES = ["/opt/s2ctest/games/mygame", "/opt/s2ctest/bin/pinger", "/opt/s2ctest/bin/drop.sh",
+             "/opt/s2ctest/bin/x*"]
+
+
+def tree_deb(ctx):
+    """A setuid-root, setgid-games program a local rule migrates (6755 root:games -> 2755 +
+    caps: the set-group-ID bit to a non-root group stays), a
+    set-user-ID program, a set-user-ID script, and a set-user-ID program named "x*"."""
+    b = compiled(ctx)
+    root = ctx.tree("deb")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\ngames:x:60:\n")
+    install(root, "opt/s2ctest/games/mygame", b["sock"], 0o6755, gid=60)
+    install(root, "opt/s2ctest/bin/pinger", b["resvport"], 0o4755)
+    install(root, "opt/s2ctest/bin/drop.sh", b"#!/bin/sh\necho hi\n", 0o4755)
+    install(root, "opt/s2ctest/bin/x*", b["resvport"], 0o4755)
+    s2ctest.fix_dir_times(root)
+    db = ctx.tree("debdb")
+    with open(os.path.join(db, "local.json"), "w") as f:
+        json.dump({"schema": 1, "area": "local", "rules": [{
+            "id": "s2ctest.mygame", "program": "a game that pings",
+            "match": {"paths": ["/opt/s2ctest/games/mygame"]}, "verdict": "migrate",
+            "caps": "cap_net_raw=ep", "reason": "test", "sources": ["man:ping(8)"]}]}, f)
+    return root, db
+
+
+def run_postinst(ctx, fstype, root, postinst, overrides=""):
+    new = ctx.tree("postinst-" + fstype)
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c",
+                        DEB_NS, new, fstype, root, postinst, overrides, *DEB_FILES],
+                       capture_output=True, env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
+    ctx.check(f"postinst on {fstype} ran", p.returncode == 0, p.stderr.decode(errors="replace"))
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def test_deb_postinst(ctx):
+    """The postinst in a throwaway root: where setcap fails (ramfs) each file gets back
+    its exact owner, group and mode and the override added for it goes; where it works
+    (tmpfs) each file ends as planned; a name with a glob character is never handed to
+    dpkg-statoverride."""
+    if not is_root() or not suid_ok(ctx):
+        return SKIP
+    for tool in ("unshare", "chroot", "dpkg-statoverride", "setcap"):
+        if not shutil.which(tool):
+            print(f"  (needs {tool})")
+            return SKIP
+    with open("/var/lib/dpkg/statoverride", "rb") as f:
+        host_db = f.read()
+    root, db = tree_deb(ctx)
+    rc, out, err = plan(ctx, root, "--db", db)
+    doc = json.loads(out)
+    got = {e["path"]: (e["verdict"], e["action"], e["after"]["mode"]) for e in doc["entries"]}
+    ctx.check("deb plan", rc == 0 and got == {
+        "/opt/s2ctest/bin/drop.sh": ("drop", "change", "0755"),
+        "/opt/s2ctest/bin/pinger": ("migrate", "change", "0755"),
+        "/opt/s2ctest/bin/x*": ("migrate", "change", "0755"),
+        "/opt/s2ctest/games/mygame": ("migrate", "change", "2755")}, f"{got!r} {err!r}")
+    ctx.check("deb: mygame keeps its set-group-ID games", doc["entries"][-1]["before"]["mode"] ==
+              "6755", repr(doc["entries"][-1]))
+    rc, text, err = plan(ctx, root, "--db", db, "--format", "deb")
+    lint_script(ctx, "deb postinst", text)
+    ctx.check("deb: no statoverride for x*", b"'/opt/s2ctest/bin/x*'" not in text and
+              b"\t# /opt/s2ctest/bin/x*: migrate: dpkg-statoverride cannot take this name "
+              b"literally (a newline, or a glob character), skipping it\n" in text, text)
+    ctx.check("deb: never chmod u+s", b"u+s" not in text, text)
+    postinst = write(ctx, "postinst", text)
+    # where setcap fails, everything is as it was, and the admin's own override stays
+    admin = "root root 4755 /opt/s2ctest/bin/pinger\n"
+    r = run_postinst(ctx, "ramfs", root, postinst, admin)
+    if r:
+        ctx.check("ramfs: postinst exit", r["rc"] == 0, r["stderr"])
+        ctx.check("ramfs: says what it put back",
+                  "setcap failed on /opt/s2ctest/games/mygame, putting back mode 6755 and owner "
+                  "0:60\n" in r["stderr"], r["stderr"])
+        ctx.check("ramfs: states", r["files"] == {
+            "/opt/s2ctest/games/mygame": ["6755", 0, 60, None],
+            "/opt/s2ctest/bin/pinger": ["4755", 0, 0, None],
+            "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
+            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None]}, repr(r["files"]))
+        ctx.check("ramfs: overrides", r["statoverride"] == sorted([
+            "root root 755 /opt/s2ctest/bin/drop.sh", admin.strip()]), repr(r["statoverride"]))
+    r = run_postinst(ctx, "tmpfs", root, postinst)
+    if r:
+        ctx.check("tmpfs: postinst exit", r["rc"] == 0 and r["stderr"] == "", r["stderr"])
+        ctx.check("tmpfs: states as planned", r["files"] == {
+            "/opt/s2ctest/games/mygame": ["2755", 0, 60, "cap_net_raw=ep"],
+            "/opt/s2ctest/bin/pinger": ["755", 0, 0, "cap_net_bind_service=ep"],
+            "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
+            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None]}, repr(r["files"]))
+        ctx.check("tmpfs: overrides", r["statoverride"] == sorted([
+            "root games 2755 /opt/s2ctest/games/mygame",
+            "root root 755 /opt/s2ctest/bin/pinger",
+            "root root 755 /opt/s2ctest/bin/drop.sh"]), repr(r["statoverride"]))
+    with open("/var/lib/dpkg/statoverride", "rb") as f:
+        ctx.check("the host's statoverride database is untouched", f.read() == host_db, "")
+    return None
+
+
 TESTS = [test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
-         test_sh_root_variable, test_sh_refuses, test_check, test_check_trust, test_errors,
-         test_output_file]
+         test_sh_root_variable, test_sh_refuses, test_sh_unsafe_dirs, test_sh_symlink_swap,
+         test_parents, test_rpm_hostile_names, test_deb_postinst, test_check, test_check_trust,
+         test_errors, test_output_file]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -24,6 +24,7 @@
 #include "host.h"
 #include "idmap.h"
 #include "jsonread.h"
+#include "parents.h"
 #include "plan.h"
 #include "planload.h"
 #include "scan.h"
@@ -682,16 +683,22 @@ START_TEST(test_emit_quoting)
 	ck_assert_ptr_nonnull(strstr(sh, "\n# /usr/bin/a'b\\nc $(x): migrate (rule iputils.arping)"));
 	ck_assert_ptr_nonnull(strstr(sh, " 4755 0:0 755 0:0 'cap_net_raw=p'\n"));
 	ck_assert_ptr_nonnull(strstr(sh, "\tROOT=''\n"));
+	/* the directories on the way to every file are checked before the first change */
+	ck_assert_ptr_nonnull(strstr(sh, "\nsafe_dirs '/usr/bin/a'\\''b'\"\\\\\"'nc '\"\\$\"'(x)' "
+					 "'/usr/bin/a'\\''b\nc '\"\\$\"'(x)'\n"));
+	ck_assert(strstr(sh, "\nsafe_dirs '") < strstr(sh, "\nchange '"));
+	ck_assert_ptr_nonnull(strstr(sh, "\tsafe_dirs \"$name\" \"$2\"\n\tif [ -L \"$file\" ]"));
 	/* packaging formats cannot name it: a comment says so */
 	rpm = emit_text(p, EMIT_RPM);
 	ck_assert_ptr_nonnull(strstr(rpm, "# migrate /usr/bin/a'b\\nc $(x): a spec file cannot name this "
-					  "path, skipping it\n"));
+					  "path literally, skipping it\n"));
 	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw+ep) /usr/bin/ping\n"));
 	perm = emit_text(p, EMIT_PERMISSIONS);
 	ck_assert_ptr_nonnull(strstr(perm, "cannot name this path or owner, skipping it"));
 	deb = emit_text(p, EMIT_DEB);
 	ck_assert_ptr_nonnull(strstr(deb, "\t# /usr/bin/a'b\\nc $(x): migrate: dpkg-statoverride cannot "
-					  "record a name with a newline, skipping it\n"));
+					  "take this name literally (a newline, or a glob character), "
+					  "skipping it\n"));
 	ck_assert_ptr_null(strstr(deb, "'/usr/bin/a'"));
 	free(deb);
 	free(t);
@@ -703,13 +710,285 @@ START_TEST(test_emit_quoting)
 	ck_assert_ptr_nonnull(strstr(deb, "dpkg-statoverride --list '/usr/bin/a'\\''b '\"\\$\"'(x)' "
 					  ">/dev/null"));
 	ck_assert_ptr_nonnull(strstr(deb, "\t\tprintf '%s\\n' 'setcap failed on /usr/bin/a'\\''b '\"\\$\"'(x), "
-					  "falling back to setuid' >&2\n"));
+					  "putting back mode 4755 and owner 0:0' >&2\n"));
 	free(sh);
 	free(rpm);
 	free(deb);
 	free(perm);
 	free(t);
 	plan_free(p);
+}
+END_TEST
+
+/* The rpm lines of valid_plan with entry 0 changed at @pointer to @value. */
+static char *rpm_with(const char *pointer, const char *value)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate(pointer, value), *rpm;
+
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s: %s", value, err.msg);
+	rpm = emit_text(p, EMIT_RPM);
+	plan_free(p);
+	free(t);
+	return rpm;
+}
+
+START_TEST(test_emit_rpm)
+{
+	/* every one of these reaches rpm as something else than itself */
+	static const char *const bad[] = {
+		"\"/usr/bin/a%caps(cap_sys_admin=ep)\"", "\"/usr/bin/a%%caps(cap_sys_admin=ep)\"",
+		"\"/usr/bin/a%{x}\"", "\"/usr/bin/a%\"", "\"/usr/bin/a\\tb\"", "\"/usr/bin/a\\\"b\"",
+		"\"/usr/bin/a\\\\b\"", "\"/usr/bin/a*\"", "\"/usr/bin/a?\"", "\"/usr/bin/a[b]\"",
+		"\"/usr/bin/a{b,c}\"", "\"/usr/bin/a\\u007f\"", "\"/usr/bin/a\\u0085\"",
+		"\"/usr/bin/a\\u001b[31m\"",
+	};
+	static const char *const bad_names[] = { "\"ro,ot\"", "\"r o\"", "\"-\"", "\"r%x\"",
+						 "\"r#x\"", "\"r)\"", "\"\"", "\"1root\"" };
+	char *rpm;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rpm = rpm_with("entries/0/path", bad[i]);
+		ck_assert_msg(strstr(rpm, ": a spec file cannot name this path literally, "
+					  "skipping it\n"), "%s:\n%s", bad[i], rpm);
+		ck_assert_msg(!strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw=p)"), "%s:\n%s",
+			      bad[i], rpm);
+		free(rpm);
+	}
+	/* the comment doubles '%', or rpm would expand it */
+	rpm = rpm_with("entries/0/path", "\"/usr/bin/a%caps(cap_sys_admin=ep)\"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n# migrate /usr/bin/a%%caps(cap_sys_admin=ep): a spec "
+					  "file cannot name this path literally, skipping it\n"));
+	free(rpm);
+	/* spaces survive inside double quotes */
+	rpm = rpm_with("entries/0/path", "\"/usr/bin/a  b \"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw=p) "
+					  "\"/usr/bin/a  b \"\n"));
+	free(rpm);
+	rpm = rpm_with("entries/0/path", "\"/usr/bin/a-b.c_d~e,f#g(h)\\u00fc\"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,root) %caps(cap_net_raw=p) "
+					  "/usr/bin/a-b.c_d~e,f#g(h)\xc3\xbc\n"));
+	free(rpm);
+	/* owner and group: plain names only */
+	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		for (int g = 0; g < 2; g++) {
+			rpm = rpm_with(g ? "entries/0/after/group" : "entries/0/after/owner",
+				       bad_names[i]);
+			ck_assert_msg(strstr(rpm, "\n# migrate /usr/bin/arping: %%attr() cannot carry "
+						  "the name of its owner or group, skipping it\n"),
+				      "%s:\n%s", bad_names[i], rpm);
+			free(rpm);
+		}
+	}
+	rpm = rpm_with("entries/0/after/owner", "null");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n# migrate /usr/bin/arping: the owner or group has no "
+					  "name, skipping it\n"));
+	free(rpm);
+	rpm = rpm_with("entries/0/after/group", "\"Wheel_2.x-y\"");
+	ck_assert_ptr_nonnull(strstr(rpm, "\n%attr(0755,root,Wheel_2.x-y) %caps(cap_net_raw=p) "
+					  "/usr/bin/arping\n"));
+	free(rpm);
+}
+END_TEST
+
+/* valid_plan after @n changes (pointer, value pairs), as text. */
+static char *mutate_all(size_t n, const char *const *changes)
+{
+	char *t = strdup(valid_plan);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *doc = json_tokener_parse(t), *o = doc;
+		char *path = strdup(changes[2 * i]), *save = NULL, *last = strrchr(path, '/');
+
+		*last++ = '\0';
+		for (char *tok = strtok_r(path, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+			o = json_object_is_type(o, json_type_array) ?
+				    json_object_array_get_idx(o, strtoul(tok, NULL, 10)) :
+				    json_object_object_get(o, tok);
+		ck_assert_ptr_nonnull(o);
+		json_object_object_add(o, last, json_tokener_parse(changes[2 * i + 1]));
+		free(t);
+		t = strdup(json_object_to_json_string(doc));
+		json_object_put(doc);
+		free(path);
+	}
+	return t;
+}
+
+/* The postinst of valid_plan after @n changes (pointer, value pairs). */
+static char *deb_with(size_t n, const char *const *changes)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate_all(n, changes), *deb;
+
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	deb = emit_text(p, EMIT_DEB);
+	plan_free(p);
+	free(t);
+	return deb;
+}
+
+START_TEST(test_emit_deb)
+{
+	static const char *const glob_names[] = { "\"/usr/bin/a*\"", "\"/usr/bin/a?\"",
+						  "\"/usr/bin/a[b]\"", "\"/usr/bin/a]\"",
+						  "\"/usr/bin/a\\\\b\"" };
+	/* a setgid-games program that keeps its group: setcap failing puts back 2755 */
+	static const char *const games[] = {
+		"entries/0/before/gid", "60", "entries/0/before/group", "\"games\"",
+		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "60",
+		"entries/0/after/group", "\"games\"", "entries/0/after/mode", "\"2755\"",
+	};
+	static const char *const odd_owner[] = { "entries/0/before/owner", "\"r o\"",
+						 "entries/0/before/group", "null" };
+	char *deb;
+
+	deb = deb_with(6, games);
+	ck_assert_ptr_nonnull(strstr(deb,
+		"\t# /usr/bin/arping: migrate to cap_net_raw=p\n"
+		"\tadded=0\n"
+		"\tif ! dpkg-statoverride --list '/usr/bin/arping' >/dev/null 2>&1; then\n"
+		"\t\tdpkg-statoverride --update --add root games 2755 '/usr/bin/arping'\n"
+		"\t\tadded=1\n"
+		"\tfi\n"
+		"\tif command -v setcap >/dev/null 2>&1 && setcap 'cap_net_raw=p' '/usr/bin/arping'; then\n"
+		"\t\tchmod u-s '/usr/bin/arping'\n"
+		"\telse\n"
+		"\t\tprintf '%s\\n' 'setcap failed on /usr/bin/arping, putting back mode 2755 and owner "
+		"0:60' >&2\n"
+		"\t\tif [ \"$added\" = 1 ]; then\n"
+		"\t\t\tdpkg-statoverride --remove '/usr/bin/arping'\n"
+		"\t\tfi\n"
+		"\t\tchown root:games '/usr/bin/arping'\n"
+		"\t\tchmod 2755 '/usr/bin/arping'\n"
+		"\tfi\n"));
+	ck_assert_ptr_null(strstr(deb, "u+s"));
+	free(deb);
+	/* names chown cannot take as they are: the numbers */
+	deb = deb_with(2, odd_owner);
+	ck_assert_ptr_nonnull(strstr(deb, "\t\tchown 0:0 '/usr/bin/arping'\n\t\tchmod 4755 '/usr/bin/arping'\n"));
+	free(deb);
+	/* dpkg-statoverride --list takes a glob: such names are left out */
+	for (size_t i = 0; i < sizeof(glob_names) / sizeof(glob_names[0]); i++) {
+		const char *change[] = { "entries/0/path", glob_names[i] };
+		deb = deb_with(1, change);
+		ck_assert_msg(strstr(deb, ": migrate: dpkg-statoverride cannot take this name literally "
+					  "(a newline, or a glob character), skipping it\n"), "%s", deb);
+		ck_assert_msg(!strstr(deb, "'/usr/bin/a"), "%s", deb);
+		free(deb);
+	}
+}
+END_TEST
+
+/* A migrate entry held back (action "none", state after as the verdict asks) loads; a keep
+ * entry whose after differs from before still does not. */
+START_TEST(test_loader_held)
+{
+	static const char *const held[] = { "entries/0/action", "\"none\"", "summary/change", "0",
+					    "summary/unchanged", "3" };
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate_all(3, held), *sh;
+
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(!p->v[0].change);
+	ck_assert_uint_eq(p->v[0].after.mode, 0755);
+	sh = emit_text(p, EMIT_SH);
+	ck_assert_ptr_null(strstr(sh, "\nchange '"));
+	ck_assert_ptr_null(strstr(sh, "\nsafe_dirs '"));
+	ck_assert_ptr_nonnull(strstr(sh, "\n# migrate /usr/bin/arping: r\n"));
+	free(sh);
+	plan_free(p);
+	free(t);
+	expect("entries/2/after/mode", "\"0755\"",
+	       "$.entries[2].after: differs from 'before', but the action is \"none\"");
+}
+END_TEST
+
+/* --- holding back what apply would refuse -------------------------------------------------- */
+
+struct held_log {
+	size_t n;
+	char why[4][256];
+};
+
+static void on_held(void *userdata, const struct plan_entry *e, const char *why)
+{
+	struct held_log *log = userdata;
+
+	(void)e;
+	if (log->n < 4)
+		(void)snprintf(log->why[log->n], sizeof(log->why[0]), "%s", why);
+	log->n++;
+}
+
+START_TEST(test_check_parents)
+{
+	struct world w;
+	struct plan *p, *q = NULL;
+	struct held_log log = { 0 };
+	struct s2c_error err = { 0 };
+	const struct plan_entry *e;
+	char *path, *text, *sh, *deb;
+
+	make_image();
+	w = decide();
+	p = build(&w);
+	if (geteuid() != 0) {
+		/* the tree is ours, not root's: apply would refuse every change */
+		ck_assert_int_eq(parents_check(p, w.res->rootfd, on_held, &log), 2);
+		ck_assert_str_eq(log.why[0], "directory '/' is not owned by root: its owner could "
+					     "replace the file");
+		plan_free(p);
+		world_free(&w);
+		return;
+	}
+	/* all root's: nothing held */
+	ck_assert_int_eq(parents_check(p, w.res->rootfd, on_held, &log), 0);
+	ck_assert(entry(p, "/usr/bin/clockdiff")->change);
+	plan_free(p);
+	/* a group-writable directory, a directory owned by someone else */
+	path = fx_path(root, "usr/bin");
+	ck_assert_int_eq(chmod(path, 0775), 0);
+	free(path);
+	fx_chown(root, "usr/local/bin", 1, 1);
+	p = build(&w);
+	ck_assert_int_eq(parents_check(p, w.res->rootfd, on_held, &log), 2);
+	ck_assert_uint_eq(log.n, 2);
+	ck_assert_str_eq(log.why[0], "directory '/usr/bin' is writable by group or others: they "
+				     "could replace the file");
+	ck_assert_str_eq(log.why[1], "directory '/usr/local/bin' is not owned by root: its owner "
+				     "could replace the file");
+	e = entry(p, "/usr/bin/clockdiff");
+	ck_assert(!e->change);
+	ck_assert_int_eq(e->verdict, VERDICT_MIGRATE);
+	ck_assert_str_eq(e->reason, "directory '/usr/bin' is writable by group or others: they "
+				    "could replace the file, so it is not changed (apply would "
+				    "refuse it)");
+	ck_assert_ptr_nonnull(strstr(e->warnings[e->n_warnings - 1],
+				     "Not changed: directory '/usr/bin' is writable by group or "
+				     "others: they could replace the file. Once only root can write "
+				     "every directory on its path, a new plan changes it ("));
+	ck_assert_ptr_nonnull(e->after.caps_text);      /* the verdict's state after stays */
+	ck_assert(!entry(p, "/usr/local/bin/script.sh")->change);
+	/* the plan loads, and only the packaging formats still name the file */
+	text = to_text(p);
+	ck_assert_msg(load_text(text, &q, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(!entry(q, "/usr/bin/clockdiff")->change);
+	sh = emit_text(q, EMIT_SH);
+	ck_assert_ptr_null(strstr(sh, "\nchange '"));
+	ck_assert_ptr_nonnull(strstr(sh, "\n# migrate /usr/bin/clockdiff: directory '/usr/bin' is "
+					 "writable by group or others"));
+	deb = emit_text(q, EMIT_DEB);
+	ck_assert_ptr_nonnull(strstr(deb, "setcap 'cap_net_raw,cap_sys_nice=ep' '/usr/bin/clockdiff'"));
+	free(deb);
+	free(sh);
+	free(text);
+	plan_free(q);
+	plan_free(p);
+	world_free(&w);
 }
 END_TEST
 
@@ -724,6 +1003,7 @@ Suite *plan_suite(void)
 	tcase_add_test(build, test_build_and_round_trip);
 	tcase_add_test(build, test_deterministic);
 	tcase_add_test(build, test_change_needs_sha256);
+	tcase_add_test(build, test_check_parents);
 	suite_add_tcase(s, build);
 	tcase_add_checked_fixture(load, setup, teardown);
 	tcase_set_timeout(load, 30);
@@ -737,6 +1017,9 @@ Suite *plan_suite(void)
 	tcase_add_test(load, test_loader_json_and_all_problems);
 	tcase_add_test(load, test_load_file_and_trust);
 	tcase_add_test(load, test_emit_quoting);
+	tcase_add_test(load, test_emit_rpm);
+	tcase_add_test(load, test_emit_deb);
+	tcase_add_test(load, test_loader_held);
 	suite_add_tcase(s, load);
 	return s;
 }

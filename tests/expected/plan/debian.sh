@@ -7,6 +7,10 @@
 # entries:   8: 5 to change, 3 unchanged (migrate 5, drop 0, keep 3, review 0)
 #
 # Review it, then run it as root.  For each change it
+#  - refuses a file below a directory that is not owned by root or is writable
+#    by group or others, from ROOT down (their owners could swap the file for a
+#    symbolic link between the checks and the change); these are checked for
+#    every file before anything changes;
 #  - refuses a symbolic link or anything but a regular file, and a file with
 #    more than one hard link (another name would keep the privilege) unless
 #    ALLOW_HARDLINKS=1;
@@ -16,7 +20,8 @@
 #  - changes the owner first (chown clears capabilities and set-ID bits), then
 #    sets the capabilities, then clears the set-ID bits, and checks the result.
 # It stops at the first error.  ROOT is prepended to every path; it defaults to
-# the plan's root (ROOT=/mnt/copy changes a copy of the system instead).
+# the plan's root (ROOT=/mnt/copy changes a copy of the system instead); ROOT
+# itself is checked, the directories above it are trusted.
 # Needs sha256sum and stat (coreutils), chown, chmod, setcap and getcap.
 
 set -eu
@@ -43,11 +48,39 @@ has_caps() {
 	fi
 }
 
+# safe_dirs NAME PATH: every directory from ROOT (or /) down to PATH's parent is
+#   owned by root and not writable by group or others, so only root can swap PATH
+#   or a directory on its way for a symbolic link while the checks and changes
+#   below run (chmod, chown and setcap follow symbolic links).  NAME is PATH as
+#   messages show it, with as many slashes, so it names the directory as well.
+safe_dirs() {
+	dir=${ROOT:-/} shown=/ rest=${2#/} srest=${1#/}
+	while :; do
+		if [ -L "$dir" ] || [ ! -d "$dir" ]; then
+			fail "$1: $shown is a symbolic link or not a directory, refusing it"
+		fi
+		st=$(stat -c '%u %a' "$dir")
+		if [ "${st%% *}" != 0 ]; then
+			fail "$1: directory $shown is owned by uid ${st%% *}, not root: its owner could swap the file, refusing it"
+		fi
+		if [ $((0${st#* } & 022)) -ne 0 ]; then
+			fail "$1: directory $shown is writable by group or others: they could swap the file, refusing it"
+		fi
+		case $rest in
+		*/*) ;;
+		*) return 0 ;;
+		esac
+		dir=${dir%/}/${rest%%/*} rest=${rest#*/}
+		shown=${shown%/}/${srest%%/*} srest=${srest#*/}
+	done
+}
+
 # change NAME PATH SHA256 MODE OWNER NEW_MODE NEW_OWNER NEW_CAPS
 #   NAME is PATH as messages show it; MODE is octal as stat %a prints it;
 #   OWNER is UID:GID; NEW_CAPS is "" for no capabilities.
 change() {
 	name=$1 file=$ROOT$2 sum=$3 mode=$4 owner=$5 new_mode=$6 new_owner=$7 caps=$8
+	safe_dirs "$name" "$2"
 	if [ -L "$file" ] || [ ! -f "$file" ]; then
 		fail "$name: not a regular file, refusing it"
 	fi
@@ -84,6 +117,14 @@ change() {
 	printf '%s: mode %s -> %s, owner %s -> %s, capabilities %s\n' "$name" \
 		"$mode" "$new_mode" "$owner" "$new_owner" "${caps:-none}"
 }
+
+# The directories on the way to every file first, so that a refusal there
+# changes nothing.
+safe_dirs '/usr/bin/arping' '/usr/bin/arping'
+safe_dirs '/usr/bin/clockdiff' '/usr/bin/clockdiff'
+safe_dirs '/usr/bin/fping' '/usr/bin/fping'
+safe_dirs '/usr/bin/mtr-packet' '/usr/bin/mtr-packet'
+safe_dirs '/usr/bin/ping' '/usr/bin/ping'
 
 # /usr/bin/arping: migrate (rule iputils.arping), risk root -> dangerous
 change '/usr/bin/arping' '/usr/bin/arping' <sha256> 4755 0:0 755 0:0 'cap_net_raw=p'
