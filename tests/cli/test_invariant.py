@@ -365,6 +365,21 @@ def test_property(ctx):
         root, paths = random_tree(ctx, rnd, rnd.randrange(3, 9))
         db = random_rules(ctx, rnd, paths)
         s0 = snapshot(root)
+        # 0. the shell script of the plan, on a copy of the tree
+        copy = root + ".sh-copy"
+        subprocess.run(["cp", "-a", root, copy], check=True)
+        script = copy + ".sh"
+        rc, _, err = ctx.run(["plan", "--root", copy, "--db", db, "--format", "sh", "-o", script])
+        _, sdoc = plan_json(ctx, copy, ["--db", db])
+        splanned = {e["path"] for e in sdoc["entries"] if e["action"] == "change"}
+        c0 = snapshot(copy)
+        p = subprocess.run(["sh", script], capture_output=True,
+                           env={"PATH": os.environ["PATH"], "LC_ALL": "C",
+                                "ALLOW_HARDLINKS": rnd.choice(["0", "1"])})
+        inodes = {c0[q][5] for q in splanned}
+        check_no_worse(ctx, f"{tag}: sh script (exit {p.returncode})", c0, snapshot(copy),
+                       {q for q in c0 if c0[q][5] in inodes})
+        shutil.rmtree(copy)
         path, doc = plan_json(ctx, root, ["--db", db])
         planned = {e["path"] for e in doc["entries"] if e["action"] == "change"}
         # the plan itself: every change no worse on paper
