@@ -161,7 +161,39 @@ static void print_valid(const char *path, const struct plan *p)
 		     esc(p->root), s.change, migrate, drop, s.unchanged, p->db_hash);
 }
 
-static int run_check(const char *path)
+/* The privilege order on the plan's own states; the plan's risk fields are not used. */
+static int check_privilege(const char *path, const struct plan *p, const struct dbargs *dba)
+{
+	struct rules_db *db = NULL;
+	char **problems = NULL;
+	size_t disguised = 0;
+	int n, ex = dbargs_load(dba, &db);
+
+	if (ex)
+		return ex;
+	n = plan_privilege_problems(p, &db->caps, &problems, &disguised);
+	rules_db_free(db);
+	if (n < 0) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	for (int i = 0; i < n; i++)
+		log_error("%s: %s", path, problems[i]);
+	plan_strv_free(problems);
+	if (disguised)
+		log_warning("%s: %zu change%s set%s a root-equivalent capability set (setuid in "
+			    "disguise): apply refuses %s without --allow-root-equivalent", path,
+			    disguised, disguised == 1 ? "" : "s", disguised == 1 ? "s" : "",
+			    disguised == 1 ? "it" : "them");
+	if (n) {
+		log_notice("'%s' is not a valid plan: %d change%s grant%s more than the file has", path,
+			   n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+		return S2C_EXIT_FINDINGS;
+	}
+	return 0;
+}
+
+static int run_check(const char *path, const struct dbargs *dba)
 {
 	struct jcheck_problems problems = { 0 };
 	struct s2c_error err = { 0 };
@@ -187,9 +219,11 @@ static int run_check(const char *path)
 		log_error("%s", err.msg[0] ? esc(err.msg) : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	print_valid(path, p);
+	r = check_privilege(path, p, dba);
+	if (r == 0)
+		print_valid(path, p);
 	plan_free(p);
-	return S2C_EXIT_OK;
+	return r;
 }
 
 /* --- plan ------------------------------------------------------------------------------ */
@@ -278,7 +312,7 @@ int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
 	if (r <= 0)
 		return -r;
 	if (a.check)
-		return run_check(a.check);
+		return run_check(a.check, &a.db);
 	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
 	if (ex)
 		return ex;

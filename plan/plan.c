@@ -12,9 +12,11 @@
 #include "db.h"
 #include "engine.h"
 #include "facts.h"
+#include "fileid.h"
 #include "host.h"
 #include "jsonout.h"
 #include "plan.h"
+#include "privcheck.h"
 #include "util.h"
 #include "common.h"
 
@@ -496,6 +498,78 @@ int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
 		return r;
 	}
 	*ret = v;
+	return (int)n;
+}
+
+/* The capabilities a state carries (none when malformed). */
+static uint64_t file_caps_mask(const struct file_state *s)
+{
+	struct fcaps c;
+
+	if (!s->has_xattr || fcaps_decode(s->xattr, s->xattr_len, &c, NULL) < 0)
+		return 0;
+	return c.permitted | c.inheritable;
+}
+
+static void file_state_of(const struct plan_state *p, struct file_state *s)
+{
+	*s = (struct file_state){ .uid = p->uid, .gid = p->gid, .mode = p->mode & 07777,
+				  .has_xattr = p->caps_len > 0, .xattr_len = p->caps_len };
+	memcpy(s->xattr, p->caps_raw, p->caps_len);
+}
+
+int plan_privilege_problems(const struct plan *p, const struct captable *t, char ***ret,
+			    size_t *ret_disguised)
+{
+	char **v = NULL;
+	size_t n = 0, disguised = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n && r == 0; i++) {
+		const struct plan_entry *e = &p->v[i];
+		struct s2c_error why = { 0 };
+		struct file_state b, a;
+		int c;
+
+		if (!e->change)
+			continue;
+		file_state_of(&e->before, &b);
+		file_state_of(&e->after, &a);
+		c = privcheck(t, &b, &a, 0, &why);
+		if (c == -EACCES) {
+			disguised++;
+			c = privcheck(t, &b, &a, PRIVCHECK_ROOT_EQUIVALENT, &why);
+		}
+		if (c == -ENOMEM)
+			r = c;
+		else if (c < 0)
+			r = strv_push(&v, &n, fmt("$.entries[%zu] ('%s'): the change grants more than the "
+						  "file has: %s", i, e->path, why.msg));
+		else if (e->risk != privcheck_risk(t, &a))
+			r = strv_push(&v, &n, fmt("$.entries[%zu] ('%s'): the plan says risk '%s'; what the "
+						  "change leaves is '%s'", i, e->path,
+						  risk_name(e->risk), risk_name(privcheck_risk(t, &a))));
+		else if (e->disguise != (captable_risk(t, file_caps_mask(&a)) == RISK_ROOT))
+			r = strv_push(&v, &n, fmt("$.entries[%zu] ('%s'): the plan says setuid_in_disguise "
+						  "%s; the capability set says otherwise", i, e->path,
+						  e->disguise ? "true" : "false"));
+	}
+	if (r == 0 && n) {
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+		if (nv)
+			nv[n] = NULL;
+		else
+			r = -ENOMEM;
+		v = nv ? nv : v;
+	}
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_disguised = disguised;
 	return (int)n;
 }
 

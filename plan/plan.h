@@ -160,6 +160,18 @@ int plan_mount_cmp(const struct plan_mount *a, const struct plan_mount *b);
  */
 int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret);
 
+/**
+ * Check every change of @p against the privilege order (rules/privcheck.h)
+ * on the plan's own before and after states, with the risk grades of @t: the
+ * plan's risk and "setuid_in_disguise" fields are not trusted.
+ * @ret              NULL-terminated messages about changes that grant more, or NULL
+ * @ret_disguised    how many changes set a root-equivalent capability set
+ *                  (apply needs --allow-root-equivalent for them)
+ * Returns the number of messages, or -ENOMEM.
+ */
+int plan_privilege_problems(const struct plan *p, const struct captable *t, char ***ret,
+			    size_t *ret_disguised);
+
 /** Free a NULL-terminated string array; accepts NULL. */
 void plan_strv_free(char **v);
 

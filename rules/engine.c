@@ -568,8 +568,13 @@ static int finish_state(const struct engine *e, const struct rule *rule, struct 
 		d->mode = mode;
 		d->changes = d->uid != f->uid || d->gid != f->gid || d->mode != (f->mode & 07777) ||
 			     !f->has_caps || f->caps_error || !fcaps_equal(&d->caps, &f->caps);
-		d->risk = captable_risk(&e->db->caps, d->caps.permitted | d->caps.inheritable);
-		d->disguise = d->risk == RISK_ROOT;
+		d->disguise = captable_risk(&e->db->caps, d->caps.permitted | d->caps.inheritable) ==
+			      RISK_ROOT;
+		{
+			struct file_state after = { .uid = d->uid, .gid = d->gid, .mode = d->mode };
+			filestate_set_caps(&after, &d->caps);
+			d->risk = privcheck_risk(&e->db->caps, &after);
+		}
 		break;
 	case VERDICT_DROP:
 		d->mode = mode & ~(uint32_t)(S_ISUID | S_ISGID);

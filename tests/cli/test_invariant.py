@@ -205,6 +205,9 @@ def test_edited_plan_refused(ctx):
     su.update(action="change", verdict="migrate", risk="low", setuid_in_disguise=False)
     su["after"].update(mode="0755", caps="=ep")
     write_plan(path, doc)
+    rc, out, err = ctx.run(["plan", "--check", path])
+    ctx.check("su made a migration: plan --check", rc == 1 and b"the plan says risk 'low'; what "
+              b"the change leaves is 'root'" in err and b"root-equivalent" in err, f"{rc} {err!r}")
     rc, out, err = ctx.run(["apply", "--no-smoke", path])
     ctx.check("su made a migration: refused", rc == 4 and b"'/usr/bin/su': the plan says migrate" in err
               and b"nothing was changed" in err, f"{rc} {err!r}")
@@ -213,6 +216,9 @@ def test_edited_plan_refused(ctx):
     ping = next(e for e in doc["entries"] if e["path"] == "/usr/bin/ping")
     ping["after"].update(mode="0777", uid=NOBODY, owner="nobody")
     write_plan(path, doc)
+    rc, out, err = ctx.run(["plan", "--check", path])
+    ctx.check("0777 nobody: plan --check", rc == 1 and b"grants more than the file has: it would "
+              b"be given to uid 65534" in err, f"{rc} {err!r}")
     rc, out, err = ctx.run(["apply", "--no-smoke", path])
     ctx.check("0777 nobody with caps: refused", rc == 4 and b"/usr/bin/ping" in err and
               snapshot(root) == before, f"{rc} {err!r}")
