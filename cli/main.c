@@ -9,7 +9,8 @@
  *                                      └──────► report
  *
  * common/   macro.h, cleanup.h (_cleanup_, TAKE_PTR), banned.h, error.[ch]
- *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping)
+ *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping),
+ *           trust.[ch] (root-owned, not writable by others: the one test)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
@@ -19,12 +20,14 @@
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
  *           hash      SHA-256 of files (OpenSSL)
+ *           fileid    the one file identity and privilege state, one compare
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
  *           db        rules database: layered loading, validation, overlaps, hash
  *           glob      path globs and their intersection
  *           host      target facts: kernel, sysctl, os-release, dpkg owner
  *           match     which rule describes a file
+ *           privcheck the privilege order: never more than the file has
  *           engine    the decision: verdict, caps, risk, evidence, warnings
  * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
  *           scanout   `scan` text table and JSON
@@ -43,6 +46,7 @@
  *           smoke     smoke tests as nobody through the checked fd
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix
+ *           verify    drift: same content, an update, or tampering
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr
  *           privs     per-verb capability sets, no_new_privs
@@ -50,6 +54,7 @@
  *           scanargs  options shared by the scanning verbs, atomic -o output
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
+ *           privsep   the narrowed child that decides for the changing verbs
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
