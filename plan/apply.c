@@ -49,11 +49,6 @@ struct run {
 	struct apply_result *res;
 };
 
-static void journal_freep_(struct journal **j)
-{
-	journal_free(*j);
-}
-
 static int cmp_names_desc(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)b, *(char *const *)a);
@@ -295,7 +290,7 @@ static int recover(struct run *run, struct s2c_error *err)
 		return -errno;
 	}
 	while (r == 0 && (de = readdir(d))) {
-		_cleanup_(journal_freep_) struct journal *j = NULL;
+		_cleanup_(journal_freep) struct journal *j = NULL;
 		size_t len = strlen(de->d_name);
 
 		if (len < 9 || strcmp(de->d_name + len - 8, ".journal") != 0)
@@ -660,7 +655,7 @@ static int latest_undoable(struct run *run, bool trusted, char **ret, struct s2c
 	int r = journal_names(run->jdirfd, &names, &n);
 
 	for (size_t i = 0; r == 0 && i < n; i++) {
-		_cleanup_(journal_freep_) struct journal *j = NULL;
+		_cleanup_(journal_freep) struct journal *j = NULL;
 		bool any = false;
 
 		r = journal_open(run->jdirfd, names[i], trusted, false, &j, err);
@@ -763,7 +758,7 @@ int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *r
 	if (r == 0 && !(v = calloc(n ? n : 1, sizeof(*v))))
 		r = -ENOMEM;
 	for (; r == 0 && k < n; k++) {
-		_cleanup_(journal_freep_) struct journal *j = NULL;
+		_cleanup_(journal_freep) struct journal *j = NULL;
 		struct journal_info *in = &v[k];
 
 		r = journal_open(run.jdirfd, names[k], trusted, false, &j, err);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "fileid.h"
+#include "cleanup.h"
 
 struct s2c_error;
 
@@ -102,6 +103,7 @@ int journal_parse(const char *text, size_t len, const char *display, struct jour
 
 /** Close and free; accepts NULL; returns NULL. */
 struct journal *journal_free(struct journal *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct journal *, journal_free)
 
 /**
  * Append the intent to change the file @id (at @path, with content @id->sha256,

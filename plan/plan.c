@@ -84,11 +84,6 @@ struct plan *plan_free(struct plan *p)
 	return NULL;
 }
 
-static void plan_freep(struct plan **p)
-{
-	plan_free(*p);
-}
-
 void plan_summarise(const struct plan *p, struct plan_summary *ret)
 {
 	struct plan_summary s = { 0 };
@@ -576,7 +571,6 @@ int plan_privilege_problems(const struct plan *p, const struct captable *t, char
 /* --- JSON ----------------------------------------------------------------------------- */
 
 /* Add @v (taken) under @key; NULL @v means out of memory. */
-
 
 /* A name: a string (with "<key>_hex" when not UTF-8, exact bytes matter), or null. */
 

@@ -24,6 +24,7 @@
 #include "db.h"
 #include "engine.h"
 #include "fcaps.h"
+#include "cleanup.h"
 
 struct decision;
 struct host;
@@ -180,6 +181,7 @@ const char *plan_action_name(bool change);
 
 /** Free @p and everything it owns; accepts NULL; returns NULL. */
 struct plan *plan_free(struct plan *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct plan *, plan_free)
 
 /** Release what @s owns (for embedded states); the struct is zeroed. */
 void plan_state_release(struct plan_state *s);

@@ -66,11 +66,6 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	return NULL;
 }
 
-static void rules_db_freep(struct rules_db **db)
-{
-	rules_db_free(*db);
-}
-
 /* --- rule fields -------------------------------------------------------------- */
 
 static bool valid_id(const char *id)

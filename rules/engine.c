@@ -70,11 +70,6 @@ struct decision *decision_free(struct decision *d)
 	return NULL;
 }
 
-static void decision_freep(struct decision **d)
-{
-	decision_free(*d);
-}
-
 /* --- small builders -------------------------------------------------------------- */
 
 S2C_PRINTF(2, 3) static int set_reason(struct decision *d, const char *fmt, ...)

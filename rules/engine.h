@@ -22,6 +22,7 @@
 #include "captable.h"
 #include "db.h"
 #include "fcaps.h"
+#include "cleanup.h"
 
 struct facts;
 struct elfinfo;
@@ -116,6 +117,7 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 
 /** Free; accepts NULL; returns NULL. */
 struct decision *decision_free(struct decision *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct decision *, decision_free)
 
 /** True when @basename is a script interpreter (python3, perl, bash…). */
 bool engine_is_interpreter(const char *path);

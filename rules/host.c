@@ -50,11 +50,6 @@ struct host *host_free(struct host *h)
 	return NULL;
 }
 
-static void host_freep(struct host **h)
-{
-	host_free(*h);
-}
-
 static FILE *open_under(int rootfd, const char *path)
 {
 	int fd = resolve_open(rootfd, path, O_RDONLY | O_NONBLOCK);

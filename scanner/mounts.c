@@ -127,11 +127,6 @@ struct mounts *mounts_free(struct mounts *m)
 	return NULL;
 }
 
-static void mounts_freep(struct mounts **m)
-{
-	mounts_free(*m);
-}
-
 /*
  * One line: "ID PARENT MAJ:MIN ROOT TARGET OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER".
  * Fields are separated by single spaces; names are octal-escaped, so a plain

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "cleanup.h"
 
 struct s2c_error;
 
@@ -57,6 +58,7 @@ int mounts_load(const char *path, struct mounts **ret, struct s2c_error *err);
 
 /** Free a table; accepts NULL; returns NULL. */
 struct mounts *mounts_free(struct mounts *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct mounts *, mounts_free)
 
 /**
  * The mount whose mount point is exactly @path (the topmost one when several

@@ -96,11 +96,6 @@ struct scan_result *scan_result_free(struct scan_result *r)
 	return NULL;
 }
 
-static void scan_result_freep(struct scan_result **r)
-{
-	scan_result_free(*r);
-}
-
 static double now(void)
 {
 	struct timespec ts;

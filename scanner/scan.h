@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "walk.h"
+#include "cleanup.h"
 
 struct facts;
 struct mounts;
@@ -61,6 +62,7 @@ int scan_run(const struct scan_options *opts, struct scan_result **ret, struct s
 
 /** Free; accepts NULL; returns NULL. */
 struct scan_result *scan_result_free(struct scan_result *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct scan_result *, scan_result_free)
 
 /**
  * Open @root as a directory for use as a root fd (O_PATH).  Sets @ret_host
