@@ -71,7 +71,7 @@ static int load_plan(const char *path, struct plan **ret, char hash[static HASH_
 	}
 	if (geteuid() == 0 && (uid != 0 || (mode & (S_IWGRP | S_IWOTH)))) {
 		log_error("plan '%s' is not owned by root or is writable by group or others, refusing it",
-			  esc(path));
+			  path);
 		return S2C_EXIT_PRIVILEGE;
 	}
 	if (hash_mem_sha256(buf, len, hash) < 0)
@@ -100,7 +100,7 @@ static int open_plan_root(const struct plan *p, int *ret)
 	if (host != p->live) {
 		(void)close(fd);
 		log_error("the plan was made %s, but its root '%s' is %s now", p->live ?
-			  "on the running system" : "for an image", esc(p->root), host ?
+			  "on the running system" : "for an image", p->root, host ?
 			  "the running system" : "not the running system");
 		return S2C_EXIT_FAILURE;
 	}
@@ -167,11 +167,11 @@ static void print_plan(const struct plan *p)
 		if (!e->change)
 			continue;
 		changes++;
-		(void)printf("%-8s %s: %04o -> %04o, %s -> %s%s\n", verdict_name(e->verdict),
-			     esc(e->path), e->before.mode, e->after.mode,
-			     e->before.caps_text ? e->before.caps_text : "no capabilities",
-			     e->after.caps_text ? e->after.caps_text : "no capabilities",
-			     e->disguise ? " (SETUID IN DISGUISE)" : "");
+		print_line("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
+			   e->path, e->before.mode, e->after.mode,
+			   e->before.caps_text ? e->before.caps_text : "no capabilities",
+			   e->after.caps_text ? e->after.caps_text : "no capabilities",
+			   e->disguise ? " (SETUID IN DISGUISE)" : "");
 	}
 	(void)printf("%zu change%s, %zu file%s left as they are\n", changes, changes == 1 ? "" : "s",
 		     p->n - changes, p->n - changes == 1 ? "" : "s");
@@ -347,7 +347,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	if (optind == argc - 1) {
 		journal = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
 		if (!*journal)
-			return usage_error("rollback", "invalid journal name '%s'", esc(argv[optind]));
+			return usage_error("rollback", "invalid journal name '%s'", argv[optind]);
 	}
 	rootfd = scan_open_root(root, &host, &err);
 	if (rootfd < 0) {

@@ -117,7 +117,7 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 	int r;
 
 	if ((int)kind < 0)
-		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", esc(name));
+		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", name);
 	if (install) {
 		const char *self = program_path();
 		if (!self) {
@@ -177,7 +177,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 				   (se->rule_id && e->rule_id && s2c_streq(se->rule_id, e->rule_id)));
 		if (e->change && !same) {
 			log_warning("'%s' is not repaired: the rule that migrated it no longer decides "
-				    "about it (now %s, %s)", esc(e->path), e->rule_id ? e->rule_id : "no rule",
+				    "about it (now %s, %s)", e->path, e->rule_id ? e->rule_id : "no rule",
 				    verdict_name(e->verdict));
 			e->change = false;
 		}
@@ -239,7 +239,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		}
 	}
 	if (optind < argc)
-		return usage_error("verify", "unexpected argument '%s'", esc(argv[optind]));
+		return usage_error("verify", "unexpected argument '%s'", argv[optind]);
 	if (install && remove)
 		return usage_error("verify", "--install-hook and --remove-hook exclude each other");
 	rootfd = scan_open_root(s.root, &host, &err);
@@ -280,7 +280,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	drifts = calloc(state->n ? state->n : 1, sizeof(*drifts));
 	for (size_t i = 0; drifts && i < state->n; i++) {
 		if (check_entry(rootfd, &state->v[i], &drifts[n])) {
-			(void)printf("drift      %s: %s\n", esc(drifts[n].path), drifts[n].what);
+			print_line("drift      %s: %s", drifts[n].path, drifts[n].what);
 			n++;
 		}
 	}

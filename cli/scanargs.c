@@ -79,10 +79,8 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
 
 static void on_warning(void *userdata, const char *path, int error, const char *what)
 {
-	_cleanup_free_ char *esc = escape_text(path);
-
 	(void)userdata;
-	log_warning("%s '%s': %s", what, esc ? esc : "?", strerror(-error));
+	log_warning("%s '%s': %s", what, path, strerror(-error));
 }
 
 int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct scan_result **ret)
