@@ -46,7 +46,7 @@
  *           diag      messages on stderr
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
- *           scanargs  options shared by the scanning verbs, atomic -o output
+ *           scanargs  options shared by the scanning verbs, -o output that never destroys a file
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)

@@ -213,9 +213,13 @@ def test_output_file(ctx):
         f.write("keep me\n")
     os.symlink(decoy, target)
     rc, out, err = ctx.run(["scan", "--root", root, "--format", "json", "-o", target])
+    ctx.check("output to a symlink refused", rc == 4 and b"symbolic link" in err,
+              f"exit {rc} {err!r}")
+    ctx.check("output symlink and decoy kept",
+              os.readlink(target) == decoy and open(decoy).read() == "keep me\n", "")
+    os.unlink(target)
+    rc, out, err = ctx.run(["scan", "--root", root, "--format", "json", "-o", target])
     ctx.check("output exit", rc == 0, f"exit {rc} {err!r}")
-    ctx.check("output replaced symlink, decoy kept",
-              not os.path.islink(target) and open(decoy).read() == "keep me\n", "")
     ctx.check("output is json", json.load(open(target))["schema"] == 1, "")
     rc, out, err = ctx.run(["scan", "--root", root, "-o", "/nonexistent-dir/x"])
     ctx.check("output to missing dir fails", rc == 4, f"exit {rc}")
