@@ -43,7 +43,7 @@
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
- *           diag      messages on stderr
+ *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
  *           scanargs  options shared by the scanning verbs, -o output that never destroys a file

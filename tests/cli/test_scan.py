@@ -52,7 +52,8 @@ def tree_links(ctx):
 
 def tree_names(ctx):
     root = ctx.tree("names")
-    for n in [b"new\nline", b"bad\xffutf8", b"sp ace", b"\x1b[31mred", b"caf\xc3\xa9", b"tab\tx"]:
+    for n in [b"new\nline", b"bad\xffutf8", b"sp ace", b"\x1b[31mred", b"caf\xc3\xa9", b"tab\tx",
+              b"\x1b]0;title\x07", "bidi\u202etxt.exe".encode()]:
         path = os.path.join(root.encode(), b"odd", n)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
