@@ -29,7 +29,7 @@ int applyargs_option(struct applyargs *a, int opt, const char *arg, const char *
 		if (a->n_only == S2C_ELEMENTSOF(a->only) - 1)
 			return -usage_error(verb, "too many --only paths");
 		if (arg[0] != '/')
-			return -usage_error(verb, "--only needs an absolute path, not '%s'", esc(arg));
+			return -usage_error(verb, "--only needs an absolute path, not '%s'", arg);
 		a->only[a->n_only++] = arg;
 		return 1;
 	case ARG_NO_SMOKE:
@@ -94,13 +94,13 @@ void applyargs_report(void *userdata, const char *path, enum apply_event ev, con
 		   ev == APPLY_NOT_RESTORED;
 
 	if (bad) {
-		log_warning("%s '%s': %s", apply_event_name(ev), esc(path), msg && *msg ? msg : "");
+		log_warning("%s '%s': %s", apply_event_name(ev), path, msg && *msg ? msg : "");
 		return;
 	}
 	if (rep && rep->quiet)
 		return;
-	(void)printf("%-18s %s%s%s\n", apply_event_name(ev), esc(path), msg && *msg ? ": " : "",
-		     msg ? msg : "");
+	print_line("%-18s %s%s%s", apply_event_name(ev), path, msg && *msg ? ": " : "",
+		   msg ? msg : "");
 }
 
 int applyargs_exit(const struct apply_result *r)
@@ -130,12 +130,12 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 	if (o.smoke) {
 		struct passwd *pw = getpwnam(a->smoke_user);
 		if (!pw) {
-			log_error("unknown smoke-test user '%s'", esc(a->smoke_user));
+			log_error("unknown smoke-test user '%s'", a->smoke_user);
 			return S2C_EXIT_USAGE;
 		}
 		if (pw->pw_uid == 0) {
 			log_error("the smoke test must run as an unprivileged user, not '%s'",
-				  esc(a->smoke_user));
+				  a->smoke_user);
 			return S2C_EXIT_USAGE;
 		}
 		o.smoke_uid = pw->pw_uid;
@@ -156,7 +156,7 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		for (size_t j = 0; j < p->n && !found; j++)
 			found = s2c_streq(p->v[j].path, a->only[i]);
 		if (!found) {
-			log_error("'%s' is not in the plan", esc(a->only[i]));
+			log_error("'%s' is not in the plan", a->only[i]);
 			return S2C_EXIT_USAGE;
 		}
 	}

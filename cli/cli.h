@@ -56,7 +56,13 @@ struct cmd {
 	const char *help;         /**< one line for the verb list */
 };
 
-/* diag.c: messages on stderr, "suid2cap: …", thread-safe. */
+/*
+ * diag.c: messages on stderr, "suid2cap: …", thread-safe.  The whole formatted
+ * message goes through escape_text() (controls, C1, DEL, invalid UTF-8, bidi and
+ * other format controls made visible), so callers pass file names, library
+ * messages and rule texts as they are and never escape them first; only the
+ * "error:"/"warning:" prefix the logger adds may carry colour.
+ */
 
 /** Print "suid2cap: error: <msg>\n". */
 void log_error(const char *fmt, ...) S2C_PRINTF(1, 2);
@@ -70,11 +76,12 @@ void log_set_program(const char *name);
 void log_set_color(bool on);
 
 /**
- * A file name made safe for a message (controls and invalid UTF-8 escaped).
- * Points to one of four rotating static buffers: use on the main thread,
- * at most four per message.
+ * Print one result line on stdout: the formatted text, escaped as a whole like
+ * the log messages, then "\n" (so @fmt has no newline of its own).  For lines
+ * that carry file names or library messages: outcomes, drift, plan summaries.
+ * Write errors show at exit, when stdout is flushed and checked.
  */
-const char *esc(const char *s);
+void print_line(const char *fmt, ...) S2C_PRINTF(1, 2);
 
 /** Print a usage error for @verb and a hint; returns S2C_EXIT_USAGE. */
 int usage_error(const char *verb, const char *fmt, ...) S2C_PRINTF(2, 3);

@@ -92,7 +92,7 @@ static int open_plan_root(const struct plan *p, int *ret)
 	if (host != p->live) {
 		(void)close(fd);
 		log_error("the plan was made %s, but its root '%s' is %s now", p->live ?
-			  "on the running system" : "for an image", esc(p->root), host ?
+			  "on the running system" : "for an image", p->root, host ?
 			  "the running system" : "not the running system");
 		return S2C_EXIT_FAILURE;
 	}
@@ -217,11 +217,11 @@ static void print_plan(const struct plan *p)
 		if (!e->change)
 			continue;
 		changes++;
-		(void)printf("%-8s %s: %04o -> %04o, %s -> %s%s\n", verdict_name(e->verdict),
-			     esc(e->path), e->before.mode, e->after.mode,
-			     e->before.caps_text ? e->before.caps_text : "no capabilities",
-			     e->after.caps_text ? e->after.caps_text : "no capabilities",
-			     e->disguise ? " (SETUID IN DISGUISE)" : "");
+		print_line("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
+			   e->path, e->before.mode, e->after.mode,
+			   e->before.caps_text ? e->before.caps_text : "no capabilities",
+			   e->after.caps_text ? e->after.caps_text : "no capabilities",
+			   e->disguise ? " (SETUID IN DISGUISE)" : "");
 	}
 	(void)printf("%zu change%s, %zu file%s left as they are\n", changes, changes == 1 ? "" : "s",
 		     p->n - changes, p->n - changes == 1 ? "" : "s");
@@ -403,10 +403,10 @@ static int list_journals(int rootfd)
 	for (size_t i = 0; i < n; i++) {
 		char when[32];
 		journal_time(v[i].name, when, sizeof(when));
-		(void)printf("%-21s %7zu %7zu %6zu %11zu %5zu  %s%s%s\n", when, v[i].entries,
-			     v[i].applied, v[i].undone, v[i].interrupted, v[i].other, esc(v[i].name),
-			     v[i].ended ? "" : " (run did not finish)",
-			     v[i].root_equivalent ? " (root-equivalent sets accepted)" : "");
+		print_line("%-21s %7zu %7zu %6zu %11zu %5zu  %s%s%s", when, v[i].entries, v[i].applied,
+			   v[i].undone, v[i].interrupted, v[i].other, v[i].name,
+			   v[i].ended ? "" : " (run did not finish)",
+			   v[i].root_equivalent ? " (root-equivalent sets accepted)" : "");
 	}
 	journal_infos_free(v, n);
 	return S2C_EXIT_OK;
@@ -461,7 +461,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	if (optind == argc - 1) {
 		journal = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
 		if (!*journal)
-			return usage_error("rollback", "invalid journal name '%s'", esc(argv[optind]));
+			return usage_error("rollback", "invalid journal name '%s'", argv[optind]);
 	}
 	rootfd = scan_open_root(root, &host, &err);
 	if (rootfd < 0) {
@@ -495,7 +495,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	if (!res.journal[0])
 		(void)printf("nothing to roll back: every journal's changes are undone already\n");
 	else
-		(void)printf("%zu restored, %zu could not be restored (journal %s)\n", res.restored,
-			     res.not_restored, esc(res.journal));
+		print_line("%zu restored, %zu could not be restored (journal %s)", res.restored,
+			   res.not_restored, res.journal);
 	return res.not_restored ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
 }

@@ -241,7 +241,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	if (r <= 0)
 		return -r;
 	if (!realpath(a.s.root, root_abs)) {
-		log_error("cannot resolve root '%s': %s", esc(a.s.root), strerror(errno));
+		log_error("cannot resolve root '%s': %s", a.s.root, strerror(errno));
 		return S2C_EXIT_USAGE;
 	}
 	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);

@@ -99,7 +99,7 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 			found = strcmp(res->v[j]->path, norm) == 0;
 		if (!found && !res->warnings)
 			log_notice("'%s' is not setuid, not setgid and has no capabilities (or is not "
-				   "a regular file): nothing to decide", esc(argv[i]));
+				   "a regular file): nothing to decide", argv[i]);
 	}
 	ex = r < 0 ? S2C_EXIT_FAILURE : res->warnings ? S2C_EXIT_INCOMPLETE : S2C_EXIT_OK;
 	decisions_release(&ds);

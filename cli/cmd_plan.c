@@ -156,9 +156,9 @@ static void print_valid(const char *path, const struct plan *p)
 		migrate += p->v[i].change && p->v[i].verdict == VERDICT_MIGRATE;
 		drop += p->v[i].change && p->v[i].verdict == VERDICT_DROP;
 	}
-	(void)printf("%s: valid plan of %zu entr%s for %s: %zu to change (%zu migrate, %zu drop), "
-		     "%zu unchanged; database %.12s\n", esc(path), p->n, p->n == 1 ? "y" : "ies",
-		     esc(p->root), s.change, migrate, drop, s.unchanged, p->db_hash);
+	print_line("%s: valid plan of %zu entr%s for %s: %zu to change (%zu migrate, %zu drop), "
+		   "%zu unchanged; database %.12s", path, p->n, p->n == 1 ? "y" : "ies",
+		   p->root, s.change, migrate, drop, s.unchanged, p->db_hash);
 }
 
 /* The privilege order on the plan's own states; the plan's risk fields are not used. */
@@ -206,17 +206,17 @@ static int run_check(const char *path, const struct dbargs *dba)
 	r = plan_load_all(AT_FDCWD, path, path, geteuid() == 0, &p, &problems, &err);
 	if (r == -EINVAL && problems.n) {
 		for (size_t i = 0; i < problems.n; i++)
-			log_error("%s", esc(problems.v[i]));
+			log_error("%s", problems.v[i]);
 		if (problems.dropped)
-			log_error("%s: %zu more problems not shown", esc(path), problems.dropped);
+			log_error("%s: %zu more problems not shown", path, problems.dropped);
 		n = problems.n + problems.dropped;
-		log_notice("'%s' is not a valid plan: %zu problem%s", esc(path), n, n == 1 ? "" : "s");
+		log_notice("'%s' is not a valid plan: %zu problem%s", path, n, n == 1 ? "" : "s");
 		jcheck_problems_release(&problems);
 		return S2C_EXIT_FINDINGS;
 	}
 	jcheck_problems_release(&problems);
 	if (r < 0) {
-		log_error("%s", err.msg[0] ? esc(err.msg) : strerror(-r));
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
 	r = check_privilege(path, p, dba);
@@ -257,7 +257,7 @@ static int set_timestamp(struct plan *p)
 void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why)
 {
 	(void)userdata;
-	log_warning("cannot change '%s' safely: %s, skipping", esc(e->path), esc(why));
+	log_warning("cannot change '%s' safely: %s, skipping", e->path, why);
 }
 
 static int build(const struct plan_args *a, const struct decisions *ds,
@@ -268,7 +268,7 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 	int r;
 
 	if (!root) {
-		log_error("cannot resolve root '%s': %s", esc(res->root), strerror(errno));
+		log_error("cannot resolve root '%s': %s", res->root, strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	r = plan_build((const struct decision *const *)ds->v, ds->n, ds->host, ds->db, root,
@@ -279,7 +279,7 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 	if (r >= 0 && a->timestamp)
 		r = set_timestamp(*ret);
 	if (r < 0) {
-		log_error("cannot make the plan: %s", err.msg[0] ? esc(err.msg) : strerror(-r));
+		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
 	}
 	return 0;

@@ -75,7 +75,7 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 	int r;
 
 	if ((int)kind < 0)
-		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", esc(name));
+		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", name);
 	if (install) {
 		const char *self = program_path();
 		if (!self) {
@@ -97,7 +97,7 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 /* One drifted entry that --fix did not repair, named on stderr. */
 static void not_repaired(const char *path, const char *why)
 {
-	log_warning("not repaired '%s': %s", esc(path), why);
+	log_warning("not repaired '%s': %s", path, why);
 }
 
 /*
@@ -171,7 +171,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 			char rec[128];
 			filestate_describe(&d->entry->after, rec, sizeof(rec));
 			log_warning("not repaired '%s': the rules no longer decide the recorded state "
-				    "'%s' (now %s, %s%s)", esc(d->entry->path), rec,
+				    "'%s' (now %s, %s%s)", d->entry->path, rec,
 				    verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
 				    pe->rule_id ? pe->rule_id : "");
 			unrepaired++;
@@ -209,9 +209,9 @@ static int forget(int rootfd, const char *const *paths, size_t n)
 		r = state_load(statefd, "/", geteuid() == 0, &state, &err);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		if (state_remove(state, paths[i])) {
-			(void)printf("forgotten  %s\n", esc(paths[i]));
+			print_line("forgotten  %s", paths[i]);
 		} else {
-			log_error("'%s' is not recorded as migrated", esc(paths[i]));
+			log_error("'%s' is not recorded as migrated", paths[i]);
 			ex = S2C_EXIT_USAGE;
 		}
 	}
@@ -286,7 +286,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		}
 	}
 	if (optind < argc)
-		return usage_error("verify", "unexpected argument '%s'", esc(argv[optind]));
+		return usage_error("verify", "unexpected argument '%s'", argv[optind]);
 	if (install && remove)
 		return usage_error("verify", "--install-hook and --remove-hook exclude each other");
 	if (nforget && (want_fix || install || remove))
@@ -333,7 +333,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	for (size_t i = 0; r == 0 && i < state->n; i++) {
 		r = verify_entry(rootfd, h, &state->v[i], &drifts[n]);
 		if (r == 0 && drifts[n].kind != DRIFT_NONE) {
-			(void)printf("drift      %s: %s\n", esc(state->v[i].path), esc(drifts[n].what));
+			print_line("drift      %s: %s", state->v[i].path, drifts[n].what);
 			n++;
 		}
 	}

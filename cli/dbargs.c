@@ -76,11 +76,11 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 		struct stat st;
 		/* Optional layers may be absent; one asked for by name may not. */
 		if (stat(a->extra[i], &st) < 0) {
-			log_error("cannot use --db '%s': %s", esc(a->extra[i]), strerror(errno));
+			log_error("cannot use --db '%s': %s", a->extra[i], strerror(errno));
 			return S2C_EXIT_USAGE;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			log_error("cannot use --db '%s': not a directory", esc(a->extra[i]));
+			log_error("cannot use --db '%s': not a directory", a->extra[i]);
 			return S2C_EXIT_USAGE;
 		}
 		dirs[n++] = a->extra[i];
@@ -133,7 +133,7 @@ int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan
 	for (size_t i = 0; i < res->n; i++) {
 		r = engine_decide(&e, res->v[i], &out->v[i], &err);
 		if (r < 0) {
-			log_error("cannot decide about '%s': %s", esc(res->v[i]->path),
+			log_error("cannot decide about '%s': %s", res->v[i]->path,
 				  err.msg[0] ? err.msg : strerror(-r));
 			decisions_release(out);
 			return S2C_EXIT_FAILURE;

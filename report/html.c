@@ -67,10 +67,24 @@ static const char script[] =
 int html_escape(FILE *out, const char *s)
 {
 	_cleanup_free_ char *clean = utf8_sanitise(s ? s : "");
+	const unsigned char *end;
 
 	if (!clean)
 		return -ENOMEM;
+	end = (const unsigned char *)clean + strlen(clean);
 	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
+		uint32_t cp;
+		size_t n;
+
+		if (*p >= 0xc0) {
+			/* Bidi and other format controls would reorder or hide what is shown. */
+			n = utf8_decode((const char *)p, (size_t)(end - p), &cp);
+			if (n > 1 && unicode_is_format_control(cp)) {
+				(void)fprintf(out, "\\u{%04" PRIx32 "}", cp);
+				p += n - 1;
+				continue;
+			}
+		}
 		switch (*p) {
 		case '&': (void)fputs("&amp;", out); break;
 		case '<': (void)fputs("&lt;", out); break;

@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "jsonout.h"
 #include "sarif.h"
+#include "util.h"
 #include "common.h"
 
 /* Key of partialFingerprints; bump the suffix if the way it is computed ever changes. */
@@ -100,17 +101,33 @@ static struct json_object *driver_json(void)
 	return TAKE_PTR(o);
 }
 
-/* SARIF message text: "{" and "}" are doubled, because single ones are placeholders (§3.11.5). */
-static void put_message_text(FILE *f, const char *s)
+/*
+ * The SARIF text of a message built from our words and the scanned system's names:
+ * escape_text() first (controls, bidi and other format controls, invalid UTF-8 made
+ * visible; viewers show message texts as they are), then "{" and "}" doubled, because
+ * single ones are placeholders (§3.11.5).  NULL on OOM.
+ */
+static char *message_text(const char *raw)
 {
-	for (; *s; s++) {
-		if (*s == '{' || *s == '}')
-			(void)fputc(*s, f);
-		(void)fputc(*s, f);
+	_cleanup_free_ char *e = escape_text(raw);
+	char *out, *o;
+
+	if (!e)
+		return NULL;
+	out = malloc(2 * strlen(e) + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (const char *c = e; *c; c++) {
+		if (*c == '{' || *c == '}')
+			*o++ = *c;
+		*o++ = *c;
 	}
+	*o = '\0';
+	return out;
 }
 
-/* The privilege the file has today, e.g. "setuid root, mode 4755". */
+/* The privilege the file has today, e.g. "setuid root, mode 4755" (raw, see message_text()). */
 static void put_state(FILE *f, const struct decision *d)
 {
 	const struct facts *fa = d->facts;
@@ -120,26 +137,27 @@ static void put_state(FILE *f, const struct decision *d)
 	facts_mode_octal(fa->mode, mode);
 	if (fa->mode & S_ISUID) {
 		(void)fputs("setuid ", f);
-		put_message_text(f, fa->owner ? fa->owner : "?");
+		(void)fputs(fa->owner ? fa->owner : "?", f);
 		(void)fputs(", ", f);
 	}
 	if (fa->mode & S_ISGID) {
 		(void)fputs("setgid ", f);
-		put_message_text(f, fa->group ? fa->group : "?");
+		(void)fputs(fa->group ? fa->group : "?", f);
 		(void)fputs(", ", f);
 	}
 	if (caps) {
 		(void)fputs("capabilities ", f);
-		put_message_text(f, caps);
+		(void)fputs(caps, f);
 		(void)fputs(", ", f);
 	}
 	(void)fprintf(f, "mode %s", mode);
 }
 
+/* The message of finding @k about @d, ready for a SARIF "text" (see message_text()). */
 static char *message(const struct audit *a, const struct decision *d, enum audit_finding k)
 {
 	const struct facts *fa = d->facts;
-	char *buf = NULL;
+	char *buf = NULL, *text;
 	size_t size = 0;
 	FILE *f = open_memstream(&buf, &size);
 	char m2[5];
@@ -147,32 +165,32 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 	if (!f)
 		return NULL;
 	facts_mode_octal(d->mode, m2);
-	put_message_text(f, fa->path);
+	(void)fputs(fa->path, f);
 	(void)fputs(" (", f);
 	put_state(f, d);
 	(void)fputs(")", f);
 	switch (k) {
 	case AUDIT_MIGRATE:
 		(void)fprintf(f, " can migrate to mode %s with ", m2);
-		put_message_text(f, d->has_caps ? d->caps_text : "no capabilities");
+		(void)fputs(d->has_caps ? d->caps_text : "no capabilities", f);
 		(void)fprintf(f, " (risk %s -> %s): ", risk_name(d->risk_now), risk_name(d->risk));
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_DROP:
 		(void)fprintf(f, " can lose its privilege (mode %s, no capabilities): ", m2);
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_KEEP:
 		(void)fputs(" must stay as it is: ", f);
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_REVIEW:
 		(void)fprintf(f, " needs review (confidence %s): ", confidence_name(d->confidence));
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_DISGUISE:
 		(void)fputs(d->verdict == VERDICT_MIGRATE ? " would get " : " keeps ", f);
-		put_message_text(f, d->caps_text ? d->caps_text : "?");
+		(void)fputs(d->caps_text ? d->caps_text : "?", f);
 		(void)fputs(", a root-equivalent capability set: setuid in disguise", f);
 		break;
 	case AUDIT_DANGEROUS_CAPS:
@@ -182,7 +200,7 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 		break;
 	case AUDIT_BREAKS:
 		(void)fputs(": ", f);
-		put_message_text(f, auditout_breaker(d));
+		(void)fputs(auditout_breaker(d), f);
 		break;
 	case AUDIT_WRITABLE:
 	default:
@@ -194,7 +212,9 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 		free(buf);
 		return NULL;
 	}
-	return buf;
+	text = message_text(buf);
+	free(buf);
+	return text;
 }
 
 static struct json_object *location_json(const struct decision *d)

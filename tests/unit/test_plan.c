@@ -717,6 +717,25 @@ START_TEST(test_emit_quoting)
 	free(perm);
 	free(t);
 	plan_free(p);
+	/* a bidi override or a C1 control: escaped in comments, and packaging formats, which
+	 * take a path literally, leave the entry out rather than show it reordered */
+	t = mutate("entries/0/path", "\"/usr/bin/a\\u202eb\\u009bc\"");
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	rpm = emit_text(p, EMIT_RPM);
+	ck_assert_ptr_nonnull(strstr(rpm, "# migrate /usr/bin/a\\u{202e}b\\xc2\\x9bc: a spec file cannot "
+					  "name this path literally, skipping it\n"));
+	ck_assert_ptr_null(strstr(rpm, "\xe2\x80\xae"));
+	perm = emit_text(p, EMIT_PERMISSIONS);
+	ck_assert_ptr_nonnull(strstr(perm, "# migrate /usr/bin/a\\u{202e}b\\xc2\\x9bc: a permissions file "
+					   "cannot name this path or owner, skipping it\n"));
+	ck_assert_ptr_null(strstr(perm, "\xe2\x80\xae"));
+	sh = emit_text(p, EMIT_SH);
+	ck_assert_ptr_nonnull(strstr(sh, "\n# /usr/bin/a\\u{202e}b\\xc2\\x9bc: migrate (rule "));
+	free(sh);
+	free(rpm);
+	free(perm);
+	free(t);
+	plan_free(p);
 }
 END_TEST
 
