@@ -11,6 +11,7 @@
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
+#include "factsjson.h"
 #include "jsonout.h"
 #include "util.h"
 #include "common.h"
@@ -155,7 +156,7 @@ struct json_object *decisionout_json(const struct decision *d)
 	if (!o)
 		return NULL;
 	facts_mode_octal(d->mode, mode);
-	if (add_nullable(o, "file", jsonout_facts(d->facts)) < 0 ||
+	if (add_nullable(o, "file", factsjson_new(d->facts)) < 0 ||
 	    jsonout_add_name(o, "package", d->package) < 0 || jsonout_add_name(o, "sha256", d->sha256) < 0 ||
 	    add_nullable(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
 	    jsonout_add_name(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||

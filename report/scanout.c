@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "facts.h"
+#include "factsjson.h"
 #include "jsonout.h"
 #include "scan.h"
 #include "scanout.h"
@@ -156,7 +157,7 @@ int scanout_json(const struct scan_result *r, FILE *out)
 	    json_object_object_add(doc, "files", files) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
-		struct json_object *f = jsonout_facts(r->v[i]);
+		struct json_object *f = factsjson_new(r->v[i]);
 		if (!f || json_object_array_add(files, f) < 0) {
 			json_object_put(f);
 			return -ENOMEM;
