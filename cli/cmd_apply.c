@@ -139,7 +139,7 @@ static int redecide(struct s2c_ctx *ctx, const struct dbargs *dba, struct rules_
 	}
 	for (int i = 0; i < n; i++)
 		log_error("%s", problems[i]);
-	plan_strv_free(problems);
+	strv_free(problems);
 	if (n) {
 		log_error("the plan does not match what the rules decide now (edited, or made with "
 			  "other rules or --kernel): nothing was changed; make a new plan");

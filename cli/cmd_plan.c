@@ -22,6 +22,7 @@
 #include "planload.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "util.h"
 #include "common.h"
 
 enum {
@@ -179,7 +180,7 @@ static int check_privilege(const char *path, const struct plan *p, const struct 
 	}
 	for (int i = 0; i < n; i++)
 		log_error("%s: %s", path, problems[i]);
-	plan_strv_free(problems);
+	strv_free(problems);
 	if (disguised)
 		log_warning("%s: %zu change%s set%s a root-equivalent capability set (setuid in "
 			    "disguise): apply refuses %s without --allow-root-equivalent", path,

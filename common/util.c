@@ -274,3 +274,18 @@ char *path_join(const char *dir, const char *name)
 	memcpy(out + dl + 1, name, nl + 1);
 	return out;
 }
+
+char **strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+	return NULL;
+}
+
+void strv_freen(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 /**
  * Parse an unsigned integer in @base (0 = C rules: 0x.., 0..) from the whole
  * of @s (no sign, no surrounding blanks, no trailing junk).
@@ -76,5 +78,13 @@ int hex_decode(const char *hex, char **ret_buf, size_t *ret_len);
  * Returns a new string or NULL on OOM.
  */
 char *path_join(const char *dir, const char *name);
+
+/** Free a NULL-terminated array of strings and the strings; accepts NULL; returns NULL. */
+char **strv_free(char **v);
+
+/** Free the first @n strings of @v and @v; accepts NULL. */
+void strv_freen(char **v, size_t n);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free)
 
 #endif /* S2C_COMMON_UTIL_H */

@@ -27,6 +27,9 @@ struct s2c_error;
 /** Name of the journal directory inside the state directory. */
 #define JOURNAL_DIR "journals"
 
+/** The names of journal files in it ("20261203T101112.123456789Z.journal"). */
+#define JOURNAL_GLOB "*.journal"
+
 
 /** How an entry ended. */
 enum journal_outcome {

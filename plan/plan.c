@@ -30,12 +30,6 @@ const char *plan_action_name(bool change)
 
 /* --- freeing ----------------------------------------------------------------------- */
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 void plan_state_release(struct plan_state *s)
 {
@@ -53,9 +47,9 @@ void plan_entry_release(struct plan_entry *e)
 	free(e->package);
 	plan_state_release(&e->before);
 	plan_state_release(&e->after);
-	strv_free(e->smoke, e->n_smoke);
-	strv_free(e->evidence, e->n_evidence);
-	strv_free(e->warnings, e->n_warnings);
+	strv_freen(e->smoke, e->n_smoke);
+	strv_freen(e->evidence, e->n_evidence);
+	strv_freen(e->warnings, e->n_warnings);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -70,7 +64,7 @@ struct plan *plan_free(struct plan *p)
 	free(p->os_pretty);
 	free(p->ping_group_range);
 	free(p->db_hash);
-	strv_free(p->db_files, p->n_db_files);
+	strv_freen(p->db_files, p->n_db_files);
 	free(p->created);
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		free(p->mounts[i].target);
@@ -395,8 +389,10 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 		if (r < 0)
 			return r;
 	}
-	qsort(p->v, p->n, sizeof(*p->v), cmp_entry);
-	qsort(p->mounts, p->n_mounts, sizeof(*p->mounts), cmp_mount);
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_entry);
+	if (p->n_mounts)
+		qsort(p->mounts, p->n_mounts, sizeof(*p->mounts), cmp_mount);
 	for (size_t i = 1; i < p->n; i++)
 		if (s2c_streq(p->v[i - 1].path, p->v[i].path))
 			return s2c_error_set(err, -EINVAL, "'%s' is in the plan twice",
@@ -406,13 +402,6 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 }
 
 /* --- checking a plan against a fresh decision ------------------------------------------ */
-
-void plan_strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
 
 static const struct plan_entry *find_entry(const struct plan *p, const char *path)
 {

@@ -156,7 +156,7 @@ int plan_mount_cmp(const struct plan_mount *a, const struct plan_mount *b);
  * too.  Entries whose file changed since the plan are left to apply's
  * identity check.
  * @ret      NULL-terminated array of messages, one per mismatch, or NULL when
- *          there is none; free with plan_strv_free().
+ *          there is none; free with strv_free().
  * Returns the number of mismatches, or -ENOMEM.
  */
 int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret);
@@ -172,9 +172,6 @@ int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
  */
 int plan_privilege_problems(const struct plan *p, const struct captable *t, char ***ret,
 			    size_t *ret_disguised);
-
-/** Free a NULL-terminated string array; accepts NULL. */
-void plan_strv_free(char **v);
 
 /** "change" or "none". */
 const char *plan_action_name(bool change);
