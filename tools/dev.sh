@@ -8,6 +8,10 @@
 #                        gcc, clang, and ASan+UBSan builds, header and man-page lint
 #   tools/dev.sh deps    only install the dependencies
 #
+# apt-get (and npm, into build/test-deps/) is all that changes the machine: the
+# tests keep to temporary directories and throwaway copies of the system, and
+# the host manifest tests check that they did.
+#
 set -eu
 
 # Files the build stages (the rules database) must not be group-writable:
