@@ -20,6 +20,7 @@
 #include "idmap.h"
 #include "match.h"
 #include "privcheck.h"
+#include "tri.h"
 #include "resolve.h"
 #include "common.h"
 
@@ -344,7 +345,7 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 {
 	char buf[1024] = "";
 	size_t len = 0;
-	int holds = 1;
+	int holds = TRI_TRUE;
 
 #define APPEND(...) \
 	do { \
@@ -356,18 +357,18 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		APPEND("%skernel %s is at least %s", len ? "; " : "", e->host->kernel_release,
 		       w->kernel_min_text);
 		APPEND(ok ? ": yes" : ": no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 	if (w->has_kernel_max) {
 		bool ok = host_kernel_cmp(e->host, w->kernel_max) < 0;
 		APPEND("%skernel %s is below %s: %s", len ? "; " : "", e->host->kernel_release,
 		       w->kernel_max_text, ok ? "yes" : "no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 	if (w->sysctl_name) {
 		char *v = NULL;
 		int r = host_sysctl(e->host, w->sysctl_name, &v);
-		int ok = -1;
+		int ok = TRI_UNKNOWN;
 
 		if (r == -ENOMEM)
 			return -ENOMEM;
@@ -376,22 +377,22 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 			int n = sscanf(v, "%lld %lld", &a, &b);
 			switch (w->sysctl_op) {
 			case SYSCTL_RANGE_COVERS:
-				ok = n == 2 ? (a <= w->sysctl_a && b >= w->sysctl_b) : -1;
+				ok = n == 2 ? tri_of(a <= w->sysctl_a && b >= w->sysctl_b) : TRI_UNKNOWN;
 				APPEND("%s%s = '%s' covers %lld..%lld", len ? "; " : "", w->sysctl_name, v,
 				       (long long)w->sysctl_a, (long long)w->sysctl_b);
 				break;
 			case SYSCTL_EQUALS:
-				ok = s2c_streq(v, w->sysctl_equals);
+				ok = tri_of(s2c_streq(v, w->sysctl_equals));
 				APPEND("%s%s = '%s' equals '%s'", len ? "; " : "", w->sysctl_name, v,
 				       w->sysctl_equals);
 				break;
 			case SYSCTL_AT_LEAST:
-				ok = n >= 1 ? a >= w->sysctl_a : -1;
+				ok = n >= 1 ? tri_of(a >= w->sysctl_a) : TRI_UNKNOWN;
 				APPEND("%s%s = '%s' is at least %lld", len ? "; " : "", w->sysctl_name, v,
 				       (long long)w->sysctl_a);
 				break;
 			case SYSCTL_AT_MOST:
-				ok = n >= 1 ? a <= w->sysctl_a : -1;
+				ok = n >= 1 ? tri_of(a <= w->sysctl_a) : TRI_UNKNOWN;
 				APPEND("%s%s = '%s' is at most %lld", len ? "; " : "", w->sysctl_name, v,
 				       (long long)w->sysctl_a);
 				break;
@@ -402,8 +403,8 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		} else {
 			APPEND("%s%s is unknown", len ? "; " : "", w->sysctl_name);
 		}
-		APPEND(ok == 1 ? ": yes" : ok == 0 ? ": no" : ": unknown");
-		holds = holds == 1 ? ok : holds == 0 || ok == 0 ? 0 : -1;
+		APPEND(ok == TRI_TRUE ? ": yes" : ok == TRI_FALSE ? ": no" : ": unknown");
+		holds = tri_and(holds, ok);
 	}
 	if (w->os) {
 		bool ok = false;
@@ -414,12 +415,12 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		for (size_t i = 0; w->os[i]; i++)
 			APPEND(" %s", w->os[i]);
 		APPEND(ok ? ": yes" : ": no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 	if (w->file_exists) {
 		bool ok = host_file_exists(e->host, w->file_exists);
 		APPEND("%s%s exists: %s", len ? "; " : "", w->file_exists, ok ? "yes" : "no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 #undef APPEND
 	*text = strdup(buf);
@@ -442,7 +443,7 @@ static int eval_conditions(const struct engine *e, const struct rule *rule, stru
 			return h;
 		d->n_conditions = i + 1;
 		d->conditions[i].holds = h;
-		if (h == 1 && !*ret) {
+		if (h == TRI_TRUE && !*ret) {
 			*ret = &rule->conditions[i];
 			d->conditions[i].chosen = true;
 		}

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "suites.h"
+#include "tri.h"
 #include "trust.h"
 #include "util.h"
 
@@ -241,6 +242,31 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* Kleene's truth tables, row by row. */
+START_TEST(test_tri)
+{
+	static const int v[] = { TRI_FALSE, TRI_UNKNOWN, TRI_TRUE };
+	static const int and_table[3][3] = {
+		{ TRI_FALSE, TRI_FALSE, TRI_FALSE },
+		{ TRI_FALSE, TRI_UNKNOWN, TRI_UNKNOWN },
+		{ TRI_FALSE, TRI_UNKNOWN, TRI_TRUE },
+	};
+	static const int or_table[3][3] = {
+		{ TRI_FALSE, TRI_UNKNOWN, TRI_TRUE },
+		{ TRI_UNKNOWN, TRI_UNKNOWN, TRI_TRUE },
+		{ TRI_TRUE, TRI_TRUE, TRI_TRUE },
+	};
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			ck_assert_int_eq(tri_and(v[i], v[j]), and_table[i][j]);
+			ck_assert_int_eq(tri_or(v[i], v[j]), or_table[i][j]);
+		}
+	ck_assert_int_eq(tri_of(true), TRI_TRUE);
+	ck_assert_int_eq(tri_of(false), TRI_FALSE);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -257,6 +283,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_path_join);
 	tcase_add_test(tc, test_error);
 	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_tri);
 	suite_add_tcase(s, tc);
 	return s;
 }
