@@ -94,51 +94,15 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 	return 0;
 }
 
-void decisions_release(struct decisions *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		decision_free(d->v[i]);
-	free(d->v);
-	idmap_free(d->ids);
-	host_free(d->host);
-	rules_db_free(d->db);
-	memset(d, 0, sizeof(*d));
-}
-
-int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
-		  struct decisions *out)
+int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+	       struct decisions *out)
 {
 	struct s2c_error err = { 0 };
-	struct engine e;
-	int r;
+	int r = decide_all(db, res, a->kernel, out, &err);
 
-	memset(out, 0, sizeof(*out));
-	out->db = db;
-	r = host_new(res->rootfd, res->host, a->kernel, &out->host, &err);
-	if (r == 0)
-		r = idmap_new(res->host ? -1 : res->rootfd, &out->ids);
 	if (r < 0) {
-		log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
-		decisions_release(out);
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
-	}
-	e = (struct engine){ .db = db, .host = out->host, .ids = out->ids, .rootfd = res->rootfd };
-	r = engine_prepare(&e, (const struct facts *const *)res->v, res->n);
-	out->v = calloc(res->n ? res->n : 1, sizeof(*out->v));
-	if (r < 0 || !out->v) {
-		log_error("out of memory");
-		decisions_release(out);
-		return S2C_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < res->n; i++) {
-		r = engine_decide(&e, res->v[i], &out->v[i], &err);
-		if (r < 0) {
-			log_error("cannot decide about '%s': %s", res->v[i]->path,
-				  err.msg[0] ? err.msg : strerror(-r));
-			decisions_release(out);
-			return S2C_EXIT_FAILURE;
-		}
-		out->n = i + 1;
 	}
 	return 0;
 }
@@ -157,7 +121,7 @@ int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ct
 		rules_db_free(rdb);
 		return ex;
 	}
-	ex = decisions_run(db, rdb, res, out);
+	ex = decide_run(db, rdb, res, out);
 	if (ex) {
 		scan_result_free(res);
 		return ex;

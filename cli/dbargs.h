@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "decide.h"
+
 struct decision;
 struct engine;
 struct host;
@@ -47,35 +49,26 @@ const char *dbargs_bundled_dir(void);
  */
 int dbargs_load(const struct dbargs *a, struct rules_db **ret);
 
-/** Everything the engine needs for one scan result; release with decisions_release(). */
-struct decisions {
-	struct rules_db *db;
-	struct host *host;
-	struct idmap *ids;
-	struct decision **v;          /**< one per candidate, same order as the scan */
-	size_t n;
-};
+struct decisions;
+struct scanargs;
 
 /**
- * Decide about every candidate of @res with @db (taken over).  Returns 0 or
- * an exit code after printing.
+ * decide_all() (rules/decide.h) with --kernel from @a, printing a failure.
+ * @db is taken over.  Returns 0, or an exit code after printing.
  */
-int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
-		  struct decisions *out);
+int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+	       struct decisions *out);
 
-struct scanargs;
 struct s2c_ctx;
 
 /**
  * The pipeline every deciding verb starts with: load the database, scan
- * (progress and warnings on stderr), decide about every candidate.
+ * (progress and warnings on stderr), decide about every candidate
+ * (rules/decide.h decide_all()).
  * @ret_res  the scan, free with scan_result_free() (after decisions_release()).
  * Returns 0, or an exit code after printing (nothing to free then).
  */
 int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
 		struct scan_result **ret_res, struct decisions *out);
-
-/** Free what decisions_run() made (the db included). */
-void decisions_release(struct decisions *d);
 
 #endif /* S2C_CLI_DBARGS_H */

@@ -37,7 +37,7 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 	ex = scanargs_run(job->scan, job->ctx, &res);
 	if (ex)
 		return ex;
-	ex = decisions_run(job->dbargs, job->db, res, &ds);
+	ex = decide_run(job->dbargs, job->db, res, &ds);
 	if (ex) {
 		scan_result_free(res);
 		return ex;

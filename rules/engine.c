@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "binary.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
@@ -158,64 +159,6 @@ static int set_caps(struct decision *d, const struct fcaps *caps)
 	d->has_caps = true;
 	d->caps_text = fcaps_to_text(caps);
 	return d->caps_text ? 0 : -ENOMEM;
-}
-
-/* --- reading the binary ------------------------------------------------------------ */
-
-/* Open the file the scan saw, beneath the root, and check it is still that inode. */
-static int open_same(const struct engine *e, const struct facts *f, int *ret_fd, char **why)
-{
-	const char *name;
-	_cleanup_close_ int dfd = resolve_open_parent(e->rootfd, f->path, &name);
-	int fd;
-	struct stat st;
-
-	if (dfd < 0) {
-		*why = fmt("cannot open its directory: %s", strerror(-dfd));
-		return dfd;
-	}
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		int r = -errno;
-		*why = fmt("cannot open: %s", strerror(errno));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != f->ino ||
-	    (uint32_t)major(st.st_dev) != f->dev_major || (uint32_t)minor(st.st_dev) != f->dev_minor) {
-		(void)close(fd);
-		*why = fmt("the file changed since it was scanned");
-		return -ESTALE;
-	}
-	*ret_fd = fd;
-	return 0;
-}
-
-static int read_binary(const struct engine *e, const struct facts *f, struct decision *d)
-{
-	_cleanup_close_ int fd = -1;
-	struct elfinfo_options o = {
-		.rootfd = e->rootfd,
-		.strings = e->db->caps.all_strings,
-		.path = f->path,
-	};
-	struct s2c_error err = { 0 };
-	char hex[HASH_HEX_LEN];
-	int r;
-
-	r = open_same(e, f, &fd, &d->elf_error);
-	if (r < 0)
-		return d->elf_error ? 0 : -ENOMEM;
-	r = hash_fd_sha256(fd, hex);
-	if (r == 0 && !(d->sha256 = strdup(hex)))
-		return -ENOMEM;
-	r = elfinfo_load_fd(fd, &o, &d->elf, &err);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0) {
-		d->elf_error = strdup(err.msg[0] ? err.msg : strerror(-r));
-		return d->elf_error ? 0 : -ENOMEM;
-	}
-	return 0;
 }
 
 /* --- ELF evidence ------------------------------------------------------------------- */
@@ -887,8 +830,8 @@ int engine_prepare(const struct engine *e, const struct facts *const *files, siz
 	return host_load_packages(e->host, paths, n);
 }
 
-int engine_decide(const struct engine *e, const struct facts *f, struct decision **ret,
-		  struct s2c_error *err)
+int engine_decide(const struct engine *e, const struct facts *f, struct binary *bin,
+		  struct decision **ret, struct s2c_error *err)
 {
 	_cleanup_(decision_freep) struct decision *d = calloc(1, sizeof(*d));
 	struct match_result m;
@@ -902,19 +845,17 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 	d->facts = f;
 	d->risk_now = risk_now(e, f);
 	d->package = host_package_of(e->host, f->path);
-	r = read_binary(e, f, d);
-	if (r == 0 && d->elf && d->elf->kind == ELFINFO_ELF)
+	/* The content read for it becomes the decision's. */
+	d->sha256 = TAKE_PTR(bin->sha256);
+	d->elf = TAKE_PTR(bin->elf);
+	d->elf_error = TAKE_PTR(bin->error);
+	r = 0;
+	if (d->elf)
 		r = evidence_from_elf(e, d);
-	if (r == 0 && d->elf && d->elf->kind == ELFINFO_ELF)
+	if (r == 0 && d->elf)
 		r = breakers_from_elf(e, d);
 	if (r < 0)
 		return r;
-	if (d->elf && d->elf->kind != ELFINFO_ELF) {
-		d->elf_error = strdup(d->elf->kind == ELFINFO_SCRIPT ? "a script" : "not an ELF file");
-		d->elf = elfinfo_free(d->elf);
-		if (!d->elf_error)
-			return -ENOMEM;
-	}
 	evidence_summary(d, &strong, &medium, &weak, &aware, &unknown, &drops);
 	match_file(e->db, f->path, d->package, d->sha256, &m);
 	if (m.rule) {

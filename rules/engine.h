@@ -24,6 +24,7 @@
 #include "fcaps.h"
 #include "cleanup.h"
 
+struct binary;
 struct facts;
 struct elfinfo;
 struct host;
@@ -106,14 +107,15 @@ struct engine {
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n);
 
 /**
- * Decide about @f.  Reads the file's ELF imports and SHA-256 through an fd
- * opened beneath the root without symlinks, checking it is still the inode the
- * scan saw.  A file that cannot be read still gets a decision (review, with
- * the reason).
+ * Decide about @f, whose content @bin holds (scanner/binary.h: its SHA-256
+ * and ELF facts, or why they could not be read).  No I/O: a pure function of
+ * the facts, the content, the target's facts and the rules.  A file whose
+ * content could not be read still gets a decision (review, with the reason).
+ * @bin's members are taken over by the decision (@bin is left empty).
  * Returns 0 with a new decision in @ret, or -ENOMEM.
  */
-int engine_decide(const struct engine *e, const struct facts *f, struct decision **ret,
-		  struct s2c_error *err);
+int engine_decide(const struct engine *e, const struct facts *f, struct binary *bin,
+		  struct decision **ret, struct s2c_error *err);
 
 /** Free; accepts NULL; returns NULL. */
 struct decision *decision_free(struct decision *d);
