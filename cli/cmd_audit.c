@@ -13,7 +13,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "auditout.h"
+#include "audit.h"
+#include "auditjson.h"
+#include "audittext.h"
 #include "cli.h"
 #include "dbargs.h"
 #include "engine.h"
@@ -186,7 +188,7 @@ static bool failed(const struct audit *au, unsigned fail_on)
 		if ((fail_on & FAIL_MIGRATE) && d->changes)
 			return true;
 		if ((fail_on & FAIL_RISK) &&
-		    (d->risk == RISK_ROOT || (auditout_findings(au, d) & (1u << AUDIT_DISGUISE))))
+		    (d->risk == RISK_ROOT || (audit_findings(au, d) & (1u << AUDIT_DISGUISE))))
 			return true;
 	}
 	return false;
@@ -206,14 +208,14 @@ static int render(const struct audit_args *a, const struct audit *au, const stru
 		  FILE *out)
 {
 	bool to_stdout = out == stdout;
-	struct auditout_text_options o = {
+	struct audittext_options o = {
 		.width = terminal_width(ctx, to_stdout),
 		.color = to_stdout && ctx->color && !a->no_color,
 	};
 
 	switch (a->format) {
 	case FORMAT_JSON:
-		return auditout_json(au, out);
+		return auditjson_write(au, out);
 	case FORMAT_MARKDOWN:
 		return markdown_audit(au, out);
 	case FORMAT_HTML:
@@ -222,7 +224,7 @@ static int render(const struct audit_args *a, const struct audit *au, const stru
 		return sarif_audit(au, out);
 	case FORMAT_TEXT:
 	default:
-		return auditout_text(au, &o, out);
+		return audittext_write(au, &o, out);
 	}
 }
 

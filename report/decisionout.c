@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
+#include "audit.h"
 #include "decisionout.h"
 #include "elfinfo.h"
 #include "engine.h"
@@ -219,16 +220,6 @@ static void put_esc(FILE *out, const char *str)
 	(void)fputs(e ? e : "?", out);
 }
 
-static const char *verdict_color(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_MIGRATE: return "\033[1;32m";
-	case VERDICT_DROP: return "\033[1;36m";
-	case VERDICT_KEEP: return "\033[1;33m";
-	default: return "\033[1;35m";
-	}
-}
-
 static void explain_file(const struct style *s, const struct decision *d)
 {
 	const struct facts *f = d->facts;
@@ -362,7 +353,7 @@ static void explain_verdict(const struct style *s, const struct decision *d)
 	_cleanup_free_ char *needs = d->needs ? fcaps_mask_names(d->needs) : NULL;
 
 	heading(s, "verdict");
-	(void)fprintf(s->out, "%s%s%s (confidence %s)%s\n", s->color ? verdict_color(d->verdict) : "",
+	(void)fprintf(s->out, "%s%s%s (confidence %s)%s\n", s->color ? audit_verdict_color(d->verdict) : "",
 		      verdict_name(d->verdict), s->color ? "\033[0m" : "", confidence_name(d->confidence),
 		      d->changes ? "" : ", nothing to change");
 	heading(s, "reason");

@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "auditout.h"
+#include "audit.h"
+#include "auditjson.h"
 #include "engine.h"
 #include "facts.h"
 #include "hash.h"
@@ -58,7 +59,7 @@ static struct json_object *text_object(const char *s)
 
 static struct json_object *rule_json(enum audit_finding k)
 {
-	const struct audit_finding_info *fi = auditout_finding_info(k);
+	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *conf, *props, *tags;
 	const char *cwe = k == AUDIT_WRITABLE ? "external/cwe/cwe-732" : "external/cwe/cwe-250";
@@ -74,7 +75,7 @@ static struct json_object *rule_json(enum audit_finding k)
 	tags = json_object_new_array();
 	if (jsonout_add(o, "defaultConfiguration", conf) < 0 || jsonout_add(o, "properties", props) < 0 ||
 	    jsonout_add(props, "tags", tags) < 0 ||
-	    jsonout_add_string(conf, "level", auditout_level_name(fi->level)) < 0 ||
+	    jsonout_add_string(conf, "level", audit_level_name(fi->level)) < 0 ||
 	    jsonout_push(tags, json_object_new_string("security")) < 0 ||
 	    jsonout_push(tags, json_object_new_string(cwe)) < 0 ||
 	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
@@ -131,7 +132,7 @@ static char *message_text(const char *raw)
 static void put_state(FILE *f, const struct decision *d)
 {
 	const struct facts *fa = d->facts;
-	const char *caps = auditout_caps_now(d);
+	const char *caps = audit_caps_now(d);
 	char mode[5];
 
 	facts_mode_octal(fa->mode, mode);
@@ -200,7 +201,7 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 		break;
 	case AUDIT_BREAKS:
 		(void)fputs(": ", f);
-		(void)fputs(auditout_breaker(d), f);
+		(void)fputs(audit_breaker(d), f);
 		break;
 	case AUDIT_WRITABLE:
 	default:
@@ -261,7 +262,7 @@ static struct json_object *properties_json(const struct decision *d)
 	    add_str_or_null(o, "owner", f->owner) < 0 || add_str_or_null(o, "group", f->group) < 0 ||
 	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
 	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
-	    add_str_or_null(o, "caps", auditout_caps_now(d)) < 0 ||
+	    add_str_or_null(o, "caps", audit_caps_now(d)) < 0 ||
 	    add_str_or_null(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
 	    jsonout_add_string(o, "risk_now", risk_name(d->risk_now)) < 0 ||
 	    jsonout_add_string(o, "risk", risk_name(d->risk)) < 0 ||
@@ -276,7 +277,7 @@ static struct json_object *properties_json(const struct decision *d)
 static struct json_object *result_json(const struct audit *a, const struct decision *d,
 				       enum audit_finding k)
 {
-	const struct audit_finding_info *fi = auditout_finding_info(k);
+	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *msg = message(a, d, k), *key = NULL;
 	struct json_object *locs, *fp;
@@ -290,7 +291,7 @@ static struct json_object *result_json(const struct audit *a, const struct decis
 	fp = json_object_new_object();
 	if (jsonout_add_string(o, "ruleId", fi->id) < 0 ||
 	    jsonout_add_int(o, "ruleIndex", k) < 0 ||
-	    jsonout_add_string(o, "level", auditout_level_name(auditout_level(a, d, k))) < 0 ||
+	    jsonout_add_string(o, "level", audit_level_name(audit_finding_level(a, d, k))) < 0 ||
 	    jsonout_add(o, "message", text_object(msg)) < 0 || jsonout_add(o, "locations", locs) < 0 ||
 	    jsonout_push(locs, location_json(d)) < 0 ||
 	    jsonout_add(o, "partialFingerprints", fp) < 0 ||
@@ -363,7 +364,7 @@ static struct json_object *run_json(const struct audit *a)
 	if (jsonout_add(run, "results", results) < 0)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
-		unsigned m = auditout_findings(a, a->v[i]);
+		unsigned m = audit_findings(a, a->v[i]);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if ((m & (1u << k)) &&
 			    jsonout_push(results, result_json(a, a->v[i], (enum audit_finding)k)) < 0)
@@ -371,10 +372,10 @@ static struct json_object *run_json(const struct audit *a)
 	}
 	props = json_object_new_object();
 	if (jsonout_add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
-	    jsonout_add(props, "paths", auditout_paths_json(a)) < 0 ||
+	    jsonout_add(props, "paths", auditjson_paths(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
-	    jsonout_add(props, "host", auditout_host_json(a)) < 0 ||
-	    jsonout_add(props, "database", auditout_database_json(a->db)) < 0)
+	    jsonout_add(props, "host", auditjson_host(a)) < 0 ||
+	    jsonout_add(props, "database", auditjson_database(a->db)) < 0)
 		return NULL;
 	return TAKE_PTR(run);
 }

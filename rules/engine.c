@@ -226,8 +226,14 @@ static int breakers_from_elf(const struct engine *e, struct decision *d)
 		for (size_t j = 0; !hit && b->symbols && b->symbols[j]; j++)
 			if (elfinfo_imports(d->elf, b->symbols[j]))
 				hit = b->symbols[j];
-		if (hit)
-			r = warn(d, "likely to break without setuid root ('%s'): %s", hit, b->note);
+		if (hit) {
+			_cleanup_free_ char *text = fmt("likely to break without setuid root ('%s'): %s",
+							hit, b->note);
+			r = text ? warn(d, "%s", text) : -ENOMEM;
+			for (size_t k = 0; r == 0 && !d->breaker && k < d->n_warnings; k++)
+				if (s2c_streq(d->warnings[k], text))
+					d->breaker = d->warnings[k];
+		}
 	}
 	return r;
 }

@@ -89,6 +89,8 @@ struct decision {
 	size_t n_conditions;
 	char **warnings;                   /**< likely breakage and other notes */
 	size_t n_warnings;
+	const char *breaker;               /**< the warning (one of @warnings) saying the program
+					        is likely to break without setuid root, or NULL */
 	uint64_t proposed;                 /**< evidence-based proposal (no rule) */
 };
 
