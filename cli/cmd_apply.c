@@ -156,6 +156,7 @@ static const char migrate_help[] =
 	"  --kernel VER     evaluate kernel conditions for VER\n"
 	"  --yes            do not ask\n"
 	"  --dry-run        show the plan and stop\n"
+	"  --exclude PATH, --other-roots, --include-unpackaged   as for plan\n"
 	"  and the options of 'apply' (--only, --no-smoke, --smoke, --smoke-user, …)\n";
 
 static void print_plan(const struct plan *p)
@@ -265,6 +266,8 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = S2C_EXIT_FAILURE;
 		goto out;
 	}
+	if ((ex = scanargs_plan_limits(&s, res, ds.host, p)))
+		goto out;
 	print_plan(p);
 	if (dry)
 		goto out;

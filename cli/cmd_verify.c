@@ -43,6 +43,7 @@ static const char help_text[] =
 	"                           operation; KIND is dpkg, apt or rpm\n"
 	"  --remove-hook KIND       remove that hook\n"
 	"  --db DIR, --kernel VER   as for audit (with --fix)\n"
+	"  --exclude PATH, --include-unpackaged   as for plan (with --fix)\n"
 	"  --no-smoke, --smoke-user USER   as for apply (with --fix)\n"
 	"  --quiet                  print only drift and problems\n";
 
@@ -169,6 +170,8 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 		ex = S2C_EXIT_FAILURE;
 		goto out;
 	}
+	if ((ex = scanargs_plan_limits(&s, res, ds.host, p)))
+		goto out;
 	/* Only what the same rule still decides is repaired; the rest is reported. */
 	for (size_t i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->v[i];

@@ -16,6 +16,8 @@
  *           fcaps     security.capability v1/v2/v3 decode/encode, libcap text
  *           facts     per-candidate facts (identity, caps, mount, flags)
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
+ *           skip      what a scan leaves out: other OS roots, container storage,
+ *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
  *           hash      SHA-256 of files (OpenSSL)
@@ -86,31 +88,36 @@
 static const struct cmd commands[] = {
 	{ "scan", cmd_scan, CMD_JSON, CAPS_READ,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
-	  "[--output FILE] [PATH ...]",
+	  "[--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
 	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
-	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
+	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [--exclude PATH] "
+	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
-	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
+	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
+	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
 	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE,
 	  "PLAN [--only PATH ...] [--no-smoke] [--smoke] [--smoke-user USER] "
 	  "[--smoke-timeout SEC] [--allow-hardlinks] [--quiet]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
 	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [apply options] [PATH ...]",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [--exclude PATH] "
+	  "[--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
 	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE,
 	  "[--root DIR] JOURNAL | --last [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
 	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE,
-	  "[--root DIR] [--fix] [--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
+	  "[--root DIR] [--fix [--exclude PATH] [--include-unpackaged]] "
+	  "[--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] [--exclude PATH] "
+	  "[--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
 	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",

@@ -28,6 +28,7 @@
 struct decision;
 struct host;
 struct json_object;
+struct skip_entry;
 
 /** Version of the audit JSON document ("schema" key). */
 #define AUDITOUT_SCHEMA 1
@@ -73,6 +74,8 @@ struct audit {
 	uint64_t scan_warnings;     /**< parts the scan could not read */
 	uint64_t directories;       /**< directories walked */
 	uint64_t entries;           /**< directory entries seen */
+	const struct skip_entry *not_scanned; /**< what the scan left out, sorted (scan.h) */
+	size_t n_not_scanned;
 	const struct rules_db *db;
 	const struct host *host;
 	const char *ping_group_range; /**< net.ipv4.ping_group_range of the target, or NULL */
@@ -136,7 +139,8 @@ struct auditout_text_options {
 };
 
 /**
- * Write the text report to @out: a header naming the root, host and database;
+ * Write the text report to @out: a header naming the root, host and database
+ * and listing what the scan left out (other roots, excluded paths);
  * the summary (counts by verdict and by risk, setuid in disguise, changes);
  * then one table per verdict (migrate, drop, review, keep) whose rows give
  * path, owner:group, mode now -> after, capabilities now -> after, risk now ->
@@ -148,8 +152,9 @@ int auditout_text(const struct audit *a, const struct auditout_text_options *o, 
 
 /**
  * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
- * "root", "paths", "host", "database", "complete", "scan", "summary", "findings" (the
- * finding kinds), "files": [decisionout_json() plus "findings": [ids]]}, as
+ * "root", "paths", "host", "database", "complete", "scan", "not_scanned" (what the
+ * scan left out), "summary", "findings" (the finding kinds), "files":
+ * [decisionout_json() plus "findings": [ids]]}, as
  * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
  * files in path order.
  * Returns a new object (the caller puts it) or NULL on OOM.
