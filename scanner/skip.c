@@ -333,9 +333,13 @@ struct home {
 	char *dir, *user;
 };
 
+/* By home, then user: a home shared by several users is named after the first. */
 static int cmp_home(const void *a, const void *b)
 {
-	return strcmp(((const struct home *)a)->dir, ((const struct home *)b)->dir);
+	const struct home *x = a, *y = b;
+	int c = strcmp(x->dir, y->dir);
+
+	return c ? c : strcmp(x->user, y->user);
 }
 
 /* Every user's rootless container storage; homes from NSS, each once. */
@@ -383,6 +387,8 @@ static int add_homes(struct skip_list *l)
 			else if (add(l, dir, false, SKIP_CONTAINERS, source, NULL) == -ENOMEM)
 				r = -ENOMEM;   /* a home with ".." in it is no one's storage */
 		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		free(v[i].dir);
 		free(v[i].user);
 	}

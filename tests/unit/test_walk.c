@@ -818,6 +818,7 @@ START_TEST(test_live_other_roots)
 		return;
 	fx_file(root, "mountinfo", 0644, mountinfo);
 	fx_file(root, "etc/passwd", 0644, "root:x:0:0::/root:/bin/sh\n"
+		"alice2:x:1002:1002::/home/alice:/bin/sh\n"
 		"alice:x:1000:1000::/home/alice:/bin/sh\n"
 		"glob:x:1001:1001::/srv/h*me:/bin/sh\n");
 	fx_file(root, "etc/group", 0644, "root:x:0:\n");
@@ -837,9 +838,10 @@ START_TEST(test_live_other_roots)
 	fx_file(root, "var/usr-rw/upper/bin/su", 04755, "x");
 	os_tree("var/tmp/bookworm", false);
 
+	/* The way back, taken in the namespace the test runs in. */
+	private_ns();
 	oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(oldroot, 0);
-	private_ns();
 	ck_assert_int_eq(chroot(root), 0);
 	ck_assert_int_eq(chdir("/"), 0);
 	{
