@@ -406,6 +406,10 @@ int skip_list_add_live(struct skip_list *l, const struct mounts *m)
 			return r;
 	}
 	r = add_homes(l);
+	/* Users the passwd database does not enumerate (LDAP, sssd) have homes too. */
+	if (r == 0)
+		r = add(l, "/home/*/.local/share/containers", true, SKIP_CONTAINERS,
+			"rootless containers in a home directory", NULL);
 	if (r == 0)
 		r = add_overlays(l, m);
 	return r;

@@ -105,7 +105,8 @@ int skip_list_load(struct skip_list *l, int rootfd, const char *path, const char
  * Add the other roots of the running system: container and VM storage
  * (/var/lib/docker, /var/lib/containers, /var/lib/machines, /var/lib/lxc,
  * /var/lib/libvirt/images), every user's ~/.local/share/containers (homes
- * from the passwd database, NSS included), and the lower, upper and work
+ * from the passwd database, NSS included, and any /home/USER for users it
+ * does not enumerate), and the lower, upper and work
  * directories of the overlayfs mounts in @m — except "/" and a layer that is
  * the mount point of its own overlay or above it, which belong to this system.
  * Returns 0 or -ENOMEM.

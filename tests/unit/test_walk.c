@@ -800,6 +800,8 @@ START_TEST(test_live_other_roots)
 	static const char *const expect[][3] = {
 		{ "/home/alice/.local/share/containers", "container-storage",
 		  "rootless containers of user alice" },
+		{ "/home/ldap-user/.local/share/containers", "container-storage",
+		  "rootless containers in a home directory" },
 		{ "/srv/ovl/lo:wer", "overlay", "overlayfs lowerdir of /srv/ovl/merged" },
 		{ "/srv/ovl/lower2", "overlay", "overlayfs lowerdir of /srv/ovl/merged" },
 		{ "/srv/ovl/up per", "overlay", "overlayfs upperdir of /srv/ovl/merged" },
@@ -827,6 +829,7 @@ START_TEST(test_live_other_roots)
 	fx_file(root, "home/alice/bin/mine", 04755, "x");                /* this system's */
 	fx_file(root, "home/alice/.local/share/containers/storage/overlay/l/diff/su", 04755, "x");
 	fx_file(root, "srv/hxme/.local/share/containers/su", 04755, "x"); /* '*' is no glob */
+	fx_file(root, "home/ldap-user/.local/share/containers/su", 04755, "x"); /* not in passwd */
 	fx_file(root, "var/lib/docker/overlay2/abc/diff/usr/bin/su", 04755, "x");
 	fx_file(root, "var/lib/libvirt/images/guest/su", 04755, "x");
 	fx_file(root, "var/lib/libvirt/qemu/su", 04755, "x");             /* not storage */
@@ -881,7 +884,7 @@ START_TEST(test_live_other_roots)
 		ck_assert_int_eq(chroot("."), 0);
 		ck_assert_msg(ret == 0, "%s", err.msg);
 	}
-	ck_assert_uint_eq(r->n, 14);
+	ck_assert_uint_eq(r->n, 15);
 	ck_assert_uint_eq(r->n_skipped, 0);
 	scan_result_free(r);
 	close(oldroot);
