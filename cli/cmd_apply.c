@@ -205,6 +205,7 @@ static const char migrate_help[] =
 	"  --kernel VER     evaluate kernel conditions for VER\n"
 	"  --yes            do not ask\n"
 	"  --dry-run        show the plan and stop\n"
+	"  --exclude PATH, --other-roots, --include-unpackaged   as for plan\n"
 	"  and the options of 'apply' (--only, --no-smoke, --smoke, --smoke-user,\n"
 	"  --allow-root-equivalent, …)\n";
 
@@ -322,7 +323,8 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = dbargs_load(&dba, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = &dba, .db = db, .scan = &s, .ctx = ctx,
-					   .verbose = a.verbose, .hold_unsafe = true };
+					   .verbose = a.verbose, .hold_unsafe = true,
+					   .plan_limits = true };
 		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
 	if (ex)

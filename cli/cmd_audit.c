@@ -65,6 +65,10 @@ static const char help_text[] =
 	"  --xdev            stay on the filesystem of each PATH\n"
 	"  --all-caps        read capabilities of every regular file, not only executables\n"
 	"  --cross-pseudo    also walk proc, sysfs and other pseudo filesystems\n"
+	"  --exclude PATH    do not walk PATH, a path or fnmatch glob under the root\n"
+	"                    (repeatable; also read from ROOT/etc/suid2cap/exclude)\n"
+	"  --other-roots     on the running system, also walk other OS roots, container\n"
+	"                    storage and overlayfs layers (skipped and listed by default)\n"
 	"  -h, --help        show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 --fail-on matched, 2 usage error, 3 incomplete scan\n"
@@ -258,6 +262,8 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		.scan_warnings = res->warnings,
 		.directories = res->stats.dirs,
 		.entries = res->stats.files,
+		.not_scanned = res->skipped,
+		.n_not_scanned = res->n_skipped,
 		.db = ds.db,
 		.host = ds.host,
 		.ping_group_range = pgr,

@@ -17,6 +17,7 @@
 #include "jsonout.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "skip.h"
 #include "common.h"
 
 enum {
@@ -31,6 +32,9 @@ static const char help_text[] =
 	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
 	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
 	"  --format FMT    text (default) or json\n"
+	"  --exclude PATH  do not look at PATH, a path or fnmatch glob under the root\n"
+	"  --other-roots   on the running system, also look inside other OS roots,\n"
+	"                  container storage and overlayfs layers\n"
 	"  -h, --help      show this help\n";
 
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
@@ -95,9 +99,17 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	for (int i = optind; i < argc; i++) {
 		bool found = false;
 		_cleanup_free_ char *norm = resolve_normalise(argv[i]);
+		const struct skip_entry *sk = norm ? scan_result_skipped(res, norm) : NULL;
 		for (size_t j = 0; norm && j < res->n && !found; j++)
 			found = strcmp(res->v[j]->path, norm) == 0;
-		if (!found && !res->warnings)
+		if (!found && sk && skip_reason_is_other_root(sk->reason))
+			log_notice("'%s' was not looked at: '%s' is another system's (%s); explain it "
+				   "with --root or --other-roots", argv[i], sk->path,
+				   skip_reason_text(sk->reason));
+		else if (!found && sk)
+			log_notice("'%s' was not looked at: '%s' is excluded (%s)", argv[i],
+				   sk->path, sk->source ? sk->source : "excluded");
+		else if (!found && !res->warnings)
 			log_notice("'%s' is not setuid, not setgid and has no capabilities (or is not "
 				   "a regular file): nothing to decide", argv[i]);
 	}

@@ -47,7 +47,10 @@ static const char help_text[] =
 	"                  byte-identical for the same system)\n"
 	"  --check PLAN    check the plan file PLAN strictly; as root, also refuse a\n"
 	"                  file not owned by root or writable by group or others\n"
-	"  --threads N, --xdev, --all-caps, --cross-pseudo  as for scan\n"
+	"  --include-unpackaged  on the running system, also change files no package\n"
+	"                  owns (by default they are left as they are)\n"
+	"  --threads N, --xdev, --all-caps, --cross-pseudo, --exclude PATH,\n"
+	"  --other-roots   as for scan\n"
 	"  -h, --help      show this help\n";
 
 struct plan_args {
@@ -64,9 +67,11 @@ struct plan_args {
 static int check_exclusive(const struct plan_args *a, int argc, int first)
 {
 	static const char *const not_with_check[] = { "--format", "--output", "--timestamp",
-						      "--db", "--kernel", "a PATH" };
+						      "--db", "--kernel", "--exclude",
+						      "--include-unpackaged", "a PATH" };
 	const bool used[] = { a->format_set, a->output != NULL, a->timestamp, a->db.n_extra > 0,
-			      a->db.kernel != NULL, first < argc };
+			      a->db.kernel != NULL, a->s.n_exclude > 0, a->s.include_unpackaged,
+			      first < argc };
 
 	if (!a->check)
 		return 0;
@@ -283,7 +288,7 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
 	}
-	return 0;
+	return scanargs_plan_limits(&a->s, res, ds->host, *ret);
 }
 
 static int write_plan(const struct plan_args *a, const struct plan *p)

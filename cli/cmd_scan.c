@@ -27,6 +27,10 @@ static const char help_text[] =
 	"  --xdev           stay on the filesystem of each PATH\n"
 	"  --all-caps       read capabilities of every regular file, not only executables\n"
 	"  --cross-pseudo   also walk proc, sysfs and other pseudo filesystems\n"
+	"  --exclude PATH   do not walk PATH, a path or fnmatch glob under the root\n"
+	"                   (repeatable; also read from ROOT/etc/suid2cap/exclude)\n"
+	"  --other-roots    on the running system, also walk other OS roots, container\n"
+	"                   storage and overlayfs layers (skipped and listed by default)\n"
 	"  -o, --output FILE  write to FILE (atomically) instead of standard output\n"
 	"  -h, --help       show this help\n";
 

@@ -53,6 +53,7 @@ static const char help_text[] =
 	"                           operation; KIND is dpkg, apt or rpm\n"
 	"  --remove-hook KIND       remove that hook\n"
 	"  --db DIR, --kernel VER   as for audit (with --fix)\n"
+	"  --exclude PATH, --include-unpackaged   as for plan (with --fix)\n"
 	"  --no-smoke, --smoke-user USER, --allow-root-equivalent   as for apply (with --fix)\n"
 	"  --quiet                  print only drift and problems\n";
 
@@ -135,7 +136,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	ex = dbargs_load(dba, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
-					   .verbose = aa->verbose };
+					   .verbose = aa->verbose, .plan_limits = true };
 		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
 	if (ex) {

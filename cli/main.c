@@ -17,6 +17,8 @@
  *           fcaps     security.capability v1/v2/v3 decode/encode, libcap text
  *           facts     per-candidate facts (identity, caps, mount, flags)
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
+ *           skip      what a scan leaves out: other OS roots, container storage,
+ *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
  *           hash      SHA-256 of files (OpenSSL)
@@ -116,15 +118,17 @@ static const struct privs_phase phases_rollback[] = {
 static const struct cmd commands[] = {
 	{ "scan", cmd_scan, CMD_JSON, PRIVS_READ, phases_read,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
-	  "[--output FILE] [PATH ...]",
+	  "[--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
 	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
-	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
+	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [--exclude PATH] "
+	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
-	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
+	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
+	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
 	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE, phases_change,
 	  "PLAN [--db DIR] [--kernel VER] [--only PATH ...] [--no-smoke] [--smoke] "
@@ -132,18 +136,20 @@ static const struct cmd commands[] = {
 	  "[--allow-root-equivalent] [--quiet] [--verbose]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
 	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_change,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [apply options] [PATH ...]",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [--exclude PATH] "
+	  "[--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
 	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE, phases_rollback,
 	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
 	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_verify,
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
-	  "[--allow-root-equivalent] [--forget PATH ...] [--install-hook dpkg|apt|rpm] "
-	  "[--remove-hook dpkg|apt|rpm] [--quiet]",
+	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
+	  "[--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] [--exclude PATH] "
+	  "[--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
 	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",

@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plan.h"
 #include "progress.h"
 #include "scanargs.h"
+#include "scanout.h"
+#include "skip.h"
 #include "util.h"
 #include "common.h"
 
@@ -52,6 +55,32 @@ int scanargs_option(struct scanargs *a, int opt, const char *arg, const char *ve
 		return 1;
 	case ARG_CROSS_PSEUDO:
 		a->flags |= SCAN_CROSS_PSEUDO;
+		return 1;
+	case ARG_EXCLUDE: {
+		struct s2c_error err = { 0 };
+		_cleanup_free_ char *norm = NULL;
+		int r = skip_pattern_normalise(arg, &norm, &err);
+
+		if (r == -ENOMEM) {
+			log_error("out of memory");
+			return -S2C_EXIT_FAILURE;
+		}
+		if (r < 0)
+			return -usage_error(verb, "invalid --exclude '%s': %s", arg, err.msg);
+		if (a->n_exclude == SCANARGS_MAX_EXCLUDE)
+			return -usage_error(verb, "too many --exclude options (at most %d; use %s)",
+					    SCANARGS_MAX_EXCLUDE, SCANARGS_EXCLUDE_FILE);
+		a->exclude[a->n_exclude++] = arg;
+		return 1;
+	}
+	case ARG_OTHER_ROOTS:
+		a->flags |= SCAN_OTHER_ROOTS;
+		return 1;
+	case ARG_INCLUDE_UNPACKAGED:
+		if (s2c_streq(verb, "scan") || s2c_streq(verb, "audit") || s2c_streq(verb, "explain"))
+			return -usage_error(verb, "--include-unpackaged applies to plan, migrate and "
+					    "verify --fix, which change files");
+		a->include_unpackaged = true;
 		return 1;
 	default:
 		return 0;
@@ -94,6 +123,9 @@ int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct sca
 		.paths = a->paths,
 		.threads = a->threads,
 		.flags = a->flags,
+		.exclude = a->n_exclude ? a->exclude : NULL,
+		.exclude_file = SCANARGS_EXCLUDE_FILE,
+		.trusted = geteuid() == 0,
 		.on_warning = on_warning,
 		.stats = &stats,
 	};
@@ -104,8 +136,36 @@ int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct sca
 	progress_stop(p);
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -ENOENT || r == -ENOTDIR ? S2C_EXIT_USAGE : S2C_EXIT_FAILURE;
+		return r == -ENOENT || r == -ENOTDIR ? S2C_EXIT_USAGE
+		       : r == -EPERM		     ? S2C_EXIT_PRIVILEGE
+						     : S2C_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+int scanargs_plan_limits(const struct scanargs *a, const struct scan_result *res,
+			 const struct host *h, struct plan *p)
+{
+	int held = 0, r;
+
+	r = plan_set_not_scanned(p, res->skipped, res->n_skipped);
+	if (r == 0 && !a->include_unpackaged)
+		r = held = plan_only_packaged(p, h);
+	if (r < 0) {
+		log_error("cannot make the plan: %s", strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	for (int other = 1; other >= 0; other--) {
+		bool none;
+		_cleanup_free_ char *line = scanout_skipped_line(res->skipped, res->n_skipped, other,
+								 &none);
+		if (line)
+			log_notice("%s", line);
+	}
+	if (held)
+		log_notice("%d file%s no package owns left as %s (on the running system only "
+			   "packaged files are changed; --include-unpackaged changes them too)",
+			   held, held == 1 ? "" : "s", held == 1 ? "it is" : "they are");
 	return 0;
 }
 

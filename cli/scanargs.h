@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Options shared by the verbs that scan (scan, audit, plan, migrate):
- * --root, --threads, --xdev, --all-caps, --output and the PATH operands,
- * so each verb's parser handles them the same way.
+ * Options shared by the verbs that scan (scan, audit, plan, explain, migrate,
+ * verify): --root, --threads, --xdev, --all-caps, --cross-pseudo, --exclude,
+ * --other-roots, --include-unpackaged, --output and the PATH operands, so
+ * each verb's parser handles them the same way.
  */
 #ifndef S2C_CLI_SCANARGS_H
 #define S2C_CLI_SCANARGS_H
@@ -13,7 +14,15 @@
 
 #include "scan.h"
 
+struct host;
+struct plan;
 struct s2c_ctx;
+
+/** The exclude file, beneath the root (the target's own for --root DIR). */
+#define SCANARGS_EXCLUDE_FILE "/etc/suid2cap/exclude"
+
+/** Most --exclude options one command line may give. */
+#define SCANARGS_MAX_EXCLUDE 64
 
 /** Long-option ids shared by the scanning verbs (verb-specific ones start at 0x200). */
 enum {
@@ -22,6 +31,9 @@ enum {
 	ARG_XDEV,
 	ARG_ALL_CAPS,
 	ARG_CROSS_PSEUDO,
+	ARG_EXCLUDE,
+	ARG_OTHER_ROOTS,
+	ARG_INCLUDE_UNPACKAGED,
 };
 
 /** getopt_long entries for the shared options; splice into a verb's table. */
@@ -30,7 +42,10 @@ enum {
 	{ "threads", required_argument, NULL, ARG_THREADS }, \
 	{ "xdev", no_argument, NULL, ARG_XDEV }, \
 	{ "all-caps", no_argument, NULL, ARG_ALL_CAPS }, \
-	{ "cross-pseudo", no_argument, NULL, ARG_CROSS_PSEUDO }
+	{ "cross-pseudo", no_argument, NULL, ARG_CROSS_PSEUDO }, \
+	{ "exclude", required_argument, NULL, ARG_EXCLUDE }, \
+	{ "other-roots", no_argument, NULL, ARG_OTHER_ROOTS }, \
+	{ "include-unpackaged", no_argument, NULL, ARG_INCLUDE_UNPACKAGED }
 
 /** Parsed shared options. */
 struct scanargs {
@@ -38,13 +53,18 @@ struct scanargs {
 	unsigned threads;
 	enum scan_flags flags;
 	const char *const *paths;   /**< points into argv, NULL for "/" */
+	const char *exclude[SCANARGS_MAX_EXCLUDE + 1]; /**< --exclude, into argv, NULL-terminated */
+	size_t n_exclude;
+	bool include_unpackaged;    /**< --include-unpackaged: plans may change unowned files */
 };
 
 /** Defaults: root "/", threads from the CPU count. */
 void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx);
 
 /**
- * Handle option @opt with argument @arg if it is a shared one.
+ * Handle option @opt with argument @arg if it is a shared one.  --exclude is
+ * checked here (absolute, no "..", a valid glob); --include-unpackaged is
+ * refused by the verbs that change nothing (scan, audit, explain).
  * Returns 1 when handled, 0 when not a shared option, or S2C_EXIT_USAGE
  * (as a negative number) after printing a usage error for @verb.
  */
@@ -58,9 +78,22 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
 
 /**
  * Run the scan with warnings on stderr and a progress line when stderr is a
- * terminal.  Returns 0 with @ret set, or an exit code > 0 after printing.
+ * terminal.  The exclude patterns and SCANARGS_EXCLUDE_FILE beneath the root
+ * (checked for trust when running as root) are left out, and on the running
+ * system other roots too unless --other-roots.
+ * Returns 0 with @ret set, or an exit code > 0 after printing.
  */
 int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct scan_result **ret);
+
+/**
+ * What every verb that plans does right after plan_build(): record in @p what
+ * the scan @res left out, and on the running system hold back changes to
+ * files no package owns (plan_only_packaged() with the facts @h) unless
+ * --include-unpackaged; say both on stderr.
+ * Returns 0 or an exit code after printing.
+ */
+int scanargs_plan_limits(const struct scanargs *a, const struct scan_result *res,
+			 const struct host *h, struct plan *p);
 
 /**
  * Where a verb writes its document (-o FILE; "-" or none for stdout).  -o never

@@ -17,6 +17,9 @@
 #include "jsonout.h"
 #include "plan.h"
 #include "privcheck.h"
+
+#include "scanout.h"
+#include "skip.h"
 #include "util.h"
 #include "common.h"
 
@@ -71,6 +74,9 @@ struct plan *plan_free(struct plan *p)
 		free(p->mounts[i].fstype);
 	}
 	free(p->mounts);
+	for (size_t i = 0; i < p->n_not_scanned; i++)
+		skip_entry_release(&p->not_scanned[i]);
+	free(p->not_scanned);
 	for (size_t i = 0; i < p->n; i++)
 		plan_entry_release(&p->v[i]);
 	free(p->v);
@@ -557,6 +563,84 @@ int plan_privilege_problems(const struct plan *p, const struct captable *t, char
 	return (int)n;
 }
 
+int plan_set_not_scanned(struct plan *p, const struct skip_entry *v, size_t n)
+{
+	struct skip_entry *c = calloc(n ? n : 1, sizeof(*c));
+	bool oom = false;
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		c[i].path = dup_or_null(v[i].path, &oom);
+		c[i].reason = v[i].reason;
+		c[i].source = dup_or_null(v[i].source, &oom);
+	}
+	if (oom) {
+		for (size_t i = 0; i < n; i++)
+			skip_entry_release(&c[i]);
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_not_scanned; i++)
+		skip_entry_release(&p->not_scanned[i]);
+	free(p->not_scanned);
+	p->not_scanned = c;
+	p->n_not_scanned = n;
+	return 0;
+}
+
+static int state_copy(const struct plan_state *from, struct plan_state *to)
+{
+	bool oom = false;
+
+	*to = *from;
+	to->owner = dup_or_null(from->owner, &oom);
+	to->group = dup_or_null(from->group, &oom);
+	to->caps_text = dup_or_null(from->caps_text, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+/*
+ * Only the package database tells this system's files from files someone put
+ * there (a copied binary, an unpacked tree): on the running system a change
+ * to an unowned file could rewrite something nobody asked to migrate.
+ */
+int plan_only_packaged(struct plan *p, const struct host *h)
+{
+	static const char reason[] = "not owned by any package: on the running system only "
+				     "packaged files are changed; use --include-unpackaged";
+	static const char reason_nodb[] = "not owned by any package (this system has no "
+					  "package database suid2cap can read; it reads "
+					  "dpkg's): on the running system only packaged files are "
+					  "changed; use --include-unpackaged";
+	int held = 0;
+
+	if (!p->live)
+		return 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct plan_entry *e = &p->v[i];
+		struct plan_state after;
+		char *why;
+
+		if (!e->change || e->package)
+			continue;
+		why = strdup(h->pkg_db ? reason : reason_nodb);
+		if (!why || state_copy(&e->before, &after) < 0) {
+			free(why);
+			return -ENOMEM;
+		}
+		plan_state_release(&e->after);
+		e->after = after;
+		free(e->reason);
+		e->reason = why;
+		e->change = false;
+		e->risk = e->risk_now;
+		e->disguise = false;   /* nothing is migrated to the root-equivalent set */
+		held++;
+	}
+	return held;
+}
+
 /* --- JSON ----------------------------------------------------------------------------- */
 
 /* Add @v (taken) under @key; NULL @v means out of memory. */
@@ -741,6 +825,8 @@ struct json_object *plan_to_json(const struct plan *p)
 	    jsonout_add(o, "host", host_json(p)) < 0 ||
 	    jsonout_add(o, "database", database_json(p)) < 0 ||
 	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
+	    jsonout_add(o, "not_scanned", scanout_skipped_json(p->not_scanned,
+							       p->n_not_scanned)) < 0 ||
 	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
 	    jsonout_add(o, "entries", entries_json(p)) < 0)
 		return NULL;

@@ -29,6 +29,7 @@
 struct decision;
 struct host;
 struct json_object;
+struct skip_entry;
 
 /** Version of the audit JSON document ("schema" key). */
 #define AUDIT_SCHEMA 1
@@ -74,6 +75,8 @@ struct audit {
 	uint64_t scan_warnings;     /**< parts the scan could not read */
 	uint64_t directories;       /**< directories walked */
 	uint64_t entries;           /**< directory entries seen */
+	const struct skip_entry *not_scanned; /**< what the scan left out, sorted (scan.h) */
+	size_t n_not_scanned;
 	const struct rules_db *db;
 	const struct host *host;
 	const char *ping_group_range; /**< net.ipv4.ping_group_range of the target, or NULL */

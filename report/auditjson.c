@@ -13,6 +13,7 @@
 #include "facts.h"
 #include "host.h"
 #include "jsonout.h"
+#include "scanout.h"
 #include "util.h"
 #include "common.h"
 
@@ -172,6 +173,8 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add_int(scan, "directories", (int64_t)a->directories) < 0 ||
 	    jsonout_add_int(scan, "entries", (int64_t)a->entries) < 0 ||
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
+	    jsonout_add(doc, "not_scanned", scanout_skipped_json(a->not_scanned,
+								 a->n_not_scanned)) < 0 ||
 	    jsonout_add(doc, "summary", summary_json(&s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
 		return NULL;
 	files = json_object_new_array();

@@ -14,8 +14,9 @@ struct rules_db;
 
 /**
  * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
- * "root", "paths", "host", "database", "complete", "scan", "summary", "findings" (the
- * finding kinds), "files": [decisionout_json() plus "findings": [ids]]}, as
+ * "root", "paths", "host", "database", "complete", "scan", "not_scanned" (what the
+ * scan left out), "summary", "findings" (the finding kinds), "files":
+ * [decisionout_json() plus "findings": [ids]]}, as
  * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
  * files in path order.
  * Returns a new object (the caller puts it) or NULL on OOM.

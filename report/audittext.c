@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
+#include "scanout.h"
 #include "util.h"
 #include "common.h"
 
@@ -126,8 +127,8 @@ struct text_widths {
 /* Widest path column; longer paths take a line of their own. */
 #define PATH_COLUMN_MAX 36
 
-static void text_header(const struct audit *a, const struct audit_summary *s,
-			const struct audittext_options *o, FILE *out)
+static int text_header(const struct audit *a, const struct audit_summary *s,
+		       const struct audittext_options *o, FILE *out)
 {
 	const struct host *h = a->host;
 	_cleanup_free_ char *root = escape_text(a->root);
@@ -144,6 +145,8 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 		(void)fprintf(out, "target: %s, kernel %s%s%s\n", h->live ? "this host" : "image",
 			      h->kernel_release, os ? ", " : "", os ? os : "");
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
+	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
+		return -ENOMEM;
 	if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
@@ -161,6 +164,7 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 		      s->risk_after[RISK_LOW], s->risk_after[RISK_NONE]);
 	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
 	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
+	return 0;
 }
 
 static const char *group_title(enum verdict v)
@@ -291,10 +295,10 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 	for (size_t i = 0; i < a->n && r == 0; i++)
 		r = text_row_fill(&rows[i], &model[i]);
 	audit_rows_free(model, model ? a->n : 0);
-	if (r == 0) {
-		text_header(a, &s, &opt, out);
+	if (r == 0)
+		r = text_header(a, &s, &opt, out);
+	if (r == 0)
 		r = text_groups(a, &s, &opt, rows, out);
-	}
 	for (size_t i = 0; i < a->n; i++)
 		text_row_release(&rows[i]);
 	if (r < 0)

@@ -20,7 +20,8 @@ struct audittext_options {
 };
 
 /**
- * Write the text report to @out: a header naming the root, host and database;
+ * Write the text report to @out: a header naming the root, host and database
+ * and listing what the scan left out (other roots, excluded paths);
  * the summary (counts by verdict and by risk, setuid in disguise, changes);
  * then one table per verdict (migrate, drop, review, keep) whose rows give
  * path, owner:group, mode now -> after, capabilities now -> after, risk now ->

@@ -36,6 +36,14 @@ struct mount_entry {
 	char *source;           /**< mount source, unescaped */
 	enum mount_flags flags; /**< per-mount flags */
 	bool pseudo;            /**< a pseudo filesystem (proc, sysfs, …) */
+	/**
+	 * For an overlayfs mount, the directories it is made of, from the super
+	 * options (lowerdir, lowerdir+, datadir+, upperdir, workdir), unescaped:
+	 * NULL-terminated, with the option each came from in the same place of
+	 * @overlay_kinds ("lowerdir", "upperdir", …).  NULL for other mounts.
+	 */
+	char **overlay_dirs;
+	const char **overlay_kinds;
 };
 
 /** The whole table, in mountinfo order (later entries mount over earlier ones). */
