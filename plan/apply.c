@@ -212,7 +212,7 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_id id;
+	struct file_id id, changed;
 	const char *sha = changed_content(run, j, e);
 	char now[128], left[128];
 	int r;
@@ -232,7 +232,9 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 		(void)snprintf(why, whysize, "cannot read it: %s", strerror(-r));
 		return 0;
 	}
-	if (id.dev_major != e->dev_major || id.dev_minor != e->dev_minor || id.ino != e->ino) {
+	changed = (struct file_id){ .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+				    .ino = e->ino };
+	if (fileid_diff(&changed, &id, FILEID_INODE)) {
 		(void)snprintf(why, whysize, "the file was replaced since the change (another inode, "
 			       "e.g. a package update); it is left as it is");
 		return 0;

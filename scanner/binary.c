@@ -6,17 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "binary.h"
 #include "elfinfo.h"
 #include "facts.h"
+#include "fileid.h"
 #include "hash.h"
 #include "resolve.h"
 #include "common.h"
 
-S2C_PRINTF(2, 3) static int fail(struct binary *b, const char *fmt, ...)
+/* Record why the content could not be read; returns @code, or -ENOMEM. */
+S2C_PRINTF(3, 4) static int fail(struct binary *b, int code, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -28,7 +29,7 @@ S2C_PRINTF(2, 3) static int fail(struct binary *b, const char *fmt, ...)
 		b->error = NULL;
 		return -ENOMEM;
 	}
-	return 0;
+	return code;
 }
 
 /* Open the file the scan saw, beneath the root, and check it is still that inode. */
@@ -36,20 +37,20 @@ static int open_same(int rootfd, const struct facts *f, int *ret_fd, struct bina
 {
 	const char *name;
 	_cleanup_close_ int dfd = resolve_open_parent(rootfd, f->path, &name);
+	struct file_id scanned = { .dev_major = f->dev_major, .dev_minor = f->dev_minor,
+				   .ino = f->ino }, now;
 	int fd;
-	struct stat st;
 
 	if (dfd < 0)
-		return fail(b, "cannot open its directory: %s", strerror(-dfd)) ?: dfd;
+		return fail(b, dfd, "cannot open its directory: %s", strerror(-dfd));
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		int r = -errno;
-		return fail(b, "cannot open: %s", strerror(-r)) ?: r;
+		return fail(b, r, "cannot open: %s", strerror(-r));
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != f->ino ||
-	    (uint32_t)major(st.st_dev) != f->dev_major || (uint32_t)minor(st.st_dev) != f->dev_minor) {
+	if (fileid_read(fd, false, &now) < 0 || fileid_diff(&scanned, &now, FILEID_INODE)) {
 		(void)close(fd);
-		return fail(b, "the file changed since it was scanned") ?: -ESTALE;
+		return fail(b, -ESTALE, "the file changed since it was scanned");
 	}
 	*ret_fd = fd;
 	return 0;
