@@ -25,13 +25,14 @@ enum s2c_exit {
 	S2C_EXIT_PRIVILEGE = 5,   /**< missing or unsafe privileges or trusted inputs */
 };
 
-/** Behaviour declared per verb in the dispatch table. */
+/** Behaviour declared per verb in the dispatch table, and read by the dispatcher. */
 enum cmd_flags {
-	CMD_WRITES = 1 << 0,      /**< changes files (journalled) */
-	CMD_JSON = 1 << 1,        /**< can emit JSON */
-	CMD_NEEDS_DB = 1 << 2,    /**< loads the rules database */
-	CMD_HIDDEN = 1 << 3,      /**< not listed in --help */
+	CMD_WRITES = 1 << 0,      /**< changes files: keeps the bounding set at dispatch */
+	CMD_HIDDEN = 1 << 1,      /**< not listed in --help */
 };
+
+/** max_args of a verb that takes any number of operands. */
+#define CMD_ANY UINT32_MAX
 
 /** Process-wide context handed to every verb. */
 struct s2c_ctx {
@@ -50,6 +51,8 @@ struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct s2c_ctx *ctx);
 	enum cmd_flags flags;
+	unsigned min_args, max_args; /**< operands after the options (CMD_ANY: no limit) */
+	const char *operand;      /**< what they are, for messages ("PATH", "PLAN"), or NULL */
 	uint64_t caps;            /**< capabilities kept from dispatch on (the union of the phases) */
 	const struct privs_phase *phases;  /**< what each phase keeps; ends with a NULL name */
 	const char *synopsis;     /**< options, as in the man page SYNOPSIS */
@@ -103,6 +106,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_help(int argc, char **argv, struct s2c_ctx *ctx);
 
 struct plan_entry;
 

@@ -3,7 +3,6 @@
  * suid2cap explain: the full reasoning about one file.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -20,66 +19,36 @@
 #include "skip.h"
 #include "common.h"
 
-enum {
-	ARG_FORMAT = 0x200,
-};
-
-static const char help_text[] =
+static const char intro[] =
 	"Explain the decision about each PATH: facts, matched rule and why, ELF\n"
-	"evidence, conditions evaluated, verdict, capabilities, risk and sources.\n"
-	"\n"
-	"  --root DIR      treat DIR as the system root\n"
-	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
-	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
-	"  --format FMT    text (default) or json\n"
-	"  --exclude PATH  do not look at PATH, a path or fnmatch glob under the root\n"
-	"  --other-roots   on the running system, also look inside other OS roots,\n"
-	"                  container storage and overlayfs layers\n"
-	"  -h, --help      show this help\n";
+	"evidence, conditions evaluated, verdict, capabilities, risk and sources.\n";
+
+static const char *const formats[] = { "text", "json", NULL };
 
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS,
-		DBARGS_OPTIONS,
-		{ "format", required_argument, NULL, ARG_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct scanargs s;
-	struct dbargs db = { 0 };
+	struct dbargs db;
+	int format = 0;
+	struct opt opts[] = {
+		OPT_TABLE(s.opts),
+		OPT_TABLE(db.opts),
+		OPT_CHOICE("format", &format, formats, "FMT", "text (default) or json"),
+		OPT_END(),
+	};
 	struct scan_result *res = NULL;
 	struct decisions ds;
-	bool json = false;
-	int c, r, ex;
+	bool json;
+	int r, ex, first;
 
-	scanargs_init(&s, ctx);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = scanargs_option(&s, c, optarg, "explain")) || (r = dbargs_option(&db, c, optarg, "explain"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("explain"), stdout);
-			(void)fputs(help_text, stdout);
-			return S2C_EXIT_OK;
-		case ARG_FORMAT:
-			if (!s2c_streq(optarg, "text") && !s2c_streq(optarg, "json"))
-				return usage_error("explain", "unknown format '%s': expected text or json", optarg);
-			json = s2c_streq(optarg, "json");
-			break;
-		default:
-			return usage_error("explain", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("explain", "missing PATH");
-	r = scanargs_finish(&s, argc, argv, optind, "explain");
-	if (r < 0)
-		return -r;
+	scanargs_init(&s, ctx, 0);
+	dbargs_init(&db);
+	first = opts_parse(cmd_lookup("explain"), opts, intro, argc, argv);
+	if (first <= 0)
+		return -first;
+	json = format == 1;
+	if (scanargs_finish(&s, argc, argv, first, "explain"))
+		return S2C_EXIT_USAGE;
 	ex = decide_scan(&db, &s, ctx, &res, &ds);
 	if (ex)
 		return ex;
@@ -96,7 +65,7 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 			r = decisionout_explain(ds.v[i], ctx->color, stdout);
 		}
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		bool found = false;
 		_cleanup_free_ char *norm = resolve_normalise(argv[i]);
 		const struct skip_entry *sk = norm ? scan_result_skipped(res, norm) : NULL;

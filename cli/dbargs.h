@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "decide.h"
+#include "opts.h"
 
 struct decision;
 struct engine;
@@ -19,25 +20,15 @@ struct idmap;
 struct rules_db;
 struct scan_result;
 
-/** Long-option ids (after scanargs' 0x100 range). */
-enum {
-	ARG_DB = 0x180,
-	ARG_KERNEL,
-};
-
-#define DBARGS_OPTIONS \
-	{ "db", required_argument, NULL, ARG_DB }, \
-	{ "kernel", required_argument, NULL, ARG_KERNEL }
-
 /** Parsed options. */
 struct dbargs {
-	const char *extra[16];        /**< --db directories, in order */
-	size_t n_extra;
+	struct opt_list extra;        /**< --db directories, in order */
 	const char *kernel;           /**< --kernel VERSION or NULL */
+	struct opt opts[3];           /**< --db and --kernel, for a verb's table (OPT_TABLE) */
 };
 
-/** Handle a shared option; returns 1 if handled, 0 if not, -S2C_EXIT_USAGE on error. */
-int dbargs_option(struct dbargs *a, int opt, const char *arg, const char *verb);
+/** Empty options and their table @a->opts. */
+void dbargs_init(struct dbargs *a);
 
 /** The bundled database directory: installed, or staged next to the binary. */
 const char *dbargs_bundled_dir(void);

@@ -57,6 +57,7 @@
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
+ *           opts      option tables, the parser and the generated --help
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
@@ -73,6 +74,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "privs.h"
 #include "common.h"
 
@@ -105,6 +107,10 @@ static const struct privs_phase phases_verify[] = {
 	  "with --fix: repairs them (at most; as for apply)" },
 	{ 0 },
 };
+static const struct privs_phase phases_none[] = {
+	{ "help", 0, 0, "prints a help text" },
+	{ 0 },
+};
 static const struct privs_phase phases_rollback[] = {
 	{ "rollback", PRIVS_ROLLBACK, 0, "restores journalled states; runs no program" },
 	{ 0 },
@@ -116,46 +122,50 @@ static const struct privs_phase phases_rollback[] = {
 #define CAPS_ALL UINT64_MAX
 
 static const struct cmd commands[] = {
-	{ "scan", cmd_scan, CMD_JSON, PRIVS_READ, phases_read,
+	/* name, fn, flags, min and max operands and what they are, capabilities at
+	 * dispatch, phases, synopsis, one line */
+	{ "scan", cmd_scan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
-	  "[--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
+	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
-	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
 	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [--exclude PATH] "
 	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
-	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
 	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
 	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
-	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE, phases_change,
+	{ "apply", cmd_apply, CMD_WRITES, 1, 1, "PLAN", CAPS_CHANGE, phases_change,
 	  "PLAN [--db DIR] [--kernel VER] [--only PATH ...] [--no-smoke] [--smoke] "
 	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
 	  "[--allow-root-equivalent] [--quiet] [--verbose]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
-	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_change,
+	{ "migrate", cmd_migrate, CMD_WRITES, 0, CMD_ANY, "PATH", CAPS_CHANGE, phases_change,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [--exclude PATH] "
 	  "[--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
-	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE, phases_rollback,
+	{ "rollback", cmd_rollback, CMD_WRITES, 0, 1, "JOURNAL", CAPS_CHANGE, phases_rollback,
 	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
-	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_verify,
+	{ "verify", cmd_verify, CMD_WRITES, 0, 0, NULL, CAPS_CHANGE, phases_verify,
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
 	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
 	  "[--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
-	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] [--exclude PATH] "
 	  "[--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
-	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "rules", cmd_rules, 0, 1, CMD_ANY, "'lint' or 'list'", PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
 	  "check or list the rules database" },
-	{ "privileges", cmd_privileges, 0, CAPS_ALL, NULL, "VERB",
+	{ "privileges", cmd_privileges, 0, 1, 1, "VERB", CAPS_ALL, NULL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
+	{ "help", cmd_help, 0, 0, 1, "VERB", 0, phases_none, "[VERB]",
+	  "show the help of a verb, or the list of verbs" },
 };
 
 const struct cmd *cmd_lookup(const char *name)
@@ -168,7 +178,33 @@ const struct cmd *cmd_lookup(const char *name)
 
 void cmd_print_usage(const struct cmd *c, FILE *out)
 {
-	(void)fprintf(out, "usage: suid2cap %s %s\n", c->name, c->synopsis);
+	/* The synopsis wrapped at 80 columns, continued under its first word. */
+	size_t indent = strlen("usage: suid2cap ") + strlen(c->name) + 1, col = indent - 1;
+	const char *p = c->synopsis;
+
+	(void)fprintf(out, "usage: suid2cap %s", c->name);
+	while (*p) {
+		/* a bracketed group is one word */
+		size_t len = 0, depth = 0;
+		while (p[len] && (depth || p[len] != ' ')) {
+			depth += p[len] == '[';
+			depth -= depth && p[len] == ']';
+			len++;
+		}
+		if (col > indent && col + 1 + len > 80) {
+			(void)fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else {
+			(void)fputc(' ', out);
+			col++;
+		}
+		(void)fprintf(out, "%.*s", (int)len, p);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	(void)fputc('\n', out);
 }
 
 static void print_help(FILE *out)
@@ -268,21 +304,44 @@ static void ctx_init(struct s2c_ctx *ctx, const char *argv0)
 	log_set_color(ctx->color_err);
 }
 
+/* Narrow, run the verb, and check stdout once for every verb (git's run_builtin). */
 static int run(const struct cmd *c, int argc, char **argv, struct s2c_ctx *ctx)
 {
 	int r, ex;
 
-	if (c->caps == CAPS_ALL)
-		return c->fn(argc, argv, ctx);
-	r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
-	if (r < 0) {
-		log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
-		return S2C_EXIT_PRIVILEGE;
+	/* `privileges` narrows for the verb it inspects, per phase. */
+	if (c->caps != CAPS_ALL) {
+		r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
+		if (r < 0) {
+			log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
+			return S2C_EXIT_PRIVILEGE;
+		}
 	}
 	ex = c->fn(argc, argv, ctx);
 	if (close_stdout() < 0 && ex < S2C_EXIT_FAILURE)
 		ex = S2C_EXIT_FAILURE;
 	return ex;
+}
+
+int cmd_help(int argc, char **argv, struct s2c_ctx *ctx)
+{
+	static const struct opt opts[] = { OPT_END() };
+	char help[] = "--help";
+	const struct cmd *c;
+	int r = opts_parse(cmd_lookup("help"), opts, "Show the help of VERB, or the list of verbs.\n",
+			   argc, argv);
+
+	if (r <= 0)
+		return -r;
+	if (r == argc) {
+		print_help(stdout);
+		return S2C_EXIT_OK;
+	}
+	c = cmd_lookup(argv[r]);
+	if (!c || (c->flags & CMD_HIDDEN))
+		return unknown_verb(argv[r]);
+	optind = 0;
+	return c->fn(2, (char *[]){ argv[r], help, NULL }, ctx);
 }
 
 int main(int argc, char **argv)

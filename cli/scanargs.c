@@ -22,69 +22,92 @@
 
 #define MAX_THREADS 256
 
-void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx)
+static int opt_root(const struct opt *o, const char *arg, const char *verb)
 {
-	*a = (struct scanargs){ .root = "/" };
+	struct scanargs *a = o->value;
+
+	if (s2c_isempty(arg))
+		return usage_error(verb, "--root needs a directory");
+	a->root = arg;
+	return 0;
+}
+
+static int opt_threads(const struct opt *o, const char *arg, const char *verb)
+{
+	struct scanargs *a = o->value;
+	unsigned n;
+
+	if (parse_uint(arg, MAX_THREADS, &n) < 0 || n == 0)
+		return usage_error(verb, "invalid --threads '%s': expected 1..%d", arg, MAX_THREADS);
+	a->threads = n;
+	return 0;
+}
+
+/* --xdev, --all-caps, --cross-pseudo, --other-roots: a scan flag each. */
+static int opt_flag(const struct opt *o, const char *arg, const char *verb)
+{
+	struct scanargs *a = o->value;
+
+	(void)arg;
+	(void)verb;
+	a->flags |= s2c_streq(o->long_name, "xdev") ? SCAN_XDEV :
+		    s2c_streq(o->long_name, "all-caps") ? SCAN_ALL_CAPS :
+		    s2c_streq(o->long_name, "cross-pseudo") ? SCAN_CROSS_PSEUDO : SCAN_OTHER_ROOTS;
+	return 0;
+}
+
+static int opt_exclude(const struct opt *o, const char *arg, const char *verb)
+{
+	struct scanargs *a = o->value;
+	struct s2c_error err = { 0 };
+	_cleanup_free_ char *norm = NULL;
+	int r = skip_pattern_normalise(arg, &norm, &err);
+
+	if (r == -ENOMEM) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	if (r < 0)
+		return usage_error(verb, "invalid --exclude '%s': %s", arg, err.msg);
+	if (a->n_exclude == SCANARGS_MAX_EXCLUDE)
+		return usage_error(verb, "too many --exclude options (at most %d; use %s)",
+				   SCANARGS_MAX_EXCLUDE, SCANARGS_EXCLUDE_FILE);
+	a->exclude[a->n_exclude++] = arg;
+	return 0;
+}
+
+void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_flags flags)
+{
+	*a = (struct scanargs){
+		.root = "/",
+		.opts = {
+			OPT_CALLBACK("root", a, "DIR", "treat DIR as the system root (an image or "
+				     "chroot)", opt_root),
+			OPT_CALLBACK("threads", a, "N", "worker threads (default: max(CPUs, 8), at "
+				     "most 16)", opt_threads),
+			OPT_CALLBACK("xdev", a, NULL, "stay on the filesystem of each PATH", opt_flag),
+			OPT_CALLBACK("all-caps", a, NULL, "read capabilities of every regular file, "
+				     "not only executables", opt_flag),
+			OPT_CALLBACK("cross-pseudo", a, NULL, "also walk proc, sysfs and other pseudo "
+				     "filesystems", opt_flag),
+			OPT_CALLBACK("exclude", a, "PATH", "do not walk PATH, a path or fnmatch glob "
+				     "under the root\n(repeatable; also read from ROOT"
+				     SCANARGS_EXCLUDE_FILE ")", opt_exclude),
+			OPT_CALLBACK("other-roots", a, NULL, "on the running system, also walk other "
+				     "OS roots, container\nstorage and overlayfs layers (skipped "
+				     "and listed by default)", opt_flag),
+			OPT_END(),
+		},
+	};
+	if (flags & SCANARGS_PLANNING)
+		a->opts[7] = (struct opt)OPT_BOOL(0, "include-unpackaged", &a->include_unpackaged,
+						  "on the running system, also change files no "
+						  "package owns\n(by default only packaged files "
+						  "change)");
 	/* Warm scans are CPU-bound (threads = CPUs is enough); cold scans wait on
 	 * inode reads, and more requests in flight hide that latency.  Eight
 	 * threads measured best for both on small machines. */
 	a->threads = S2C_MIN(S2C_MAX(ctx->ncpus, 8u), 16u);
-}
-
-int scanargs_option(struct scanargs *a, int opt, const char *arg, const char *verb)
-{
-	unsigned n;
-
-	switch (opt) {
-	case ARG_ROOT:
-		if (s2c_isempty(arg))
-			return -usage_error(verb, "--root needs a directory");
-		a->root = arg;
-		return 1;
-	case ARG_THREADS:
-		if (parse_uint(arg, MAX_THREADS, &n) < 0 || n == 0)
-			return -usage_error(verb, "invalid --threads '%s': expected 1..%d", arg,
-					    MAX_THREADS);
-		a->threads = n;
-		return 1;
-	case ARG_XDEV:
-		a->flags |= SCAN_XDEV;
-		return 1;
-	case ARG_ALL_CAPS:
-		a->flags |= SCAN_ALL_CAPS;
-		return 1;
-	case ARG_CROSS_PSEUDO:
-		a->flags |= SCAN_CROSS_PSEUDO;
-		return 1;
-	case ARG_EXCLUDE: {
-		struct s2c_error err = { 0 };
-		_cleanup_free_ char *norm = NULL;
-		int r = skip_pattern_normalise(arg, &norm, &err);
-
-		if (r == -ENOMEM) {
-			log_error("out of memory");
-			return -S2C_EXIT_FAILURE;
-		}
-		if (r < 0)
-			return -usage_error(verb, "invalid --exclude '%s': %s", arg, err.msg);
-		if (a->n_exclude == SCANARGS_MAX_EXCLUDE)
-			return -usage_error(verb, "too many --exclude options (at most %d; use %s)",
-					    SCANARGS_MAX_EXCLUDE, SCANARGS_EXCLUDE_FILE);
-		a->exclude[a->n_exclude++] = arg;
-		return 1;
-	}
-	case ARG_OTHER_ROOTS:
-		a->flags |= SCAN_OTHER_ROOTS;
-		return 1;
-	case ARG_INCLUDE_UNPACKAGED:
-		if (s2c_streq(verb, "scan") || s2c_streq(verb, "audit") || s2c_streq(verb, "explain"))
-			return -usage_error(verb, "--include-unpackaged applies to plan, migrate and "
-					    "verify --fix, which change files");
-		a->include_unpackaged = true;
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const char *verb)
@@ -92,19 +115,16 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
 	struct stat st;
 
 	if (stat(a->root, &st) < 0)
-		return -usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
+		return usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return -usage_error(verb, "root '%s' is not a directory", a->root);
+		return usage_error(verb, "root '%s' is not a directory", a->root);
 	/* Plans, journals and reports name the root absolutely. */
 	{
 		static char real[PATH_MAX];
 		if (!realpath(a->root, real))
-			return -usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
+			return usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
 		a->root = real;
 	}
-	for (int i = first; i < argc; i++)
-		if (s2c_isempty(argv[i]))
-			return -usage_error(verb, "empty path operand");
 	a->paths = first < argc ? (const char *const *)&argv[first] : NULL;
 	return 0;
 }

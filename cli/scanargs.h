@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "opts.h"
 #include "scan.h"
 
 struct host;
@@ -24,28 +25,10 @@ struct s2c_ctx;
 /** Most --exclude options one command line may give. */
 #define SCANARGS_MAX_EXCLUDE 64
 
-/** Long-option ids shared by the scanning verbs (verb-specific ones start at 0x200). */
-enum {
-	ARG_ROOT = 0x100,
-	ARG_THREADS,
-	ARG_XDEV,
-	ARG_ALL_CAPS,
-	ARG_CROSS_PSEUDO,
-	ARG_EXCLUDE,
-	ARG_OTHER_ROOTS,
-	ARG_INCLUDE_UNPACKAGED,
+/** What scanargs_init() offers. */
+enum scanargs_flags {
+	SCANARGS_PLANNING = 1 << 0,  /**< the verb plans changes: --include-unpackaged */
 };
-
-/** getopt_long entries for the shared options; splice into a verb's table. */
-#define SCANARGS_OPTIONS \
-	{ "root", required_argument, NULL, ARG_ROOT }, \
-	{ "threads", required_argument, NULL, ARG_THREADS }, \
-	{ "xdev", no_argument, NULL, ARG_XDEV }, \
-	{ "all-caps", no_argument, NULL, ARG_ALL_CAPS }, \
-	{ "cross-pseudo", no_argument, NULL, ARG_CROSS_PSEUDO }, \
-	{ "exclude", required_argument, NULL, ARG_EXCLUDE }, \
-	{ "other-roots", no_argument, NULL, ARG_OTHER_ROOTS }, \
-	{ "include-unpackaged", no_argument, NULL, ARG_INCLUDE_UNPACKAGED }
 
 /** Parsed shared options. */
 struct scanargs {
@@ -56,23 +39,20 @@ struct scanargs {
 	const char *exclude[SCANARGS_MAX_EXCLUDE + 1]; /**< --exclude, into argv, NULL-terminated */
 	size_t n_exclude;
 	bool include_unpackaged;    /**< --include-unpackaged: plans may change unowned files */
+	struct opt opts[10];        /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
-/** Defaults: root "/", threads from the CPU count. */
-void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx);
-
 /**
- * Handle option @opt with argument @arg if it is a shared one.  --exclude is
- * checked here (absolute, no "..", a valid glob); --include-unpackaged is
- * refused by the verbs that change nothing (scan, audit, explain).
- * Returns 1 when handled, 0 when not a shared option, or S2C_EXIT_USAGE
- * (as a negative number) after printing a usage error for @verb.
+ * Defaults (root "/", threads from the CPU count) and the option table
+ * @a->opts: --root, --threads, --xdev, --all-caps, --cross-pseudo, --exclude
+ * (checked as it is parsed: absolute, no "..", a valid glob), --other-roots,
+ * and with SCANARGS_PLANNING --include-unpackaged.
  */
-int scanargs_option(struct scanargs *a, int opt, const char *arg, const char *verb);
+void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_flags flags);
 
 /**
- * Take the operands argv[optind..] as start paths and check --root exists.
- * Returns 0, or -S2C_EXIT_USAGE after printing the error.
+ * Take the operands argv[first..] as start paths and check --root exists.
+ * Returns 0, or S2C_EXIT_USAGE after printing the error.
  */
 int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const char *verb);
 
