@@ -93,5 +93,9 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx);
+
+/** What learn keeps once it knows its options, for `privileges learn`. */
+extern const char cmd_learn_privileges[];
 
 #endif /* S2C_CLI_CLI_H */

@@ -80,5 +80,9 @@ int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx)
 		return S2C_EXIT_PRIVILEGE;
 	}
 	(void)printf("verb: %s\n", c->name);
-	return print_status();
+	r = print_status();
+	/* Verbs that narrow further once they have read their options. */
+	if (r == 0 && s2c_streq(c->name, "learn"))
+		(void)printf("then: %s", cmd_learn_privileges);
+	return r;
 }

@@ -42,6 +42,14 @@
  *           smoke     smoke tests as nobody through the checked fd
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix
+ * learn/    run       a command in its own PID namespace as a user with candidate caps
+ *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
+ *           ptrace    follow every process and syscall of the run
+ *           sysmap    which syscall arguments need which capability (ptrace)
+ *           ksyms     kernel function names of the checks' stacks
+ *           sysnames  syscall names of this architecture
+ *           record    learn records by SHA-256 in the state directory
+ * report/   learnout  learn record model, report, draft rule, observed evidence
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr
  *           privs     per-verb capability sets, no_new_privs
@@ -49,6 +57,7 @@
  *           scanargs  options shared by the scanning verbs, atomic -o output
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
+ *           learned   learn records of the files explain and audit decide about
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
@@ -82,6 +91,11 @@
 		     S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_KILL))
 /* `privileges` narrows for the verb it inspects, so it starts with everything. */
 #define CAPS_ALL UINT64_MAX
+/*
+ * learn may grant any capability to the command it runs, so it keeps every one
+ * until it has read --caps; then it narrows to what the run needs (cmd_learn.c).
+ */
+#define CAPS_LEARN (S2C_CAPMASK(CAP_LAST_CAP + 1) - 1)
 
 static const struct cmd commands[] = {
 	{ "scan", cmd_scan, CMD_JSON, CAPS_READ,
@@ -115,6 +129,10 @@ static const struct cmd commands[] = {
 	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, CAPS_READ,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
 	  "check or list the rules database" },
+	{ "learn", cmd_learn, CMD_WRITES | CMD_JSON | CMD_NEEDS_DB, CAPS_LEARN,
+	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] [--json] "
+	  "[--root DIR] [--db DIR] [--no-record] [--verbose] [--] COMMAND [ARG ...]",
+	  "run a program and record which capabilities it really uses" },
 	{ "privileges", cmd_privileges, 0, CAPS_ALL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
 };
