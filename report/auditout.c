@@ -14,6 +14,7 @@
 #include "facts.h"
 #include "host.h"
 #include "jsonout.h"
+#include "learnout.h"
 #include "util.h"
 #include "common.h"
 
@@ -441,6 +442,15 @@ static void text_row(const struct decision *d, const struct text_row *r,
 	(void)fprintf(out, "  %s\n", r->caps);
 }
 
+/* The learn record of @d, or NULL. */
+static const struct learn_record *learned_of(const struct audit *a, const struct decision *d)
+{
+	for (size_t i = 0; a->learned && i < a->n; i++)
+		if (a->v[i] == d)
+			return a->learned[i];
+	return NULL;
+}
+
 static int text_notes(const struct audit *a, const struct decision *d,
 		      const struct auditout_text_options *o, FILE *out)
 {
@@ -458,6 +468,12 @@ static int text_notes(const struct audit *a, const struct decision *d,
 		if (!w)
 			return -ENOMEM;
 		wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, o->width);
+	}
+	if (learned_of(a, d)) {
+		_cleanup_free_ char *seen = learnout_audit_line(learned_of(a, d));
+		if (!seen)
+			return -ENOMEM;
+		wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, o->width);
 	}
 	return 0;
 }
@@ -675,6 +691,8 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if ((m & (1u << k)) && jsonout_push(ids, json_object_new_string(findings[k].id)) < 0)
 			return NULL;
+	if (learned_of(a, d) && jsonout_add(o, "learned", learnout_evidence_json(learned_of(a, d))) < 0)
+		return NULL;
 	return TAKE_PTR(o);
 }
 

@@ -27,6 +27,7 @@
 
 struct decision;
 struct host;
+struct learn_record;
 struct json_object;
 
 /** Version of the audit JSON document ("schema" key). */
@@ -79,6 +80,8 @@ struct audit {
 	struct decision *const *v;  /**< one per privileged file, sorted by path */
 	size_t n;
 	const char *const *argv;    /**< the command line (SARIF invocation), NULL-terminated, or NULL */
+	struct learn_record *const *learned; /**< what `learn` observed, parallel to @v (NULL
+						   entries for files without a record), or NULL */
 };
 
 /** Counts over all files of an audit. */
@@ -140,8 +143,8 @@ struct auditout_text_options {
  * the summary (counts by verdict and by risk, setuid in disguise, changes);
  * then one table per verdict (migrate, drop, review, keep) whose rows give
  * path, owner:group, mode now -> after, capabilities now -> after, risk now ->
- * after and the rule id, each followed by its reason wrapped to @o->width and
- * its warnings.  Every name and text goes through escape_text().
+ * after and the rule id, each followed by its reason wrapped to @o->width, its
+ * warnings and, for a file with a learn record, what was observed.  Every name and text goes through escape_text().
  * Returns 0, -ENOMEM, or -EIO when @out reports an error.
  */
 int auditout_text(const struct audit *a, const struct auditout_text_options *o, FILE *out);
@@ -149,7 +152,8 @@ int auditout_text(const struct audit *a, const struct auditout_text_options *o, 
 /**
  * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
  * "root", "paths", "host", "database", "complete", "scan", "summary", "findings" (the
- * finding kinds), "files": [decisionout_json() plus "findings": [ids]]}, as
+ * finding kinds), "files": [decisionout_json() plus "findings": [ids] and, for a
+ * file with a learn record, "learned": learnout_evidence_json()]}, as
  * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
  * files in path order.
  * Returns a new object (the caller puts it) or NULL on OOM.
