@@ -777,6 +777,12 @@ int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx)
 			  "capabilities it tests");
 		return S2C_EXIT_PRIVILEGE;
 	}
+	if (CAPS_RUN & ~privs_effective()) {
+		_cleanup_free_ char *missing = fcaps_mask_names(CAPS_RUN & ~privs_effective());
+		log_error("learn needs %s to run COMMAND in a PID namespace of its own as another "
+			  "user, and this process lacks it", missing ? missing : "?");
+		return S2C_EXIT_PRIVILEGE;
+	}
 	rootfd = open(a.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || !realpath(a.root, root_real)) {
 		log_error("cannot open root '%s': %s", esc(a.root), strerror(errno));
