@@ -32,6 +32,7 @@ static const struct {
 	{ "journal", journal_suite, -1 },
 	{ "fileop", fileop_suite, CAP_SETFCAP },
 	{ "plan", plan_suite, -1 },
+	{ "learnrec", learnrec_suite, -1 },
 };
 
 int main(int argc, char **argv)

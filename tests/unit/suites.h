@@ -19,5 +19,6 @@ Suite *engine_suite(void);
 Suite *journal_suite(void);
 Suite *fileop_suite(void);
 Suite *plan_suite(void);
+Suite *learnrec_suite(void);
 
 #endif
