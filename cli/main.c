@@ -60,7 +60,7 @@
  *           learned   learn records of the files explain and audit decide about
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
- * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
+ * Libraries (scanner/, rules/, plan/, report/, learn/) never print to stdout, exit or
  * read the environment; they return -errno and fill a struct s2c_error.
  */
 #include <errno.h>
