@@ -119,6 +119,7 @@ START_TEST(test_draft)
 	ck_assert(!json_object_object_get_ex(rule, "caps", &v));
 	json_object_put(d);
 	/* Succeeded, denied nothing: migrate; =ep for a capability-dumb program. */
+	free(r->failures[0].syscall);
 	r->n_failures = 0;
 	r->aware = false;
 	learn_record_finish(r);
