@@ -174,6 +174,9 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 		case 'h':
 			cmd_print_usage(cmd_lookup("learn"), stdout);
 			(void)fputs(help_text, stdout);
+			if (!learn_bpf_built())
+				(void)fputs("\nThis build has no BPF support: learn uses ptrace only.\n",
+					    stdout);
 			return 0;
 		case ARG_USER:
 			if (s2c_isempty(optarg))
@@ -555,7 +558,8 @@ static int choose(const struct learn_args *a, uint64_t cands, struct learn_bpf *
 		log_error("BPF is not available: %s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	if (!a->json)
+	/* A build without BPF says so in the report; no need to repeat it every run. */
+	if (!a->json && learn_bpf_built())
 		log_notice("BPF is not available (%s); using ptrace",
 			   err.msg[0] ? err.msg : strerror(-r));
 	rec->mechanism = LEARN_PTRACE;

@@ -572,7 +572,7 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 	heading(&s, "mechanism");
 	(void)fprintf(out, "%s (%s)%s\n", learn_mechanism_name(r->mechanism), r->attach,
 		      o->bpf_built ? "" : "; this build has no BPF support");
-	if (r->fallback) {
+	if (r->fallback && o->bpf_built) {
 		heading(&s, "");
 		(void)fputs("BPF not used: ", out);
 		put_esc(out, r->fallback);
