@@ -752,7 +752,7 @@ static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, co
 	if (ex == 0) {
 		learn_record_finish(rec);
 		if (!a->no_record)
-			record_file = keep_record(rootfd, a->root, rec);
+			record_file = keep_record(rootfd, root_real, rec);
 		draft = learnout_draft(rec, j.rule_id);
 		r = draft ? output(a, rec, draft, record_file, ctx) : -ENOMEM;
 		if (r < 0) {

@@ -130,8 +130,9 @@ static const struct cmd commands[] = {
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
 	  "check or list the rules database" },
 	{ "learn", cmd_learn, CMD_WRITES | CMD_JSON | CMD_NEEDS_DB, CAPS_LEARN,
-	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] [--json] "
-	  "[--root DIR] [--db DIR] [--no-record] [--verbose] [--] COMMAND [ARG ...]",
+	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] "
+	  "[--json | --format text|json] [--root DIR] [--db DIR] [--kernel VER] [--no-record] "
+	  "[--verbose] [--] COMMAND [ARG ...]",
 	  "run a program and record which capabilities it really uses" },
 	{ "privileges", cmd_privileges, 0, CAPS_ALL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
