@@ -253,6 +253,23 @@ static int collect_checks(struct learn_bpf *b, const struct ksyms *ks, struct le
 	return 0;
 }
 
+/*
+ * The capabilities denied loudly (not as a probe) in @syscall.  Without the
+ * CAP_OPT_NOAUDIT flag the kernel side cannot tell probes from demands, so a
+ * failure is kept only for the denials user space found to be demands.
+ */
+static uint64_t loud_denials(const struct learn_record *rec, const char *syscall)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < rec->n_checks; i++) {
+		const struct learn_check *c = &rec->checks[i];
+		if (!c->granted && !c->quiet && c->syscall && s2c_streq(c->syscall, syscall))
+			m |= S2C_CAPMASK(c->cap);
+	}
+	return m;
+}
+
 static int collect_failures(struct learn_bpf *b, struct learn_record *rec, struct s2c_error *err)
 {
 	int fd = bpf_map__fd(b->skel->maps.failures);
@@ -260,7 +277,8 @@ static int collect_failures(struct learn_bpf *b, struct learn_record *rec, struc
 	bool first = true;
 
 	while (bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
-		uint64_t count;
+		const char *name;
+		uint64_t count, denied;
 		char buf[32];
 		int r;
 
@@ -268,8 +286,11 @@ static int collect_failures(struct learn_bpf *b, struct learn_record *rec, struc
 		key = next;
 		if (bpf_map_lookup_elem(fd, &key, &count) < 0)
 			continue;
-		r = learn_record_add_failure(rec, syscall_name(key.nr, buf, sizeof(buf)), key.err,
-					     key.denied, count);
+		name = syscall_name(key.nr, buf, sizeof(buf));
+		denied = key.denied & loud_denials(rec, name);
+		if (!denied)
+			continue;
+		r = learn_record_add_failure(rec, name, key.err, denied, count);
 		if (r < 0)
 			return s2c_error_errno(err, r, "cannot collect the failed syscalls");
 	}
