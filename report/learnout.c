@@ -397,6 +397,8 @@ static char *draft_reason(const struct learn_record *r, const char *verdict)
 		     learn_record_succeeded(r) ? "succeeded" :
 		     r->timed_out ? "hit the time limit" : "failed",
 		     *used ? used : "no capability", *denied ? denied : "nothing",
+		     r->script ? "; it is a #! script, and the kernel ignores set-ID bits and "
+				 "capabilities on scripts, so its interpreter is what would need them" :
 		     s2c_streq(verdict, "review") ? ", so a person must check what it needs" : "");
 	return n < 0 ? NULL : s;
 }
@@ -414,7 +416,8 @@ struct json_object *learnout_draft(const struct learn_record *r, const char *rul
 	_cleanup_free_ char *caps = NULL, *reason = NULL;
 	const char *base = strrchr(r->path, '/');
 	bool ok = learn_record_succeeded(r) && !r->denied;
-	const char *verdict = !ok ? "review" : r->used ? "migrate" : "drop";
+	/* Privilege on a script is never honoured: whatever it used, the answer is drop. */
+	const char *verdict = r->script ? "drop" : !ok ? "review" : r->used ? "migrate" : "drop";
 
 	if (!doc || !rules || !rule || !match || !paths || !sources || !id || !glob)
 		return NULL;

@@ -138,8 +138,9 @@ struct json_object *learnout_json(const struct learn_record *r);
  * @rule_id: the id of the rule that matches the program today (the draft
  * then replaces it), or NULL for "local.<name>".  The verdict is migrate
  * with the capabilities used (=p for an aware program, =ep otherwise), drop
- * when a successful run used none, review with "needs" when the run failed
- * or was denied something.  Returns a new object or NULL on OOM.
+ * when a successful run used none or the program is a #! script (whose
+ * privilege the kernel never honours), review with "needs" when the run
+ * failed or was denied something.  Returns a new object or NULL on OOM.
  */
 struct json_object *learnout_draft(const struct learn_record *r, const char *rule_id);
 

@@ -347,6 +347,15 @@ def test_draft_rule(ctx):
     r = doc["rule"]["rules"][0] if doc else {}
     ctx.check("draft of a run that needs nothing is drop", r.get("verdict") == "drop" and
               "caps" not in r and "needs" not in r, r)
+    # A script runs (through its interpreter), but privilege on it is never honoured.
+    s2ctest.mkfile(Env.root, "usr/bin/script.sh", 0o755, b"#!/bin/sh\necho script ran\n")
+    rc, doc, err = learn(ctx, ["--no-record", "--caps", "cap_net_raw", "--", "/usr/bin/script.sh"],
+                         "ptrace")
+    r = doc["rule"]["rules"][0] if doc else {}
+    ctx.check("a script runs", rc == 0 and doc["program"]["script"] and
+              b"script ran" in err, f"{rc} {err!r}")
+    ctx.check("draft of a script is drop", r.get("verdict") == "drop" and "caps" not in r and
+              "#! script" in r.get("reason", ""), r)
 
 
 def test_failing(ctx):
