@@ -138,7 +138,8 @@ static int parse_mechanism(const char *arg, enum mechanism_choice *ret)
 	else if (s2c_streq(arg, "ptrace"))
 		*ret = CHOOSE_PTRACE;
 	else
-		return -usage_error("learn", "unknown mechanism '%s': expected auto, bpf or ptrace", arg);
+		return -usage_error("learn", "unknown mechanism '%s': expected auto, bpf or ptrace",
+				    arg);
 	return 0;
 }
 
@@ -175,8 +176,8 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 			cmd_print_usage(cmd_lookup("learn"), stdout);
 			(void)fputs(help_text, stdout);
 			if (!learn_bpf_built())
-				(void)fputs("\nThis build has no BPF support: learn uses ptrace only.\n",
-					    stdout);
+				(void)fputs("\nThis build has no BPF support: learn uses ptrace "
+					    "only.\n", stdout);
 			return 0;
 		case ARG_USER:
 			if (s2c_isempty(optarg))
@@ -188,8 +189,8 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 			break;
 		case ARG_TIMEOUT:
 			if (parse_uint(optarg, 86400, &a->timeout) < 0 || a->timeout == 0)
-				return -usage_error("learn", "invalid --timeout '%s': expected 1..86400 "
-						    "seconds", optarg);
+				return -usage_error("learn", "invalid --timeout '%s': expected "
+						    "1..86400 seconds", optarg);
 			break;
 		case ARG_MECHANISM:
 			if ((r = parse_mechanism(optarg, &a->mechanism)) < 0)
@@ -197,8 +198,8 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 			break;
 		case ARG_FORMAT:
 			if (!s2c_streq(optarg, "text") && !s2c_streq(optarg, "json"))
-				return -usage_error("learn", "unknown format '%s': expected text or json",
-						    optarg);
+				return -usage_error("learn", "unknown format '%s': expected text or "
+						    "json", optarg);
 			a->json = s2c_streq(optarg, "json");
 			break;
 		case ARG_JSON:
@@ -214,7 +215,8 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 			a->verbose = true;
 			break;
 		default:
-			return -usage_error("learn", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return -usage_error("learn", "unknown or incomplete option '%s'",
+					    argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -276,8 +278,8 @@ static int locate(int rootfd, const char *root_real, const char *name, bool live
 		if (name[0] != '/') {
 			char cwd[PATH_MAX];
 			if (!live) {
-				log_error("with --root, COMMAND must be an absolute path or a name, not "
-					  "'%s'", esc(name));
+				log_error("with --root, COMMAND must be an absolute path or a name, "
+					  "not '%s'", esc(name));
 				return S2C_EXIT_USAGE;
 			}
 			if (!getcwd(cwd, sizeof(cwd)) || !(abs = path_join(cwd, name))) {
@@ -402,9 +404,10 @@ static int candidates(const struct learn_args *a, const struct decision *d,
 		if (r < 0)
 			return -r;
 		if (want & ~have) {
-			_cleanup_free_ char *missing = fcaps_mask_names(want & ~have);
+			uint64_t lack = want & ~have;
+			_cleanup_free_ char *missing = fcaps_mask_names(lack);
 			log_error("cannot grant %s: suid2cap does not have %s itself",
-				  missing ? missing : "?", (want & ~have) & ((want & ~have) - 1) ? "them" : "it");
+				  missing ? missing : "?", lack & (lack - 1) ? "them" : "it");
 			return S2C_EXIT_PRIVILEGE;
 		}
 	} else {

@@ -39,9 +39,11 @@ int learn_dir_open(int rootfd, bool create, bool trusted, int *ret_fd, struct s2
 	}
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT :
-		       s2c_error_errno(err, -errno, "cannot open '%s/%s'", S2C_STATEDIR, LEARN_RECORD_DIR);
+		       s2c_error_errno(err, -errno, "cannot open '%s/%s'", S2C_STATEDIR,
+				       LEARN_RECORD_DIR);
 	if (fstat(fd, &st) < 0)
-		return s2c_error_errno(err, -errno, "cannot stat '%s/%s'", S2C_STATEDIR, LEARN_RECORD_DIR);
+		return s2c_error_errno(err, -errno, "cannot stat '%s/%s'", S2C_STATEDIR,
+				       LEARN_RECORD_DIR);
 	if (trusted && (st.st_uid != 0 || (st.st_mode & 077)))
 		return s2c_error_set(err, -EPERM, "'%s/%s' is not owned by root or is accessible by "
 				     "group or others (mode %04o), refusing it", S2C_STATEDIR,
@@ -435,7 +437,9 @@ int learn_record_parse(const char *text, size_t len, const char *display,
 	jpath_init(&p, display);
 	rp = jpath_key(&p, "run");
 	r = jsonread_keys(doc, &p, keys, keys, err);
-	if (r == 0) r = jsonread_int(doc, &p, "schema", true, LEARNOUT_SCHEMA, LEARNOUT_SCHEMA, &schema, err);
+	if (r == 0)
+		r = jsonread_int(doc, &p, "schema", true, LEARNOUT_SCHEMA, LEARNOUT_SCHEMA, &schema,
+				 err);
 	if (r == 0) r = jsonread_string(doc, &p, "kind", true, &kind, err);
 	if (r == 0 && !s2c_streq(kind, "suid2cap-learn"))
 		r = jpath_error(&p, err, "not a suid2cap learn record (kind '%s')", kind);

@@ -160,7 +160,8 @@ static _Noreturn void command(const struct learn_spec *s, int errfd, const sigse
 	if (set_caps(s->caps) < 0)
 		fail(errfd, STAGE_CAPS, errno);
 	for (cap_value_t v = 0; v < 64; v++)
-		if ((s->caps & S2C_CAPMASK(v)) && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, v, 0, 0) < 0)
+		if ((s->caps & S2C_CAPMASK(v)) &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, v, 0, 0) < 0)
 			fail(errfd, STAGE_AMBIENT, errno);
 	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(errfd, STAGE_NNP, errno);
@@ -446,7 +447,9 @@ int learn_run(const struct learn_spec *s, struct learn_record *rec, struct s2c_e
 			e = s2c_error_errno(err, o, "cannot follow the run");
 	}
 	outcome(&r, now_ms() - start);
-	if (r.errp >= 0 && !r.have_report && read(r.errp, &r.report, sizeof(r.report)) == sizeof(r.report) &&
+	/* A report written just before the init ended. */
+	if (r.errp >= 0 && !r.have_report &&
+	    read(r.errp, &r.report, sizeof(r.report)) == sizeof(r.report) &&
 	    r.report.stage >= 0 && r.report.stage < _STAGE_MAX)
 		r.have_report = true;
 	if (e == 0 && r.have_report)

@@ -217,7 +217,8 @@ static void sock_setsockopt(pid_t pid, const uint64_t *a, struct sysmap_call *c)
 			need(c, M(CAP_NET_ADMIN), SYSMAP_EPERM);
 			break;
 		case SO_PRIORITY:
-			if (a[4] >= sizeof(v) && peek(pid, a[3], &v, sizeof(v)) == 0 && (v < 0 || v > 6))
+			if (a[4] >= sizeof(v) && peek(pid, a[3], &v, sizeof(v)) == 0 &&
+			    (v < 0 || v > 6))
 				need(c, M(CAP_NET_ADMIN), SYSMAP_EPERM);
 			break;
 		case SO_BINDTODEVICE:

@@ -277,7 +277,8 @@ static struct json_object *run_json(const struct learn_record *r)
 
 	if (!o)
 		return NULL;
-	if ((r->signal ? jsonout_add_null(o, "exit_code") : jsonout_add_int(o, "exit_code", r->exit_code)) < 0 ||
+	if ((r->signal ? jsonout_add_null(o, "exit_code") :
+			 jsonout_add_int(o, "exit_code", r->exit_code)) < 0 ||
 	    jsonout_add_name(o, "signal", r->signal ? (sig ? sig : "?") : NULL) < 0 ||
 	    jsonout_add_bool(o, "timed_out", r->timed_out) < 0 ||
 	    jsonout_add_int(o, "timeout", r->timeout) < 0 ||
@@ -392,8 +393,8 @@ static char *draft_reason(const struct learn_record *r, const char *verdict)
 	if (!used || !denied)
 		return NULL;
 	n = asprintf(&s, "Observed by suid2cap learn (%s, %s): run as %s, the program %s, used %s "
-		     "and was denied %s%s.", learn_mechanism_name(r->mechanism), r->time ? r->time : "?",
-		     r->user ? r->user : "?",
+		     "and was denied %s%s.", learn_mechanism_name(r->mechanism),
+		     r->time ? r->time : "?", r->user ? r->user : "?",
 		     learn_record_succeeded(r) ? "succeeded" :
 		     r->timed_out ? "hit the time limit" : "failed",
 		     *used ? used : "no capability", *denied ? denied : "nothing",
@@ -492,8 +493,9 @@ static void put_outcome(FILE *out, const struct learn_record *r)
 		(void)fprintf(out, "killed by SIG%s", sig ? sig : "?");
 	else
 		(void)fprintf(out, "exited %d", r->exit_code);
-	(void)fprintf(out, " after %" PRIu64 ".%" PRIu64 " s; %" PRIu64 " process%s", r->elapsed_ms / 1000,
-		      r->elapsed_ms % 1000 / 100, r->processes, r->processes == 1 ? "" : "es");
+	(void)fprintf(out, " after %" PRIu64 ".%" PRIu64 " s; %" PRIu64 " process%s",
+		      r->elapsed_ms / 1000, r->elapsed_ms % 1000 / 100, r->processes,
+		      r->processes == 1 ? "" : "es");
 	if (r->killed)
 		(void)fprintf(out, ", %" PRIu64 " still running and killed", r->killed);
 	(void)fputc('\n', out);
@@ -541,7 +543,8 @@ static void text_failures(const struct style *s, const struct learn_record *r)
 {
 	if (!r->n_failures)
 		return;
-	(void)fprintf(s->out, "\n%sFailed syscalls:%s\n", s->color ? C_BOLD : "", s->color ? C_RESET : "");
+	(void)fprintf(s->out, "\n%sFailed syscalls:%s\n", s->color ? C_BOLD : "",
+		      s->color ? C_RESET : "");
 	for (size_t i = 0; i < r->n_failures; i++) {
 		const struct learn_failure *f = &r->failures[i];
 
@@ -563,7 +566,8 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 	(void)fputc('\n', out);
 	heading(&s, "program");
 	put_esc(out, r->path);
-	(void)fprintf(out, "%s%s\n", r->script ? " (a script: the kernel ignores capabilities on it)" : "",
+	(void)fprintf(out, "%s%s\n",
+		      r->script ? " (a script: the kernel ignores capabilities on it)" : "",
 		      r->aware ? " (capability-aware)" : "");
 	heading(&s, "sha256");
 	(void)fprintf(out, "%s\n", r->sha256);
@@ -609,7 +613,8 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 	if (draft) {
 		const char *js = json_object_to_json_string_ext(
 			(struct json_object *)(uintptr_t)draft,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				JSON_C_TO_STRING_NOSLASHESCAPE);
 		(void)fprintf(out, "\n%sDraft rule%s (review it, then save it as %s):\n",
 			      o->color ? C_BOLD : "", o->color ? C_RESET : "",
 			      o->draft_file ? o->draft_file : "a rules file");
@@ -663,8 +668,8 @@ int learnout_explain(const struct learn_record *r, const struct decision *d, boo
 	uint64_t after = granted_after(d);
 
 	heading(&s, "learned");
-	(void)fprintf(out, "observed evidence: suid2cap learn (%s, %s) ", learn_mechanism_name(r->mechanism),
-		      r->attach);
+	(void)fprintf(out, "observed evidence: suid2cap learn (%s, %s) ",
+		      learn_mechanism_name(r->mechanism), r->attach);
 	put_esc(out, r->time);
 	(void)fputc('\n', out);
 	heading(&s, "");

@@ -64,11 +64,14 @@ static struct learn_record *sample(void)
 	r->timeout = 30;
 	r->elapsed_ms = 42;
 	r->processes = 1;
-	ck_assert_int_eq(learn_record_add_check(r, CAP_NET_RAW, true, false, "socket", "inet_create", 1), 0);
-	ck_assert_int_eq(learn_record_add_check(r, CAP_NET_RAW, true, false, "socket", "inet_create", 2), 0);
+	ck_assert_int_eq(learn_record_add_check(r, CAP_NET_RAW, true, false, "socket",
+						"inet_create", 1), 0);
+	ck_assert_int_eq(learn_record_add_check(r, CAP_NET_RAW, true, false, "socket",
+						"inet_create", 2), 0);
 	ck_assert_int_eq(learn_record_add_check(r, CAP_NET_ADMIN, false, false, "setsockopt",
 						"sk_setsockopt", 1), 0);
-	ck_assert_int_eq(learn_record_add_check(r, CAP_SETUID, false, false, "setuid", "__sys_setuid", 1), 0);
+	ck_assert_int_eq(learn_record_add_check(r, CAP_SETUID, false, false, "setuid",
+						"__sys_setuid", 1), 0);
 	ck_assert_int_eq(learn_record_add_check(r, CAP_SYS_ADMIN, false, true, "mmap",
 						"security_vm_enough_memory_mm", 7), 0);
 	ck_assert_int_eq(learn_record_add_failure(r, "setsockopt", EPERM, 1ULL << CAP_NET_ADMIN, 1), 0);
@@ -127,7 +130,8 @@ START_TEST(test_draft)
 	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "id")), "local.ping");
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "verdict")), "migrate");
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "caps")), "cap_net_raw=ep");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "caps")),
+			 "cap_net_raw=ep");
 	json_object_put(d);
 	learn_record_free(r);
 }
