@@ -29,6 +29,7 @@ enum s2c_exit {
 enum cmd_flags {
 	CMD_WRITES = 1 << 0,      /**< changes files: keeps the bounding set at dispatch */
 	CMD_HIDDEN = 1 << 1,      /**< not listed in --help */
+	CMD_OPTIONS_FIRST = 1 << 2, /**< options end at the first operand (a command line) */
 };
 
 /** max_args of a verb that takes any number of operands. */
@@ -107,6 +108,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_help(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx);
 
 struct plan_entry;
 

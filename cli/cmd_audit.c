@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "host.h"
 #include "html.h"
+#include "learned.h"
 #include "markdown.h"
 #include "sarif.h"
 #include "scan.h"
@@ -172,6 +173,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	struct decisions ds;
 	struct outfile out;
 	struct audit au;
+	struct learn_record **learned = NULL;
 	_cleanup_free_ char *pgr = NULL;
 	char root_abs[PATH_MAX];
 	int r, ex;
@@ -187,6 +189,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	if (ex)
 		return ex;
 	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
+	learned = learned_load(a.s.root, ds.v, ds.n);
 	au = (struct audit){
 		.root = res->root,
 		.paths = a.s.paths,
@@ -203,6 +206,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		.v = ds.v,
 		.n = ds.n,
 		.argv = (const char *const *)argv,
+		.learned = learned,
 	};
 	ex = outfile_open(&out, a.output);
 	if (ex == 0) {
@@ -217,6 +221,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		else if (a.fail_on && failed(&au, a.fail_on))
 			ex = S2C_EXIT_FINDINGS;
 	}
+	learned_free(learned, ds.n);
 	decisions_release(&ds);
 	scan_result_free(res);
 	return ex;

@@ -14,6 +14,8 @@
 #include "facts.h"
 #include "resolve.h"
 #include "jsonout.h"
+#include "learned.h"
+#include "learnout.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "skip.h"
@@ -21,7 +23,8 @@
 
 static const char intro[] =
 	"Explain the decision about each PATH: facts, matched rule and why, ELF\n"
-	"evidence, conditions evaluated, verdict, capabilities, risk and sources.\n";
+	"evidence, conditions evaluated, verdict, capabilities, risk and sources, and\n"
+	"what `suid2cap learn` observed when it has a record of the program.\n";
 
 static const char *const formats[] = { "text", "json", NULL };
 
@@ -38,6 +41,7 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	};
 	struct scan_result *res = NULL;
 	struct decisions ds;
+	struct learn_record **learned = NULL;
 	bool json;
 	int r, ex, first;
 
@@ -52,10 +56,16 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	ex = decide_scan(&db, &s, ctx, &res, &ds);
 	if (ex)
 		return ex;
+	learned = learned_load(s.root, ds.v, ds.n);
 	if (json) {
 		_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-		for (size_t i = 0; a && i < ds.n; i++)
-			(void)json_object_array_add(a, decisionout_json(ds.v[i]));
+		for (size_t i = 0; a && i < ds.n; i++) {
+			struct json_object *o = decisionout_json(ds.v[i]);
+			/* Observed evidence, when learn has a record of the program. */
+			if (o && learned && learned[i])
+				(void)jsonout_add(o, "learned", learnout_evidence_json(learned[i]));
+			(void)json_object_array_add(a, o);
+		}
 		r = a ? jsonout_write(a, stdout) : -ENOMEM;
 	} else {
 		r = 0;
@@ -63,8 +73,11 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 			if (i)
 				(void)fputc('\n', stdout);
 			r = decisionout_explain(ds.v[i], ctx->color, stdout);
+			if (r == 0 && learned && learned[i])
+				r = learnout_explain(learned[i], ds.v[i], ctx->color, stdout);
 		}
 	}
+	learned_free(learned, ds.n);
 	for (int i = first; i < argc; i++) {
 		bool found = false;
 		_cleanup_free_ char *norm = resolve_normalise(argv[i]);

@@ -49,6 +49,14 @@
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix
  *           verify    drift: same content, an update, or tampering
+ * learn/    run       a command in its own PID namespace as a user with candidate caps
+ *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
+ *           ptrace    follow every process and syscall of the run
+ *           sysmap    which syscall arguments need which capability (ptrace)
+ *           ksyms     kernel function names of the checks' stacks
+ *           sysnames  syscall names of this architecture
+ *           record    learn records by SHA-256 in the state directory
+ * report/   learnout  learn record model, report, draft rule, observed evidence
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
@@ -58,9 +66,10 @@
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
  *           opts      option tables, the parser and the generated --help
+ *           learned   learn records of the files explain and audit decide about
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
- * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
+ * Libraries (scanner/, rules/, plan/, report/, learn/) never print to stdout, exit or
  * read the environment; they return -errno and fill a struct s2c_error.
  */
 #include <errno.h>
@@ -120,6 +129,21 @@ static const struct privs_phase phases_rollback[] = {
 		     S2C_CAPMASK(CAP_SETPCAP))
 /* `privileges` narrows for the verb it inspects, so it starts with everything. */
 #define CAPS_ALL UINT64_MAX
+/*
+ * learn may grant any capability to the command it runs, so it keeps every one
+ * until it has read --caps; then it narrows to what the run needs (cmd_learn.c).
+ */
+#define CAPS_LEARN (S2C_CAPMASK(CAP_LAST_CAP + 1) - 1)
+static const struct privs_phase phases_learn[] = {
+	{ "start", CAPS_LEARN, PRIVS_KEEP_BOUNDING,
+	  "reads its options, the rules and the program: the candidate capabilities are "
+	  "not known yet" },
+	{ "run", PRIVS_LEARN_RUN | PRIVS_LEARN_BPF | PRIVS_LEARN_PTRACE, 0,
+	  "runs and watches the command (at most: the BPF set only for BPF, CAP_SYS_PTRACE "
+	  "only for ptrace), plus the candidate capabilities; the command gets only the "
+	  "candidates, in every set, as an unprivileged user with no_new_privs" },
+	{ 0 },
+};
 
 static const struct cmd commands[] = {
 	/* name, fn, flags, min and max operands and what they are, capabilities at
@@ -162,6 +186,12 @@ static const struct cmd commands[] = {
 	{ "rules", cmd_rules, 0, 1, CMD_ANY, "'lint' or 'list'", PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
 	  "check or list the rules database" },
+	{ "learn", cmd_learn, CMD_WRITES | CMD_OPTIONS_FIRST, 1, CMD_ANY, "COMMAND", CAPS_LEARN,
+	  phases_learn,
+	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] "
+	  "[--json | --format text|json] [--root DIR] [--db DIR] [--kernel VER] [--no-record] "
+	  "[--verbose] [--] COMMAND [ARG ...]",
+	  "run a program and record which capabilities it really uses" },
 	{ "privileges", cmd_privileges, 0, 1, 1, "VERB", CAPS_ALL, NULL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
 	{ "help", cmd_help, 0, 0, 1, "VERB", 0, phases_none, "[VERB]",

@@ -118,10 +118,14 @@ int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, 
 	const struct opt *v[OPTS_MAX];
 	struct option lopts[OPTS_MAX + 3];
 	bool seen[OPTS_MAX] = { false };
-	char shorts[2 * OPTS_MAX + 4] = ":";
-	size_t n = flatten(table, v, 0), k = 0, s = 1;
+	char shorts[2 * OPTS_MAX + 5];
+	size_t n = flatten(table, v, 0), k = 0, s = 0;
 	int ch, r;
 
+	/* '+' stops at the first operand; ':' reports a missing argument apart */
+	if (c->flags & CMD_OPTIONS_FIRST)
+		shorts[s++] = '+';
+	shorts[s++] = ':';
 	for (size_t i = 0; i < n; i++) {
 		if (v[i]->long_name)
 			lopts[k++] = (struct option){ v[i]->long_name,

@@ -191,6 +191,14 @@ const char *audit_caps_now(const struct decision *d)
 	return f->caps_error ? "(malformed)" : f->caps_text;
 }
 
+const struct learn_record *audit_learned(const struct audit *a, const struct decision *d)
+{
+	for (size_t i = 0; a->learned && i < a->n; i++)
+		if (a->v[i] == d)
+			return a->learned[i];
+	return NULL;
+}
+
 const char *audit_verdict_color(enum verdict v)
 {
 	switch (v) {

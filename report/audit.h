@@ -28,6 +28,7 @@
 
 struct decision;
 struct host;
+struct learn_record;
 struct json_object;
 struct skip_entry;
 
@@ -83,6 +84,8 @@ struct audit {
 	struct decision *const *v;  /**< one per privileged file, sorted by path */
 	size_t n;
 	const char *const *argv;    /**< the command line (SARIF invocation), NULL-terminated, or NULL */
+	struct learn_record *const *learned; /**< what `learn` observed, parallel to @v (NULL
+						   entries for files without a record), or NULL */
 };
 
 /** Counts over all files of an audit. */
@@ -132,6 +135,9 @@ const char *audit_breaker(const struct decision *d);
  * malformed attribute, or NULL without capabilities.  Borrowed from @d.
  */
 const char *audit_caps_now(const struct decision *d);
+
+/** What `learn` observed about the file of @d (audit.learned), or NULL. */
+const struct learn_record *audit_learned(const struct audit *a, const struct decision *d);
 
 /** The ANSI colour of a verdict heading (text reports and explain). */
 const char *audit_verdict_color(enum verdict v);

@@ -13,6 +13,7 @@
 #include "facts.h"
 #include "host.h"
 #include "jsonout.h"
+#include "learnout.h"
 #include "scanout.h"
 #include "util.h"
 #include "common.h"
@@ -145,6 +146,9 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if ((m & (1u << k)) && jsonout_push(ids, json_object_new_string(audit_finding_info((enum audit_finding)k)->id)) < 0)
 			return NULL;
+	if (audit_learned(a, d) &&
+	    jsonout_add(o, "learned", learnout_evidence_json(audit_learned(a, d))) < 0)
+		return NULL;
 	return TAKE_PTR(o);
 }
 

@@ -16,7 +16,8 @@ struct rules_db;
  * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
  * "root", "paths", "host", "database", "complete", "scan", "not_scanned" (what the
  * scan left out), "summary", "findings" (the finding kinds), "files":
- * [decisionout_json() plus "findings": [ids]]}, as
+ * [decisionout_json() plus "findings": [ids] and, for a file with a learn
+ * record, "learned": learnout_evidence_json()]}, as
  * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
  * files in path order.
  * Returns a new object (the caller puts it) or NULL on OOM.

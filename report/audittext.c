@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
+#include "learnout.h"
 #include "scanout.h"
 #include "util.h"
 #include "common.h"
@@ -220,6 +221,12 @@ static int text_notes(const struct audit *a, const struct decision *d,
 		if (!w)
 			return -ENOMEM;
 		wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, o->width);
+	}
+	if (audit_learned(a, d)) {
+		_cleanup_free_ char *seen = learnout_audit_line(audit_learned(a, d));
+		if (!seen)
+			return -ENOMEM;
+		wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, o->width);
 	}
 	return 0;
 }

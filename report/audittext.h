@@ -25,8 +25,9 @@ struct audittext_options {
  * the summary (counts by verdict and by risk, setuid in disguise, changes);
  * then one table per verdict (migrate, drop, review, keep) whose rows give
  * path, owner:group, mode now -> after, capabilities now -> after, risk now ->
- * after and the rule id, each followed by its reason wrapped to @o->width and
- * its warnings.  Every name and text goes through escape_text().
+ * after and the rule id, each followed by its reason wrapped to @o->width, its
+ * warnings and, for a file with a learn record, what was observed.  Every name
+ * and text goes through escape_text().
  * Returns 0, -ENOMEM, or -EIO when @out reports an error.
  */
 int audittext_write(const struct audit *a, const struct audittext_options *o, FILE *out);

@@ -901,3 +901,27 @@ int engine_decide(const struct engine *e, const struct facts *f, struct binary *
 	*ret = TAKE_PTR(d);
 	return 0;
 }
+
+int engine_aware(const struct engine *e, const char *path, const char *sha256,
+		 const struct elfinfo *elf, bool *ret_aware)
+{
+	/* A decision that borrows @elf only to collect its evidence. */
+	struct decision d = { .elf = (struct elfinfo *)(uintptr_t)elf };
+	struct match_result m;
+	uint64_t strong, medium, weak;
+	bool aware = false, unknown, drops;
+	int r = elf ? evidence_from_elf(e, &d) : 0;
+
+	if (r == 0)
+		evidence_summary(&d, &strong, &medium, &weak, &aware, &unknown, &drops);
+	for (size_t i = 0; i < d.n_evidence; i++)
+		free(d.evidence[i].what);
+	free(d.evidence);
+	if (r < 0)
+		return r;
+	match_file(e->db, path, NULL, sha256, &m);
+	if (m.rule && m.rule->aware >= 0)
+		aware = m.rule->aware;
+	*ret_aware = aware;
+	return 0;
+}

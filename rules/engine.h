@@ -123,6 +123,17 @@ int engine_decide(const struct engine *e, const struct facts *f, struct binary *
 struct decision *decision_free(struct decision *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct decision *, decision_free)
 
+/**
+ * Whether the program @elf (the ELF file at @path beneath the root, content
+ * hash @sha256 or NULL) is capability-aware, judged as engine_decide() judges
+ * a privileged file: the matching rule's "aware" when it has one, else
+ * medium or strong ELF evidence of managing capabilities (libcap, libcap-ng,
+ * capset).  For `learn`, which runs programs that need not be privileged.
+ * Returns 0 with @ret_aware, or -ENOMEM.
+ */
+int engine_aware(const struct engine *e, const char *path, const char *sha256,
+		 const struct elfinfo *elf, bool *ret_aware);
+
 /** True when @basename is a script interpreter (python3, perl, bash…). */
 bool engine_is_interpreter(const char *path);
 
