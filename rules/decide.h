@@ -29,6 +29,9 @@ struct decisions {
 
 /**
  * Decide about every candidate of @res with @db (taken over, even on error).
+ * A candidate's content read during the scan (facts::content, SCAN_CONTENT)
+ * is taken over; one without is read now.  For SCAN_CONTENT the scan must
+ * have looked for @db's strings (rules_db::caps.all_strings).
  * @kernel  a "major.minor[.patch]" to evaluate kernel conditions for instead
  *          of the running kernel, or NULL.
  * Returns 0 with @out filled (release with decisions_release()), or -errno
