@@ -36,6 +36,7 @@ enum {
 	ARG_ALLOW_ROOT_EQUIVALENT,
 	ARG_LIST,
 	ARG_FORGET,
+	ARG_HOOK_PROGRAM,
 };
 
 /** Parsed options of the apply family. */

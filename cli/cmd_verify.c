@@ -51,23 +51,15 @@ static const char help_text[] =
 	"  --forget PATH            stop tracking PATH (repeatable); nothing on disk changes\n"
 	"  --install-hook KIND      run 'verify --fix' after every dpkg, apt or rpm (dnf)\n"
 	"                           operation; KIND is dpkg, apt or rpm\n"
+	"  --hook-program PATH      the program the hook runs (default: " S2C_SBINDIR "/suid2cap,\n"
+	"                           where it is installed); it must be there beneath the root\n"
 	"  --remove-hook KIND       remove that hook\n"
 	"  --db DIR, --kernel VER   as for audit (with --fix)\n"
 	"  --no-smoke, --smoke-user USER, --allow-root-equivalent   as for apply (with --fix)\n"
 	"  --quiet                  print only drift and problems\n";
 
-static const char *program_path(void)
-{
-	static char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
-static int do_hooks(int rootfd, const char *install, const char *remove)
+static int do_hooks(int rootfd, const char *root, const char *install, const char *remove,
+		    const char *program)
 {
 	struct s2c_error err = { 0 };
 	const char *name = install ? install : remove;
@@ -77,20 +69,33 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 	if ((int)kind < 0)
 		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", esc(name));
 	if (install) {
-		const char *self = program_path();
-		if (!self) {
-			log_error("cannot find this program's path for the hook");
-			return S2C_EXIT_FAILURE;
+		if (!program)
+			program = S2C_SBINDIR "/suid2cap";
+		/* A hook naming a program that is not there would silently do nothing. */
+		r = hook_check_program(rootfd, program, geteuid() == 0, &err);
+		if (r < 0) {
+			log_error("cannot install the %s hook: it would run '%s', which is not usable "
+				  "beneath the root '%s' (%s); install suid2cap there, or name another "
+				  "program with --hook-program", name, esc(program), esc(root), err.msg);
+			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 		}
-		r = hook_install(rootfd, kind, self, &err);
-	} else {
-		r = hook_remove(rootfd, kind, &err);
+		r = hook_install(rootfd, kind, program, geteuid() == 0, &err);
+		if (r < 0) {
+			log_error("cannot install the %s hook: %s", name, err.msg);
+			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+		}
+		(void)printf("installed %s, running %s\n", hook_path(kind), esc(program));
+		return S2C_EXIT_OK;
 	}
+	r = hook_remove(rootfd, kind, &err);
 	if (r < 0) {
 		log_error("%s", err.msg);
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	(void)printf("%s %s\n", install ? "installed" : "removed", hook_path(kind));
+	if (r > 0)
+		(void)printf("removed %s\n", hook_path(kind));
+	else
+		(void)printf("no %s hook at %s, nothing removed\n", name, hook_path(kind));
 	return S2C_EXIT_OK;
 }
 
@@ -235,6 +240,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		{ "forget", required_argument, NULL, ARG_FORGET },
 		{ "install-hook", required_argument, NULL, ARG_INSTALL_HOOK },
 		{ "remove-hook", required_argument, NULL, ARG_REMOVE_HOOK },
+		{ "hook-program", required_argument, NULL, ARG_HOOK_PROGRAM },
 		{ "no-smoke", no_argument, NULL, ARG_NO_SMOKE },
 		{ "smoke", no_argument, NULL, ARG_SMOKE },
 		{ "smoke-user", required_argument, NULL, ARG_SMOKE_USER },
@@ -248,7 +254,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scanargs s;
 	struct dbargs db = { 0 };
 	struct applyargs a;
-	const char *install = NULL, *remove = NULL, *forgets[64];
+	const char *install = NULL, *remove = NULL, *hook_program = NULL, *forgets[64];
 	struct s2c_error err = { 0 };
 	struct state *state = NULL;
 	struct host *h = NULL;
@@ -281,6 +287,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 			break;
 		case ARG_INSTALL_HOOK: install = optarg; break;
 		case ARG_REMOVE_HOOK: remove = optarg; break;
+		case ARG_HOOK_PROGRAM: hook_program = optarg; break;
 		default:
 			return usage_error("verify", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
@@ -291,13 +298,16 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		return usage_error("verify", "--install-hook and --remove-hook exclude each other");
 	if (nforget && (want_fix || install || remove))
 		return usage_error("verify", "--forget excludes --fix and the hook options");
+	if (hook_program && !install)
+		return usage_error("verify", "--hook-program goes with --install-hook");
 	rootfd = scan_open_root(s.root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
 	if (install || remove || nforget) {
-		ex = nforget ? forget(rootfd, forgets, nforget) : do_hooks(rootfd, install, remove);
+		ex = nforget ? forget(rootfd, forgets, nforget) :
+			       do_hooks(rootfd, s.root, install, remove, hook_program);
 		(void)close(rootfd);
 		return ex;
 	}

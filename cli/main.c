@@ -140,7 +140,7 @@ static const struct cmd commands[] = {
 	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_verify,
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
 	  "[--allow-root-equivalent] [--forget PATH ...] [--install-hook dpkg|apt|rpm] "
-	  "[--remove-hook dpkg|apt|rpm] [--quiet]",
+	  "[--hook-program PATH] [--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
