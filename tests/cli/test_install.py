@@ -118,7 +118,23 @@ def test_installed_files(ctx):
               f"(default: {program},".encode() in p.stdout, p.stdout)
 
 
-TESTS = [test_installed_files]
+def test_package_scripts_know_the_hooks(ctx):
+    """The Debian postrm and the rpm %postun remove exactly the hook files that
+    verify --install-hook writes, recognised by the same marker line."""
+    with open(os.path.join(s2ctest.SRC, "plan", "hook.c")) as f:
+        hook_c = f.read()
+    marker = re.search(r'#define MARKER "(.*)"', hook_c).group(1)
+    paths = {f"{d}/{n}" for d, n in re.findall(r'\{ "\w+", "(/etc/[^"]+)", "([^"]+)" \}', hook_c)}
+    ctx.check("hook.c names three hook files", len(paths) == 3, paths)
+    for script in ("debian/suid2cap.postrm", "dist/rpm/suid2cap.spec"):
+        with open(os.path.join(s2ctest.SRC, script)) as f:
+            text = f.read()
+        ctx.check(f"{script}: the marker of plan/hook.c", f"marker='{marker}'" in text, "")
+        listed = set(re.findall(r"/etc/[\w./-]+", text.split("for hook in", 1)[1].split("; do", 1)[0]))
+        ctx.check(f"{script}: every hook file", listed == paths, f"{sorted(listed)} != {sorted(paths)}")
+
+
+TESTS = [test_installed_files, test_package_scripts_know_the_hooks]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
