@@ -56,6 +56,8 @@
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
+ * dist/     completion (bash, zsh: read from --help), schema bundling, systemd
+ *           units, rules.d README, rpm spec; debian/ beside it
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
  * read the environment; they return -errno and fill a struct s2c_error.
