@@ -13,6 +13,10 @@
 #                        lintian, and test the .deb in a throwaway root
 #   tools/dev.sh deps    only install the build and test dependencies
 #
+# apt-get (and npm, into build/test-deps/) is all that changes the machine: the
+# tests keep to temporary directories and throwaway copies of the system, and
+# the host manifest tests check that they did.
+#
 set -eu
 
 # Files the build stages (the rules database) must not be group-writable:
@@ -25,8 +29,10 @@ cd "$here"
 
 # What the build needs, from Debian.
 BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev libssl-dev"
-# What the tests, the packages and the benchmarks need on top.
+# What the tests, the packages, the BPF mechanism of learn and the benchmarks
+# need on top.
 TEST_PACKAGES="clang libclang-rt-14-dev check libarchive-dev
+libbpf-dev bpftool
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm
@@ -138,7 +144,7 @@ test)
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests asan
 	echo "==> test (asan, Check without fork so LeakSanitizer sees test bodies)"
-	for s in util fcaps mounts resolve scanout rules journal elfinfo; do
+	for s in util fcaps mounts resolve scanout rules journal elfinfo learnrec; do
 		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
 	done

@@ -8,7 +8,8 @@
 #                               file, user, verb, enum:A,B,C or arg (a value
 #                               nothing completes)
 #   sub  NAME                   a subcommand word of the synopsis (rules lint)
-#   pos  KIND                   what the operands are: verb or file
+#   pos  KIND                   what the operands are: verb, command (the first
+#                               operand is a program to run) or file
 #
 # Both completion scripts embed this program at build time, so they read the
 # help of the very program they complete and cannot drift from it.  It must
@@ -27,6 +28,8 @@ function kind(a) {
 		return "user"
 	if (a == "VERB")
 		return "verb"
+	if (a == "COMMAND")
+		return "command"
 	return "arg"
 }
 
@@ -90,6 +93,8 @@ function synopsis(s,    i, m, t, depth, prev, c) {
 		gsub(/[][]/, "", c)
 		if (c == "VERB" && !takes(prev))
 			pos = "verb"
+		else if (c == "COMMAND" && !takes(prev))
+			pos = "command"
 		else if (pos == "" && kind(c) ~ /^(file|dir)$/ && !takes(prev))
 			pos = "file"
 		depth += gsub(/\[/, "[", t[i]) - gsub(/\]/, "]", t[i])
@@ -102,16 +107,32 @@ BEGIN {
 	nsubs = 0
 	pos = ""
 	inverbs = 0
+	insyn = 0
+	syn = ""
 }
 
+# The synopsis: "usage: suid2cap [VERB] ..." and the indented lines that
+# continue it, up to the first empty line.
 /^usage: / {
-	s = $0
-	sub(/^usage: +[^ ]+ */, "", s)
+	syn = $0
+	sub(/^usage: +[^ ]+ */, "", syn)
 	if (verb != "")
-		sub(/^[^ ]+ */, "", s)
-	options(s, "")
-	synopsis(s)
+		sub(/^[^ ]+ */, "", syn)
+	insyn = 1
 	next
+}
+
+insyn && /^ +[^ ]/ {
+	s = $0
+	sub(/^ +/, "", s)
+	syn = syn " " s
+	next
+}
+
+insyn {
+	options(syn, "")
+	synopsis(syn)
+	insyn = 0
 }
 
 /^Verbs:/ {
@@ -149,6 +170,10 @@ inverbs && !/^ / {
 }
 
 END {
+	if (insyn) {
+		options(syn, "")
+		synopsis(syn)
+	}
 	for (i = 1; i <= n; i++)
 		print "opt\t" order[i] "\t" kinds[order[i]] "\t" descs[order[i]]
 	for (i = 1; i <= nsubs; i++)

@@ -47,8 +47,9 @@ def options(text):
 
 
 def value_lists(text):
-    """{option: [values]} for every `--option a|b|c` of the usage line."""
-    usage = text.splitlines()[0]
+    """{option: [values]} for every `--option a|b|c` of the synopsis (the usage
+    line and the indented lines that continue it)."""
+    usage = text.split("\n\n", 1)[0]
     return {m.group(1): m.group(2).split("|")
             for m in re.finditer(r"(--[\w-]+) ([a-z0-9-]+(?:\|[a-z0-9-]+)+)", usage)}
 
@@ -131,6 +132,11 @@ def test_bash_values(ctx):
     ctx.check("--threads completes nothing", bash_complete(ctx, ["scan", "--threads", ""]) == [], "")
     ctx.check("rules subcommands", bash_complete(ctx, ["rules", ""]) == ["lint", "list"], "")
     ctx.check("privileges VERB", bash_complete(ctx, ["privileges", "ap"]) == ["apply"], "")
+    if "help" in verbs(ctx):
+        ctx.check("help VERB", bash_complete(ctx, ["help", "ve"]) == ["verify"], "")
+    if "learn" in verbs(ctx):
+        got = bash_complete(ctx, ["learn", "--user", "nobody", "setpri"])
+        ctx.check("learn COMMAND completes programs", "setpriv" in got, got)
 
 
 def test_bash_paths(ctx):
