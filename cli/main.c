@@ -36,6 +36,8 @@
  *           decisionout  decision as JSON, explain text
  *           auditout  audit model (finding ids), text and JSON reports
  *           markdown, html, sarif  the other audit formats
+ *           resultjson  what apply, migrate, rollback and verify did, file by file, as
+ *                     JSON; the file state object plans share
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model and JSON; planload: the strict loader
  *           jcheck    strict JSON reading that reports every problem, not the first
