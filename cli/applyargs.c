@@ -96,23 +96,21 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke)
 	return caps;
 }
 
-struct reporter {
-	bool quiet;
-};
-
-void applyargs_report(void *userdata, const char *path, enum apply_event ev, const char *msg)
+void applyargs_report(void *userdata, const struct apply_report *r)
 {
-	const struct reporter *rep = userdata;
+	const struct applyargs *a = userdata;
+	const char *msg = r->message;
+	enum apply_event ev = r->event;
 	bool bad = ev == APPLY_SKIPPED || ev == APPLY_FAILED || ev == APPLY_ROLLED_BACK ||
 		   ev == APPLY_NOT_RESTORED;
 
 	if (bad) {
-		log_warning("%s '%s': %s", apply_event_name(ev), path, msg && *msg ? msg : "");
+		log_warning("%s '%s': %s", apply_event_name(ev), r->path, msg && *msg ? msg : "");
 		return;
 	}
-	if (rep && rep->quiet)
+	if (a && a->quiet)
 		return;
-	print_line("%-18s %s%s%s", apply_event_name(ev), path, msg && *msg ? ": " : "",
+	print_line("%-18s %s%s%s", apply_event_name(ev), r->path, msg && *msg ? ": " : "",
 		   msg ? msg : "");
 }
 
@@ -122,11 +120,10 @@ int applyargs_exit(const struct apply_result *r)
 									     : S2C_EXIT_OK;
 }
 
-int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
+int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 		    const char *plan_sha256, const struct captable *caps,
 		    const char *const *only)
 {
-	struct reporter rep = { .quiet = a->quiet };
 	struct apply_options o = {
 		.rootfd = rootfd, .plan = p, .plan_sha256 = plan_sha256, .caps = caps,
 		.only = only ? only : a->only.n ? a->only.v : NULL,
@@ -134,7 +131,7 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		.allow_root_equivalent = a->allow_root_equivalent,
 		.smoke = a->smoke < 0 ? p->live : a->smoke, .smoke_timeout = a->smoke_timeout,
 		.trusted = geteuid() == 0, .fault = a->fault,
-		.report = applyargs_report, .userdata = &rep,
+		.report = applyargs_report, .userdata = a,
 	};
 	struct apply_result res;
 	struct s2c_error err = { 0 };

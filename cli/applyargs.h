@@ -53,12 +53,16 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke);
  * outcome and a summary.  @only, when not NULL, replaces --only (verify --fix).
  * Returns an exit code.
  */
-int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
+int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 		    const char *plan_sha256, const struct captable *caps,
 		    const char *const *only);
 
-/** Print one outcome line (report callback). */
-void applyargs_report(void *userdata, const char *path, enum apply_event ev, const char *msg);
+/**
+ * The report callback (plan/apply.h) with the struct applyargs as @userdata:
+ * problems as warnings on stderr, every other outcome as a line on stdout
+ * unless --quiet.
+ */
+void applyargs_report(void *userdata, const struct apply_report *r);
 
 /** Exit code for the counts of a run. */
 int applyargs_exit(const struct apply_result *r);

@@ -205,7 +205,7 @@ static int confirm(void)
 }
 
 /* What an interrupted run left half done is undone before we look. */
-static int recover_first(const char *root)
+static int recover_first(struct applyargs *a, const char *root)
 {
 	struct s2c_error err = { 0 };
 	struct apply_result rec;
@@ -216,7 +216,7 @@ static int recover_first(const char *root)
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	r = apply_recover(fd, geteuid() == 0, applyargs_report, NULL, &rec, &err);
+	r = apply_recover(fd, geteuid() == 0, applyargs_report, a, &rec, &err);
 	(void)close(fd);
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -252,7 +252,7 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		return -first;
 	if (scanargs_finish(&s, argc, argv, first, "migrate"))
 		return S2C_EXIT_USAGE;
-	ex = dry ? 0 : recover_first(s.root);
+	ex = dry ? 0 : recover_first(&a, s.root);
 	if (ex == 0)
 		ex = dbargs_load(&dba, &db);
 	if (ex == 0) {
@@ -402,6 +402,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	o.only = a.only.n ? a.only.v : NULL;
 	o.fault = a.fault;
 	o.report = applyargs_report;
+	o.userdata = &a;
 	r = rollback_run(&o, &res, &err);
 	(void)close(rootfd);
 	if (r < 0) {
