@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "privs.h"
 #include "privsep.h"
+#include "resultjson.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "state.h"
@@ -109,10 +110,15 @@ static void checked_release(struct checked *c)
 	state_free(c->state);
 }
 
-/* One drifted entry that --fix does not repair, named on stderr. */
-static void not_repaired(const char *path, const char *why)
+/* One drifted entry that --fix does not repair: named on stderr, and in the result. */
+static void not_repaired(struct applyargs *a, const char *path, const char *why)
 {
+	struct resultjson_event ev = { .action = "repair", .path = path, .outcome = "not-repaired",
+				       .reason = why };
+
 	log_warning("not repaired '%s': %s", path, why);
+	if (a->result)
+		(void)resultjson_event(a->result, &ev);
 }
 
 /*
@@ -159,14 +165,14 @@ static int fix_decide(struct verify_args *v, const struct checked *c, struct rul
  * repairs @d: exactly the recorded state, on the content that was checked.
  * Otherwise it is named as not repaired and false is returned.
  */
-static bool approve(const struct drift *d, const struct plan_entry *pe)
+static bool approve(struct verify_args *v, const struct drift *d, const struct plan_entry *pe)
 {
 	_cleanup_free_ char *why = NULL;
 	struct file_state after;
 	char rec[128];
 
 	if (!pe) {
-		not_repaired(d->entry->path, "it is not privileged any more, so there is "
+		not_repaired(&v->a, d->entry->path, "it is not privileged any more, so there is "
 			     "nothing to repair");
 		return false;
 	}
@@ -176,7 +182,8 @@ static bool approve(const struct drift *d, const struct plan_entry *pe)
 				     .xattr_len = pe->after.caps_len };
 	memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
 	if (!s2c_streq(pe->sha256, d->now.sha256)) {
-		not_repaired(d->entry->path, "its content changed again while it was checked");
+		not_repaired(&v->a, d->entry->path, "its content changed again while it was "
+			     "checked");
 		return false;
 	}
 	if (pe->change && filestate_same(&after, &d->entry->after))
@@ -185,7 +192,7 @@ static bool approve(const struct drift *d, const struct plan_entry *pe)
 	why = strdup_printf("the rules no longer decide the recorded state '%s' (now %s, %s%s)",
 			    rec, verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
 			    pe->rule_id ? pe->rule_id : "");
-	not_repaired(d->entry->path, why ? why : "the rules no longer decide the "
+	not_repaired(&v->a, d->entry->path, why ? why : "the rules no longer decide the "
 		     "recorded state");
 	return false;
 }
@@ -211,13 +218,16 @@ static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_
 	}
 	for (size_t i = 0; i < c->state->n; i++)
 		if (c->drifts[i].kind != DRIFT_NONE && !c->drifts[i].fixable) {
-			not_repaired(c->drifts[i].entry->path, c->drifts[i].what);
+			not_repaired(&v->a, c->drifts[i].entry->path, c->drifts[i].what);
 			unrepaired++;
 		}
 	*ret_unrepaired = c->n_drifted;
 	ex = fix_decide(v, c, &db, &p, hash);
 	if (ex || !p) {
-		if (!ex)
+		if (ex && v->a.result)
+			(void)resultjson_close_open(v->a.result, "not-repaired", "the files could "
+						    "not be decided about again (see the errors)");
+		else if (!ex)
 			*ret_unrepaired = unrepaired;
 		return ex ? ex : S2C_EXIT_FINDINGS;
 	}
@@ -230,7 +240,7 @@ static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_
 		for (size_t j = 0; j < p->n && !pe; j++)
 			if (s2c_streq(p->v[j].path, d->entry->path))
 				pe = &p->v[j];
-		if (approve(d, pe))
+		if (approve(v, d, pe))
 			approved[m++] = pe->path;
 		else
 			unrepaired++;
@@ -284,6 +294,8 @@ static int forget(int rootfd, const char *const *paths, size_t n)
 	return ex;
 }
 
+static const char *const not_with_json[] = { "forget", "install-hook", "remove-hook", NULL };
+
 /* Returns 1 to go on, 0 after --help, or -exit code. */
 static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_ctx *ctx)
 {
@@ -316,6 +328,7 @@ static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_c
 			 "root-equivalent capability sets (with --fix)"),
 		OPT_BOOL(0, "quiet", &a->quiet, "print only drift and problems"),
 		OPT_BOOL(0, "verbose", &a->verbose, "also print the capabilities each phase keeps"),
+		OPT_TABLE(a->format_opts),
 		OPT_TABLE(a->undo_opts + 2),   /* --fault, in test builds */
 		OPT_END(),
 	};
@@ -330,6 +343,10 @@ static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_c
 		return r;
 	if (v->hook_program && !v->install)
 		return -usage_error("verify", "--hook-program goes with --install-hook");
+	if (a->format == APPLYARGS_JSON && (v->forgets.n || v->install || v->remove))
+		return -usage_error("verify", "--format json goes with checking and --fix, not "
+				    "with --%s",
+				    not_with_json[v->forgets.n ? 0 : v->install ? 1 : 2]);
 	return 1;
 }
 
@@ -374,16 +391,27 @@ static int check_all(const char *root, int rootfd, bool host, struct checked *re
 	return 0;
 }
 
-/* A line for every drifted file, and a summary. */
+/* Every recorded file: a drift line (text), or a check or repair entry (json). */
 static void report_checks(struct verify_args *v, const struct checked *c)
 {
 	for (size_t i = 0; i < c->state->n; i++) {
 		const struct drift *d = &c->drifts[i];
+		bool drifted = d->kind != DRIFT_NONE, repair = drifted && v->fix;
+		const struct file_state *now = d->kind == DRIFT_GONE ? NULL : &d->now.state;
+		struct resultjson_event ev = {
+			.action = repair ? "repair" : "check", .path = d->entry->path,
+			.outcome = repair ? NULL : drift_kind_name(d->kind),
+			.reason = repair || !drifted ? NULL : d->what,
+			.before = now, .after = now, .recorded = &d->entry->after,
+			.drift = drift_kind_name(d->kind), .drift_reason = drifted ? d->what : NULL,
+		};
 
-		if (d->kind != DRIFT_NONE)
+		if (v->a.result)
+			(void)resultjson_event(v->a.result, &ev);
+		else if (drifted)
 			print_line("drift      %s: %s", d->entry->path, d->what);
 	}
-	if (!v->a.quiet)
+	if (!v->a.result && !v->a.quiet)
 		(void)printf("%zu migrated file%s checked, %zu drifted\n", c->state->n,
 			     c->state->n == 1 ? "" : "s", c->n_drifted);
 }
@@ -406,7 +434,7 @@ static int check_and_fix(struct verify_args *v, int rootfd, bool host)
 	}
 	r = check_all(v->s.root, rootfd, host, &c, &err);
 	if (r > 0) {
-		if (!v->a.quiet)
+		if (!v->a.quiet && !v->a.result)
 			(void)printf("nothing was migrated here (no state in %s)\n", S2C_STATEDIR);
 		return S2C_EXIT_OK;
 	}
@@ -448,7 +476,9 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		(void)close(rootfd);
 		return ex;
 	}
-	ex = check_and_fix(&v, rootfd, host);
+	ex = applyargs_result_start(&v.a, "verify", v.s.root, v.fix);
+	if (ex == 0)
+		ex = check_and_fix(&v, rootfd, host);
 	(void)close(rootfd);
-	return ex;
+	return applyargs_result_finish(&v.a, v.s.root, ex);
 }
