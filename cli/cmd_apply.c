@@ -405,11 +405,9 @@ static int undo_journal(struct applyargs *a, int rootfd, const char *journal)
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	if (a->result)
-		;       /* the document says it */
-	else if (!res.journal[0])
+	if (!a->result && !res.journal[0])
 		(void)printf("nothing to roll back: every journal's changes are undone already\n");
-	else
+	else if (!a->result)
 		print_line("%zu restored, %zu could not be restored (journal %s)", res.restored,
 			   res.not_restored, res.journal);
 	return res.not_restored ? S2C_EXIT_FAILURE : S2C_EXIT_OK;

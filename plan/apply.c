@@ -346,11 +346,12 @@ static int recover(struct run *run, struct s2c_error *err)
 				r = journal_done(j, e->seq, JOURNAL_FAILED,
 						 "interrupted; undone by a later run", NULL, err);
 				report(run, e->path, APPLY_RECOVERED, seen_before(&seen),
-				       seen_after(&seen), "an interrupted change from %s was undone",
-				       j->name);
+				       seen_after(&seen),
+				       "an interrupted change from %s was undone", j->name);
 			} else if (r == 0) {
 				report(run, e->path, APPLY_NOT_RESTORED, seen_before(&seen),
-				       seen_after(&seen), "interrupted change from %s: %s", j->name, why);
+				       seen_after(&seen), "interrupted change from %s: %s", j->name,
+				       why);
 			}
 		}
 		if (r == 0)
@@ -480,8 +481,8 @@ static int open_checked(struct run *run, const struct apply_options *o,
 	}
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		report(run, pe->path, APPLY_SKIPPED, NULL, NULL, "cannot open it: %s", errno == ELOOP ?
-		       "it is a symbolic link now" : strerror(errno));
+		report(run, pe->path, APPLY_SKIPPED, NULL, NULL, "cannot open it: %s",
+		       errno == ELOOP ? "it is a symbolic link now" : strerror(errno));
 		return 0;
 	}
 	r = fileid_read(fd, true, ret_id);
@@ -494,8 +495,8 @@ static int open_checked(struct run *run, const struct apply_options *o,
 	id_from_plan(pe, &planned);
 	why = fileid_diff(&planned, ret_id, FILEID_INODE | FILEID_SIZE_MTIME | FILEID_CONTENT);
 	if (why) {
-		report(run, pe->path, APPLY_SKIPPED, now, now, "changed since the plan was made: %s",
-		       why);
+		report(run, pe->path, APPLY_SKIPPED, now, now,
+		       "changed since the plan was made: %s", why);
 		return 0;
 	}
 	if (filestate_equal(now, &want)) {
@@ -506,8 +507,8 @@ static int open_checked(struct run *run, const struct apply_options *o,
 	if (!filestate_equal(now, &before)) {
 		filestate_describe(now, a, sizeof(a));
 		filestate_describe(&before, b, sizeof(b));
-		report(run, pe->path, APPLY_SKIPPED, now, now, "changed since the plan was made: it is "
-		       "'%s', the plan expected '%s'", a, b);
+		report(run, pe->path, APPLY_SKIPPED, now, now,
+		       "changed since the plan was made: it is '%s', the plan expected '%s'", a, b);
 		return 0;
 	}
 	if (ret_id->nlink > 1 && !o->allow_hardlinks) {
@@ -520,8 +521,8 @@ static int open_checked(struct run *run, const struct apply_options *o,
 	r = privcheck(o->caps, now, &want, o->allow_root_equivalent ? PRIVCHECK_ROOT_EQUIVALENT : 0,
 		      &e);
 	if (r < 0) {
-		report(run, pe->path, APPLY_SKIPPED, now, now, "refused: %s%s", e.msg, r == -EACCES ?
-		       "; pass --allow-root-equivalent to accept it" : "");
+		report(run, pe->path, APPLY_SKIPPED, now, now, "refused: %s%s", e.msg,
+		       r == -EACCES ? "; pass --allow-root-equivalent to accept it" : "");
 		return 0;
 	}
 	return TAKE_FD(fd);

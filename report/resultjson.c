@@ -60,7 +60,8 @@ struct json_object *resultjson_state(const struct resultjson_state *s, bool raw)
 		return NULL;
 	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, s->mode & 07777);
 	if (add_u64(o, "uid", s->uid) < 0 || add_u64(o, "gid", s->gid) < 0 ||
-	    jsonout_add_name(o, "owner", s->owner) < 0 || jsonout_add_name(o, "group", s->group) < 0 ||
+	    jsonout_add_name(o, "owner", s->owner) < 0 ||
+	    jsonout_add_name(o, "group", s->group) < 0 ||
 	    add_text(o, "mode", mode) < 0 || add_text(o, "caps", s->caps) < 0)
 		return NULL;
 	if (raw) {
@@ -255,7 +256,8 @@ static struct json_object *entry_json(const struct entry *e, struct idmap *ids)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
-	if (!o || jsonout_add_name(o, "path", e->path) < 0 || add_text(o, "action", e->action) < 0 ||
+	if (!o || jsonout_add_name(o, "path", e->path) < 0 ||
+	    add_text(o, "action", e->action) < 0 ||
 	    add_text(o, "outcome", e->outcome) < 0 || add_text(o, "reason", e->reason) < 0 ||
 	    add_text(o, "smoke", smoke_names[e->smoke]) < 0 ||
 	    add_state(o, "before", e->has_before, &e->before, ids) < 0 ||
@@ -303,7 +305,8 @@ static struct json_object *counts_json(const struct resultjson *r, bool drift, c
 			return NULL;
 	for (size_t i = 0; o && i < r->n; i++) {
 		const char *v = drift ? r->v[i].drift : r->v[i].outcome;
-		if (v && !json_object_object_get_ex(o, v, NULL) && add_u64(o, v, count(r, drift, v)) < 0)
+		if (v && !json_object_object_get_ex(o, v, NULL) &&
+		    add_u64(o, v, count(r, drift, v)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(o);
@@ -315,7 +318,8 @@ static struct json_object *summary_json(const struct resultjson *r, int exit_sta
 
 	if (!o || add_u64(o, "entries", r->n) < 0 ||
 	    jsonout_add(o, "outcomes", counts_json(r, false, r->outcomes, r->n_outcomes)) < 0 ||
-	    (r->verify && jsonout_add(o, "drift", counts_json(r, true, r->drifts, r->n_drifts)) < 0) ||
+	    (r->verify &&
+	     jsonout_add(o, "drift", counts_json(r, true, r->drifts, r->n_drifts)) < 0) ||
 	    jsonout_add_int(o, "exit_status", exit_status) < 0)
 		return NULL;
 	return TAKE_PTR(o);

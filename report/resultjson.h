@@ -70,7 +70,8 @@ enum resultjson_smoke {
 
 /** One thing that happened to a file.  Everything is borrowed and copied. */
 struct resultjson_event {
-	const char *action;                 /**< "change", "recover", "restore", "check", "repair" */
+	const char *action;                 /**< "change", "recover", "restore", "check" or
+					         "repair" */
 	const char *path;                   /**< absolute within the root, any bytes but NUL */
 	const char *outcome;                /**< closes the entry with this outcome; NULL leaves
 					         it open (a step such as a passed smoke test) */

@@ -65,8 +65,9 @@ static struct json_object *get(struct json_object *o, const char *path)
 	char *copy = strdup(path), *save = NULL;
 
 	for (char *k = strtok_r(copy, ".", &save); o && k; k = strtok_r(NULL, ".", &save))
-		o = isdigit((unsigned char)k[0]) ? json_object_array_get_idx(o, strtoul(k, NULL, 10))
-						 : json_object_object_get(o, k);
+		o = isdigit((unsigned char)k[0]) ?
+			    json_object_array_get_idx(o, strtoul(k, NULL, 10)) :
+			    json_object_object_get(o, k);
 	free(copy);
 	return o;
 }
@@ -95,7 +96,8 @@ START_TEST(test_events_merge)
 	/* a recovered entry first, of another action on the same path */
 	ck_assert_int_eq(resultjson_event(r, &(struct resultjson_event){
 		.action = "recover", .path = "/usr/bin/ping", .outcome = "recovered",
-		.reason = "an interrupted change was undone", .before = &other, .after = &other }), 0);
+		.reason = "an interrupted change was undone", .before = &other,
+		.after = &other }), 0);
 	/* a passed smoke test leaves the entry open: the states it carries are early ones */
 	ck_assert_int_eq(resultjson_event(r, &(struct resultjson_event){
 		.action = "change", .path = "/usr/bin/ping", .smoke = RESULTJSON_SMOKE_PASSED,
