@@ -19,13 +19,14 @@
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
- *           hash      SHA-256 of files (OpenSSL)
+ *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
  *           fileid    the one file identity and privilege state, one compare
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
  *           db        rules database: layered loading, validation, overlaps, hash
  *           glob      path globs and their intersection
- *           host      target facts: kernel, sysctl, os-release, dpkg owner
+ *           host      target facts: kernel, sysctl, os-release, package of a file
+ *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
  *           privcheck the privilege order: never more than the file has
  *           engine    the decision: verdict, caps, risk, evidence, warnings

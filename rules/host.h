@@ -2,7 +2,8 @@
 /*
  * Facts about the target system that rule conditions depend on: the kernel
  * version, sysctl values, the distribution (os-release), whether a file
- * exists, and which package owns a file (dpkg's database).
+ * exists, and which package owns a file, at which version and with which
+ * digest (rules/pkgdb: dpkg, rpm, apk and pacman databases).
  *
  * For the host these come from the running system (/proc/sys, uname).  For an
  * image (--root) they come from the image's own files: os-release, sysctl.d
@@ -15,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct pkgdb;
+struct pkgdb_entry;
 struct s2c_error;
 
 /** Facts of one target. */
@@ -27,9 +30,10 @@ struct host {
 	char **os_like;              /**< ID_LIKE words, NULL-terminated */
 	char *os_pretty;             /**< PRETTY_NAME */
 	char **pkg_paths;            /**< package lookup cache: paths … */
-	char **pkg_names;            /**< … and their packages (NULL: none) */
+	struct pkgdb_entry *pkg;     /**< … and what the package databases say about them */
 	size_t n_pkg;
-	bool pkg_db;                 /**< a dpkg database exists under the root */
+	struct pkgdb *pkgdb;         /**< the package databases under the root */
+	bool pkg_db;                 /**< at least one package database exists under the root */
 };
 
 /**
@@ -60,8 +64,8 @@ bool host_os_is(const struct host *h, const char *id);
 bool host_file_exists(const struct host *h, const char *path);
 
 /**
- * Look up the owning packages of @n paths at once (one pass over the dpkg
- * file lists, aliases for merged /usr included) and cache them.
+ * Look up the owning packages of @n paths at once (one pass over each
+ * package database, aliases for merged /usr included) and cache them.
  * Returns 0 or -ENOMEM.
  */
 int host_load_packages(struct host *h, const char *const *paths, size_t n);
@@ -71,6 +75,12 @@ int host_load_packages(struct host *h, const char *const *paths, size_t n);
  * package owns it or the system has no package database.
  */
 const char *host_package_of(const struct host *h, const char *path);
+
+/**
+ * What the package databases say about @path (after host_load_packages()):
+ * owner, version, digest.  NULL when no package owns it.  Borrowed.
+ */
+const struct pkgdb_entry *host_package_entry(const struct host *h, const char *path);
 
 /** What the package database says about a file's content. */
 enum host_digest {
@@ -82,9 +92,10 @@ enum host_digest {
 
 /**
  * Compare the content of the open file @fd, found at @path, with the digest
- * its owning package recorded (dpkg's info/PACKAGE[:ARCH].md5sums under the
- * root; merged-/usr aliases included).  Call host_load_packages() for @path
- * first.  @ret_package (optional) borrows the owner's name.
+ * its owning package recorded (dpkg's md5sums, rpm's file digests, apk's Z:
+ * checksums, pacman's mtree; rules/pkgdb.h names the algorithms), in the
+ * algorithm the database used.  Call host_load_packages() for @path first.
+ * @ret_package (optional) borrows the owner's name.
  * Returns 0 with the answer in @ret, or -errno.
  */
 int host_package_digest(const struct host *h, const char *path, int fd, enum host_digest *ret,
