@@ -51,8 +51,13 @@ struct rules_db *rules_db_free(struct rules_db *db)
 			free(r->conditions[j].when.os);
 		free(r->conditions);
 		free(r->distros);
+		free(r->identify.needed);
+		free(r->identify.soname);
+		free(r->identify.strings);
 	}
 	free(db->storage);
+	free(db->strings);
+	free(db->prefixes);
 	free(db->rules);
 	if (db->have_caps)
 		captable_release(&db->caps);
@@ -99,7 +104,7 @@ static bool valid_source(const char *s)
 {
 	static const char *const prefixes[] = {
 		"https://", "debian:", "fedora:", "opensuse:", "arch:", "gentoo:", "upstream:",
-		"man:", "kernel:", "ubuntu:",
+		"man:", "kernel:", "ubuntu:", "alpine:",
 	};
 	for (size_t i = 0; i < S2C_ELEMENTSOF(prefixes); i++) {
 		size_t n = strlen(prefixes[i]);
@@ -206,11 +211,27 @@ static int parse_sysctl(struct json_object *o, const struct jpath *p, struct rul
 	return 0;
 }
 
+/* "1.4", "5.27.80", "330": digits separated by single dots. */
+static bool valid_version(const char *s)
+{
+	bool digit = false;
+
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s == '.' && digit)
+			digit = false;
+		else
+			return false;
+	}
+	return digit;
+}
+
 static int parse_when(struct json_object *o, const struct jpath *p, struct rule_when *w,
 		      struct s2c_error *err)
 {
 	static const char *const keys[] = { "kernel_at_least", "kernel_below", "sysctl", "os",
-					    "file_exists", NULL };
+					    "file_exists", "version_at_least", "version_below", NULL };
 	struct json_object *sysctl = NULL;
 	int r;
 
@@ -227,8 +248,17 @@ static int parse_when(struct json_object *o, const struct jpath *p, struct rule_
 		r = jsonread_strv(o, p, "os", false, 1, &w->os, NULL, err);
 	if (r == 0)
 		r = jsonread_string(o, p, "file_exists", false, &w->file_exists, err);
+	if (r == 0)
+		r = jsonread_string(o, p, "version_at_least", false, &w->version_min, err);
+	if (r == 0)
+		r = jsonread_string(o, p, "version_below", false, &w->version_max, err);
 	if (r < 0)
 		return r;
+	if ((w->version_min && !valid_version(w->version_min)) ||
+	    (w->version_max && !valid_version(w->version_max)))
+		return jpath_error(p, err, "bad program version '%s': expected digits and dots, "
+				   "e.g. \"1.4\"", w->version_min && !valid_version(w->version_min) ?
+				   w->version_min : w->version_max);
 	if (w->kernel_min_text) {
 		if (parse_version(w->kernel_min_text, w->kernel_min) < 0)
 			return jpath_error(p, err, "bad kernel version '%s'", w->kernel_min_text);
@@ -357,6 +387,62 @@ static int parse_match(struct json_object *o, const struct jpath *p, struct rule
 	return 0;
 }
 
+static int check_globs(const char **v, const struct jpath *p, const char *key,
+		       struct s2c_error *err)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!*v[i] || strchr(v[i], '/')) {
+			struct jpath kp = jpath_key(p, key), ip = jpath_index(&kp, i);
+			return jpath_error(&ip, err, "expected a library name or glob without '/'");
+		}
+	return 0;
+}
+
+static int parse_identify(struct json_object *o, const struct jpath *p, struct rule *rule,
+			  struct s2c_error *err)
+{
+	static const char *const keys[] = { "needed", "soname", "strings", NULL };
+	struct rule_identify *id = &rule->identify;
+	int r = jsonread_keys(o, p, keys, NULL, err);
+
+	if (r == 0 && json_object_object_length(o) == 0)
+		r = jpath_error(p, err, "empty identify: give needed, soname or strings");
+	if (r == 0)
+		r = jsonread_strv(o, p, "needed", false, 1, &id->needed, NULL, err);
+	if (r == 0)
+		r = jsonread_strv(o, p, "soname", false, 1, &id->soname, NULL, err);
+	if (r == 0)
+		r = jsonread_strv(o, p, "strings", false, 1, &id->strings, NULL, err);
+	if (r == 0)
+		r = check_globs(id->needed, p, "needed", err);
+	if (r == 0)
+		r = check_globs(id->soname, p, "soname", err);
+	for (size_t i = 0; r == 0 && id->strings && id->strings[i]; i++)
+		if (strlen(id->strings[i]) < 4) {
+			struct jpath kp = jpath_key(p, "strings"), ip = jpath_index(&kp, i);
+			r = jpath_error(&ip, err, "'%s' is too short to tell programs apart (at least "
+					"4 bytes)", id->strings[i]);
+		}
+	if (r == 0)
+		rule->has_identify = true;
+	return r;
+}
+
+static int parse_version_key(struct json_object *o, const struct jpath *p, struct rule *rule,
+			     struct s2c_error *err)
+{
+	static const char *const keys[] = { "prefix", NULL };
+	int r = jsonread_keys(o, p, keys, keys, err);
+
+	if (r == 0)
+		r = jsonread_string(o, p, "prefix", true, &rule->version_prefix, err);
+	if (r == 0 && strlen(rule->version_prefix) < 3) {
+		struct jpath kp = jpath_key(p, "prefix");
+		r = jpath_error(&kp, err, "a prefix of at least 3 bytes, e.g. \"beep \"");
+	}
+	return r;
+}
+
 static int parse_distros(struct json_object *o, const struct jpath *p, struct rule *rule,
 			 struct s2c_error *err)
 {
@@ -422,10 +508,12 @@ static int parse_rule(struct json_object *o, const struct jpath *p, struct rule 
 {
 	static const char *const keys[] = { "id", "program", "match", "verdict", "caps", "needs",
 					    "owner", "group", "mode", "reason", "sources",
-					    "conditions", "smoke", "distros", "breaks", "aware", NULL };
+					    "conditions", "smoke", "distros", "breaks", "aware",
+					    "identify", "version", "accepted_risk", NULL };
 	static const char *const req[] = { "id", "program", "match", "verdict", "reason",
 					   "sources", NULL };
-	struct json_object *match = NULL, *conds = NULL, *distros = NULL;
+	struct json_object *match = NULL, *conds = NULL, *distros = NULL, *identify = NULL,
+			   *version = NULL;
 	struct jpath mp = jpath_key(p, "match");
 	bool aware = false;
 	int r;
@@ -486,6 +574,24 @@ static int parse_rule(struct json_object *o, const struct jpath *p, struct rule 
 	if (r == 0 && json_object_object_get_ex(o, "aware", NULL)) {
 		r = jsonread_bool(o, p, "aware", true, &aware, err);
 		rule->aware = aware;
+	}
+	if (r == 0)
+		r = jsonread_object(o, p, "identify", false, &identify, err);
+	if (r == 0 && identify) {
+		struct jpath ip = jpath_key(p, "identify");
+		r = parse_identify(identify, &ip, rule, err);
+	}
+	if (r == 0)
+		r = jsonread_object(o, p, "version", false, &version, err);
+	if (r == 0 && version) {
+		struct jpath vp = jpath_key(p, "version");
+		r = parse_version_key(version, &vp, rule, err);
+	}
+	if (r == 0)
+		r = jsonread_string(o, p, "accepted_risk", false, &rule->accepted_risk, err);
+	if (r == 0 && rule->accepted_risk && strlen(rule->accepted_risk) < 20) {
+		struct jpath ap = jpath_key(p, "accepted_risk");
+		r = jpath_error(&ap, err, "give the reason the risk is accepted, in a sentence");
 	}
 	return r;
 }
@@ -555,6 +661,18 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 		r = jsonread_array(doc, &p, "rules", true, &arr, err);
 	if (r < 0)
 		return r;
+	{
+		/* the area names the file: network.json holds area "network" */
+		const char *base = strrchr(display, '/');
+		size_t len;
+		base = base ? base + 1 : display;
+		len = strlen(base) - 5;   /* without ".json" */
+		if (strlen(area) != len || strncmp(area, base, len) != 0) {
+			struct jpath ap = jpath_key(&p, "area");
+			return jpath_error(&ap, err, "area '%s' differs from the file name '%s'", area,
+					   base);
+		}
+	}
 	rp = jpath_key(&p, "rules");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct jpath ip = jpath_index(&rp, i);
@@ -753,6 +871,38 @@ static int merge_layer(struct rules_db *db, struct rule **layer, size_t n_layer)
 	return 0;
 }
 
+/* The literals the engine looks for in binaries: breaker strings first (their
+ * indexes stay those of caps.all_strings), then identify strings; and the
+ * version prefixes. */
+static int collect_needles(struct rules_db *db)
+{
+	size_t ns = db->caps.n_strings, np = 0;
+
+	for (size_t i = 0; i < db->n; i++) {
+		const struct rule *r = db->rules[i];
+		for (size_t j = 0; r->identify.strings && r->identify.strings[j]; j++)
+			ns++;
+		np += r->version_prefix != NULL;
+	}
+	db->strings = calloc(ns + 1, sizeof(*db->strings));
+	db->prefixes = calloc(np + 1, sizeof(*db->prefixes));
+	if (!db->strings || !db->prefixes)
+		return -ENOMEM;
+	for (size_t i = 0; i < db->caps.n_strings; i++)
+		db->strings[db->n_strings++] = db->caps.all_strings[i];
+	for (size_t i = 0; i < db->n; i++) {
+		struct rule *r = db->rules[i];
+		r->identify.strings_at = db->n_strings;
+		for (size_t j = 0; r->identify.strings && r->identify.strings[j]; j++)
+			db->strings[db->n_strings++] = r->identify.strings[j];
+		if (r->version_prefix) {
+			r->version_at = db->n_prefixes;
+			db->prefixes[db->n_prefixes++] = r->version_prefix;
+		}
+	}
+	return 0;
+}
+
 /* Every capability named by the rules exists in the table. */
 static int check_caps_known(const struct rules_db *db, struct s2c_error *err)
 {
@@ -814,6 +964,8 @@ int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct r
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
 	r = check_caps_known(db, err);
+	if (r == 0)
+		r = collect_needles(db);
 	if (r == 0 && (flags & RULES_LOAD_NO_OVERLAP))
 		r = rules_db_check_overlaps(db, err);
 	if (r < 0)

@@ -57,6 +57,7 @@ struct rule_when {
 	const char *sysctl_equals;
 	const char **os;        /**< os-release IDs, NULL-terminated, or NULL */
 	const char *file_exists;
+	const char *version_min, *version_max;  /**< the program's version is at least / below */
 };
 
 /** A condition: the first one that holds replaces the verdict. */
@@ -69,6 +70,18 @@ struct rule_condition {
 	bool has_needs;
 	struct fcaps needs;
 	const char *reason;
+};
+
+/**
+ * What tells a program apart from others of the same name, read from the
+ * binary: every @needed glob matches a DT_NEEDED entry, one @soname glob
+ * matches its DT_SONAME, and every string occurs in its read-only data.
+ */
+struct rule_identify {
+	const char **needed;        /**< NULL-terminated fnmatch globs, or NULL */
+	const char **soname;        /**< NULL-terminated fnmatch globs, or NULL */
+	const char **strings;       /**< NULL-terminated literals, or NULL */
+	size_t strings_at;          /**< index of strings[0] in rules_db::strings */
 };
 
 /** A name/value pair, e.g. a distro note. */
@@ -101,6 +114,13 @@ struct rule {
 	size_t n_distros;
 	const char *breaks;
 	int aware;                  /**< -1 unset, else 0/1 */
+	bool has_identify;
+	struct rule_identify identify;
+	const char *version_prefix; /**< the program's version follows this literal in its
+				         read-only data ("beep "), or NULL */
+	size_t version_at;          /**< index of version_prefix in rules_db::prefixes */
+	const char *accepted_risk;  /**< why a root-equivalent or dangerous migration is
+				         accepted, or NULL */
 };
 
 /** The loaded database. */
@@ -116,6 +136,12 @@ struct rules_db {
 	size_t n_docs;
 	struct rule *storage;       /**< all rules ever loaded, including overridden ones */
 	size_t n_storage, alloc_storage;
+	const char **strings;       /**< literals to look for in binaries: the breakers' strings
+				         (as caps.all_strings, same indexes), then every identify
+				         string of the rules; NULL-terminated */
+	size_t n_strings;
+	const char **prefixes;      /**< the rules' version prefixes, NULL-terminated */
+	size_t n_prefixes;
 };
 
 /** Loader behaviour. */

@@ -19,6 +19,7 @@
 #include "host.h"
 #include "idmap.h"
 #include "match.h"
+#include "pkgdb.h"
 #include "privcheck.h"
 #include "resolve.h"
 #include "common.h"
@@ -55,6 +56,7 @@ struct decision *decision_free(struct decision *d)
 	free(d->elf_error);
 	free(d->sha256);
 	free(d->match_how);
+	free(d->version);
 	free(d->reason);
 	free(d->caps_text);
 	for (size_t i = 0; i < d->n_evidence; i++)
@@ -199,7 +201,8 @@ static int read_binary(const struct engine *e, const struct facts *f, struct dec
 	_cleanup_close_ int fd = -1;
 	struct elfinfo_options o = {
 		.rootfd = e->rootfd,
-		.strings = e->db->caps.all_strings,
+		.strings = e->db->strings,
+		.prefixes = e->db->prefixes,
 		.path = f->path,
 	};
 	struct s2c_error err = { 0 };
@@ -345,7 +348,29 @@ static void evidence_summary(const struct decision *d, uint64_t *strong, uint64_
 
 /* --- conditions -------------------------------------------------------------------- */
 
-static int eval_when(const struct engine *e, const struct rule_when *w, char **text)
+/* The program's version for @rule: after the rule's prefix in the binary, else
+ * the upstream part of the owning package's version.  0 with a new string or
+ * NULL in @ret, or -ENOMEM. */
+static int program_version(const struct decision *d, const struct rule *rule, char **ret,
+			   const char **ret_source)
+{
+	*ret = NULL;
+	*ret_source = NULL;
+	if (rule && rule->version_prefix && d->elf && d->elf->prefix_values &&
+	    rule->version_at < d->elf->n_prefix_values && d->elf->prefix_values[rule->version_at]) {
+		*ret = strdup(d->elf->prefix_values[rule->version_at]);
+		*ret_source = "binary";
+	} else if (d->package_version) {
+		*ret = pkgdb_upstream_version(d->package_version);
+		*ret_source = "package";
+	} else {
+		return 0;
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int eval_when(const struct engine *e, const struct decision *d, const struct rule *rule,
+		     const struct rule_when *w, char **text)
 {
 	char buf[1024] = "";
 	size_t len = 0;
@@ -426,6 +451,28 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		APPEND("%s%s exists: %s", len ? "; " : "", w->file_exists, ok ? "yes" : "no");
 		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
 	}
+	if (w->version_min || w->version_max) {
+		_cleanup_free_ char *v = NULL;
+		const char *src = NULL;
+		int ok = -1;
+
+		if (program_version(d, rule, &v, &src) < 0)
+			return -ENOMEM;
+		if (v && w->version_min) {
+			ok = pkgdb_version_cmp(v, w->version_min) >= 0;
+			APPEND("%sversion %s (%s) is at least %s", len ? "; " : "", v, src, w->version_min);
+		}
+		if (v && w->version_max) {
+			int below = pkgdb_version_cmp(v, w->version_max) < 0;
+			ok = ok == -1 ? below : ok && below;
+			APPEND("%sversion %s (%s) is below %s", len ? "; " : "", v, src, w->version_max);
+		}
+		if (!v)
+			APPEND("%sthe program's version is unknown (no version string in the binary "
+			       "and no package version)", len ? "; " : "");
+		APPEND(ok == 1 ? ": yes" : ok == 0 ? ": no" : "");
+		holds = holds == 1 ? ok : holds == 0 || ok == 0 ? 0 : -1;
+	}
 #undef APPEND
 	*text = strdup(buf);
 	return *text ? holds : -ENOMEM;
@@ -442,7 +489,7 @@ static int eval_conditions(const struct engine *e, const struct rule *rule, stru
 	if (!d->conditions)
 		return -ENOMEM;
 	for (size_t i = 0; i < rule->n_conditions; i++) {
-		int h = eval_when(e, &rule->conditions[i].when, &d->conditions[i].text);
+		int h = eval_when(e, d, rule, &rule->conditions[i].when, &d->conditions[i].text);
 		if (h == -ENOMEM)
 			return h;
 		d->n_conditions = i + 1;
@@ -453,6 +500,170 @@ static int eval_conditions(const struct engine *e, const struct rule *rule, stru
 		}
 	}
 	return 0;
+}
+
+/* --- ties between rules ---------------------------------------------------------- */
+
+/*
+ * Does the binary show every sign of @r's identify block?  A rule without one
+ * shows none.  The signs found are appended to @signs.
+ */
+static bool identify_holds(const struct decision *d, const struct rule *r, char *signs,
+			   size_t size)
+{
+	const struct rule_identify *id = &r->identify;
+	const struct elfinfo *elf = d->elf;
+	size_t len = strlen(signs);
+
+#define SIGN(...) \
+	do { \
+		if (len < size) \
+			len += (size_t)snprintf(signs + len, size - len, __VA_ARGS__); \
+	} while (0)
+	if (!r->has_identify || !elf)
+		return false;
+	for (size_t i = 0; id->needed && id->needed[i]; i++) {
+		const struct elfinfo_lib *lib = elfinfo_lib_matching(elf, id->needed[i]);
+		if (!lib)
+			return false;
+		SIGN("%sNEEDs %s", len ? ", " : "", lib->soname);
+	}
+	if (id->soname) {
+		bool any = false;
+		for (size_t i = 0; id->soname[i] && !any; i++)
+			any = elf->soname && fnmatch(id->soname[i], elf->soname, 0) == 0;
+		if (!any)
+			return false;
+		SIGN("%sSONAME %s", len ? ", " : "", elf->soname);
+	}
+	for (size_t i = 0; id->strings && id->strings[i]; i++) {
+		if (!elf->strings_found || !elf->strings_found[id->strings_at + i])
+			return false;
+		SIGN("%sthe string '%s'", len ? ", " : "", id->strings[i]);
+	}
+#undef SIGN
+	return true;
+}
+
+/* What a rule decides about the file, conditions included. */
+struct outcome {
+	enum verdict verdict;
+	const struct fcaps *caps;
+	uint64_t needs;
+	const struct rule *rule;
+};
+
+static int rule_outcome(const struct engine *e, const struct decision *d, const struct rule *r,
+			struct outcome *o)
+{
+	const struct rule_condition *c = NULL;
+
+	for (size_t i = 0; i < r->n_conditions && !c; i++) {
+		_cleanup_free_ char *text = NULL;
+		int h = eval_when(e, d, r, &r->conditions[i].when, &text);
+		if (h == -ENOMEM)
+			return h;
+		if (h == 1)
+			c = &r->conditions[i];
+	}
+	o->rule = r;
+	o->verdict = c ? c->verdict : r->verdict;
+	o->caps = c && c->has_caps ? &c->caps : r->has_caps ? &r->caps : NULL;
+	if (o->verdict == VERDICT_DROP)
+		o->caps = NULL;
+	o->needs = (r->has_needs ? r->needs.permitted | r->needs.inheritable : 0);
+	if (c && c->has_needs)
+		o->needs = c->needs.permitted | c->needs.inheritable;
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && s2c_streq(a, b));
+}
+
+static bool outcome_same(const struct outcome *a, const struct outcome *b)
+{
+	if (a->verdict != b->verdict || a->needs != b->needs || !a->caps != !b->caps ||
+	    (a->caps && !fcaps_equal(a->caps, b->caps)))
+		return false;
+	/* a migration also names the state after */
+	return a->verdict != VERDICT_MIGRATE ||
+	       (same_str(a->rule->owner, b->rule->owner) && same_str(a->rule->group, b->rule->group) &&
+		a->rule->mode == b->rule->mode);
+}
+
+/*
+ * Several rules match the file equally well (no package database to tell
+ * them apart, or the package is listed by several).  The binary decides when
+ * it shows the identify signs of exactly one of them; otherwise, when every
+ * one decides the same, the first is used with medium confidence; otherwise
+ * the file is left for review (engine_decide says what would settle it).
+ */
+static int settle_tie(const struct engine *e, struct decision *d, const struct match_result *m)
+{
+	char signs[512] = "", ids[256] = "";
+	const struct rule *found = NULL;
+	size_t n_found = 0, len = 0;
+	struct outcome first, other;
+	int r;
+
+	for (size_t i = 0; i < m->n_tied; i++) {
+		char s[512] = "";
+		d->ambiguous[d->n_ambiguous++] = m->tied[i]->id;
+		if (len < sizeof(ids))
+			len += (size_t)snprintf(ids + len, sizeof(ids) - len, "%s%s", i ? ", " : "",
+						m->tied[i]->id);
+		if (identify_holds(d, m->tied[i], s, sizeof(s))) {
+			found = m->tied[i];
+			(void)snprintf(signs, sizeof(signs), "%s", s);
+			n_found++;
+		}
+	}
+	if (n_found == 1) {
+		d->rule = found;
+		d->tie = TIE_IDENTIFIED;
+		return asprintf(&d->match_how, "%s (%s); the binary shows the identify signs of '%s' "
+				"only: %s", m->how, ids, found->id, signs) < 0 ? -ENOMEM : 0;
+	}
+	r = rule_outcome(e, d, m->tied[0], &first);
+	for (size_t i = 1; r == 0 && i < m->n_tied; i++) {
+		r = rule_outcome(e, d, m->tied[i], &other);
+		if (r == 0 && !outcome_same(&first, &other)) {
+			d->tie = TIE_OPEN;
+			return asprintf(&d->match_how, "%s (%s) and decide differently", m->how, ids) < 0 ?
+				       -ENOMEM : 0;
+		}
+	}
+	if (r < 0)
+		return r;
+	d->rule = m->tied[0];
+	d->tie = TIE_AGREE;
+	return asprintf(&d->match_how, "%s (%s) and all decide the same: %s%s", m->how, ids,
+			verdict_name(first.verdict),
+			first.caps ? " with the same capabilities" : "") < 0 ? -ENOMEM : 0;
+}
+
+/* Why a tie stays open, and what would settle it. */
+static int open_tie_reason(const struct engine *e, struct decision *d)
+{
+	char ids[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < d->n_ambiguous && len < sizeof(ids); i++)
+		len += (size_t)snprintf(ids + len, sizeof(ids) - len, "%s%s", i ? ", " : "",
+					d->ambiguous[i]);
+	d->verdict = VERDICT_REVIEW;
+	d->confidence = CONFIDENCE_LOW;
+	return set_reason(d, "several rules match equally well (%s) and decide differently; %s, and "
+			  "the binary %s: a package database under the root, an identify block "
+			  "that tells them apart, or a local rule with match.sha256 would settle it",
+			  ids,
+			  d->package ? "the owning package is listed by more than one of them" :
+			  e->host->pkg_db ? "no package owns it" :
+			  "the owning package is unknown (no package database under the root)",
+			  d->elf ? "shows the identify signs of none or several of them" :
+			  "could not be read to identify it");
 }
 
 /* --- risk ----------------------------------------------------------------------- */
@@ -905,7 +1116,11 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 		return -ENOMEM;
 	d->facts = f;
 	d->risk_now = risk_now(e, f);
-	d->package = host_package_of(e->host, f->path);
+	{
+		const struct pkgdb_entry *pe = host_package_entry(e->host, f->path);
+		d->package = pe ? pe->package : NULL;
+		d->package_version = pe ? pe->version : NULL;
+	}
 	r = read_binary(e, f, d);
 	if (r == 0 && d->elf && d->elf->kind == ELFINFO_ELF)
 		r = evidence_from_elf(e, d);
@@ -923,25 +1138,30 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 	match_file(e->db, f->path, d->package, d->sha256, &m);
 	if (m.rule) {
 		d->rule = m.rule;
-		if (m.rule->aware >= 0)
-			aware = m.rule->aware;
 		if (!(d->match_how = strdup(m.how)))
 			return -ENOMEM;
 	} else if (m.n_tied) {
-		for (size_t i = 0; i < m.n_tied; i++)
-			d->ambiguous[d->n_ambiguous++] = m.tied[i]->id;
-		if (!(d->match_how = strdup(m.how)))
-			return -ENOMEM;
+		r = settle_tie(e, d, &m);
+		if (r < 0)
+			return r;
 	}
+	if (d->rule && d->rule->aware >= 0)
+		aware = d->rule->aware;
 	d->aware = aware;
-	r = generic(d);
-	if (r == 0 && d->rule)
+	r = program_version(d, d->rule, &d->version, &d->version_source);
+	if (r == 0)
+		r = generic(d);
+	if (r == 0 && d->rule) {
 		r = apply_rule(e, d->rule, d, aware);
-	else if (r == 0 && d->n_ambiguous) {
-		d->verdict = VERDICT_REVIEW;
-		d->confidence = CONFIDENCE_LOW;
-		r = set_reason(d, "several rules match equally well (%s…) and the owning package "
-			       "cannot tell them apart", d->ambiguous[0]);
+		if (r == 0 && d->tie == TIE_AGREE && d->verdict != VERDICT_REVIEW) {
+			_cleanup_free_ char *why = d->reason;
+			d->reason = NULL;
+			d->confidence = CONFIDENCE_MEDIUM;
+			r = set_reason(d, "%s (%zu rules match equally well and all decide the same, "
+				       "so the first, '%s', is used)", why, d->n_ambiguous, d->rule->id);
+		}
+	} else if (r == 0 && d->n_ambiguous) {
+		r = open_tie_reason(e, d);
 	} else if (r == 0)
 		r = no_rule(e, d, strong, medium, weak, aware, unknown);
 	if (r < 0)
