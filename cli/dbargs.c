@@ -86,7 +86,10 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 		dirs[n++] = a->extra[i];
 	}
 	dirs[n] = NULL;
-	r = rules_db_load(dirs, geteuid() == 0 ? RULES_LOAD_TRUSTED : 0, ret, &err);
+	/* Overlapping rules are an error here too: a tie between local and bundled
+	 * rules would otherwise turn into a silent review. */
+	r = rules_db_load(dirs, RULES_LOAD_NO_OVERLAP | (geteuid() == 0 ? RULES_LOAD_TRUSTED : 0), ret,
+			  &err);
 	if (r < 0) {
 		log_error("cannot load the rules database: %s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;

@@ -24,6 +24,7 @@
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
  *           db        rules database: layered loading, validation, overlaps, hash
+ *           lint      rules lint: risky migrations without accepted_risk
  *           glob      path globs and their intersection
  *           host      target facts: kernel, sysctl, os-release, package of a file
  *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest

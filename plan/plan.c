@@ -175,8 +175,8 @@ static int state_before(const struct facts *f, struct plan_state *s)
 static int state_after(const struct decision *d, const struct plan_state *before,
 		       struct plan_state *s)
 {
-	const char *owner = d->uid == before->uid ? before->owner : d->rule ? d->rule->owner : NULL;
-	const char *group = d->gid == before->gid ? before->group : d->rule ? d->rule->group : NULL;
+	const char *owner = d->uid == before->uid ? before->owner : d->owner_after;
+	const char *group = d->gid == before->gid ? before->group : d->group_after;
 	bool oom = false;
 	int len;
 

@@ -58,6 +58,9 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	free(db->storage);
 	free(db->strings);
 	free(db->prefixes);
+	for (size_t i = 0; i < db->n_layers; i++)
+		free(db->layers[i].dir);
+	free(db->layers);
 	free(db->rules);
 	if (db->have_caps)
 		captable_release(&db->caps);
@@ -74,6 +77,53 @@ struct rules_db *rules_db_free(struct rules_db *db)
 static void rules_db_freep(struct rules_db **db)
 {
 	rules_db_free(*db);
+}
+
+/* --- problems ------------------------------------------------------------------- */
+
+void rules_problems_release(struct rules_problems *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+int rules_problems_add(struct rules_problems *p, const char *msg)
+{
+	char **nv;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (s2c_streq(p->v[i], msg))
+			return 0;
+	nv = realloc(p->v, (p->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	p->v = nv;
+	if (!(p->v[p->n] = strdup(msg)))
+		return -ENOMEM;
+	p->n++;
+	return 0;
+}
+
+/*
+ * A problem found while loading: with a collector (rules lint), record it and
+ * go on (return 0); without, fail with it.  -ENOMEM always fails.
+ */
+static int problem(struct rules_problems *collect, int r, struct s2c_error *err,
+		   struct s2c_error *local)
+{
+	if (r >= 0)
+		return r;
+	if (!collect || r == -ENOMEM) {
+		if (err && local != err)
+			*err = *local;
+		return r;
+	}
+	r = rules_problems_add(collect, local->msg[0] ? local->msg : strerror(-r));
+	s2c_error_clear(local);
+	return r;
 }
 
 /* --- rule fields -------------------------------------------------------------- */
@@ -231,13 +281,20 @@ static int parse_when(struct json_object *o, const struct jpath *p, struct rule_
 		      struct s2c_error *err)
 {
 	static const char *const keys[] = { "kernel_at_least", "kernel_below", "sysctl", "os",
-					    "file_exists", "version_at_least", "version_below", NULL };
+					    "file_exists", "version_at_least", "version_below",
+					    "setuid_root", NULL };
 	struct json_object *sysctl = NULL;
 	int r;
 
+	w->setuid_root = -1;
 	r = jsonread_keys(o, p, keys, NULL, err);
 	if (r == 0 && json_object_object_length(o) == 0)
 		r = jpath_error(p, err, "empty condition");
+	if (r == 0 && json_object_object_get_ex(o, "setuid_root", NULL)) {
+		bool b = false;
+		r = jsonread_bool(o, p, "setuid_root", true, &b, err);
+		w->setuid_root = b;
+	}
 	if (r == 0)
 		r = jsonread_string(o, p, "kernel_at_least", false, &w->kernel_min_text, err);
 	if (r == 0)
@@ -304,10 +361,14 @@ static int parse_verdict(struct json_object *o, const struct jpath *p, enum verd
 	return 0;
 }
 
+static int parse_mode_key(struct json_object *o, const struct jpath *p, int *ret,
+			  struct s2c_error *err);
+
 static int parse_conditions(struct json_object *arr, const struct jpath *ap, struct rule *rule,
 			    struct s2c_error *err)
 {
-	static const char *const keys[] = { "when", "verdict", "caps", "needs", "reason", NULL };
+	static const char *const keys[] = { "when", "verdict", "caps", "needs", "reason", "owner",
+					    "group", "mode", NULL };
 	static const char *const req[] = { "when", "verdict", "reason", NULL };
 	size_t n = json_object_array_length(arr);
 
@@ -336,6 +397,14 @@ static int parse_conditions(struct json_object *arr, const struct jpath *ap, str
 		}
 		if (r == 0)
 			r = jsonread_string(o, &p, "reason", true, &c->reason, err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "owner", false, &c->owner, err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "group", false, &c->group, err);
+		if (r == 0)
+			r = parse_mode_key(o, &p, &c->mode, err);
+		if (r == 0 && (c->owner || c->group || c->mode >= 0) && c->verdict != VERDICT_MIGRATE)
+			r = jpath_error(&p, err, "owner, group and mode belong to a 'migrate' condition");
 		if (r == 0 && c->verdict == VERDICT_DROP && c->has_caps)
 			r = jpath_error(&p, err, "verdict 'drop' cannot have 'caps'");
 		if (r == 0 && c->verdict == VERDICT_MIGRATE && !c->has_caps && !rule->has_caps)
@@ -485,22 +554,28 @@ static int parse_smoke(struct json_object *o, const struct jpath *p, struct rule
 	return 0;
 }
 
-static int parse_mode(struct json_object *o, const struct jpath *p, struct rule *rule,
-		      struct s2c_error *err)
+static int parse_mode_key(struct json_object *o, const struct jpath *p, int *ret,
+			  struct s2c_error *err)
 {
 	const char *s = NULL;
 	uint64_t v;
 	int r = jsonread_string(o, p, "mode", false, &s, err);
 
-	rule->mode = -1;
+	*ret = -1;
 	if (r < 0 || !s)
 		return r;
 	if (strlen(s) != 4 || parse_u64(s, 8, 07777, &v) < 0) {
 		struct jpath mp = jpath_key(p, "mode");
 		return jpath_error(&mp, err, "expected 4 octal digits, e.g. \"0755\"");
 	}
-	rule->mode = (int)v;
+	*ret = (int)v;
 	return 0;
+}
+
+static int parse_mode(struct json_object *o, const struct jpath *p, struct rule *rule,
+		      struct s2c_error *err)
+{
+	return parse_mode_key(o, p, &rule->mode, err);
 }
 
 static int parse_rule(struct json_object *o, const struct jpath *p, struct rule *rule,
@@ -637,9 +712,11 @@ static int hash_update(EVP_MD_CTX *md, const char *name, const char *buf, size_t
 	return 0;
 }
 
-/* Parse one rules file; rules go to @layer (ids unique within the layer). */
+/* Parse one rules file; rules go to @layer (ids unique within the layer).  With
+ * @collect, a bad rule is recorded there and skipped. */
 static int load_rules_file(struct rules_db *db, struct json_object *doc, const char *display,
-			   struct rule ***layer, size_t *n_layer, struct s2c_error *err)
+			   struct rule ***layer, size_t *n_layer, struct rules_problems *collect,
+			   struct s2c_error *err)
 {
 	static const char *const keys[] = { "schema", "area", "description", "rules", NULL };
 	static const char *const req[] = { "schema", "area", "rules", NULL };
@@ -683,12 +760,28 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 		rule->file = display;
 		(void)snprintf(rule->where, sizeof(rule->where), "%s", ip.path);
 		r = parse_rule(json_object_array_get_idx(arr, i), &ip, rule, err);
+		if (r < 0 && collect && r != -ENOMEM) {
+			r = rules_problems_add(collect, err->msg);
+			s2c_error_clear(err);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (r < 0)
 			return r;
-		for (size_t j = 0; j < *n_layer; j++)
+		for (size_t j = 0; j < *n_layer && r == 0; j++)
 			if (s2c_streq((*layer)[j]->id, rule->id))
-				return jpath_error(&ip, err, "duplicate id '%s' (also in %s %s)",
-						   rule->id, (*layer)[j]->file, (*layer)[j]->where);
+				r = jpath_error(&ip, err, "duplicate id '%s' (also in %s %s)",
+						rule->id, (*layer)[j]->file, (*layer)[j]->where);
+		if (r < 0 && collect) {
+			r = rules_problems_add(collect, err->msg);
+			s2c_error_clear(err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (r < 0)
+			return r;
 		nl = realloc(*layer, (*n_layer + 1) * sizeof(*nl));
 		if (!nl)
 			return -ENOMEM;
@@ -794,10 +887,13 @@ static int read_doc(struct rules_db *db, int dfd, const char *dir, const char *n
 	return 0;
 }
 
-static int load_dir(struct rules_db *db, const char *dir, enum rules_load_flags flags,
-		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer, struct s2c_error *err)
+static int load_dir(struct rules_db *db, const char *dir, int dirfd, enum rules_load_flags flags,
+		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer,
+		    struct rules_problems *collect, struct s2c_error *err)
 {
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dfd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) :
+					       open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct s2c_error local = { 0 };
 	char **names = NULL;
 	size_t n = 0;
 	struct stat st;
@@ -834,9 +930,11 @@ static int load_dir(struct rules_db *db, const char *dir, enum rules_load_flags 
 		struct json_object *doc;
 		const char *display;
 
-		r = read_doc(db, dfd, dir, names[i], flags, md, &doc, &display, err);
+		r = read_doc(db, dfd, dir, names[i], flags, md, &doc, &display, &local);
 		if (r == 0)
-			r = load_rules_file(db, doc, display, layer, n_layer, err);
+			r = load_rules_file(db, doc, display, layer, n_layer, collect, &local);
+		/* rules lint: a file that cannot be read or parsed is one problem; go on */
+		r = problem(collect, r, err, &local);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -904,7 +1002,8 @@ static int collect_needles(struct rules_db *db)
 }
 
 /* Every capability named by the rules exists in the table. */
-static int check_caps_known(const struct rules_db *db, struct s2c_error *err)
+static int check_caps_known(const struct rules_db *db, struct rules_problems *collect,
+			    struct s2c_error *err)
 {
 	for (size_t i = 0; i < db->n; i++) {
 		const struct rule *r = db->rules[i];
@@ -913,41 +1012,78 @@ static int check_caps_known(const struct rules_db *db, struct s2c_error *err)
 		for (size_t c = 0; c < r->n_conditions; c++)
 			m |= r->conditions[c].caps.permitted | r->conditions[c].caps.inheritable;
 		for (unsigned b = 0; b < 64; b++)
-			if ((m & S2C_CAPMASK(b)) && !db->caps.caps[b].known)
-				return s2c_error_set(err, -EINVAL,
-						     "%s: %s: capability %u is not in the capability table",
-						     r->file, r->where, b);
+			if ((m & S2C_CAPMASK(b)) && !db->caps.caps[b].known) {
+				int e = s2c_error_set(err, -EINVAL,
+						      "%s: %s: capability %u is not in the capability table",
+						      r->file, r->where, b);
+				if (!collect)
+					return e;
+				e = rules_problems_add(collect, err->msg);
+				s2c_error_clear(err);
+				if (e < 0)
+					return e;
+			}
 	}
 	return 0;
 }
 
-int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
-		  struct s2c_error *err)
+static int overlaps(const struct rules_db *db, struct rules_problems *collect,
+		    struct s2c_error *err);
+
+/* Remember what each layer contributed, for reports. */
+static int note_layer(struct rules_db *db, const char *dir, bool present, size_t n_rules)
+{
+	struct rules_db_layer *nl = realloc(db->layers, (db->n_layers + 1) * sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	db->layers = nl;
+	nl[db->n_layers] = (struct rules_db_layer){ .dir = strdup(dir), .present = present,
+						    .rules = n_rules };
+	if (!nl[db->n_layers].dir)
+		return -ENOMEM;
+	db->n_layers++;
+	return 0;
+}
+
+static bool layer_absent(const struct rules_layer *l)
+{
+	struct stat st;
+
+	return l->dirfd == RULES_LAYER_ABSENT ||
+	       (l->dirfd < 0 && stat(l->dir, &st) < 0 && errno == ENOENT);
+}
+
+int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_load_flags flags,
+			 struct rules_problems *collect, struct rules_db **ret, struct s2c_error *err)
 {
 	_cleanup_(rules_db_freep) struct rules_db *db = calloc(1, sizeof(*db));
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned char digest[EVP_MAX_MD_SIZE];
+	struct s2c_error local = { 0 };
 	unsigned dlen = 0;
-	size_t ndirs = 0, loaded = 0;
+	size_t loaded = 0;
 	int r = 0;
 
 	if (!db || !md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
 		EVP_MD_CTX_free(md);
 		return -ENOMEM;
 	}
-	while (dirs[ndirs])
-		ndirs++;
-	for (size_t i = 0; i < ndirs && r == 0; i++) {
+	for (size_t i = 0; i < n && r == 0; i++) {
 		struct rule **layer = NULL;
 		size_t n_layer = 0;
-		struct stat st;
 
 		/* Optional layers (e.g. /etc) may be absent; a lone --db may not. */
-		if (ndirs > 1 && stat(dirs[i], &st) < 0 && errno == ENOENT)
+		if (layers[i].optional && layer_absent(&layers[i])) {
+			r = note_layer(db, layers[i].dir, false, 0);
 			continue;
-		r = load_dir(db, dirs[i], flags, md, &layer, &n_layer, err);
+		}
+		r = load_dir(db, layers[i].dir, layers[i].dirfd, flags, md, &layer, &n_layer, collect,
+			     err);
 		if (r == 0)
 			r = merge_layer(db, layer, n_layer);
+		if (r == 0)
+			r = note_layer(db, layers[i].dir, true, n_layer);
 		free(layer);
 		loaded++;
 	}
@@ -957,21 +1093,38 @@ int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct r
 	if (r < 0)
 		return r;
 	if (loaded == 0)
-		return s2c_error_set(err, -ENOENT, "no rules directory found (looked in %s)", dirs[0]);
+		return s2c_error_set(err, -ENOENT, "no rules directory found (looked in %s)",
+				     n ? layers[0].dir : "nothing");
 	if (!db->have_caps)
 		return s2c_error_set(err, -ENOENT, "no %s in any rules directory", CAPS_FILE);
 	hex_encode(digest, dlen, db->hash);
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
-	r = check_caps_known(db, err);
+	r = problem(collect, check_caps_known(db, collect, &local), err, &local);
 	if (r == 0)
 		r = collect_needles(db);
 	if (r == 0 && (flags & RULES_LOAD_NO_OVERLAP))
-		r = rules_db_check_overlaps(db, err);
+		r = problem(collect, overlaps(db, collect, &local), err, &local);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(db);
 	return 0;
+}
+
+int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
+		  struct s2c_error *err)
+{
+	struct rules_layer layers[64];
+	size_t n = 0;
+
+	while (dirs[n] && n < S2C_ELEMENTSOF(layers)) {
+		layers[n] = (struct rules_layer){ .dir = dirs[n], .dirfd = -1 };
+		n++;
+	}
+	/* Optional layers (e.g. /etc) may be absent; a lone --db may not. */
+	for (size_t i = 0; n > 1 && i < n; i++)
+		layers[i].optional = true;
+	return rules_db_load_layers(layers, n, flags, NULL, ret, err);
 }
 
 const struct rule *rules_db_find(const struct rules_db *db, const char *id)
@@ -1002,7 +1155,20 @@ static bool packages_disjoint(const struct rule *a, const struct rule *b)
 	return true;
 }
 
-int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
+/* Record an overlap (collecting) or fail with it. */
+static int overlap_found(struct rules_problems *collect, struct s2c_error *err)
+{
+	int r;
+
+	if (!collect)
+		return -EINVAL;
+	r = rules_problems_add(collect, err->msg);
+	s2c_error_clear(err);
+	return r;
+}
+
+static int overlaps(const struct rules_db *db, struct rules_problems *collect,
+		    struct s2c_error *err)
 {
 	for (size_t i = 0; i < db->n; i++)
 		for (size_t j = i + 1; j < db->n; j++) {
@@ -1015,21 +1181,36 @@ int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
 					int hit = glob_intersect(a->paths[x], b->paths[y]);
 					if (hit < 0)
 						return hit;
-					if (hit)
-						return s2c_error_set(
-							err, -EINVAL,
-							"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
-							"(%s %s); give both disjoint match.packages or narrow the globs",
-							a->file, a->where, x, a->paths[x], b->paths[y], b->id,
-							b->file, b->where);
+					if (!hit)
+						continue;
+					(void)s2c_error_set(
+						err, -EINVAL,
+						"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
+						"(%s %s); give both disjoint match.packages or narrow the globs",
+						a->file, a->where, x, a->paths[x], b->paths[y], b->id,
+						b->file, b->where);
+					hit = overlap_found(collect, err);
+					if (hit < 0)
+						return hit;
 				}
 			for (size_t x = 0; a->names && a->names[x]; x++)
-				for (size_t y = 0; b->names && b->names[y]; y++)
-					if (s2c_streq(a->names[x], b->names[y]))
-						return s2c_error_set(
-							err, -EINVAL,
-							"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
-							a->file, a->where, x, a->names[x], b->id, b->file, b->where);
+				for (size_t y = 0; b->names && b->names[y]; y++) {
+					int e;
+					if (!s2c_streq(a->names[x], b->names[y]))
+						continue;
+					(void)s2c_error_set(
+						err, -EINVAL,
+						"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
+						a->file, a->where, x, a->names[x], b->id, b->file, b->where);
+					e = overlap_found(collect, err);
+					if (e < 0)
+						return e;
+				}
 		}
 	return 0;
+}
+
+int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
+{
+	return overlaps(db, NULL, err);
 }

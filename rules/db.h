@@ -58,6 +58,7 @@ struct rule_when {
 	const char **os;        /**< os-release IDs, NULL-terminated, or NULL */
 	const char *file_exists;
 	const char *version_min, *version_max;  /**< the program's version is at least / below */
+	int setuid_root;        /**< -1 unset, else whether the file must be set-user-ID root */
 };
 
 /** A condition: the first one that holds replaces the verdict. */
@@ -70,6 +71,8 @@ struct rule_condition {
 	bool has_needs;
 	struct fcaps needs;
 	const char *reason;
+	const char *owner, *group;  /**< after migration when this condition holds, or NULL */
+	int mode;                   /**< after migration when this condition holds, or -1 */
 };
 
 /**
@@ -123,6 +126,13 @@ struct rule {
 				         accepted, or NULL */
 };
 
+/** What one layer of the database contributed. */
+struct rules_db_layer {
+	char *dir;                  /**< as named when loading */
+	bool present;               /**< false: an optional layer that does not exist */
+	size_t rules;               /**< rules it holds (before layering) */
+};
+
 /** The loaded database. */
 struct rules_db {
 	struct rule **rules;        /**< after layering, sorted by id */
@@ -142,6 +152,30 @@ struct rules_db {
 	size_t n_strings;
 	const char **prefixes;      /**< the rules' version prefixes, NULL-terminated */
 	size_t n_prefixes;
+	struct rules_db_layer *layers;  /**< in loading order */
+	size_t n_layers;
+};
+
+/** Every problem found (rules lint), as "file: $.path: message". */
+struct rules_problems {
+	char **v;
+	size_t n;
+};
+
+/** Record @msg (copied; a repeat is ignored).  Returns 0 or -ENOMEM. */
+int rules_problems_add(struct rules_problems *p, const char *msg);
+
+/** Free the messages and reset @p. */
+void rules_problems_release(struct rules_problems *p);
+
+/** rules_layer::dirfd of an optional layer known to be absent. */
+#define RULES_LAYER_ABSENT (-2)
+
+/** One directory of the database. */
+struct rules_layer {
+	const char *dir;            /**< its name in messages; opened by name when dirfd is -1 */
+	int dirfd;                  /**< an open directory (borrowed), -1, or RULES_LAYER_ABSENT */
+	bool optional;              /**< when it does not exist, it is skipped */
 };
 
 /** Loader behaviour. */
@@ -159,6 +193,15 @@ enum rules_load_flags {
  */
 int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
 		  struct s2c_error *err);
+
+/**
+ * Load the @n layers in order, as rules_db_load() does.  @collect (rules
+ * lint): record every problem there and go on without the bad rule or file,
+ * instead of failing at the first; the result is then returned even with
+ * problems.  Without @collect, the first problem fails the load.
+ */
+int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_load_flags flags,
+			 struct rules_problems *collect, struct rules_db **ret, struct s2c_error *err);
 
 /** Free; accepts NULL; returns NULL. */
 struct rules_db *rules_db_free(struct rules_db *db);

@@ -451,6 +451,12 @@ static int eval_when(const struct engine *e, const struct decision *d, const str
 		APPEND("%s%s exists: %s", len ? "; " : "", w->file_exists, ok ? "yes" : "no");
 		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
 	}
+	if (w->setuid_root >= 0) {
+		bool is = d->facts->flags & FACT_SETUID_ROOT;
+		APPEND("%sthe file is %sset-user-ID root: %s", len ? "; " : "",
+		       w->setuid_root ? "" : "not ", is == (bool)w->setuid_root ? "yes" : "no");
+		holds = holds == 1 && is == (bool)w->setuid_root ? 1 : holds == -1 ? -1 : 0;
+	}
 	if (w->version_min || w->version_max) {
 		_cleanup_free_ char *v = NULL;
 		const char *src = NULL;
@@ -550,7 +556,8 @@ struct outcome {
 	enum verdict verdict;
 	const struct fcaps *caps;
 	uint64_t needs;
-	const struct rule *rule;
+	const char *owner, *group;
+	int mode;
 };
 
 static int rule_outcome(const struct engine *e, const struct decision *d, const struct rule *r,
@@ -566,7 +573,9 @@ static int rule_outcome(const struct engine *e, const struct decision *d, const 
 		if (h == 1)
 			c = &r->conditions[i];
 	}
-	o->rule = r;
+	o->owner = c && c->owner ? c->owner : r->owner;
+	o->group = c && c->group ? c->group : r->group;
+	o->mode = c && c->mode >= 0 ? c->mode : r->mode;
 	o->verdict = c ? c->verdict : r->verdict;
 	o->caps = c && c->has_caps ? &c->caps : r->has_caps ? &r->caps : NULL;
 	if (o->verdict == VERDICT_DROP)
@@ -589,8 +598,7 @@ static bool outcome_same(const struct outcome *a, const struct outcome *b)
 		return false;
 	/* a migration also names the state after */
 	return a->verdict != VERDICT_MIGRATE ||
-	       (same_str(a->rule->owner, b->rule->owner) && same_str(a->rule->group, b->rule->group) &&
-		a->rule->mode == b->rule->mode);
+	       (same_str(a->owner, b->owner) && same_str(a->group, b->group) && a->mode == b->mode);
 }
 
 /*
@@ -695,18 +703,37 @@ static enum risk risk_now(const struct engine *e, const struct facts *f)
 
 /* --- the state after ------------------------------------------------------------------ */
 
+/* The owner, group and mode a migration asks for: the chosen condition's, else the rule's. */
+static const char *want_owner(const struct rule *rule, const struct decision *d)
+{
+	return d->cond && d->cond->owner ? d->cond->owner : rule ? rule->owner : NULL;
+}
+
+static const char *want_group(const struct rule *rule, const struct decision *d)
+{
+	return d->cond && d->cond->group ? d->cond->group : rule ? rule->group : NULL;
+}
+
+static int want_mode(const struct rule *rule, const struct decision *d)
+{
+	return d->cond && d->cond->mode >= 0 ? d->cond->mode : rule ? rule->mode : -1;
+}
+
 static int resolve_owner(const struct engine *e, const struct rule *rule, struct decision *d)
 {
 	const struct facts *f = d->facts;
+	const char *owner = want_owner(rule, d), *group = want_group(rule, d);
 
 	d->uid = f->uid;
 	d->gid = f->gid;
-	if (rule && rule->owner && idmap_uid(e->ids, rule->owner, &d->uid) < 0)
-		return warn(d, "user '%s' of the rule does not exist on the target; owner kept",
-			    rule->owner);
-	if (rule && rule->group && idmap_gid(e->ids, rule->group, &d->gid) < 0)
-		return warn(d, "group '%s' of the rule does not exist on the target; group kept",
-			    rule->group);
+	if (owner && idmap_uid(e->ids, owner, &d->uid) < 0)
+		return warn(d, "user '%s' of the rule does not exist on the target; owner kept", owner);
+	if (owner)
+		d->owner_after = owner;
+	if (group && idmap_gid(e->ids, group, &d->gid) < 0)
+		return warn(d, "group '%s' of the rule does not exist on the target; group kept", group);
+	if (group)
+		d->group_after = group;
 	return 0;
 }
 
@@ -772,10 +799,10 @@ static int finish_state(const struct engine *e, const struct rule *rule, struct 
 			r = resolve_owner(e, rule, d);
 		mode &= ~(uint32_t)S_ISUID;
 		/* setgid to a non-root group is a narrow privilege: left as it is */
-		if (d->gid == 0 || (rule && rule->mode >= 0))
+		if (d->gid == 0 || want_mode(rule, d) >= 0)
 			mode &= ~(uint32_t)S_ISGID;
-		if (rule && rule->mode >= 0)
-			mode = (uint32_t)rule->mode;
+		if (want_mode(rule, d) >= 0)
+			mode = (uint32_t)want_mode(rule, d);
 		d->mode = mode;
 		d->changes = d->uid != f->uid || d->gid != f->gid || d->mode != (f->mode & 07777) ||
 			     !f->has_caps || f->caps_error || !fcaps_equal(&d->caps, &f->caps);
@@ -922,6 +949,7 @@ static int apply_rule(const struct engine *e, const struct rule *rule, struct de
 	r = eval_conditions(e, rule, d, &c);
 	if (r < 0)
 		return r;
+	d->cond = c;
 	d->verdict = c ? c->verdict : rule->verdict;
 	r = set_reason(d, "%s", c ? c->reason : rule->reason);
 	if (r < 0)

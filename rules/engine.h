@@ -79,6 +79,9 @@ struct decision {
 	const char *ambiguous[8];          /**< ids of the rules that tied for the file */
 	size_t n_ambiguous;
 	enum tie_outcome tie;              /**< how a tie between rules was settled */
+	const struct rule_condition *cond; /**< the rule's condition that set the verdict, or NULL */
+	const char *owner_after;           /**< the owner's name the rule asked for (borrowed), or NULL */
+	const char *group_after;           /**< the group's name the rule asked for (borrowed), or NULL */
 	char *match_how;                   /**< why the rule matched */
 	enum verdict verdict;
 	char *reason;                      /**< one sentence */
