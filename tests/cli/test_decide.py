@@ -120,8 +120,169 @@ def test_overlap_is_an_error(ctx):
                   b"local.json" in err and not out, f"{rc} {err!r}")
 
 
+# --- the fixed rules ----------------------------------------------------------------------
+
+GROUPS = "root:x:0:\nshadow:x:42:\nsquid:x:31:\napache:x:48:\nwww-data:x:33:\ngames:x:60:\n"
+
+
+def image(ctx, name, os_id, files, packages=(), groups=GROUPS):
+    """A tree with os-release, group file, the files (path -> (mode, gid)) and a dpkg
+    database naming (package, version, [paths])."""
+    root = ctx.tree(name)
+    s2ctest.mkfile(root, "/etc/os-release", 0o644, f"ID={os_id}\n".encode())
+    s2ctest.mkfile(root, "/etc/group", 0o644, groups.encode())
+    s2ctest.mkfile(root, "/etc/passwd", 0o644, b"root:x:0:0::/root:/bin/sh\n")
+    for path, (mode, gid) in files.items():
+        s2ctest.mkfile(root, path, mode, uid=0 if is_root() else None,
+                       gid=gid if is_root() else None)
+    if packages:
+        info = os.path.join(root, "var/lib/dpkg/info")
+        os.makedirs(info, exist_ok=True)
+        status = []
+        for pkg, version, paths in packages:
+            with open(os.path.join(info, pkg + ".list"), "w") as f:
+                f.write("".join(p + "\n" for p in paths))
+            status.append(f"Package: {pkg}\nStatus: install ok installed\nVersion: {version}\n")
+        with open(os.path.join(root, "var/lib/dpkg/status"), "w") as f:
+            f.write("\n".join(status))
+    return root
+
+
+def check_decision(ctx, name, d, rule=None, verdict=None, caps=None, mode=None, group=None,
+                   reason=None, warning=None):
+    if not d:
+        ctx.check(name, False, "no decision")
+        return
+    got = (d["rule"] or {}).get("id")
+    if rule:
+        ctx.check(f"{name}: rule", got == rule, f"{got} {d['reason']}")
+    if verdict:
+        ctx.check(f"{name}: verdict", d["verdict"] == verdict, f"{d['verdict']}: {d['reason']}")
+    if caps is not None:
+        ctx.check(f"{name}: caps", d["caps_after"] == caps, f"{d['caps_after']}")
+    if mode:
+        ctx.check(f"{name}: mode", d["mode_after"] == mode, d["mode_after"])
+    if group is not None:
+        ctx.check(f"{name}: group", d["gid_after"] == group, f"{d['gid_after']}")
+    if reason:
+        ctx.check(f"{name}: reason", reason in d["reason"], d["reason"])
+    if warning:
+        ctx.check(f"{name}: warning", any(warning in w for w in d["warnings"]), repr(d["warnings"]))
+
+
+def test_fixed_rules(ctx):
+    """Each corrected rule decides what its sources say."""
+    if not is_root():
+        return SKIP   # the files must be owned by root for the engine to decide about them
+    root = image(ctx, "fixed-debian", "debian", {
+        "/usr/bin/tcptraceroute.mt": (0o4755, 0),
+        "/usr/sbin/nethogs": (0o4755, 0),
+        "/usr/bin/xtrlock": (0o2755, 42),
+        "/usr/lib/policykit-1/polkit-agent-helper-1": (0o4755, 0),
+        "/usr/lib/squid/pinger": (0o4755, 0),
+        "/usr/lib/qemu/qemu-bridge-helper": (0o4755, 0),
+        "/usr/bin/kwin_wayland": (0o4755, 0),
+        "/usr/bin/kwin_x11": (0o4755, 0),
+        "/usr/lib/cockpit/cockpit-session": (0o4750, 0),
+        "/usr/lib/snapd/snap-confine": (0o4755, 0),
+        "/usr/lib/apache2/suexec-pristine": (0o4754, 33),
+    }, packages=[("kwin-wayland", "4:5.27.5-3", ["/usr/bin/kwin_wayland"]),
+                 ("cockpit-ws", "287.1-0+deb12u3", ["/usr/lib/cockpit/cockpit-session"]),
+                 ("snapd", "2.57.6-1+deb12u1", ["/usr/lib/snapd/snap-confine"])])
+    d = explain(ctx, root, ["/usr/bin/tcptraceroute.mt", "/usr/sbin/nethogs", "/usr/bin/xtrlock",
+                            "/usr/lib/policykit-1/polkit-agent-helper-1", "/usr/lib/squid/pinger",
+                            "/usr/lib/qemu/qemu-bridge-helper", "/usr/bin/kwin_wayland",
+                            "/usr/bin/kwin_x11", "/usr/lib/cockpit/cockpit-session",
+                            "/usr/lib/snapd/snap-confine", "/usr/lib/apache2/suexec-pristine"])
+    check_decision(ctx, "tcptraceroute", d.get("/usr/bin/tcptraceroute.mt"),
+                   "tcptraceroute.tcptraceroute", "keep", reason="Got root?")
+    check_decision(ctx, "nethogs", d.get("/usr/sbin/nethogs"), "nethogs.nethogs", "review",
+                   reason="cap_dac_read_search,cap_sys_ptrace")
+    check_decision(ctx, "xtrlock 2755 root:shadow", d.get("/usr/bin/xtrlock"), "xtrlock.xtrlock",
+                   "keep", caps=None, mode="2755")
+    check_decision(ctx, "polkit helper, old path", d.get("/usr/lib/policykit-1/polkit-agent-helper-1"),
+                   "polkit.polkit-agent-helper-1", "keep")
+    check_decision(ctx, "pinger on Debian", d.get("/usr/lib/squid/pinger"), "squid.pinger",
+                   "migrate", "cap_net_raw=ep", "0755", 0)
+    check_decision(ctx, "qemu-bridge-helper", d.get("/usr/lib/qemu/qemu-bridge-helper"),
+                   "qemu.qemu-bridge-helper", "migrate", "cap_net_admin=ep",
+                   warning="drop_privileges() runs only when geteuid() == 0")
+    check_decision(ctx, "kwin_wayland Plasma 5 on Debian", d.get("/usr/bin/kwin_wayland"),
+                   "kwin.kwin_wayland", "migrate", "cap_sys_resource=ep")
+    check_decision(ctx, "kwin_x11", d.get("/usr/bin/kwin_x11"), "kwin.kwin_x11", "review")
+    check_decision(ctx, "cockpit-session 287", d.get("/usr/lib/cockpit/cockpit-session"),
+                   "cockpit.cockpit-session", "keep")
+    check_decision(ctx, "snap-confine 2.57", d.get("/usr/lib/snapd/snap-confine"),
+                   "snapd.snap-confine", "keep")
+    check_decision(ctx, "suexec on Debian", d.get("/usr/lib/apache2/suexec-pristine"),
+                   "httpd.suexec", "migrate", "cap_setgid,cap_setuid=ep", "0750", 33)
+
+    # newer versions: Plasma 6, cockpit 330, snapd 2.70
+    root = image(ctx, "fixed-newer", "debian", {
+        "/usr/bin/kwin_wayland": (0o4755, 0),
+        "/usr/lib/cockpit/cockpit-session": (0o4750, 0),
+        "/usr/lib/snapd/snap-confine": (0o4755, 0),
+        "/usr/bin/xtrlock": (0o4755, 0),
+    }, packages=[("kwin-wayland", "4:6.3.5-1", ["/usr/bin/kwin_wayland"]),
+                 ("cockpit-ws", "330-1", ["/usr/lib/cockpit/cockpit-session"]),
+                 ("snapd", "2.70-1", ["/usr/lib/snapd/snap-confine"])])
+    d = explain(ctx, root, ["/usr/bin/kwin_wayland", "/usr/lib/cockpit/cockpit-session",
+                            "/usr/lib/snapd/snap-confine", "/usr/bin/xtrlock"])
+    check_decision(ctx, "kwin_wayland Plasma 6", d.get("/usr/bin/kwin_wayland"), "kwin.kwin_wayland",
+                   "migrate", "cap_sys_nice=ep")
+    check_decision(ctx, "cockpit-session 330", d.get("/usr/lib/cockpit/cockpit-session"),
+                   "cockpit.cockpit-session", "drop", None, "0750")
+    check_decision(ctx, "snap-confine 2.70", d.get("/usr/lib/snapd/snap-confine"),
+                   "snapd.snap-confine", "migrate",
+                   "cap_chown,cap_dac_override,cap_dac_read_search,cap_fowner,cap_sys_chroot,"
+                   "cap_sys_ptrace,cap_sys_admin=p")
+    check_decision(ctx, "xtrlock setuid root", d.get("/usr/bin/xtrlock"), "xtrlock.xtrlock",
+                   "review", reason="This copy is setuid root")
+    ctx.check("xtrlock setuid root: unchanged", d.get("/usr/bin/xtrlock", {}).get("changes") is False, "")
+
+    # openSUSE: the pinger stays executable by group squid only; Fedora: suexec 0510 root:apache
+    root = image(ctx, "fixed-suse", "opensuse-tumbleweed", {"/usr/libexec/squid/pinger": (0o4750, 31)})
+    d = explain(ctx, root, ["/usr/libexec/squid/pinger"])
+    check_decision(ctx, "pinger on openSUSE", d.get("/usr/libexec/squid/pinger"), "squid.pinger",
+                   "migrate", "cap_net_raw=ep", "0750", 31)
+    root = image(ctx, "fixed-fedora", "fedora", {"/usr/sbin/suexec": (0o4755, 0),
+                                                "/usr/bin/kwin_wayland": (0o4755, 0)})
+    d = explain(ctx, root, ["/usr/sbin/suexec", "/usr/bin/kwin_wayland"])
+    check_decision(ctx, "suexec on Fedora", d.get("/usr/sbin/suexec"), "httpd.suexec", "migrate",
+                   "cap_setgid,cap_setuid=ep", "0510", 48)
+    check_decision(ctx, "kwin_wayland on Fedora", d.get("/usr/bin/kwin_wayland"), "kwin.kwin_wayland",
+                   "migrate", "cap_sys_nice=ep")
+    # Ubuntu's GStreamer 1.24 helper also gets cap_sys_nice; Kali's nmap its own set
+    gst = "/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-ptp-helper"
+    root = image(ctx, "fixed-ubuntu", "ubuntu", {gst: (0o4755, 0)},
+                 packages=[("libgstreamer1.0-0", "1.24.2-1ubuntu0.1", [gst])])
+    d = explain(ctx, root, [gst])
+    check_decision(ctx, "gst-ptp-helper Ubuntu 24.04", d.get(gst), "gstreamer.gst-ptp-helper",
+                   "migrate", "cap_net_bind_service,cap_net_admin,cap_sys_nice=ep")
+    root = image(ctx, "fixed-kali", "kali", {"/usr/lib/nmap/nmap": (0o4755, 0)})
+    d = explain(ctx, root, ["/usr/lib/nmap/nmap"])
+    check_decision(ctx, "nmap on Kali", d.get("/usr/lib/nmap/nmap"), "nmap.nmap", "migrate",
+                   "cap_net_bind_service,cap_net_admin,cap_net_raw=eip")
+
+
+def test_ping_without_libcap(ctx):
+    """iputils ping built without libcap cannot raise cap_net_raw: it gets =ep, and says so."""
+    if not is_root() or not shutil.which("cc"):
+        return SKIP
+    root = ctx.tree("nolibcap")
+    src = os.path.join(ctx.tmp, "ping.c")
+    with open(src, "w") as f:
+        f.write('#include <stdio.h>\nint main(void) { puts("ping from iputils 20240905"); return 0; }\n')
+    os.makedirs(os.path.join(root, "usr/bin"))
+    subprocess.run(["cc", "-o", os.path.join(root, "usr/bin/ping"), src], check=True)
+    os.chmod(os.path.join(root, "usr/bin/ping"), 0o4755)
+    d = explain(ctx, root, ["/usr/bin/ping"])
+    check_decision(ctx, "ping without libcap", d.get("/usr/bin/ping"), "iputils.ping", "migrate",
+                   "cap_net_raw=ep", warning="capability-dumb")
+
+
 TESTS = [test_lint_every_problem, test_lint_missing_directory, test_lint_bundled,
-         test_overlap_is_an_error]
+         test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
