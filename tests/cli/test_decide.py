@@ -281,8 +281,63 @@ def test_ping_without_libcap(ctx):
                    "cap_net_raw=ep", warning="capability-dumb")
 
 
+# --- the programs that had no rule ----------------------------------------------------------
+
+NEW_GROUPS = GROUPS + "mail:x:8:\nstapusr:x:156:\nvirtlogin:x:157:\nsmmsp:x:51:\nlock:x:54:\ntlog:x:158:\n"
+
+
+def test_new_rules(ctx):
+    """A sample of the programs that had no rule: each has one, with its sources, and the
+    verdict the distribution's packaging supports."""
+    if not is_root():
+        return SKIP
+    files = {
+        "/usr/bin/sudo-rs": (0o4111, 0), "/usr/bin/su-rs": (0o4755, 0), "/usr/bin/doas": (0o4755, 0),
+        "/usr/bin/staprun": (0o4110, 156), "/usr/bin/virt-login-shell": (0o4750, 157),
+        "/usr/sbin/grub2-set-bootflag": (0o4755, 0), "/usr/bin/lockfile": (0o2755, 8),
+        "/usr/bin/dotlockfile": (0o2755, 8), "/usr/bin/mail-lock": (0o2755, 8),
+        "/usr/libexec/sendmail/sendmail": (0o2755, 51), "/usr/sbin/lockdev": (0o2711, 54),
+        "/usr/games/hack": (0o2755, 60), "/usr/games/rogue": (0o4755, 0),
+        "/usr/bin/dotlock.mailutils": (0o2755, 0), "/bin/bbsuid": (0o4111, 0),
+        "/usr/libexec/hercules/hercifc": (0o4755, 0), "/usr/bin/hercules": (0o4755, 0),
+        "/usr/lib/eject/dmcrypt-get-device": (0o4755, 0), "/usr/libexec/mktex/public": (0o2755, 0),
+    }
+    root = image(ctx, "new-rules", "fedora", files, groups=NEW_GROUPS)
+    d = explain(ctx, root, list(files))
+    want = {
+        "/usr/bin/sudo-rs": ("sudo-rs.sudo-rs", "keep", None),
+        "/usr/bin/su-rs": ("sudo-rs.su-rs", "keep", None),
+        "/usr/bin/doas": ("opendoas.doas", "keep", None),
+        "/usr/bin/staprun": ("systemtap.staprun", "keep", None),
+        "/usr/bin/virt-login-shell": ("libvirt.virt-login-shell", "keep", None),
+        "/usr/sbin/grub2-set-bootflag": ("grub2.grub2-set-bootflag", "keep", None),
+        "/usr/bin/lockfile": ("procmail.lockfile", "keep", None),
+        "/usr/bin/dotlockfile": ("liblockfile.dotlockfile", "keep", None),
+        "/usr/bin/mail-lock": ("lockfile-progs.mail-lock", "keep", None),
+        "/usr/libexec/sendmail/sendmail": ("sendmail.sendmail", "keep", None),
+        "/usr/sbin/lockdev": ("lockdev.lockdev", "keep", None),
+        "/usr/games/hack": ("games.setgid-games", "keep", None),
+        "/usr/games/rogue": ("games.setgid-games", "review", None),
+        "/usr/bin/dotlock.mailutils": ("mailutils.dotlock", "review", None),
+        "/bin/bbsuid": ("busybox.bbsuid", "keep", None),
+        "/usr/libexec/hercules/hercifc": ("hercules.hercifc", "migrate", "cap_net_admin=ep"),
+        "/usr/bin/hercules": ("hercules.hercules", "migrate", "cap_sys_nice=eip"),
+        "/usr/lib/eject/dmcrypt-get-device": ("eject.dmcrypt-get-device", "keep", None),
+        "/usr/libexec/mktex/public": ("texlive.mktex-public", "keep", None),
+    }
+    for path, (rid, verdict, caps) in want.items():
+        check_decision(ctx, path, d.get(path), rid, verdict, caps)
+        dd = d.get(path) or {}
+        ctx.check(f"{path}: sources", bool((dd.get("rule") or {}).get("sources")), "")
+        if verdict == "keep":
+            ctx.check(f"{path}: unchanged", dd.get("changes") is False, "")
+    # the rules say why in their own words, not the generic fallback
+    ctx.check("games: narrow group", "high-score" in d["/usr/games/hack"]["reason"], "")
+    ctx.check("setuid-root game: by hand", "2755 root:games" in d["/usr/games/rogue"]["reason"], "")
+
+
 TESTS = [test_lint_every_problem, test_lint_missing_directory, test_lint_bundled,
-         test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap]
+         test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap, test_new_rules]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
