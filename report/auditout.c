@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
+#include "pkgdb.h"
 #include "jsonout.h"
 #include "util.h"
 #include "common.h"
@@ -385,6 +386,20 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 	if (h)
 		(void)fprintf(out, "target: %s, kernel %s%s%s\n", h->live ? "this host" : "image",
 			      h->kernel_release, os ? ", " : "", os ? os : "");
+	if (h && h->pkgdb) {
+		const char *problem = pkgdb_problem(h->pkgdb);
+		_cleanup_free_ char *p = problem ? escape_text(problem) : NULL;
+		(void)fputs("package database:", out);
+		for (size_t i = 0; i < pkgdb_count(h->pkgdb); i++)
+			(void)fprintf(out, "%s %s", i ? "," : "",
+				      pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)));
+		if (!pkgdb_count(h->pkgdb))
+			(void)fputs(" none (owners unknown: programs are told apart by their binaries)",
+				    out);
+		if (p)
+			(void)fprintf(out, "; %s", p);
+		(void)fputc('\n', out);
+	}
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
 	if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
@@ -551,6 +566,7 @@ struct json_object *auditout_host_json(const struct audit *a)
 {
 	const struct host *h = a->host;
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *dbs;
 	char ver[64];
 
 	if (!o)
@@ -562,8 +578,17 @@ struct json_object *auditout_host_json(const struct audit *a)
 	    jsonout_add_name(o, "os_id", h->os_id) < 0 ||
 	    jsonout_add_name(o, "os", h->os_pretty) < 0 ||
 	    jsonout_add_name(o, "ping_group_range", a->ping_group_range) < 0 ||
-	    jsonout_add_bool(o, "package_database", h->pkg_db) < 0)
+	    jsonout_add_bool(o, "package_database", h->pkg_db) < 0 ||
+	    jsonout_add_name(o, "package_database_problem",
+			     h->pkgdb ? pkgdb_problem(h->pkgdb) : NULL) < 0)
 		return NULL;
+	dbs = json_object_new_array();
+	if (jsonout_add(o, "package_databases", dbs) < 0)
+		return NULL;
+	for (size_t i = 0; h->pkgdb && i < pkgdb_count(h->pkgdb); i++)
+		if (jsonout_push(dbs, json_object_new_string(
+					      pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)))) < 0)
+			return NULL;
 	return TAKE_PTR(o);
 }
 

@@ -336,8 +336,253 @@ def test_new_rules(ctx):
     ctx.check("setuid-root game: by hand", "2755 root:games" in d["/usr/games/rogue"]["reason"], "")
 
 
+# --- real Debian binaries, told apart in trees without a package database ----------------
+
+DEBS = ["iputils-ping", "inetutils-ping", "iputils-arping", "arping", "passwd", "util-linux", "beep"]
+DEB_CACHE = os.path.join(s2ctest.SRC, "build", "test-deps", "debs")
+
+
+def debs(ctx):
+    """The Debian packages of DEBS, fetched once with apt-get download into
+    build/test-deps/debs (never installed); None when the archive cannot be reached."""
+    os.makedirs(DEB_CACHE, exist_ok=True)
+    have = {}
+    for name in os.listdir(DEB_CACHE):
+        if name.endswith(".deb"):
+            have[name.split("_")[0]] = os.path.join(DEB_CACHE, name)
+    missing = [p for p in DEBS if p not in have]
+    if missing:
+        p = subprocess.run(["apt-get", "download", *missing], cwd=DEB_CACHE, capture_output=True)
+        if p.returncode != 0:
+            print(f"apt-get download failed: {p.stderr.decode(errors='replace')}", file=sys.stderr)
+            return None
+        return debs(ctx)
+    return have
+
+
+def extract(ctx, deb, name):
+    """dpkg-deb -x into a fresh tree: files and modes, no package database."""
+    root = ctx.tree(name)
+    subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
+    return root
+
+
+def setuid(root, rel):
+    path = os.path.join(root, rel.lstrip("/"))
+    os.chown(path, 0, 0)
+    os.chmod(path, 0o4755)
+    return rel
+
+
+def test_identify_real_binaries(ctx):
+    """Each program of a pair that shares a name gets its own rule from its binary alone:
+    iputils and GNU inetutils ping, iputils and Habets' arping, shadow and util-linux chfn."""
+    if not is_root() or not shutil.which("dpkg-deb"):
+        return SKIP
+    pkgs = debs(ctx)
+    if pkgs is None:
+        return SKIP
+    cases = [
+        ("iputils-ping", "/bin/ping", "iputils.ping", "cap_net_raw=p", "the string 'iputils'"),
+        ("inetutils-ping", "/bin/ping", "inetutils.ping", "cap_net_raw=ep", "'GNU inetutils'"),
+        ("iputils-arping", "/usr/bin/arping", "iputils.arping", "cap_net_raw=p", "'iputils'"),
+        ("arping", "/usr/sbin/arping", "arping.arping", "cap_net_raw=ep", "NEEDs libnet.so"),
+        ("passwd", "/usr/bin/chfn", "shadow.chfn", None, "[options] [LOGIN]"),
+        ("passwd", "/usr/bin/chsh", "shadow.chsh", None, "[options] [LOGIN]"),
+    ]
+    for pkg, path, rid, caps, sign in cases:
+        root = extract(ctx, pkgs[pkg], "id-" + pkg)
+        ctx.check(f"{pkg}: no package database", not os.path.exists(os.path.join(root, "var/lib/dpkg")), "")
+        setuid(root, path)
+        d = explain(ctx, root, [path]).get(path)
+        check_decision(ctx, f"{pkg} {path}", d, rid, "keep" if caps is None else "migrate", caps)
+        if d:
+            ctx.check(f"{pkg} {path}: identified by its binary", d["confidence"] == "high" and
+                      "identify signs of '%s' only" % rid in (d["rule"] or {}).get("matched", "") and
+                      sign in d["rule"]["matched"], repr(d.get("rule")))
+            ctx.check(f"{pkg} {path}: the look-alike tied", len(d["ambiguous"]) == 2, repr(d["ambiguous"]))
+    # util-linux's chfn and chsh are not built in Debian; util-linux's own su from the same
+    # build carries the banner they would carry ("util-linux 2.38.1")
+    root = extract(ctx, pkgs["util-linux"], "id-util-linux")
+    os.makedirs(os.path.join(root, "usr/bin"), exist_ok=True)
+    shutil.copyfile(os.path.join(root, "bin/su"), os.path.join(root, "usr/bin/chfn"))
+    setuid(root, "/usr/bin/chfn")
+    d = explain(ctx, root, ["/usr/bin/chfn"]).get("/usr/bin/chfn")
+    check_decision(ctx, "util-linux chfn", d, "util-linux.chfn", "keep")
+    # a binary that shows neither program's signs: review, naming both and what settles it
+    root = ctx.tree("id-neither")
+    os.makedirs(os.path.join(root, "bin"))
+    shutil.copyfile("/usr/bin/true", os.path.join(root, "bin/ping"))
+    setuid(root, "/bin/ping")
+    d = explain(ctx, root, ["/bin/ping"]).get("/bin/ping")
+    check_decision(ctx, "neither ping", d, None, "review",
+                   reason="(inetutils.ping, iputils.ping) and decide differently")
+    if d:
+        ctx.check("neither ping: what settles it", "would settle it" in d["reason"] and
+                  "no package database" in d["reason"] and d["rule"] is None, d["reason"])
+    # the same binary with a package database: the package decides
+    root = extract(ctx, pkgs["inetutils-ping"], "id-with-db")
+    setuid(root, "/bin/ping")
+    os.makedirs(os.path.join(root, "var/lib/dpkg/info"))
+    with open(os.path.join(root, "var/lib/dpkg/info/inetutils-ping.list"), "w") as f:
+        f.write("/bin/ping\n")
+    d = explain(ctx, root, ["/bin/ping"]).get("/bin/ping")
+    check_decision(ctx, "inetutils ping by package", d, "inetutils.ping", "migrate")
+    if d:
+        ctx.check("by package: no tie", d["ambiguous"] == [] and d["package"] == "inetutils-ping",
+                  repr(d))
+
+
+def test_version_from_binary(ctx):
+    """beep 1.4.9 (Debian's) refuses to run set-ID: its version, read from the binary, drops it."""
+    if not is_root() or not shutil.which("dpkg-deb"):
+        return SKIP
+    pkgs = debs(ctx)
+    if pkgs is None:
+        return SKIP
+    root = extract(ctx, pkgs["beep"], "beep")
+    setuid(root, "/usr/bin/beep")
+    d = explain(ctx, root, ["/usr/bin/beep"]).get("/usr/bin/beep")
+    check_decision(ctx, "beep 1.4.9", d, "beep.beep", "drop", None, "0755",
+                   reason="Running setuid or setgid")
+    if d:
+        ctx.check("beep version from the binary", d["version"] == "1.4.9" and
+                  d["version_source"] == "binary" and d["package"] is None, repr(d))
+
+
+# --- package databases of every kind ---------------------------------------------------------
+
+
+def tree_state(root):
+    """Every file under @root with its size, mode and mtime: what must not change."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            out[os.path.relpath(p, root)] = (st.st_size, st.st_mode, st.st_mtime_ns)
+    return out
+
+
+def build_rpm(ctx, name, version, release, files):
+    """An rpm of @files (path -> (source file, mode)) built with Debian's rpmbuild in a
+    private directory; returns its path."""
+    top = ctx.tree("rpm-" + name)
+    stage = os.path.join(top, "stage")
+    lines = []
+    for path, (src, mode) in files.items():
+        dst = os.path.join(stage, path.lstrip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(src, dst)
+        lines.append(f"%attr({mode:04o},root,root) {path}")
+    spec = os.path.join(top, "t.spec")
+    with open(spec, "w") as f:
+        f.write(f"Name: {name}\nVersion: {version}\nRelease: {release}\nSummary: t\nLicense: none\n"
+                "%description\nt\n%install\nmkdir -p %{buildroot}\n"
+                f"cp -a {stage}/. %{{buildroot}}/\n%files\n" + "\n".join(lines) + "\n")
+    p = subprocess.run(["rpmbuild", "-bb", "--define", f"_topdir {top}/top", "--define",
+                        f"_dbpath {top}/db", "--define", "_build_id_links none", "--define",
+                        "__strip /bin/true", "--define", "debug_package %{nil}", spec],
+                       capture_output=True)
+    if p.returncode != 0:
+        ctx.check("rpmbuild", False, p.stderr.decode(errors="replace")[-2000:])
+        return None
+    for dirpath, _, filenames in os.walk(os.path.join(top, "top/RPMS")):
+        for n in filenames:
+            return os.path.join(dirpath, n)
+    return None
+
+
+def test_rpm_database(ctx):
+    """An rpm database built with rpm's own tools: owner and version from it, the tie between
+    iputils and inetutils ping settled by it, verify --fix tells the package's content from
+    tampering by rpm's SHA-256 file digests, and reading it changes nothing in the tree."""
+    if not is_root() or not shutil.which("rpmbuild") or not os.path.exists("/usr/bin/ping"):
+        return SKIP
+    rpm = build_rpm(ctx, "iputils", "20240905", "1.fc41",
+                    {"/usr/bin/ping": ("/usr/bin/ping", 0o4755)})
+    if not rpm:
+        return
+    root = ctx.tree("rpmroot")
+    p = subprocess.run(["rpm", "--root", root, "--dbpath", "/usr/lib/sysimage/rpm", "-i", "--nodeps",
+                        "--noscripts", "--notriggers", rpm], capture_output=True)
+    ctx.check("rpm -i", p.returncode == 0, p.stderr.decode(errors="replace"))
+    os.makedirs(os.path.join(root, "var/lib"), exist_ok=True)
+    dbdir = os.path.join(root, "usr/lib/sysimage/rpm")
+    for junk in ("rpmdb.sqlite-shm", "rpmdb.sqlite-wal", ".rpm.lock"):
+        if os.path.exists(os.path.join(dbdir, junk)):
+            os.unlink(os.path.join(dbdir, junk))
+    before = tree_state(root)
+    d = explain(ctx, root, ["/usr/bin/ping"]).get("/usr/bin/ping")
+    check_decision(ctx, "ping from rpm", d, "iputils.ping", "migrate")
+    if d:
+        ctx.check("rpm owner and version", d["package"] == "iputils" and
+                  d["package_version"] == "20240905-1.fc41" and d["ambiguous"] == [], repr(d))
+    rc, out, err = ctx.run(["audit", "--root", root, "--kernel", KERNEL])
+    ctx.check("rpm: audit says which database", b"package database: rpm" in out, out[:600])
+    ctx.check("rpm: reading the database changes nothing", tree_state(root) == before,
+              f"{sorted(set(tree_state(root)) ^ set(before))}")
+    # verify --fix: the package's own content comes back (an update) and is repaired;
+    # other content is tampering
+    rc, out, err = ctx.run(["migrate", "--root", root, "--kernel", KERNEL, "--yes", "--no-smoke"])
+    ctx.check("rpm: migrate", rc == 0, f"{rc} {err!r}")
+    ping = os.path.join(root, "usr/bin/ping")
+    shutil.copyfile("/usr/bin/ping", ping + ".new")
+    os.chmod(ping + ".new", 0o4755)
+    os.rename(ping + ".new", ping)
+    rc, out, err = ctx.run(["verify", "--root", root, "--kernel", KERNEL, "--fix", "--no-smoke"])
+    ctx.check("rpm: update recognised", b"the content of package 'iputils' (a package update)" in out,
+              f"{rc} {out!r} {err!r}")
+    ctx.check("rpm: update repaired", not os.stat(ping).st_mode & 0o4000, oct(os.stat(ping).st_mode))
+    shutil.copyfile("/usr/bin/id", ping + ".new")
+    os.chmod(ping + ".new", 0o4755)
+    os.rename(ping + ".new", ping)
+    rc, out, err = ctx.run(["verify", "--root", root, "--kernel", KERNEL, "--fix", "--no-smoke"])
+    ctx.check("rpm: tampering recognised", rc == 1 and b"not what package 'iputils' shipped" in out,
+              f"{rc} {out!r}")
+    ctx.check("rpm: tampering left alone", os.stat(ping).st_mode & 0o7777 == 0o4755, "")
+
+
+def test_apk_and_pacman_databases(ctx):
+    """apk's installed database and pacman's local database, written in their documented
+    formats: owner and version of each file, and the tie settled by the package."""
+    if not is_root():
+        return SKIP
+    import base64
+    import hashlib
+    root = ctx.tree("apkroot")
+    s2ctest.mkfile(root, "/bin/ping", 0o4755, b"\x7fELF ping of inetutils\n", uid=0, gid=0)
+    sha1 = base64.b64encode(hashlib.sha1(b"\x7fELF ping of inetutils\n").digest()).decode()
+    s2ctest.mkfile(root, "/lib/apk/db/installed", 0o644,
+                   ("C:Q1abcdefghijklmnopqrstuvwxyz0=\nP:busybox\nV:1.36.1-r5\nF:bin\nR:busybox\n\n"
+                    f"P:inetutils-ping\nV:2.5-r0\nA:x86_64\nF:bin\nR:ping\na:0:0:4755\nZ:Q1{sha1}\n\n").encode())
+    d = explain(ctx, root, ["/bin/ping"]).get("/bin/ping")
+    check_decision(ctx, "apk ping", d, "inetutils.ping", "migrate")
+    if d:
+        ctx.check("apk owner and version", d["package"] == "inetutils-ping" and
+                  d["package_version"] == "2.5-r0" and d["ambiguous"] == [], repr(d))
+    rc, out, err = ctx.run(["audit", "--root", root, "--kernel", KERNEL])
+    ctx.check("apk: audit says which database", b"package database: apk" in out, out[:600])
+
+    root = ctx.tree("pacmanroot")
+    s2ctest.mkfile(root, "/usr/bin/arping", 0o4755, b"\x7fELF arping of iputils\n", uid=0, gid=0)
+    local = "/var/lib/pacman/local"
+    s2ctest.mkfile(root, local + "/ALPM_DB_VERSION", 0o644, b"9\n")
+    s2ctest.mkfile(root, local + "/iputils-20240905-1/desc", 0o644,
+                   b"%NAME%\niputils\n\n%VERSION%\n20240905-1\n\n%ARCH%\nx86_64\n")
+    s2ctest.mkfile(root, local + "/iputils-20240905-1/files", 0o644,
+                   b"%FILES%\nusr/\nusr/bin/\nusr/bin/arping\nusr/bin/ping\n\n")
+    d = explain(ctx, root, ["/usr/bin/arping"]).get("/usr/bin/arping")
+    check_decision(ctx, "pacman arping", d, "iputils.arping", "migrate")
+    if d:
+        ctx.check("pacman owner and version", d["package"] == "iputils" and
+                  d["package_version"] == "20240905-1", repr(d))
+
+
 TESTS = [test_lint_every_problem, test_lint_missing_directory, test_lint_bundled,
-         test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap, test_new_rules]
+         test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap, test_new_rules,
+         test_identify_real_binaries, test_version_from_binary, test_rpm_database,
+         test_apk_and_pacman_databases]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
