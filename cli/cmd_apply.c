@@ -182,7 +182,7 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 	if (ex == 0)
 		ex = open_plan_root(p, &rootfd);
 	if (ex == 0)
-		ex = dbargs_load(&dba, &db);
+		ex = dbargs_load_root(&dba, p->root, &db);
 	if (ex == 0)
 		ex = redecide(ctx, &dba, db, p, a.verbose);
 	if (ex == 0)
@@ -319,7 +319,7 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		return -r;
 	ex = dry ? 0 : recover_first(s.root);
 	if (ex == 0)
-		ex = dbargs_load(&dba, &db);
+		ex = dbargs_load_root(&dba, s.root, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = &dba, .db = db, .scan = &s, .ctx = ctx,
 					   .verbose = a.verbose, .hold_unsafe = true };

@@ -132,7 +132,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	if (!k)
 		return S2C_EXIT_FINDINGS;
 	s.paths = paths;
-	ex = dbargs_load(dba, &db);
+	ex = dbargs_load_root(dba, s.root, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
 					   .verbose = aa->verbose };

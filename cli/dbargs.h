@@ -47,6 +47,14 @@ const char *dbargs_bundled_dir(void);
  */
 int dbargs_load(const struct dbargs *a, struct rules_db **ret);
 
+/**
+ * Like dbargs_load() for the target at @root (NULL or this system's "/": the
+ * host): for an image the local layer is the image's own
+ * etc/suid2cap/rules.d, opened beneath the root without following symbolic
+ * links, with the same trust checks, instead of the host's.
+ */
+int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db **ret);
+
 /** Everything the engine needs for one scan result; release with decisions_release(). */
 struct decisions {
 	struct rules_db *db;

@@ -401,6 +401,20 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 		(void)fputc('\n', out);
 	}
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
+	for (size_t i = 0; i < a->db->n_layers; i++) {
+		const struct rules_db_layer *l = &a->db->layers[i];
+		_cleanup_free_ char *dir = escape_text(l->dir);
+		const char *what = !l->label || s2c_streq(l->label, "bundled") ? NULL :
+				   s2c_streq(l->label, "local") ? "local rules" :
+				   s2c_streq(l->label, "target") ? "local rules (the target's)" : "--db";
+		if (!what)
+			continue;
+		if (l->present)
+			(void)fprintf(out, "%s: %s: %zu rule%s\n", what, dir ? dir : "?", l->rules,
+				      l->rules == 1 ? "" : "s");
+		else
+			(void)fprintf(out, "%s: %s: none\n", what, dir ? dir : "?");
+	}
 	if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
@@ -609,7 +623,7 @@ struct json_object *auditout_paths_json(const struct audit *a)
 struct json_object *auditout_database_json(const struct rules_db *db)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	struct json_object *files;
+	struct json_object *files, *layers;
 
 	if (!o || jsonout_add_string(o, "hash", db->hash) < 0 ||
 	    jsonout_add_int(o, "rules", (int64_t)db->n) < 0)
@@ -617,6 +631,21 @@ struct json_object *auditout_database_json(const struct rules_db *db)
 	files = json_object_new_array();
 	if (jsonout_add(o, "files", files) < 0)
 		return NULL;
+	layers = json_object_new_array();
+	if (jsonout_add(o, "layers", layers) < 0)
+		return NULL;
+	for (size_t i = 0; i < db->n_layers; i++) {
+		const struct rules_db_layer *l = &db->layers[i];
+		bool bundled = !l->label || s2c_streq(l->label, "bundled");
+		struct json_object *lo = json_object_new_object();
+		/* the bundled directory differs between installs: not named */
+		if (jsonout_push(layers, lo) < 0 ||
+		    jsonout_add_name(lo, "kind", l->label ? l->label : "bundled") < 0 ||
+		    jsonout_add_name(lo, "dir", bundled ? NULL : l->dir) < 0 ||
+		    jsonout_add_bool(lo, "present", l->present) < 0 ||
+		    jsonout_add_int(lo, "rules", (int64_t)l->rules) < 0)
+			return NULL;
+	}
 	/* Base names only: the directories differ between installs and machines. */
 	for (size_t i = 0; i < db->n_files; i++) {
 		const char *slash = strrchr(db->files[i], '/');

@@ -13,6 +13,7 @@
 #include "db.h"
 #include "glob.h"
 #include "jsonread.h"
+#include "resolve.h"
 #include "util.h"
 #include "trust.h"
 #include "common.h"
@@ -1031,7 +1032,8 @@ static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 		    struct s2c_error *err);
 
 /* Remember what each layer contributed, for reports. */
-static int note_layer(struct rules_db *db, const char *dir, bool present, size_t n_rules)
+static int note_layer(struct rules_db *db, const char *dir, const char *label, bool present,
+		      size_t n_rules)
 {
 	struct rules_db_layer *nl = realloc(db->layers, (db->n_layers + 1) * sizeof(*nl));
 
@@ -1039,7 +1041,7 @@ static int note_layer(struct rules_db *db, const char *dir, bool present, size_t
 		return -ENOMEM;
 	db->layers = nl;
 	nl[db->n_layers] = (struct rules_db_layer){ .dir = strdup(dir), .present = present,
-						    .rules = n_rules };
+						    .rules = n_rules, .label = label };
 	if (!nl[db->n_layers].dir)
 		return -ENOMEM;
 	db->n_layers++;
@@ -1075,7 +1077,7 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 
 		/* Optional layers (e.g. /etc) may be absent; a lone --db may not. */
 		if (layers[i].optional && layer_absent(&layers[i])) {
-			r = note_layer(db, layers[i].dir, false, 0);
+			r = note_layer(db, layers[i].dir, layers[i].label, false, 0);
 			continue;
 		}
 		r = load_dir(db, layers[i].dir, layers[i].dirfd, flags, md, &layer, &n_layer, collect,
@@ -1083,7 +1085,7 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 		if (r == 0)
 			r = merge_layer(db, layer, n_layer);
 		if (r == 0)
-			r = note_layer(db, layers[i].dir, true, n_layer);
+			r = note_layer(db, layers[i].dir, layers[i].label, true, n_layer);
 		free(layer);
 		loaded++;
 	}
@@ -1108,6 +1110,23 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(db);
+	return 0;
+}
+
+int rules_db_open_target_layer(int rootfd, int *ret_fd, struct s2c_error *err)
+{
+	int fd = resolve_open(rootfd, S2C_SYSCONF_DBDIR, O_RDONLY | O_DIRECTORY);
+
+	if (fd == -ENOENT) {
+		*ret_fd = RULES_LAYER_ABSENT;
+		return 0;
+	}
+	if (fd == -ELOOP)
+		return s2c_error_set(err, fd, "'%s' or a directory above it is a symbolic link",
+				     S2C_SYSCONF_DBDIR);
+	if (fd < 0)
+		return s2c_error_errno(err, fd, "cannot open '%s'", S2C_SYSCONF_DBDIR);
+	*ret_fd = fd;
 	return 0;
 }
 

@@ -129,6 +129,7 @@ struct rule {
 /** What one layer of the database contributed. */
 struct rules_db_layer {
 	char *dir;                  /**< as named when loading */
+	const char *label;          /**< rules_layer::label (static), or NULL */
 	bool present;               /**< false: an optional layer that does not exist */
 	size_t rules;               /**< rules it holds (before layering) */
 };
@@ -176,7 +177,17 @@ struct rules_layer {
 	const char *dir;            /**< its name in messages; opened by name when dirfd is -1 */
 	int dirfd;                  /**< an open directory (borrowed), -1, or RULES_LAYER_ABSENT */
 	bool optional;              /**< when it does not exist, it is skipped */
+	const char *label;          /**< what it is, for reports ("bundled", "local", "target",
+				         "db"), or NULL */
 };
+
+/**
+ * Open the target's own local rules, etc/suid2cap/rules.d beneath @rootfd,
+ * without following a symbolic link anywhere on the way.
+ * @ret_fd  a directory fd, or RULES_LAYER_ABSENT when it does not exist.
+ * Returns 0, or -errno with the reason in @err (a symbolic link: -ELOOP).
+ */
+int rules_db_open_target_layer(int rootfd, int *ret_fd, struct s2c_error *err);
 
 /** Loader behaviour. */
 enum rules_load_flags {

@@ -579,10 +579,52 @@ def test_apk_and_pacman_databases(ctx):
                   d["package_version"] == "20240905-1", repr(d))
 
 
+# --- the target's own local rules ----------------------------------------------------------
+
+
+def test_target_rules_d(ctx):
+    """An image's etc/suid2cap/rules.d is its local layer: read beneath the root, with the
+    trust checks of the host's, named in the audit header; the host's is not used for it."""
+    if not is_root():
+        return SKIP
+    root = image(ctx, "target-rules", "debian", {"/usr/bin/fping": (0o4755, 0)})
+    local = os.path.join(root, "etc/suid2cap/rules.d")
+    rules_file(local, "site.json", [
+        rule("fping.fping", "/usr/bin/fping", "keep",
+             reason="this site keeps fping setuid for a monitoring tool"),
+    ])
+    d = explain(ctx, root, ["/usr/bin/fping"]).get("/usr/bin/fping")
+    check_decision(ctx, "target rule replaces bundled", d, "fping.fping", "keep",
+                   reason="this site keeps fping setuid")
+    if d:
+        ctx.check("target rule file", d["rule"]["file"].startswith(local), d["rule"]["file"])
+    rc, out, err = ctx.run(["audit", "--root", root, "--kernel", KERNEL])
+    ctx.check("header names the target's rules",
+              f"local rules (the target's): {local}: 1 rule".encode() in out, out[:500])
+    # the same trust checks as the host's: refused when others could write it
+    os.chmod(os.path.join(local, "site.json"), 0o664)
+    rc, out, err = ctx.run(["explain", "--root", root, "/usr/bin/fping"])
+    ctx.check("group-writable target rules refused", rc == 5 and b"site.json" in err and
+              b"writable" in err and not out, f"{rc} {err!r}")
+    os.chmod(os.path.join(local, "site.json"), 0o644)
+    # a symbolic link on the way is refused, not followed out of the image
+    shutil.rmtree(os.path.join(root, "etc/suid2cap"))
+    elsewhere = ctx.tree("elsewhere-rules")
+    rules_file(elsewhere, "evil.json", [rule("fping.fping", "/usr/bin/fping", "drop")])
+    os.symlink(elsewhere, os.path.join(root, "etc/suid2cap"))
+    rc, out, err = ctx.run(["explain", "--root", root, "/usr/bin/fping"])
+    ctx.check("symlinked target rules refused", rc != 0 and b"symbolic link" in err and not out,
+              f"{rc} {err!r}")
+    # without a rules.d the bundled rule decides
+    os.unlink(os.path.join(root, "etc/suid2cap"))
+    d = explain(ctx, root, ["/usr/bin/fping"]).get("/usr/bin/fping")
+    check_decision(ctx, "no target rules", d, "fping.fping", "migrate")
+
+
 TESTS = [test_lint_every_problem, test_lint_missing_directory, test_lint_bundled,
          test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap, test_new_rules,
          test_identify_real_binaries, test_version_from_binary, test_rpm_database,
-         test_apk_and_pacman_databases]
+         test_apk_and_pacman_databases, test_target_rules_d]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
