@@ -30,6 +30,9 @@ static const char help_text[] =
 	"  --root DIR      treat DIR as the system root\n"
 	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
 	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
+	"  --bounding-set SET   the bounding set programs run with there: docker, podman,\n"
+	"                       all, or capability names separated by commas; a migration\n"
+	"                       outside it cannot work (default: from the target)\n"
 	"  --format FMT    text (default) or json\n"
 	"  -h, --help      show this help\n";
 

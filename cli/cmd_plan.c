@@ -39,6 +39,9 @@ static const char help_text[] =
 	"  --root DIR      treat DIR as the system root (an image or chroot)\n"
 	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
 	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
+	"  --bounding-set SET   the bounding set programs run with there: docker, podman,\n"
+	"                       all, or capability names separated by commas; a migration\n"
+	"                       outside it cannot work (default: from the target)\n"
 	"  --format FMT    json (default), sh (a script that carries the plan out),\n"
 	"                  rpm (%files lines), deb (a postinst), permissions (openSUSE)\n"
 	"  -o, --output FILE  write to FILE (atomically) instead of standard output\n"
@@ -63,9 +66,9 @@ struct plan_args {
 static int check_exclusive(const struct plan_args *a, int argc, int first)
 {
 	static const char *const not_with_check[] = { "--format", "--output", "--timestamp",
-						      "--db", "--kernel", "a PATH" };
+						      "--db", "--kernel", "--bounding-set", "a PATH" };
 	const bool used[] = { a->format_set, a->output != NULL, a->timestamp, a->db.n_extra > 0,
-			      a->db.kernel != NULL, first < argc };
+			      a->db.kernel != NULL, a->db.has_bounding, first < argc };
 
 	if (!a->check)
 		return 0;

@@ -52,7 +52,7 @@ static const char help_text[] =
 	"  --install-hook KIND      run 'verify --fix' after every dpkg, apt or rpm (dnf)\n"
 	"                           operation; KIND is dpkg, apt or rpm\n"
 	"  --remove-hook KIND       remove that hook\n"
-	"  --db DIR, --kernel VER   as for audit (with --fix)\n"
+	"  --db DIR, --kernel VER, --bounding-set SET   as for audit (with --fix)\n"
 	"  --no-smoke, --smoke-user USER, --allow-root-equivalent   as for apply (with --fix)\n"
 	"  --quiet                  print only drift and problems\n";
 

@@ -33,6 +33,13 @@ int dbargs_option(struct dbargs *a, int opt, const char *arg, const char *verb)
 		a->kernel = arg;
 		return 1;
 	}
+	case ARG_BOUNDING_SET: {
+		struct s2c_error err = { 0 };
+		if (host_bounding_parse(arg, &a->bounding, &a->bounding_what, &err) < 0)
+			return -usage_error(verb, "%s", err.msg);
+		a->has_bounding = true;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -150,6 +157,8 @@ int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan
 	memset(out, 0, sizeof(*out));
 	out->db = db;
 	r = host_new(res->rootfd, res->host, a->kernel, &out->host, &err);
+	if (r == 0 && a->has_bounding)
+		r = host_set_bounding(out->host, a->bounding, a->bounding_what);
 	if (r == 0)
 		r = idmap_new(res->host ? -1 : res->rootfd, &out->ids);
 	if (r < 0) {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct decision;
 struct engine;
@@ -21,17 +22,22 @@ struct scan_result;
 enum {
 	ARG_DB = 0x180,
 	ARG_KERNEL,
+	ARG_BOUNDING_SET,
 };
 
 #define DBARGS_OPTIONS \
 	{ "db", required_argument, NULL, ARG_DB }, \
-	{ "kernel", required_argument, NULL, ARG_KERNEL }
+	{ "kernel", required_argument, NULL, ARG_KERNEL }, \
+	{ "bounding-set", required_argument, NULL, ARG_BOUNDING_SET }
 
 /** Parsed options. */
 struct dbargs {
 	const char *extra[16];        /**< --db directories, in order */
 	size_t n_extra;
 	const char *kernel;           /**< --kernel VERSION or NULL */
+	bool has_bounding;            /**< --bounding-set was given */
+	uint64_t bounding;            /**< its capabilities (all bits for "all") */
+	const char *bounding_what;    /**< its description, NULL for "all" */
 };
 
 /** Handle a shared option; returns 1 if handled, 0 if not, -S2C_EXIT_USAGE on error. */

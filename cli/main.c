@@ -121,31 +121,31 @@ static const struct cmd commands[] = {
 	  "[--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
 	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json|markdown|html|sarif] "
 	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format json|sh|rpm|deb|permissions] "
 	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
 	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE, phases_change,
-	  "PLAN [--db DIR] [--kernel VER] [--only PATH ...] [--no-smoke] [--smoke] "
+	  "PLAN [--db DIR] [--kernel VER] [--bounding-set SET] [--only PATH ...] [--no-smoke] [--smoke] "
 	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
 	  "[--allow-root-equivalent] [--quiet] [--verbose]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
 	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_change,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [apply options] [PATH ...]",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--yes] [--dry-run] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
 	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE, phases_rollback,
 	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
 	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_verify,
-	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
+	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--bounding-set SET] [--no-smoke] [--smoke-user USER] "
 	  "[--allow-root-equivalent] [--forget PATH ...] [--install-hook dpkg|apt|rpm] "
 	  "[--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
 	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",

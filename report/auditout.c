@@ -12,6 +12,7 @@
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
+#include "fcaps.h"
 #include "host.h"
 #include "pkgdb.h"
 #include "jsonout.h"
@@ -400,6 +401,11 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 			(void)fprintf(out, "; %s", p);
 		(void)fputc('\n', out);
 	}
+	if (h && h->bounding != HOST_BOUNDING_ALL) {
+		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
+		(void)fprintf(out, "container: %s: %s\n", h->bounding_what ? h->bounding_what : "?",
+			      caps && *caps ? caps : "no capabilities");
+	}
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
 	for (size_t i = 0; i < a->db->n_layers; i++) {
 		const struct rules_db_layer *l = &a->db->layers[i];
@@ -599,6 +605,17 @@ struct json_object *auditout_host_json(const struct audit *a)
 	dbs = json_object_new_array();
 	if (jsonout_add(o, "package_databases", dbs) < 0)
 		return NULL;
+	if (h->bounding == HOST_BOUNDING_ALL) {
+		if (jsonout_add_null(o, "bounding_set") < 0)
+			return NULL;
+	} else {
+		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
+		struct json_object *b = json_object_new_object();
+		if (!caps || jsonout_add(o, "bounding_set", b) < 0 ||
+		    jsonout_add_name(b, "source", h->bounding_what) < 0 ||
+		    jsonout_add_name(b, "caps", *caps ? caps : NULL) < 0)
+			return NULL;
+	}
 	for (size_t i = 0; h->pkgdb && i < pkgdb_count(h->pkgdb); i++)
 		if (jsonout_push(dbs, json_object_new_string(
 					      pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)))) < 0)

@@ -1085,6 +1085,77 @@ static int no_rule(const struct engine *e, struct decision *d, uint64_t strong, 
 			  prisk == RISK_ROOT ? ", which is root-equivalent" : "");
 }
 
+/* --- the bounding set of a container -------------------------------------------------- */
+
+/* The set @caps becomes for a program that is @aware (or not): the effective
+ * bit for a capability-dumb one, as apply_rule() does. */
+static struct fcaps with_effective(const struct fcaps *caps, bool aware)
+{
+	struct fcaps c = *caps;
+
+	if (!aware)
+		c.effective = true;
+	return c;
+}
+
+/*
+ * In a container the kernel grants a file's capabilities only within the
+ * bounding set: a file with the effective bit whose permitted set the
+ * bounding set does not hold fails to execute (EPERM, the safety check for
+ * capability-dumb programs), and a =p program starts without the missing
+ * ones.  Such a migration cannot work there: use another set of the rule
+ * that fits (an alternative of its conditions), or leave the file for review.
+ */
+static int fit_bounding(const struct engine *e, struct decision *d, bool aware)
+{
+	const struct host *h = e->host;
+	const struct rule *rule = d->rule;
+	uint64_t missing;
+	_cleanup_free_ char *names = NULL, *was = NULL;
+	const struct fcaps *alt = NULL;
+	int r;
+
+	if (d->verdict != VERDICT_MIGRATE || !d->has_caps || h->bounding == HOST_BOUNDING_ALL)
+		return 0;
+	missing = (d->caps.permitted | d->caps.inheritable) & ~h->bounding;
+	if (!missing)
+		return 0;
+	names = fcaps_mask_names(missing);
+	was = strdup(d->caps_text ? d->caps_text : "?");
+	if (!names || !was)
+		return -ENOMEM;
+	/* prefer a set of the rule itself that fits */
+	if (rule && rule->has_caps && !((rule->caps.permitted | rule->caps.inheritable) & ~h->bounding))
+		alt = &rule->caps;
+	for (size_t i = 0; rule && !alt && i < rule->n_conditions; i++) {
+		const struct rule_condition *c = &rule->conditions[i];
+		if (c->verdict == VERDICT_MIGRATE && c->has_caps &&
+		    !((c->caps.permitted | c->caps.inheritable) & ~h->bounding))
+			alt = &c->caps;
+	}
+	if (alt) {
+		struct fcaps fit = with_effective(alt, aware || rule->aware == 1);
+		r = set_caps(d, &fit);
+		if (r == 0)
+			d->confidence = CONFIDENCE_MEDIUM;
+		if (r == 0)
+			r = warn(d, "%s lacks %s, so '%s' cannot work here; the rule's alternative '%s' "
+				 "fits it and is used instead", h->bounding_what, names, was, d->caps_text);
+		return r;
+	}
+	d->verdict = VERDICT_REVIEW;
+	d->confidence = CONFIDENCE_HIGH;
+	r = set_reason(d, "%s would migrate it to %s, but %s lacks %s: %s; in the container a set-"
+		       "user-ID-root program gets the bounding set's capabilities, so keep it set-ID there, "
+		       "or give the container %s",
+		       rule ? "the rule" : "the evidence", was, h->bounding_what, names,
+		       d->caps.effective ? "a file with the effective bit then fails to execute (EPERM)" :
+		       "the program then starts without them", names);
+	if (r == 0)
+		r = warn(d, "cannot work in this container: %s lacks %s", h->bounding_what, names);
+	return r;
+}
+
 /* --- the whole decision ------------------------------------------------------------------ */
 
 static int general_warnings(const struct engine *e, struct decision *d, bool aware, bool drops)
@@ -1192,6 +1263,8 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 		r = open_tie_reason(e, d);
 	} else if (r == 0)
 		r = no_rule(e, d, strong, medium, weak, aware, unknown);
+	if (r == 0)
+		r = fit_bounding(e, d, aware);
 	if (r < 0)
 		return r;
 	r = finish_state(e, d->rule, d);

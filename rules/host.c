@@ -10,6 +10,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <sys/capability.h>
+
 #include "hash.h"
 #include "host.h"
 #include "pkgdb.h"
@@ -41,6 +43,7 @@ struct host *host_free(struct host *h)
 	free(h->os_id);
 	strv_free(h->os_like);
 	free(h->os_pretty);
+	free(h->bounding_what);
 	for (size_t i = 0; i < h->n_pkg; i++) {
 		free(h->pkg_paths[i]);
 		pkgdb_entry_release(&h->pkg[i]);
@@ -148,6 +151,8 @@ static int parse_kernel(const char *s, unsigned v[3])
 	return 0;
 }
 
+static int detect_bounding(struct host *h);
+
 int host_new(int rootfd, bool live, const char *kernel_override, struct host **ret,
 	     struct s2c_error *err)
 {
@@ -178,8 +183,131 @@ int host_new(int rootfd, bool live, const char *kernel_override, struct host **r
 	if (r < 0)
 		return r;
 	h->pkg_db = pkgdb_count(h->pkgdb) > 0;
+	h->bounding = HOST_BOUNDING_ALL;
+	r = detect_bounding(h);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(h);
 	return 0;
+}
+
+/* --- the bounding set of a container ------------------------------------------------- */
+
+/*
+ * The default capabilities of the container runtimes, which are also the
+ * bounding set of what runs in their containers: moby's oci/caps defaults
+ * (Docker) and containers.conf default_capabilities (Podman 4 and later,
+ * which dropped CAP_NET_RAW, CAP_MKNOD and CAP_AUDIT_WRITE).
+ */
+#define M(c) S2C_CAPMASK(c)
+static const uint64_t docker_default =
+	M(CAP_CHOWN) | M(CAP_DAC_OVERRIDE) | M(CAP_FSETID) | M(CAP_FOWNER) | M(CAP_MKNOD) |
+	M(CAP_NET_RAW) | M(CAP_SETGID) | M(CAP_SETUID) | M(CAP_SETFCAP) | M(CAP_SETPCAP) |
+	M(CAP_NET_BIND_SERVICE) | M(CAP_SYS_CHROOT) | M(CAP_KILL) | M(CAP_AUDIT_WRITE);
+static const uint64_t podman_default =
+	M(CAP_CHOWN) | M(CAP_DAC_OVERRIDE) | M(CAP_FOWNER) | M(CAP_FSETID) | M(CAP_KILL) |
+	M(CAP_NET_BIND_SERVICE) | M(CAP_SETFCAP) | M(CAP_SETGID) | M(CAP_SETPCAP) | M(CAP_SETUID) |
+	M(CAP_SYS_CHROOT);
+#undef M
+
+int host_set_bounding(struct host *h, uint64_t bounding, const char *what)
+{
+	char *w = NULL;
+
+	if (what && bounding != HOST_BOUNDING_ALL && !(w = strdup(what)))
+		return -ENOMEM;
+	free(h->bounding_what);
+	h->bounding_what = w;
+	h->bounding = w ? bounding : HOST_BOUNDING_ALL;
+	return 0;
+}
+
+int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
+			struct s2c_error *err)
+{
+	uint64_t mask = 0;
+	const char *p = s;
+
+	if (s2c_streq(s, "docker")) {
+		*ret = docker_default;
+		*ret_what = "Docker's default bounding set (--bounding-set docker)";
+		return 0;
+	}
+	if (s2c_streq(s, "podman")) {
+		*ret = podman_default;
+		*ret_what = "Podman's default bounding set (--bounding-set podman)";
+		return 0;
+	}
+	if (s2c_streq(s, "all")) {
+		*ret = HOST_BOUNDING_ALL;
+		*ret_what = NULL;
+		return 0;
+	}
+	while (*p) {
+		char name[64];
+		size_t len = strcspn(p, ",");
+		cap_value_t v;
+
+		if (len == 0 || len >= sizeof(name))
+			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': expected docker, "
+					     "podman, all or capability names separated by commas", s);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (cap_from_name(name, &v) < 0 || strncmp(name, "cap_", 4) != 0 || v < 0 || v > 63)
+			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': unknown capability "
+					     "'%s'", s, name);
+		mask |= S2C_CAPMASK(v);
+		p += len;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p == ',')
+			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': empty name", s);
+	}
+	if (!mask)
+		return s2c_error_set(err, -EINVAL, "invalid bounding set '%s'", s);
+	*ret = mask;
+	*ret_what = "the bounding set given with --bounding-set";
+	return 0;
+}
+
+/* The bounding set of the running system's init, from /proc/1/status. */
+static int init_bounding(uint64_t *ret)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/1/status", "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return -ENOENT;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long v;
+		if (sscanf(line, "CapBnd: %llx", &v) == 1) {
+			*ret = (uint64_t)v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int detect_bounding(struct host *h)
+{
+	uint64_t b, known = 0;
+
+	if (!h->live) {
+		if (host_file_exists(h, "/run/.containerenv"))
+			return host_set_bounding(h, podman_default, "Podman's default bounding set "
+						 "(the image has /run/.containerenv)");
+		if (host_file_exists(h, "/.dockerenv"))
+			return host_set_bounding(h, docker_default, "Docker's default bounding set "
+						 "(the image has /.dockerenv)");
+		return 0;
+	}
+	/* every capability the kernel knows */
+	for (int c = 0; c <= CAP_LAST_CAP && c < 64; c++)
+		known |= S2C_CAPMASK(c);
+	if (init_bounding(&b) < 0 || (b & known) == known)
+		return 0;
+	return host_set_bounding(h, b, "the bounding set of this system's init (/proc/1/status)");
 }
 
 int host_kernel_cmp(const struct host *h, const unsigned v[3])

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct pkgdb;
 struct pkgdb_entry;
@@ -34,7 +35,13 @@ struct host {
 	size_t n_pkg;
 	struct pkgdb *pkgdb;         /**< the package databases under the root */
 	bool pkg_db;                 /**< at least one package database exists under the root */
+	uint64_t bounding;           /**< capabilities a program there can hold at most: the
+					  bounding set of its container; all bits when unbounded */
+	char *bounding_what;         /**< where that bounding set comes from, NULL when unbounded */
 };
+
+/** host::bounding of a target without a limit. */
+#define HOST_BOUNDING_ALL UINT64_MAX
 
 /**
  * Gather the facts of the system at @rootfd.  @live: the root is the running
@@ -100,6 +107,25 @@ enum host_digest {
  */
 int host_package_digest(const struct host *h, const char *path, int fd, enum host_digest *ret,
 			const char **ret_package);
+
+/**
+ * Set the bounding set programs of the target run with (@what says where it
+ * comes from, copied; HOST_BOUNDING_ALL and NULL: no limit).  host_new()
+ * sets it from the target: for an image, Docker's default set when it has
+ * /.dockerenv and Podman's when it has /run/.containerenv; for the running
+ * system, the bounding set of its init (/proc/1/status), when that lacks a
+ * capability.  Returns 0 or -ENOMEM.
+ */
+int host_set_bounding(struct host *h, uint64_t bounding, const char *what);
+
+/**
+ * Parse a --bounding-set value: "docker" or "podman" (the runtimes' default
+ * sets), "all" (no limit) or capability names separated by commas
+ * ("cap_chown,cap_net_raw").  @ret_what receives a static description.
+ * Returns 0 or -EINVAL with the reason in @err.
+ */
+int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
+			struct s2c_error *err);
 
 /** Compare a version triple with the kernel's: <0, 0, >0. */
 int host_kernel_cmp(const struct host *h, const unsigned v[3]);

@@ -621,10 +621,54 @@ def test_target_rules_d(ctx):
     check_decision(ctx, "no target rules", d, "fping.fping", "migrate")
 
 
+# --- containers ------------------------------------------------------------------------------
+
+
+def test_container_bounding_set(ctx):
+    """In a container image, a migration outside the runtime's default bounding set cannot
+    work: another set of the rule that fits is used, or the file is left for review."""
+    if not is_root():
+        return SKIP
+    gst = "/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-ptp-helper"
+    files = {"/usr/bin/mtr-packet": (0o4755, 0), gst: (0o4755, 0), "/usr/bin/fping": (0o4755, 0)}
+    root = image(ctx, "docker-image", "debian", files)
+    s2ctest.mkfile(root, "/.dockerenv", 0o755, b"")
+    d = explain(ctx, root, list(files))
+    # Docker keeps cap_net_raw: mtr-packet migrates as usual
+    check_decision(ctx, "docker: mtr-packet", d.get("/usr/bin/mtr-packet"), "mtr.mtr-packet",
+                   "migrate", "cap_net_raw=ep")
+    # gst-ptp-helper needs cap_net_admin, which Docker lacks: openSUSE's set fits
+    check_decision(ctx, "docker: gst-ptp-helper", d.get(gst), "gstreamer.gst-ptp-helper", "migrate",
+                   "cap_net_bind_service=ep", warning="Docker's default bounding set (the image has "
+                   "/.dockerenv) lacks cap_net_admin")
+    rc, out, err = ctx.run(["audit", "--root", root, "--kernel", KERNEL])
+    ctx.check("docker: header", b"container: Docker's default bounding set (the image has "
+              b"/.dockerenv): cap_chown," in out, out[:700])
+    # Podman lacks cap_net_raw: an =ep file would not even start
+    d = explain(ctx, root, ["/usr/bin/fping"], ["--bounding-set", "podman"])
+    check_decision(ctx, "podman: fping", d.get("/usr/bin/fping"), "fping.fping", "review",
+                   reason="lacks cap_net_raw: a file with the effective bit then fails to execute")
+    ctx.check("podman: unchanged", d.get("/usr/bin/fping", {}).get("changes") is False, "")
+    # a list of names; and "all" lifts the limit of the image
+    d = explain(ctx, root, [gst], ["--bounding-set", "cap_net_bind_service,cap_net_admin,cap_sys_nice"])
+    check_decision(ctx, "listed set: gst-ptp-helper", d.get(gst), "gstreamer.gst-ptp-helper",
+                   "migrate", "cap_net_bind_service,cap_net_admin=ep")
+    d = explain(ctx, root, [gst], ["--bounding-set", "all"])
+    check_decision(ctx, "all: gst-ptp-helper", d.get(gst), "gstreamer.gst-ptp-helper", "migrate",
+                   "cap_net_bind_service,cap_net_admin=ep")
+    rc, out, err = ctx.run(["explain", "--root", root, "--bounding-set", "cap_nonsense", gst])
+    ctx.check("bad bounding set", rc == 2 and b"unknown capability 'cap_nonsense'" in err, err)
+    # plan and migrate agree with explain: nothing outside the bounding set is planned
+    rc, out, err = ctx.run(["plan", "--root", root, "--kernel", KERNEL, "--bounding-set", "podman"])
+    doc = json.loads(out) if rc == 0 else {"entries": []}
+    fping = [e for e in doc["entries"] if e["path"] == "/usr/bin/fping"]
+    ctx.check("podman plan: fping not changed", fping and fping[0]["action"] == "none", repr(fping))
+
+
 TESTS = [test_lint_every_problem, test_lint_missing_directory, test_lint_bundled,
          test_overlap_is_an_error, test_fixed_rules, test_ping_without_libcap, test_new_rules,
          test_identify_real_binaries, test_version_from_binary, test_rpm_database,
-         test_apk_and_pacman_databases, test_target_rules_d]
+         test_apk_and_pacman_databases, test_target_rules_d, test_container_bounding_set]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
