@@ -262,6 +262,32 @@ static int evidence_from_elf(const struct engine *e, struct decision *d)
 		}
 		r = add_evidence(d, what, ev->caps, ev->strength, ev->kind, ev->note);
 	}
+	/* One level down: the program's own libraries, where a front end may do its
+	 * privileged work (a packet-capture or netlink wrapper library).  General
+	 * libraries (libc, libglib, …) are skipped: their imports say nothing about
+	 * the program.  Evidence found there is one step weaker. */
+	for (size_t l = 0; r == 0 && l < elf->n_libs; l++) {
+		const struct elfinfo_lib *lib = &elf->libs[l];
+
+		if (!lib->path || !lib->n_imports || captable_general_library(t, lib->soname))
+			continue;
+		for (size_t i = 0; i < t->n_evidence && r == 0; i++) {
+			const struct evidence_rule *ev = &t->evidence[i];
+			const char *sym = NULL;
+
+			/* the library itself is what this entry is about: handled above */
+			if (!ev->symbols || (ev->library && fnmatch(ev->library, lib->soname, 0) == 0))
+				continue;
+			for (size_t j = 0; ev->symbols[j] && !sym; j++)
+				if (lib_has_import(lib, ev->symbols[j]))
+					sym = ev->symbols[j];
+			if (sym)
+				r = add_evidence(d, fmt("imports %s through its library %s (%s)", sym,
+							lib->soname, lib->path),
+						 ev->caps, ev->strength > STRENGTH_WEAK ? ev->strength - 1 :
+						 STRENGTH_WEAK, ev->kind, ev->note);
+		}
+	}
 	if (r == 0 && elf->links_libcap && !elf->links_libcap_ng)
 		r = add_evidence(d, fmt("NEEDs libcap"), 0, STRENGTH_STRONG, EVIDENCE_AWARE,
 				 "links libcap: can raise and drop capabilities itself");

@@ -460,6 +460,47 @@ START_TEST(test_versions)
 }
 END_TEST
 
+/* A front end whose privileged work is in its own library: the library's imports are
+ * evidence, named and one step weaker; general libraries are not read. */
+START_TEST(test_library_evidence)
+{
+	char *lib = fx_path(root, "usr/lib"), *ldflag = NULL;
+	const char *libflags[] = { "-shared", "-fPIC", "-Wl,-soname,libfrontend.so.1", NULL };
+	const char *progflags[4] = { NULL, "-l:libfrontend.so.1", "-Wl,--allow-shlib-undefined",
+				     NULL };
+	struct world w;
+	const struct decision *d;
+	bool libc = false;
+
+	ck_assert_int_eq(fx_compile(root, "usr/lib/libfrontend.so.1",
+				    "int pcap_open_live(const char *, int, int, int, char *);\n"
+				    "int frontend_capture(void) { char e[256];\n"
+				    " return pcap_open_live(\"lo\", 64, 0, 0, e); }\n", 0755, libflags), 0);
+	ck_assert_int_gt(asprintf(&ldflag, "-L%s", lib), 0);
+	progflags[0] = ldflag;
+	compile("usr/bin/frontend", "int frontend_capture(void);\nint main(void) { return frontend_capture(); }\n",
+		progflags);
+	w = decide("6.1");
+	d = get(&w, "/usr/bin/frontend");
+	ck_assert_ptr_null(d->rule);
+	for (size_t i = 0; i < d->n_evidence; i++) {
+		libc |= strstr(d->evidence[i].what, "libc.so") != NULL;
+		if (strstr(d->evidence[i].what, "imports pcap_open_live through its library "
+					     "libfrontend.so.1 (/usr/lib/libfrontend.so.1)")) {
+			ck_assert_int_eq(d->evidence[i].strength, STRENGTH_MEDIUM);
+			ck_assert_uint_eq(d->evidence[i].caps, S2C_CAPMASK(13)); /* cap_net_raw */
+		}
+	}
+	ck_assert(has_evidence(d, "through its library libfrontend.so.1"));
+	ck_assert(!libc);
+	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
+	ck_assert_uint_eq(d->proposed, S2C_CAPMASK(13));
+	world_free(&w);
+	free(ldflag);
+	free(lib);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -472,6 +513,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_existing_caps);
 	tcase_add_test(tc, test_ties);
 	tcase_add_test(tc, test_versions);
+	tcase_add_test(tc, test_library_evidence);
 	suite_add_tcase(s, tc);
 	return s;
 }
