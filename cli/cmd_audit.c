@@ -5,7 +5,6 @@
  * status a CI job can gate on (--fail-on).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +12,15 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "auditout.h"
+#include "audit.h"
+#include "auditjson.h"
+#include "audittext.h"
 #include "cli.h"
 #include "dbargs.h"
 #include "engine.h"
 #include "host.h"
 #include "html.h"
+#include "learned.h"
 #include "markdown.h"
 #include "sarif.h"
 #include "scan.h"
@@ -35,78 +37,42 @@ enum fail_on {
 				     included) */
 };
 
-enum {
-	ARG_FORMAT = 0x200,
-	ARG_FAIL_ON,
-	ARG_NO_COLOR,
-};
-
 #define TEXT_WIDTH 100
 
-static const char help_text[] =
+static const char intro[] =
 	"Audit every setuid, setgid and capability-carrying file: the verdict about each\n"
 	"(migrate, drop, keep, review), the capabilities it needs, the evidence and the\n"
 	"risk, as a report for people or machines.\n"
-	"\n"
-	"  --root DIR        treat DIR as the system root (an image or chroot)\n"
-	"  --db DIR          add a rules directory on top of the bundled and /etc ones\n"
-	"  --kernel VER      evaluate kernel conditions for VER instead of the running kernel\n"
-	"  --bounding-set SET   the bounding set programs run with there: docker, podman,\n"
-	"                       all, or capability names separated by commas; a migration\n"
-	"                       outside it cannot work (default: from the target)\n"
-	"  --format FMT      text (default), json, markdown, html or sarif\n"
-	"  -o, --output FILE write to FILE (atomically) instead of standard output\n"
-	"  --fail-on WHAT    exit 1 when a file matches WHAT, a comma list of:\n"
-	"                      review   a file has the verdict review\n"
-	"                      migrate  the migration would change a file\n"
-	"                      risk     a file's risk after the verdict is root (this includes\n"
-	"                               setuid in disguise and setuid-root programs kept)\n"
-	"  --no-color        no colour, even on a terminal\n"
-	"  --threads N       worker threads (default: max(CPUs, 8), at most 16)\n"
-	"  --xdev            stay on the filesystem of each PATH\n"
-	"  --all-caps        read capabilities of every regular file, not only executables\n"
-	"  --cross-pseudo    also walk proc, sysfs and other pseudo filesystems\n"
-	"  -h, --help        show this help\n"
-	"\n"
+	"\f"
 	"Exit status: 0 success, 1 --fail-on matched, 2 usage error, 3 incomplete scan\n"
 	"(wins over 1), 4 operation failed, 5 privilege error.\n";
+
+static const char *const formats[] = {
+	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json", [FORMAT_MARKDOWN] = "markdown",
+	[FORMAT_HTML] = "html", [FORMAT_SARIF] = "sarif", NULL,
+};
 
 struct audit_args {
 	struct scanargs s;
 	struct dbargs db;
-	enum audit_format format;
+	int format;
 	const char *output;
 	unsigned fail_on;
 	bool no_color;
 };
 
-static int parse_format(const char *arg, enum audit_format *ret)
+static int opt_fail_on(const struct opt *o, const char *arg, const char *verb)
 {
-	static const char *const names[] = {
-		[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json", [FORMAT_MARKDOWN] = "markdown",
-		[FORMAT_HTML] = "html", [FORMAT_SARIF] = "sarif",
-	};
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(names); i++)
-		if (s2c_streq(arg, names[i])) {
-			*ret = (enum audit_format)i;
-			return 0;
-		}
-	return -usage_error("audit", "unknown format '%s': expected text, json, markdown, html "
-			    "or sarif", arg);
-}
-
-static int parse_fail_on(const char *arg, unsigned *fail_on)
-{
+	unsigned *fail_on = o->value;
 	_cleanup_free_ char *copy = strdup(arg);
 	char *save = NULL;
 
 	if (!copy) {
 		log_error("out of memory");
-		return -S2C_EXIT_FAILURE;
+		return S2C_EXIT_FAILURE;
 	}
 	if (s2c_isempty(arg))
-		return -usage_error("audit", "--fail-on needs review, migrate or risk");
+		return usage_error(verb, "--fail-on needs review, migrate or risk");
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		if (s2c_streq(w, "review"))
 			*fail_on |= FAIL_REVIEW;
@@ -115,8 +81,8 @@ static int parse_fail_on(const char *arg, unsigned *fail_on)
 		else if (s2c_streq(w, "risk"))
 			*fail_on |= FAIL_RISK;
 		else
-			return -usage_error("audit", "unknown --fail-on '%s': expected review, "
-					    "migrate or risk", w);
+			return usage_error(verb, "unknown --fail-on '%s': expected review, migrate "
+					   "or risk", w);
 	}
 	return 0;
 }
@@ -124,58 +90,29 @@ static int parse_fail_on(const char *arg, unsigned *fail_on)
 /* Returns 1 to go on, 0 after --help, or -exit code. */
 static int parse_argv(int argc, char **argv, struct audit_args *a, const struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS,
-		DBARGS_OPTIONS,
-		{ "format", required_argument, NULL, ARG_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "fail-on", required_argument, NULL, ARG_FAIL_ON },
-		{ "no-color", no_argument, NULL, ARG_NO_COLOR },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct opt opts[] = {
+		OPT_TABLE(a->s.opts),
+		OPT_TABLE(a->db.opts),
+		OPT_CHOICE("format", &a->format, formats, "FMT", "text (default), json, markdown, "
+			   "html or sarif"),
+		OPT_STRING('o', "output", &a->output, "FILE", "write to FILE instead of standard "
+			   "output"),
+		OPT_CALLBACK("fail-on", &a->fail_on, "WHAT", "exit 1 when a file matches WHAT, a "
+			     "comma list of:\n  review   a file has the verdict review\n  migrate  "
+			     "the migration would change a file\n  risk     a file's risk after the "
+			     "verdict is root (this\n           includes setuid in disguise and "
+			     "setuid-root\n           programs kept)", opt_fail_on),
+		OPT_BOOL(0, "no-color", &a->no_color, "no colour, even on a terminal"),
+		OPT_END(),
 	};
-	int c, r;
+	int r;
 
-	scanargs_init(&a->s, ctx);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		r = scanargs_option(&a->s, c, optarg, "audit");
-		if (r == 0)
-			r = dbargs_option(&a->db, c, optarg, "audit");
-		if (r < 0)
-			return r;
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("audit"), stdout);
-			(void)fputs(help_text, stdout);
-			return 0;
-		case 'o':
-			a->output = optarg;
-			break;
-		case ARG_FORMAT:
-			r = parse_format(optarg, &a->format);
-			if (r < 0)
-				return r;
-			break;
-		case ARG_FAIL_ON:
-			r = parse_fail_on(optarg, &a->fail_on);
-			if (r < 0)
-				return r;
-			break;
-		case ARG_NO_COLOR:
-			a->no_color = true;
-			break;
-		case '?':
-			return -usage_error("audit", "unknown or incomplete option '%s'",
-					    argv[optind - 1]);
-		default:
-			return -usage_error("audit", "unexpected option");
-		}
-	}
-	r = scanargs_finish(&a->s, argc, argv, optind, "audit");
-	return r < 0 ? r : 1;
+	scanargs_init(&a->s, ctx, 0);
+	dbargs_init(&a->db);
+	r = opts_parse(cmd_lookup("audit"), opts, intro, argc, argv);
+	if (r <= 0)
+		return r;
+	return scanargs_finish(&a->s, argc, argv, r, "audit") ? -S2C_EXIT_USAGE : 1;
 }
 
 /* Whether any file matches a --fail-on condition. */
@@ -189,7 +126,7 @@ static bool failed(const struct audit *au, unsigned fail_on)
 		if ((fail_on & FAIL_MIGRATE) && d->changes)
 			return true;
 		if ((fail_on & FAIL_RISK) &&
-		    (d->risk == RISK_ROOT || (auditout_findings(au, d) & (1u << AUDIT_DISGUISE))))
+		    (d->risk == RISK_ROOT || (audit_findings(au, d) & (1u << AUDIT_DISGUISE))))
 			return true;
 	}
 	return false;
@@ -209,14 +146,14 @@ static int render(const struct audit_args *a, const struct audit *au, const stru
 		  FILE *out)
 {
 	bool to_stdout = out == stdout;
-	struct auditout_text_options o = {
+	struct audittext_options o = {
 		.width = terminal_width(ctx, to_stdout),
 		.color = to_stdout && ctx->color && !a->no_color,
 	};
 
 	switch (a->format) {
 	case FORMAT_JSON:
-		return auditout_json(au, out);
+		return auditjson_write(au, out);
 	case FORMAT_MARKDOWN:
 		return markdown_audit(au, out);
 	case FORMAT_HTML:
@@ -225,7 +162,7 @@ static int render(const struct audit_args *a, const struct audit *au, const stru
 		return sarif_audit(au, out);
 	case FORMAT_TEXT:
 	default:
-		return auditout_text(au, &o, out);
+		return audittext_write(au, &o, out);
 	}
 }
 
@@ -236,6 +173,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	struct decisions ds;
 	struct outfile out;
 	struct audit au;
+	struct learn_record **learned = NULL;
 	_cleanup_free_ char *pgr = NULL;
 	char root_abs[PATH_MAX];
 	int r, ex;
@@ -244,13 +182,14 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	if (r <= 0)
 		return -r;
 	if (!realpath(a.s.root, root_abs)) {
-		log_error("cannot resolve root '%s': %s", esc(a.s.root), strerror(errno));
+		log_error("cannot resolve root '%s': %s", a.s.root, strerror(errno));
 		return S2C_EXIT_USAGE;
 	}
 	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
 	if (ex)
 		return ex;
 	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
+	learned = learned_load(a.s.root, ds.v, ds.n);
 	au = (struct audit){
 		.root = res->root,
 		.paths = a.s.paths,
@@ -259,12 +198,15 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		.scan_warnings = res->warnings,
 		.directories = res->stats.dirs,
 		.entries = res->stats.files,
+		.not_scanned = res->skipped,
+		.n_not_scanned = res->n_skipped,
 		.db = ds.db,
 		.host = ds.host,
 		.ping_group_range = pgr,
 		.v = ds.v,
 		.n = ds.n,
 		.argv = (const char *const *)argv,
+		.learned = learned,
 	};
 	ex = outfile_open(&out, a.output);
 	if (ex == 0) {
@@ -279,6 +221,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		else if (a.fail_on && failed(&au, a.fail_on))
 			ex = S2C_EXIT_FINDINGS;
 	}
+	learned_free(learned, ds.n);
 	decisions_release(&ds);
 	scan_result_free(res);
 	return ex;

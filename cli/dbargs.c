@@ -18,31 +18,44 @@
 #include "scanargs.h"
 #include "common.h"
 
-int dbargs_option(struct dbargs *a, int opt, const char *arg, const char *verb)
+static int opt_kernel(const struct opt *o, const char *arg, const char *verb)
 {
-	switch (opt) {
-	case ARG_DB:
-		if (a->n_extra == S2C_ELEMENTSOF(a->extra))
-			return -usage_error(verb, "too many --db directories");
-		a->extra[a->n_extra++] = arg;
-		return 1;
-	case ARG_KERNEL: {
-		unsigned x, y;
-		if (sscanf(arg, "%u.%u", &x, &y) != 2)
-			return -usage_error(verb, "invalid --kernel '%s': expected e.g. 6.1", arg);
-		a->kernel = arg;
-		return 1;
-	}
-	case ARG_BOUNDING_SET: {
-		struct s2c_error err = { 0 };
-		if (host_bounding_parse(arg, &a->bounding, &a->bounding_what, &err) < 0)
-			return -usage_error(verb, "%s", err.msg);
-		a->has_bounding = true;
-		return 1;
-	}
-	default:
-		return 0;
-	}
+	struct dbargs *a = o->value;
+	unsigned x, y;
+
+	if (sscanf(arg, "%u.%u", &x, &y) != 2)
+		return usage_error(verb, "invalid --kernel '%s': expected e.g. 6.1", arg);
+	a->kernel = arg;
+	return 0;
+}
+
+static int opt_bounding(const struct opt *o, const char *arg, const char *verb)
+{
+	struct dbargs *a = o->value;
+	struct s2c_error err = { 0 };
+
+	if (host_bounding_parse(arg, &a->bounding, &a->bounding_what, &err) < 0)
+		return usage_error(verb, "%s", err.msg);
+	a->has_bounding = true;
+	return 0;
+}
+
+void dbargs_init(struct dbargs *a)
+{
+	*a = (struct dbargs){
+		.opts = {
+			OPT_LIST("db", &a->extra, "DIR", "add a rules directory after the bundled "
+				 "database and\nthe local rules (/etc/suid2cap/rules.d, or an image's own)\n"
+				 "(repeatable)"),
+			OPT_CALLBACK("kernel", a, "VER", "evaluate kernel conditions for VER (e.g. "
+				     "5.10)", opt_kernel),
+			OPT_CALLBACK("bounding-set", a, "SET", "the bounding set programs run with "
+				     "there: docker, podman,\nall, or capability names separated by "
+				     "commas; a migration\noutside it cannot work (default: from the "
+				     "target)", opt_bounding),
+			OPT_END(),
+		},
+	};
 }
 
 const char *dbargs_bundled_dir(void)
@@ -77,7 +90,7 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 
 int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db **ret)
 {
-	struct rules_layer layers[2 + S2C_ELEMENTSOF(a->extra)];
+	struct rules_layer layers[2 + OPT_LIST_MAX];
 	_cleanup_free_ char *target = NULL;
 	_cleanup_close_ int rootfd = -1, localfd = RULES_LAYER_ABSENT;
 	struct s2c_error err = { 0 };
@@ -101,7 +114,7 @@ int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db *
 	} else {
 		r = rules_db_open_target_layer(rootfd, &localfd, &err);
 		if (r < 0) {
-			log_error("cannot use the local rules of '%s': %s", esc(root), err.msg);
+			log_error("cannot use the local rules of '%s': %s", root, err.msg);
 			return r == -ENOMEM ? S2C_EXIT_FAILURE : S2C_EXIT_PRIVILEGE;
 		}
 		if (asprintf(&target, "%s%s", s2c_streq(root, "/") ? "" : root, S2C_SYSCONF_DBDIR) < 0) {
@@ -111,18 +124,18 @@ int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db *
 		layers[n++] = (struct rules_layer){ .dir = target, .dirfd = localfd, .optional = true,
 						    .label = "target" };
 	}
-	for (size_t i = 0; i < a->n_extra; i++) {
+	for (size_t i = 0; i < a->extra.n; i++) {
 		struct stat st;
 		/* Optional layers may be absent; one asked for by name may not. */
-		if (stat(a->extra[i], &st) < 0) {
-			log_error("cannot use --db '%s': %s", esc(a->extra[i]), strerror(errno));
+		if (stat(a->extra.v[i], &st) < 0) {
+			log_error("cannot use --db '%s': %s", a->extra.v[i], strerror(errno));
 			return S2C_EXIT_USAGE;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			log_error("cannot use --db '%s': not a directory", esc(a->extra[i]));
+			log_error("cannot use --db '%s': not a directory", a->extra.v[i]);
 			return S2C_EXIT_USAGE;
 		}
-		layers[n++] = (struct rules_layer){ .dir = a->extra[i], .dirfd = -1, .label = "db" };
+		layers[n++] = (struct rules_layer){ .dir = a->extra.v[i], .dirfd = -1, .label = "db" };
 	}
 	/* Overlapping rules are an error here too: a tie between local and bundled
 	 * rules would otherwise turn into a silent review. */
@@ -136,53 +149,21 @@ int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db *
 	return 0;
 }
 
-void decisions_release(struct decisions *d)
+int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+	       struct decisions *out)
 {
-	for (size_t i = 0; i < d->n; i++)
-		decision_free(d->v[i]);
-	free(d->v);
-	idmap_free(d->ids);
-	host_free(d->host);
-	rules_db_free(d->db);
-	memset(d, 0, sizeof(*d));
-}
-
-int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
-		  struct decisions *out)
-{
+	const struct decide_target t = {
+		.kernel = a->kernel,
+		.has_bounding = a->has_bounding,
+		.bounding = a->bounding,
+		.bounding_what = a->bounding_what,
+	};
 	struct s2c_error err = { 0 };
-	struct engine e;
-	int r;
+	int r = decide_all(db, res, &t, out, &err);
 
-	memset(out, 0, sizeof(*out));
-	out->db = db;
-	r = host_new(res->rootfd, res->host, a->kernel, &out->host, &err);
-	if (r == 0 && a->has_bounding)
-		r = host_set_bounding(out->host, a->bounding, a->bounding_what);
-	if (r == 0)
-		r = idmap_new(res->host ? -1 : res->rootfd, &out->ids);
 	if (r < 0) {
-		log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
-		decisions_release(out);
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
-	}
-	e = (struct engine){ .db = db, .host = out->host, .ids = out->ids, .rootfd = res->rootfd };
-	r = engine_prepare(&e, (const struct facts *const *)res->v, res->n);
-	out->v = calloc(res->n ? res->n : 1, sizeof(*out->v));
-	if (r < 0 || !out->v) {
-		log_error("out of memory");
-		decisions_release(out);
-		return S2C_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < res->n; i++) {
-		r = engine_decide(&e, res->v[i], &out->v[i], &err);
-		if (r < 0) {
-			log_error("cannot decide about '%s': %s", esc(res->v[i]->path),
-				  err.msg[0] ? err.msg : strerror(-r));
-			decisions_release(out);
-			return S2C_EXIT_FAILURE;
-		}
-		out->n = i + 1;
 	}
 	return 0;
 }
@@ -201,7 +182,7 @@ int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ct
 		rules_db_free(rdb);
 		return ex;
 	}
-	ex = decisions_run(db, rdb, res, out);
+	ex = decide_run(db, rdb, res, out);
 	if (ex) {
 		scan_result_free(res);
 		return ex;

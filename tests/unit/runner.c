@@ -34,6 +34,7 @@ static const struct {
 	{ "plan", plan_suite, -1 },
 	{ "privcheck", privcheck_suite, -1 },
 	{ "pkgdb", pkgdb_suite, -1 },
+	{ "learnrec", learnrec_suite, -1 },
 };
 
 int main(int argc, char **argv)

@@ -21,5 +21,6 @@ Suite *fileop_suite(void);
 Suite *plan_suite(void);
 Suite *privcheck_suite(void);
 Suite *pkgdb_suite(void);
+Suite *learnrec_suite(void);
 
 #endif
