@@ -390,6 +390,7 @@ START_TEST(test_ties)
 
 	/* the other flavour */
 	fx_rmrf(root);
+	free(root);
 	root = fx_tempdir();
 	compile("usr/bin/tie", "#include <stdio.h>\nint main(void) { puts(\"flavour-one\"); return 0; }\n",
 		NULL);
@@ -401,6 +402,7 @@ START_TEST(test_ties)
 
 	/* neither: review, naming the rules and what would settle it */
 	fx_rmrf(root);
+	free(root);
 	root = fx_tempdir();
 	compile("usr/bin/tie", prog_plain, NULL);
 	w = decide_with("6.1", db);
