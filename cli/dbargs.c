@@ -177,7 +177,7 @@ int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ct
 
 	if (ex)
 		return ex;
-	ex = scanargs_run(s, ctx, &res);
+	ex = scanargs_run(s, ctx, rdb, &res);
 	if (ex) {
 		rules_db_free(rdb);
 		return ex;

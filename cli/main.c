@@ -70,6 +70,8 @@
  *           opts      option tables, the parser and the generated --help
  *           learned   learn records of the files explain and audit decide about
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
+ * dist/     completion (bash, zsh: read from --help), schema bundling, systemd
+ *           units, rules.d README, rpm spec; debian/ beside it
  *
  * Libraries (scanner/, rules/, plan/, report/, learn/) never print to stdout, exit or
  * read the environment; they return -errno and fill a struct s2c_error.
@@ -183,7 +185,8 @@ static const struct cmd commands[] = {
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--bounding-set SET] [--no-smoke] "
 	  "[--smoke-user USER] "
 	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
-	  "[--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
+	  "[--install-hook dpkg|apt|rpm] [--hook-program PATH] [--remove-hook dpkg|apt|rpm] "
+	  "[--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] "

@@ -50,9 +50,17 @@ int decide_all(struct rules_db *db, const struct scan_result *res, const struct 
 	if (r == 0 && !(out->v = calloc(res->n ? res->n : 1, sizeof(*out->v))))
 		r = -ENOMEM;
 	for (size_t i = 0; r == 0 && i < res->n; i++) {
+		struct facts *f = res->v[i];
 		struct binary bin = { 0 };
 
-		r = binary_read(res->rootfd, res->v[i], db->strings, db->prefixes, &bin);
+		if (f->content) {
+			/* Read during the scan (SCAN_CONTENT): taken over. */
+			bin = *f->content;
+			free(f->content);
+			f->content = NULL;
+			r = 0;
+		} else
+			r = binary_read(res->rootfd, f, db->strings, db->prefixes, &bin);
 		if (r == 0)
 			r = engine_decide(&e, res->v[i], &bin, &out->v[i], err);
 		binary_release(&bin);

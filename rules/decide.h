@@ -41,6 +41,10 @@ struct decide_target {
 /**
  * Decide about every candidate of @res with @db (taken over, even on error),
  * with @t (or NULL) in place of the target's own kernel and bounding set.
+ * A candidate's content read during the scan (facts::content, SCAN_CONTENT)
+ * is taken over; one without is read now.  For SCAN_CONTENT the scan must
+ * have looked for @db's strings and version prefixes (rules_db::strings,
+ * rules_db::prefixes).
  * Returns 0 with @out filled (release with decisions_release()), or -errno
  * with @err naming what failed (@out is then empty).
  */

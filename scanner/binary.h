@@ -32,6 +32,14 @@ struct binary {
 int binary_read(int rootfd, const struct facts *f, const char *const *strings,
 		const char *const *prefixes, struct binary *ret);
 
+/**
+ * binary_read() for a file the walker holds open: @name in the directory
+ * @dirfd (no symlink followed), which must still be the inode @f describes.
+ * Same results as binary_read().
+ */
+int binary_read_at(int rootfd, int dirfd, const char *name, const struct facts *f,
+		   const char *const *strings, const char *const *prefixes, struct binary *ret);
+
 /** Free what @b owns; the struct is zeroed. */
 void binary_release(struct binary *b);
 

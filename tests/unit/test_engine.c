@@ -15,6 +15,7 @@
 
 #include "binary.h"
 #include "db.h"
+#include "decide.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "error.h"
@@ -509,6 +510,77 @@ START_TEST(test_library_evidence)
 }
 END_TEST
 
+/* Content read by the walk's workers decides exactly as content read afterwards. */
+static struct decisions decide_scanned(bool during_walk, struct scan_result **ret_res)
+{
+	struct decisions ds;
+	struct rules_db *db = NULL;
+	struct scan_result *res = NULL;
+	struct s2c_error err = { 0 };
+	char *dir = NULL;
+	const char *dirs[2];
+
+	ck_assert_int_gt(asprintf(&dir, "%s/db", S2C_TEST_SRCDIR), 0);
+	dirs[0] = dir;
+	dirs[1] = NULL;
+	ck_assert_msg(rules_db_load(dirs, 0, &db, &err) == 0, "%s", err.msg);
+	free(dir);
+	struct scan_options o = {
+		.root = root,
+		.threads = 3,
+		.flags = during_walk ? SCAN_CONTENT : 0,
+		.strings = during_walk ? db->strings : NULL,
+		.prefixes = during_walk ? db->prefixes : NULL,
+	};
+	ck_assert_msg(scan_run(&o, &res, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < res->n; i++)
+		ck_assert_msg(!res->v[i]->content == !during_walk, "%s", res->v[i]->path);
+	ck_assert_msg(decide_all(db, res, &(struct decide_target){ .kernel = "6.1" }, &ds, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < res->n; i++)
+		ck_assert_ptr_null(res->v[i]->content);
+	*ret_res = res;
+	return ds;
+}
+
+START_TEST(test_content_during_scan)
+{
+	static const char *const libcap[] = { "-lcap", NULL };
+
+	compile("usr/bin/ping", prog_socket, NULL);
+	compile("usr/bin/mnt", prog_mount, NULL);
+	compile("usr/bin/aware", prog_rlimit_caps, libcap);
+	compile("usr/bin/plain", prog_plain, NULL);
+	compile("usr/bin/insists", prog_breaker, NULL);
+	fx_file(root, "usr/bin/script", 04755, "#!/bin/sh\nexit 0\n");
+	fx_file(root, "usr/bin/junk", 02755, "\177ELF broken");
+
+	struct scan_result *ra, *rb;
+	struct decisions a = decide_scanned(true, &ra), b = decide_scanned(false, &rb);
+
+	ck_assert_uint_eq(a.n, 7);
+	ck_assert_uint_eq(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++) {
+		const struct decision *x = a.v[i], *y = b.v[i];
+
+		ck_assert_str_eq(x->facts->path, y->facts->path);
+		ck_assert_int_eq(x->verdict, y->verdict);
+		ck_assert_pstr_eq(x->sha256, y->sha256);
+		ck_assert_pstr_eq(x->elf_error, y->elf_error);
+		ck_assert(!x->elf == !y->elf);
+		ck_assert_pstr_eq(x->caps_text, y->caps_text);
+		ck_assert_pstr_eq(x->breaker, y->breaker);
+		ck_assert_uint_eq(x->n_warnings, y->n_warnings);
+		ck_assert_uint_eq(x->n_evidence, y->n_evidence);
+		for (size_t k = 0; k < x->n_evidence; k++)
+			ck_assert_str_eq(x->evidence[k].what, y->evidence[k].what);
+	}
+	decisions_release(&a);
+	decisions_release(&b);
+	scan_result_free(ra);
+	scan_result_free(rb);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -522,6 +594,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_ties);
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_library_evidence);
+	tcase_add_test(tc, test_content_during_scan);
 	suite_add_tcase(s, tc);
 	return s;
 }
