@@ -108,8 +108,10 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	size_t k = 0, m = 0, unrepaired = 0;
 	int ex;
 
-	if (!paths || !approved)
+	if (!paths || !approved) {
+		log_error("cannot repair: out of memory");
 		return S2C_EXIT_FAILURE;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (drifts[i].fixable)
 			paths[k++] = drifts[i].entry->path;
