@@ -40,8 +40,8 @@ static const char help_text[] =
 	"Compare the system with the state recorded by apply: report files whose\n"
 	"set-ID bit came back, whose capabilities are gone or different, or whose\n"
 	"content changed (a package update, told from tampering by the package\n"
-	"database's digests).  --db, --kernel, --exclude, --include-unpackaged and\n"
-	"the smoke-test options apply to --fix.\n";
+	"database's digests).  --db, --kernel, --bounding-set, --exclude,\n"
+	"--include-unpackaged and the smoke-test options apply to --fix.\n";
 
 static int do_hooks(int rootfd, const char *root, const char *install, const char *remove,
 		    const char *program)
@@ -146,7 +146,7 @@ static int fix_decide(struct verify_args *v, const struct checked *c, struct rul
 	if (!k)
 		return 0;
 	s.paths = paths;
-	ex = dbargs_load(&v->db, &db);
+	ex = dbargs_load_root(&v->db, s.root, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = &v->db, .db = db, .scan = &s, .ctx = v->ctx,
 					   .verbose = v->a.verbose, .plan_limits = true };
