@@ -20,5 +20,6 @@ Suite *journal_suite(void);
 Suite *fileop_suite(void);
 Suite *plan_suite(void);
 Suite *privcheck_suite(void);
+Suite *pkg_suite(void);
 
 #endif
