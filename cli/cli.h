@@ -89,6 +89,8 @@ void cmd_print_usage(const struct cmd *c, FILE *out);
 int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx);

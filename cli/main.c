@@ -122,6 +122,16 @@ static const struct cmd commands[] = {
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
 	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
+	{ "audit-pkg", cmd_audit_pkg, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	  "[--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--threads N] [--tmpdir DIR] "
+	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
+	  "audit .deb and .rpm packages without installing them" },
+	{ "audit-image", cmd_audit_image, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	  "[--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--max-unpacked SIZE] FILE|DIR",
+	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
 	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
@@ -173,7 +183,7 @@ static void print_help(FILE *out)
 		    "Verbs:\n", out);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
 		if (!(commands[i].flags & CMD_HIDDEN))
-			(void)fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+			(void)fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].help);
 	(void)fputs("\nRun 'suid2cap VERB --help' for the options of a verb; see suid2cap(8).\n"
 		    "\nExit status: 0 success, 1 findings or drift, 2 usage error, 3 incomplete\n"
 		    "(some files could not be read), 4 operation failed, 5 privilege error.\n", out);

@@ -142,6 +142,41 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 /** Free @n files from target_files(). */
 void target_files_free(struct target_file *v, size_t n);
 
+/**
+ * Give @t's stage the kept libraries of the other targets of a run that it
+ * does not have itself (its own come first, then @all in order), so that the
+ * evidence from a library's imports is found for a program whose library
+ * comes in a sibling package.  Returns the number shared, or -ENOMEM.
+ */
+int target_share_libs(struct target *t, struct target *const *all, size_t n);
+
+/** The libraries of all targets of a run, by file name. */
+struct libindex {
+	struct libentry {
+		const char *name;       /**< base name, "libcap.so.2" (borrowed from a member) */
+		const char *path;       /**< the member's path (borrowed) */
+		size_t target;          /**< index into the targets */
+	} *slots;
+	size_t n_slots, n;
+};
+
+/**
+ * Index the library files and links (in library directories) of @n targets.
+ * The targets must outlive the index.  Returns 0 or -ENOMEM.
+ */
+int libindex_build(struct libindex *x, struct target *const *all, size_t n);
+
+/** Free the index. */
+void libindex_release(struct libindex *x);
+
+/**
+ * Which target provides the library @soname for target @self: @self itself
+ * when it has one, else the first other target in order.  Returns the index
+ * and sets @ret_path (borrowed), or SIZE_MAX.
+ */
+size_t libindex_find(const struct libindex *x, size_t self, const char *soname,
+		     const char **ret_path);
+
 /** First id given to a name that only maintainer scripts mention. */
 #define TARGET_ID_PLACEHOLDER 2147483648u
 

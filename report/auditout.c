@@ -14,6 +14,7 @@
 #include "facts.h"
 #include "host.h"
 #include "jsonout.h"
+#include "targetout.h"
 #include "util.h"
 #include "common.h"
 
@@ -372,19 +373,34 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 			const struct auditout_text_options *o, FILE *out)
 {
 	const struct host *h = a->host;
+	const struct audit_identity *id = a->identity;
 	_cleanup_free_ char *root = escape_text(a->root);
 	_cleanup_free_ char *os = h && h->os_pretty ? escape_text(h->os_pretty) : NULL;
+	_cleanup_free_ char *host = id && id->hostname ? escape_text(id->hostname) : NULL;
+	_cleanup_free_ char *auditor = id && id->auditor ? escape_text(id->auditor) : NULL;
+	_cleanup_free_ char *machine = id && id->machine_id ?
+		fmt(" (machine %.12s)", id->machine_id) : NULL;
 
-	(void)fprintf(out, "%ssuid2cap audit of %s%s", o->color ? C_BOLD : "", root ? root : "?",
-		      o->color ? C_RESET : "");
-	for (size_t i = 0; a->paths && a->paths[i]; i++) {
+	if (a->targets)
+		(void)fprintf(out, "%ssuid2cap audit of %zu %s%s", o->color ? C_BOLD : "",
+			      a->n_targets, targetout_noun(a, a->n_targets), o->color ? C_RESET : "");
+	else
+		(void)fprintf(out, "%ssuid2cap audit of %s%s", o->color ? C_BOLD : "",
+			      root ? root : "?", o->color ? C_RESET : "");
+	for (size_t i = 0; !a->targets && a->paths && a->paths[i]; i++) {
 		_cleanup_free_ char *p = escape_text(a->paths[i]);
 		(void)fprintf(out, "%s%s", i ? ", " : ", paths ", p ? p : "?");
 	}
 	(void)fputc('\n', out);
 	if (h)
-		(void)fprintf(out, "target: %s, kernel %s%s%s\n", h->live ? "this host" : "image",
-			      h->kernel_release, os ? ", " : "", os ? os : "");
+		(void)fprintf(out, "target: %s%s%s%s, kernel %s%s%s\n",
+			      a->targets ? targetout_noun(a, a->n_targets) :
+			      h->live ? "this host" : "image", host ? " " : "", host ? host : "",
+			      machine ? machine : "", h->kernel_release, os ? ", " : "", os ? os : "");
+	if (id && id->time)
+		(void)fprintf(out, "audited: %s%s%s%s%s, suid2cap %s\n", id->time,
+			      auditor ? " on " : "", auditor ? auditor : "",
+			      id->shard ? ", shard " : "", id->shard ? id->shard : "", S2C_VERSION);
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
 	if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
@@ -441,13 +457,26 @@ static void text_row(const struct decision *d, const struct text_row *r,
 	(void)fprintf(out, "  %s\n", r->caps);
 }
 
-static int text_notes(const struct audit *a, const struct decision *d,
-		      const struct auditout_text_options *o, FILE *out)
+static int text_notes(const struct audit *a, size_t idx, const struct auditout_text_options *o,
+		      FILE *out)
 {
+	const struct decision *d = a->v[idx];
 	_cleanup_free_ char *reason = escape_text(d->reason ? d->reason : "");
+	struct targetout_line *lines = NULL;
+	size_t n_lines = 0;
 
-	if (!reason)
+	if (!reason || targetout_lines(a, idx, &lines, &n_lines) < 0)
 		return -ENOMEM;
+	for (size_t i = 0; i < n_lines; i++) {
+		_cleanup_free_ char *text = escape_text(lines[i].text);
+		_cleanup_free_ char *lead = fmt("%s: ", lines[i].label);
+		if (!text || !lead) {
+			targetout_lines_free(lines, n_lines);
+			return -ENOMEM;
+		}
+		wrap(out, "", lead, text, 6, o->width);
+	}
+	targetout_lines_free(lines, n_lines);
 	wrap(out, "", "", reason, 6, o->width);
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if (disguised(a, d) && !d->disguise)
@@ -509,7 +538,7 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 			if (a->v[i]->verdict != v)
 				continue;
 			text_row(a->v[i], &rows[i], &w, o, out);
-			r = text_notes(a, a->v[i], o, out);
+			r = text_notes(a, i, o, out);
 			if (r < 0)
 				return r;
 		}
@@ -534,6 +563,8 @@ int auditout_text(const struct audit *a, const struct auditout_text_options *o, 
 		text_header(a, &s, &opt, out);
 		r = text_groups(a, &s, &opt, rows, out);
 	}
+	if (r == 0)
+		r = targetout_text(a, out);
 	for (size_t i = 0; i < a->n; i++)
 		text_row_release(&rows[i]);
 	if (r < 0)
@@ -694,6 +725,7 @@ struct json_object *auditout_json_object(const struct audit *a)
 	    jsonout_add_string(tool, "version", S2C_VERSION) < 0 ||
 	    jsonout_add_string(doc, "root", a->root) < 0 ||
 	    jsonout_add(doc, "paths", auditout_paths_json(a)) < 0 ||
+	    jsonout_add(doc, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(doc, "host", auditout_host_json(a)) < 0 ||
 	    jsonout_add(doc, "database", auditout_database_json(a->db)) < 0 ||
 	    jsonout_add_bool(doc, "complete", a->complete) < 0)
@@ -705,11 +737,15 @@ struct json_object *auditout_json_object(const struct audit *a)
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
 	    jsonout_add(doc, "summary", summary_json(&s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
 		return NULL;
+	if (a->targets && jsonout_add(doc, "targets", targetout_json_targets(a)) < 0)
+		return NULL;
 	files = json_object_new_array();
 	if (jsonout_add(doc, "files", files) < 0)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
-		if (jsonout_push(files, file_json(a, a->v[i])) < 0)
+		struct json_object *f = file_json(a, a->v[i]);
+		if (jsonout_push(files, f) < 0 ||
+		    (a->targets && jsonout_add(f, "origin", targetout_json_origin(a, i)) < 0))
 			return NULL;
 	}
 	return TAKE_PTR(doc);

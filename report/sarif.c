@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "jsonout.h"
 #include "sarif.h"
+#include "targetout.h"
 #include "common.h"
 
 /* Key of partialFingerprints; bump the suffix if the way it is computed ever changes. */
@@ -253,17 +254,21 @@ static struct json_object *properties_json(const struct decision *d)
 	return TAKE_PTR(o);
 }
 
-static struct json_object *result_json(const struct audit *a, const struct decision *d,
-				       enum audit_finding k)
+static struct json_object *result_json(const struct audit *a, size_t idx, enum audit_finding k)
 {
+	const struct decision *d = a->v[idx];
+	const struct audit_target *t = targetout_of(a, idx);
 	const struct audit_finding_info *fi = auditout_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *msg = message(a, d, k), *key = NULL;
-	struct json_object *locs, *fp;
+	struct json_object *locs, *fp, *props;
 	char digest[HASH_HEX_LEN];
 
-	/* Rule and path identify a finding across runs, whatever the binary's version. */
-	if (!o || !msg || asprintf(&key, "%s:%s", fi->id, d->facts->path) < 0 ||
+	/* Rule, path (and package or image) identify a finding across runs, whatever the
+	 * binary's version. */
+	if (!o || !msg ||
+	    (t ? asprintf(&key, "%s:%s:%s", fi->id, t->name ? t->name : t->source, d->facts->path) :
+		 asprintf(&key, "%s:%s", fi->id, d->facts->path)) < 0 ||
 	    hash_mem_sha256(key, strlen(key), digest) < 0)
 		return NULL;
 	locs = json_object_new_array();
@@ -275,7 +280,8 @@ static struct json_object *result_json(const struct audit *a, const struct decis
 	    jsonout_push(locs, location_json(d)) < 0 ||
 	    jsonout_add(o, "partialFingerprints", fp) < 0 ||
 	    jsonout_add_string(fp, FINGERPRINT_KEY, digest) < 0 ||
-	    jsonout_add(o, "properties", properties_json(d)) < 0)
+	    jsonout_add(o, "properties", props = properties_json(d)) < 0 ||
+	    (t && jsonout_add(props, "origin", targetout_json_origin(a, idx)) < 0))
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -346,7 +352,7 @@ static struct json_object *run_json(const struct audit *a)
 		unsigned m = auditout_findings(a, a->v[i]);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if ((m & (1u << k)) &&
-			    jsonout_push(results, result_json(a, a->v[i], (enum audit_finding)k)) < 0)
+			    jsonout_push(results, result_json(a, i, (enum audit_finding)k)) < 0)
 				return NULL;
 	}
 	props = json_object_new_object();
@@ -354,7 +360,9 @@ static struct json_object *run_json(const struct audit *a)
 	    jsonout_add(props, "paths", auditout_paths_json(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
 	    jsonout_add(props, "host", auditout_host_json(a)) < 0 ||
-	    jsonout_add(props, "database", auditout_database_json(a->db)) < 0)
+	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
+	    jsonout_add(props, "database", auditout_database_json(a->db)) < 0 ||
+	    (a->targets && jsonout_add(props, "targets", targetout_json_targets(a)) < 0))
 		return NULL;
 	return TAKE_PTR(run);
 }

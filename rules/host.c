@@ -506,6 +506,41 @@ done:
 	return 0;
 }
 
+int host_set_package(struct host *h, const char *path, const char *package)
+{
+	int i = find_slot(h, path);
+	char **np, **nn;
+	char *pc, *nc;
+
+	pc = strdup(path);
+	nc = package ? strdup(package) : NULL;
+	if (!pc || (package && !nc)) {
+		free(pc);
+		free(nc);
+		return -ENOMEM;
+	}
+	if (i >= 0) {
+		free(pc);
+		free(h->pkg_names[i]);
+		h->pkg_names[i] = nc;
+		return 0;
+	}
+	np = realloc(h->pkg_paths, (h->n_pkg + 1) * sizeof(char *));
+	if (np)
+		h->pkg_paths = np;
+	nn = np ? realloc(h->pkg_names, (h->n_pkg + 1) * sizeof(char *)) : NULL;
+	if (nn)
+		h->pkg_names = nn;
+	if (!np || !nn) {
+		free(pc);
+		free(nc);
+		return -ENOMEM;
+	}
+	h->pkg_paths[h->n_pkg] = pc;
+	h->pkg_names[h->n_pkg++] = nc;
+	return 0;
+}
+
 const char *host_package_of(const struct host *h, const char *path)
 {
 	int i = find_slot(h, path);
