@@ -47,6 +47,17 @@
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix
  *           verify    drift: same content, an update, or tampering
+ * pkg/      member    archive members as packed, the table by path
+ *           stage     private 0700 directory for the members an audit reads
+ *           arread    libarchive: formats, built-in decompressors, nested archives
+ *           shparse   POSIX sh parser for maintainer scripts (analysis only)
+ *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
+ *           target    a package or image, its installed privileged files as facts
+ *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
+ *           oci       docker-save and OCI layouts, layers and whiteouts
+ *           batch     directory walk, shards, reader threads
+ *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
+ *            report/targetout: package and image parts of the reports, identity)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr
  *           privs     per-verb capability sets, no_new_privs
@@ -55,6 +66,9 @@
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
+ *           auditargs report options of the auditing verbs, atomic output
+ *           identity  host name, hashed machine id, time of an audit
+ *           targetrun package and image audits: decide, plan, report
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or

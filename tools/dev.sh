@@ -19,7 +19,7 @@ cd "$here"
 
 # Everything the build, the tests and the benchmarks need, from Debian.
 PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
-libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev
+libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev librpm-dev
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm"
