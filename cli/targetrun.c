@@ -254,26 +254,59 @@ static int file_info(struct tstate *ts, size_t i, struct target *const *all, siz
 	return 0;
 }
 
-/* A container cannot grant what its bounding set lacks: say so for images. */
+/* "--cap-add NET_ADMIN --cap-add SYS_NICE" for @mask. */
+static char *cap_add_options(uint64_t mask)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	for (int c = 0; c < 64; c++) {
+		_cleanup_free_ char *name = (mask & (UINT64_C(1) << c)) ?
+			fcaps_mask_names(UINT64_C(1) << c) : NULL;
+		if (!name)
+			continue;
+		(void)fprintf(f, "%s--cap-add ", len || ftell(f) ? " " : "");
+		for (const char *p = strncmp(name, "cap_", 4) == 0 ? name + 4 : name; *p; p++)
+			(void)fputc(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p, f);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * A container cannot grant what its bounding set lacks: say so for images.  With the
+ * effective bit, execve(2) refuses such a program outright (the kernel's check for
+ * capability-dumb programs); without it, the program starts but cannot raise them.
+ */
 static int bounding_warning(struct decision *d)
 {
 	uint64_t caps = d->has_caps ? d->caps.permitted | d->caps.inheritable : 0, docker, podman;
-	_cleanup_free_ char *names = NULL;
+	_cleanup_free_ char *names = NULL, *opts = NULL;
+	const char *effect;
 	char *w = NULL, **v;
 
 	oci_outside_bounding(caps, &docker, &podman);
 	if (!podman)
 		return 0;
 	names = fcaps_mask_names(docker ? docker : podman);
-	if (!names)
+	opts = cap_add_options(docker ? docker : podman);
+	if (!names || !opts)
 		return -ENOMEM;
+	effect = d->caps.effective ? "execve fails with EPERM" :
+				     "the program starts but cannot raise it";
 	if (docker && asprintf(&w, "%s is outside the default bounding set of Docker and Podman "
-			       "containers: execve fails with EPERM unless the container runs with "
-			       "--cap-add for it", names) < 0)
+			       "containers: %s unless the container runs with %s", names, effect,
+			       opts) < 0)
 		return -ENOMEM;
 	if (!docker && asprintf(&w, "%s is outside the default bounding set of Podman containers "
-				"(Docker has it): under Podman, execve fails with EPERM unless the "
-				"container runs with --cap-add for it", names) < 0)
+				"(Docker has it): under Podman, %s unless the container runs with %s",
+				names, effect, opts) < 0)
 		return -ENOMEM;
 	v = realloc(d->warnings, (d->n_warnings + 1) * sizeof(*v));
 	if (!v) {

@@ -402,7 +402,11 @@ static void text_header(const struct audit *a, const struct audit_summary *s,
 			      auditor ? " on " : "", auditor ? auditor : "",
 			      id->shard ? ", shard " : "", id->shard ? id->shard : "", S2C_VERSION);
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
-	if (!a->complete)
+	if (!a->complete && a->targets)
+		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " %s could not be read (named below and on "
+			      "standard error)\n", a->scan_warnings,
+			      targetout_noun(a, (size_t)a->scan_warnings));
+	else if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");

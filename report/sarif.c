@@ -304,8 +304,12 @@ static struct json_object *invocation_json(const struct audit *a)
 	}
 	if (a->complete)
 		return TAKE_PTR(o);
-	(void)snprintf(text, sizeof(text), "incomplete scan: %" PRIu64 " part%s of the tree could "
-		       "not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	if (a->targets)
+		(void)snprintf(text, sizeof(text), "incomplete: %" PRIu64 " %s could not be read",
+			       a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
+	else
+		(void)snprintf(text, sizeof(text), "incomplete scan: %" PRIu64 " part%s of the tree "
+			       "could not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	notes = json_object_new_array();
 	n = json_object_new_object();
 	if (jsonout_add(o, "toolExecutionNotifications", notes) < 0 ||

@@ -300,7 +300,8 @@ int targetout_markdown(const struct audit *a, FILE *out)
 				run = *c == '`' ? run + 1 : 0;
 				longest = S2C_MAX(longest, run);
 			}
-			(void)fprintf(out, "\nPlan (%s):\n\n", t->plan_format);
+			(void)fprintf(out, "%sPlan (%s):\n\n", t->notes && t->notes[0] ? "\n" : "",
+				      t->plan_format);
 			for (size_t k = 0; k < S2C_MAX(longest + 1, (size_t)3); k++)
 				(void)fputc('`', out);
 			(void)fputc('\n', out);
