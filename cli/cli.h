@@ -91,6 +91,7 @@ int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_report(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx);

@@ -57,7 +57,8 @@
  *           oci       docker-save and OCI layouts, layers and whiteouts
  *           batch     directory walk, shards, reader threads
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
- *            report/targetout: package and image parts of the reports, identity)
+ *            report/targetout: package and image parts of the reports, identity;
+ *            report/fleet: many audit reports joined, majority and drift)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr
  *           privs     per-verb capability sets, no_new_privs
@@ -69,7 +70,8 @@
  *           auditargs report options of the auditing verbs, atomic output
  *           identity  host name, hashed machine id, time of an audit
  *           targetrun package and image audits: decide, plan, report
- *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
+ *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps;
+ *                     cmd_report: report merge, through report/fleet)
  *
  * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
  * read the environment; they return -errno and fill a struct s2c_error.
@@ -146,6 +148,10 @@ static const struct cmd commands[] = {
 	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
+	{ "report", cmd_report, CMD_JSON, PRIVS_READ, phases_read,
+	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--fail-on-drift] "
+	  "FILE ...",
+	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
 	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",

@@ -97,8 +97,7 @@ int html_escape(FILE *out, const char *s)
 	return 0;
 }
 
-/* "'sha256-<base64>'" of @s, for the CSP. */
-static int csp_hash(const char *s, char *buf, size_t size)
+int html_csp_hash(const char *s, char *buf, size_t size)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char hex[HASH_HEX_LEN];
@@ -137,9 +136,9 @@ static int head(const struct audit *a, FILE *out)
 	char hs[64], hj[64];
 	int r;
 
-	r = csp_hash(style, hs, sizeof(hs));
+	r = html_csp_hash(style, hs, sizeof(hs));
 	if (r == 0)
-		r = csp_hash(script, hj, sizeof(hj));
+		r = html_csp_hash(script, hj, sizeof(hj));
 	if (r < 0)
 		return r;
 	(void)fprintf(out,
