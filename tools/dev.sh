@@ -22,7 +22,7 @@ PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
 libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev librpm-dev
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
-iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm"
+iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm ansible"
 
 # The SARIF 2.1.0 JSON Schema the audit tests validate against (draft-04), taken from
 # an npm package because Debian ships none; kept out of git under build/test-deps/.
