@@ -855,8 +855,10 @@ static int parse_simple(struct parser *p, struct sh_node **ret)
 		p->pos = save;
 		n->src_len = p->pos - start;
 		r = parse_word(p, &w, 0);
-		if (r < 0)
+		if (r < 0) {
+			word_release(&w);
 			break;
+		}
 		n->src_len = p->pos - start;
 		n->line_end = p->line;
 		if (n->n_words == 0) {
