@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,59 +14,73 @@
 #include "util.h"
 #include "common.h"
 
-void applyargs_init(struct applyargs *a)
+static int opt_smoke_timeout(const struct opt *o, const char *arg, const char *verb)
 {
-	*a = (struct applyargs){ .smoke = -1, .smoke_user = "nobody", .smoke_timeout = 10 };
-}
-
-int applyargs_option(struct applyargs *a, int opt, const char *arg, const char *verb)
-{
+	struct applyargs *a = o->value;
 	unsigned n;
 
-	switch (opt) {
-	case ARG_ONLY:
-		if (a->n_only == S2C_ELEMENTSOF(a->only) - 1)
-			return -usage_error(verb, "too many --only paths");
-		if (arg[0] != '/')
-			return -usage_error(verb, "--only needs an absolute path, not '%s'", esc(arg));
-		a->only[a->n_only++] = arg;
-		return 1;
-	case ARG_NO_SMOKE:
-		a->smoke = 0;
-		return 1;
-	case ARG_SMOKE:
-		a->smoke = 1;
-		return 1;
-	case ARG_SMOKE_USER:
-		a->smoke_user = arg;
-		return 1;
-	case ARG_SMOKE_TIMEOUT:
-		if (parse_uint(arg, 600, &n) < 0 || n == 0)
-			return -usage_error(verb, "invalid --smoke-timeout '%s': expected 1..600 seconds", arg);
-		a->smoke_timeout = n;
-		return 1;
-	case ARG_ALLOW_HARDLINKS:
-		a->allow_hardlinks = true;
-		return 1;
-	case ARG_ALLOW_ROOT_EQUIVALENT:
-		a->allow_root_equivalent = true;
-		return 1;
-	case ARG_FAULT:
+	if (parse_uint(arg, 600, &n) < 0 || n == 0)
+		return usage_error(verb, "invalid --smoke-timeout '%s': expected 1..600 seconds", arg);
+	a->smoke_timeout = n;
+	return 0;
+}
+
+static int opt_fault(const struct opt *o, const char *arg, const char *verb)
+{
 #ifdef S2C_FAULT_INJECTION
-		a->fault = arg;
-		return 1;
+	struct applyargs *a = o->value;
+
+	(void)verb;
+	a->fault = arg;
+	return 0;
 #else
-		return -usage_error(verb, "--fault exists only in test builds");
+	(void)o;
+	(void)arg;
+	return usage_error(verb, "--fault exists only in test builds");
 #endif
-	case ARG_QUIET:
-		a->quiet = true;
-		return 1;
-	case ARG_VERBOSE:
-		a->verbose = true;
-		return 1;
-	default:
-		return 0;
-	}
+}
+
+#define SMOKE_OPTS(a) \
+	OPT_SET_INT("no-smoke", &(a)->smoke, 0, "do not run smoke tests"), \
+	OPT_STRING(0, "smoke-user", &(a)->smoke_user, "USER", "run smoke tests as USER " \
+		   "(default: nobody)"), \
+	OPT_CALLBACK("smoke-timeout", (a), "S", "time limit of a smoke test (default: 10 " \
+		     "seconds)", opt_smoke_timeout)
+
+void applyargs_init(struct applyargs *a)
+{
+	*a = (struct applyargs){
+		.smoke = -1, .smoke_user = "nobody", .smoke_timeout = 10,
+		.opts = {
+			{ .kind = OPT_KIND_CALLBACK, .long_name = "only", .value = &a->only,
+			  .argh = "PATH", .help = "only this entry (repeatable)",
+			  .cb = opts_absolute_path },
+			OPT_SET_INT("smoke", &a->smoke, 1, "run smoke tests for an image root too "
+				    "(default: the\nrunning system only)"),
+			SMOKE_OPTS(a),
+			OPT_BOOL(0, "allow-hardlinks", &a->allow_hardlinks, "change files with more "
+				 "than one hard link"),
+			OPT_BOOL(0, "allow-root-equivalent", &a->allow_root_equivalent, "accept "
+				 "root-equivalent capability sets (setuid in\ndisguise); the journal "
+				 "records it"),
+			OPT_BOOL(0, "quiet", &a->quiet, "print only problems, and the summary when "
+				 "there are any"),
+			OPT_BOOL(0, "verbose", &a->verbose, "also print the capabilities each phase "
+				 "keeps"),
+			/* crash points of the tests: no help, refused by release builds */
+			OPT_CALLBACK("fault", a, "STEP[:ENTRY]", NULL, opt_fault),
+			OPT_END(),
+		},
+		.smoke_opts = { SMOKE_OPTS(a), OPT_END() },
+		.undo_opts = {
+			{ .kind = OPT_KIND_CALLBACK, .long_name = "only", .value = &a->only,
+			  .argh = "PATH", .help = "only this file (repeatable)",
+			  .cb = opts_absolute_path },
+			OPT_BOOL(0, "quiet", &a->quiet, "print only problems"),
+			OPT_CALLBACK("fault", a, "STEP[:ENTRY]", NULL, opt_fault),
+			OPT_END(),
+		},
+	};
 }
 
 uint64_t applyargs_caps(const struct plan *p, bool smoke)
@@ -94,13 +107,13 @@ void applyargs_report(void *userdata, const char *path, enum apply_event ev, con
 		   ev == APPLY_NOT_RESTORED;
 
 	if (bad) {
-		log_warning("%s '%s': %s", apply_event_name(ev), esc(path), msg && *msg ? msg : "");
+		log_warning("%s '%s': %s", apply_event_name(ev), path, msg && *msg ? msg : "");
 		return;
 	}
 	if (rep && rep->quiet)
 		return;
-	(void)printf("%-18s %s%s%s\n", apply_event_name(ev), esc(path), msg && *msg ? ": " : "",
-		     msg ? msg : "");
+	print_line("%-18s %s%s%s", apply_event_name(ev), path, msg && *msg ? ": " : "",
+		   msg ? msg : "");
 }
 
 int applyargs_exit(const struct apply_result *r)
@@ -116,7 +129,7 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 	struct reporter rep = { .quiet = a->quiet };
 	struct apply_options o = {
 		.rootfd = rootfd, .plan = p, .plan_sha256 = plan_sha256, .caps = caps,
-		.only = only ? only : a->n_only ? a->only : NULL,
+		.only = only ? only : a->only.n ? a->only.v : NULL,
 		.allow_hardlinks = a->allow_hardlinks,
 		.allow_root_equivalent = a->allow_root_equivalent,
 		.smoke = a->smoke < 0 ? p->live : a->smoke, .smoke_timeout = a->smoke_timeout,
@@ -130,12 +143,12 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 	if (o.smoke) {
 		struct passwd *pw = getpwnam(a->smoke_user);
 		if (!pw) {
-			log_error("unknown smoke-test user '%s'", esc(a->smoke_user));
+			log_error("unknown smoke-test user '%s'", a->smoke_user);
 			return S2C_EXIT_USAGE;
 		}
 		if (pw->pw_uid == 0) {
 			log_error("the smoke test must run as an unprivileged user, not '%s'",
-				  esc(a->smoke_user));
+				  a->smoke_user);
 			return S2C_EXIT_USAGE;
 		}
 		o.smoke_uid = pw->pw_uid;
@@ -151,12 +164,12 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		_cleanup_free_ char *names = fcaps_mask_names(privs_effective());
 		(void)printf("capabilities kept: %s\n", names && *names ? names : "(none)");
 	}
-	for (size_t i = 0; i < a->n_only; i++) {
+	for (size_t i = 0; i < a->only.n; i++) {
 		bool found = false;
 		for (size_t j = 0; j < p->n && !found; j++)
-			found = s2c_streq(p->v[j].path, a->only[i]);
+			found = s2c_streq(p->v[j].path, a->only.v[i]);
 		if (!found) {
-			log_error("'%s' is not in the plan", esc(a->only[i]));
+			log_error("'%s' is not in the plan", a->only.v[i]);
 			return S2C_EXIT_USAGE;
 		}
 	}

@@ -12,36 +12,14 @@
 #include <sys/types.h>
 
 #include "apply.h"
+#include "opts.h"
 
 struct captable;
 struct plan;
 
-/** Long-option ids of the apply family (0x300 range). */
-enum {
-	ARG_ONLY = 0x300,
-	ARG_NO_SMOKE,
-	ARG_SMOKE,
-	ARG_SMOKE_USER,
-	ARG_SMOKE_TIMEOUT,
-	ARG_ALLOW_HARDLINKS,
-	ARG_FAULT,
-	ARG_YES,
-	ARG_DRY_RUN,
-	ARG_LAST,
-	ARG_FIX,
-	ARG_INSTALL_HOOK,
-	ARG_REMOVE_HOOK,
-	ARG_QUIET,
-	ARG_VERBOSE,
-	ARG_ALLOW_ROOT_EQUIVALENT,
-	ARG_LIST,
-	ARG_FORGET,
-};
-
 /** Parsed options of the apply family. */
 struct applyargs {
-	const char *only[64];
-	size_t n_only;
+	struct opt_list only;          /**< --only paths */
 	int smoke;                     /**< -1 default (live root only), 0, 1 */
 	const char *smoke_user;
 	unsigned smoke_timeout;
@@ -50,12 +28,18 @@ struct applyargs {
 	const char *fault;
 	bool quiet;
 	bool verbose;                  /**< also print the capabilities kept */
+	struct opt opts[12];           /**< the options above, for a verb's table (OPT_TABLE) */
+	struct opt smoke_opts[4];      /**< the smoke-test options alone (verify --fix) */
+	struct opt undo_opts[4];       /**< --only, --quiet and --fault (rollback) */
 };
 
+/**
+ * Defaults and the option tables: @a->opts (--only, --no-smoke, --smoke,
+ * --smoke-user, --smoke-timeout, --allow-hardlinks, --allow-root-equivalent,
+ * --quiet, --verbose, and --fault in test builds), @a->smoke_opts and
+ * @a->undo_opts.
+ */
 void applyargs_init(struct applyargs *a);
-
-/** Handle a shared option; 1 handled, 0 not, -S2C_EXIT_USAGE on error. */
-int applyargs_option(struct applyargs *a, int opt, const char *arg, const char *verb);
 
 /**
  * The capabilities changing files needs, for @p (CAP_CHOWN only when an

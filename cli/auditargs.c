@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "auditargs.h"
-#include "auditout.h"
+#include "audit.h"
+#include "auditjson.h"
+#include "audittext.h"
 #include "cli.h"
 #include "engine.h"
 #include "html.h"
@@ -18,34 +20,24 @@
 
 #define TEXT_WIDTH 100
 
-static int parse_format(const char *arg, enum audit_format *ret, const char *verb)
-{
-	static const char *const names[] = {
-		[AUDIT_FORMAT_TEXT] = "text", [AUDIT_FORMAT_JSON] = "json",
-		[AUDIT_FORMAT_MARKDOWN] = "markdown", [AUDIT_FORMAT_HTML] = "html",
-		[AUDIT_FORMAT_SARIF] = "sarif",
-	};
+const char *const auditargs_formats[] = {
+	[AUDIT_FORMAT_TEXT] = "text", [AUDIT_FORMAT_JSON] = "json",
+	[AUDIT_FORMAT_MARKDOWN] = "markdown", [AUDIT_FORMAT_HTML] = "html",
+	[AUDIT_FORMAT_SARIF] = "sarif", NULL,
+};
 
-	for (size_t i = 0; i < S2C_ELEMENTSOF(names); i++)
-		if (s2c_streq(arg, names[i])) {
-			*ret = (enum audit_format)i;
-			return 0;
-		}
-	return -usage_error(verb, "unknown format '%s': expected text, json, markdown, html "
-			    "or sarif", arg);
-}
-
-static int parse_fail_on(const char *arg, unsigned *fail_on, const char *verb)
+static int opt_fail_on(const struct opt *o, const char *arg, const char *verb)
 {
+	unsigned *fail_on = o->value;
 	_cleanup_free_ char *copy = strdup(arg);
 	char *save = NULL;
 
 	if (!copy) {
 		log_error("out of memory");
-		return -S2C_EXIT_FAILURE;
+		return S2C_EXIT_FAILURE;
 	}
 	if (s2c_isempty(arg))
-		return -usage_error(verb, "--fail-on needs review, migrate or risk");
+		return usage_error(verb, "--fail-on needs review, migrate or risk");
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		if (s2c_streq(w, "review"))
 			*fail_on |= AUDIT_FAIL_REVIEW;
@@ -54,32 +46,32 @@ static int parse_fail_on(const char *arg, unsigned *fail_on, const char *verb)
 		else if (s2c_streq(w, "risk"))
 			*fail_on |= AUDIT_FAIL_RISK;
 		else
-			return -usage_error(verb, "unknown --fail-on '%s': expected review, "
-					    "migrate or risk", w);
+			return usage_error(verb, "unknown --fail-on '%s': expected review, migrate "
+					   "or risk", w);
 	}
 	return 0;
 }
 
-int auditargs_option(struct auditargs *a, int opt, const char *arg, const char *verb)
+void auditargs_init(struct auditargs *a, bool audit)
 {
-	int r;
+	size_t n = 0;
 
-	switch (opt) {
-	case 'o':
-		a->output = arg;
-		return 1;
-	case ARG_AUDIT_FORMAT:
-		r = parse_format(arg, &a->format, verb);
-		return r < 0 ? r : 1;
-	case ARG_AUDIT_FAIL_ON:
-		r = parse_fail_on(arg, &a->fail_on, verb);
-		return r < 0 ? r : 1;
-	case ARG_AUDIT_NO_COLOR:
-		a->no_color = true;
-		return 1;
-	default:
-		return 0;
-	}
+	memset(a, 0, sizeof(*a));
+	a->opts[n++] = (struct opt)OPT_CHOICE("format", &a->format, auditargs_formats, "FMT",
+					      "text (default), json, markdown, html or sarif");
+	a->opts[n++] = (struct opt)OPT_STRING('o', "output", &a->output, "FILE",
+					      "write to FILE instead of standard output");
+	if (audit)
+		a->opts[n++] = (struct opt)OPT_CALLBACK(
+			"fail-on", &a->fail_on, "WHAT", "exit 1 when a file matches WHAT, a comma "
+			"list of:\n  review   a file has the verdict review\n  migrate  the "
+			"migration would change a file\n  risk     a file's risk after the verdict "
+			"is root (this\n           includes setuid in disguise and setuid-root\n"
+			"           programs kept)", opt_fail_on);
+	if (audit)
+		a->opts[n++] = (struct opt)OPT_BOOL(0, "no-color", &a->no_color,
+						    "no colour, even on a terminal");
+	a->opts[n] = (struct opt)OPT_END();
 }
 
 bool auditargs_failed(const struct audit *au, unsigned fail_on)
@@ -92,7 +84,7 @@ bool auditargs_failed(const struct audit *au, unsigned fail_on)
 		if ((fail_on & AUDIT_FAIL_MIGRATE) && d->changes)
 			return true;
 		if ((fail_on & AUDIT_FAIL_RISK) &&
-		    (d->risk == RISK_ROOT || (auditout_findings(au, d) & (1u << AUDIT_DISGUISE))))
+		    (d->risk == RISK_ROOT || (audit_findings(au, d) & (1u << AUDIT_DISGUISE))))
 			return true;
 	}
 	return false;
@@ -112,14 +104,14 @@ static int render(const struct auditargs *a, const struct audit *au, const struc
 		  FILE *out)
 {
 	bool to_stdout = out == stdout;
-	struct auditout_text_options o = {
+	struct audittext_options o = {
 		.width = terminal_width(ctx, to_stdout),
 		.color = to_stdout && ctx->color && !a->no_color,
 	};
 
 	switch (a->format) {
 	case AUDIT_FORMAT_JSON:
-		return auditout_json(au, out);
+		return auditjson_write(au, out);
 	case AUDIT_FORMAT_MARKDOWN:
 		return markdown_audit(au, out);
 	case AUDIT_FORMAT_HTML:
@@ -128,7 +120,7 @@ static int render(const struct auditargs *a, const struct audit *au, const struc
 		return sarif_audit(au, out);
 	case AUDIT_FORMAT_TEXT:
 	default:
-		return auditout_text(au, &o, out);
+		return audittext_write(au, &o, out);
 	}
 }
 

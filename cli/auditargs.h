@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The report options every auditing verb shares (audit, audit-pkg,
- * audit-image): --format, --output, --fail-on, --no-color; writing the report
- * atomically; and the exit status a CI job gates on.
+ * audit-image): --format, --output, --fail-on, --no-color, as one table for
+ * the option driver; writing the report atomically; and the exit status a CI
+ * job gates on.
  */
 #ifndef S2C_CLI_AUDITARGS_H
 #define S2C_CLI_AUDITARGS_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+
+#include "opts.h"
 
 struct audit;
 struct s2c_ctx;
 
-/** Report formats. */
+/** Report formats, in the order of the --format words. */
 enum audit_format {
 	AUDIT_FORMAT_TEXT,
 	AUDIT_FORMAT_JSON,
@@ -31,45 +33,24 @@ enum audit_fail_on {
 				           disguise included) */
 };
 
-/** Long-option ids (after scanargs' 0x100 and dbargs' 0x180 ranges). */
-enum {
-	ARG_AUDIT_FORMAT = 0x1c0,
-	ARG_AUDIT_FAIL_ON,
-	ARG_AUDIT_NO_COLOR,
-};
-
-/** getopt_long entries of the shared report options (-o is 'o'). */
-#define AUDITARGS_OPTIONS \
-	{ "format", required_argument, NULL, ARG_AUDIT_FORMAT }, \
-	{ "output", required_argument, NULL, 'o' }, \
-	{ "fail-on", required_argument, NULL, ARG_AUDIT_FAIL_ON }, \
-	{ "no-color", no_argument, NULL, ARG_AUDIT_NO_COLOR }
-
-/** The help lines of the shared report options. */
-#define AUDITARGS_HELP \
-	"  --format FMT      text (default), json, markdown, html or sarif\n" \
-	"  -o, --output FILE write to FILE (atomically) instead of standard output\n" \
-	"  --fail-on WHAT    exit 1 when a file matches WHAT, a comma list of:\n" \
-	"                      review   a file has the verdict review\n" \
-	"                      migrate  the migration would change a file\n" \
-	"                      risk     a file's risk after the verdict is root (this includes\n" \
-	"                               setuid in disguise and setuid-root programs kept)\n" \
-	"  --no-color        no colour, even on a terminal\n"
-
 /** Parsed report options. */
 struct auditargs {
-	enum audit_format format;
+	int format;                   /**< enum audit_format */
 	const char *output;
 	unsigned fail_on;             /**< enum audit_fail_on bits */
 	bool no_color;
+	struct opt opts[5];           /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
 /**
- * Handle option @opt with @arg if it is a report option.
- * Returns 1 when handled, 0 when not, or -S2C_EXIT_USAGE after printing a
- * usage error for @verb.
+ * Defaults and the table @a->opts.  @audit: the options of an audit report
+ * (--fail-on, --no-color) besides --format and --output; report merge has its
+ * own gate and no colour.
  */
-int auditargs_option(struct auditargs *a, int opt, const char *arg, const char *verb);
+void auditargs_init(struct auditargs *a, bool audit);
+
+/** The words of --format, NULL-terminated, indexed by enum audit_format. */
+extern const char *const auditargs_formats[];
 
 /** Whether any file of @au matches a --fail-on condition of @fail_on. */
 bool auditargs_failed(const struct audit *au, unsigned fail_on);

@@ -25,13 +25,15 @@ enum s2c_exit {
 	S2C_EXIT_PRIVILEGE = 5,   /**< missing or unsafe privileges or trusted inputs */
 };
 
-/** Behaviour declared per verb in the dispatch table. */
+/** Behaviour declared per verb in the dispatch table, and read by the dispatcher. */
 enum cmd_flags {
-	CMD_WRITES = 1 << 0,      /**< changes files (journalled) */
-	CMD_JSON = 1 << 1,        /**< can emit JSON */
-	CMD_NEEDS_DB = 1 << 2,    /**< loads the rules database */
-	CMD_HIDDEN = 1 << 3,      /**< not listed in --help */
+	CMD_WRITES = 1 << 0,      /**< changes files: keeps the bounding set at dispatch */
+	CMD_HIDDEN = 1 << 1,      /**< not listed in --help */
+	CMD_OPTIONS_FIRST = 1 << 2, /**< options end at the first operand (a command line) */
 };
+
+/** max_args of a verb that takes any number of operands. */
+#define CMD_ANY UINT32_MAX
 
 /** Process-wide context handed to every verb. */
 struct s2c_ctx {
@@ -50,13 +52,21 @@ struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct s2c_ctx *ctx);
 	enum cmd_flags flags;
+	unsigned min_args, max_args; /**< operands after the options (CMD_ANY: no limit) */
+	const char *operand;      /**< what they are, for messages ("PATH", "PLAN"), or NULL */
 	uint64_t caps;            /**< capabilities kept from dispatch on (the union of the phases) */
 	const struct privs_phase *phases;  /**< what each phase keeps; ends with a NULL name */
 	const char *synopsis;     /**< options, as in the man page SYNOPSIS */
 	const char *help;         /**< one line for the verb list */
 };
 
-/* diag.c: messages on stderr, "suid2cap: …", thread-safe. */
+/*
+ * diag.c: messages on stderr, "suid2cap: …", thread-safe.  The whole formatted
+ * message goes through escape_text() (controls, C1, DEL, invalid UTF-8, bidi and
+ * other format controls made visible), so callers pass file names, library
+ * messages and rule texts as they are and never escape them first; only the
+ * "error:"/"warning:" prefix the logger adds may carry colour.
+ */
 
 /** Print "suid2cap: error: <msg>\n". */
 void log_error(const char *fmt, ...) S2C_PRINTF(1, 2);
@@ -70,11 +80,12 @@ void log_set_program(const char *name);
 void log_set_color(bool on);
 
 /**
- * A file name made safe for a message (controls and invalid UTF-8 escaped).
- * Points to one of four rotating static buffers: use on the main thread,
- * at most four per message.
+ * Print one result line on stdout: the formatted text, escaped as a whole like
+ * the log messages, then "\n" (so @fmt has no newline of its own).  For lines
+ * that carry file names or library messages: outcomes, drift, plan summaries.
+ * Write errors show at exit, when stdout is flushed and checked.
  */
-const char *esc(const char *s);
+void print_line(const char *fmt, ...) S2C_PRINTF(1, 2);
 
 /** Print a usage error for @verb and a hint; returns S2C_EXIT_USAGE. */
 int usage_error(const char *verb, const char *fmt, ...) S2C_PRINTF(2, 3);
@@ -99,6 +110,8 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx);
 int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_help(int argc, char **argv, struct s2c_ctx *ctx);
+int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx);
 
 struct plan_entry;
 

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,39 +27,14 @@
 #include "util.h"
 #include "common.h"
 
-#define APPLY_OPTIONS \
-	{ "only", required_argument, NULL, ARG_ONLY }, \
-	{ "no-smoke", no_argument, NULL, ARG_NO_SMOKE }, \
-	{ "smoke", no_argument, NULL, ARG_SMOKE }, \
-	{ "smoke-user", required_argument, NULL, ARG_SMOKE_USER }, \
-	{ "smoke-timeout", required_argument, NULL, ARG_SMOKE_TIMEOUT }, \
-	{ "allow-hardlinks", no_argument, NULL, ARG_ALLOW_HARDLINKS }, \
-	{ "fault", required_argument, NULL, ARG_FAULT }, \
-	{ "quiet", no_argument, NULL, ARG_QUIET }, \
-	{ "verbose", no_argument, NULL, ARG_VERBOSE }, \
-	{ "allow-root-equivalent", no_argument, NULL, ARG_ALLOW_ROOT_EQUIVALENT }
-
 static const char apply_help[] =
 	"Carry out PLAN (from 'suid2cap plan'): decide again about its files with the\n"
 	"rules (a plan that says otherwise is refused whole); for each entry to\n"
 	"change, check the file is still what the plan saw and that the change grants\n"
 	"no more than the file has, journal its exact state and content, set the\n"
 	"capabilities, clear the set-ID bits, read back, run the smoke test as an\n"
-	"unprivileged user and undo the change when it fails.\n"
-	"\n"
-	"  --db DIR             add a rules directory (as when the plan was made)\n"
-	"  --kernel VER         evaluate kernel conditions for VER (as when the plan was made)\n"
-	"  --allow-root-equivalent\n"
-	"                       accept root-equivalent capability sets (setuid in\n"
-	"                       disguise); the journal records it\n"
-	"  --only PATH          only this entry (repeatable)\n"
-	"  --no-smoke           do not run smoke tests\n"
-	"  --smoke              run smoke tests for an image root too (default: live root only)\n"
-	"  --smoke-user USER    run smoke tests as USER (default: nobody)\n"
-	"  --smoke-timeout S    time limit of a smoke test (default: 10 seconds)\n"
-	"  --allow-hardlinks    change files with more than one hard link\n"
-	"  --quiet              print only problems and the summary when there are problems\n"
-	"  --verbose            also print the capabilities the run keeps\n";
+	"unprivileged user and undo the change when it fails.  --db and --kernel are\n"
+	"the ones the plan was made with.\n";
 
 /* Read the plan once: its bytes give the hash the journal records. */
 static int load_plan(const char *path, struct plan **ret, char hash[static HASH_HEX_LEN])
@@ -92,7 +66,7 @@ static int open_plan_root(const struct plan *p, int *ret)
 	if (host != p->live) {
 		(void)close(fd);
 		log_error("the plan was made %s, but its root '%s' is %s now", p->live ?
-			  "on the running system" : "for an image", esc(p->root), host ?
+			  "on the running system" : "for an image", p->root, host ?
 			  "the running system" : "not the running system");
 		return S2C_EXIT_FAILURE;
 	}
@@ -124,7 +98,7 @@ static int redecide(struct s2c_ctx *ctx, const struct dbargs *dba, struct rules_
 			paths[k++] = p->v[i].path;
 	if (!k)
 		return 0;
-	scanargs_init(&s, ctx);
+	scanargs_init(&s, ctx, 0);
 	s.root = p->root;
 	s.paths = paths;
 	job.scan = &s;
@@ -139,7 +113,7 @@ static int redecide(struct s2c_ctx *ctx, const struct dbargs *dba, struct rules_
 	}
 	for (int i = 0; i < n; i++)
 		log_error("%s", problems[i]);
-	plan_strv_free(problems);
+	strv_free(problems);
 	if (n) {
 		log_error("the plan does not match what the rules decide now (edited, or made with "
 			  "other rules or --kernel): nothing was changed; make a new plan");
@@ -150,35 +124,20 @@ static int redecide(struct s2c_ctx *ctx, const struct dbargs *dba, struct rules_
 
 int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		APPLY_OPTIONS, DBARGS_OPTIONS, { "help", no_argument, NULL, 'h' }, { 0 },
-	};
 	struct applyargs a;
-	struct dbargs dba = { 0 };
+	struct dbargs dba;
+	struct opt opts[] = { OPT_TABLE(a.opts), OPT_TABLE(dba.opts), OPT_END() };
 	struct rules_db *db = NULL;
 	struct plan *p = NULL;
 	char hash[HASH_HEX_LEN];
-	int c, r, ex, rootfd = -1;
+	int first, ex, rootfd = -1;
 
 	applyargs_init(&a);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = applyargs_option(&a, c, optarg, "apply")) ||
-		    (r = dbargs_option(&dba, c, optarg, "apply"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		if (c == 'h') {
-			cmd_print_usage(cmd_lookup("apply"), stdout);
-			(void)fputs(apply_help, stdout);
-			return S2C_EXIT_OK;
-		}
-		return usage_error("apply", "unknown or incomplete option '%s'", argv[optind - 1]);
-	}
-	if (optind != argc - 1)
-		return usage_error("apply", "expected exactly one PLAN file");
-	ex = load_plan(argv[optind], &p, hash);
+	dbargs_init(&dba);
+	first = opts_parse(cmd_lookup("apply"), opts, apply_help, argc, argv);
+	if (first <= 0)
+		return -first;
+	ex = load_plan(argv[first], &p, hash);
 	if (ex == 0)
 		ex = open_plan_root(p, &rootfd);
 	if (ex == 0)
@@ -198,15 +157,7 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 
 static const char migrate_help[] =
 	"Plan and apply in one step: scan, decide, show the changes, ask, apply.\n"
-	"Without a terminal to ask on, --yes is required.\n"
-	"\n"
-	"  --root DIR       the system root (an image or chroot)\n"
-	"  --db DIR         add a rules directory\n"
-	"  --kernel VER     evaluate kernel conditions for VER\n"
-	"  --yes            do not ask\n"
-	"  --dry-run        show the plan and stop\n"
-	"  and the options of 'apply' (--only, --no-smoke, --smoke, --smoke-user,\n"
-	"  --allow-root-equivalent, …)\n";
+	"Without a terminal to ask on, --yes is required.\n";
 
 static void print_plan(const struct plan *p)
 {
@@ -217,11 +168,11 @@ static void print_plan(const struct plan *p)
 		if (!e->change)
 			continue;
 		changes++;
-		(void)printf("%-8s %s: %04o -> %04o, %s -> %s%s\n", verdict_name(e->verdict),
-			     esc(e->path), e->before.mode, e->after.mode,
-			     e->before.caps_text ? e->before.caps_text : "no capabilities",
-			     e->after.caps_text ? e->after.caps_text : "no capabilities",
-			     e->disguise ? " (SETUID IN DISGUISE)" : "");
+		print_line("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
+			   e->path, e->before.mode, e->after.mode,
+			   e->before.caps_text ? e->before.caps_text : "no capabilities",
+			   e->after.caps_text ? e->after.caps_text : "no capabilities",
+			   e->disguise ? " (SETUID IN DISGUISE)" : "");
 	}
 	(void)printf("%zu change%s, %zu file%s left as they are\n", changes, changes == 1 ? "" : "s",
 		     p->n - changes, p->n - changes == 1 ? "" : "s");
@@ -276,53 +227,38 @@ static int recover_first(const char *root)
 
 int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS, DBARGS_OPTIONS, APPLY_OPTIONS,
-		{ "yes", no_argument, NULL, ARG_YES },
-		{ "dry-run", no_argument, NULL, ARG_DRY_RUN },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct scanargs s;
-	struct dbargs dba = { 0 };
+	struct dbargs dba;
 	struct applyargs a;
+	bool yes = false, dry = false, incomplete = false;
+	struct opt opts[] = {
+		OPT_TABLE(s.opts),
+		OPT_TABLE(dba.opts),
+		OPT_BOOL(0, "yes", &yes, "do not ask"),
+		OPT_BOOL(0, "dry-run", &dry, "show the plan and stop"),
+		OPT_TABLE(a.opts),
+		OPT_END(),
+	};
 	struct rules_db *db = NULL;
 	struct plan *p = NULL;
-	bool yes = false, dry = false, incomplete = false;
 	char hash[HASH_HEX_LEN];
-	int c, r, ex, rootfd = -1;
+	int first, ex, rootfd = -1;
 
-	scanargs_init(&s, ctx);
+	scanargs_init(&s, ctx, SCANARGS_PLANNING);
+	dbargs_init(&dba);
 	applyargs_init(&a);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = scanargs_option(&s, c, optarg, "migrate")) ||
-		    (r = dbargs_option(&dba, c, optarg, "migrate")) ||
-		    (r = applyargs_option(&a, c, optarg, "migrate"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("migrate"), stdout);
-			(void)fputs(migrate_help, stdout);
-			return S2C_EXIT_OK;
-		case ARG_YES: yes = true; break;
-		case ARG_DRY_RUN: dry = true; break;
-		default:
-			return usage_error("migrate", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	r = scanargs_finish(&s, argc, argv, optind, "migrate");
-	if (r < 0)
-		return -r;
+	first = opts_parse(cmd_lookup("migrate"), opts, migrate_help, argc, argv);
+	if (first <= 0)
+		return -first;
+	if (scanargs_finish(&s, argc, argv, first, "migrate"))
+		return S2C_EXIT_USAGE;
 	ex = dry ? 0 : recover_first(s.root);
 	if (ex == 0)
 		ex = dbargs_load(&dba, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = &dba, .db = db, .scan = &s, .ctx = ctx,
-					   .verbose = a.verbose, .hold_unsafe = true };
+					   .verbose = a.verbose, .hold_unsafe = true,
+					   .plan_limits = true };
 		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
 	if (ex)
@@ -362,16 +298,11 @@ out:
 /* --- rollback ----------------------------------------------------------------------- */
 
 static const char rollback_help[] =
-	"Undo the changes of a journal (with --last, the newest journal that has a\n"
+	"Undo the changes of JOURNAL (with --last, the newest journal that has a\n"
 	"change left to undo), restoring the exact previous owner, group, mode and\n"
 	"capability bytes, but only onto the file the change left: the same inode,\n"
 	"the same content (SHA-256) and the state the change gave it.  Safe to run\n"
-	"again.\n"
-	"\n"
-	"  --root DIR       the root whose state directory holds the journal\n"
-	"  --last           the newest journal with a change left to undo\n"
-	"  --list           list the journals: time, entries, what is still applied\n"
-	"  --only PATH      only this file (repeatable)\n";
+	"again.\n";
 
 /* "20261203T101112.123456789Z.journal" -> "2026-12-03 10:11:12Z" */
 static void journal_time(const char *name, char *buf, size_t size)
@@ -403,10 +334,10 @@ static int list_journals(int rootfd)
 	for (size_t i = 0; i < n; i++) {
 		char when[32];
 		journal_time(v[i].name, when, sizeof(when));
-		(void)printf("%-21s %7zu %7zu %6zu %11zu %5zu  %s%s%s\n", when, v[i].entries,
-			     v[i].applied, v[i].undone, v[i].interrupted, v[i].other, esc(v[i].name),
-			     v[i].ended ? "" : " (run did not finish)",
-			     v[i].root_equivalent ? " (root-equivalent sets accepted)" : "");
+		print_line("%-21s %7zu %7zu %6zu %11zu %5zu  %s%s%s", when, v[i].entries, v[i].applied,
+			   v[i].undone, v[i].interrupted, v[i].other, v[i].name,
+			   v[i].ended ? "" : " (run did not finish)",
+			   v[i].root_equivalent ? " (root-equivalent sets accepted)" : "");
 	}
 	journal_infos_free(v, n);
 	return S2C_EXIT_OK;
@@ -414,55 +345,40 @@ static int list_journals(int rootfd)
 
 int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "last", no_argument, NULL, ARG_LAST },
-		{ "list", no_argument, NULL, ARG_LIST },
-		{ "only", required_argument, NULL, ARG_ONLY },
-		{ "fault", required_argument, NULL, ARG_FAULT },
-		{ "quiet", no_argument, NULL, ARG_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct applyargs a;
+	const char *root = "/", *journal = NULL;
+	bool last = false, list = false, host = false;
+	struct opt opts[] = {
+		OPT_STRING(0, "root", &root, "DIR", "the root whose state directory holds the "
+			   "journal"),
+		{ .kind = OPT_KIND_BOOL, .long_name = "last", .value = &last, .excl = 1,
+		  .help = "the newest journal with a change left to undo" },
+		{ .kind = OPT_KIND_BOOL, .long_name = "list", .value = &list, .excl = 1,
+		  .help = "list the journals: time, entries, what is still applied" },
+		OPT_TABLE(a.undo_opts),
+		OPT_END(),
+	};
 	struct rollback_options o = { .trusted = geteuid() == 0 };
 	struct apply_result res;
 	struct s2c_error err = { 0 };
-	const char *root = "/", *journal = NULL;
-	bool last = false, list = false, host = false;
-	int c, r, rootfd;
+	int first, r, rootfd;
 
 	(void)ctx;
 	applyargs_init(&a);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c != 'r' && c != ARG_LAST && c != ARG_LIST && c != 'h' &&
-		    (r = applyargs_option(&a, c, optarg, "rollback"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("rollback"), stdout);
-			(void)fputs(rollback_help, stdout);
-			return S2C_EXIT_OK;
-		case 'r': root = optarg; break;
-		case ARG_LAST: last = true; break;
-		case ARG_LIST: list = true; break;
-		default:
-			return usage_error("rollback", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (list && (last || optind < argc || a.n_only))
-		return usage_error("rollback", "--list takes no JOURNAL, --last or --only");
-	if (!list && (optind < argc - 1 || (optind == argc - 1) == last))
+	first = opts_parse(cmd_lookup("rollback"), opts, rollback_help, argc, argv);
+	if (first <= 0)
+		return -first;
+	if (list && (first < argc || a.only.n))
+		return usage_error("rollback", "--list takes no JOURNAL or --only");
+	if (!list && (first < argc) == last)
 		return usage_error("rollback", "expected a JOURNAL, --last or --list");
-	if (optind == argc - 1) {
-		journal = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+	if (first < argc) {
+		journal = strrchr(argv[first], '/') ? strrchr(argv[first], '/') + 1 : argv[first];
 		if (!*journal)
-			return usage_error("rollback", "invalid journal name '%s'", esc(argv[optind]));
+			return usage_error("rollback", "invalid journal name '%s'", argv[first]);
 	}
+	if (s2c_isempty(root))
+		return usage_error("rollback", "--root needs a directory");
 	rootfd = scan_open_root(root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
@@ -483,7 +399,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	o.rootfd = rootfd;
 	o.journal = journal;
-	o.only = a.n_only ? a.only : NULL;
+	o.only = a.only.n ? a.only.v : NULL;
 	o.fault = a.fault;
 	o.report = applyargs_report;
 	r = rollback_run(&o, &res, &err);
@@ -495,7 +411,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	if (!res.journal[0])
 		(void)printf("nothing to roll back: every journal's changes are undone already\n");
 	else
-		(void)printf("%zu restored, %zu could not be restored (journal %s)\n", res.restored,
-			     res.not_restored, esc(res.journal));
+		print_line("%zu restored, %zu could not be restored (journal %s)", res.restored,
+			   res.not_restored, res.journal);
 	return res.not_restored ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
 }

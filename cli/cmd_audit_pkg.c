@@ -6,7 +6,6 @@
  * package the snippet of its own packaging that makes the migration durable.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,41 +15,26 @@
 #include "cli.h"
 #include "db.h"
 #include "stage.h"
+#include "opts.h"
 #include "target.h"
 #include "targetrun.h"
 #include "util.h"
 #include "common.h"
 
-enum {
-	ARG_FROM_DIR = 0x200,
-	ARG_SHARD,
-};
-
-static const char help_text[] =
+static const char intro[] =
 	"Audit packages without installing them: every set-ID or capability file as\n"
 	"packed, the privilege the maintainer scripts add at install time (chmod u+s,\n"
 	"setcap with its fallback, dpkg-statoverride), the verdict about each, and per\n"
 	"package the plan as a Debian postinst (.deb) or rpm %files lines (.rpm).\n"
-	"\n"
-	"  FILE ...          .deb, .udeb or .rpm files\n"
-	"  --from-dir DIR    every package below DIR (a mirror's pool); symlinks are not\n"
-	"                    followed\n"
-	"  --shard K/N       only the K-th of N stable slices of the packages (by file\n"
-	"                    name), so that N machines can share an archive; join their\n"
-	"                    JSON reports with 'suid2cap report merge'\n"
-	"  --db DIR          add a rules directory on top of the bundled and /etc ones\n"
-	"  --kernel VER      evaluate kernel conditions for VER instead of the running kernel\n"
-	AUDITARGS_HELP
-	"  --threads N       packages read at once (default: the CPU count)\n"
-	TARGETRUN_HELP
-	"  -h, --help        show this help\n"
-	"\n"
+	"FILE is a .deb, .udeb or .rpm.\n"
+	"\f"
 	"Exit status: 0 success, 1 --fail-on matched, 2 usage error, 3 a package could not\n"
 	"be read (each is named; the others are audited), 4 operation failed.\n";
 
 struct pkg_args {
 	struct targetrun tr;
 	const char *from_dir;
+	const char *shard;
 	unsigned shard_k, shard_n;    /* 1-based K, 0 N: no shard */
 	char shard_text[32];
 	char **files;
@@ -65,8 +49,8 @@ static int parse_shard(struct pkg_args *a, const char *arg)
 	if (!slash || (*slash = '\0', parse_uint(k, 1u << 20, &a->shard_k) < 0) ||
 	    parse_uint(slash + 1, 1u << 20, &a->shard_n) < 0 || a->shard_n == 0 ||
 	    a->shard_k == 0 || a->shard_k > a->shard_n)
-		return -usage_error("audit-pkg", "invalid --shard '%s': expected K/N with 1 <= K <= N",
-				    esc(arg));
+		return usage_error("audit-pkg", "invalid --shard '%s': expected K/N with 1 <= K <= N",
+				   arg);
 	(void)snprintf(a->shard_text, sizeof(a->shard_text), "%u/%u", a->shard_k, a->shard_n);
 	a->tr.shard = a->shard_text;
 	return 0;
@@ -75,49 +59,27 @@ static int parse_shard(struct pkg_args *a, const char *arg)
 /* Returns 1 to go on, 0 after --help, or -exit code. */
 static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		DBARGS_OPTIONS,
-		AUDITARGS_OPTIONS,
-		TARGETRUN_OPTIONS,
-		{ "from-dir", required_argument, NULL, ARG_FROM_DIR },
-		{ "shard", required_argument, NULL, ARG_SHARD },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct opt opts[] = {
+		OPT_TABLE(a->tr.db.opts),
+		OPT_TABLE(a->tr.out.opts),
+		OPT_TABLE(a->tr.opts),
+		OPT_STRING(0, "from-dir", &a->from_dir, "DIR", "every package below DIR (a "
+			   "mirror's pool); symlinks are not followed"),
+		OPT_STRING(0, "shard", &a->shard, "K/N", "only the K-th of N stable slices of the "
+			   "packages (by file name), so that N machines can share an archive; join "
+			   "their JSON reports with 'suid2cap report merge'"),
+		OPT_END(),
 	};
-	int c, r;
+	int first;
 
-	targetrun_init(&a->tr, ctx, "audit-pkg");
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		r = targetrun_option(&a->tr, c, optarg);
-		if (r < 0)
-			return r;
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("audit-pkg"), stdout);
-			(void)fputs(help_text, stdout);
-			return 0;
-		case ARG_FROM_DIR:
-			if (a->from_dir)
-				return -usage_error("audit-pkg", "--from-dir given twice");
-			a->from_dir = optarg;
-			break;
-		case ARG_SHARD:
-			r = parse_shard(a, optarg);
-			if (r < 0)
-				return r;
-			break;
-		case '?':
-			return -usage_error("audit-pkg", "unknown or incomplete option '%s'",
-					    argv[optind - 1]);
-		default:
-			return -usage_error("audit-pkg", "unexpected option");
-		}
-	}
-	a->files = argv + optind;
-	a->n_files = (size_t)(argc - optind);
+	targetrun_init(&a->tr, ctx, "audit-pkg", true);
+	first = opts_parse(cmd_lookup("audit-pkg"), opts, intro, argc, argv);
+	if (first <= 0)
+		return first;
+	if (a->shard && parse_shard(a, a->shard))
+		return -S2C_EXIT_USAGE;
+	a->files = argv + first;
+	a->n_files = (size_t)(argc - first);
 	if (!a->from_dir && a->n_files == 0)
 		return -usage_error("audit-pkg", "no package given: name FILE ... or --from-dir DIR");
 	if (a->from_dir && a->n_files)
@@ -158,7 +120,7 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 		}
 		if (l.skipped_links)
 			log_notice("%zu symbolic link%s below '%s' not followed", l.skipped_links,
-				   l.skipped_links == 1 ? "" : "s", esc(a.from_dir));
+				   l.skipped_links == 1 ? "" : "s", a.from_dir);
 	} else {
 		for (size_t i = 0; i < a.n_files; i++)
 			if (batch_list_add(&l, a.files[i]) < 0) {

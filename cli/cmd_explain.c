@@ -3,7 +3,6 @@
  * suid2cap explain: the full reasoning about one file.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -15,74 +14,58 @@
 #include "facts.h"
 #include "resolve.h"
 #include "jsonout.h"
+#include "learned.h"
+#include "learnout.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "skip.h"
 #include "common.h"
 
-enum {
-	ARG_FORMAT = 0x200,
-};
-
-static const char help_text[] =
+static const char intro[] =
 	"Explain the decision about each PATH: facts, matched rule and why, ELF\n"
-	"evidence, conditions evaluated, verdict, capabilities, risk and sources.\n"
-	"\n"
-	"  --root DIR      treat DIR as the system root\n"
-	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
-	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
-	"  --format FMT    text (default) or json\n"
-	"  -h, --help      show this help\n";
+	"evidence, conditions evaluated, verdict, capabilities, risk and sources, and\n"
+	"what `suid2cap learn` observed when it has a record of the program.\n";
+
+static const char *const formats[] = { "text", "json", NULL };
 
 int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS,
-		DBARGS_OPTIONS,
-		{ "format", required_argument, NULL, ARG_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct scanargs s;
-	struct dbargs db = { 0 };
+	struct dbargs db;
+	int format = 0;
+	struct opt opts[] = {
+		OPT_TABLE(s.opts),
+		OPT_TABLE(db.opts),
+		OPT_CHOICE("format", &format, formats, "FMT", "text (default) or json"),
+		OPT_END(),
+	};
 	struct scan_result *res = NULL;
 	struct decisions ds;
-	bool json = false;
-	int c, r, ex;
+	struct learn_record **learned = NULL;
+	bool json;
+	int r, ex, first;
 
-	scanargs_init(&s, ctx);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = scanargs_option(&s, c, optarg, "explain")) || (r = dbargs_option(&db, c, optarg, "explain"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("explain"), stdout);
-			(void)fputs(help_text, stdout);
-			return S2C_EXIT_OK;
-		case ARG_FORMAT:
-			if (!s2c_streq(optarg, "text") && !s2c_streq(optarg, "json"))
-				return usage_error("explain", "unknown format '%s': expected text or json", optarg);
-			json = s2c_streq(optarg, "json");
-			break;
-		default:
-			return usage_error("explain", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("explain", "missing PATH");
-	r = scanargs_finish(&s, argc, argv, optind, "explain");
-	if (r < 0)
-		return -r;
+	scanargs_init(&s, ctx, 0);
+	dbargs_init(&db);
+	first = opts_parse(cmd_lookup("explain"), opts, intro, argc, argv);
+	if (first <= 0)
+		return -first;
+	json = format == 1;
+	if (scanargs_finish(&s, argc, argv, first, "explain"))
+		return S2C_EXIT_USAGE;
 	ex = decide_scan(&db, &s, ctx, &res, &ds);
 	if (ex)
 		return ex;
+	learned = learned_load(s.root, ds.v, ds.n);
 	if (json) {
 		_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-		for (size_t i = 0; a && i < ds.n; i++)
-			(void)json_object_array_add(a, decisionout_json(ds.v[i]));
+		for (size_t i = 0; a && i < ds.n; i++) {
+			struct json_object *o = decisionout_json(ds.v[i]);
+			/* Observed evidence, when learn has a record of the program. */
+			if (o && learned && learned[i])
+				(void)jsonout_add(o, "learned", learnout_evidence_json(learned[i]));
+			(void)json_object_array_add(a, o);
+		}
 		r = a ? jsonout_write(a, stdout) : -ENOMEM;
 	} else {
 		r = 0;
@@ -90,16 +73,27 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 			if (i)
 				(void)fputc('\n', stdout);
 			r = decisionout_explain(ds.v[i], ctx->color, stdout);
+			if (r == 0 && learned && learned[i])
+				r = learnout_explain(learned[i], ds.v[i], ctx->color, stdout);
 		}
 	}
-	for (int i = optind; i < argc; i++) {
+	learned_free(learned, ds.n);
+	for (int i = first; i < argc; i++) {
 		bool found = false;
 		_cleanup_free_ char *norm = resolve_normalise(argv[i]);
+		const struct skip_entry *sk = norm ? scan_result_skipped(res, norm) : NULL;
 		for (size_t j = 0; norm && j < res->n && !found; j++)
 			found = strcmp(res->v[j]->path, norm) == 0;
-		if (!found && !res->warnings)
+		if (!found && sk && skip_reason_is_other_root(sk->reason))
+			log_notice("'%s' was not looked at: '%s' is another system's (%s); explain it "
+				   "with --root or --other-roots", argv[i], sk->path,
+				   skip_reason_text(sk->reason));
+		else if (!found && sk)
+			log_notice("'%s' was not looked at: '%s' is excluded (%s)", argv[i],
+				   sk->path, sk->source ? sk->source : "excluded");
+		else if (!found && !res->warnings)
 			log_notice("'%s' is not setuid, not setgid and has no capabilities (or is not "
-				   "a regular file): nothing to decide", esc(argv[i]));
+				   "a regular file): nothing to decide", argv[i]);
 	}
 	ex = r < 0 ? S2C_EXIT_FAILURE : res->warnings ? S2C_EXIT_INCOMPLETE : S2C_EXIT_OK;
 	decisions_release(&ds);

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,125 +21,95 @@
 #include "planload.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "util.h"
 #include "common.h"
 
-enum {
-	ARG_FORMAT = 0x200,
-	ARG_CHECK,
-	ARG_TIMESTAMP,
-};
-
-static const char help_text[] =
+static const char intro[] =
 	"Plan the migration of every setuid, setgid and capability file (or of each\n"
 	"PATH): for each file its identity, the state before and after, the verdict\n"
 	"and why.  Nothing is changed.  --check reads a plan back and reports every\n"
-	"problem in it.\n"
-	"\n"
-	"  --root DIR      treat DIR as the system root (an image or chroot)\n"
-	"  --db DIR        add a rules directory on top of the bundled and /etc ones\n"
-	"  --kernel VER    evaluate kernel conditions for VER instead of the running kernel\n"
-	"  --format FMT    json (default), sh (a script that carries the plan out),\n"
-	"                  rpm (%files lines), deb (a postinst), permissions (openSUSE)\n"
-	"  -o, --output FILE  write to FILE (atomically) instead of standard output\n"
-	"  --timestamp     record when the plan was made (the plan is otherwise\n"
-	"                  byte-identical for the same system)\n"
-	"  --check PLAN    check the plan file PLAN strictly; as root, also refuse a\n"
-	"                  file not owned by root or writable by group or others\n"
-	"  --threads N, --xdev, --all-caps, --cross-pseudo  as for scan\n"
-	"  -h, --help      show this help\n";
+	"problem in it.\n";
 
 struct plan_args {
 	struct scanargs s;
 	struct dbargs db;
-	enum emit_format format;
+	int format;
 	const char *output;
 	const char *check;
 	bool timestamp;
 	bool format_set;
 };
 
-/* Options that cannot go together, checked once after parsing. */
+/* --check reads a plan: the options that make one are not for it. */
 static int check_exclusive(const struct plan_args *a, int argc, int first)
 {
 	static const char *const not_with_check[] = { "--format", "--output", "--timestamp",
-						      "--db", "--kernel", "a PATH" };
-	const bool used[] = { a->format_set, a->output != NULL, a->timestamp, a->db.n_extra > 0,
-			      a->db.kernel != NULL, first < argc };
+						      "--kernel", "--exclude",
+						      "--include-unpackaged", "a PATH" };
+	const bool used[] = { a->format_set, a->output != NULL, a->timestamp,
+			      a->db.kernel != NULL, a->s.n_exclude > 0, a->s.include_unpackaged,
+			      first < argc };
 
 	if (!a->check)
 		return 0;
 	for (size_t i = 0; i < S2C_ELEMENTSOF(used); i++)
 		if (used[i])
-			return -usage_error("plan", "--check cannot be combined with %s",
-					    not_with_check[i]);
+			return usage_error("plan", "--check cannot be combined with %s",
+					   not_with_check[i]);
 	return 0;
 }
 
-static int parse_option(struct plan_args *a, int c, const char *arg, char **argv)
+static int opt_format(const struct opt *o, const char *arg, const char *verb)
 {
-	switch (c) {
-	case 'o':
-		a->output = arg;
-		return 1;
-	case ARG_FORMAT:
-		a->format = emit_format_from_name(arg);
-		a->format_set = true;
-		if (a->format < 0)
-			return -usage_error("plan", "unknown format '%s': expected json, sh, rpm, "
-					    "deb or permissions", arg);
-		return 1;
-	case ARG_CHECK:
-		if (s2c_isempty(arg))
-			return -usage_error("plan", "--check needs a plan file");
-		a->check = arg;
-		return 1;
-	case ARG_TIMESTAMP:
-		a->timestamp = true;
-		return 1;
-	default:
-		return -usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
-	}
+	struct plan_args *a = o->value;
+
+	a->format = emit_format_from_name(arg);
+	a->format_set = true;
+	if (a->format < 0)
+		return usage_error(verb, "unknown format '%s': expected json, sh, rpm, deb or "
+				   "permissions", arg);
+	return 0;
+}
+
+static int opt_check(const struct opt *o, const char *arg, const char *verb)
+{
+	struct plan_args *a = o->value;
+
+	if (s2c_isempty(arg))
+		return usage_error(verb, "--check needs a plan file");
+	a->check = arg;
+	return 0;
 }
 
 static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS,
-		DBARGS_OPTIONS,
-		{ "format", required_argument, NULL, ARG_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "check", required_argument, NULL, ARG_CHECK },
-		{ "timestamp", no_argument, NULL, ARG_TIMESTAMP },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct opt opts[] = {
+		OPT_TABLE(a->s.opts),
+		OPT_TABLE(a->db.opts),
+		OPT_CALLBACK("format", a, "FMT", "json (default), sh (a script that carries the "
+			     "plan out),\nrpm (%files lines), deb (a postinst), permissions "
+			     "(openSUSE)", opt_format),
+		OPT_STRING('o', "output", &a->output, "FILE", "write to FILE instead of standard "
+			   "output"),
+		OPT_BOOL(0, "timestamp", &a->timestamp, "record when the plan was made (the plan "
+			 "is otherwise\nbyte-identical for the same system)"),
+		OPT_CALLBACK("check", a, "PLAN", "check the plan file PLAN strictly, the privilege "
+			     "order\nincluded; as root, also refuse a file not owned by\nroot or "
+			     "writable by group or others", opt_check),
+		OPT_END(),
 	};
-	int c, r;
+	int r;
 
-	scanargs_init(&a->s, ctx);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		if ((r = scanargs_option(&a->s, c, optarg, "plan")) ||
-		    (r = dbargs_option(&a->db, c, optarg, "plan"))) {
-			if (r < 0)
-				return r;
-			continue;
-		}
-		if (c == 'h') {
-			cmd_print_usage(cmd_lookup("plan"), stdout);
-			(void)fputs(help_text, stdout);
-			return 0;
-		}
-		r = parse_option(a, c, optarg, argv);
-		if (r < 0)
-			return r;
-	}
-	r = check_exclusive(a, argc, optind);
-	if (r < 0)
+	scanargs_init(&a->s, ctx, SCANARGS_PLANNING);
+	dbargs_init(&a->db);
+	r = opts_parse(cmd_lookup("plan"), opts, intro, argc, argv);
+	if (r <= 0)
 		return r;
+	if (check_exclusive(a, argc, r))
+		return -S2C_EXIT_USAGE;
 	if (a->check)
 		return 1;
-	r = scanargs_finish(&a->s, argc, argv, optind, "plan");
-	return r < 0 ? r : 1;
+	return scanargs_finish(&a->s, argc, argv, r, "plan") ? -S2C_EXIT_USAGE : 1;
 }
 
 /* --- plan --check ---------------------------------------------------------------------- */
@@ -156,9 +125,9 @@ static void print_valid(const char *path, const struct plan *p)
 		migrate += p->v[i].change && p->v[i].verdict == VERDICT_MIGRATE;
 		drop += p->v[i].change && p->v[i].verdict == VERDICT_DROP;
 	}
-	(void)printf("%s: valid plan of %zu entr%s for %s: %zu to change (%zu migrate, %zu drop), "
-		     "%zu unchanged; database %.12s\n", esc(path), p->n, p->n == 1 ? "y" : "ies",
-		     esc(p->root), s.change, migrate, drop, s.unchanged, p->db_hash);
+	print_line("%s: valid plan of %zu entr%s for %s: %zu to change (%zu migrate, %zu drop), "
+		   "%zu unchanged; database %.12s", path, p->n, p->n == 1 ? "y" : "ies",
+		   p->root, s.change, migrate, drop, s.unchanged, p->db_hash);
 }
 
 /* The privilege order on the plan's own states; the plan's risk fields are not used. */
@@ -179,7 +148,7 @@ static int check_privilege(const char *path, const struct plan *p, const struct 
 	}
 	for (int i = 0; i < n; i++)
 		log_error("%s: %s", path, problems[i]);
-	plan_strv_free(problems);
+	strv_free(problems);
 	if (disguised)
 		log_warning("%s: %zu change%s set%s a root-equivalent capability set (setuid in "
 			    "disguise): apply refuses %s without --allow-root-equivalent", path,
@@ -206,17 +175,17 @@ static int run_check(const char *path, const struct dbargs *dba)
 	r = plan_load_all(AT_FDCWD, path, path, geteuid() == 0, &p, &problems, &err);
 	if (r == -EINVAL && problems.n) {
 		for (size_t i = 0; i < problems.n; i++)
-			log_error("%s", esc(problems.v[i]));
+			log_error("%s", problems.v[i]);
 		if (problems.dropped)
-			log_error("%s: %zu more problems not shown", esc(path), problems.dropped);
+			log_error("%s: %zu more problems not shown", path, problems.dropped);
 		n = problems.n + problems.dropped;
-		log_notice("'%s' is not a valid plan: %zu problem%s", esc(path), n, n == 1 ? "" : "s");
+		log_notice("'%s' is not a valid plan: %zu problem%s", path, n, n == 1 ? "" : "s");
 		jcheck_problems_release(&problems);
 		return S2C_EXIT_FINDINGS;
 	}
 	jcheck_problems_release(&problems);
 	if (r < 0) {
-		log_error("%s", err.msg[0] ? esc(err.msg) : strerror(-r));
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
 	r = check_privilege(path, p, dba);
@@ -257,7 +226,7 @@ static int set_timestamp(struct plan *p)
 void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why)
 {
 	(void)userdata;
-	log_warning("cannot change '%s' safely: %s, skipping", esc(e->path), esc(why));
+	log_warning("cannot change '%s' safely: %s, skipping", e->path, why);
 }
 
 static int build(const struct plan_args *a, const struct decisions *ds,
@@ -268,7 +237,7 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 	int r;
 
 	if (!root) {
-		log_error("cannot resolve root '%s': %s", esc(res->root), strerror(errno));
+		log_error("cannot resolve root '%s': %s", res->root, strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	r = plan_build((const struct decision *const *)ds->v, ds->n, ds->host, ds->db, root,
@@ -279,10 +248,10 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 	if (r >= 0 && a->timestamp)
 		r = set_timestamp(*ret);
 	if (r < 0) {
-		log_error("cannot make the plan: %s", err.msg[0] ? esc(err.msg) : strerror(-r));
+		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
 	}
-	return 0;
+	return scanargs_plan_limits(&a->s, res, ds->host, *ret);
 }
 
 static int write_plan(const struct plan_args *a, const struct plan *p)

@@ -5,7 +5,6 @@
  * each verb runs with only what it needs.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "cli.h"
 #include "fcaps.h"
+#include "opts.h"
 #include "privs.h"
 #include "util.h"
 #include "common.h"
@@ -97,20 +97,17 @@ static int show_phase(const struct cmd *c, const struct privs_phase *ph)
 
 int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx)
 {
+	static const struct opt opts[] = { OPT_END() };
 	const struct cmd *c;
-	int ex = S2C_EXIT_OK;
+	int ex = S2C_EXIT_OK, first;
 
 	(void)ctx;
-	if (argc == 2 && (s2c_streq(argv[1], "--help") || s2c_streq(argv[1], "-h"))) {
-		cmd_print_usage(cmd_lookup("privileges"), stdout);
-		(void)fputs(help_text, stdout);
-		return S2C_EXIT_OK;
-	}
-	if (argc != 2)
-		return usage_error("privileges", "expected exactly one VERB");
-	c = cmd_lookup(argv[1]);
+	first = opts_parse(cmd_lookup("privileges"), opts, help_text, argc, argv);
+	if (first <= 0)
+		return -first;
+	c = cmd_lookup(argv[first]);
 	if (!c || !c->phases)
-		return usage_error("privileges", "unknown verb '%s'", argv[1]);
+		return usage_error("privileges", "unknown verb '%s'", argv[first]);
 	(void)printf("verb: %s\n", c->name);
 	for (const struct privs_phase *ph = c->phases; ph->name && ex == S2C_EXIT_OK; ph++) {
 		if (ph != c->phases)

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +15,17 @@
 #include "fleet.h"
 #include "jsonout.h"
 #include "jsonread.h"
+#include "opts.h"
 #include "scanargs.h"
 #include "common.h"
 
-enum {
-	ARG_FAIL_ON_DRIFT = 0x200,
-};
-
-static const char help_text[] =
+static const char intro[] =
 	"Join JSON audit reports (suid2cap audit, audit-pkg or audit-image --format json)\n"
 	"of many hosts, images or package shards into one report: for every program, how\n"
 	"many targets have it, their verdicts, the state most agree on, the targets that\n"
 	"differ from it (drift between hosts) and the package versions seen.\n"
-	"\n"
-	"  merge FILE ...    the reports to join\n"
-	"  --format FMT      text (default), json, markdown, html or sarif\n"
-	"  -o, --output FILE write to FILE (atomically) instead of standard output\n"
-	"  --fail-on-drift   exit 1 when a program differs between targets\n"
-	"  -h, --help        show this help\n"
-	"\n"
+	"The only command is 'merge', followed by the report files.\n"
+	"\f"
 	"A report that cannot be read is named and left out; the exit status is then 3.\n"
 	"Exit status: 0 success, 1 drift with --fail-on-drift, 2 usage error, 3 a report\n"
 	"could not be read, 4 operation failed.\n";
@@ -64,52 +55,18 @@ static int render(struct fleet *f, enum audit_format format, FILE *out)
 	}
 }
 
-static int merge(int argc, char **argv)
+static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		AUDITARGS_OPTIONS,
-		{ "fail-on-drift", no_argument, NULL, ARG_FAIL_ON_DRIFT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct auditargs a = { 0 };
 	struct fleet *f = NULL;
 	struct outfile out;
-	bool fail_on_drift = false;
 	size_t failed = 0;
-	int c, r, ex;
+	int r, ex;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		r = auditargs_option(&a, c, optarg, "report");
-		if (r < 0)
-			return -r;
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("report"), stdout);
-			(void)fputs(help_text, stdout);
-			return S2C_EXIT_OK;
-		case ARG_FAIL_ON_DRIFT:
-			fail_on_drift = true;
-			break;
-		case '?':
-			return usage_error("report", "unknown or incomplete option '%s'",
-					   argv[optind - 1]);
-		default:
-			return usage_error("report", "unexpected option");
-		}
-	}
-	if (a.fail_on)
-		return usage_error("report", "--fail-on is for audits; use --fail-on-drift");
-	if (optind >= argc)
-		return usage_error("report", "merge needs at least one report");
 	if (fleet_new(&f) < 0) {
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < argc; i++) {
 		struct s2c_error err = { 0 };
 		struct json_object *doc = NULL;
 		_cleanup_free_ char *text = NULL, *note = NULL;
@@ -128,8 +85,8 @@ static int merge(int argc, char **argv)
 		}
 		if (r < 0) {
 			failed++;
-			log_error("cannot read '%s': %s, skipping", esc(argv[i]),
-				  err.msg[0] ? esc(err.msg) : strerror(-r));
+			log_error("cannot read '%s': %s, skipping", argv[i],
+				  err.msg[0] ? err.msg : strerror(-r));
 			if (asprintf(&note, "'%s' could not be read: %s", argv[i],
 				     err.msg[0] ? err.msg : strerror(-r)) < 0 ||
 			    fleet_note(f, note) < 0) {
@@ -140,9 +97,9 @@ static int merge(int argc, char **argv)
 		}
 	}
 	(void)fleet_finish(f);
-	ex = outfile_open(&out, a.output);
+	ex = outfile_open(&out, a->output);
 	if (ex == 0) {
-		r = render(f, a.format, out.f);
+		r = render(f, a->format, out.f);
 		if (r < 0)
 			log_error("cannot write the report: %s", strerror(-r));
 		ex = outfile_close(&out, r == 0);
@@ -159,15 +116,25 @@ static int merge(int argc, char **argv)
 
 int cmd_report(int argc, char **argv, struct s2c_ctx *ctx)
 {
+	struct auditargs a;
+	bool fail_on_drift = false;
+	struct opt opts[] = {
+		OPT_TABLE(a.opts),
+		OPT_BOOL(0, "fail-on-drift", &fail_on_drift, "exit 1 when a program differs between "
+			 "targets"),
+		OPT_END(),
+	};
+	int first;
+
 	(void)ctx;
-	if (argc >= 2 && s2c_streq(argv[1], "merge"))
-		return merge(argc - 1, argv + 1);
-	if (argc >= 2 && (s2c_streq(argv[1], "--help") || s2c_streq(argv[1], "-h"))) {
-		cmd_print_usage(cmd_lookup("report"), stdout);
-		(void)fputs(help_text, stdout);
-		return S2C_EXIT_OK;
-	}
-	if (argc >= 2)
-		return usage_error("report", "unknown subcommand '%s': expected merge", esc(argv[1]));
-	return usage_error("report", "missing subcommand: expected merge");
+	auditargs_init(&a, false);
+	first = opts_parse(cmd_lookup("report"), opts, intro, argc, argv);
+	if (first <= 0)
+		return -first;
+	if (!s2c_streq(argv[first], "merge"))
+		return usage_error("report", "unknown report command '%s': expected merge",
+				   argv[first]);
+	if (first + 1 >= argc)
+		return usage_error("report", "merge needs at least one report");
+	return merge(&a, fail_on_drift, argc - first - 1, argv + first + 1);
 }

@@ -3,7 +3,6 @@
  * suid2cap rules lint [DIR...] | rules list: check and show the database.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
@@ -17,18 +16,13 @@
 #include "jsonout.h"
 #include "common.h"
 
-enum {
-	ARG_FORMAT = 0x200,
-};
-
-static const char help_text[] =
+static const char intro[] =
 	"  rules lint [DIR ...]   check the database strictly (unknown keys, bad\n"
 	"                         capabilities, duplicate ids, bad globs, overlaps);\n"
 	"                         with DIRs, check those directories layered in order\n"
-	"  rules list             list the rules of the layered database\n"
-	"\n"
-	"  --db DIR        add a rules directory (list)\n"
-	"  --format FMT    text (default) or json (list)\n";
+	"  rules list             list the rules of the layered database\n";
+
+static const char *const formats[] = { "text", "json", NULL };
 
 static int lint(int argc, char **argv)
 {
@@ -100,52 +94,33 @@ static int list(const struct rules_db *db, bool json)
 
 int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		DBARGS_OPTIONS,
-		{ "format", required_argument, NULL, ARG_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct dbargs dba;
+	int format = 0;
+	struct opt opts[] = {
+		OPT_TABLE(dba.opts),   /* --db; --kernel means nothing here */
+		OPT_CHOICE("format", &format, formats, "FMT", "text (default) or json (list)"),
+		OPT_END(),
 	};
-	struct dbargs dba = { 0 };
 	struct rules_db *db = NULL;
-	bool json = false;
-	int c, r, ex;
+	int first, ex;
 
 	(void)ctx;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = dbargs_option(&dba, c, optarg, "rules"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("rules"), stdout);
-			(void)fputs(help_text, stdout);
-			return S2C_EXIT_OK;
-		case ARG_FORMAT:
-			if (!s2c_streq(optarg, "text") && !s2c_streq(optarg, "json"))
-				return usage_error("rules", "unknown format '%s'", optarg);
-			json = s2c_streq(optarg, "json");
-			break;
-		default:
-			return usage_error("rules", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("rules", "missing 'lint' or 'list'");
-	if (s2c_streq(argv[optind], "lint"))
-		return lint(argc - optind - 1, argv + optind + 1);
-	if (!s2c_streq(argv[optind], "list"))
+	dbargs_init(&dba);
+	dba.opts[1] = (struct opt)OPT_END();
+	first = opts_parse(cmd_lookup("rules"), opts, intro, argc, argv);
+	if (first <= 0)
+		return -first;
+	if (s2c_streq(argv[first], "lint"))
+		return lint(argc - first - 1, argv + first + 1);
+	if (!s2c_streq(argv[first], "list"))
 		return usage_error("rules", "unknown rules command '%s': expected lint or list",
-				   argv[optind]);
-	if (optind + 1 < argc)
+				   argv[first]);
+	if (first + 1 < argc)
 		return usage_error("rules", "'rules list' takes no arguments");
 	ex = dbargs_load(&dba, &db);
 	if (ex)
 		return ex;
-	ex = list(db, json);
+	ex = list(db, format == 1);
 	rules_db_free(db);
 	return ex;
 }

@@ -3,7 +3,6 @@
  * suid2cap scan: the inventory of privileged files.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,73 +13,33 @@
 
 enum scan_format { FORMAT_TEXT, FORMAT_JSON };
 
-enum {
-	ARG_FORMAT = 0x200,
-};
+static const char intro[] =
+	"List every regular file that is setuid, setgid or has file capabilities.\n";
 
-static const char help_text[] =
-	"List every regular file that is setuid, setgid or has file capabilities.\n"
-	"\n"
-	"  --root DIR       treat DIR as the system root (an image or chroot)\n"
-	"  --format FMT     text (default) or json\n"
-	"  --threads N      worker threads (default: max(CPUs, 8), at most 16)\n"
-	"  --xdev           stay on the filesystem of each PATH\n"
-	"  --all-caps       read capabilities of every regular file, not only executables\n"
-	"  --cross-pseudo   also walk proc, sysfs and other pseudo filesystems\n"
-	"  -o, --output FILE  write to FILE (atomically) instead of standard output\n"
-	"  -h, --help       show this help\n";
+static const char *const formats[] = { "text", "json", NULL };
 
 struct scan_args {
 	struct scanargs s;
-	enum scan_format format;
+	int format;
 	const char *output;
 };
 
 static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS,
-		{ "format", required_argument, NULL, ARG_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct opt opts[] = {
+		OPT_TABLE(a->s.opts),
+		OPT_CHOICE("format", &a->format, formats, "FMT", "text (default) or json"),
+		OPT_STRING('o', "output", &a->output, "FILE", "write to FILE instead of standard "
+			   "output"),
+		OPT_END(),
 	};
-	int c, r;
+	int r;
 
-	scanargs_init(&a->s, ctx);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		r = scanargs_option(&a->s, c, optarg, "scan");
-		if (r < 0)
-			return r;
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("scan"), stdout);
-			(void)fputs(help_text, stdout);
-			return 0;
-		case 'o':
-			a->output = optarg;
-			break;
-		case ARG_FORMAT:
-			if (s2c_streq(optarg, "text"))
-				a->format = FORMAT_TEXT;
-			else if (s2c_streq(optarg, "json"))
-				a->format = FORMAT_JSON;
-			else
-				return -usage_error("scan", "unknown format '%s': expected text or json",
-						    optarg);
-			break;
-		case '?':
-			return -usage_error("scan", "unknown or incomplete option '%s'",
-					    argv[optind - 1]);
-		default:
-			return -usage_error("scan", "unexpected option");
-		}
-	}
-	r = scanargs_finish(&a->s, argc, argv, optind, "scan");
-	return r < 0 ? r : 1;
+	scanargs_init(&a->s, ctx, 0);
+	r = opts_parse(cmd_lookup("scan"), opts, intro, argc, argv);
+	if (r <= 0)
+		return r;
+	return scanargs_finish(&a->s, argc, argv, r, "scan") ? -S2C_EXIT_USAGE : 1;
 }
 
 int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,22 +38,8 @@ static const char help_text[] =
 	"Compare the system with the state recorded by apply: report files whose\n"
 	"set-ID bit came back, whose capabilities are gone or different, or whose\n"
 	"content changed (a package update, told from tampering by the package\n"
-	"database's digests).\n"
-	"\n"
-	"  --root DIR               the system root\n"
-	"  --fix                    repair drift that is safe to repair: an update that\n"
-	"                           installed the package's own content, or the set-ID\n"
-	"                           bit back on the same content; the rules must still\n"
-	"                           decide the recorded state; applied with the same\n"
-	"                           checks, journal and smoke test.  Every entry not\n"
-	"                           repaired is named and the exit status is 1\n"
-	"  --forget PATH            stop tracking PATH (repeatable); nothing on disk changes\n"
-	"  --install-hook KIND      run 'verify --fix' after every dpkg, apt or rpm (dnf)\n"
-	"                           operation; KIND is dpkg, apt or rpm\n"
-	"  --remove-hook KIND       remove that hook\n"
-	"  --db DIR, --kernel VER   as for audit (with --fix)\n"
-	"  --no-smoke, --smoke-user USER, --allow-root-equivalent   as for apply (with --fix)\n"
-	"  --quiet                  print only drift and problems\n";
+	"database's digests).  --db, --kernel, --exclude, --include-unpackaged and\n"
+	"the smoke-test options apply to --fix.\n";
 
 static const char *program_path(void)
 {
@@ -75,7 +60,7 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 	int r;
 
 	if ((int)kind < 0)
-		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", esc(name));
+		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", name);
 	if (install) {
 		const char *self = program_path();
 		if (!self) {
@@ -97,7 +82,7 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 /* One drifted entry that --fix did not repair, named on stderr. */
 static void not_repaired(const char *path, const char *why)
 {
-	log_warning("not repaired '%s': %s", esc(path), why);
+	log_warning("not repaired '%s': %s", path, why);
 }
 
 /*
@@ -135,7 +120,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	ex = dbargs_load(dba, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
-					   .verbose = aa->verbose };
+					   .verbose = aa->verbose, .plan_limits = true };
 		ex = privsep_plan(&job, &p, hash, &incomplete);
 	}
 	if (ex) {
@@ -171,7 +156,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 			char rec[128];
 			filestate_describe(&d->entry->after, rec, sizeof(rec));
 			log_warning("not repaired '%s': the rules no longer decide the recorded state "
-				    "'%s' (now %s, %s%s)", esc(d->entry->path), rec,
+				    "'%s' (now %s, %s%s)", d->entry->path, rec,
 				    verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
 				    pe->rule_id ? pe->rule_id : "");
 			unrepaired++;
@@ -209,9 +194,9 @@ static int forget(int rootfd, const char *const *paths, size_t n)
 		r = state_load(statefd, "/", geteuid() == 0, &state, &err);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		if (state_remove(state, paths[i])) {
-			(void)printf("forgotten  %s\n", esc(paths[i]));
+			print_line("forgotten  %s", paths[i]);
 		} else {
-			log_error("'%s' is not recorded as migrated", esc(paths[i]));
+			log_error("'%s' is not recorded as migrated", paths[i]);
 			ex = S2C_EXIT_USAGE;
 		}
 	}
@@ -229,75 +214,59 @@ static int forget(int rootfd, const char *const *paths, size_t n)
 
 int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 {
-	static const struct option opts[] = {
-		SCANARGS_OPTIONS, DBARGS_OPTIONS,
-		{ "fix", no_argument, NULL, ARG_FIX },
-		{ "forget", required_argument, NULL, ARG_FORGET },
-		{ "install-hook", required_argument, NULL, ARG_INSTALL_HOOK },
-		{ "remove-hook", required_argument, NULL, ARG_REMOVE_HOOK },
-		{ "no-smoke", no_argument, NULL, ARG_NO_SMOKE },
-		{ "smoke", no_argument, NULL, ARG_SMOKE },
-		{ "smoke-user", required_argument, NULL, ARG_SMOKE_USER },
-		{ "allow-root-equivalent", no_argument, NULL, ARG_ALLOW_ROOT_EQUIVALENT },
-		{ "fault", required_argument, NULL, ARG_FAULT },
-		{ "quiet", no_argument, NULL, ARG_QUIET },
-		{ "verbose", no_argument, NULL, ARG_VERBOSE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct scanargs s;
-	struct dbargs db = { 0 };
+	struct dbargs db;
 	struct applyargs a;
-	const char *install = NULL, *remove = NULL, *forgets[64];
+	struct opt_list forgets = { 0 };
+	const char *install = NULL, *remove = NULL;
+	bool want_fix = false, host = false;
+	struct opt opts[] = {
+		OPT_TABLE(s.opts),
+		{ .kind = OPT_KIND_BOOL, .long_name = "fix", .value = &want_fix, .excl = 1,
+		  .help = "repair drift that is safe to repair: an update that\ninstalled the "
+			  "package's own content, or the set-ID\nbit back on the same content; the "
+			  "rules must still\ndecide the recorded state; applied with the same\n"
+			  "checks, journal and smoke test.  Every entry not\nrepaired is named and "
+			  "the exit status is 1" },
+		{ .kind = OPT_KIND_CALLBACK, .long_name = "forget", .value = &forgets,
+		  .argh = "PATH", .excl = 1, .cb = opts_absolute_path,
+		  .help = "stop tracking PATH (repeatable); nothing on disk changes" },
+		{ .kind = OPT_KIND_STRING, .long_name = "install-hook", .value = &install,
+		  .argh = "KIND", .excl = 1,
+		  .help = "run 'verify --fix' after every dpkg, apt or rpm (dnf)\noperation; KIND "
+			  "is dpkg, apt or rpm" },
+		{ .kind = OPT_KIND_STRING, .long_name = "remove-hook", .value = &remove,
+		  .argh = "KIND", .excl = 1, .help = "remove that hook" },
+		OPT_TABLE(db.opts),
+		OPT_TABLE(a.smoke_opts),
+		OPT_BOOL(0, "allow-root-equivalent", &a.allow_root_equivalent, "accept "
+			 "root-equivalent capability sets (with --fix)"),
+		OPT_BOOL(0, "quiet", &a.quiet, "print only drift and problems"),
+		OPT_BOOL(0, "verbose", &a.verbose, "also print the capabilities each phase keeps"),
+		OPT_TABLE(a.undo_opts + 2),   /* --fault, in test builds */
+		OPT_END(),
+	};
 	struct s2c_error err = { 0 };
 	struct state *state = NULL;
 	struct host *h = NULL;
 	struct drift *drifts = NULL;
 	_cleanup_free_ const char **paths = NULL;
-	size_t n = 0, nforget = 0, unrepaired = 0;
-	bool want_fix = false, host = false;
-	int c, r, ex = S2C_EXIT_OK, rootfd, statefd = -1;
+	size_t n = 0, unrepaired = 0;
+	int r, ex = S2C_EXIT_OK, rootfd, statefd = -1;
 
-	scanargs_init(&s, ctx);
+	scanargs_init(&s, ctx, SCANARGS_PLANNING);
+	dbargs_init(&db);
 	applyargs_init(&a);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if ((r = scanargs_option(&s, c, optarg, "verify")) || (r = dbargs_option(&db, c, optarg, "verify")) ||
-		    (r = applyargs_option(&a, c, optarg, "verify"))) {
-			if (r < 0)
-				return -r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			cmd_print_usage(cmd_lookup("verify"), stdout);
-			(void)fputs(help_text, stdout);
-			return S2C_EXIT_OK;
-		case ARG_FIX: want_fix = true; break;
-		case ARG_FORGET:
-			if (nforget == S2C_ELEMENTSOF(forgets))
-				return usage_error("verify", "too many --forget paths");
-			forgets[nforget++] = optarg;
-			break;
-		case ARG_INSTALL_HOOK: install = optarg; break;
-		case ARG_REMOVE_HOOK: remove = optarg; break;
-		default:
-			return usage_error("verify", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("verify", "unexpected argument '%s'", esc(argv[optind]));
-	if (install && remove)
-		return usage_error("verify", "--install-hook and --remove-hook exclude each other");
-	if (nforget && (want_fix || install || remove))
-		return usage_error("verify", "--forget excludes --fix and the hook options");
+	r = opts_parse(cmd_lookup("verify"), opts, help_text, argc, argv);
+	if (r <= 0)
+		return -r;
 	rootfd = scan_open_root(s.root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	if (install || remove || nforget) {
-		ex = nforget ? forget(rootfd, forgets, nforget) : do_hooks(rootfd, install, remove);
+	if (install || remove || forgets.n) {
+		ex = forgets.n ? forget(rootfd, forgets.v, forgets.n) : do_hooks(rootfd, install, remove);
 		(void)close(rootfd);
 		return ex;
 	}
@@ -333,7 +302,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	for (size_t i = 0; r == 0 && i < state->n; i++) {
 		r = verify_entry(rootfd, h, &state->v[i], &drifts[n]);
 		if (r == 0 && drifts[n].kind != DRIFT_NONE) {
-			(void)printf("drift      %s: %s\n", esc(state->v[i].path), esc(drifts[n].what));
+			print_line("drift      %s: %s", state->v[i].path, drifts[n].what);
 			n++;
 		}
 	}

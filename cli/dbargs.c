@@ -18,24 +18,28 @@
 #include "scanargs.h"
 #include "common.h"
 
-int dbargs_option(struct dbargs *a, int opt, const char *arg, const char *verb)
+static int opt_kernel(const struct opt *o, const char *arg, const char *verb)
 {
-	switch (opt) {
-	case ARG_DB:
-		if (a->n_extra == S2C_ELEMENTSOF(a->extra))
-			return -usage_error(verb, "too many --db directories");
-		a->extra[a->n_extra++] = arg;
-		return 1;
-	case ARG_KERNEL: {
-		unsigned x, y;
-		if (sscanf(arg, "%u.%u", &x, &y) != 2)
-			return -usage_error(verb, "invalid --kernel '%s': expected e.g. 6.1", arg);
-		a->kernel = arg;
-		return 1;
-	}
-	default:
-		return 0;
-	}
+	struct dbargs *a = o->value;
+	unsigned x, y;
+
+	if (sscanf(arg, "%u.%u", &x, &y) != 2)
+		return usage_error(verb, "invalid --kernel '%s': expected e.g. 6.1", arg);
+	a->kernel = arg;
+	return 0;
+}
+
+void dbargs_init(struct dbargs *a)
+{
+	*a = (struct dbargs){
+		.opts = {
+			OPT_LIST("db", &a->extra, "DIR", "add a rules directory after the bundled "
+				 "database and\n/etc/suid2cap/rules.d (repeatable)"),
+			OPT_CALLBACK("kernel", a, "VER", "evaluate kernel conditions for VER (e.g. "
+				     "5.10)", opt_kernel),
+			OPT_END(),
+		},
+	};
 }
 
 const char *dbargs_bundled_dir(void)
@@ -65,25 +69,25 @@ const char *dbargs_bundled_dir(void)
 
 int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 {
-	const char *dirs[2 + S2C_ELEMENTSOF(a->extra) + 1];
+	const char *dirs[2 + OPT_LIST_MAX + 1];
 	struct s2c_error err = { 0 };
 	size_t n = 0;
 	int r;
 
 	dirs[n++] = dbargs_bundled_dir();
 	dirs[n++] = S2C_SYSCONF_DBDIR;
-	for (size_t i = 0; i < a->n_extra; i++) {
+	for (size_t i = 0; i < a->extra.n; i++) {
 		struct stat st;
 		/* Optional layers may be absent; one asked for by name may not. */
-		if (stat(a->extra[i], &st) < 0) {
-			log_error("cannot use --db '%s': %s", esc(a->extra[i]), strerror(errno));
+		if (stat(a->extra.v[i], &st) < 0) {
+			log_error("cannot use --db '%s': %s", a->extra.v[i], strerror(errno));
 			return S2C_EXIT_USAGE;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			log_error("cannot use --db '%s': not a directory", esc(a->extra[i]));
+			log_error("cannot use --db '%s': not a directory", a->extra.v[i]);
 			return S2C_EXIT_USAGE;
 		}
-		dirs[n++] = a->extra[i];
+		dirs[n++] = a->extra.v[i];
 	}
 	dirs[n] = NULL;
 	r = rules_db_load(dirs, geteuid() == 0 ? RULES_LOAD_TRUSTED : 0, ret, &err);
@@ -94,51 +98,15 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 	return 0;
 }
 
-void decisions_release(struct decisions *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		decision_free(d->v[i]);
-	free(d->v);
-	idmap_free(d->ids);
-	host_free(d->host);
-	rules_db_free(d->db);
-	memset(d, 0, sizeof(*d));
-}
-
-int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
-		  struct decisions *out)
+int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+	       struct decisions *out)
 {
 	struct s2c_error err = { 0 };
-	struct engine e;
-	int r;
+	int r = decide_all(db, res, a->kernel, out, &err);
 
-	memset(out, 0, sizeof(*out));
-	out->db = db;
-	r = host_new(res->rootfd, res->host, a->kernel, &out->host, &err);
-	if (r == 0)
-		r = idmap_new(res->host ? -1 : res->rootfd, &out->ids);
 	if (r < 0) {
-		log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
-		decisions_release(out);
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
-	}
-	e = (struct engine){ .db = db, .host = out->host, .ids = out->ids, .rootfd = res->rootfd };
-	r = engine_prepare(&e, (const struct facts *const *)res->v, res->n);
-	out->v = calloc(res->n ? res->n : 1, sizeof(*out->v));
-	if (r < 0 || !out->v) {
-		log_error("out of memory");
-		decisions_release(out);
-		return S2C_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < res->n; i++) {
-		r = engine_decide(&e, res->v[i], &out->v[i], &err);
-		if (r < 0) {
-			log_error("cannot decide about '%s': %s", esc(res->v[i]->path),
-				  err.msg[0] ? err.msg : strerror(-r));
-			decisions_release(out);
-			return S2C_EXIT_FAILURE;
-		}
-		out->n = i + 1;
 	}
 	return 0;
 }
@@ -157,7 +125,7 @@ int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ct
 		rules_db_free(rdb);
 		return ex;
 	}
-	ex = decisions_run(db, rdb, res, out);
+	ex = decide_run(db, rdb, res, out);
 	if (ex) {
 		scan_result_free(res);
 		return ex;

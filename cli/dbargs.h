@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "decide.h"
+#include "opts.h"
+
 struct decision;
 struct engine;
 struct host;
@@ -17,25 +20,15 @@ struct idmap;
 struct rules_db;
 struct scan_result;
 
-/** Long-option ids (after scanargs' 0x100 range). */
-enum {
-	ARG_DB = 0x180,
-	ARG_KERNEL,
-};
-
-#define DBARGS_OPTIONS \
-	{ "db", required_argument, NULL, ARG_DB }, \
-	{ "kernel", required_argument, NULL, ARG_KERNEL }
-
 /** Parsed options. */
 struct dbargs {
-	const char *extra[16];        /**< --db directories, in order */
-	size_t n_extra;
+	struct opt_list extra;        /**< --db directories, in order */
 	const char *kernel;           /**< --kernel VERSION or NULL */
+	struct opt opts[3];           /**< --db and --kernel, for a verb's table (OPT_TABLE) */
 };
 
-/** Handle a shared option; returns 1 if handled, 0 if not, -S2C_EXIT_USAGE on error. */
-int dbargs_option(struct dbargs *a, int opt, const char *arg, const char *verb);
+/** Empty options and their table @a->opts. */
+void dbargs_init(struct dbargs *a);
 
 /** The bundled database directory: installed, or staged next to the binary. */
 const char *dbargs_bundled_dir(void);
@@ -47,35 +40,26 @@ const char *dbargs_bundled_dir(void);
  */
 int dbargs_load(const struct dbargs *a, struct rules_db **ret);
 
-/** Everything the engine needs for one scan result; release with decisions_release(). */
-struct decisions {
-	struct rules_db *db;
-	struct host *host;
-	struct idmap *ids;
-	struct decision **v;          /**< one per candidate, same order as the scan */
-	size_t n;
-};
+struct decisions;
+struct scanargs;
 
 /**
- * Decide about every candidate of @res with @db (taken over).  Returns 0 or
- * an exit code after printing.
+ * decide_all() (rules/decide.h) with --kernel from @a, printing a failure.
+ * @db is taken over.  Returns 0, or an exit code after printing.
  */
-int decisions_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
-		  struct decisions *out);
+int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+	       struct decisions *out);
 
-struct scanargs;
 struct s2c_ctx;
 
 /**
  * The pipeline every deciding verb starts with: load the database, scan
- * (progress and warnings on stderr), decide about every candidate.
+ * (progress and warnings on stderr), decide about every candidate
+ * (rules/decide.h decide_all()).
  * @ret_res  the scan, free with scan_result_free() (after decisions_release()).
  * Returns 0, or an exit code after printing (nothing to free then).
  */
 int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
 		struct scan_result **ret_res, struct decisions *out);
-
-/** Free what decisions_run() made (the db included). */
-void decisions_release(struct decisions *d);
 
 #endif /* S2C_CLI_DBARGS_H */

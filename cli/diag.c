@@ -24,13 +24,33 @@ void log_set_color(bool on)
 	color = on;
 }
 
+/*
+ * The formatted message with escape_text() applied to all of it: file names, rule
+ * texts and library messages come from the scanned system, and a name must not
+ * retitle the terminal, colour the output, reorder the line or forge another one.
+ * NULL on OOM.
+ */
+S2C_PRINTF(1, 0) static char *vformat_escaped(const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *raw = NULL;
+	char *buf;
+
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return NULL;    /* buf is undefined then */
+	raw = buf;
+	return escape_text(raw);
+}
+
 S2C_PRINTF(3, 0) static void vlog(const char *level, const char *ansi, const char *fmt, va_list ap)
 {
+	_cleanup_free_ char *msg = vformat_escaped(fmt, ap);
+
 	flockfile(stderr);
 	(void)fprintf(stderr, "%s: ", program);
+	/* Only the prefix carries colour; the message is escaped. */
 	if (level)
 		(void)fprintf(stderr, "%s%s:%s ", color ? ansi : "", level, color ? "\033[0m" : "");
-	(void)vfprintf(stderr, fmt, ap);
+	(void)fputs(msg ? msg : "(message lost: out of memory)", stderr);
 	(void)fputc('\n', stderr);
 	funlockfile(stderr);
 }
@@ -62,16 +82,20 @@ void log_notice(const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *esc(const char *s)
+void print_line(const char *fmt, ...)
 {
-	static char bufs[4][16384];
-	static unsigned next;
-	char *b = bufs[next++ % 4];
-	char *e = escape_text(s ? s : "(null)");
+	_cleanup_free_ char *line = NULL;
+	va_list ap;
 
-	(void)snprintf(b, sizeof(bufs[0]), "%s", e ? e : "?");
-	free(e);
-	return b;
+	va_start(ap, fmt);
+	line = vformat_escaped(fmt, ap);
+	va_end(ap);
+	if (!line) {
+		log_error("cannot print a result line: out of memory");
+		return;
+	}
+	(void)fputs(line, stdout);
+	(void)fputc('\n', stdout);
 }
 
 int usage_error(const char *verb, const char *fmt, ...)

@@ -9,7 +9,7 @@
 #ifndef S2C_CLI_IDENTITY_H
 #define S2C_CLI_IDENTITY_H
 
-#include "auditout.h"
+#include "audit.h"
 
 /** Owned strings behind a struct audit_identity. */
 struct identity {

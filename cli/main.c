@@ -17,6 +17,8 @@
  *           fcaps     security.capability v1/v2/v3 decode/encode, libcap text
  *           facts     per-candidate facts (identity, caps, mount, flags)
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
+ *           skip      what a scan leaves out: other OS roots, container storage,
+ *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
  *           hash      SHA-256 of files (OpenSSL)
@@ -47,6 +49,14 @@
  *           apply     apply, rollback, crash recovery
  *           hook      dpkg/apt/dnf hooks running verify --fix
  *           verify    drift: same content, an update, or tampering
+ * learn/    run       a command in its own PID namespace as a user with candidate caps
+ *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
+ *           ptrace    follow every process and syscall of the run
+ *           sysmap    which syscall arguments need which capability (ptrace)
+ *           ksyms     kernel function names of the checks' stacks
+ *           sysnames  syscall names of this architecture
+ *           record    learn records by SHA-256 in the state directory
+ * report/   learnout  learn record model, report, draft rule, observed evidence
  * pkg/      member    archive members as packed, the table by path
  *           stage     private 0700 directory for the members an audit reads
  *           arread    libarchive: formats, built-in decompressors, nested archives
@@ -60,20 +70,22 @@
  *            report/targetout: package and image parts of the reports, identity;
  *            report/fleet: many audit reports joined, majority and drift)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
- *           diag      messages on stderr
+ *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
- *           scanargs  options shared by the scanning verbs, atomic -o output
+ *           scanargs  options shared by the scanning verbs, -o output that never destroys a file
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
+ *           opts      option tables, the parser and the generated --help
+ *           learned   learn records of the files explain and audit decide about
  *           auditargs report options of the auditing verbs, atomic output
  *           identity  host name, hashed machine id, time of an audit
  *           targetrun package and image audits: decide, plan, report
  *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps;
  *                     cmd_report: report merge, through report/fleet)
  *
- * Libraries (scanner/, rules/, plan/, report/) never print to stdout, exit or
+ * Libraries (scanner/, rules/, plan/, report/, learn/) never print to stdout, exit or
  * read the environment; they return -errno and fill a struct s2c_error.
  */
 #include <errno.h>
@@ -87,6 +99,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "privs.h"
 #include "common.h"
 
@@ -119,6 +132,10 @@ static const struct privs_phase phases_verify[] = {
 	  "with --fix: repairs them (at most; as for apply)" },
 	{ 0 },
 };
+static const struct privs_phase phases_none[] = {
+	{ "help", 0, 0, "prints a help text" },
+	{ 0 },
+};
 static const struct privs_phase phases_rollback[] = {
 	{ "rollback", PRIVS_ROLLBACK, 0, "restores journalled states; runs no program" },
 	{ 0 },
@@ -128,58 +145,87 @@ static const struct privs_phase phases_rollback[] = {
 		     S2C_CAPMASK(CAP_SETPCAP))
 /* `privileges` narrows for the verb it inspects, so it starts with everything. */
 #define CAPS_ALL UINT64_MAX
+/*
+ * learn may grant any capability to the command it runs, so it keeps every one
+ * until it has read --caps; then it narrows to what the run needs (cmd_learn.c).
+ */
+#define CAPS_LEARN (S2C_CAPMASK(CAP_LAST_CAP + 1) - 1)
+static const struct privs_phase phases_learn[] = {
+	{ "start", CAPS_LEARN, PRIVS_KEEP_BOUNDING,
+	  "reads its options, the rules and the program: the candidate capabilities are "
+	  "not known yet" },
+	{ "run", PRIVS_LEARN_RUN | PRIVS_LEARN_BPF | PRIVS_LEARN_PTRACE, 0,
+	  "runs and watches the command (at most: the BPF set only for BPF, CAP_SYS_PTRACE "
+	  "only for ptrace), plus the candidate capabilities; the command gets only the "
+	  "candidates, in every set, as an unprivileged user with no_new_privs" },
+	{ 0 },
+};
 
 static const struct cmd commands[] = {
-	{ "scan", cmd_scan, CMD_JSON, PRIVS_READ, phases_read,
+	/* name, fn, flags, min and max operands and what they are, capabilities at
+	 * dispatch, phases, synopsis, one line */
+	{ "scan", cmd_scan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
-	  "[--output FILE] [PATH ...]",
+	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
-	{ "audit", cmd_audit, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
-	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [PATH ...]",
+	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [--exclude PATH] "
+	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
-	{ "audit-pkg", cmd_audit_pkg, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] [--output FILE] "
 	  "[--fail-on review|migrate|risk] [--no-color] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
-	{ "audit-image", cmd_audit_image, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] [--output FILE] "
 	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
-	{ "report", cmd_report, CMD_JSON, PRIVS_READ, phases_read,
+	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
 	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--fail-on-drift] "
 	  "FILE ...",
 	  "join JSON audit reports of many hosts, images or package shards" },
-	{ "plan", cmd_plan, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
-	  "[--output FILE] [--timestamp] [PATH ...] | --check PLAN",
+	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
+	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
-	{ "apply", cmd_apply, CMD_WRITES | CMD_JSON, CAPS_CHANGE, phases_change,
+	{ "apply", cmd_apply, CMD_WRITES, 1, 1, "PLAN", CAPS_CHANGE, phases_change,
 	  "PLAN [--db DIR] [--kernel VER] [--only PATH ...] [--no-smoke] [--smoke] "
 	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
 	  "[--allow-root-equivalent] [--quiet] [--verbose]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
-	{ "migrate", cmd_migrate, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_change,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [apply options] [PATH ...]",
+	{ "migrate", cmd_migrate, CMD_WRITES, 0, CMD_ANY, "PATH", CAPS_CHANGE, phases_change,
+	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [--exclude PATH] "
+	  "[--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
-	{ "rollback", cmd_rollback, CMD_WRITES, CAPS_CHANGE, phases_rollback,
+	{ "rollback", cmd_rollback, CMD_WRITES, 0, 1, "JOURNAL", CAPS_CHANGE, phases_rollback,
 	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
-	{ "verify", cmd_verify, CMD_WRITES | CMD_NEEDS_DB, CAPS_CHANGE, phases_verify,
+	{ "verify", cmd_verify, CMD_WRITES, 0, 0, NULL, CAPS_CHANGE, phases_verify,
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
-	  "[--allow-root-equivalent] [--forget PATH ...] [--install-hook dpkg|apt|rpm] "
-	  "[--remove-hook dpkg|apt|rpm] [--quiet]",
+	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
+	  "[--install-hook dpkg|apt|rpm] [--remove-hook dpkg|apt|rpm] [--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
-	{ "explain", cmd_explain, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] PATH ...",
+	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
+	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] [--exclude PATH] "
+	  "[--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
-	{ "rules", cmd_rules, CMD_JSON | CMD_NEEDS_DB, PRIVS_READ, phases_read,
+	{ "rules", cmd_rules, 0, 1, CMD_ANY, "'lint' or 'list'", PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
 	  "check or list the rules database" },
-	{ "privileges", cmd_privileges, 0, CAPS_ALL, NULL, "VERB",
+	{ "learn", cmd_learn, CMD_WRITES | CMD_OPTIONS_FIRST, 1, CMD_ANY, "COMMAND", CAPS_LEARN,
+	  phases_learn,
+	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] "
+	  "[--json | --format text|json] [--root DIR] [--db DIR] [--kernel VER] [--no-record] "
+	  "[--verbose] [--] COMMAND [ARG ...]",
+	  "run a program and record which capabilities it really uses" },
+	{ "privileges", cmd_privileges, 0, 1, 1, "VERB", CAPS_ALL, NULL, "VERB",
 	  "show the capabilities and no_new_privs a verb runs with" },
+	{ "help", cmd_help, 0, 0, 1, "VERB", 0, phases_none, "[VERB]",
+	  "show the help of a verb, or the list of verbs" },
 };
 
 const struct cmd *cmd_lookup(const char *name)
@@ -192,7 +238,33 @@ const struct cmd *cmd_lookup(const char *name)
 
 void cmd_print_usage(const struct cmd *c, FILE *out)
 {
-	(void)fprintf(out, "usage: suid2cap %s %s\n", c->name, c->synopsis);
+	/* The synopsis wrapped at 80 columns, continued under its first word. */
+	size_t indent = strlen("usage: suid2cap ") + strlen(c->name) + 1, col = indent - 1;
+	const char *p = c->synopsis;
+
+	(void)fprintf(out, "usage: suid2cap %s", c->name);
+	while (*p) {
+		/* a bracketed group is one word */
+		size_t len = 0, depth = 0;
+		while (p[len] && (depth || p[len] != ' ')) {
+			depth += p[len] == '[';
+			depth -= depth && p[len] == ']';
+			len++;
+		}
+		if (col > indent && col + 1 + len > 80) {
+			(void)fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else {
+			(void)fputc(' ', out);
+			col++;
+		}
+		(void)fprintf(out, "%.*s", (int)len, p);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	(void)fputc('\n', out);
 }
 
 static void print_help(FILE *out)
@@ -292,21 +364,44 @@ static void ctx_init(struct s2c_ctx *ctx, const char *argv0)
 	log_set_color(ctx->color_err);
 }
 
+/* Narrow, run the verb, and check stdout once for every verb (git's run_builtin). */
 static int run(const struct cmd *c, int argc, char **argv, struct s2c_ctx *ctx)
 {
 	int r, ex;
 
-	if (c->caps == CAPS_ALL)
-		return c->fn(argc, argv, ctx);
-	r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
-	if (r < 0) {
-		log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
-		return S2C_EXIT_PRIVILEGE;
+	/* `privileges` narrows for the verb it inspects, per phase. */
+	if (c->caps != CAPS_ALL) {
+		r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
+		if (r < 0) {
+			log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
+			return S2C_EXIT_PRIVILEGE;
+		}
 	}
 	ex = c->fn(argc, argv, ctx);
 	if (close_stdout() < 0 && ex < S2C_EXIT_FAILURE)
 		ex = S2C_EXIT_FAILURE;
 	return ex;
+}
+
+int cmd_help(int argc, char **argv, struct s2c_ctx *ctx)
+{
+	static const struct opt opts[] = { OPT_END() };
+	char help[] = "--help";
+	const struct cmd *c;
+	int r = opts_parse(cmd_lookup("help"), opts, "Show the help of VERB, or the list of verbs.\n",
+			   argc, argv);
+
+	if (r <= 0)
+		return -r;
+	if (r == argc) {
+		print_help(stdout);
+		return S2C_EXIT_OK;
+	}
+	c = cmd_lookup(argv[r]);
+	if (!c || (c->flags & CMD_HIDDEN))
+		return unknown_verb(argv[r]);
+	optind = 0;
+	return c->fn(2, (char *[]){ argv[r], help, NULL }, ctx);
 }
 
 int main(int argc, char **argv)

@@ -5,33 +5,17 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
+#include "capset.h"
 #include "fcaps.h"
 #include "privs.h"
 #include "common.h"
 
-static void cap_freep(cap_t *c)
-{
-	if (*c)
-		(void)cap_free(*c);
-}
-
-static uint64_t mask_of(cap_t c, cap_flag_t flag)
-{
-	uint64_t m = 0;
-
-	for (cap_value_t v = 0; v < 64; v++) {
-		cap_flag_value_t val;
-		if (cap_get_flag(c, v, flag, &val) == 0 && val == CAP_SET)
-			m |= S2C_CAPMASK(v);
-	}
-	return m;
-}
 
 uint64_t privs_effective(void)
 {
-	_cleanup_(cap_freep) cap_t cur = cap_get_proc();
+	_cleanup_capfree_ cap_t cur = cap_get_proc();
 
-	return cur ? mask_of(cur, CAP_EFFECTIVE) : 0;
+	return cur ? capset_mask(cur, CAP_EFFECTIVE) : 0;
 }
 
 char *privs_describe(void)
@@ -59,15 +43,15 @@ bool privs_have(int cap)
 
 int privs_restrict(uint64_t keep, enum privs_flags flags)
 {
-	_cleanup_(cap_freep) cap_t cur = cap_get_proc();
-	_cleanup_(cap_freep) cap_t next = cap_init();
+	_cleanup_capfree_ cap_t cur = cap_get_proc();
+	_cleanup_capfree_ cap_t next = NULL;
 	uint64_t have, want;
 
-	if (!cur || !next)
+	if (!cur)
 		return -errno;
-	have = mask_of(cur, CAP_PERMITTED);
+	have = capset_mask(cur, CAP_PERMITTED);
 	want = keep & have;
-	if (!(flags & PRIVS_KEEP_BOUNDING) && (mask_of(cur, CAP_EFFECTIVE) & S2C_CAPMASK(CAP_SETPCAP))) {
+	if (!(flags & PRIVS_KEEP_BOUNDING) && (capset_mask(cur, CAP_EFFECTIVE) & S2C_CAPMASK(CAP_SETPCAP))) {
 		cap_value_t last = cap_max_bits();
 		for (cap_value_t v = 0; v < last && v < 64; v++)
 			if (!(keep & S2C_CAPMASK(v)) && CAP_IS_SUPPORTED(v) && cap_drop_bound(v) < 0)
@@ -75,14 +59,8 @@ int privs_restrict(uint64_t keep, enum privs_flags flags)
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -errno;
-	for (cap_value_t v = 0; v < 64; v++) {
-		if (!(want & S2C_CAPMASK(v)))
-			continue;
-		if (cap_set_flag(next, CAP_PERMITTED, 1, &v, CAP_SET) < 0 ||
-		    cap_set_flag(next, CAP_EFFECTIVE, 1, &v, CAP_SET) < 0)
-			return -errno;
-	}
-	if (cap_set_proc(next) < 0)
+	next = capset_from_masks(want, 0, want);
+	if (!next || cap_set_proc(next) < 0)
 		return -errno;
 	if (!(flags & PRIVS_KEEP_BOUNDING) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;

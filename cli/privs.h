@@ -32,6 +32,15 @@
 #define PRIVS_APPLY_CHOWN S2C_CAPMASK(CAP_CHOWN)
 #define PRIVS_SMOKE (S2C_CAPMASK(CAP_SETUID) | S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_KILL))
 #define PRIVS_ROLLBACK (PRIVS_APPLY | PRIVS_APPLY_CHOWN)
+/* learn: a PID namespace for the run (SYS_ADMIN) and the command's user and
+ * capabilities (SETUID, SETGID, SETPCAP); BPF to load and attach its program
+ * (BPF, PERFMON) and name kernel functions (SYSLOG); ptrace to follow the run
+ * where ptrace is restricted.  The candidate capabilities come on top. */
+#define PRIVS_LEARN_RUN (S2C_CAPMASK(CAP_SYS_ADMIN) | S2C_CAPMASK(CAP_SETUID) | \
+			 S2C_CAPMASK(CAP_SETGID) | S2C_CAPMASK(CAP_SETPCAP))
+#define PRIVS_LEARN_BPF (S2C_CAPMASK(CAP_BPF) | S2C_CAPMASK(CAP_PERFMON) | \
+			 S2C_CAPMASK(CAP_SYSLOG))
+#define PRIVS_LEARN_PTRACE S2C_CAPMASK(CAP_SYS_PTRACE)
 
 /** How far to narrow. */
 enum privs_flags {

@@ -37,7 +37,7 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 	ex = scanargs_run(job->scan, job->ctx, &res);
 	if (ex)
 		return ex;
-	ex = decisions_run(job->dbargs, job->db, res, &ds);
+	ex = decide_run(job->dbargs, job->db, res, &ds);
 	if (ex) {
 		scan_result_free(res);
 		return ex;
@@ -50,6 +50,8 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 	if (r < 0) {
 		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		ex = S2C_EXIT_FAILURE;
+	} else if (job->plan_limits && (ex = scanargs_plan_limits(job->scan, res, ds.host, p))) {
+		/* printed */
 	} else {
 		_cleanup_jsonput_ struct json_object *doc = plan_to_json(p);
 		if (!doc || jsonout_write(doc, out) < 0)

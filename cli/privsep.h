@@ -35,6 +35,9 @@ struct privsep_job {
 	bool verbose;                   /**< the child says what it kept (on stderr) */
 	bool hold_unsafe;               /**< hold back changes below unsafe directories, with a
 					     warning (plan/parents.h), as `plan` does */
+	bool plan_limits;               /**< record what the scan left out and, on the running
+					     system, hold back unpackaged files unless
+					     --include-unpackaged (scanargs_plan_limits()) */
 };
 
 /**

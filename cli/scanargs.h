@@ -1,35 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Options shared by the verbs that scan (scan, audit, plan, migrate):
- * --root, --threads, --xdev, --all-caps, --output and the PATH operands,
- * so each verb's parser handles them the same way.
+ * Options shared by the verbs that scan (scan, audit, plan, explain, migrate,
+ * verify): --root, --threads, --xdev, --all-caps, --cross-pseudo, --exclude,
+ * --other-roots, --include-unpackaged, --output and the PATH operands, so
+ * each verb's parser handles them the same way.
  */
 #ifndef S2C_CLI_SCANARGS_H
 #define S2C_CLI_SCANARGS_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
+#include "opts.h"
 #include "scan.h"
 
+struct host;
+struct plan;
 struct s2c_ctx;
 
-/** Long-option ids shared by the scanning verbs (verb-specific ones start at 0x200). */
-enum {
-	ARG_ROOT = 0x100,
-	ARG_THREADS,
-	ARG_XDEV,
-	ARG_ALL_CAPS,
-	ARG_CROSS_PSEUDO,
-};
+/** The exclude file, beneath the root (the target's own for --root DIR). */
+#define SCANARGS_EXCLUDE_FILE "/etc/suid2cap/exclude"
 
-/** getopt_long entries for the shared options; splice into a verb's table. */
-#define SCANARGS_OPTIONS \
-	{ "root", required_argument, NULL, ARG_ROOT }, \
-	{ "threads", required_argument, NULL, ARG_THREADS }, \
-	{ "xdev", no_argument, NULL, ARG_XDEV }, \
-	{ "all-caps", no_argument, NULL, ARG_ALL_CAPS }, \
-	{ "cross-pseudo", no_argument, NULL, ARG_CROSS_PSEUDO }
+/** Most --exclude options one command line may give. */
+#define SCANARGS_MAX_EXCLUDE 64
+
+/** What scanargs_init() offers. */
+enum scanargs_flags {
+	SCANARGS_PLANNING = 1 << 0,  /**< the verb plans changes: --include-unpackaged */
+};
 
 /** Parsed shared options. */
 struct scanargs {
@@ -37,46 +36,93 @@ struct scanargs {
 	unsigned threads;
 	enum scan_flags flags;
 	const char *const *paths;   /**< points into argv, NULL for "/" */
+	const char *exclude[SCANARGS_MAX_EXCLUDE + 1]; /**< --exclude, into argv, NULL-terminated */
+	size_t n_exclude;
+	bool include_unpackaged;    /**< --include-unpackaged: plans may change unowned files */
+	struct opt opts[10];        /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
-/** Defaults: root "/", threads from the CPU count. */
-void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx);
-
 /**
- * Handle option @opt with argument @arg if it is a shared one.
- * Returns 1 when handled, 0 when not a shared option, or S2C_EXIT_USAGE
- * (as a negative number) after printing a usage error for @verb.
+ * Defaults (root "/", threads from the CPU count) and the option table
+ * @a->opts: --root, --threads, --xdev, --all-caps, --cross-pseudo, --exclude
+ * (checked as it is parsed: absolute, no "..", a valid glob), --other-roots,
+ * and with SCANARGS_PLANNING --include-unpackaged.
  */
-int scanargs_option(struct scanargs *a, int opt, const char *arg, const char *verb);
+void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_flags flags);
 
 /**
- * Take the operands argv[optind..] as start paths and check --root exists.
- * Returns 0, or -S2C_EXIT_USAGE after printing the error.
+ * Take the operands argv[first..] as start paths and check --root exists.
+ * Returns 0, or S2C_EXIT_USAGE after printing the error.
  */
 int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const char *verb);
 
 /**
  * Run the scan with warnings on stderr and a progress line when stderr is a
- * terminal.  Returns 0 with @ret set, or an exit code > 0 after printing.
+ * terminal.  The exclude patterns and SCANARGS_EXCLUDE_FILE beneath the root
+ * (checked for trust when running as root) are left out, and on the running
+ * system other roots too unless --other-roots.
+ * Returns 0 with @ret set, or an exit code > 0 after printing.
  */
 int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct scan_result **ret);
 
 /**
- * Where a verb writes its document: stdout, or FILE via a temporary file in
- * the same directory renamed into place on success (never a half-written
- * report under the final name; never following a symlink).
+ * What every verb that plans does right after plan_build(): record in @p what
+ * the scan @res left out, and on the running system hold back changes to
+ * files no package owns (plan_only_packaged() with the facts @h) unless
+ * --include-unpackaged; say both on stderr.
+ * Returns 0 or an exit code after printing.
+ */
+int scanargs_plan_limits(const struct scanargs *a, const struct scan_result *res,
+			 const struct host *h, struct plan *p);
+
+/**
+ * Where a verb writes its document (-o FILE; "-" or none for stdout).  -o never
+ * destroys a file:
+ *
+ * - a regular file, or a name that does not exist yet, is replaced atomically: a
+ *   temporary file ".NAME.XXXXXXXX" in the same directory, fsync, rename over
+ *   NAME, fsync of the directory.  A new file is created 0666 under the umask;
+ *   an existing one keeps its owner, group and permission bits (set-ID and
+ *   sticky bits are dropped).  When the owner or group cannot be kept (the
+ *   verbs run without CAP_CHOWN), nothing is written and it is an error: the
+ *   file is never given to someone else.  The rename happens only over the
+ *   same inode that was looked at (or, for a new name, when the name is still
+ *   free), so a file swapped in meanwhile is left alone;
+ * - a character device, FIFO or socket is written into: opened with O_WRONLY
+ *   without O_CREAT or O_TRUNC (a FIFO waits for a reader), a socket
+ *   connected to as a stream; /dev/null stays /dev/null;
+ * - a symbolic link is neither followed nor replaced, and a directory, a block
+ *   device or anything else is refused; nothing is written.
+ *
+ * Every message names FILE as given, never the temporary name, and a failure
+ * removes the temporary file and leaves the old file as it was.
  */
 struct outfile {
-	FILE *f;
-	char *path, *tmp;
+	FILE *f;            /**< where to write: stdout, or a stream over @fd */
+	char *path;         /**< FILE as given (messages), NULL for stdout */
+	char *dir;          /**< its directory, "." for a bare name */
+	const char *base;   /**< its last component, inside @path */
+	char *tmp;          /**< the temporary file's name in @dirfd, NULL when writing in place */
+	int dirfd;          /**< the directory, -1 for stdout */
+	int fd;             /**< the temporary file, the device, FIFO or socket, or -1 */
+	int error;          /**< first errno of a failed write, 0 when none */
+	bool sync_dir;      /**< @dirfd can be fsync'd (opened for reading) */
+	bool replace;       /**< an existing file is replaced: @dev and @ino are its identity */
+	dev_t dev;
+	ino_t ino;
 };
 
-/** Open @path (NULL or "-" for stdout).  Returns 0 or an exit code after printing. */
+/**
+ * Open @path (NULL or "-" for stdout) as described above, before anything is
+ * written.  @o must stay where it is until outfile_close() (the stream refers to
+ * it).  Returns 0, or an exit code after printing (nothing changed).
+ */
 int outfile_open(struct outfile *o, const char *path);
 
 /**
- * Finish: on @ok flush, fsync and rename into place; otherwise remove the
- * temporary file.  Returns 0 or an exit code after printing.
+ * Finish: on @ok flush and, for a replaced file, fsync and rename into place and
+ * fsync the directory; otherwise (or when a write failed) remove the temporary
+ * file.  Always releases @o.  Returns 0 or an exit code after printing.
  */
 int outfile_close(struct outfile *o, bool ok);
 

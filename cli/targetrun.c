@@ -7,7 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "auditout.h"
+#include "audit.h"
+#include "binary.h"
 #include "cli.h"
 #include "db.h"
 #include "dockerfile.h"
@@ -26,17 +27,6 @@
 #include "targetrun.h"
 #include "util.h"
 #include "common.h"
-
-void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char *verb)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	memset(tr, 0, sizeof(*tr));
-	tr->threads = S2C_MIN(ctx->ncpus, 64u);
-	tr->tmpdir = !s2c_isempty(tmp) && tmp[0] == '/' ? tmp : "/tmp";
-	tr->lim = STAGE_LIMITS_DEFAULT;
-	tr->verb = verb;
-}
 
 /* "16G", "512M", "1000" */
 static int parse_size(const char *arg, uint64_t *ret)
@@ -63,36 +53,55 @@ static int parse_size(const char *arg, uint64_t *ret)
 	return 0;
 }
 
-int targetrun_option(struct targetrun *tr, int opt, const char *arg)
+static int opt_tmpdir(const struct opt *o, const char *arg, const char *verb)
 {
-	unsigned n;
-	int r = auditargs_option(&tr->out, opt, arg, tr->verb);
+	if (arg[0] != '/')
+		return usage_error(verb, "--tmpdir needs an absolute directory, not '%s'", arg);
+	*(const char **)o->value = arg;
+	return 0;
+}
 
-	if (r == 0)
-		r = dbargs_option(&tr->db, opt, arg, tr->verb);
-	if (r != 0)
-		return r;
-	switch (opt) {
-	case ARG_TR_TMPDIR:
-		if (arg[0] != '/')
-			return -usage_error(tr->verb, "--tmpdir needs an absolute directory, not '%s'",
-					    esc(arg));
-		tr->tmpdir = arg;
-		return 1;
-	case ARG_TR_MAX_UNPACKED:
-		if (parse_size(arg, &tr->lim.max_unpacked) < 0)
-			return -usage_error(tr->verb, "invalid --max-unpacked '%s': expected a size "
-					    "such as 4G", esc(arg));
-		return 1;
-	case ARG_TR_THREADS:
-		if (parse_uint(arg, 64, &n) < 0 || n == 0)
-			return -usage_error(tr->verb, "invalid --threads '%s': expected 1 to 64",
-					    esc(arg));
-		tr->threads = n;
-		return 1;
-	default:
-		return 0;
-	}
+static int opt_max_unpacked(const struct opt *o, const char *arg, const char *verb)
+{
+	if (parse_size(arg, o->value) < 0)
+		return usage_error(verb, "invalid --max-unpacked '%s': expected a size such as 4G",
+				   arg);
+	return 0;
+}
+
+static int opt_threads(const struct opt *o, const char *arg, const char *verb)
+{
+	if (parse_uint(arg, 64, o->value) < 0 || *(unsigned *)o->value == 0)
+		return usage_error(verb, "invalid --threads '%s': expected 1 to 64", arg);
+	return 0;
+}
+
+void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char *verb,
+		    bool threads)
+{
+	const char *tmp = getenv("TMPDIR");
+	size_t n = 0;
+
+	memset(tr, 0, sizeof(*tr));
+	dbargs_init(&tr->db);
+	auditargs_init(&tr->out, true);
+	tr->threads = S2C_MIN(ctx->ncpus, 64u);
+	tr->tmpdir = !s2c_isempty(tmp) && tmp[0] == '/' ? tmp : "/tmp";
+	tr->lim = STAGE_LIMITS_DEFAULT;
+	tr->verb = verb;
+	if (threads)
+		tr->opts[n++] = (struct opt)OPT_CALLBACK("threads", &tr->threads, "N",
+							 "packages read at once (default: the CPU "
+							 "count)", opt_threads);
+	tr->opts[n++] = (struct opt)OPT_CALLBACK("tmpdir", &tr->tmpdir, "DIR",
+						 "make the private 0700 directory for unpacked "
+						 "members in DIR (default: $TMPDIR, else /tmp)",
+						 opt_tmpdir);
+	tr->opts[n++] = (struct opt)OPT_CALLBACK("max-unpacked", &tr->lim.max_unpacked, "SIZE",
+						 "refuse what unpacks to more than SIZE bytes "
+						 "(suffix K, M, G, T; default 16G): the "
+						 "decompression-bomb limit", opt_max_unpacked);
+	tr->opts[n] = (struct opt)OPT_END();
 }
 
 int targetrun_stage(const struct targetrun *tr, struct stage **ret)
@@ -130,13 +139,6 @@ struct tstate {
 	char **notes;                 /* NULL-terminated */
 	const char **layers, **layer_cmds;
 };
-
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
 
 static void tstate_release(struct tstate *ts)
 {
@@ -421,7 +423,12 @@ static int decide_target(const struct targetrun *tr, const struct rules_db *db, 
 			     .rootfd = stage_rootfd(t->stage) };
 	r = engine_prepare(&e, facts, ts->n_files);
 	for (size_t i = 0; i < ts->n_files && r == 0; i++) {
-		r = engine_decide(&e, facts[i], &ts->ds[i], &err);
+		struct binary bin = { 0 };
+
+		r = binary_read(stage_rootfd(t->stage), facts[i], db->caps.all_strings, &bin);
+		if (r == 0)
+			r = engine_decide(&e, facts[i], &bin, &ts->ds[i], &err);
+		binary_release(&bin);
 		if (r == 0 && t->kind == TARGET_IMAGE)
 			r = bounding_warning(ts->ds[i]);
 	}
@@ -543,7 +550,7 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 
 		if (t->error) {
 			failed++;
-			log_error("cannot read '%s': %s, skipping", esc(t->source), esc(t->error));
+			log_error("cannot read '%s': %s, skipping", t->source, t->error);
 		}
 		if (t->kind == TARGET_IMAGE) {
 			ts[i].layers = calloc(t->n_layers + 1, sizeof(char *));

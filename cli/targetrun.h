@@ -14,31 +14,12 @@
 
 #include "auditargs.h"
 #include "dbargs.h"
+#include "opts.h"
 #include "stage.h"
 
 struct rules_db;
 struct s2c_ctx;
 struct target;
-
-/** Long-option ids of the shared options (after auditargs' 0x1c0 range). */
-enum {
-	ARG_TR_TMPDIR = 0x1e0,
-	ARG_TR_MAX_UNPACKED,
-	ARG_TR_THREADS,
-};
-
-/** getopt_long entries of the shared options. */
-#define TARGETRUN_OPTIONS \
-	{ "tmpdir", required_argument, NULL, ARG_TR_TMPDIR }, \
-	{ "max-unpacked", required_argument, NULL, ARG_TR_MAX_UNPACKED }, \
-	{ "threads", required_argument, NULL, ARG_TR_THREADS }
-
-/** The help lines of the shared options. */
-#define TARGETRUN_HELP \
-	"  --tmpdir DIR      make the private 0700 directory for unpacked members in DIR\n" \
-	"                    (default: $TMPDIR, else /tmp)\n" \
-	"  --max-unpacked N  refuse a package or image that unpacks to more than N bytes\n" \
-	"                    (suffix K, M, G; default 16G): the decompression-bomb limit\n"
 
 /** Options of a package or image audit. */
 struct targetrun {
@@ -49,16 +30,17 @@ struct targetrun {
 	struct stage_limits lim;
 	const char *shard;            /**< "K/N" of --shard, or NULL */
 	const char *verb;             /**< for messages */
+	struct opt opts[4];           /**< --tmpdir, --max-unpacked, --threads (OPT_TABLE) */
 };
 
-/** Defaults: threads from the CPU count, limits STAGE_LIMITS_DEFAULT, $TMPDIR or /tmp. */
-void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char *verb);
-
 /**
- * Handle a shared option (report, database and the ones above).
- * Returns 1 when handled, 0 when not, or -S2C_EXIT_USAGE after printing.
+ * Defaults (threads from the CPU count, limits STAGE_LIMITS_DEFAULT, $TMPDIR or
+ * /tmp) and the option tables: @tr->opts for the options above, @tr->db.opts
+ * and @tr->out.opts for the database and report ones.  @threads: offer
+ * --threads (audit-image reads one image).
  */
-int targetrun_option(struct targetrun *tr, int opt, const char *arg);
+void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char *verb,
+		    bool threads);
 
 /**
  * Create the run's private stage in tr->tmpdir.  Returns 0 or an exit code

@@ -60,6 +60,25 @@ static inline void s2c_closedirp(DIR **d)
 	}
 }
 
+/**
+ * Define `static inline void NAME(TYPE *p)` that calls FUNC(*p) when *p is not
+ * NULL, keeping errno: the cleanup function for _cleanup_(NAME).  Every header
+ * of an object with a _free() function exports one this way (systemd's
+ * DEFINE_TRIVIAL_CLEANUP_FUNC).
+ */
+#define S2C_DEFINE_CLEANUP(name, type, func)                    \
+	static inline void name(type *p)                        \
+	{                                                       \
+		if (*p) {                                       \
+			int _saved = errno;                     \
+			(void)func(*p);                         \
+			errno = _saved;                         \
+		}                                               \
+	}
+
+/** The usual case: FUNC##p for FUNC, e.g. plan_freep for plan_free. */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) S2C_DEFINE_CLEANUP(func##p, type, func)
+
 /** free() the pointer on scope exit. */
 #define _cleanup_free_ _cleanup_(s2c_freep)
 /** close() the descriptor on scope exit (ignores negative values). */
@@ -71,8 +90,8 @@ static inline void s2c_closedirp(DIR **d)
 
 /*
  * Library-specific cleanups live with the modules that wrap those libraries
- * (capset.h for libcap, elfinfo.c for libelf, json.h for json-c) so this header
- * stays free of third-party includes.
+ * (scanner/capset.h for libcap, scanner/elfinfo.c for libelf, common/json.h for
+ * json-c) so this header stays free of third-party includes.
  */
 
 #endif /* S2C_COMMON_CLEANUP_H */

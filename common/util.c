@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,17 @@ int parse_uint(const char *s, unsigned max, unsigned *ret)
 	return 0;
 }
 
-/* Length of the UTF-8 sequence at s (1..4), or 0 when it is malformed. */
-static size_t utf8_seq(const unsigned char *s, size_t len)
+/* Length of the UTF-8 sequence at s (1..4) with its code point, or 0 when it is malformed. */
+static size_t utf8_seq_cp(const unsigned char *s, size_t len, uint32_t *ret_cp)
 {
 	unsigned char c = s[0];
 	size_t n;
 	uint32_t cp;
 
-	if (c < 0x80)
+	if (c < 0x80) {
+		*ret_cp = c;
 		return 1;
+	}
 	if (c >= 0xc2 && c <= 0xdf)
 		n = 2, cp = c & 0x1f;
 	else if (c >= 0xe0 && c <= 0xef)
@@ -63,7 +66,60 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 		return 0;
 	if (cp >= 0xd800 && cp <= 0xdfff)
 		return 0;
+	*ret_cp = cp;
 	return n;
+}
+
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+	uint32_t cp;
+
+	return utf8_seq_cp(s, len, &cp);
+}
+
+size_t utf8_decode(const char *s, size_t len, uint32_t *ret_cp)
+{
+	return len ? utf8_seq_cp((const unsigned char *)s, len, ret_cp) : 0;
+}
+
+/*
+ * Unicode format controls (General_Category Cf, Unicode 15) and the line and paragraph
+ * separators (Zl, Zp): invisible, yet they reorder (bidi embeddings, overrides, isolates,
+ * marks), join, hide (tags, zero-width characters) or break the text around them.
+ */
+static const struct { uint32_t lo, hi; } format_controls[] = {
+	{ 0x00ad, 0x00ad },   /* soft hyphen */
+	{ 0x0600, 0x0605 },   /* Arabic number signs */
+	{ 0x061c, 0x061c },   /* ARABIC LETTER MARK */
+	{ 0x06dd, 0x06dd },
+	{ 0x070f, 0x070f },
+	{ 0x0890, 0x0891 },
+	{ 0x08e2, 0x08e2 },
+	{ 0x180e, 0x180e },   /* MONGOLIAN VOWEL SEPARATOR */
+	{ 0x200b, 0x200f },   /* zero width space, non-joiner, joiner; LRM, RLM */
+	{ 0x2028, 0x202e },   /* line and paragraph separators; LRE, RLE, PDF, LRO, RLO */
+	{ 0x2060, 0x2064 },   /* word joiner, invisible operators */
+	{ 0x2066, 0x206f },   /* LRI, RLI, FSI, PDI; deprecated format characters */
+	{ 0xfeff, 0xfeff },   /* zero width no-break space (BOM) */
+	{ 0xfff9, 0xfffb },   /* interlinear annotation */
+	{ 0x110bd, 0x110bd },
+	{ 0x110cd, 0x110cd },
+	{ 0x13430, 0x1343f }, /* Egyptian hieroglyph format controls */
+	{ 0x1bca0, 0x1bca3 }, /* shorthand format controls */
+	{ 0x1d173, 0x1d17a }, /* musical symbol beam and slur controls */
+	{ 0xe0001, 0xe0001 }, /* LANGUAGE TAG */
+	{ 0xe0020, 0xe007f }, /* tag characters */
+};
+
+bool unicode_is_format_control(uint32_t cp)
+{
+	for (size_t i = 0; i < S2C_ELEMENTSOF(format_controls); i++) {
+		if (cp < format_controls[i].lo)
+			return false;
+		if (cp <= format_controls[i].hi)
+			return true;
+	}
+	return false;
 }
 
 size_t utf8_invalid_offset(const char *s, size_t len)
@@ -88,17 +144,25 @@ char *escape_text(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s);
-	char *out = malloc(len * 4 + 1);
+	/* At most four bytes out for each byte in: "\xNN" for one, "\u{00ad}" for two. */
+	size_t size = len * 4 + 1;
+	char *out = malloc(size);
 	char *o = out;
 
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_seq(p + i, len - i);
+		uint32_t cp;
+		size_t n = utf8_seq_cp(p + i, len - i, &cp);
 
 		if (n > 1) {
-			/* C1 controls (U+0080..U+009F) are escaped like C0 ones. */
-			if (!(n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0)) {
+			if (unicode_is_format_control(cp)) {
+				o += snprintf(o, size - (size_t)(o - out), "\\u{%04" PRIx32 "}", cp);
+				i += n;
+				continue;
+			}
+			/* C1 controls (U+0080..U+009F) are escaped byte by byte like C0 ones. */
+			if (cp >= 0xa0) {
 				memcpy(o, p + i, n);
 				o += n, i += n;
 				continue;
@@ -209,4 +273,19 @@ char *path_join(const char *dir, const char *name)
 	out[dl] = '/';
 	memcpy(out + dl + 1, name, nl + 1);
 	return out;
+}
+
+char **strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+	return NULL;
+}
+
+void strv_freen(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
 }

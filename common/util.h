@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 /**
  * Parse an unsigned integer in @base (0 = C rules: 0x.., 0..) from the whole
  * of @s (no sign, no surrounding blanks, no trailing junk).
@@ -27,10 +29,30 @@ bool utf8_valid(const char *s, size_t len);
 size_t utf8_invalid_offset(const char *s, size_t len);
 
 /**
+ * Decode the UTF-8 sequence at the start of @s (at most @len bytes).
+ * @ret_cp  written only on success: the code point.
+ * Returns the length of the sequence (1..4), or 0 when it is malformed (overlong,
+ * surrogate, above U+10FFFF, truncated) or @len is 0.
+ */
+size_t utf8_decode(const char *s, size_t len, uint32_t *ret_cp);
+
+/**
+ * True for an invisible character that changes how the text around it is shown:
+ * a Unicode format control (General_Category Cf, such as the bidi embeddings,
+ * overrides and isolates U+202A..U+202E and U+2066..U+2069, the marks U+200E,
+ * U+200F and U+061C, zero-width characters and tags) or a line or paragraph
+ * separator (U+2028, U+2029).
+ */
+bool unicode_is_format_control(uint32_t cp);
+
+/**
  * Escape a file name for a terminal or a plain-text report: valid UTF-8
  * printable characters are kept, backslash becomes "\\", common controls become
- * "\n", "\t", "\r", and every other byte (controls, DEL, invalid UTF-8) becomes
- * "\xNN".  So a name can never move the cursor, change colours or forge a line.
+ * "\n", "\t", "\r", format controls (unicode_is_format_control()) become
+ * "\u{202e}" (at least four lowercase hex digits), and every other byte (C0 and
+ * C1 controls, DEL, invalid UTF-8) becomes "\xNN".  So a name can never move the
+ * cursor, change colours, retitle the terminal, reorder the text around it or
+ * forge a line.
  * Returns a new string (free() it), or NULL on OOM.
  */
 char *escape_text(const char *s);
@@ -56,5 +78,13 @@ int hex_decode(const char *hex, char **ret_buf, size_t *ret_len);
  * Returns a new string or NULL on OOM.
  */
 char *path_join(const char *dir, const char *name);
+
+/** Free a NULL-terminated array of strings and the strings; accepts NULL; returns NULL. */
+char **strv_free(char **v);
+
+/** Free the first @n strings of @v and @v; accepts NULL. */
+void strv_freen(char **v, size_t n);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free)
 
 #endif /* S2C_COMMON_UTIL_H */

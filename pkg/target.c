@@ -489,11 +489,6 @@ static bool privileged(const struct ms_state *st)
 	return (st->mode & 06000) || st->has_caps;
 }
 
-static void facts_freep(struct facts **f)
-{
-	facts_free(*f);
-}
-
 /* Facts of the staged copy of @m with the installed state @st. */
 static int make_facts(struct target *t, const struct member *m, const struct ms_state *st,
 		      struct ids *users, struct ids *groups, struct facts **ret,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "dirlist.h"
 #include "fcaps.h"
 #include "fileid.h"
 #include "fileop.h"
@@ -24,6 +25,7 @@
 #include "privcheck.h"
 #include "smoke.h"
 #include "state.h"
+#include "util.h"
 #include "common.h"
 
 static const char *const event_names[_APPLY_EVENT_MAX] = {
@@ -48,16 +50,6 @@ struct run {
 	void *userdata;
 	struct apply_result *res;
 };
-
-static void journal_freep_(struct journal **j)
-{
-	journal_free(*j);
-}
-
-static int cmp_names_desc(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)b, *(char *const *)a);
-}
 
 static void run_release(struct run *run)
 {
@@ -220,7 +212,7 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_id id;
+	struct file_id id, changed;
 	const char *sha = changed_content(run, j, e);
 	char now[128], left[128];
 	int r;
@@ -240,7 +232,9 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 		(void)snprintf(why, whysize, "cannot read it: %s", strerror(-r));
 		return 0;
 	}
-	if (id.dev_major != e->dev_major || id.dev_minor != e->dev_minor || id.ino != e->ino) {
+	changed = (struct file_id){ .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+				    .ino = e->ino };
+	if (fileid_diff(&changed, &id, FILEID_INODE)) {
 		(void)snprintf(why, whysize, "the file was replaced since the change (another inode, "
 			       "e.g. a package update); it is left as it is");
 		return 0;
@@ -282,25 +276,13 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 /* Undo what an interrupted earlier run left half done, in every journal. */
 static int recover(struct run *run, struct s2c_error *err)
 {
-	int fd = dup(run->jdirfd);
-	DIR *d;
-	struct dirent *de;
-	int r = 0;
+	_cleanup_(strv_freep) char **names = NULL;
+	int r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return -errno;
-	}
-	while (r == 0 && (de = readdir(d))) {
-		_cleanup_(journal_freep_) struct journal *j = NULL;
-		size_t len = strlen(de->d_name);
+	for (size_t k = 0; r >= 0 && names[k]; k++) {
+		_cleanup_(journal_freep) struct journal *j = NULL;
 
-		if (len < 9 || strcmp(de->d_name + len - 8, ".journal") != 0)
-			continue;
-		r = journal_open(run->jdirfd, de->d_name, true, true, &j, err);
+		r = journal_open(run->jdirfd, names[k], true, true, &j, err);
 		if (r < 0)
 			break;
 		if (j->ended)
@@ -325,7 +307,6 @@ static int recover(struct run *run, struct s2c_error *err)
 		if (r == 0)
 			r = journal_end(j, err);
 	}
-	(void)closedir(d);
 	return r < 0 ? r : 0;
 }
 
@@ -599,80 +580,39 @@ static bool undoable(const struct journal_entry *e)
 	return !e->undone && (e->outcome == JOURNAL_APPLIED || e->outcome == JOURNAL_PENDING);
 }
 
-/* Journal names in @dirfd, newest first. */
-static int journal_names(int dirfd, char ***ret, size_t *ret_n)
+/* Journal names in @dirfd, newest first (names sort by time). */
+static int journal_names(int dirfd, char ***ret)
 {
-	int fd = dup(dirfd);
-	DIR *d;
-	struct dirent *de;
 	char **v = NULL;
-	size_t n = 0;
-	int r = 0;
+	int n = dirlist(dirfd, JOURNAL_GLOB, 0, &v);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return -errno;
+	if (n < 0)
+		return n;
+	for (int i = 0, k = n - 1; i < k; i++, k--) {
+		char *t = v[i];
+		v[i] = v[k];
+		v[k] = t;
 	}
-	rewinddir(d);
-	while (r == 0 && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char **nv;
-
-		if (len < 9 || strcmp(de->d_name + len - 8, ".journal") != 0)
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv || !(nv[n] = strdup(de->d_name))) {
-			v = nv ? nv : v;
-			r = -ENOMEM;
-			break;
-		}
-		v = nv;
-		n++;
-	}
-	(void)closedir(d);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
-		return r;
-	}
-	qsort(v, n, sizeof(*v), cmp_names_desc);
 	*ret = v;
-	*ret_n = n;
-	return 0;
-}
-
-static void names_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	return n;
 }
 
 /* The newest journal with a change left to undo. */
 static int latest_undoable(struct run *run, bool trusted, char **ret, struct s2c_error *err)
 {
-	char **names = NULL;
-	size_t n = 0;
-	int r = journal_names(run->jdirfd, &names, &n);
+	_cleanup_(strv_freep) char **names = NULL;
+	int n = journal_names(run->jdirfd, &names), r = n < 0 ? n : 0;
 
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		_cleanup_(journal_freep_) struct journal *j = NULL;
+	for (int i = 0; r == 0 && i < n; i++) {
+		_cleanup_(journal_freep) struct journal *j = NULL;
 		bool any = false;
 
 		r = journal_open(run->jdirfd, names[i], trusted, false, &j, err);
 		for (size_t k = 0; r == 0 && k < j->n && !any; k++)
 			any = undoable(&j->v[k]);
-		if (r == 0 && any) {
-			*ret = TAKE_PTR(names[i]);
-			names_free(names, n);
-			return 0;
-		}
+		if (r == 0 && any)
+			return (*ret = strdup(names[i])) ? 0 : -ENOMEM;
 	}
-	names_free(names, n);
 	if (r < 0)
 		return r;
 	if (n)
@@ -747,7 +687,7 @@ int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *r
 {
 	struct run run = { .rootfd = rootfd, .statefd = -1, .jdirfd = -1 };
 	_cleanup_(journal_infop_free) struct journal_info *v = NULL;
-	char **names = NULL;
+	_cleanup_(strv_freep) char **names = NULL;
 	size_t n = 0, k = 0;
 	int r = statedir_open(rootfd, false, trusted, &run.statefd, &run.jdirfd, err);
 
@@ -758,19 +698,26 @@ int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *r
 		*ret_n = 0;
 		return 0;
 	}
-	if (r == 0)
-		r = journal_names(run.jdirfd, &names, &n);
+	if (r == 0) {
+		int c = journal_names(run.jdirfd, &names);
+		r = c < 0 ? c : 0;
+		n = c < 0 ? 0 : (size_t)c;
+	}
 	if (r == 0 && !(v = calloc(n ? n : 1, sizeof(*v))))
 		r = -ENOMEM;
 	for (; r == 0 && k < n; k++) {
-		_cleanup_(journal_freep_) struct journal *j = NULL;
+		_cleanup_(journal_freep) struct journal *j = NULL;
 		struct journal_info *in = &v[k];
 
 		r = journal_open(run.jdirfd, names[k], trusted, false, &j, err);
 		if (r < 0)
 			break;
-		in->name = TAKE_PTR(names[k]);
+		in->name = strdup(names[k]);
 		in->root = j->root ? strdup(j->root) : NULL;
+		if (!in->name || (j->root && !in->root)) {
+			r = -ENOMEM;
+			break;
+		}
 		in->version = j->version;
 		in->ended = j->ended;
 		in->root_equivalent = j->flags & JOURNAL_ROOT_EQUIVALENT;
@@ -787,7 +734,6 @@ int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *r
 				in->other++;
 		}
 	}
-	names_free(names, n);
 	run_release(&run);
 	if (r < 0) {
 		journal_infos_free(TAKE_PTR(v), k);

@@ -311,19 +311,23 @@ int emit_sh(const struct plan *p, FILE *out)
 /* --- rpm ------------------------------------------------------------------------------- */
 
 /*
- * Text a packaging format can take literally: valid UTF-8, no C0 or C1 control, no DEL,
- * no double quote, backslash or glob character.  Spaces are up to the caller.
+ * Text a packaging format can take literally: valid UTF-8, no controls, no bidi or
+ * other format control (it would make the line read differently from what it does,
+ * and escape_text() would not keep it), no quote, backslash or glob character (rpm
+ * globs %files paths).  Spaces are up to the caller.
  */
 static bool plain_text_ok(const char *path)
 {
-	const unsigned char *c = (const unsigned char *)path;
+	size_t len = strlen(path);
 
-	if (!utf8_valid(path, strlen(path)))
-		return false;
-	for (; *c; c++)
-		if (*c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] < 0xa0) ||
-		    strchr("\"\\*?[]{}", *c))
+	for (size_t i = 0, n; i < len; i += n) {
+		uint32_t cp;
+
+		n = utf8_decode(path + i, len - i, &cp);
+		if (!n || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+		    unicode_is_format_control(cp) || (cp < 0x80 && strchr("\"\\*?[]{}", (int)cp)))
 			return false;
+	}
 	return true;
 }
 

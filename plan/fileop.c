@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "capset.h"
 #include "fcaps.h"
 #include "fileop.h"
 #include "resolve.h"
@@ -110,16 +111,10 @@ int fileop_open(int rootfd, const char *path, struct stat *ret_st, struct s2c_er
 	return fd;
 }
 
-static void cap_freep(cap_t *c)
-{
-	if (*c)
-		(void)cap_free(*c);
-}
-
 /* The capability attribute of @want onto @fd. */
 static int write_caps(int fd, const struct file_state *want, bool exact, struct s2c_error *err)
 {
-	_cleanup_(cap_freep) cap_t cap = NULL;
+	_cleanup_capfree_ cap_t cap = NULL;
 	struct fcaps c;
 
 	if (!want->has_xattr) {
@@ -135,16 +130,10 @@ static int write_caps(int fd, const struct file_state *want, bool exact, struct 
 	}
 	if (fcaps_decode(want->xattr, want->xattr_len, &c, NULL) < 0)
 		return s2c_error_set(err, -EINVAL, "invalid capability set");
-	cap = cap_init();
+	cap = capset_from_masks(c.permitted, c.inheritable,
+				c.effective ? c.permitted | c.inheritable : 0);
 	if (!cap)
-		return -ENOMEM;
-	for (cap_value_t v = 0; v < 64; v++) {
-		bool p = c.permitted & S2C_CAPMASK(v), i = c.inheritable & S2C_CAPMASK(v);
-		if ((p && cap_set_flag(cap, CAP_PERMITTED, 1, &v, CAP_SET) < 0) ||
-		    (i && cap_set_flag(cap, CAP_INHERITABLE, 1, &v, CAP_SET) < 0) ||
-		    (c.effective && (p || i) && cap_set_flag(cap, CAP_EFFECTIVE, 1, &v, CAP_SET) < 0))
-			return s2c_error_errno(err, -errno, "cannot build the capability set");
-	}
+		return s2c_error_errno(err, -errno, "cannot build the capability set");
 	if (cap_set_fd(fd, cap) < 0)
 		return s2c_error_errno(err, -errno, "cannot set the capabilities");
 	return 0;

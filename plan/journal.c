@@ -49,11 +49,6 @@ struct journal *journal_free(struct journal *j)
 	return NULL;
 }
 
-static void journal_freep(struct journal **j)
-{
-	journal_free(*j);
-}
-
 /* --- writing ------------------------------------------------------------------------ */
 
 /* Seal @obj into one line: its JSON without the closing brace, then the

@@ -20,11 +20,15 @@
 #include <stdint.h>
 
 #include "fileid.h"
+#include "cleanup.h"
 
 struct s2c_error;
 
 /** Name of the journal directory inside the state directory. */
 #define JOURNAL_DIR "journals"
+
+/** The names of journal files in it ("20261203T101112.123456789Z.journal"). */
+#define JOURNAL_GLOB "*.journal"
 
 
 /** How an entry ended. */
@@ -102,6 +106,7 @@ int journal_parse(const char *text, size_t len, const char *display, struct jour
 
 /** Close and free; accepts NULL; returns NULL. */
 struct journal *journal_free(struct journal *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct journal *, journal_free)
 
 /**
  * Append the intent to change the file @id (at @path, with content @id->sha256,

@@ -17,6 +17,9 @@
 #include "jsonout.h"
 #include "plan.h"
 #include "privcheck.h"
+
+#include "scanout.h"
+#include "skip.h"
 #include "util.h"
 #include "common.h"
 
@@ -30,12 +33,6 @@ const char *plan_action_name(bool change)
 
 /* --- freeing ----------------------------------------------------------------------- */
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 void plan_state_release(struct plan_state *s)
 {
@@ -53,9 +50,9 @@ void plan_entry_release(struct plan_entry *e)
 	free(e->package);
 	plan_state_release(&e->before);
 	plan_state_release(&e->after);
-	strv_free(e->smoke, e->n_smoke);
-	strv_free(e->evidence, e->n_evidence);
-	strv_free(e->warnings, e->n_warnings);
+	strv_freen(e->smoke, e->n_smoke);
+	strv_freen(e->evidence, e->n_evidence);
+	strv_freen(e->warnings, e->n_warnings);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -70,23 +67,21 @@ struct plan *plan_free(struct plan *p)
 	free(p->os_pretty);
 	free(p->ping_group_range);
 	free(p->db_hash);
-	strv_free(p->db_files, p->n_db_files);
+	strv_freen(p->db_files, p->n_db_files);
 	free(p->created);
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		free(p->mounts[i].target);
 		free(p->mounts[i].fstype);
 	}
 	free(p->mounts);
+	for (size_t i = 0; i < p->n_not_scanned; i++)
+		skip_entry_release(&p->not_scanned[i]);
+	free(p->not_scanned);
 	for (size_t i = 0; i < p->n; i++)
 		plan_entry_release(&p->v[i]);
 	free(p->v);
 	free(p);
 	return NULL;
-}
-
-static void plan_freep(struct plan **p)
-{
-	plan_free(*p);
 }
 
 void plan_summarise(const struct plan *p, struct plan_summary *ret)
@@ -400,8 +395,10 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 		if (r < 0)
 			return r;
 	}
-	qsort(p->v, p->n, sizeof(*p->v), cmp_entry);
-	qsort(p->mounts, p->n_mounts, sizeof(*p->mounts), cmp_mount);
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_entry);
+	if (p->n_mounts)
+		qsort(p->mounts, p->n_mounts, sizeof(*p->mounts), cmp_mount);
 	for (size_t i = 1; i < p->n; i++)
 		if (s2c_streq(p->v[i - 1].path, p->v[i].path))
 			return s2c_error_set(err, -EINVAL, "'%s' is in the plan twice",
@@ -411,13 +408,6 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 }
 
 /* --- checking a plan against a fresh decision ------------------------------------------ */
-
-void plan_strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
 
 static const struct plan_entry *find_entry(const struct plan *p, const char *path)
 {
@@ -573,10 +563,87 @@ int plan_privilege_problems(const struct plan *p, const struct captable *t, char
 	return (int)n;
 }
 
+int plan_set_not_scanned(struct plan *p, const struct skip_entry *v, size_t n)
+{
+	struct skip_entry *c = calloc(n ? n : 1, sizeof(*c));
+	bool oom = false;
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		c[i].path = dup_or_null(v[i].path, &oom);
+		c[i].reason = v[i].reason;
+		c[i].source = dup_or_null(v[i].source, &oom);
+	}
+	if (oom) {
+		for (size_t i = 0; i < n; i++)
+			skip_entry_release(&c[i]);
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_not_scanned; i++)
+		skip_entry_release(&p->not_scanned[i]);
+	free(p->not_scanned);
+	p->not_scanned = c;
+	p->n_not_scanned = n;
+	return 0;
+}
+
+static int state_copy(const struct plan_state *from, struct plan_state *to)
+{
+	bool oom = false;
+
+	*to = *from;
+	to->owner = dup_or_null(from->owner, &oom);
+	to->group = dup_or_null(from->group, &oom);
+	to->caps_text = dup_or_null(from->caps_text, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+/*
+ * Only the package database tells this system's files from files someone put
+ * there (a copied binary, an unpacked tree): on the running system a change
+ * to an unowned file could rewrite something nobody asked to migrate.
+ */
+int plan_only_packaged(struct plan *p, const struct host *h)
+{
+	static const char reason[] = "not owned by any package: on the running system only "
+				     "packaged files are changed; use --include-unpackaged";
+	static const char reason_nodb[] = "not owned by any package (this system has no "
+					  "package database suid2cap can read; it reads "
+					  "dpkg's): on the running system only packaged files are "
+					  "changed; use --include-unpackaged";
+	int held = 0;
+
+	if (!p->live)
+		return 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct plan_entry *e = &p->v[i];
+		struct plan_state after;
+		char *why;
+
+		if (!e->change || e->package)
+			continue;
+		why = strdup(h->pkg_db ? reason : reason_nodb);
+		if (!why || state_copy(&e->before, &after) < 0) {
+			free(why);
+			return -ENOMEM;
+		}
+		plan_state_release(&e->after);
+		e->after = after;
+		free(e->reason);
+		e->reason = why;
+		e->change = false;
+		e->risk = e->risk_now;
+		e->disguise = false;   /* nothing is migrated to the root-equivalent set */
+		held++;
+	}
+	return held;
+}
+
 /* --- JSON ----------------------------------------------------------------------------- */
 
 /* Add @v (taken) under @key; NULL @v means out of memory. */
-
 
 /* A name: a string (with "<key>_hex" when not UTF-8, exact bytes matter), or null. */
 
@@ -758,6 +825,8 @@ struct json_object *plan_to_json(const struct plan *p)
 	    jsonout_add(o, "host", host_json(p)) < 0 ||
 	    jsonout_add(o, "database", database_json(p)) < 0 ||
 	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
+	    jsonout_add(o, "not_scanned", scanout_skipped_json(p->not_scanned,
+							       p->n_not_scanned)) < 0 ||
 	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
 	    jsonout_add(o, "entries", entries_json(p)) < 0)
 		return NULL;

@@ -24,12 +24,14 @@
 #include "db.h"
 #include "engine.h"
 #include "fcaps.h"
+#include "cleanup.h"
 
 struct decision;
 struct host;
 struct json_object;
 struct rules_db;
 struct s2c_error;
+struct skip_entry;
 
 /** Version of the JSON document ("schema" key). */
 #define PLAN_SCHEMA 1
@@ -104,6 +106,8 @@ struct plan {
 	char *created;               /**< "YYYY-MM-DDTHH:MM:SSZ", NULL unless asked for */
 	struct plan_mount *mounts;   /**< unique, sorted */
 	size_t n_mounts;
+	struct skip_entry *not_scanned; /**< what the scan left out, sorted by path, unique */
+	size_t n_not_scanned;
 	struct plan_entry *v;        /**< sorted by path (bytes), unique */
 	size_t n;
 };
@@ -126,6 +130,25 @@ struct plan {
 int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 	       const struct rules_db *db, const char *root, bool live, struct plan **ret,
 	       struct s2c_error *err);
+
+/**
+ * Record in @p what the scan left out (@n entries of @v, sorted by path and
+ * unique, as scan_result::skipped is), copied, so the plan says which parts
+ * of the root it does not cover.  Returns 0 or -ENOMEM.
+ */
+int plan_set_not_scanned(struct plan *p, const struct skip_entry *v, size_t n);
+
+/**
+ * On the running system, change only files the package database owns: each
+ * change entry of a live plan whose file no package owns (per @h, the facts
+ * the decisions were made with) gets the action "none", the state after
+ * equal to the state before, the risk after equal to the risk now, and a
+ * reason that says so and how to include such files
+ * (--include-unpackaged), noting when the target has no package database
+ * suid2cap can read.  Plans of an image are left alone.
+ * Returns the number of entries held back, or -ENOMEM.
+ */
+int plan_only_packaged(struct plan *p, const struct host *h);
 
 /**
  * Count the entries of @p by action and verdict into @ret.
@@ -155,7 +178,7 @@ int plan_mount_cmp(const struct plan_mount *a, const struct plan_mount *b);
  * too.  Entries whose file changed since the plan are left to apply's
  * identity check.
  * @ret      NULL-terminated array of messages, one per mismatch, or NULL when
- *          there is none; free with plan_strv_free().
+ *          there is none; free with strv_free().
  * Returns the number of mismatches, or -ENOMEM.
  */
 int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret);
@@ -172,14 +195,12 @@ int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
 int plan_privilege_problems(const struct plan *p, const struct captable *t, char ***ret,
 			    size_t *ret_disguised);
 
-/** Free a NULL-terminated string array; accepts NULL. */
-void plan_strv_free(char **v);
-
 /** "change" or "none". */
 const char *plan_action_name(bool change);
 
 /** Free @p and everything it owns; accepts NULL; returns NULL. */
 struct plan *plan_free(struct plan *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct plan *, plan_free)
 
 /** Release what @s owns (for embedded states); the struct is zeroed. */
 void plan_state_release(struct plan_state *s);

@@ -17,6 +17,7 @@
 #include "jsonread.h"
 #include "plan.h"
 #include "planload.h"
+#include "skip.h"
 #include "util.h"
 #include "trust.h"
 #include "common.h"
@@ -328,7 +329,9 @@ static void check_entry(struct jcheck *jc, const struct jpath *p, const struct p
 	if (ok->disguise && ok->verdict && e->disguise && e->verdict != VERDICT_MIGRATE)
 		jcheck_problem_at(jc, p, "setuid_in_disguise",
 				  "only a migrate entry can be setuid in disguise");
-	if (ok->verdict && ok->before && ok->after)
+	/* An entry that changes nothing (kept, already done, or held back as not packaged)
+	 * keeps its state; what a verdict allows after a change does not apply to it. */
+	if (ok->verdict && ok->before && ok->after && (!ok->action || e->change))
 		check_after(jc, p, e);
 }
 
@@ -581,6 +584,62 @@ static void read_mounts(struct jcheck *jc, struct json_object *a, const struct j
 	}
 }
 
+static int read_skipped(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			struct skip_entry *e)
+{
+	static const char *const keys[] = { "path", "path_hex", "reason", "source", "source_hex",
+					    NULL };
+	static const char *const req[] = { "path", "reason", "source", NULL };
+	const size_t problems = jc->count;
+	const char *reason;
+
+	if (jcheck_keys(jc, o, p, keys, req) < 0)
+		return -EINVAL;
+	if (jcheck_name(jc, o, p, "path", false, &e->path) == 0 && e->path[0] != '/')
+		jcheck_problem_at(jc, p, "path", "'%s' is not an absolute path", e->path);
+	if (jcheck_string(jc, o, p, "reason", false, &reason) == 0) {
+		int r = skip_reason_from_name(reason);
+		if (r < 0)
+			jcheck_problem_at(jc, p, "reason", "expected \"os-root\", "
+					  "\"container-storage\", \"overlay\" or \"excluded\"");
+		else
+			e->reason = (enum skip_reason)r;
+	}
+	(void)jcheck_name(jc, o, p, "source", true, &e->source);
+	return jc->count == problems ? 0 : -EINVAL;
+}
+
+/* "not_scanned": what the scan left out; absent in plans from before it existed. */
+static void read_not_scanned(struct jcheck *jc, struct json_object *a, const struct jpath *p,
+			     struct plan *plan)
+{
+	size_t n;
+	bool prev_ok = false;
+
+	if (!json_object_is_type(a, json_type_array)) {
+		(void)jcheck_problem(jc, p, "expected an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	plan->not_scanned = calloc(n ? n : 1, sizeof(*plan->not_scanned));
+	if (!plan->not_scanned) {
+		jc->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jpath ip = jpath_index(p, i);
+		struct skip_entry *e = &plan->not_scanned[i];
+		bool ok = read_skipped(jc, json_object_array_get_idx(a, i), &ip, e) == 0;
+		int c = ok && prev_ok ? strcmp(e[-1].path, e->path) : -1;
+
+		plan->n_not_scanned = i + 1;
+		if (c >= 0)
+			jcheck_problem_at(jc, &ip, "path", c == 0 ? "the same path twice"
+								 : "not sorted by path");
+		prev_ok = ok;
+	}
+}
+
 static void read_entries(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			 struct plan *plan)
 {
@@ -644,8 +703,8 @@ static void read_plan(struct jcheck *jc, struct json_object *doc, const char *fi
 		      struct plan *plan)
 {
 	static const char *const keys[] = { "schema", "kind", "tool", "created", "root",
-					    "root_hex", "host", "database", "mounts", "summary",
-					    "entries", NULL };
+					    "root_hex", "host", "database", "mounts", "not_scanned",
+					    "summary", "entries", NULL };
 	static const char *const req[] = { "schema", "kind", "tool", "root", "host", "database",
 					   "mounts", "summary", "entries", NULL };
 	struct jpath p, sp;
@@ -681,6 +740,7 @@ static void read_plan(struct jcheck *jc, struct json_object *doc, const char *fi
 	read_object(jc, doc, &p, "host", read_host, plan);
 	read_object(jc, doc, &p, "database", read_database, plan);
 	read_object(jc, doc, &p, "mounts", read_mounts, plan);
+	read_object(jc, doc, &p, "not_scanned", read_not_scanned, plan);
 	before_entries = jc->count;
 	read_object(jc, doc, &p, "entries", read_entries, plan);
 	/* The summary is checked last, against the entries; counting entries that had

@@ -103,11 +103,6 @@ struct state *state_free(struct state *s)
 	return NULL;
 }
 
-static void state_freep(struct state **s)
-{
-	state_free(*s);
-}
-
 struct state_entry *state_find(struct state *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "journal.h"
+#include "cleanup.h"
 
 struct s2c_error;
 
@@ -74,5 +75,6 @@ struct state_entry *state_find(struct state *s, const char *path);
 
 /** Free; accepts NULL; returns NULL. */
 struct state *state_free(struct state *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct state *, state_free)
 
 #endif /* S2C_PLAN_STATE_H */

@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
+#include "audit.h"
 #include "decisionout.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
+#include "factsjson.h"
 #include "jsonout.h"
 #include "util.h"
 #include "common.h"
@@ -155,7 +157,7 @@ struct json_object *decisionout_json(const struct decision *d)
 	if (!o)
 		return NULL;
 	facts_mode_octal(d->mode, mode);
-	if (add_nullable(o, "file", jsonout_facts(d->facts)) < 0 ||
+	if (add_nullable(o, "file", factsjson_new(d->facts)) < 0 ||
 	    jsonout_add_name(o, "package", d->package) < 0 || jsonout_add_name(o, "sha256", d->sha256) < 0 ||
 	    add_nullable(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
 	    jsonout_add_name(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||
@@ -216,16 +218,6 @@ static void put_esc(FILE *out, const char *str)
 	_cleanup_free_ char *e = escape_text(str ? str : "");
 
 	(void)fputs(e ? e : "?", out);
-}
-
-static const char *verdict_color(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_MIGRATE: return "\033[1;32m";
-	case VERDICT_DROP: return "\033[1;36m";
-	case VERDICT_KEEP: return "\033[1;33m";
-	default: return "\033[1;35m";
-	}
 }
 
 static void explain_file(const struct style *s, const struct decision *d)
@@ -361,7 +353,7 @@ static void explain_verdict(const struct style *s, const struct decision *d)
 	_cleanup_free_ char *needs = d->needs ? fcaps_mask_names(d->needs) : NULL;
 
 	heading(s, "verdict");
-	(void)fprintf(s->out, "%s%s%s (confidence %s)%s\n", s->color ? verdict_color(d->verdict) : "",
+	(void)fprintf(s->out, "%s%s%s (confidence %s)%s\n", s->color ? audit_verdict_color(d->verdict) : "",
 		      verdict_name(d->verdict), s->color ? "\033[0m" : "", confidence_name(d->confidence),
 		      d->changes ? "" : ", nothing to change");
 	heading(s, "reason");

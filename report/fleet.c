@@ -6,7 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "auditout.h"
+#include "audit.h"
 #include "fleet.h"
 #include "hash.h"
 #include "html.h"
@@ -427,9 +427,9 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 
 	if (!kind || !s2c_streq(json_object_get_string(kind), "suid2cap-audit"))
 		return s2c_error_set(err, -EINVAL, "%s: $.kind: not a suid2cap audit report", source);
-	if (!schema || json_object_get_int(schema) != AUDITOUT_SCHEMA)
+	if (!schema || json_object_get_int(schema) != AUDIT_SCHEMA)
 		return s2c_error_set(err, -EINVAL, "%s: $.schema: not version %d", source,
-				     AUDITOUT_SCHEMA);
+				     AUDIT_SCHEMA);
 	if (!files)
 		return s2c_error_set(err, -EINVAL, "%s: $.files: missing", source);
 	r = strv_add(&f->reports, &f->n_reports, strdup(source));
@@ -614,13 +614,6 @@ static char **versions(const struct fprog *p)
 	return v;
 }
 
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 static size_t targets_read(const struct fleet *f)
 {
 	size_t n = 0;
@@ -654,7 +647,7 @@ static struct json_object *state_json(const struct fleet *f, const struct fstate
 		return NULL;
 	for (unsigned k = 0; k < 8; k++)
 		if ((s->findings & (1u << k)) &&
-		    jsonout_push(ids, json_object_new_string(auditout_finding_info(k)->id)) < 0)
+		    jsonout_push(ids, json_object_new_string(audit_finding_info(k)->id)) < 0)
 			return NULL;
 	return TAKE_PTR(o);
 }
@@ -1100,9 +1093,9 @@ int fleet_sarif(const struct fleet *f, FILE *out)
 	    jsonout_add(driver, "rules", rules) < 0)
 		return -ENOMEM;
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
-		const struct audit_finding_info *fi = auditout_finding_info(k);
+		const struct audit_finding_info *fi = audit_finding_info(k);
 		if (jsonout_push(rules, rule_json(fi->id, fi->name, fi->title,
-						  auditout_level_name(fi->level))) < 0)
+						  audit_level_name(fi->level))) < 0)
 			return -ENOMEM;
 	}
 	if (jsonout_push(rules, rule_json(FLEET_DRIFT_ID, "DriftBetweenTargets",
@@ -1122,13 +1115,13 @@ int fleet_sarif(const struct fleet *f, FILE *out)
 		if (!major)
 			return -ENOMEM;
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
-			const struct audit_finding_info *fi = auditout_finding_info(k);
+			const struct audit_finding_info *fi = audit_finding_info(k);
 			_cleanup_free_ char *msg = NULL;
 			if (!(m->findings & (1u << k)))
 				continue;
 			msg = fmt("%s on %zu of %zu targets: %s", fi->title, p->n_major, p->n, major);
 			if (!msg || jsonout_push(results, result(fi->id, (int)k,
-								 auditout_level_name(fi->level), msg,
+								 audit_level_name(fi->level), msg,
 								 p->path)) < 0)
 				return -ENOMEM;
 		}

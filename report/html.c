@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "auditout.h"
+#include "audit.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
@@ -68,10 +68,24 @@ static const char script[] =
 int html_escape(FILE *out, const char *s)
 {
 	_cleanup_free_ char *clean = utf8_sanitise(s ? s : "");
+	const unsigned char *end;
 
 	if (!clean)
 		return -ENOMEM;
+	end = (const unsigned char *)clean + strlen(clean);
 	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
+		uint32_t cp;
+		size_t n;
+
+		if (*p >= 0xc0) {
+			/* Bidi and other format controls would reorder or hide what is shown. */
+			n = utf8_decode((const char *)p, (size_t)(end - p), &cp);
+			if (n > 1 && unicode_is_format_control(cp)) {
+				(void)fprintf(out, "\\u{%04" PRIx32 "}", cp);
+				p += n - 1;
+				continue;
+			}
+		}
 		switch (*p) {
 		case '&': (void)fputs("&amp;", out); break;
 		case '<': (void)fputs("&lt;", out); break;
@@ -296,7 +310,7 @@ static void counts(const struct audit_summary *s, FILE *out)
 	(void)fputs("</tbody>\n</table>\n<table class=\"counts\">\n<thead><tr><th>finding</th>"
 		    "<th>what</th><th>files</th></tr></thead>\n<tbody>\n", out);
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
-		const struct audit_finding_info *fi = auditout_finding_info((enum audit_finding)k);
+		const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)k);
 		(void)fprintf(out, "<tr><td><code>%s</code></td><td>%s</td><td class=\"n\">%zu</td>"
 			      "</tr>\n", fi->id, fi->title, s->findings[k]);
 	}
@@ -329,15 +343,15 @@ static int verdict_rank(enum verdict v)
 
 static void finding_ids(const struct audit *a, const struct decision *d, FILE *out)
 {
-	unsigned m = auditout_findings(a, d);
+	unsigned m = audit_findings(a, d);
 	bool first = true;
 
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if (m & (1u << k)) {
 			enum audit_finding f = (enum audit_finding)k;
 			(void)fprintf(out, "%s<code title=\"%s (%s)\">%s</code>", first ? "" : " ",
-				      auditout_finding_info(f)->title,
-				      auditout_level_name(auditout_level(a, d, f)), auditout_finding_info(f)->id);
+				      audit_finding_info(f)->title,
+				      audit_level_name(audit_finding_level(a, d, f)), audit_finding_info(f)->id);
 			first = false;
 		}
 }
@@ -354,41 +368,34 @@ static int change(FILE *out, const char *now, const char *after)
 	return r;
 }
 
-static int table_row(const struct audit *a, size_t i, FILE *out)
+static int table_row(const struct audit *a, const struct audit_row *row, FILE *out)
 {
-	const struct decision *d = a->v[i];
-	const struct facts *f = d->facts;
-	const char *now = auditout_caps_now(d);
-	char m1[5], m2[5];
+	const struct decision *d = row->d;
 	int r;
 
-	facts_mode_octal(f->mode, m1);
-	facts_mode_octal(d->mode, m2);
 	(void)fprintf(out, "<tr><td class=\"n\" data-sort=\"%zu\">%zu</td><td class=\"path\">"
-		      "<a href=\"#f%zu\">", i + 1, i + 1, i + 1);
-	r = html_escape(out, f->path);
+		      "<a href=\"#f%zu\">", row->number, row->number, row->number);
+	r = html_escape(out, row->path);
 	(void)fputs("</a></td><td>", out);
 	if (r == 0)
-		r = owner_group(f, out);
-	if (d->uid != f->uid || d->gid != f->gid)
-		(void)fprintf(out, " → %" PRIu32 ":%" PRIu32, d->uid, d->gid);
+		r = change(out, row->owner, row->owner_after ? row->owner_after : row->owner);
 	(void)fprintf(out, "</td><td class=\"v v-%s\" data-sort=\"%d\">%s</td>",
 		      verdict_name(d->verdict), verdict_rank(d->verdict), verdict_name(d->verdict));
 	(void)fputs("<td><code>", out);
 	if (r == 0)
-		r = change(out, m1, m2);
+		r = change(out, row->mode, row->mode_after);
 	(void)fputs("</code></td><td><code>", out);
 	if (r == 0)
-		r = change(out, now ? now : "–", d->has_caps ? d->caps_text : "–");
+		r = change(out, row->caps ? row->caps : "–", row->caps_after ? row->caps_after : "–");
 	(void)fprintf(out, "</code></td><td data-sort=\"%d\"><span class=\"r-%s\">%s</span>",
-		      (int)d->risk_now * 4 + (int)d->risk, risk_name(d->risk_now),
-		      risk_name(d->risk_now));
-	if (d->risk != d->risk_now)
-		(void)fprintf(out, " → <span class=\"r-%s\">%s</span>", risk_name(d->risk),
-			      risk_name(d->risk));
+		      (int)row->risk * 4 + (int)row->risk_after, risk_name(row->risk),
+		      risk_name(row->risk));
+	if (row->risk_after != row->risk)
+		(void)fprintf(out, " → <span class=\"r-%s\">%s</span>", risk_name(row->risk_after),
+			      risk_name(row->risk_after));
 	(void)fputs("</td><td>", out);
 	if (r == 0)
-		r = html_escape(out, d->rule ? d->rule->id : "–");
+		r = html_escape(out, row->rule ? row->rule : "–");
 	(void)fputs("</td><td>", out);
 	finding_ids(a, d, out);
 	(void)fputs("</td></tr>\n", out);
@@ -397,14 +404,16 @@ static int table_row(const struct audit *a, size_t i, FILE *out)
 
 static int table(const struct audit *a, FILE *out)
 {
-	int r = 0;
+	struct audit_row *rows = NULL;
+	int r = audit_rows(a, &rows);
 
 	(void)fputs("<section id=\"files\">\n<h2>Files</h2>\n<table id=\"files-table\">\n"
 		    "<thead><tr><th>#</th><th>path</th><th>owner:group</th><th>verdict</th>"
 		    "<th>mode</th><th>capabilities</th><th>risk</th><th>rule</th><th>findings</th>"
 		    "</tr></thead>\n<tbody>\n", out);
 	for (size_t i = 0; i < a->n && r == 0; i++)
-		r = table_row(a, i, out);
+		r = table_row(a, &rows[i], out);
+	audit_rows_free(rows, rows ? a->n : 0);
 	(void)fputs("</tbody>\n</table>\n</section>\n", out);
 	return r;
 }
@@ -425,7 +434,7 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 	const struct decision *d = a->v[idx];
 	const struct facts *f = d->facts;
 	const struct elfinfo *e = d->elf;
-	const char *now = auditout_caps_now(d);
+	const char *now = audit_caps_now(d);
 	char mode[11], after[11];
 	int r;
 
@@ -623,7 +632,7 @@ int html_audit(const struct audit *a, FILE *out)
 	struct audit_summary s;
 	int r;
 
-	auditout_summarise(a, &s);
+	audit_summarise(a, &s);
 	r = head(a, out);
 	if (r == 0)
 		r = header(a, &s, out);

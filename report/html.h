@@ -11,8 +11,10 @@
  * SHA-256, so even markup injected through a name could not run script.
  *
  * Every text from the scanned system is escaped: invalid UTF-8 becomes U+FFFD,
- * control characters become visible escapes ("\n", "\x1b"), and "&", "<", ">",
- * '"' and "'" become character references, in text and in attribute values.
+ * control characters become visible escapes ("\n", "\x1b"), bidi and other
+ * format controls too ("\u{202e}", see unicode_is_format_control()), and "&",
+ * "<", ">", '"' and "'" become character references, in text and in attribute
+ * values.
  * Links are made only from rule sources that are https URLs.
  */
 #ifndef S2C_REPORT_HTML_H

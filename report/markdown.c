@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auditout.h"
+#include "audit.h"
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
@@ -149,40 +149,21 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 			      s->risk_after[k]);
 	(void)fputs("\n| finding | name | files |\n|---|---|---:|\n", out);
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
-		const struct audit_finding_info *fi = auditout_finding_info((enum audit_finding)k);
+		const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)k);
 		(void)fprintf(out, "| %s | %s | %zu |\n", fi->id, fi->title, s->findings[k]);
 	}
 	return r;
 }
 
-static int md_owner(const struct decision *d, FILE *out)
-{
-	const struct facts *f = d->facts;
-	int r = 0;
-
-	if (f->owner)
-		r = markdown_escape(out, f->owner);
-	else
-		(void)fprintf(out, "%" PRIu32, f->uid);
-	(void)fputc(':', out);
-	if (r == 0 && f->group)
-		r = markdown_escape(out, f->group);
-	else if (r == 0)
-		(void)fprintf(out, "%" PRIu32, f->gid);
-	if (d->uid != f->uid || d->gid != f->gid)
-		(void)fprintf(out, " → %" PRIu32 ":%" PRIu32, d->uid, d->gid);
-	return r;
-}
-
 static void md_finding_ids(const struct audit *a, const struct decision *d, FILE *out)
 {
-	unsigned m = auditout_findings(a, d);
+	unsigned m = audit_findings(a, d);
 	bool first = true;
 
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if (m & (1u << k)) {
 			(void)fprintf(out, "%s%s", first ? "" : " ",
-				      auditout_finding_info((enum audit_finding)k)->id);
+				      audit_finding_info((enum audit_finding)k)->id);
 			first = false;
 		}
 }
@@ -199,42 +180,37 @@ static int md_change(FILE *out, const char *now, const char *after)
 	return r;
 }
 
-static int md_row(const struct audit *a, size_t i, FILE *out)
+static int md_row(const struct audit *a, const struct audit_row *row, FILE *out)
 {
-	const struct decision *d = a->v[i];
-	const struct facts *f = d->facts;
-	const char *now = auditout_caps_now(d);
-	char m1[5], m2[5];
 	int r;
 
-	facts_mode_octal(f->mode, m1);
-	facts_mode_octal(d->mode, m2);
-	(void)fprintf(out, "| %zu | ", i + 1);
-	r = markdown_escape(out, f->path);
+	(void)fprintf(out, "| %zu | ", row->number);
+	r = markdown_escape(out, row->path);
 	(void)fputs(" | ", out);
 	if (r == 0)
-		r = md_owner(d, out);
+		r = md_change(out, row->owner, row->owner_after ? row->owner_after : row->owner);
 	(void)fputs(" | ", out);
 	if (r == 0)
-		r = md_change(out, m1, m2);
+		r = md_change(out, row->mode, row->mode_after);
 	(void)fputs(" | ", out);
 	if (r == 0)
-		r = md_change(out, now ? now : "–", d->has_caps ? d->caps_text : "–");
+		r = md_change(out, row->caps ? row->caps : "–", row->caps_after ? row->caps_after : "–");
 	(void)fputs(" | ", out);
 	if (r == 0)
-		r = md_change(out, risk_name(d->risk_now), risk_name(d->risk));
+		r = md_change(out, risk_name(row->risk), risk_name(row->risk_after));
 	(void)fputs(" | ", out);
 	if (r == 0)
-		r = markdown_escape(out, d->rule ? d->rule->id : "–");
+		r = markdown_escape(out, row->rule ? row->rule : "–");
 	(void)fputs(" | ", out);
-	md_finding_ids(a, d, out);
+	md_finding_ids(a, row->d, out);
 	(void)fputs(" |\n", out);
 	return r;
 }
 
 static int md_tables(const struct audit *a, const struct audit_summary *s, FILE *out)
 {
-	int r = 0;
+	struct audit_row *rows = NULL;
+	int r = audit_rows(a, &rows);
 
 	for (size_t g = 0; g < S2C_ELEMENTSOF(order) && r == 0; g++) {
 		enum verdict v = order[g];
@@ -246,8 +222,9 @@ static int md_tables(const struct audit *a, const struct audit_summary *s, FILE 
 			    "|---:|---|---|---|---|---|---|---|\n", out);
 		for (size_t i = 0; i < a->n && r == 0; i++)
 			if (a->v[i]->verdict == v)
-				r = md_row(a, i, out);
+				r = md_row(a, &rows[i], out);
 	}
+	audit_rows_free(rows, rows ? a->n : 0);
 	return r;
 }
 
@@ -360,12 +337,12 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 		r = md_item(out, "after", after);
 	}
 	if (r == 0) {
-		unsigned m = auditout_findings(a, d);
+		unsigned m = audit_findings(a, d);
 		(void)fputs("- **findings**:", out);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if (m & (1u << k))
-				(void)fprintf(out, " %s (%s)", auditout_finding_info((enum audit_finding)k)->id,
-					      auditout_level_name(auditout_level(a, d, (enum audit_finding)k)));
+				(void)fprintf(out, " %s (%s)", audit_finding_info((enum audit_finding)k)->id,
+					      audit_level_name(audit_finding_level(a, d, (enum audit_finding)k)));
 		(void)fputc('\n', out);
 	}
 	if (r == 0)
@@ -380,7 +357,7 @@ int markdown_audit(const struct audit *a, FILE *out)
 	struct audit_summary s;
 	int r;
 
-	auditout_summarise(a, &s);
+	audit_summarise(a, &s);
 	r = md_header(a, &s, out);
 	if (r == 0)
 		r = md_tables(a, &s, out);

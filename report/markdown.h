@@ -6,10 +6,10 @@
  *
  * Every name and text from the scanned system is untrusted.  It is first made
  * printable with escape_text() (controls, line breaks and invalid UTF-8 become
- * visible "\n" or "\xNN"), then every ASCII punctuation character is
- * backslash-escaped and "<", ">" and "&" become character references, so no
- * emphasis, link, heading, HTML tag or table cell boundary in a file name
- * takes effect.
+ * visible "\n" or "\xNN", bidi and other format controls "\u{202e}"), then
+ * the characters that can start Markdown syntax are backslash-escaped and
+ * "<", ">" and "&" become character references, so no emphasis, link,
+ * heading, HTML tag or table cell boundary in a file name takes effect.
  */
 #ifndef S2C_REPORT_MARKDOWN_H
 #define S2C_REPORT_MARKDOWN_H

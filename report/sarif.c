@@ -8,13 +8,15 @@
 #include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "auditout.h"
+#include "audit.h"
+#include "auditjson.h"
 #include "engine.h"
 #include "facts.h"
 #include "hash.h"
 #include "jsonout.h"
 #include "sarif.h"
 #include "targetout.h"
+#include "util.h"
 #include "common.h"
 
 /* Key of partialFingerprints; bump the suffix if the way it is computed ever changes. */
@@ -58,7 +60,7 @@ static struct json_object *text_object(const char *s)
 
 static struct json_object *rule_json(enum audit_finding k)
 {
-	const struct audit_finding_info *fi = auditout_finding_info(k);
+	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *conf, *props, *tags;
 	const char *cwe = k == AUDIT_WRITABLE ? "external/cwe/cwe-732" : "external/cwe/cwe-250";
@@ -74,7 +76,7 @@ static struct json_object *rule_json(enum audit_finding k)
 	tags = json_object_new_array();
 	if (jsonout_add(o, "defaultConfiguration", conf) < 0 || jsonout_add(o, "properties", props) < 0 ||
 	    jsonout_add(props, "tags", tags) < 0 ||
-	    jsonout_add_string(conf, "level", auditout_level_name(fi->level)) < 0 ||
+	    jsonout_add_string(conf, "level", audit_level_name(fi->level)) < 0 ||
 	    jsonout_push(tags, json_object_new_string("security")) < 0 ||
 	    jsonout_push(tags, json_object_new_string(cwe)) < 0 ||
 	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
@@ -101,46 +103,63 @@ static struct json_object *driver_json(void)
 	return TAKE_PTR(o);
 }
 
-/* SARIF message text: "{" and "}" are doubled, because single ones are placeholders (§3.11.5). */
-static void put_message_text(FILE *f, const char *s)
+/*
+ * The SARIF text of a message built from our words and the scanned system's names:
+ * escape_text() first (controls, bidi and other format controls, invalid UTF-8 made
+ * visible; viewers show message texts as they are), then "{" and "}" doubled, because
+ * single ones are placeholders (§3.11.5).  NULL on OOM.
+ */
+static char *message_text(const char *raw)
 {
-	for (; *s; s++) {
-		if (*s == '{' || *s == '}')
-			(void)fputc(*s, f);
-		(void)fputc(*s, f);
+	_cleanup_free_ char *e = escape_text(raw);
+	char *out, *o;
+
+	if (!e)
+		return NULL;
+	out = malloc(2 * strlen(e) + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (const char *c = e; *c; c++) {
+		if (*c == '{' || *c == '}')
+			*o++ = *c;
+		*o++ = *c;
 	}
+	*o = '\0';
+	return out;
 }
 
-/* The privilege the file has today, e.g. "setuid root, mode 4755". */
+/* The privilege the file has today, e.g. "setuid root, mode 4755" (raw, see message_text()). */
 static void put_state(FILE *f, const struct decision *d)
 {
 	const struct facts *fa = d->facts;
-	const char *caps = auditout_caps_now(d);
+	const char *caps = audit_caps_now(d);
 	char mode[5];
 
 	facts_mode_octal(fa->mode, mode);
 	if (fa->mode & S_ISUID) {
 		(void)fputs("setuid ", f);
-		put_message_text(f, fa->owner ? fa->owner : "?");
+		(void)fputs(fa->owner ? fa->owner : "?", f);
 		(void)fputs(", ", f);
 	}
 	if (fa->mode & S_ISGID) {
 		(void)fputs("setgid ", f);
-		put_message_text(f, fa->group ? fa->group : "?");
+		(void)fputs(fa->group ? fa->group : "?", f);
 		(void)fputs(", ", f);
 	}
 	if (caps) {
 		(void)fputs("capabilities ", f);
-		put_message_text(f, caps);
+		(void)fputs(caps, f);
 		(void)fputs(", ", f);
 	}
 	(void)fprintf(f, "mode %s", mode);
 }
 
+/* The message of finding @k about @d, ready for a SARIF "text" (see message_text()). */
 static char *message(const struct audit *a, const struct decision *d, enum audit_finding k)
 {
 	const struct facts *fa = d->facts;
-	char *buf = NULL;
+	char *buf = NULL, *text;
 	size_t size = 0;
 	FILE *f = open_memstream(&buf, &size);
 	char m2[5];
@@ -148,32 +167,32 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 	if (!f)
 		return NULL;
 	facts_mode_octal(d->mode, m2);
-	put_message_text(f, fa->path);
+	(void)fputs(fa->path, f);
 	(void)fputs(" (", f);
 	put_state(f, d);
 	(void)fputs(")", f);
 	switch (k) {
 	case AUDIT_MIGRATE:
 		(void)fprintf(f, " can migrate to mode %s with ", m2);
-		put_message_text(f, d->has_caps ? d->caps_text : "no capabilities");
+		(void)fputs(d->has_caps ? d->caps_text : "no capabilities", f);
 		(void)fprintf(f, " (risk %s -> %s): ", risk_name(d->risk_now), risk_name(d->risk));
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_DROP:
 		(void)fprintf(f, " can lose its privilege (mode %s, no capabilities): ", m2);
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_KEEP:
 		(void)fputs(" must stay as it is: ", f);
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_REVIEW:
 		(void)fprintf(f, " needs review (confidence %s): ", confidence_name(d->confidence));
-		put_message_text(f, d->reason ? d->reason : "");
+		(void)fputs(d->reason ? d->reason : "", f);
 		break;
 	case AUDIT_DISGUISE:
 		(void)fputs(d->verdict == VERDICT_MIGRATE ? " would get " : " keeps ", f);
-		put_message_text(f, d->caps_text ? d->caps_text : "?");
+		(void)fputs(d->caps_text ? d->caps_text : "?", f);
 		(void)fputs(", a root-equivalent capability set: setuid in disguise", f);
 		break;
 	case AUDIT_DANGEROUS_CAPS:
@@ -183,7 +202,7 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 		break;
 	case AUDIT_BREAKS:
 		(void)fputs(": ", f);
-		put_message_text(f, auditout_breaker(d));
+		(void)fputs(audit_breaker(d), f);
 		break;
 	case AUDIT_WRITABLE:
 	default:
@@ -195,7 +214,9 @@ static char *message(const struct audit *a, const struct decision *d, enum audit
 		free(buf);
 		return NULL;
 	}
-	return buf;
+	text = message_text(buf);
+	free(buf);
+	return text;
 }
 
 static struct json_object *location_json(const struct decision *d)
@@ -242,7 +263,7 @@ static struct json_object *properties_json(const struct decision *d)
 	    add_str_or_null(o, "owner", f->owner) < 0 || add_str_or_null(o, "group", f->group) < 0 ||
 	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
 	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
-	    add_str_or_null(o, "caps", auditout_caps_now(d)) < 0 ||
+	    add_str_or_null(o, "caps", audit_caps_now(d)) < 0 ||
 	    add_str_or_null(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
 	    jsonout_add_string(o, "risk_now", risk_name(d->risk_now)) < 0 ||
 	    jsonout_add_string(o, "risk", risk_name(d->risk)) < 0 ||
@@ -258,7 +279,7 @@ static struct json_object *result_json(const struct audit *a, size_t idx, enum a
 {
 	const struct decision *d = a->v[idx];
 	const struct audit_target *t = targetout_of(a, idx);
-	const struct audit_finding_info *fi = auditout_finding_info(k);
+	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *msg = message(a, d, k), *key = NULL;
 	struct json_object *locs, *fp, *props;
@@ -275,7 +296,7 @@ static struct json_object *result_json(const struct audit *a, size_t idx, enum a
 	fp = json_object_new_object();
 	if (jsonout_add_string(o, "ruleId", fi->id) < 0 ||
 	    jsonout_add_int(o, "ruleIndex", k) < 0 ||
-	    jsonout_add_string(o, "level", auditout_level_name(auditout_level(a, d, k))) < 0 ||
+	    jsonout_add_string(o, "level", audit_level_name(audit_finding_level(a, d, k))) < 0 ||
 	    jsonout_add(o, "message", text_object(msg)) < 0 || jsonout_add(o, "locations", locs) < 0 ||
 	    jsonout_push(locs, location_json(d)) < 0 ||
 	    jsonout_add(o, "partialFingerprints", fp) < 0 ||
@@ -353,7 +374,7 @@ static struct json_object *run_json(const struct audit *a)
 	if (jsonout_add(run, "results", results) < 0)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
-		unsigned m = auditout_findings(a, a->v[i]);
+		unsigned m = audit_findings(a, a->v[i]);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if ((m & (1u << k)) &&
 			    jsonout_push(results, result_json(a, i, (enum audit_finding)k)) < 0)
@@ -361,11 +382,11 @@ static struct json_object *run_json(const struct audit *a)
 	}
 	props = json_object_new_object();
 	if (jsonout_add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
-	    jsonout_add(props, "paths", auditout_paths_json(a)) < 0 ||
+	    jsonout_add(props, "paths", auditjson_paths(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
-	    jsonout_add(props, "host", auditout_host_json(a)) < 0 ||
+	    jsonout_add(props, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
-	    jsonout_add(props, "database", auditout_database_json(a->db)) < 0 ||
+	    jsonout_add(props, "database", auditjson_database(a->db)) < 0 ||
 	    (a->targets && jsonout_add(props, "targets", targetout_json_targets(a)) < 0))
 		return NULL;
 	return TAKE_PTR(run);

@@ -11,7 +11,10 @@
  * result has region.startLine 1 (binary files have no lines, but consumers
  * need one), a level from the file's risk, partialFingerprints from the rule
  * id and path (stable across runs and binary updates), and properties with
- * mode, owner, capabilities now and after, rule and package.  The invocation's
+ * mode, owner, capabilities now and after, rule and package (exact data, as
+ * in the JSON report).  Message texts are for people: escaped with
+ * escape_text() (controls, bidi and other format controls, invalid UTF-8 made
+ * visible), with "{" and "}" doubled.  The invocation's
  * executionSuccessful is false when the scan was incomplete.
  */
 #ifndef S2C_REPORT_SARIF_H

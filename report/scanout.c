@@ -8,9 +8,11 @@
 #include <json-c/json.h>
 
 #include "facts.h"
+#include "factsjson.h"
 #include "jsonout.h"
 #include "scan.h"
 #include "scanout.h"
+#include "skip.h"
 #include "util.h"
 #include "common.h"
 
@@ -87,6 +89,76 @@ static void summary_counts(const struct scan_result *r, size_t *suid_root, size_
 	}
 }
 
+char *scanout_skipped_line(const struct skip_entry *v, size_t n, bool other_roots, bool *ret_none)
+{
+	char *buf = NULL;
+	size_t size = 0, count = 0;
+	FILE *f;
+
+	*ret_none = false;
+	for (size_t i = 0; i < n; i++)
+		count += skip_reason_is_other_root(v[i].reason) == other_roots;
+	if (count == 0) {
+		*ret_none = true;
+		return NULL;
+	}
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	(void)fputs(other_roots ? "other roots (not scanned; audit them with --root): "
+				: "excluded (not scanned): ", f);
+	count = 0;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (skip_reason_is_other_root(v[i].reason) != other_roots)
+			continue;
+		path = escape_text(v[i].path);
+		if (!path) {
+			(void)fclose(f);
+			free(buf);
+			return NULL;
+		}
+		(void)fprintf(f, "%s%s", count++ ? ", " : "", path);
+		if (other_roots)
+			(void)fprintf(f, " (%s)", skip_reason_text(v[i].reason));
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int scanout_skipped_text(const struct skip_entry *v, size_t n, const char *prefix, FILE *out)
+{
+	for (int other = 1; other >= 0; other--) {
+		bool none;
+		_cleanup_free_ char *line = scanout_skipped_line(v, n, other, &none);
+
+		if (!line && !none)
+			return -ENOMEM;
+		if (line)
+			(void)fprintf(out, "%s%s\n", prefix, line);
+	}
+	return 0;
+}
+
+struct json_object *scanout_skipped_json(const struct skip_entry *v, size_t n)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "path", v[i].path) < 0 ||
+		    jsonout_add(o, "reason", json_object_new_string(skip_reason_name(v[i].reason))) < 0 ||
+		    jsonout_add_name(o, "source", v[i].source) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
 int scanout_text(const struct scan_result *r, FILE *out)
 {
 	_cleanup_free_ struct row *rows = calloc(r->n ? r->n : 1, sizeof(*rows));
@@ -96,6 +168,12 @@ int scanout_text(const struct scan_result *r, FILE *out)
 
 	if (!rows)
 		return -ENOMEM;
+	if (r->n_skipped) {
+		ret = scanout_skipped_text(r->skipped, r->n_skipped, "", out);
+		if (ret < 0)
+			return ret;
+		(void)fputc('\n', out);
+	}
 	for (size_t i = 0; i < r->n && ret == 0; i++) {
 		ret = row_fill(&rows[i], r->v[i]);
 		if (ret == 0) {
@@ -153,10 +231,11 @@ int scanout_json(const struct scan_result *r, FILE *out)
 	    jsonout_add_int(stats, "directories", (int64_t)r->stats.dirs) < 0 ||
 	    jsonout_add_int(stats, "entries", (int64_t)r->stats.files) < 0 ||
 	    jsonout_add_int(stats, "warnings", (int64_t)r->warnings) < 0 ||
+	    jsonout_add(doc, "not_scanned", scanout_skipped_json(r->skipped, r->n_skipped)) < 0 ||
 	    json_object_object_add(doc, "files", files) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
-		struct json_object *f = jsonout_facts(r->v[i]);
+		struct json_object *f = factsjson_new(r->v[i]);
 		if (!f || json_object_array_add(files, f) < 0) {
 			json_object_put(f);
 			return -ENOMEM;

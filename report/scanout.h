@@ -8,14 +8,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct json_object;
 struct scan_result;
+struct skip_entry;
 
 /** Version of the scan JSON document ("schema" key). */
 #define SCANOUT_SCHEMA 1
 
 /**
  * Write the text table: MODE, OWNER, GROUP, CAPABILITIES, FLAGS, PATH, then a
- * summary line.  File names are escaped (escape_text()) so no name can forge
+ * summary line; before them, the lines of scanout_skipped_line() for what was
+ * not scanned.  File names are escaped (escape_text()) so no name can forge
  * a line or send terminal controls.
  * Returns 0 or -EIO/-ENOMEM.
  */
@@ -23,8 +26,33 @@ int scanout_text(const struct scan_result *r, FILE *out);
 
 /**
  * Write the JSON document: {"schema", "tool", "root", "complete", "stats",
- * "files": [...]}.  Returns 0 or -EIO/-ENOMEM.
+ * "not_scanned": [...], "files": [...]}.  Returns 0 or -EIO/-ENOMEM.
  */
 int scanout_json(const struct scan_result *r, FILE *out);
+
+/**
+ * One line (no newline) listing the entries of @v (@n, sorted) that are other
+ * roots when @other_roots, else the excluded ones:
+ * "other roots (not scanned; audit them with --root): /var/lib/docker
+ * (container storage), /srv/bookworm (OS root)" or "excluded (not scanned):
+ * /srv/data".  Paths are escaped with escape_text().
+ * Returns a new string, NULL with @ret_none set when there is none of that
+ * kind, or NULL on OOM.
+ */
+char *scanout_skipped_line(const struct skip_entry *v, size_t n, bool other_roots, bool *ret_none);
+
+/**
+ * Write both lines of scanout_skipped_line() that have entries, each with
+ * @prefix before it and a newline after it.  Returns 0 or -ENOMEM.
+ */
+int scanout_skipped_text(const struct skip_entry *v, size_t n, const char *prefix, FILE *out);
+
+/**
+ * The "not_scanned" array shared by the scan, audit and plan documents: per
+ * entry "path" (and "path_hex" when not UTF-8), "reason" (skip_reason_name())
+ * and "source" (where the rule came from, null for a detected OS root; with
+ * "source_hex" when not UTF-8).  Returns a new array or NULL on OOM.
+ */
+struct json_object *scanout_skipped_json(const struct skip_entry *v, size_t n);
 
 #endif /* S2C_REPORT_SCANOUT_H */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "auditout.h"
+#include "audit.h"
 #include "host.h"
 #include "html.h"
 #include "jsonout.h"

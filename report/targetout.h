@@ -8,7 +8,7 @@
  * (host name, hashed machine id, time, tool version), which every report
  * carries so that `report merge` can tell reports apart.
  *
- * Every renderer (auditout, markdown, html, sarif) takes the content from
+ * Every renderer (audittext, auditjson, markdown, html, sarif) takes the content from
  * here, so the formats say the same; each escapes it for itself.
  */
 #ifndef S2C_REPORT_TARGETOUT_H

@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "db.h"
+#include "dirlist.h"
 #include "glob.h"
 #include "jsonread.h"
 #include "util.h"
@@ -64,11 +65,6 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	free(db->docs);
 	free(db);
 	return NULL;
-}
-
-static void rules_db_freep(struct rules_db **db)
-{
-	rules_db_free(*db);
 }
 
 /* --- rule fields -------------------------------------------------------------- */
@@ -580,53 +576,6 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 	return 0;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The *.json names of a directory, sorted, capabilities.json excluded. */
-static int list_dir(int dfd, char ***ret, size_t *ret_n)
-{
-	int fd = dup(dfd);
-	DIR *d;
-	struct dirent *de;
-	char **v = NULL;
-	size_t n = 0;
-
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char **nv;
-
-		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 ||
-		    s2c_streq(de->d_name, CAPS_FILE) || de->d_name[0] == '.')
-			continue;
-		if (n >= MAX_FILES)
-			break;
-		nv = realloc(v, (n + 1) * sizeof(*nv));
-		if (!nv || !(nv[n] = strdup(de->d_name))) {
-			free(nv ? nv : v);
-			(void)closedir(d);
-			return -ENOMEM;
-		}
-		v = nv;
-		n++;
-	}
-	(void)closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_name);
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
-
 static int add_file_name(struct rules_db *db, char *display)
 {
 	char **nf = realloc(db->files, (db->n_files + 1) * sizeof(*nf));
@@ -680,8 +629,7 @@ static int load_dir(struct rules_db *db, const char *dir, enum rules_load_flags 
 		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer, struct s2c_error *err)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char **names = NULL;
-	size_t n = 0;
+	_cleanup_(strv_freep) char **names = NULL;
 	struct stat st;
 	int r;
 
@@ -709,20 +657,20 @@ static int load_dir(struct rules_db *db, const char *dir, enum rules_load_flags 
 			return r;
 		db->have_caps = true;
 	}
-	r = list_dir(dfd, &names, &n);
+	r = dirlist(dfd, "*.json", MAX_FILES, &names);
 	if (r < 0)
 		return s2c_error_errno(err, r, "cannot list '%s'", dir);
-	for (size_t i = 0; i < n && r == 0; i++) {
+	r = 0;
+	for (size_t i = 0; names[i] && r == 0; i++) {
 		struct json_object *doc;
 		const char *display;
 
+		if (s2c_streq(names[i], CAPS_FILE))
+			continue;
 		r = read_doc(db, dfd, dir, names[i], flags, md, &doc, &display, err);
 		if (r == 0)
 			r = load_rules_file(db, doc, display, layer, n_layer, err);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 	return r;
 }
 

@@ -18,6 +18,7 @@
 
 #include "captable.h"
 #include "fcaps.h"
+#include "cleanup.h"
 
 struct json_object;
 struct s2c_error;
@@ -136,6 +137,7 @@ int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct r
 
 /** Free; accepts NULL; returns NULL. */
 struct rules_db *rules_db_free(struct rules_db *db);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct rules_db *, rules_db_free)
 
 /** The rule with @id, or NULL. */
 const struct rule *rules_db_find(const struct rules_db *db, const char *id);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "binary.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
@@ -20,6 +21,7 @@
 #include "idmap.h"
 #include "match.h"
 #include "privcheck.h"
+#include "tri.h"
 #include "resolve.h"
 #include "common.h"
 
@@ -68,11 +70,6 @@ struct decision *decision_free(struct decision *d)
 	free(d->warnings);
 	free(d);
 	return NULL;
-}
-
-static void decision_freep(struct decision **d)
-{
-	decision_free(*d);
 }
 
 /* --- small builders -------------------------------------------------------------- */
@@ -164,64 +161,6 @@ static int set_caps(struct decision *d, const struct fcaps *caps)
 	return d->caps_text ? 0 : -ENOMEM;
 }
 
-/* --- reading the binary ------------------------------------------------------------ */
-
-/* Open the file the scan saw, beneath the root, and check it is still that inode. */
-static int open_same(const struct engine *e, const struct facts *f, int *ret_fd, char **why)
-{
-	const char *name;
-	_cleanup_close_ int dfd = resolve_open_parent(e->rootfd, f->path, &name);
-	int fd;
-	struct stat st;
-
-	if (dfd < 0) {
-		*why = fmt("cannot open its directory: %s", strerror(-dfd));
-		return dfd;
-	}
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		int r = -errno;
-		*why = fmt("cannot open: %s", strerror(errno));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != f->ino ||
-	    (uint32_t)major(st.st_dev) != f->dev_major || (uint32_t)minor(st.st_dev) != f->dev_minor) {
-		(void)close(fd);
-		*why = fmt("the file changed since it was scanned");
-		return -ESTALE;
-	}
-	*ret_fd = fd;
-	return 0;
-}
-
-static int read_binary(const struct engine *e, const struct facts *f, struct decision *d)
-{
-	_cleanup_close_ int fd = -1;
-	struct elfinfo_options o = {
-		.rootfd = e->rootfd,
-		.strings = e->db->caps.all_strings,
-		.path = f->path,
-	};
-	struct s2c_error err = { 0 };
-	char hex[HASH_HEX_LEN];
-	int r;
-
-	r = open_same(e, f, &fd, &d->elf_error);
-	if (r < 0)
-		return d->elf_error ? 0 : -ENOMEM;
-	r = hash_fd_sha256(fd, hex);
-	if (r == 0 && !(d->sha256 = strdup(hex)))
-		return -ENOMEM;
-	r = elfinfo_load_fd(fd, &o, &d->elf, &err);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0) {
-		d->elf_error = strdup(err.msg[0] ? err.msg : strerror(-r));
-		return d->elf_error ? 0 : -ENOMEM;
-	}
-	return 0;
-}
-
 /* --- ELF evidence ------------------------------------------------------------------- */
 
 static bool lib_has_import(const struct elfinfo_lib *lib, const char *sym)
@@ -287,8 +226,14 @@ static int breakers_from_elf(const struct engine *e, struct decision *d)
 		for (size_t j = 0; !hit && b->symbols && b->symbols[j]; j++)
 			if (elfinfo_imports(d->elf, b->symbols[j]))
 				hit = b->symbols[j];
-		if (hit)
-			r = warn(d, "likely to break without setuid root ('%s'): %s", hit, b->note);
+		if (hit) {
+			_cleanup_free_ char *text = fmt("likely to break without setuid root ('%s'): %s",
+							hit, b->note);
+			r = text ? warn(d, "%s", text) : -ENOMEM;
+			for (size_t k = 0; r == 0 && !d->breaker && k < d->n_warnings; k++)
+				if (s2c_streq(d->warnings[k], text))
+					d->breaker = d->warnings[k];
+		}
 	}
 	return r;
 }
@@ -349,7 +294,7 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 {
 	char buf[1024] = "";
 	size_t len = 0;
-	int holds = 1;
+	int holds = TRI_TRUE;
 
 #define APPEND(...) \
 	do { \
@@ -361,18 +306,18 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		APPEND("%skernel %s is at least %s", len ? "; " : "", e->host->kernel_release,
 		       w->kernel_min_text);
 		APPEND(ok ? ": yes" : ": no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 	if (w->has_kernel_max) {
 		bool ok = host_kernel_cmp(e->host, w->kernel_max) < 0;
 		APPEND("%skernel %s is below %s: %s", len ? "; " : "", e->host->kernel_release,
 		       w->kernel_max_text, ok ? "yes" : "no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 	if (w->sysctl_name) {
 		char *v = NULL;
 		int r = host_sysctl(e->host, w->sysctl_name, &v);
-		int ok = -1;
+		int ok = TRI_UNKNOWN;
 
 		if (r == -ENOMEM)
 			return -ENOMEM;
@@ -381,22 +326,22 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 			int n = sscanf(v, "%lld %lld", &a, &b);
 			switch (w->sysctl_op) {
 			case SYSCTL_RANGE_COVERS:
-				ok = n == 2 ? (a <= w->sysctl_a && b >= w->sysctl_b) : -1;
+				ok = n == 2 ? tri_of(a <= w->sysctl_a && b >= w->sysctl_b) : TRI_UNKNOWN;
 				APPEND("%s%s = '%s' covers %lld..%lld", len ? "; " : "", w->sysctl_name, v,
 				       (long long)w->sysctl_a, (long long)w->sysctl_b);
 				break;
 			case SYSCTL_EQUALS:
-				ok = s2c_streq(v, w->sysctl_equals);
+				ok = tri_of(s2c_streq(v, w->sysctl_equals));
 				APPEND("%s%s = '%s' equals '%s'", len ? "; " : "", w->sysctl_name, v,
 				       w->sysctl_equals);
 				break;
 			case SYSCTL_AT_LEAST:
-				ok = n >= 1 ? a >= w->sysctl_a : -1;
+				ok = n >= 1 ? tri_of(a >= w->sysctl_a) : TRI_UNKNOWN;
 				APPEND("%s%s = '%s' is at least %lld", len ? "; " : "", w->sysctl_name, v,
 				       (long long)w->sysctl_a);
 				break;
 			case SYSCTL_AT_MOST:
-				ok = n >= 1 ? a <= w->sysctl_a : -1;
+				ok = n >= 1 ? tri_of(a <= w->sysctl_a) : TRI_UNKNOWN;
 				APPEND("%s%s = '%s' is at most %lld", len ? "; " : "", w->sysctl_name, v,
 				       (long long)w->sysctl_a);
 				break;
@@ -407,8 +352,8 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		} else {
 			APPEND("%s%s is unknown", len ? "; " : "", w->sysctl_name);
 		}
-		APPEND(ok == 1 ? ": yes" : ok == 0 ? ": no" : ": unknown");
-		holds = holds == 1 ? ok : holds == 0 || ok == 0 ? 0 : -1;
+		APPEND(ok == TRI_TRUE ? ": yes" : ok == TRI_FALSE ? ": no" : ": unknown");
+		holds = tri_and(holds, ok);
 	}
 	if (w->os) {
 		bool ok = false;
@@ -419,12 +364,12 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		for (size_t i = 0; w->os[i]; i++)
 			APPEND(" %s", w->os[i]);
 		APPEND(ok ? ": yes" : ": no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 	if (w->file_exists) {
 		bool ok = host_file_exists(e->host, w->file_exists);
 		APPEND("%s%s exists: %s", len ? "; " : "", w->file_exists, ok ? "yes" : "no");
-		holds = holds == 1 && ok ? 1 : holds == -1 ? -1 : 0;
+		holds = tri_and(holds, tri_of(ok));
 	}
 #undef APPEND
 	*text = strdup(buf);
@@ -447,7 +392,7 @@ static int eval_conditions(const struct engine *e, const struct rule *rule, stru
 			return h;
 		d->n_conditions = i + 1;
 		d->conditions[i].holds = h;
-		if (h == 1 && !*ret) {
+		if (h == TRI_TRUE && !*ret) {
 			*ret = &rule->conditions[i];
 			d->conditions[i].chosen = true;
 		}
@@ -891,8 +836,8 @@ int engine_prepare(const struct engine *e, const struct facts *const *files, siz
 	return host_load_packages(e->host, paths, n);
 }
 
-int engine_decide(const struct engine *e, const struct facts *f, struct decision **ret,
-		  struct s2c_error *err)
+int engine_decide(const struct engine *e, const struct facts *f, struct binary *bin,
+		  struct decision **ret, struct s2c_error *err)
 {
 	_cleanup_(decision_freep) struct decision *d = calloc(1, sizeof(*d));
 	struct match_result m;
@@ -906,19 +851,17 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 	d->facts = f;
 	d->risk_now = risk_now(e, f);
 	d->package = host_package_of(e->host, f->path);
-	r = read_binary(e, f, d);
-	if (r == 0 && d->elf && d->elf->kind == ELFINFO_ELF)
+	/* The content read for it becomes the decision's. */
+	d->sha256 = TAKE_PTR(bin->sha256);
+	d->elf = TAKE_PTR(bin->elf);
+	d->elf_error = TAKE_PTR(bin->error);
+	r = 0;
+	if (d->elf)
 		r = evidence_from_elf(e, d);
-	if (r == 0 && d->elf && d->elf->kind == ELFINFO_ELF)
+	if (r == 0 && d->elf)
 		r = breakers_from_elf(e, d);
 	if (r < 0)
 		return r;
-	if (d->elf && d->elf->kind != ELFINFO_ELF) {
-		d->elf_error = strdup(d->elf->kind == ELFINFO_SCRIPT ? "a script" : "not an ELF file");
-		d->elf = elfinfo_free(d->elf);
-		if (!d->elf_error)
-			return -ENOMEM;
-	}
 	evidence_summary(d, &strong, &medium, &weak, &aware, &unknown, &drops);
 	match_file(e->db, f->path, d->package, d->sha256, &m);
 	if (m.rule) {
@@ -956,5 +899,29 @@ int engine_decide(const struct engine *e, const struct facts *f, struct decision
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(d);
+	return 0;
+}
+
+int engine_aware(const struct engine *e, const char *path, const char *sha256,
+		 const struct elfinfo *elf, bool *ret_aware)
+{
+	/* A decision that borrows @elf only to collect its evidence. */
+	struct decision d = { .elf = (struct elfinfo *)(uintptr_t)elf };
+	struct match_result m;
+	uint64_t strong, medium, weak;
+	bool aware = false, unknown, drops;
+	int r = elf ? evidence_from_elf(e, &d) : 0;
+
+	if (r == 0)
+		evidence_summary(&d, &strong, &medium, &weak, &aware, &unknown, &drops);
+	for (size_t i = 0; i < d.n_evidence; i++)
+		free(d.evidence[i].what);
+	free(d.evidence);
+	if (r < 0)
+		return r;
+	match_file(e->db, path, NULL, sha256, &m);
+	if (m.rule && m.rule->aware >= 0)
+		aware = m.rule->aware;
+	*ret_aware = aware;
 	return 0;
 }

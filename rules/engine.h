@@ -22,7 +22,9 @@
 #include "captable.h"
 #include "db.h"
 #include "fcaps.h"
+#include "cleanup.h"
 
+struct binary;
 struct facts;
 struct elfinfo;
 struct host;
@@ -87,6 +89,8 @@ struct decision {
 	size_t n_conditions;
 	char **warnings;                   /**< likely breakage and other notes */
 	size_t n_warnings;
+	const char *breaker;               /**< the warning (one of @warnings) saying the program
+					        is likely to break without setuid root, or NULL */
 	uint64_t proposed;                 /**< evidence-based proposal (no rule) */
 };
 
@@ -105,17 +109,30 @@ struct engine {
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n);
 
 /**
- * Decide about @f.  Reads the file's ELF imports and SHA-256 through an fd
- * opened beneath the root without symlinks, checking it is still the inode the
- * scan saw.  A file that cannot be read still gets a decision (review, with
- * the reason).
+ * Decide about @f, whose content @bin holds (scanner/binary.h: its SHA-256
+ * and ELF facts, or why they could not be read).  No I/O: a pure function of
+ * the facts, the content, the target's facts and the rules.  A file whose
+ * content could not be read still gets a decision (review, with the reason).
+ * @bin's members are taken over by the decision (@bin is left empty).
  * Returns 0 with a new decision in @ret, or -ENOMEM.
  */
-int engine_decide(const struct engine *e, const struct facts *f, struct decision **ret,
-		  struct s2c_error *err);
+int engine_decide(const struct engine *e, const struct facts *f, struct binary *bin,
+		  struct decision **ret, struct s2c_error *err);
 
 /** Free; accepts NULL; returns NULL. */
 struct decision *decision_free(struct decision *d);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct decision *, decision_free)
+
+/**
+ * Whether the program @elf (the ELF file at @path beneath the root, content
+ * hash @sha256 or NULL) is capability-aware, judged as engine_decide() judges
+ * a privileged file: the matching rule's "aware" when it has one, else
+ * medium or strong ELF evidence of managing capabilities (libcap, libcap-ng,
+ * capset).  For `learn`, which runs programs that need not be privileged.
+ * Returns 0 with @ret_aware, or -ENOMEM.
+ */
+int engine_aware(const struct engine *e, const char *path, const char *sha256,
+		 const struct elfinfo *elf, bool *ret_aware);
 
 /** True when @basename is a script interpreter (python3, perl, bash…). */
 bool engine_is_interpreter(const char *path);

@@ -10,9 +10,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "hash.h"
 #include "host.h"
 #include "resolve.h"
+#include "util.h"
 #include "common.h"
 
 /* Kernel defaults of the sysctls rules ask about, for images without config. */
@@ -24,13 +26,6 @@ static const struct {
 	{ "kernel.unprivileged_userns_clone", "1" },
 	{ "user.max_user_namespaces", "1" },
 };
-
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
 
 struct host *host_free(struct host *h)
 {
@@ -48,11 +43,6 @@ struct host *host_free(struct host *h)
 	free(h->pkg_names);
 	free(h);
 	return NULL;
-}
-
-static void host_freep(struct host **h)
-{
-	host_free(*h);
 }
 
 static FILE *open_under(int rootfd, const char *path)
@@ -284,34 +274,23 @@ static int image_sysctl(const struct host *h, const char *name, char **value)
 	int r = 0;
 
 	for (size_t d = 0; d < S2C_ELEMENTSOF(dirs); d++) {
-		int fd = resolve_open(h->rootfd, dirs[d], O_RDONLY | O_DIRECTORY);
-		DIR *dir;
-		struct dirent *de;
+		_cleanup_close_ int fd = resolve_open(h->rootfd, dirs[d], O_RDONLY | O_DIRECTORY);
+		_cleanup_(strv_freep) char **names = NULL;
 
-		if (fd < 0)
+		if (fd < 0 || dirlist(fd, "*.conf", 0, &names) < 0)
 			continue;
-		dir = fdopendir(fd);
-		if (!dir) {
-			(void)close(fd);
-			continue;
-		}
-		while ((de = readdir(dir)) && n < S2C_ELEMENTSOF(files)) {
-			size_t len = strlen(de->d_name);
+		for (size_t k = 0; names[k] && n < S2C_ELEMENTSOF(files); k++) {
 			bool dup = false;
-			if (len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0)
-				continue;
 			for (size_t i = 0; i < n; i++)
-				dup |= s2c_streq(strrchr(files[i], '/') + 1, de->d_name);
+				dup |= s2c_streq(strrchr(files[i], '/') + 1, names[k]);
 			if (dup)
 				continue;   /* an earlier directory overrides this name */
-			if (asprintf(&files[n], "%s/%s", dirs[d], de->d_name) < 0) {
-				(void)closedir(dir);
+			if (asprintf(&files[n], "%s/%s", dirs[d], names[k]) < 0) {
 				r = -ENOMEM;
 				goto out;
 			}
 			n++;
 		}
-		(void)closedir(dir);
 	}
 	/* sort by file name (not directory) */
 	for (size_t i = 1; i < n; i++)

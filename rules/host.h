@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "cleanup.h"
 
 struct s2c_error;
 
@@ -43,6 +44,7 @@ int host_new(int rootfd, bool live, const char *kernel_override, struct host **r
 
 /** Free; accepts NULL; returns NULL. */
 struct host *host_free(struct host *h);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct host *, host_free)
 
 /**
  * The value of sysctl @name ("net.ipv4.ping_group_range"), whitespace

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "jsonout.h"
 #include "jsonread.h"
 #include "util.h"
 #include "common.h"
@@ -112,11 +113,17 @@ static int check_duplicate_keys(const char *text, size_t size, struct json_objec
 	return 0;
 }
 
+static void tokener_freep(struct json_tokener **t)
+{
+	if (*t)
+		json_tokener_free(*t);
+}
+
 int jsonread_parse_mem(const char *text, size_t size, const char *file, struct json_object **ret,
 		       struct s2c_error *err)
 {
-	struct json_tokener *tok;
-	struct json_object *root;
+	_cleanup_(tokener_freep) struct json_tokener *tok = NULL;
+	_cleanup_jsonput_ struct json_object *root = NULL;
 	enum json_tokener_error jerr;
 	size_t line, col;
 	int r;
@@ -142,36 +149,23 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	root = json_tokener_parse_ex(tok, text, (int)size);
 	jerr = json_tokener_get_error(tok);
-	if (!root && jerr == json_tokener_continue) {
-		json_tokener_free(tok);
+	if (!root && jerr == json_tokener_continue)
 		return s2c_error_set(err, -EINVAL, "%s: unexpected end of file", file);
-	}
 	if (!root || jerr != json_tokener_success) {
 		line_col(text, json_tokener_get_parse_end(tok), &line, &col);
-		json_object_put(root);
-		r = s2c_error_set(err, -EINVAL, "%s:%zu:%zu: %s", file, line, col,
-				  json_tokener_error_desc(jerr));
-		json_tokener_free(tok);
-		return r;
+		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: %s", file, line, col,
+				     json_tokener_error_desc(jerr));
 	}
-	{
-		size_t end = json_tokener_get_parse_end(tok);
-		for (; end < size; end++)
-			if (!strchr(" \t\r\n", text[end])) {
-				line_col(text, end, &line, &col);
-				json_object_put(root);
-				json_tokener_free(tok);
-				return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: trailing data after the document",
-						     file, line, col);
-			}
-	}
-	json_tokener_free(tok);
+	for (size_t end = json_tokener_get_parse_end(tok); end < size; end++)
+		if (!strchr(" \t\r\n", text[end])) {
+			line_col(text, end, &line, &col);
+			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: trailing data after the document",
+					     file, line, col);
+		}
 	r = check_duplicate_keys(text, size, root, file, err);
-	if (r < 0) {
-		json_object_put(root);
+	if (r < 0)
 		return r;
-	}
-	*ret = root;
+	*ret = TAKE_PTR(root);
 	return 0;
 }
 

@@ -157,11 +157,6 @@ struct elfinfo *elfinfo_free(struct elfinfo *e)
 	return NULL;
 }
 
-static void elfinfo_freep(struct elfinfo **e)
-{
-	elfinfo_free(*e);
-}
-
 /*
  * Charge @s against the per-object budget of name bytes.  String tables can
  * make many symbols point into one long string, so without a budget the

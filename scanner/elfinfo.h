@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "cleanup.h"
 
 struct s2c_error;
 
@@ -159,6 +160,7 @@ int elfinfo_load_mem(const void *data, size_t size, const struct elfinfo_options
 
 /** Free @e and everything it owns.  Accepts NULL; returns NULL. */
 struct elfinfo *elfinfo_free(struct elfinfo *e);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct elfinfo *, elfinfo_free)
 
 /** True when @e (an ELF file) imports the dynamic symbol @symbol (binary search). */
 bool elfinfo_imports(const struct elfinfo *e, const char *symbol);

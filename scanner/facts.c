@@ -90,11 +90,6 @@ struct facts *facts_free(struct facts *f)
 	return NULL;
 }
 
-static void facts_freep(struct facts **f)
-{
-	facts_free(*f);
-}
-
 /* "#!/usr/bin/python3 -E" -> "/usr/bin/python3"; NULL when not a script. */
 static char *read_interpreter(int dirfd, const char *name, const struct statx *stx)
 {

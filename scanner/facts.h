@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fcaps.h"
+#include "cleanup.h"
 
 struct walk_entry;
 struct mounts;
@@ -91,6 +92,7 @@ int facts_set_names(struct facts *f, struct idmap *ids);
 
 /** Free; accepts NULL; returns NULL. */
 struct facts *facts_free(struct facts *f);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct facts *, facts_free)
 
 /** Stable name of a single flag ("setuid-root", …), NULL for unknown bits. */
 const char *facts_flag_name(enum facts_flags flag);

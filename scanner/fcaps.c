@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "capset.h"
 #include "fcaps.h"
 #include "util.h"
 #include "common.h"
@@ -98,60 +99,21 @@ int fcaps_encode(const struct fcaps *caps, unsigned char *buf)
 	return XATTR_CAPS_SZ_3;
 }
 
-static void capfreep(void *p)
-{
-	void **pp = p;
-	if (*pp) {
-		int saved = errno;
-		(void)cap_free(*pp);
-		errno = saved;
-	}
-}
-#define _cleanup_capfree_ _cleanup_(capfreep)
-
-/* Set @flag for every bit of @mask in @cap.  Returns 0 or -errno. */
-static int set_mask(cap_t cap, cap_flag_t flag, uint64_t mask)
-{
-	for (cap_value_t v = 0; v < 64; v++) {
-		if (!(mask & S2C_CAPMASK(v)))
-			continue;
-		if (cap_set_flag(cap, flag, 1, &v, CAP_SET) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
 char *fcaps_to_text(const struct fcaps *caps)
 {
-	_cleanup_capfree_ cap_t cap = cap_init();
-	_cleanup_capfree_ char *text = NULL;
-
-	if (!cap)
-		return NULL;
-	if (set_mask(cap, CAP_PERMITTED, caps->permitted) < 0 ||
-	    set_mask(cap, CAP_INHERITABLE, caps->inheritable) < 0)
-		return NULL;
 	/* As the kernel does at exec: the effective bit applies to every
 	 * permitted or inheritable capability of the file. */
-	if (caps->effective &&
-	    set_mask(cap, CAP_EFFECTIVE, caps->permitted | caps->inheritable) < 0)
+	_cleanup_capfree_ cap_t cap = capset_from_masks(caps->permitted, caps->inheritable,
+							caps->effective ? caps->permitted |
+									  caps->inheritable : 0);
+	_cleanup_captext_ char *text = NULL;
+
+	if (!cap)
 		return NULL;
 	text = cap_to_text(cap, NULL);
 	if (!text)
 		return NULL;
 	return strdup(text);
-}
-
-static uint64_t get_mask(cap_t cap, cap_flag_t flag)
-{
-	uint64_t mask = 0;
-
-	for (cap_value_t v = 0; v < 64; v++) {
-		cap_flag_value_t val = CAP_CLEAR;
-		if (cap_get_flag(cap, v, flag, &val) == 0 && val == CAP_SET)
-			mask |= S2C_CAPMASK(v);
-	}
-	return mask;
 }
 
 int fcaps_from_text(const char *text, struct fcaps *ret, struct s2c_error *err)
@@ -165,9 +127,9 @@ int fcaps_from_text(const char *text, struct fcaps *ret, struct s2c_error *err)
 	cap = cap_from_text(text);
 	if (!cap)
 		return s2c_error_set(err, -EINVAL, "invalid capability text '%s'", text);
-	c.permitted = get_mask(cap, CAP_PERMITTED);
-	c.inheritable = get_mask(cap, CAP_INHERITABLE);
-	eff = get_mask(cap, CAP_EFFECTIVE);
+	c.permitted = capset_mask(cap, CAP_PERMITTED);
+	c.inheritable = capset_mask(cap, CAP_INHERITABLE);
+	eff = capset_mask(cap, CAP_EFFECTIVE);
 	if (eff & ~(c.permitted | c.inheritable))
 		return s2c_error_set(err, -EINVAL,
 				     "capability text '%s' sets effective without permitted or inheritable",
@@ -191,7 +153,7 @@ char *fcaps_mask_names(uint64_t mask)
 	if (!f)
 		return NULL;
 	for (cap_value_t v = 0; v < 64; v++) {
-		_cleanup_capfree_ char *name = NULL;
+		_cleanup_captext_ char *name = NULL;
 
 		if (!(mask & S2C_CAPMASK(v)))
 			continue;

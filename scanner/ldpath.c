@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
+#include "dirlist.h"
 #include "ldpath.h"
 #include "resolve.h"
 #include "util.h"
@@ -299,65 +300,14 @@ struct conf {
 
 static int conf_file(struct conf *c, const char *path, unsigned depth);
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-/* The entries of @dirfd matching @glob, sorted as glob(3) sorts them. */
-static int list_matching(int dirfd, const char *glob, char ***ret, size_t *ret_n)
-{
-	_cleanup_closedir_ DIR *d = NULL;
-	char **names = NULL;
-	size_t n = 0;
-	struct dirent *de;
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-
-		(void)close(fd);
-		return -e;
-	}
-	while (n < CONF_FILES_MAX && (de = readdir(d))) {
-		char **v;
-
-		if (fnmatch(glob, de->d_name, FNM_PERIOD) != 0)
-			continue;
-		v = realloc(names, (n + 1) * sizeof(*v));
-		if (!v || !(v[n] = strdup(de->d_name))) {
-			free_names(v ? v : names, n);
-			return -ENOMEM;
-		}
-		names = v;
-		n++;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_names);
-	*ret = names;
-	*ret_n = n;
-	return 0;
-}
-
 /* "include PATTERN": a glob in the last component only, relative to @curdir. */
 static int conf_include(struct conf *c, const char *pattern, const char *curdir, unsigned depth)
 {
 	_cleanup_free_ char *joined = path_join(pattern[0] == '/' ? "/" : curdir, pattern);
 	_cleanup_free_ char *full = joined ? ldpath_normalise(joined) : NULL;
 	_cleanup_close_ int dfd = -1;
-	char **names = NULL;
+	_cleanup_(strv_freep) char **names = NULL;
 	const char *glob;
-	size_t n = 0;
 	char *slash;
 	int r;
 
@@ -371,16 +321,15 @@ static int conf_include(struct conf *c, const char *pattern, const char *curdir,
 	dfd = resolve_open(c->rootfd, *full ? full : "/", O_PATH | O_DIRECTORY);
 	if (dfd < 0)
 		return dfd == -ENOMEM ? -ENOMEM : 0;
-	r = list_matching(dfd, glob, &names, &n);
+	r = dirlist(dfd, glob, CONF_FILES_MAX, &names);
 	if (r < 0)
 		return r == -ENOMEM ? -ENOMEM : 0;
-	for (size_t i = 0; i < n && r >= 0; i++) {
+	for (size_t i = 0; names[i] && r >= 0; i++) {
 		_cleanup_free_ char *file = path_join(*full ? full : "/", names[i]);
 
 		r = file ? conf_file(c, file, depth + 1) : -ENOMEM;
 	}
-	free_names(names, n);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* One line of ld.so.conf: a comment, "include PATTERN...", "hwcap ..." or a directory. */

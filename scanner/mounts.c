@@ -113,6 +113,114 @@ static void entry_release(struct mount_entry *e)
 	free(e->target);
 	free(e->fstype);
 	free(e->source);
+	for (size_t i = 0; e->overlay_dirs && e->overlay_dirs[i]; i++)
+		free(e->overlay_dirs[i]);
+	free(e->overlay_dirs);
+	free(e->overlay_kinds);
+}
+
+/* Undo the backslash escapes of an overlay layer path ("\:" for a colon) in place. */
+static void unescape_layer(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1])
+			s++;
+		*o++ = *s;
+	}
+	*o = '\0';
+}
+
+static int add_overlay_dir(struct mount_entry *e, size_t *n, const char *kind, const char *path,
+			   size_t len)
+{
+	char **nd;
+	const char **nk;
+	char *copy;
+
+	if (len == 0)
+		return 0;       /* "::" separates data-only layers */
+	copy = strndup(path, len);
+	if (!copy)
+		return -ENOMEM;
+	unescape_layer(copy);
+	nd = realloc(e->overlay_dirs, (*n + 2) * sizeof(*nd));
+	if (!nd) {
+		free(copy);
+		return -ENOMEM;
+	}
+	e->overlay_dirs = nd;
+	nk = realloc(e->overlay_kinds, (*n + 2) * sizeof(*nk));
+	if (!nk) {
+		free(copy);
+		e->overlay_dirs[*n] = NULL;
+		return -ENOMEM;
+	}
+	e->overlay_kinds = nk;
+	e->overlay_dirs[*n] = copy;
+	e->overlay_kinds[*n] = kind;
+	(*n)++;
+	e->overlay_dirs[*n] = NULL;
+	e->overlay_kinds[*n] = NULL;
+	return 0;
+}
+
+/* A lowerdir list: split on ':' not escaped by a backslash ("::" ends the data-only layers). */
+static int add_layers(struct mount_entry *e, size_t *n, const char *kind, const char *v, bool list)
+{
+	const char *end = v + strlen(v);
+	int r = 0;
+
+	if (!list)
+		return add_overlay_dir(e, n, kind, v, (size_t)(end - v));
+	while (r == 0 && v <= end) {
+		const char *c = v;
+
+		while (c < end && *c != ':')
+			c += (*c == '\\' && c + 1 < end) ? 2 : 1;
+		r = add_overlay_dir(e, n, kind, v, (size_t)(c - v));
+		v = c + 1;
+	}
+	return r;
+}
+
+/*
+ * The layers of an overlayfs mount from its super options as mountinfo
+ * shows them: "rw,lowerdir=/a:/b\134:c,upperdir=/u,workdir=/w".  A comma
+ * inside a value arrives octal-escaped (\054), so splitting on ',' first is
+ * exact; then the value loses its octal escapes, a lowerdir list is split on
+ * unescaped ':', and each layer loses its backslash escapes.
+ */
+static int parse_overlay(struct mount_entry *e, const char *opts)
+{
+	static const char *const kinds[] = { "lowerdir", "lowerdir+", "datadir+", "upperdir",
+					     "workdir" };
+	size_t n = 0;
+	int r = 0;
+
+	while (*opts && r == 0) {
+		size_t len = strcspn(opts, ",");
+		const char *eq = memchr(opts, '=', len);
+
+		for (size_t k = 0; eq && k < S2C_ELEMENTSOF(kinds); k++) {
+			_cleanup_free_ char *v = NULL;
+
+			if ((size_t)(eq - opts) != strlen(kinds[k]) ||
+			    strncmp(opts, kinds[k], (size_t)(eq - opts)) != 0)
+				continue;
+			v = strndup(eq + 1, len - (size_t)(eq + 1 - opts));
+			if (!v)
+				return -ENOMEM;
+			unescape(v);
+			r = add_layers(e, &n, kinds[k], v, k == 0);
+			break;
+		}
+		opts += len;
+		if (*opts == ',')
+			opts++;
+	}
+	return r;
 }
 
 struct mounts *mounts_free(struct mounts *m)
@@ -125,11 +233,6 @@ struct mounts *mounts_free(struct mounts *m)
 	free(m->targets_sorted);
 	free(m);
 	return NULL;
-}
-
-static void mounts_freep(struct mounts **m)
-{
-	mounts_free(*m);
 }
 
 /*
@@ -174,6 +277,8 @@ static int parse_line(char *line, struct mount_entry *e)
 		return -ENOMEM;
 	e->flags = parse_opts(field[5]);
 	e->pseudo = mounts_fstype_is_pseudo(e->fstype);
+	if (s2c_streq(e->fstype, "overlay") && sep + 3 < n)
+		return parse_overlay(e, field[sep + 3]);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "cleanup.h"
 
 struct s2c_error;
 
@@ -35,6 +36,14 @@ struct mount_entry {
 	char *source;           /**< mount source, unescaped */
 	enum mount_flags flags; /**< per-mount flags */
 	bool pseudo;            /**< a pseudo filesystem (proc, sysfs, …) */
+	/**
+	 * For an overlayfs mount, the directories it is made of, from the super
+	 * options (lowerdir, lowerdir+, datadir+, upperdir, workdir), unescaped:
+	 * NULL-terminated, with the option each came from in the same place of
+	 * @overlay_kinds ("lowerdir", "upperdir", …).  NULL for other mounts.
+	 */
+	char **overlay_dirs;
+	const char **overlay_kinds;
 };
 
 /** The whole table, in mountinfo order (later entries mount over earlier ones). */
@@ -57,6 +66,7 @@ int mounts_load(const char *path, struct mounts **ret, struct s2c_error *err);
 
 /** Free a table; accepts NULL; returns NULL. */
 struct mounts *mounts_free(struct mounts *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct mounts *, mounts_free)
 
 /**
  * The mount whose mount point is exactly @path (the topmost one when several

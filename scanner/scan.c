@@ -12,6 +12,8 @@
 #include "idmap.h"
 #include "mounts.h"
 #include "scan.h"
+#include "skip.h"
+#include "util.h"
 #include "common.h"
 
 struct collector {
@@ -21,6 +23,8 @@ struct collector {
 	const struct mounts *mounts;
 	const struct scan_options *o;
 	uint64_t warnings;
+	struct skip_entry *skipped;
+	size_t n_skipped, alloc_skipped;
 };
 
 static int on_candidate(void *userdata, const struct walk_entry *e)
@@ -48,6 +52,36 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 	return 0;
 }
 
+static int on_skip(void *userdata, const char *path, const struct skip_rule *rule)
+{
+	struct collector *c = userdata;
+	struct skip_entry e = {
+		.path = strdup(path),
+		.reason = rule ? rule->reason : SKIP_OS_ROOT,
+		.source = rule && rule->source ? strdup(rule->source) : NULL,
+	};
+
+	if (!e.path || (rule && rule->source && !e.source)) {
+		skip_entry_release(&e);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&c->lock);
+	if (c->n_skipped == c->alloc_skipped) {
+		size_t na = c->alloc_skipped ? c->alloc_skipped * 2 : 16;
+		struct skip_entry *nv = realloc(c->skipped, na * sizeof(*nv));
+		if (!nv) {
+			pthread_mutex_unlock(&c->lock);
+			skip_entry_release(&e);
+			return -ENOMEM;
+		}
+		c->skipped = nv;
+		c->alloc_skipped = na;
+	}
+	c->skipped[c->n_skipped++] = e;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
 static void on_error(void *userdata, const char *path, int error, const char *what)
 {
 	struct collector *c = userdata;
@@ -62,6 +96,40 @@ static int cmp_path(const void *a, const void *b)
 	const struct facts *x = *(struct facts *const *)a, *y = *(struct facts *const *)b;
 
 	return strcmp(x->path, y->path);
+}
+
+static int cmp_skipped(const void *a, const void *b)
+{
+	return strcmp(((const struct skip_entry *)a)->path, ((const struct skip_entry *)b)->path);
+}
+
+/* Sort by path and keep the first report of each path. */
+static void sort_skipped(struct scan_result *res)
+{
+	size_t k = 0;
+
+	if (res->n_skipped == 0)
+		return;
+	qsort(res->skipped, res->n_skipped, sizeof(*res->skipped), cmp_skipped);
+	for (size_t i = 0; i < res->n_skipped; i++) {
+		if (k && s2c_streq(res->skipped[k - 1].path, res->skipped[i].path))
+			skip_entry_release(&res->skipped[i]);
+		else
+			res->skipped[k++] = res->skipped[i];
+	}
+	res->n_skipped = k;
+}
+
+const struct skip_entry *scan_result_skipped(const struct scan_result *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_skipped; i++) {
+		const char *s = r->skipped[i].path;
+		size_t len = strlen(s);
+
+		if (strncmp(path, s, len) == 0 && (path[len] == '/' || path[len] == '\0'))
+			return &r->skipped[i];
+	}
+	return NULL;
 }
 
 int scan_open_root(const char *root, bool *ret_host, struct s2c_error *err)
@@ -88,17 +156,15 @@ struct scan_result *scan_result_free(struct scan_result *r)
 	for (size_t i = 0; i < r->n; i++)
 		facts_free(r->v[i]);
 	free(r->v);
+	for (size_t i = 0; i < r->n_skipped; i++)
+		skip_entry_release(&r->skipped[i]);
+	free(r->skipped);
 	free(r->root);
 	mounts_free(r->mounts);
 	if (r->rootfd >= 0)
 		(void)close(r->rootfd);
 	free(r);
 	return NULL;
-}
-
-static void scan_result_freep(struct scan_result **r)
-{
-	scan_result_free(*r);
 }
 
 static double now(void)
@@ -120,12 +186,52 @@ static int name_all(struct scan_result *res)
 	return r;
 }
 
+/*
+ * What not to walk: on the running system its other roots (unless
+ * SCAN_OTHER_ROOTS), then the exclude patterns and the exclude file.
+ */
+static int build_skip(const struct scan_options *o, const struct scan_result *res,
+		      struct skip_list *l, struct s2c_error *err)
+{
+	int r;
+
+	if (res->host && !(o->flags & SCAN_OTHER_ROOTS)) {
+		r = skip_list_add_live(l, res->mounts);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; o->exclude && o->exclude[i]; i++) {
+		_cleanup_free_ char *source = NULL;
+		struct s2c_error e = { 0 };
+
+		if (asprintf(&source, "--exclude %s", o->exclude[i]) < 0)
+			return -ENOMEM;
+		r = skip_list_add(l, o->exclude[i], SKIP_EXCLUDED, source, &e);
+		if (r == -EINVAL)
+			return s2c_error_set(err, r, "invalid exclude pattern '%s': %s", o->exclude[i],
+					     e.msg);
+		if (r < 0)
+			return r;
+	}
+	if (o->exclude_file) {
+		_cleanup_free_ char *display = res->host ? strdup(o->exclude_file)
+							 : path_join(res->root, o->exclude_file);
+		if (!display)
+			return -ENOMEM;
+		r = skip_list_load(l, res->rootfd, o->exclude_file, display, o->trusted, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_error *err)
 {
 	static const char *const default_paths[] = { "/", NULL };
 	_cleanup_(scan_result_freep) struct scan_result *res = calloc(1, sizeof(*res));
 	struct collector c = { .o = o };
 	struct walk_stats local = { 0 };
+	struct skip_list skip = { 0 };
 	struct walk_options w;
 	double t0;
 	int r;
@@ -145,6 +251,11 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		if (r < 0)
 			return r;
 	}
+	r = build_skip(o, res, &skip, err);
+	if (r < 0) {
+		skip_list_release(&skip);
+		return r;
+	}
 	c.mounts = res->mounts;
 	pthread_mutex_init(&c.lock, NULL);
 	w = (struct walk_options){
@@ -155,9 +266,12 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		.max_depth = o->max_depth,
 		.flags = ((o->flags & SCAN_XDEV) ? WALK_XDEV : 0) |
 			 ((o->flags & SCAN_ALL_CAPS) ? WALK_ALL_CAPS : 0) |
-			 ((o->flags & SCAN_CROSS_PSEUDO) ? WALK_CROSS_PSEUDO : 0),
+			 ((o->flags & SCAN_CROSS_PSEUDO) ? WALK_CROSS_PSEUDO : 0) |
+			 (res->host && !(o->flags & SCAN_OTHER_ROOTS) ? WALK_SKIP_OS_ROOTS : 0),
 		.on_candidate = on_candidate,
 		.on_error = on_error,
+		.skip = &skip,
+		.on_skip = on_skip,
 		.userdata = &c,
 		.stats = o->stats ? o->stats : &local,
 	};
@@ -165,8 +279,12 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	r = walk_run(&w);
 	res->seconds = now() - t0;
 	pthread_mutex_destroy(&c.lock);
+	skip_list_release(&skip);
 	res->v = c.v;
 	res->n = c.n;
+	res->skipped = c.skipped;
+	res->n_skipped = c.n_skipped;
+	sort_skipped(res);
 	res->warnings = c.warnings;
 	res->stats = *w.stats;
 	if (r < 0)

@@ -4,6 +4,11 @@
  * (host only), runs the parallel walker, collects the facts of every
  * candidate, names owners and groups, and sorts the result by path so every
  * output built from it is deterministic.
+ *
+ * On the running system the scan leaves out other systems' files (other OS
+ * roots, container and VM storage, overlayfs layers: skip.h) unless
+ * SCAN_OTHER_ROOTS; on any root it leaves out what the exclude patterns and
+ * the exclude file name.  What was left out is listed in the result.
  */
 #ifndef S2C_SCANNER_SCAN_H
 #define S2C_SCANNER_SCAN_H
@@ -12,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "skip.h"
 #include "walk.h"
+#include "cleanup.h"
 
 struct facts;
 struct mounts;
@@ -23,6 +30,8 @@ enum scan_flags {
 	SCAN_XDEV = 1 << 0,          /**< stay on each start path's filesystem */
 	SCAN_ALL_CAPS = 1 << 1,      /**< read caps of every regular file */
 	SCAN_CROSS_PSEUDO = 1 << 2,  /**< descend into proc, sysfs and the like */
+	SCAN_OTHER_ROOTS = 1 << 3,   /**< on the running system, also walk other OS roots,
+					  container storage and overlayfs layers */
 };
 
 /** Options; zero-initialise and fill in. */
@@ -33,6 +42,9 @@ struct scan_options {
 	unsigned max_depth;          /**< 0 = walker default */
 	enum scan_flags flags;
 	const char *mountinfo;       /**< mount table to read; NULL = /proc/self/mountinfo */
+	const char *const *exclude;  /**< paths and globs not to walk (NULL-terminated), or NULL */
+	const char *exclude_file;    /**< exclude file beneath the root (skip_list_load()), or NULL */
+	bool trusted;                /**< refuse an exclude file someone but root could write */
 	walk_error_fn on_warning;    /**< called for every incomplete part (any thread) */
 	void *userdata;
 	struct walk_stats *stats;    /**< optional live counters for a progress display */
@@ -47,6 +59,8 @@ struct scan_result {
 	struct facts **v;            /**< candidates sorted by path */
 	size_t n;
 	uint64_t warnings;           /**< number of warnings reported */
+	struct skip_entry *skipped;  /**< what was left out, sorted by path, unique */
+	size_t n_skipped;
 	struct walk_stats stats;     /**< final counters */
 	double seconds;              /**< wall time of the walk */
 };
@@ -55,12 +69,21 @@ struct scan_result {
  * Run a scan.
  * @ret  on success a new result, free with scan_result_free().  Partial
  *       scans succeed; warnings counts the parts that were skipped.
- * Returns 0, or -errno with a message in @err when the root cannot be used.
+ * Returns 0, or -errno with a message in @err when the root cannot be used,
+ * an exclude pattern is malformed (-EINVAL), or the exclude file is malformed
+ * (-EINVAL), untrusted (-EPERM) or unreadable.
  */
 int scan_run(const struct scan_options *opts, struct scan_result **ret, struct s2c_error *err);
 
 /** Free; accepts NULL; returns NULL. */
 struct scan_result *scan_result_free(struct scan_result *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct scan_result *, scan_result_free)
+
+/**
+ * The entry of @r->skipped that is @path or one of its ancestors, or NULL:
+ * why a path was not scanned.  Borrowed pointer.
+ */
+const struct skip_entry *scan_result_skipped(const struct scan_result *r, const char *path);
 
 /**
  * Open @root as a directory for use as a root fd (O_PATH).  Sets @ret_host

@@ -23,6 +23,7 @@
 #include "fcaps.h"
 #include "mounts.h"
 #include "resolve.h"
+#include "skip.h"
 #include "walk.h"
 #include "util.h"
 #include "common.h"
@@ -38,6 +39,8 @@ struct dnode {
 	dev_t dev;              /* st_dev of this directory (image mode) */
 	dev_t xdev;             /* st_dev of the start path, for WALK_XDEV */
 	bool check_mounts;      /* host mode: a mount point lies below */
+	bool check_skip;        /* a skip rule can match below */
+	unsigned comps;         /* components of path ("/" has 0) */
 	size_t name_off;        /* offset of the last component in path */
 	size_t pathlen;
 	char path[];
@@ -56,11 +59,21 @@ struct walker {
 	int error;
 };
 
+/* A candidate held back until its directory is known not to be an OS root. */
+struct deferred {
+	char *name;
+	int caps_len;
+	unsigned char caps[FCAPS_BLOB_MAX + 1];
+};
+
 struct worker {
 	struct walker *w;
 	char *buf;
 	struct dnode **batch;
 	size_t nbatch, abatch;
+	bool deferring;         /* found_file() holds candidates back */
+	struct deferred *defer;
+	size_t ndefer, adefer;
 };
 
 static void dnode_unref(struct dnode *d)
@@ -97,6 +110,8 @@ static struct dnode *dnode_new(struct dnode *parent, const char *name, size_t na
 	d->dev = parent->dev;
 	d->xdev = parent->xdev;
 	d->check_mounts = false;
+	d->check_skip = false;
+	d->comps = parent->comps + 1;
 	return d;
 }
 
@@ -215,6 +230,16 @@ static int found_dir(struct walker *w, struct worker *t, struct dnode *d, const 
 	c = dnode_new(d, name, namelen);
 	if (!c)
 		return -ENOMEM;
+	if (d->check_skip) {
+		const struct skip_rule *rule = skip_list_match(w->o->skip, c->path, c->comps);
+
+		if (rule) {
+			int r = w->o->on_skip(w->o->userdata, c->path, rule);
+			dnode_unref(c);
+			return r;
+		}
+		c->check_skip = skip_list_below(w->o->skip, c->path, c->comps);
+	}
 	if (d->check_mounts) {
 		const struct mount_entry *m = mounts_at(w->o->mounts, c->path);
 
@@ -235,9 +260,16 @@ static int emit(struct walker *w, struct dnode *d, const char *name,
 		const unsigned char *caps, int caps_len)
 {
 	struct statx stx;
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = path_join(d->path, name);
 	struct walk_entry e;
 
+	if (!path)
+		return -ENOMEM;
+	if (d->check_skip) {
+		const struct skip_rule *rule = skip_list_match(w->o->skip, path, d->comps + 1);
+		if (rule)
+			return w->o->on_skip(w->o->userdata, path, rule);
+	}
 	if (statx(d->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_BASIC_STATS | STATX_MNT_ID, &stx) < 0) {
 		report(w, d->path, name, -errno, "cannot stat");
@@ -245,9 +277,6 @@ static int emit(struct walker *w, struct dnode *d, const char *name,
 	}
 	if (!S_ISREG(stx.stx_mode))
 		return 0;       /* replaced while we looked; nothing privileged to report */
-	path = path_join(d->path, name);
-	if (!path)
-		return -ENOMEM;
 	e = (struct walk_entry){
 		.path = path, .dirfd = d->fd, .name = name, .stx = &stx,
 		.caps = caps_len >= 0 ? caps : NULL, .caps_len = caps_len,
@@ -256,6 +285,43 @@ static int emit(struct walker *w, struct dnode *d, const char *name,
 	if (w->o->stats)
 		__atomic_add_fetch(&w->o->stats->candidates, 1, __ATOMIC_RELAXED);
 	return w->o->on_candidate(w->o->userdata, &e);
+}
+
+static int defer(struct worker *t, const char *name, const unsigned char *caps, int caps_len)
+{
+	struct deferred *x;
+
+	if (t->ndefer == t->adefer) {
+		size_t na = t->adefer ? t->adefer * 2 : 8;
+		struct deferred *nd = realloc(t->defer, na * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		t->defer = nd;
+		t->adefer = na;
+	}
+	x = &t->defer[t->ndefer];
+	x->name = strdup(name);
+	if (!x->name)
+		return -ENOMEM;
+	x->caps_len = caps_len;
+	if (caps_len > 0)
+		memcpy(x->caps, caps, (size_t)caps_len);
+	t->ndefer++;
+	return 0;
+}
+
+/* Hand on (or, for an OS root, drop) the candidates held back for @d. */
+static int flush_deferred(struct walker *w, struct worker *t, struct dnode *d, bool drop)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < t->ndefer; i++) {
+		if (r == 0 && !drop)
+			r = emit(w, d, t->defer[i].name, t->defer[i].caps, t->defer[i].caps_len);
+		free(t->defer[i].name);
+	}
+	t->ndefer = 0;
+	return r;
 }
 
 /*
@@ -291,6 +357,8 @@ static int found_file(struct walker *w, struct worker *t, struct dnode *d, const
 	}
 	if (!(stx.stx_mode & (S_ISUID | S_ISGID)) && caps_len == -ENODATA)
 		return 0;
+	if (t && t->deferring)
+		return defer(t, name, caps, caps_len);
 	return emit(w, d, name, caps, caps_len);
 }
 
@@ -335,10 +403,27 @@ static int open_dir(struct walker *w, struct dnode *d)
 	return 0;
 }
 
+/* "usr" and "etc": cheap enough to test for every entry. */
+static bool is_usr(const char *n)
+{
+	return n[0] == 'u' && n[1] == 's' && n[2] == 'r' && !n[3];
+}
+
+static bool is_etc(const char *n)
+{
+	return n[0] == 'e' && n[1] == 't' && n[2] == 'c' && !n[3];
+}
+
 static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
 {
+	/* The root itself is this system; any other directory may be another one. */
+	bool detect = (w->o->flags & WALK_SKIP_OS_ROOTS) && d->comps > 0;
+	bool usr = false, etc = false;
+	size_t first = t->nbatch;
 	uint64_t entries = 0;
 	int r = 0;
+
+	t->deferring = detect;
 
 	for (;;) {
 		ssize_t n = getdents64(d->fd, t->buf, GETDENTS_BUF);
@@ -357,6 +442,10 @@ static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
 			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 				continue;
 			entries++;
+			if (detect && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)) {
+				usr = usr || is_usr(name);
+				etc = etc || is_etc(name);
+			}
 			switch (de->d_type) {
 			case DT_DIR: r = found_dir(w, t, d, name); break;
 			case DT_REG:
@@ -371,7 +460,18 @@ static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
 		__atomic_add_fetch(&w->o->stats->dirs, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&w->o->stats->files, entries, __ATOMIC_RELAXED);
 	}
-	return r;
+	t->deferring = false;
+	if (r == 0 && usr && etc && skip_is_os_root(d->fd)) {
+		/* Nothing of it was handed on yet: drop its queued subdirectories too. */
+		while (t->nbatch > first)
+			dnode_unref(t->batch[--t->nbatch]);
+		(void)flush_deferred(w, t, d, true);
+		return w->o->on_skip(w->o->userdata, d->path, NULL);
+	}
+	{
+		int k = flush_deferred(w, t, d, r < 0);
+		return r < 0 ? r : k;
+	}
 }
 
 static void *worker_main(void *arg)
@@ -400,6 +500,50 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A start path at or below a path not to walk: report that path and leave the
+ * start path out.  Each ancestor is matched against the rules and, when OS
+ * roots are left out, checked like a walked directory (@is_dir: @path itself
+ * is a directory).  Returns 1 when skipped, 0 to go on, or a negative errno.
+ */
+static int start_skipped(struct walker *w, const char *path, bool is_dir)
+{
+	bool detect = w->o->flags & WALK_SKIP_OS_ROOTS;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = strlen(path);
+	unsigned depth = 0;
+
+	if ((!w->o->skip || !w->o->skip->n) && !detect)
+		return 0;
+	if (len <= 1)
+		return 0;       /* the root */
+	buf = strdup(path);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 1; i <= len; i++) {
+		const struct skip_rule *rule;
+
+		if (i < len && path[i] != '/')
+			continue;
+		buf[i] = '\0';
+		depth++;
+		rule = skip_list_match(w->o->skip, buf, depth);
+		if (rule) {
+			int r = w->o->on_skip(w->o->userdata, buf, rule);
+			return r < 0 ? r : 1;
+		}
+		if (detect && (i < len || is_dir)) {
+			_cleanup_close_ int fd = resolve_open(w->o->rootfd, buf, O_PATH | O_DIRECTORY);
+			if (fd >= 0 && skip_is_os_root(fd)) {
+				int r = w->o->on_skip(w->o->userdata, buf, NULL);
+				return r < 0 ? r : 1;
+			}
+		}
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
 /* A start path that is a file rather than a directory. */
 static int start_file(struct walker *w, const char *path)
 {
@@ -408,6 +552,9 @@ static int start_file(struct walker *w, const char *path)
 	size_t plen;
 	int fd, r;
 
+	r = start_skipped(w, path, false);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	fd = resolve_open_parent(w->o->rootfd, path, &name);
 	if (fd < 0) {
 		report(w, path, NULL, fd, "cannot open");
@@ -436,7 +583,7 @@ static int start_path(struct walker *w, const char *raw)
 	struct dnode *d;
 	struct stat st;
 	size_t len;
-	int fd;
+	int fd, r;
 
 	if (!path) {
 		report(w, raw, NULL, -errno, "invalid path");
@@ -456,6 +603,11 @@ static int start_path(struct walker *w, const char *raw)
 		report(w, path, NULL, e, "cannot stat");
 		return 0;
 	}
+	r = start_skipped(w, path, true);
+	if (r != 0) {
+		(void)close(fd);
+		return r < 0 ? r : 0;
+	}
 	len = strlen(path);
 	d = calloc(1, sizeof(*d) + len + 1);
 	if (!d) {
@@ -468,6 +620,8 @@ static int start_path(struct walker *w, const char *raw)
 	d->refs = 1;
 	d->dev = d->xdev = st.st_dev;
 	d->check_mounts = mounts_below(w->o->mounts, path);
+	d->comps = skip_path_depth(path);
+	d->check_skip = skip_list_below(w->o->skip, path, d->comps);
 	if (w->n == w->alloc) {
 		size_t na = w->alloc ? w->alloc * 2 : 64;
 		struct dnode **ns = realloc(w->stack, na * sizeof(*ns));
@@ -532,6 +686,7 @@ int walk_run(const struct walk_options *opts)
 		for (size_t j = 0; j < workers[i].nbatch; j++)
 			dnode_unref(workers[i].batch[j]);
 		free(workers[i].batch);
+		free(workers[i].defer);
 	}
 	while (w.n > 0)
 		dnode_unref(w.stack[--w.n]);

@@ -15,6 +15,15 @@
  *
  * For every candidate (setuid, setgid, or carrying a capability xattr) the
  * walker calls walk_options::on_candidate from a worker thread.
+ *
+ * Paths a skip list (skip.h) matches are not walked but handed to
+ * walk_options::on_skip; the list is consulted only in subtrees a rule can
+ * reach.  With WALK_SKIP_OS_ROOTS a directory is also left out when it is
+ * another OS root: the walker notes "usr" and "etc" among the entries
+ * getdents64 already returned, and only a directory holding both costs the
+ * few openat/fstatat calls of skip_is_os_root().  The candidates found in a
+ * directory are handed on after the directory has been read, so nothing of
+ * an OS root is ever reported as a candidate.
  */
 #ifndef S2C_SCANNER_WALK_H
 #define S2C_SCANNER_WALK_H
@@ -25,12 +34,15 @@
 #include <sys/stat.h>
 
 struct mounts;
+struct skip_list;
+struct skip_rule;
 
 /** Walker behaviour. */
 enum walk_flags {
 	WALK_XDEV = 1 << 0,          /**< stay on the filesystem of each start path */
 	WALK_ALL_CAPS = 1 << 1,      /**< read caps of every regular file, not only executables */
 	WALK_CROSS_PSEUDO = 1 << 2,  /**< also descend into pseudo filesystems */
+	WALK_SKIP_OS_ROOTS = 1 << 3, /**< leave out directories (not the root) that are OS roots */
 };
 
 /** What the walker hands to on_candidate; valid only during the call. */
@@ -67,6 +79,15 @@ typedef int (*walk_candidate_fn)(void *userdata, const struct walk_entry *entry)
  */
 typedef void (*walk_error_fn)(void *userdata, const char *path, int error, const char *what);
 
+/**
+ * A path was left out; runs concurrently.
+ * @path  relative to the walk root.
+ * @rule  the skip rule that matched, or NULL for a directory found to be
+ *        another OS root (WALK_SKIP_OS_ROOTS).
+ * Return 0 to go on, or a negative errno to stop the walk with that error.
+ */
+typedef int (*walk_skip_fn)(void *userdata, const char *path, const struct skip_rule *rule);
+
 /** Options; zero-initialise and fill in. */
 struct walk_options {
 	int rootfd;                  /**< directory fd standing for "/" */
@@ -77,6 +98,8 @@ struct walk_options {
 	enum walk_flags flags;
 	walk_candidate_fn on_candidate;
 	walk_error_fn on_error;
+	const struct skip_list *skip;  /**< paths not to walk (start paths included), or NULL */
+	walk_skip_fn on_skip;        /**< required with @skip or WALK_SKIP_OS_ROOTS */
 	void *userdata;
 	struct walk_stats *stats;    /**< optional live counters */
 };

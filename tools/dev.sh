@@ -8,6 +8,10 @@
 #                        gcc, clang, and ASan+UBSan builds, header and man-page lint
 #   tools/dev.sh deps    only install the dependencies
 #
+# apt-get (and npm, into build/test-deps/) is all that changes the machine: the
+# tests keep to temporary directories and throwaway copies of the system, and
+# the host manifest tests check that they did.
+#
 set -eu
 
 # Files the build stages (the rules database) must not be group-writable:
@@ -20,6 +24,7 @@ cd "$here"
 # Everything the build, the tests and the benchmarks need, from Debian.
 PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
 libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev librpm-dev
+libbpf-dev bpftool
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm ansible"
@@ -117,7 +122,7 @@ test)
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests asan
 	echo "==> test (asan, Check without fork so LeakSanitizer sees test bodies)"
-	for s in util fcaps mounts resolve scanout rules journal elfinfo; do
+	for s in util fcaps mounts resolve scanout rules journal elfinfo learnrec; do
 		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
 	done

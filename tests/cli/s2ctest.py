@@ -4,10 +4,14 @@
 Each test module builds its trees in a fresh temporary directory, runs the
 built binary with --root on them, and compares stdout/stderr with golden files
 under tests/expected/<verb>/<case>.{txt,json,err}.  `--update` rewrites them.
+
+A test that must change the running system itself (dpkg, /etc, /var/lib, a verb
+without --root) runs in a throwaway copy of it: in_throwaway_system().
 """
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -190,14 +194,207 @@ def normalise_text(data, tmp=None):
     return data
 
 
+# --- a throwaway copy of the running system ---------------------------------------------
+
+# Filesystems that hold none of the system's files: left out of the copy (/proc, /sys
+# and /dev are mounted fresh in it instead).
+PSEUDO_FS = {"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "mqueue", "debugfs",
+             "tracefs", "securityfs", "pstore", "bpf", "configfs", "fusectl", "binfmt_misc",
+             "autofs", "hugetlbfs", "efivarfs", "nsfs", "rpc_pipefs", "nfsd", "selinuxfs"}
+CAP_SYS_CHROOT, CAP_SYS_ADMIN = 18, 21
+THROWAWAY_FAILED = 125      # exit status when the copy could not be made
+
+THROWAWAY_SETUP = r"""
+set -eu
+script_path=$PATH
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+fail() { echo "throwaway system: $*" >&2; exit 125; }
+# File capabilities set in the copy must stay there, or the migration tests prove nothing.
+probe() {
+	f=$1/.s2c-caps-probe.$$
+	: > "$f" || fail "cannot write to the copy of '$2'"
+	setcap cap_net_raw=ep "$f" || fail "cannot set file capabilities on the copy of '$2'"
+	case $(getcap "$f") in
+	*cap_net_raw=ep*) ;;
+	*) fail "file capabilities do not stay on the copy of '$2'" ;;
+	esac
+	rm -f "$f"
+}
+"""
+
+
+def _unescape(field):
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), field)
+
+
+def host_mounts():
+    """[(mount point, fstype, per-mount options)] as this process sees them, in mount order."""
+    mounts = []
+    with open("/proc/self/mountinfo", errors="surrogateescape") as f:
+        for line in f:
+            pre, _, post = line.partition(" - ")
+            fields = pre.split()
+            mounts.append((_unescape(fields[4]), post.split()[0], fields[5].split(",")))
+    return mounts
+
+
+def throwaway_layout():
+    """What a throwaway system is made of, outermost first: [(mount point, 'overlay' or
+    'bind', flags)].  Every writable mount of a filesystem that holds files gets an
+    overlay of its own with the host mount as the lower layer; a read-only mount is
+    bound read-only; pseudo and FUSE filesystems, file mounts and everything under
+    /proc, /sys and /dev are left out (their directory is empty in the copy)."""
+    top = {}
+    for point, fstype, opts in host_mounts():
+        top[point] = (fstype, opts)       # a later mount on the same point hides the earlier
+    layout, left_out = [], []
+    for point in sorted(top, key=lambda p: (p != "/", p.count("/"), p)):
+        fstype, opts = top[point]
+        inside = [d for d in ["/proc", "/sys", "/dev"] + left_out
+                  if point == d or point.startswith(d + "/")]
+        # overlayfs options cannot carry these characters safely
+        if (inside or fstype in PSEUDO_FS or fstype.startswith("fuse") or
+                not os.path.isdir(point) or re.search(r'[,:\\"\n]', point)):
+            left_out.append(point)
+            continue
+        flags = [o for o in opts if o in ("nosuid", "nodev", "noexec")]
+        layout.append((point, "bind" if "ro" in opts else "overlay", flags))
+    return layout
+
+
+def throwaway_unavailable():
+    """None when this process can make a throwaway system, else why it cannot."""
+    try:
+        with open("/proc/self/status") as f:
+            eff = int(next(l for l in f if l.startswith("CapEff:")).split()[1], 16)
+    except (OSError, StopIteration, ValueError):
+        return "cannot read this process's capabilities"
+    missing = [name for name, bit in (("cap_sys_admin", CAP_SYS_ADMIN),
+                                      ("cap_sys_chroot", CAP_SYS_CHROOT)) if not eff >> bit & 1]
+    if missing:
+        return "a throwaway system needs " + " and ".join(missing)
+    path = os.environ.get("PATH", "") + ":/usr/sbin:/usr/bin:/sbin:/bin"
+    for tool in ("unshare", "chroot", "mount", "setcap", "getcap"):
+        if not shutil.which(tool, path=path):
+            return f"a throwaway system needs {tool}"
+    return None
+
+
+def throwaway_system(ctx, script, env=None, timeout=600, binds=()):
+    """Run @script under sh, as root, in a throwaway copy of the running system.
+
+    The copy lives in a private mount namespace (unshare -m, propagation private)
+    and a PID namespace of its own: an overlayfs over each of the host's mounts
+    (upper and work layers on a tmpfs, which keeps security.capability and the
+    trusted.overlay.* xattrs; file capabilities set in the copy are checked to stay),
+    fresh /proc with a read-only /proc/sys, a read-only /sys, a read-only bind of /dev
+    with a fresh /dev/pts and /dev/shm, and then chroot into it.  There `/` is the
+    running system for suid2cap, so verbs without --root, dpkg and its hooks, /etc
+    and /var/lib all act for real, on the copy only.  The source tree, the binary's
+    directory and @binds are seen at their own paths (bound read-only when they lie
+    on a mount the copy leaves out).  When the script ends, every process of the copy
+    is killed and the namespace, the mounts and the layers go with it.
+
+    Returns (exit status, stdout, stderr); THROWAWAY_FAILED when the copy could not
+    be made, with the reason on stderr."""
+    q = shlex.quote
+    base = ctx.tree("throwaway")
+    root, layers = os.path.join(base, "root"), os.path.join(base, "layers")
+    os.mkdir(root)
+    os.mkdir(layers)
+    lines = [f"R={q(root)} L={q(layers)}",
+             'mount -t tmpfs -o mode=0700 s2c-layers "$L" || fail "cannot mount a tmpfs"']
+    layout = throwaway_layout()
+    for i, (point, kind, flags) in enumerate(layout):
+        target = q(root + point.rstrip("/"))
+        if kind == "bind":
+            lines.append(f"mount --bind {q(point)} {target}")
+            lines.append(f"mount -o {q(','.join(['remount', 'bind', 'ro'] + flags))} {target}")
+            continue
+        opts = ",".join([f"lowerdir={point}", f"upperdir={layers}/upper{i}",
+                         f"workdir={layers}/work{i}"] + flags)
+        lines.append(f'mkdir "$L/upper{i}" "$L/work{i}"')
+        lines.append(f"mount -t overlay -o {q(opts)} s2c-throwaway {target} || "
+                     f"fail {q('cannot mount an overlay of ' + repr(point))}")
+        lines.append(f"probe {target} {q(point)}")
+    lines += [
+        'mount -t proc -o nosuid,nodev,noexec proc "$R/proc"',
+        'mount --bind "$R/proc/sys" "$R/proc/sys"',
+        'mount -o remount,bind,ro "$R/proc/sys"',
+        'mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$R/sys"',
+        'mount --bind /dev "$R/dev"',
+        'mount -o remount,bind,ro,nosuid "$R/dev"',
+        'mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"',
+        'mount -t tmpfs -o mode=1777,nosuid,nodev s2c-shm "$R/dev/shm"',
+    ]
+    # What lies on a mount left out of the copy (a FUSE home, say) is bound read-only.
+    copied = [point for point, _, _ in layout]
+    every = [point for point, _, _ in host_mounts()]
+    ro = []
+    for d in [SRC, os.path.dirname(ctx.binary), *binds]:
+        d = os.path.realpath(d)
+        mount = max((m for m in every if d == m or d.startswith(m.rstrip("/") + "/")), key=len)
+        if mount not in copied and not any(d == r or d.startswith(r + "/") for r in ro):
+            ro.append(d)
+    for d in ro:
+        lines.append(f"mkdir -p {q(root + d)}")
+        lines.append(f"mount --bind {q(d)} {q(root + d)}")
+        lines.append(f"mount -o remount,bind,ro {q(root + d)}")
+    lines += ['chroot=$(command -v chroot)', 'PATH=$script_path',
+              'exec "$chroot" "$R" /bin/sh -c "$1"']
+    e = dict(os.environ)
+    e.update({"LC_ALL": "C", "TZ": "UTC", "HOME": "/root"})
+    e.pop("TMPDIR", None)
+    e.update(env or {})
+    cmd = ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
+           "sh", "-c", THROWAWAY_SETUP + "\n".join(lines), "throwaway", script]
+    try:
+        p = subprocess.run(cmd, capture_output=True, env=e, timeout=timeout, cwd="/")
+    except subprocess.TimeoutExpired as t:
+        return (THROWAWAY_FAILED, t.stdout or b"",
+                (t.stderr or b"") + b"throwaway system: timed out after %d s\n" % timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def in_throwaway_system(ctx, fn, timeout=600):
+    """Run the test function @fn of the calling test module in a throwaway copy of
+    the running system (see throwaway_system()): the module is run again there with
+    --inside, and its checks count as this run's.  Returns SKIP when no copy can be
+    made here (not root, or without the capabilities it needs)."""
+    why = throwaway_unavailable()
+    if why:
+        print(f"  ({why})")
+        return SKIP
+    module = os.path.abspath(sys.modules[fn.__module__].__file__)
+    argv = [sys.executable, module, ctx.binary, "--inside", fn.__name__]
+    rc, out, err = throwaway_system(ctx, "exec " + " ".join(shlex.quote(a) for a in argv),
+                                    timeout=timeout, binds=[os.path.dirname(module)])
+    sys.stdout.write("".join("  | " + l + "\n" for l in out.decode(errors="replace").splitlines()))
+    sys.stderr.write(err.decode(errors="replace"))
+    name = f"{fn.__name__} in a throwaway system"
+    m = re.search(rb"^(\d+) passed, (\d+) failed, (\d+) skipped$", out, re.M)
+    if rc not in (0, 1, SKIP) or not m:
+        ctx.check(name, False, f"exit {rc}: {err[-3000:]!r}")
+        return None
+    ctx.passed += int(m[1])
+    fails = [l[5:].decode(errors="replace") for l in err.splitlines() if l.startswith(b"FAIL ")]
+    ctx.failures += [f"{name}: {f}" for f in fails]
+    if len(fails) < int(m[2]):
+        ctx.check(name, False, f"{int(m[2])} checks failed")
+    return SKIP if rc == SKIP else None
+
+
 def main(tests, argv):
     import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
     ap.add_argument("--update", action="store_true")
     ap.add_argument("-k", dest="only", default=None, help="run tests whose name contains this")
+    ap.add_argument("--inside", default=None, help="run only this function (in_throwaway_system)")
     a = ap.parse_args(argv)
     ctx = Ctx(os.path.abspath(a.binary), a.update)
+    if a.inside:
+        tests = [getattr(sys.modules["__main__"], a.inside)]
     ran = 0
     try:
         for t in tests:

@@ -96,7 +96,8 @@ TEST_RULES = {
 }
 
 WEIRD_NAMES = [b"<script>alert(1)</script>", b"&\"'", b"new\nline", b"bad\xffutf8",
-               b"\x1b[31mred", b"pipe|star*_under_`tick`", b"caf\xc3\xa9"]
+               b"\x1b[31mred", b"pipe|star*_under_`tick`", b"caf\xc3\xa9",
+               "bidi\u202etxt.exe".encode()]
 
 
 def compile_c(ctx, name, out, extra=()):
@@ -384,6 +385,9 @@ def test_names(ctx):
               rows and all(len(re.findall(rb"(?<!\\)\|", ln)) == 9 for ln in rows),
               f"{rows!r}")
     ctx.check("text no escape byte", b"\x1b" not in outs["text"], "")
+    for fmt in ("text", "markdown", "html", "sarif"):
+        ctx.check(f"{fmt} no raw bidi override", "\u202e".encode() not in outs[fmt], "")
+    ctx.check("text bidi override visible", b"/srv/bidi\\u{202e}txt.exe" in outs["text"], "")
     doc = json.loads(outs["json"])
     raw = set()
     for f in doc["files"]:

@@ -636,7 +636,8 @@ def test_errors(ctx):
 
 
 def test_output_file(ctx):
-    """-o writes atomically, never through a symlink, and a full stdout is an error."""
+    """-o neither follows nor replaces a symlink, writes atomically, and a full stdout is an
+    error."""
     root = ctx.tree("outfile")
     s2ctest.mkfile(root, "usr/bin/su", 0o4755)
     target = os.path.join(ctx.tmp, "plan-out.sh")
@@ -645,9 +646,13 @@ def test_output_file(ctx):
         f.write("keep me\n")
     os.symlink(decoy, target)
     rc, out, err = plan(ctx, root, "--format", "sh", "-o", target)
+    ctx.check("-o symlink refused", rc == 4 and b"symbolic link" in err, f"exit {rc}: {err!r}")
+    ctx.check("-o symlink and decoy kept", os.readlink(target) == decoy and
+              open(decoy).read() == "keep me\n", "")
+    os.unlink(target)
+    rc, out, err = plan(ctx, root, "--format", "sh", "-o", target)
     ctx.check("-o exit", rc == 0, f"exit {rc}: {err!r}")
-    ctx.check("-o replaced the symlink", not os.path.islink(target) and
-              open(decoy).read() == "keep me\n" and open(target).read().startswith("#!/bin/sh"), "")
+    ctx.check("-o wrote the script", open(target).read().startswith("#!/bin/sh"), "")
     with open("/dev/full", "wb") as full:
         p = subprocess.run([ctx.binary, "plan", "--root", root, "--kernel", KERNEL],
                            stdout=full, stderr=subprocess.PIPE)

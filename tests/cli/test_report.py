@@ -182,9 +182,9 @@ def test_bad_reports(ctx):
 
 
 def test_usage(ctx):
-    for args, text in ((["report"], b"missing subcommand"), (["report", "join"], b"unknown subcommand"),
+    for args, text in ((["report"], b"missing 'merge'"), (["report", "join"], b"unknown report command"),
                        (["report", "merge"], b"at least one report"),
-                       (["report", "merge", "--fail-on", "review", "x"], b"--fail-on-drift")):
+                       (["report", "merge", "--fail-on=review", "x"], b"unknown option")):
         rc, out, err = ctx.run(args)
         ctx.check(f"usage {args}", rc == 2 and text in err, f"{rc} {err!r}")
     rc, out, err = ctx.run(["report", "merge", "--help"])

@@ -52,7 +52,8 @@ def tree_links(ctx):
 
 def tree_names(ctx):
     root = ctx.tree("names")
-    for n in [b"new\nline", b"bad\xffutf8", b"sp ace", b"\x1b[31mred", b"caf\xc3\xa9", b"tab\tx"]:
+    for n in [b"new\nline", b"bad\xffutf8", b"sp ace", b"\x1b[31mred", b"caf\xc3\xa9", b"tab\tx",
+              b"\x1b]0;title\x07", "bidi\u202etxt.exe".encode()]:
         path = os.path.join(root.encode(), b"odd", n)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -213,9 +214,13 @@ def test_output_file(ctx):
         f.write("keep me\n")
     os.symlink(decoy, target)
     rc, out, err = ctx.run(["scan", "--root", root, "--format", "json", "-o", target])
+    ctx.check("output to a symlink refused", rc == 4 and b"symbolic link" in err,
+              f"exit {rc} {err!r}")
+    ctx.check("output symlink and decoy kept",
+              os.readlink(target) == decoy and open(decoy).read() == "keep me\n", "")
+    os.unlink(target)
+    rc, out, err = ctx.run(["scan", "--root", root, "--format", "json", "-o", target])
     ctx.check("output exit", rc == 0, f"exit {rc} {err!r}")
-    ctx.check("output replaced symlink, decoy kept",
-              not os.path.islink(target) and open(decoy).read() == "keep me\n", "")
     ctx.check("output is json", json.load(open(target))["schema"] == 1, "")
     rc, out, err = ctx.run(["scan", "--root", root, "-o", "/nonexistent-dir/x"])
     ctx.check("output to missing dir fails", rc == 4, f"exit {rc}")

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <check.h>
 
+#include "binary.h"
 #include "db.h"
 #include "elfinfo.h"
 #include "engine.h"
@@ -64,8 +65,12 @@ static struct world decide(const char *kernel)
 	e = (struct engine){ .db = w.db, .host = w.host, .ids = w.ids, .rootfd = w.res->rootfd };
 	ck_assert_int_eq(engine_prepare(&e, (const struct facts *const *)w.res->v, w.res->n), 0);
 	w.v = calloc(w.res->n + 1, sizeof(*w.v));
-	for (size_t i = 0; i < w.res->n; i++)
-		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &w.v[i], &err), 0);
+	for (size_t i = 0; i < w.res->n; i++) {
+		struct binary bin = { 0 };
+		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->caps.all_strings, &bin), 0);
+		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &bin, &w.v[i], &err), 0);
+		binary_release(&bin);
+	}
 	return w;
 }
 

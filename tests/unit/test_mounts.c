@@ -109,6 +109,41 @@ START_TEST(test_live)
 }
 END_TEST
 
+/* The layers of overlayfs mounts, as the kernel shows them in the super options. */
+START_TEST(test_overlay_layers)
+{
+	/* Taken from a 6.18 kernel: mount -o "lowerdir=/t/lo\:w\,er:/t/lo2,upperdir=/t/up per,..." */
+	static const char text[] =
+		"69 46 0:40 / /t/merged rw,relatime - overlay overlay rw,lowerdir=/t/lo\\134:w"
+		"\\134\\054er:/t/lo2,upperdir=/t/up\\040per,workdir=/t/work,uuid=on\n"
+		"70 46 0:41 / /c rw - overlay overlay ro,lowerdir=/l1::/data1,datadir+=/d2,"
+		"lowerdir+=/l3\n"
+		"71 46 0:42 / /x rw - ext4 /dev/x rw,lowerdir=/not-overlay\n";
+	struct mounts *m = parse(text);
+	const struct mount_entry *e = mounts_at(m, "/t/merged");
+	static const char *const want[][2] = {
+		{ "/t/lo:w,er", "lowerdir" }, { "/t/lo2", "lowerdir" },
+		{ "/t/up per", "upperdir" }, { "/t/work", "workdir" },
+	};
+
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_ptr_nonnull(e->overlay_dirs[i]);
+		ck_assert_str_eq(e->overlay_dirs[i], want[i][0]);
+		ck_assert_str_eq(e->overlay_kinds[i], want[i][1]);
+	}
+	ck_assert_ptr_null(e->overlay_dirs[4]);
+	e = mounts_at(m, "/c");
+	ck_assert_str_eq(e->overlay_dirs[0], "/l1");
+	ck_assert_str_eq(e->overlay_dirs[1], "/data1");   /* "::" adds no empty layer */
+	ck_assert_str_eq(e->overlay_dirs[2], "/d2");
+	ck_assert_str_eq(e->overlay_kinds[2], "datadir+");
+	ck_assert_str_eq(e->overlay_dirs[3], "/l3");
+	ck_assert_ptr_null(e->overlay_dirs[4]);
+	ck_assert_ptr_null(mounts_at(m, "/x")->overlay_dirs);
+	mounts_free(m);
+}
+END_TEST
+
 START_TEST(test_pseudo_names)
 {
 	ck_assert(mounts_fstype_is_pseudo("proc"));
@@ -131,6 +166,7 @@ Suite *mounts_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_live);
 	tcase_add_test(tc, test_pseudo_names);
+	tcase_add_test(tc, test_overlay_layers);
 	suite_add_tcase(s, tc);
 	return s;
 }

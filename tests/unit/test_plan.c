@@ -15,6 +15,7 @@
 #include <check.h>
 #include <json-c/json.h>
 
+#include "binary.h"
 #include "db.h"
 #include "emit.h"
 #include "engine.h"
@@ -28,6 +29,7 @@
 #include "plan.h"
 #include "planload.h"
 #include "scan.h"
+#include "skip.h"
 #include "suites.h"
 
 static char *root;
@@ -91,8 +93,12 @@ static struct world decide(void)
 	e = (struct engine){ .db = w.db, .host = w.host, .ids = w.ids, .rootfd = w.res->rootfd };
 	ck_assert_int_eq(engine_prepare(&e, (const struct facts *const *)w.res->v, w.res->n), 0);
 	w.v = calloc(w.res->n + 1, sizeof(*w.v));
-	for (size_t i = 0; i < w.res->n; i++)
-		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &w.v[i], &err), 0);
+	for (size_t i = 0; i < w.res->n; i++) {
+		struct binary bin = { 0 };
+		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->caps.all_strings, &bin), 0);
+		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &bin, &w.v[i], &err), 0);
+		binary_release(&bin);
+	}
 	return w;
 }
 
@@ -251,6 +257,95 @@ START_TEST(test_change_needs_sha256)
 }
 END_TEST
 
+/* --- the running system: only packaged files change ------------------------------------ */
+
+static struct plan *build_live(const struct world *w)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+
+	ck_assert_msg(plan_build((const struct decision *const *)w->v, w->res->n, w->host, w->db,
+				 "/", true, &p, &err) == 0, "%s", err.msg);
+	return p;
+}
+
+START_TEST(test_only_packaged)
+{
+	static const char owned[] = "not owned by any package: on the running system only packaged "
+				    "files are changed; use --include-unpackaged";
+	struct world w;
+	struct plan *p, *q = NULL;
+	struct s2c_error err = { 0 };
+	const struct plan_entry *e;
+	char *a, *b;
+
+	make_image();
+	fx_write(root, "var/lib/dpkg/info/iputils-clockdiff.list", "/.\n/usr\n/usr/bin/clockdiff\n");
+	w = decide();
+	ck_assert(w.host->pkg_db);
+
+	/* An image: nothing is held back. */
+	p = build(&w);
+	ck_assert_int_eq(plan_only_packaged(p, w.host), 0);
+	ck_assert(entry(p, "/usr/local/bin/script.sh")->change);
+	plan_free(p);
+
+	/* The running system: the packaged program changes, the others are left alone. */
+	p = build_live(&w);
+	ck_assert_int_eq(plan_only_packaged(p, w.host), 1);
+	e = entry(p, "/usr/bin/clockdiff");
+	ck_assert(e->change);
+	ck_assert_str_eq(e->package, "iputils-clockdiff");
+	e = entry(p, "/usr/local/bin/script.sh");
+	ck_assert(!e->change);
+	ck_assert_int_eq(e->verdict, VERDICT_DROP);
+	ck_assert_str_eq(e->reason, owned);
+	ck_assert_uint_eq(e->after.mode, 04755);          /* stays as it is */
+	ck_assert_uint_eq(e->after.mode, e->before.mode);
+	ck_assert_int_eq(e->risk, e->risk_now);
+	/* Such a plan is what apply and plan --check accept, and it reads back the same. */
+	a = to_text(p);
+	ck_assert_msg(load_text(a, &q, NULL, &err) == 0, "%s", err.msg);
+	b = to_text(q);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	plan_free(q);
+	/* A second call finds nothing more to hold back. */
+	ck_assert_int_eq(plan_only_packaged(p, w.host), 0);
+	plan_free(p);
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(test_only_packaged_without_database)
+{
+	struct world w;
+	struct plan *p;
+	size_t held = 0;
+
+	make_image();
+	w = decide();
+	ck_assert(!w.host->pkg_db);
+	p = build_live(&w);
+	ck_assert_int_eq(plan_only_packaged(p, w.host), 2);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_entry *e = &p->v[i];
+		ck_assert(!e->change);
+		if (strstr(e->reason, "not owned by any package (this system has no package database "
+				      "suid2cap can read; it reads dpkg's)")) {
+			held++;
+			ck_assert_int_eq(e->risk, e->risk_now);
+			ck_assert(!e->disguise);
+		}
+	}
+	ck_assert_uint_eq(held, 2);
+	plan_free(p);
+	world_free(&w);
+}
+END_TEST
+
+
 /* --- the strict loader ------------------------------------------------------------------ */
 
 /* A valid plan: a change, an entry already migrated, a keep. */
@@ -383,6 +478,59 @@ static void expect_bad_utf8(const char *pointer, const char *value)
 	jcheck_problems_release(&problems);
 	free(text);
 }
+
+START_TEST(test_not_scanned)
+{
+	static char home[] = "/home/al\xffice/.local/share/containers",
+		    user[] = "rootless containers of user al\xffice", data[] = "/srv/data",
+		    pattern[] = "--exclude /srv/*", bookworm[] = "/var/tmp/bookworm";
+	const struct skip_entry v[] = {
+		{ .path = home, .reason = SKIP_CONTAINERS, .source = user },
+		{ .path = data, .reason = SKIP_EXCLUDED, .source = pattern },
+		{ .path = bookworm, .reason = SKIP_OS_ROOT, .source = NULL },
+	};
+	struct world w;
+	struct plan *p, *q = NULL;
+	struct s2c_error err = { 0 };
+	char *a, *b;
+
+	make_image();
+	w = decide();
+	p = build(&w);
+	ck_assert_int_eq(plan_set_not_scanned(p, v, 3), 0);
+	a = to_text(p);
+	ck_assert_ptr_nonnull(strstr(a, "\"path_hex\""));
+	ck_assert_msg(load_text(a, &q, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(q->n_not_scanned, 3);
+	ck_assert_str_eq(q->not_scanned[0].path, v[0].path);     /* exact bytes back */
+	ck_assert_str_eq(q->not_scanned[0].source, v[0].source);
+	ck_assert_int_eq(q->not_scanned[2].reason, SKIP_OS_ROOT);
+	ck_assert_ptr_null(q->not_scanned[2].source);
+	b = to_text(q);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	plan_free(q);
+	plan_free(p);
+	world_free(&w);
+
+	/* The loader refuses a list that is not what plan writes. */
+	expect("not_scanned", "{}", "$.not_scanned: expected an array");
+	expect("not_scanned", "[{\"path\": \"/b\", \"reason\": \"excluded\", \"source\": null},"
+	       " {\"path\": \"/a\", \"reason\": \"excluded\", \"source\": null}]",
+	       "$.not_scanned[1].path: not sorted by path");
+	expect("not_scanned", "[{\"path\": \"/a\", \"reason\": \"excluded\", \"source\": null},"
+	       " {\"path\": \"/a\", \"reason\": \"os-root\", \"source\": null}]",
+	       "$.not_scanned[1].path: the same path twice");
+	expect("not_scanned", "[{\"path\": \"/a\", \"reason\": \"elsewhere\", \"source\": null}]",
+	       "$.not_scanned[0].reason: expected \"os-root\", \"container-storage\", \"overlay\" "
+	       "or \"excluded\"");
+	expect("not_scanned", "[{\"path\": \"a\", \"reason\": \"excluded\", \"source\": null}]",
+	       "$.not_scanned[0].path: 'a' is not an absolute path");
+	expect("not_scanned", "[{\"path\": \"/a\", \"reason\": \"excluded\"}]",
+	       "$.not_scanned[0]: missing key 'source'");
+}
+END_TEST
 
 START_TEST(test_valid_plan_loads)
 {
@@ -717,6 +865,25 @@ START_TEST(test_emit_quoting)
 	free(perm);
 	free(t);
 	plan_free(p);
+	/* a bidi override or a C1 control: escaped in comments, and packaging formats, which
+	 * take a path literally, leave the entry out rather than show it reordered */
+	t = mutate("entries/0/path", "\"/usr/bin/a\\u202eb\\u009bc\"");
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	rpm = emit_text(p, EMIT_RPM);
+	ck_assert_ptr_nonnull(strstr(rpm, "# migrate /usr/bin/a\\u{202e}b\\xc2\\x9bc: a spec file cannot "
+					  "name this path literally, skipping it\n"));
+	ck_assert_ptr_null(strstr(rpm, "\xe2\x80\xae"));
+	perm = emit_text(p, EMIT_PERMISSIONS);
+	ck_assert_ptr_nonnull(strstr(perm, "# migrate /usr/bin/a\\u{202e}b\\xc2\\x9bc: a permissions file "
+					   "cannot name this path or owner, skipping it\n"));
+	ck_assert_ptr_null(strstr(perm, "\xe2\x80\xae"));
+	sh = emit_text(p, EMIT_SH);
+	ck_assert_ptr_nonnull(strstr(sh, "\n# /usr/bin/a\\u{202e}b\\xc2\\x9bc: migrate (rule "));
+	free(sh);
+	free(rpm);
+	free(perm);
+	free(t);
+	plan_free(p);
 }
 END_TEST
 
@@ -1004,6 +1171,8 @@ Suite *plan_suite(void)
 	tcase_add_test(build, test_deterministic);
 	tcase_add_test(build, test_change_needs_sha256);
 	tcase_add_test(build, test_check_parents);
+	tcase_add_test(build, test_only_packaged);
+	tcase_add_test(build, test_only_packaged_without_database);
 	suite_add_tcase(s, build);
 	tcase_add_checked_fixture(load, setup, teardown);
 	tcase_set_timeout(load, 30);
@@ -1020,6 +1189,7 @@ Suite *plan_suite(void)
 	tcase_add_test(load, test_emit_rpm);
 	tcase_add_test(load, test_emit_deb);
 	tcase_add_test(load, test_loader_held);
+	tcase_add_test(load, test_not_scanned);
 	suite_add_tcase(s, load);
 	return s;
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
 
 #include "error.h"
 #include "suites.h"
+#include "tri.h"
 #include "trust.h"
 #include "util.h"
 
@@ -48,6 +51,129 @@ START_TEST(test_escape_text)
 	s = escape_text("\xc2\x9b"); /* C1 CSI must not reach a terminal */
 	ck_assert_str_eq(s, "\\xc2\\x9b");
 	free(s);
+}
+END_TEST
+
+/* @cp as UTF-8 into @buf (at least 5 bytes). */
+static void put_utf8(uint32_t cp, char *buf)
+{
+	unsigned char *b = (unsigned char *)buf;
+
+	if (cp < 0x80) {
+		b[0] = (unsigned char)cp, b[1] = 0;
+	} else if (cp < 0x800) {
+		b[0] = (unsigned char)(0xc0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		b[2] = 0;
+	} else if (cp < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | cp >> 12);
+		b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (unsigned char)(0x80 | (cp & 0x3f)), b[3] = 0;
+	} else {
+		b[0] = (unsigned char)(0xf0 | cp >> 18);
+		b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (unsigned char)(0x80 | (cp & 0x3f)), b[4] = 0;
+	}
+}
+
+/* Terminal escape sequences: CSI (colours), OSC (window title), their C1 forms, ST. */
+START_TEST(test_escape_terminal_sequences)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "\x1b]0;title\x07name", "\\x1b]0;title\\x07name" },
+		{ "\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m" },
+		{ "\x1b]8;;https://x\x1b\\link", "\\x1b]8;;https://x\\x1b\\\\link" },
+		{ "\xc2\x9b" "31m", "\\xc2\\x9b31m" },                /* C1 CSI */
+		{ "\xc2\x9d" "0;t\xc2\x9c", "\\xc2\\x9d0;t\\xc2\\x9c" }, /* C1 OSC ... ST */
+		{ "del\x7f", "del\\x7f" },
+		{ "\r\n\t\b", "\\r\\n\\t\\x08" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = escape_text(cases[i].in);
+
+		ck_assert_str_eq(e, cases[i].out);
+		ck_assert_ptr_null(strchr(e, '\x1b'));
+		free(e);
+	}
+}
+END_TEST
+
+/* Every bidi control and the other format controls become \u{…}; other characters stay. */
+START_TEST(test_escape_format_controls)
+{
+	static const uint32_t bidi[] = { 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067,
+					 0x2068, 0x2069, 0x200e, 0x200f, 0x061c };
+	static const uint32_t other[] = { 0x00ad, 0x0600, 0x0605, 0x06dd, 0x070f, 0x180e, 0x200b,
+					  0x200c, 0x200d, 0x2028, 0x2029, 0x2060, 0x2064, 0x206a,
+					  0x206f, 0xfeff, 0xfff9, 0xfffb, 0x110bd, 0x13430, 0x1343f,
+					  0x1bca0, 0x1d173, 0x1d17a, 0xe0001, 0xe0020, 0xe0041,
+					  0xe007f };
+	static const uint32_t kept[] = { 0x00a0, 0x00e9, 0x0627, 0x05d0, 0x2027, 0x202f, 0x2065,
+					 0x4e2d, 0xfe0f, 0xfffd, 0x1f600, 0xe0100 };
+	char in[32], want[32], ch[8];
+
+	for (size_t i = 0; i < sizeof(bidi) / sizeof(bidi[0]) + sizeof(other) / sizeof(other[0]);
+	     i++) {
+		uint32_t cp = i < sizeof(bidi) / sizeof(bidi[0]) ? bidi[i] :
+			      other[i - sizeof(bidi) / sizeof(bidi[0])];
+		char *e;
+
+		ck_assert_msg(unicode_is_format_control(cp), "U+%04X", (unsigned)cp);
+		put_utf8(cp, ch);
+		(void)snprintf(in, sizeof(in), "a%sb", ch);
+		(void)snprintf(want, sizeof(want), "a\\u{%04x}b", (unsigned)cp);
+		e = escape_text(in);
+		ck_assert_str_eq(e, want);
+		free(e);
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		char *e;
+
+		ck_assert_msg(!unicode_is_format_control(kept[i]), "U+%04X", (unsigned)kept[i]);
+		put_utf8(kept[i], ch);
+		(void)snprintf(in, sizeof(in), "a%sb", ch);
+		e = escape_text(in);
+		ck_assert_str_eq(e, in);
+		free(e);
+	}
+	ck_assert(!unicode_is_format_control('a'));
+	ck_assert(!unicode_is_format_control(0x1b));    /* C0: escaped as \xNN, not \u{…} */
+	ck_assert(!unicode_is_format_control(0x10ffff));
+}
+END_TEST
+
+/* The worst expansion (four bytes out per byte in) fits: U+00AD is two bytes, eight out. */
+START_TEST(test_escape_expansion)
+{
+	char in[2 * 64 + 1], *e;
+
+	for (size_t i = 0; i < 64; i++)
+		memcpy(in + 2 * i, "\xc2\xad", 2);
+	in[2 * 64] = '\0';
+	e = escape_text(in);
+	ck_assert_uint_eq(strlen(e), 8 * 64);
+	ck_assert(strncmp(e, "\\u{00ad}\\u{00ad}", 16) == 0);
+	free(e);
+	e = escape_text("\xf3\xa0\x81\x81\xff");        /* tag LATIN CAPITAL A, invalid byte */
+	ck_assert_str_eq(e, "\\u{e0041}\\xff");
+	free(e);
+}
+END_TEST
+
+START_TEST(test_utf8_decode)
+{
+	uint32_t cp = 7;
+
+	ck_assert_uint_eq(utf8_decode("\xe2\x80\xae", 3, &cp), 3);
+	ck_assert_uint_eq(cp, 0x202e);
+	ck_assert_uint_eq(utf8_decode("A", 1, &cp), 1);
+	ck_assert_uint_eq(cp, 'A');
+	cp = 7;
+	ck_assert_uint_eq(utf8_decode("\xe2\x80\xae", 2, &cp), 0);   /* truncated */
+	ck_assert_uint_eq(utf8_decode("\xc0\xaf", 2, &cp), 0);       /* overlong */
+	ck_assert_uint_eq(utf8_decode("", 0, &cp), 0);
+	ck_assert_uint_eq(cp, 7);                                    /* untouched on failure */
 }
 END_TEST
 
@@ -116,6 +242,31 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* Kleene's truth tables, row by row. */
+START_TEST(test_tri)
+{
+	static const int v[] = { TRI_FALSE, TRI_UNKNOWN, TRI_TRUE };
+	static const int and_table[3][3] = {
+		{ TRI_FALSE, TRI_FALSE, TRI_FALSE },
+		{ TRI_FALSE, TRI_UNKNOWN, TRI_UNKNOWN },
+		{ TRI_FALSE, TRI_UNKNOWN, TRI_TRUE },
+	};
+	static const int or_table[3][3] = {
+		{ TRI_FALSE, TRI_UNKNOWN, TRI_TRUE },
+		{ TRI_UNKNOWN, TRI_UNKNOWN, TRI_TRUE },
+		{ TRI_TRUE, TRI_TRUE, TRI_TRUE },
+	};
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			ck_assert_int_eq(tri_and(v[i], v[j]), and_table[i][j]);
+			ck_assert_int_eq(tri_or(v[i], v[j]), or_table[i][j]);
+		}
+	ck_assert_int_eq(tri_of(true), TRI_TRUE);
+	ck_assert_int_eq(tri_of(false), TRI_FALSE);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -124,10 +275,15 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_parse_u64);
 	tcase_add_test(tc, test_utf8);
 	tcase_add_test(tc, test_escape_text);
+	tcase_add_test(tc, test_escape_terminal_sequences);
+	tcase_add_test(tc, test_escape_format_controls);
+	tcase_add_test(tc, test_escape_expansion);
+	tcase_add_test(tc, test_utf8_decode);
 	tcase_add_test(tc, test_sanitise_and_hex);
 	tcase_add_test(tc, test_path_join);
 	tcase_add_test(tc, test_error);
 	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_tri);
 	suite_add_tcase(s, tc);
 	return s;
 }

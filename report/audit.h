@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The audit report: the decisions about every privileged file of one scan,
- * summarised and classified into stable findings, and rendered as text, JSON
- * or Markdown.  html.h and sarif.h render the same model.
+ * The audit model: the decisions about every privileged file of one scan,
+ * summarised, classified into stable findings, and laid out as the rows of
+ * one file table.  audittext.h, auditjson.h, markdown.h, html.h and sarif.h
+ * render the same model.
  *
  * A finding is one concern about one file, with a stable id (S2C001…) that
  * every format uses: the SARIF rule id, the "findings" list of each file in
@@ -14,8 +15,8 @@
  * and keep no state; every file name, owner, reason and warning is escaped for
  * the format (escape_text() for text, Markdown escapes, UTF-8-safe JSON).
  */
-#ifndef S2C_REPORT_AUDITOUT_H
-#define S2C_REPORT_AUDITOUT_H
+#ifndef S2C_REPORT_AUDIT_H
+#define S2C_REPORT_AUDIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,10 +28,12 @@
 
 struct decision;
 struct host;
+struct learn_record;
 struct json_object;
+struct skip_entry;
 
 /** Version of the audit JSON document ("schema" key). */
-#define AUDITOUT_SCHEMA 1
+#define AUDIT_SCHEMA 1
 
 /** The kinds of finding; the order is the order of the ids. */
 enum audit_finding {
@@ -60,7 +63,7 @@ struct audit_finding_info {
 	const char *title;          /**< short description, one line */
 	const char *description;    /**< full description, a few sentences */
 	const char *severity;       /**< SARIF "security-severity", "0.0".."10.0" */
-	enum audit_level level;     /**< default level (results may differ, see auditout_level()) */
+	enum audit_level level;     /**< default level (results may differ, see audit_finding_level()) */
 };
 
 /**
@@ -131,12 +134,16 @@ struct audit {
 	uint64_t scan_warnings;     /**< parts the scan could not read */
 	uint64_t directories;       /**< directories walked */
 	uint64_t entries;           /**< directory entries seen */
+	const struct skip_entry *not_scanned; /**< what the scan left out, sorted (scan.h) */
+	size_t n_not_scanned;
 	const struct rules_db *db;
 	const struct host *host;
 	const char *ping_group_range; /**< net.ipv4.ping_group_range of the target, or NULL */
 	struct decision *const *v;  /**< one per privileged file, sorted by path */
 	size_t n;
 	const char *const *argv;    /**< the command line (SARIF invocation), NULL-terminated, or NULL */
+	struct learn_record *const *learned; /**< what `learn` observed, parallel to @v (NULL
+						   entries for files without a record), or NULL */
 	const struct audit_identity *identity; /**< or NULL */
 	const struct audit_target *targets; /**< packages or images; NULL for a tree */
 	size_t n_targets;
@@ -155,16 +162,16 @@ struct audit_summary {
 };
 
 /** Description of @f (a valid value).  Points to static storage. */
-const struct audit_finding_info *auditout_finding_info(enum audit_finding f);
+const struct audit_finding_info *audit_finding_info(enum audit_finding f);
 
 /** "note", "warning", "error". */
-const char *auditout_level_name(enum audit_level l);
+const char *audit_level_name(enum audit_level l);
 
 /**
  * The findings of decision @d as a bit mask (bit n = enum audit_finding n).
  * @a gives the capability table used to grade capability sets.
  */
-unsigned auditout_findings(const struct audit *a, const struct decision *d);
+unsigned audit_findings(const struct audit *a, const struct decision *d);
 
 /**
  * The level of finding @f for decision @d: verdict findings follow the risk
@@ -172,71 +179,60 @@ unsigned auditout_findings(const struct audit *a, const struct decision *d);
  * keep, always a note; S2C005 and S2C008 are errors; S2C006 follows the grade
  * of the existing capabilities; S2C007 is a warning.
  */
-enum audit_level auditout_level(const struct audit *a, const struct decision *d,
+enum audit_level audit_finding_level(const struct audit *a, const struct decision *d,
 			     enum audit_finding f);
 
 /** Fill @ret with the counts over every file of @a (written in full). */
-void auditout_summarise(const struct audit *a, struct audit_summary *ret);
+void audit_summarise(const struct audit *a, struct audit_summary *ret);
 
 /**
- * The text "likely to break …" warning of @d, or NULL: the engine's breaker
- * evidence (strings or imports showing the program insists on setuid root).
- * Borrowed from @d.
+ * The warning of @d saying the program is likely to break without setuid
+ * root (the engine's breaker evidence: strings or imports showing it insists
+ * on being root), or NULL.  Borrowed from @d.
  */
-const char *auditout_breaker(const struct decision *d);
+const char *audit_breaker(const struct decision *d);
 
 /**
  * The file's capabilities today as text: getcap's form, "(malformed)" for a
  * malformed attribute, or NULL without capabilities.  Borrowed from @d.
  */
-const char *auditout_caps_now(const struct decision *d);
+const char *audit_caps_now(const struct decision *d);
 
-/** Text rendering options. */
-struct auditout_text_options {
-	unsigned width;             /**< wrap reasons to this many columns (at least 40) */
-	bool color;                 /**< ANSI colours for headings, verdicts and risks */
+/** What `learn` observed about the file of @d (audit.learned), or NULL. */
+const struct learn_record *audit_learned(const struct audit *a, const struct decision *d);
+
+/** The ANSI colour of a verdict heading (text reports and explain). */
+const char *audit_verdict_color(enum verdict v);
+
+/** The ANSI colour of a risk grade ("" for low and none). */
+const char *audit_risk_color(enum risk r);
+
+/**
+ * One row of the file table, the same cells in every format.  Texts are raw
+ * (each renderer escapes them for its format); "after" members are NULL, or
+ * equal to the "now" ones, when nothing changes.
+ */
+struct audit_row {
+	const struct decision *d;   /**< borrowed */
+	size_t number;              /**< 1-based position in path order */
+	const char *path;           /**< borrowed */
+	char *owner, *owner_after;  /**< "owner:group" (ids where a name is unknown); the new
+				         owner as "uid:gid", NULL when it stays */
+	char mode[5], mode_after[5];
+	const char *caps, *caps_after; /**< getcap text, "(malformed)", or NULL for none; borrowed */
+	enum risk risk, risk_after;
+	const char *rule;           /**< rule id, "(ambiguous)", or NULL; borrowed */
+	unsigned findings;          /**< audit_findings() */
 };
 
 /**
- * Write the text report to @out: a header naming the root, host and database;
- * the summary (counts by verdict and by risk, setuid in disguise, changes);
- * then one table per verdict (migrate, drop, review, keep) whose rows give
- * path, owner:group, mode now -> after, capabilities now -> after, risk now ->
- * after and the rule id, each followed by its reason wrapped to @o->width and
- * its warnings.  Every name and text goes through escape_text().
- * Returns 0, -ENOMEM, or -EIO when @out reports an error.
+ * The rows of @a's file table, one per decision, in the order of @a->v.
+ * @ret: an array of @a->n rows, free with audit_rows_free().
+ * Returns 0 or -ENOMEM.
  */
-int auditout_text(const struct audit *a, const struct auditout_text_options *o, FILE *out);
+int audit_rows(const struct audit *a, struct audit_row **ret);
 
-/**
- * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
- * "root", "paths", "host", "database", "complete", "scan", "summary", "findings" (the
- * finding kinds), "files": [decisionout_json() plus "findings": [ids]]}, as
- * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
- * files in path order.
- * Returns a new object (the caller puts it) or NULL on OOM.
- */
-struct json_object *auditout_json_object(const struct audit *a);
+/** Free the @n rows of @v; accepts NULL. */
+void audit_rows_free(struct audit_row *v, size_t n);
 
-/**
- * The "host" object of the JSON document: live, kernel, kernel_version,
- * os_id, os, ping_group_range, package_database.  Returns a new object or NULL.
- */
-struct json_object *auditout_host_json(const struct audit *a);
-
-/** The "paths" array: the start paths, or ["/"] for the whole root.  NULL on OOM. */
-struct json_object *auditout_paths_json(const struct audit *a);
-
-/**
- * The "database" object: hash, number of rules, base names of the files
- * loaded (directories differ between machines).  Returns a new object or NULL.
- */
-struct json_object *auditout_database_json(const struct rules_db *db);
-
-/**
- * Write auditout_json_object() to @out, pretty-printed.
- * Returns 0, -ENOMEM or -EIO.
- */
-int auditout_json(const struct audit *a, FILE *out);
-
-#endif /* S2C_REPORT_AUDITOUT_H */
+#endif /* S2C_REPORT_AUDIT_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * JSON helpers shared by every machine-readable output.
+ * JSON helpers shared by every machine-readable output and every layer that
+ * builds JSON (plans, journals, the state file, reports).
  *
  * json-c writes bytes as they are, so a file name with invalid UTF-8 would
  * make the whole document invalid.  Paths therefore go out as a valid UTF-8
@@ -11,14 +12,13 @@
  * json_object_array_add() TAKE the reference passed in; json_object_object_get()
  * and json_object_array_get_idx() BORROW it.
  */
-#ifndef S2C_REPORT_JSONOUT_H
-#define S2C_REPORT_JSONOUT_H
+#ifndef S2C_COMMON_JSONOUT_H
+#define S2C_COMMON_JSONOUT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 struct json_object;
-struct facts;
 
 /** Release a json_object on scope exit (json_object_put accepts NULL). */
 void jsonout_putp(struct json_object **o);
@@ -62,12 +62,4 @@ int jsonout_add_bool(struct json_object *obj, const char *key, int value);
  */
 int jsonout_write(struct json_object *obj, FILE *out);
 
-/**
- * The JSON object describing one candidate's facts (path, ids, names, mode,
- * size, mtime, identity, capabilities, mount, flags).  Shared by scan, audit
- * and plan so the same file reads the same everywhere.
- * Returns a new object or NULL on OOM.
- */
-struct json_object *jsonout_facts(const struct facts *f);
-
-#endif /* S2C_REPORT_JSONOUT_H */
+#endif /* S2C_COMMON_JSONOUT_H */

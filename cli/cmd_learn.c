@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * suid2cap learn: run a command as an unprivileged user with candidate
+ * capabilities and report which capabilities it really used, which it was
+ * denied, and a draft rule; keep the result for explain and audit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "bpf.h"
+#include "captable.h"
+#include "cli.h"
+#include "dbargs.h"
+#include "elfinfo.h"
+#include "engine.h"
+#include "fcaps.h"
+#include "hash.h"
+#include "jsonout.h"
+#include "learnout.h"
+#include "opts.h"
+#include "match.h"
+#include "privs.h"
+#include "record.h"
+#include "resolve.h"
+#include "run.h"
+#include "scan.h"
+#include "scanargs.h"
+#include "util.h"
+#include "common.h"
+
+#define CAPS_RUN PRIVS_LEARN_RUN
+#define CAPS_BPF PRIVS_LEARN_BPF
+#define CAPS_PTRACE PRIVS_LEARN_PTRACE
+
+/* Where a command name without a slash is looked for, beneath the root. */
+static const char *const search_path[] = {
+	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
+};
+
+
+static const char help_text[] =
+	"Run COMMAND as USER with candidate capabilities and record every capability\n"
+	"check the kernel makes for it and the processes it starts: which capability,\n"
+	"granted or denied, how often, from which syscall.  Report the capabilities the\n"
+	"run used, those it was denied, and a draft rule; keep the result for explain\n"
+	"and audit (beneath ROOT in /var/lib/suid2cap/learn, by the program's SHA-256).\n"
+	"Options end at COMMAND, whose own options are its own.\n"
+	"\f"
+	"COMMAND's standard input is /dev/null and its output goes to standard error.\n"
+	"It runs in a PID namespace of its own with no_new_privs; when it exits or the\n"
+	"time limit passes, every process it left is killed.\n"
+	"\n"
+	"Exit status: 0 the run succeeded and was denied nothing, 1 it failed, timed out\n"
+	"or was denied a capability, 2 usage error or COMMAND not found, 4 learning\n"
+	"failed, 5 not root or BPF refused (--mechanism bpf).\n";
+
+enum mechanism_choice { CHOOSE_AUTO, CHOOSE_BPF, CHOOSE_PTRACE };
+
+struct learn_args {
+	const char *user;
+	const char *caps;            /**< --caps as given, or NULL */
+	unsigned timeout;
+	int mechanism;               /**< enum mechanism_choice */
+	int format;                  /**< 0 text, 1 json */
+	bool json, no_record, verbose;
+	const char *root;
+	struct dbargs db;
+	char **command;              /**< argv of COMMAND, NULL-terminated */
+};
+
+/** The program to run, found beneath the root. */
+struct program {
+	int fd;
+	char *path;                  /**< canonical, absolute beneath the root */
+	char sha256[HASH_HEX_LEN];
+	bool script;
+};
+
+static const char *const mechanisms[] = { "auto", "bpf", "ptrace", NULL };
+static const char *const formats[] = { "text", "json", NULL };
+
+static int opt_user(const struct opt *o, const char *arg, const char *verb)
+{
+	if (s2c_isempty(arg))
+		return usage_error(verb, "--user needs a user name");
+	*(const char **)o->value = arg;
+	return 0;
+}
+
+static int opt_timeout(const struct opt *o, const char *arg, const char *verb)
+{
+	unsigned *t = o->value;
+
+	if (parse_uint(arg, 86400, t) < 0 || *t == 0)
+		return usage_error(verb, "invalid --timeout '%s': expected 1..86400 seconds", arg);
+	return 0;
+}
+
+/* Returns the index of COMMAND, 0 after --help, or -exit code. */
+static int parse_argv(int argc, char **argv, struct learn_args *a)
+{
+	static char intro[sizeof(help_text) + 80];
+	struct opt opts[] = {
+		OPT_CALLBACK("user", &a->user, "USER", "run as USER (default: nobody); never root",
+			     opt_user),
+		OPT_STRING(0, "caps", &a->caps, "SET", "the candidate capabilities, a comma list "
+			   "such as\ncap_net_raw,cap_net_bind_service, 'none', or 'all'\n(every "
+			   "capability that is not root-equivalent);\ndefault: what the rules and the "
+			   "decision engine\npropose for a set-ID or capability-carrying program,\n"
+			   "else 'all'"),
+		OPT_CALLBACK("timeout", &a->timeout, "S", "stop the run after S seconds (default: "
+			     "30)", opt_timeout),
+		OPT_CHOICE("mechanism", &a->mechanism, mechanisms, "M", "auto (default: bpf where "
+			   "the kernel allows it,\nelse ptrace), bpf or ptrace"),
+		OPT_CHOICE("format", &a->format, formats, "FMT", "text (default) or json"),
+		OPT_BOOL(0, "json", &a->json, "short for --format json"),
+		OPT_STRING(0, "root", &a->root, "DIR", "look COMMAND up and keep the record "
+			   "beneath DIR"),
+		OPT_TABLE(a->db.opts),
+		OPT_BOOL(0, "no-record", &a->no_record, "do not keep the result for explain and "
+			 "audit"),
+		OPT_BOOL(0, "verbose", &a->verbose, "also print the capabilities suid2cap keeps "
+			 "during the run"),
+		OPT_END(),
+	};
+	int first;
+
+	*a = (struct learn_args){ .user = "nobody", .timeout = 30, .root = "/" };
+	dbargs_init(&a->db);
+	(void)snprintf(intro, sizeof(intro), "%s%s", help_text, learn_bpf_built() ? "" :
+		       "\nThis build has no BPF support: learn uses ptrace only.\n");
+	first = opts_parse(cmd_lookup("learn"), opts, intro, argc, argv);
+	if (first <= 0)
+		return first;
+	a->json |= a->format == 1;
+	if (s2c_isempty(a->root))
+		return -usage_error("learn", "--root needs a directory");
+	a->command = argv + first;
+	return first;
+}
+
+/* --- the program ---------------------------------------------------------------------- */
+
+static void program_release(struct program *p)
+{
+	if (p->fd >= 0)
+		(void)close(p->fd);
+	free(p->path);
+}
+
+/* Open @path beneath @rootfd, following symlinks only inside the root. */
+static int open_in_root(int rootfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		return resolve_open(rootfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The path of the open file @fd relative to the root @root_real. */
+static char *path_beneath(int fd, const char *root_real)
+{
+	char link[64], target[PATH_MAX];
+	size_t rl = strlen(root_real);
+	ssize_t n;
+
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	if (s2c_streq(root_real, "/"))
+		return strdup(target);
+	if (strncmp(target, root_real, rl) != 0 || target[rl] != '/')
+		return NULL;
+	return strdup(target + rl);
+}
+
+/* Find COMMAND beneath the root: a path, or a name in the fixed search path. */
+static int locate(int rootfd, const char *root_real, const char *name, bool live,
+		  struct program *ret)
+{
+	_cleanup_free_ char *abs = NULL;
+	int fd = -ENOENT;
+
+	if (strchr(name, '/')) {
+		if (name[0] != '/') {
+			char cwd[PATH_MAX];
+			if (!live) {
+				log_error("with --root, COMMAND must be an absolute path or a name, "
+					  "not '%s'", name);
+				return S2C_EXIT_USAGE;
+			}
+			if (!getcwd(cwd, sizeof(cwd)) || !(abs = path_join(cwd, name))) {
+				log_error("cannot resolve '%s': %s", name, strerror(errno));
+				return S2C_EXIT_FAILURE;
+			}
+		}
+		fd = open_in_root(rootfd, abs ? abs : name);
+	} else {
+		for (size_t i = 0; i < S2C_ELEMENTSOF(search_path) && fd < 0; i++) {
+			_cleanup_free_ char *p = path_join(search_path[i], name);
+			struct stat st;
+			if (!p)
+				return S2C_EXIT_FAILURE;
+			fd = open_in_root(rootfd, p);
+			if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+					!(st.st_mode & 0111))) {
+				(void)close(fd);
+				fd = -ENOENT;
+			}
+		}
+	}
+	if (fd < 0) {
+		if (fd == -ENOENT)
+			log_error("command '%s' not found%s%s%s", name, live ? "" : " beneath '",
+				  live ? "" : root_real, live ? "" : "'");
+		else
+			log_error("cannot open '%s': %s", name, strerror(-fd));
+		return S2C_EXIT_USAGE;
+	}
+	ret->fd = fd;
+	ret->path = path_beneath(fd, root_real);
+	if (!ret->path) {
+		log_error("cannot tell where '%s' is beneath the root", name);
+		return S2C_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int inspect(struct program *p)
+{
+	struct stat st;
+	char head[2] = { 0 };
+	int r;
+
+	if (fstat(p->fd, &st) < 0) {
+		log_error("cannot stat '%s': %s", p->path, strerror(errno));
+		return S2C_EXIT_FAILURE;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+		log_error("'%s' is not an executable file", p->path);
+		return S2C_EXIT_USAGE;
+	}
+	r = hash_fd_sha256(p->fd, p->sha256);
+	if (r < 0) {
+		log_error("cannot read '%s': %s", p->path, strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	p->script = pread(p->fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!';
+	return 0;
+}
+
+/* --- candidates ----------------------------------------------------------------------- */
+
+static int parse_caps(const char *s, const struct captable *t, uint64_t *ret)
+{
+	_cleanup_free_ char *copy = strdup(s);
+	char *save = NULL;
+	uint64_t mask = 0;
+
+	if (!copy)
+		return -S2C_EXIT_FAILURE;
+	if (s2c_streq(s, "none")) {
+		*ret = 0;
+		return 0;
+	}
+	if (s2c_streq(s, "all")) {
+		for (int c = 0; c <= CAP_LAST_CAP && c < 64; c++)
+			if (t->caps[c].known && t->caps[c].risk < RISK_ROOT)
+				mask |= S2C_CAPMASK(c);
+		*ret = mask;
+		return 0;
+	}
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int c = fcaps_from_name(w);
+		if (c < 0 || strncmp(w, "cap_", 4) != 0)
+			return -usage_error("learn", "unknown capability '%s' in --caps", w);
+		mask |= S2C_CAPMASK(c);
+	}
+	if (!mask)
+		return -usage_error("learn", "--caps needs capability names, 'none' or 'all'");
+	*ret = mask;
+	return 0;
+}
+
+/* What the engine proposes for a privileged file, or every capability that is not root. */
+static uint64_t proposed(const struct decision *d, const struct captable *t, bool *ret_engine)
+{
+	uint64_t all = 0;
+
+	*ret_engine = true;
+	if (d && d->verdict == VERDICT_MIGRATE && d->has_caps)
+		return d->caps.permitted;
+	if (d && d->verdict == VERDICT_DROP)
+		return 0;
+	if (d && (d->needs | d->proposed))
+		return d->needs | d->proposed;
+	*ret_engine = false;
+	(void)parse_caps("all", t, &all);
+	return all;
+}
+
+static int candidates(const struct learn_args *a, const struct decision *d,
+		      const struct captable *t, uint64_t *ret)
+{
+	uint64_t want, have = privs_effective(), root;
+	bool engine = false;
+	int r;
+
+	if (a->caps) {
+		r = parse_caps(a->caps, t, &want);
+		if (r < 0)
+			return -r;
+		if (want & ~have) {
+			uint64_t lack = want & ~have;
+			_cleanup_free_ char *missing = fcaps_mask_names(lack);
+			log_error("cannot grant %s: suid2cap does not have %s itself",
+				  missing ? missing : "?", lack & (lack - 1) ? "them" : "it");
+			return S2C_EXIT_PRIVILEGE;
+		}
+	} else {
+		want = proposed(d, t, &engine);
+		if (want & ~have) {
+			_cleanup_free_ char *missing = fcaps_mask_names(want & ~have);
+			log_warning("cannot grant %s: suid2cap does not have it, skipping",
+				    missing ? missing : "?");
+			want &= have;
+		}
+	}
+	root = captable_with_risk(t, want, RISK_ROOT);
+	if (root) {
+		_cleanup_free_ char *names = fcaps_mask_names(root);
+		log_warning("granting root-equivalent %s%s: the command can take over the system",
+			    names ? names : "?", engine ? " (as the rules propose)" : "");
+	}
+	*ret = want;
+	return 0;
+}
+
+/* --- the user and the environment ------------------------------------------------------- */
+
+struct user {
+	char *name, *home;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t n_groups;
+};
+
+static void user_release(struct user *u)
+{
+	free(u->name);
+	free(u->home);
+	free(u->groups);
+}
+
+static int lookup_user(const char *name, struct user *ret)
+{
+	struct passwd *pw = getpwnam(name);
+	int n = 0;
+
+	if (!pw) {
+		log_error("unknown user '%s'", name);
+		return S2C_EXIT_USAGE;
+	}
+	if (pw->pw_uid == 0) {
+		log_error("learn does not run the command as root: give an unprivileged --user");
+		return S2C_EXIT_USAGE;
+	}
+	ret->uid = pw->pw_uid;
+	ret->gid = pw->pw_gid;
+	ret->name = strdup(pw->pw_name);
+	ret->home = strdup(pw->pw_dir ? pw->pw_dir : "/");
+	(void)getgrouplist(pw->pw_name, pw->pw_gid, NULL, &n);
+	ret->groups = calloc((size_t)n + 1, sizeof(gid_t));
+	if (!ret->name || !ret->home || !ret->groups ||
+	    getgrouplist(ret->name, ret->gid, ret->groups, &n) < 0) {
+		log_error("cannot read the groups of '%s'", name);
+		return S2C_EXIT_FAILURE;
+	}
+	ret->n_groups = (size_t)n;
+	return 0;
+}
+
+/* A fixed search path and the user's identity; locale and terminal from ours. */
+static char **make_env(const struct user *u)
+{
+	static const char *const keep[] = { "TERM", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",
+					    "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "TZ" };
+	char **env = calloc(S2C_ELEMENTSOF(keep) + 6, sizeof(char *));
+	size_t n = 0;
+	bool ok = env != NULL;
+
+	ok = ok && asprintf(&env[n++], "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+			    "/sbin:/bin") >= 0;
+	ok = ok && asprintf(&env[n++], "HOME=%s", u->home) >= 0;
+	ok = ok && asprintf(&env[n++], "USER=%s", u->name) >= 0;
+	ok = ok && asprintf(&env[n++], "LOGNAME=%s", u->name) >= 0;
+	for (size_t i = 0; ok && i < S2C_ELEMENTSOF(keep); i++) {
+		const char *v = getenv(keep[i]);
+		if (v)
+			ok = asprintf(&env[n++], "%s=%s", keep[i], v) >= 0;
+	}
+	if (!ok && env) {
+		for (size_t i = 0; i < n; i++)
+			free(env[i]);
+		free(env);
+		return NULL;
+	}
+	return env;
+}
+
+/* --- the run ---------------------------------------------------------------------------- */
+
+static char *now_iso(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return strdup("?");
+	return strdup(buf);
+}
+
+static int narrow(uint64_t keep, bool verbose)
+{
+	int r = privs_restrict(keep, 0);
+
+	if (r < 0) {
+		log_error("cannot restrict privileges for 'learn': %s", strerror(-r));
+		return S2C_EXIT_PRIVILEGE;
+	}
+	if (verbose) {
+		_cleanup_free_ char *names = fcaps_mask_names(privs_effective());
+		log_notice("capabilities kept: %s", names && *names ? names : "(none)");
+	}
+	return 0;
+}
+
+/* Load BPF for bpf and auto; for auto fall back to ptrace with the reason kept in @rec. */
+static int choose(const struct learn_args *a, uint64_t cands, struct learn_bpf **ret_bpf,
+		  struct learn_record *rec)
+{
+	struct s2c_error err = { 0 };
+	int r, ex;
+
+	if (a->mechanism == CHOOSE_PTRACE) {
+		rec->mechanism = LEARN_PTRACE;
+		return narrow(CAPS_RUN | CAPS_PTRACE | cands, a->verbose);
+	}
+	ex = narrow(CAPS_RUN | CAPS_BPF | (a->mechanism == CHOOSE_AUTO ? CAPS_PTRACE : 0) | cands,
+		    false);
+	if (ex)
+		return ex;
+	r = learn_bpf_open(ret_bpf, &err);
+	if (r == 0) {
+		rec->mechanism = LEARN_BPF;
+		return narrow(CAPS_RUN | CAPS_BPF | cands, a->verbose);
+	}
+	if (a->mechanism == CHOOSE_BPF) {
+		log_error("BPF is not available: %s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+	}
+	/* A build without BPF says so in the report; no need to repeat it every run. */
+	if (!a->json && learn_bpf_built())
+		log_notice("BPF is not available (%s); using ptrace",
+			   err.msg[0] ? err.msg : strerror(-r));
+	rec->mechanism = LEARN_PTRACE;
+	rec->fallback = strdup(err.msg[0] ? err.msg : strerror(-r));
+	if (!rec->fallback) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	return narrow(CAPS_RUN | CAPS_PTRACE | cands, a->verbose);
+}
+
+static int fill_record(struct learn_record *rec, const struct learn_args *a,
+		       const struct program *p, const struct user *u, uint64_t cands, bool aware)
+{
+	size_t n = 0;
+
+	while (a->command[n])
+		n++;
+	rec->argv = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; rec->argv && i < n; i++)
+		if (!(rec->argv[i] = strdup(a->command[i])))
+			return -ENOMEM;
+	memcpy(rec->sha256, p->sha256, sizeof(rec->sha256));
+	rec->path = strdup(p->path);
+	rec->user = strdup(u->name);
+	rec->time = now_iso();
+	rec->uid = u->uid;
+	rec->gid = u->gid;
+	rec->candidates = cands;
+	rec->aware = aware;
+	rec->script = p->script;
+	return rec->argv && rec->path && rec->user && rec->time ? 0 : -ENOMEM;
+}
+
+/* Keep the record beneath the root.  Returns the file shown to the user, or NULL. */
+static char *keep_record(int rootfd, const char *root, const struct learn_record *rec)
+{
+	struct s2c_error err = { 0 };
+	_cleanup_close_ int dfd = -1;
+	_cleanup_free_ char *name = NULL;
+	char *shown = NULL;
+	int r = learn_dir_open(rootfd, true, true, &dfd, &err);
+
+	if (r == 0)
+		r = learn_record_save(dfd, rec, &name, &err);
+	if (r < 0) {
+		log_warning("cannot keep the learn record: %s", err.msg[0] ? err.msg : strerror(-r));
+		return NULL;
+	}
+	if (asprintf(&shown, "%s%s/%s/%s", s2c_streq(root, "/") ? "" : root, S2C_STATEDIR,
+		     LEARN_RECORD_DIR, name) < 0)
+		return NULL;
+	return shown;
+}
+
+static int output(const struct learn_args *a, const struct learn_record *rec,
+		  struct json_object *draft, const char *record_file, const struct s2c_ctx *ctx)
+{
+	if (a->json) {
+		_cleanup_jsonput_ struct json_object *doc = learnout_json(rec);
+		_cleanup_jsonput_ struct json_object *kept = json_object_new_object();
+
+		if (!doc || !kept || jsonout_add_bool(doc, "bpf_support", learn_bpf_built()) < 0 ||
+		    jsonout_add(doc, "rule", json_object_get(draft)) < 0 ||
+		    jsonout_add_bool(kept, "saved", record_file != NULL) < 0 ||
+		    jsonout_add_name(kept, "file", record_file) < 0 ||
+		    jsonout_add(doc, "record", TAKE_PTR(kept)) < 0)
+			return -ENOMEM;
+		return jsonout_write(doc, stdout);
+	}
+	return learnout_text(rec, draft,
+			     &(struct learnout_text_options){
+				     .color = ctx->color,
+				     .bpf_built = learn_bpf_built(),
+				     .record_file = record_file,
+				     .draft_file = S2C_SYSCONF_DBDIR "/local.json",
+			     },
+			     stdout);
+}
+
+/* The decision about the program and its rule, when it is privileged. */
+struct judged {
+	struct scan_result *res;
+	struct decisions ds;
+	struct decision *d;           /**< NULL: not set-ID and no capabilities */
+	const char *rule_id;
+	bool aware;
+};
+
+static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct program *p,
+		 struct judged *j)
+{
+	const char *paths[] = { p->path, NULL };
+	struct scanargs s;
+	struct engine e;
+	struct match_result m;
+	struct elfinfo *elf = NULL;
+	struct elfinfo_options eo = { .rootfd = -1, .path = p->path };
+	int ex, r;
+
+	scanargs_init(&s, ctx, 0);
+	s.root = a->root;
+	s.threads = 1;
+	s.paths = paths;
+	ex = decide_scan(&a->db, &s, ctx, &j->res, &j->ds);
+	if (ex)
+		return ex;
+	j->d = j->ds.n ? j->ds.v[0] : NULL;
+	if (j->d) {
+		j->aware = j->d->aware;
+		j->rule_id = j->d->rule ? j->d->rule->id : NULL;
+		return 0;
+	}
+	e = (struct engine){ .db = j->ds.db, .host = j->ds.host, .ids = j->ds.ids,
+			     .rootfd = j->res->rootfd };
+	match_file(j->ds.db, p->path, NULL, p->sha256, &m);
+	j->rule_id = m.rule ? m.rule->id : NULL;
+	if (!p->script)
+		(void)elfinfo_load_fd(p->fd, &eo, &elf, NULL);
+	r = engine_aware(&e, p->path, p->sha256, elf && elf->kind == ELFINFO_ELF ? elf : NULL,
+			 &j->aware);
+	elfinfo_free(elf);
+	if (r < 0) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static void judged_release(struct judged *j)
+{
+	decisions_release(&j->ds);
+	scan_result_free(j->res);
+}
+
+static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, const char *root_real)
+{
+	_cleanup_(program_release) struct program p = { .fd = -1 };
+	_cleanup_(user_release) struct user u = { 0 };
+	_cleanup_(judged_release) struct judged j = { 0 };
+	_cleanup_jsonput_ struct json_object *draft = NULL;
+	_cleanup_free_ char *record_file = NULL;
+	struct learn_record *rec = NULL;
+	struct learn_bpf *bpf = NULL;
+	struct s2c_error err = { 0 };
+	_cleanup_close_ int null = -1;
+	char **env = NULL;
+	uint64_t cands = 0;
+	int ex, r;
+
+	ex = locate(rootfd, root_real, a->command[0], s2c_streq(root_real, "/"), &p);
+	if (ex == 0)
+		ex = inspect(&p);
+	if (ex == 0)
+		ex = judge(a, ctx, &p, &j);
+	if (ex == 0)
+		ex = candidates(a, j.d, &j.ds.db->caps, &cands);
+	if (ex == 0)
+		ex = lookup_user(a->user, &u);
+	if (ex)
+		return ex;
+	rec = learn_record_new();
+	env = make_env(&u);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (!rec || !env || null < 0 || fill_record(rec, a, &p, &u, cands, j.aware) < 0) {
+		log_error("cannot prepare the run: %s", null < 0 ? strerror(errno) : "out of memory");
+		ex = S2C_EXIT_FAILURE;
+	}
+	if (ex == 0)
+		ex = choose(a, cands, &bpf, rec);
+	if (ex == 0 && !(rec->attach = strdup(rec->mechanism == LEARN_BPF ?
+					      learn_bpf_attach_name(bpf) : "ptrace syscalls")))
+		ex = S2C_EXIT_FAILURE;
+	if (ex == 0) {
+		struct learn_spec spec = {
+			.exe_fd = p.fd, .script = p.script, .argv = a->command, .envp = env,
+			.uid = u.uid, .gid = u.gid, .groups = u.groups, .n_groups = u.n_groups,
+			.caps = cands, .timeout = a->timeout, .stdin_fd = null,
+			.output_fd = STDERR_FILENO, .mechanism = rec->mechanism, .bpf = bpf,
+		};
+		r = learn_run(&spec, rec, &err);
+		if (r < 0) {
+			log_error("cannot learn from '%s': %s", a->command[0],
+				  err.msg[0] ? err.msg : strerror(-r));
+			ex = S2C_EXIT_FAILURE;
+		}
+	}
+	learn_bpf_free(bpf);
+	strv_free(env);
+	if (ex == 0) {
+		learn_record_finish(rec);
+		if (!a->no_record)
+			record_file = keep_record(rootfd, root_real, rec);
+		draft = learnout_draft(rec, j.rule_id);
+		r = draft ? output(a, rec, draft, record_file, ctx) : -ENOMEM;
+		if (r < 0) {
+			log_error("cannot write the report: %s", strerror(-r));
+			ex = S2C_EXIT_FAILURE;
+		} else if (!learn_record_succeeded(rec) || rec->denied) {
+			ex = S2C_EXIT_FINDINGS;
+		}
+	}
+	learn_record_free(rec);
+	return ex;
+}
+
+int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx)
+{
+	struct learn_args a;
+	_cleanup_close_ int rootfd = -1;
+	char root_real[PATH_MAX];
+	int r;
+
+	r = parse_argv(argc, argv, &a);
+	if (r <= 0)
+		return -r;
+	if (geteuid() != 0) {
+		log_error("learn must run as root: it runs COMMAND as another user with the "
+			  "capabilities it tests");
+		return S2C_EXIT_PRIVILEGE;
+	}
+	if (CAPS_RUN & ~privs_effective()) {
+		_cleanup_free_ char *missing = fcaps_mask_names(CAPS_RUN & ~privs_effective());
+		log_error("learn needs %s to run COMMAND in a PID namespace of its own as another "
+			  "user, and this process lacks it", missing ? missing : "?");
+		return S2C_EXIT_PRIVILEGE;
+	}
+	rootfd = open(a.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || !realpath(a.root, root_real)) {
+		log_error("cannot open root '%s': %s", a.root, strerror(errno));
+		return S2C_EXIT_USAGE;
+	}
+	return learn(&a, ctx, rootfd, root_real);
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "audit.h"
+#include "engine.h"
+#include "facts.h"
+#include "util.h"
+#include "common.h"
+
+/* --- the model ------------------------------------------------------------------------------ */
+
+/* Ids are stable: never renumber, never reuse; append new kinds at the end. */
+static const struct audit_finding_info findings[_AUDIT_FINDING_MAX] = {
+	[AUDIT_MIGRATE] = {
+		"S2C001", "SetuidCanMigrate",
+		"Privileged program that can move to minimal file capabilities",
+		"The program is set-ID (or carries capabilities) and a rule or strong ELF evidence "
+		"says which file capabilities let it work without the set-ID bit: migrating shrinks "
+		"what an exploit of it gains.",
+		"7.0", AUDIT_LEVEL_WARNING },
+	[AUDIT_DROP] = {
+		"S2C002", "PrivilegeCanBeDropped",
+		"Privilege that is not needed or never honoured",
+		"The program needs no privilege on this system (for example ping when "
+		"net.ipv4.ping_group_range admits every group), or the privilege is inert (a script, "
+		"a nosuid mount, no execute bit): the set-ID bit or capabilities can simply be "
+		"removed.",
+		"6.0", AUDIT_LEVEL_WARNING },
+	[AUDIT_KEEP] = {
+		"S2C003", "MustStaySetuid",
+		"Privileged program that must stay as it is",
+		"The program switches users or needs a root-equivalent set (su, passwd, mount…), so "
+		"file capabilities would only be setuid in disguise or would break it; it is listed "
+		"for the inventory, with the reason.",
+		"2.0", AUDIT_LEVEL_NOTE },
+	[AUDIT_REVIEW] = {
+		"S2C004", "NeedsReview",
+		"Privileged program that needs a person's review",
+		"No rule describes the program and its ELF imports are not conclusive, or several "
+		"rules match: the proposed capabilities, if any, come with a confidence, and a "
+		"person decides.",
+		"5.0", AUDIT_LEVEL_WARNING },
+	[AUDIT_DISGUISE] = {
+		"S2C005", "SetuidInDisguise",
+		"Root-equivalent file capabilities (setuid in disguise)",
+		"The capability set the file keeps or would get contains a root-equivalent "
+		"capability (cap_sys_admin, cap_setuid, cap_dac_override, …): removing the set-ID bit "
+		"for it is not a win, and such capabilities already present grant root to whoever "
+		"exploits the program.",
+		"8.0", AUDIT_LEVEL_ERROR },
+	[AUDIT_DANGEROUS_CAPS] = {
+		"S2C006", "DangerousFileCapabilities",
+		"File capabilities graded dangerous or root",
+		"The file carries effective file capabilities today, and at least one of them is "
+		"graded dangerous (a short way from root: cap_net_raw, cap_net_admin, cap_kill…) or "
+		"root-equivalent.",
+		"6.5", AUDIT_LEVEL_WARNING },
+	[AUDIT_BREAKS] = {
+		"S2C007", "LikelyToBreak",
+		"Proposed change likely to break the program",
+		"A change is proposed, but the binary contains strings or imports showing it insists "
+		"on running as root (for example a getuid() == 0 check): test it before migrating.",
+		"4.0", AUDIT_LEVEL_WARNING },
+	[AUDIT_WRITABLE] = {
+		"S2C008", "WritablePrivilegedFile",
+		"Privileged file writable by group or others",
+		"Anyone allowed to write the file can replace the program and inherit its set-ID bit "
+		"or capabilities.",
+		"9.0", AUDIT_LEVEL_ERROR },
+};
+
+const struct audit_finding_info *audit_finding_info(enum audit_finding f)
+{
+	return &findings[f];
+}
+
+const char *audit_level_name(enum audit_level l)
+{
+	static const char *const names[] = { "note", "warning", "error" };
+
+	return l >= 0 && l < _AUDIT_LEVEL_MAX ? names[l] : "note";
+}
+
+const char *audit_breaker(const struct decision *d)
+{
+	return d->breaker;
+}
+
+static enum risk caps_risk(const struct audit *a, const struct fcaps *c)
+{
+	return captable_risk(&a->db->caps, c->permitted | c->inheritable);
+}
+
+/* The capability set the file keeps or would get is root-equivalent and effective. */
+static bool disguised(const struct audit *a, const struct decision *d)
+{
+	if (d->disguise)
+		return true;
+	return (d->verdict == VERDICT_KEEP || d->verdict == VERDICT_REVIEW) && d->has_caps &&
+	       d->risk == RISK_ROOT && caps_risk(a, &d->caps) == RISK_ROOT;
+}
+
+static bool dangerous_caps(const struct audit *a, const struct decision *d)
+{
+	const struct facts *f = d->facts;
+
+	return f->has_caps && !f->caps_error && d->risk_now >= RISK_DANGEROUS &&
+	       caps_risk(a, &f->caps) >= RISK_DANGEROUS;
+}
+
+unsigned audit_findings(const struct audit *a, const struct decision *d)
+{
+	static const enum audit_finding by_verdict[_VERDICT_MAX] = {
+		[VERDICT_MIGRATE] = AUDIT_MIGRATE,
+		[VERDICT_DROP] = AUDIT_DROP,
+		[VERDICT_KEEP] = AUDIT_KEEP,
+		[VERDICT_REVIEW] = AUDIT_REVIEW,
+	};
+	const struct facts *f = d->facts;
+	unsigned m = 1u << by_verdict[d->verdict];
+
+	if (disguised(a, d))
+		m |= 1u << AUDIT_DISGUISE;
+	if (dangerous_caps(a, d))
+		m |= 1u << AUDIT_DANGEROUS_CAPS;
+	if ((d->verdict == VERDICT_MIGRATE || d->verdict == VERDICT_DROP) && d->changes &&
+	    audit_breaker(d))
+		m |= 1u << AUDIT_BREAKS;
+	if ((f->flags & FACT_WRITABLE) && d->risk_now > RISK_NONE)
+		m |= 1u << AUDIT_WRITABLE;
+	return m;
+}
+
+static enum audit_level level_of_risk(enum risk r)
+{
+	return r == RISK_ROOT ? AUDIT_LEVEL_ERROR :
+	       r == RISK_DANGEROUS ? AUDIT_LEVEL_WARNING : AUDIT_LEVEL_NOTE;
+}
+
+enum audit_level audit_finding_level(const struct audit *a, const struct decision *d,
+			     enum audit_finding f)
+{
+	switch (f) {
+	case AUDIT_MIGRATE:
+	case AUDIT_DROP:
+	case AUDIT_REVIEW:
+		return level_of_risk(d->risk_now);
+	case AUDIT_DANGEROUS_CAPS:
+		return level_of_risk(caps_risk(a, &d->facts->caps));
+	case AUDIT_KEEP:
+	case AUDIT_BREAKS:
+	case AUDIT_DISGUISE:
+	case AUDIT_WRITABLE:
+	default:
+		return findings[f].level;
+	}
+}
+
+void audit_summarise(const struct audit *a, struct audit_summary *ret)
+{
+	struct audit_summary s = { .files = a->n };
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct decision *d = a->v[i];
+		unsigned m = audit_findings(a, d);
+
+		s.verdicts[d->verdict]++;
+		s.risk_now[d->risk_now]++;
+		s.risk_after[d->risk]++;
+		s.changes += d->changes;
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			s.findings[k] += !!(m & (1u << k));
+	}
+	s.disguise = s.findings[AUDIT_DISGUISE];
+	*ret = s;
+}
+
+
+const char *audit_caps_now(const struct decision *d)
+{
+	const struct facts *f = d->facts;
+
+	if (!f->has_caps)
+		return NULL;
+	return f->caps_error ? "(malformed)" : f->caps_text;
+}
+
+const struct learn_record *audit_learned(const struct audit *a, const struct decision *d)
+{
+	for (size_t i = 0; a->learned && i < a->n; i++)
+		if (a->v[i] == d)
+			return a->learned[i];
+	return NULL;
+}
+
+const char *audit_verdict_color(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_MIGRATE: return "\033[1;32m";
+	case VERDICT_DROP: return "\033[1;36m";
+	case VERDICT_KEEP: return "\033[1;33m";
+	default: return "\033[1;35m";
+	}
+}
+
+const char *audit_risk_color(enum risk r)
+{
+	return r == RISK_ROOT ? "\033[31m" : r == RISK_DANGEROUS ? "\033[33m" : "";
+}
+
+/* --- the rows of the file table ------------------------------------------------------------ */
+
+S2C_PRINTF(1, 2) static char *fmt(const char *format, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, format);
+	n = vasprintf(&s, format, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+/* "owner:group" from names where known, ids otherwise; the names are raw. */
+static char *owner_group(const char *owner, uint32_t uid, const char *group, uint32_t gid)
+{
+	char u[16], g[16];
+
+	(void)snprintf(u, sizeof(u), "%" PRIu32, uid);
+	(void)snprintf(g, sizeof(g), "%" PRIu32, gid);
+	return fmt("%s:%s", owner ? owner : u, group ? group : g);
+}
+
+static int row_fill(const struct audit *a, size_t i, struct audit_row *row)
+{
+	const struct decision *d = a->v[i];
+	const struct facts *f = d->facts;
+
+	*row = (struct audit_row){ .d = d, .number = i + 1, .path = f->path,
+				   .caps = audit_caps_now(d),
+				   .caps_after = d->has_caps ? d->caps_text : NULL,
+				   .risk = d->risk_now, .risk_after = d->risk,
+				   .rule = d->rule ? d->rule->id : d->n_ambiguous ? "(ambiguous)" : NULL,
+				   .findings = audit_findings(a, d) };
+	facts_mode_octal(f->mode, row->mode);
+	facts_mode_octal(d->mode, row->mode_after);
+	row->owner = owner_group(f->owner, f->uid, f->group, f->gid);
+	if (!row->owner)
+		return -ENOMEM;
+	if (d->uid != f->uid || d->gid != f->gid) {
+		/* The new owner as ids: the decision holds ids, not names. */
+		row->owner_after = owner_group(NULL, d->uid, NULL, d->gid);
+		if (!row->owner_after)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int audit_rows(const struct audit *a, struct audit_row **ret)
+{
+	struct audit_row *v = calloc(a->n ? a->n : 1, sizeof(*v));
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n && r == 0; i++)
+		r = row_fill(a, i, &v[i]);
+	if (r < 0) {
+		audit_rows_free(v, a->n);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+void audit_rows_free(struct audit_row *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].owner);
+		free(v[i].owner_after);
+	}
+	free(v);
+}

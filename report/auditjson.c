@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "audit.h"
+#include "auditjson.h"
+#include "decisionout.h"
+#include "engine.h"
+#include "facts.h"
+#include "host.h"
+#include "jsonout.h"
+#include "learnout.h"
+#include "scanout.h"
+#include "targetout.h"
+#include "util.h"
+#include "common.h"
+
+struct json_object *auditjson_host(const struct audit *a)
+{
+	const struct host *h = a->host;
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	char ver[64];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(ver, sizeof(ver), "%u.%u.%u", h->kernel[0], h->kernel[1], h->kernel[2]);
+	if (jsonout_add_bool(o, "live", h->live) < 0 ||
+	    jsonout_add_name(o, "kernel", h->kernel_release) < 0 ||
+	    jsonout_add_string(o, "kernel_version", ver) < 0 ||
+	    jsonout_add_name(o, "os_id", h->os_id) < 0 ||
+	    jsonout_add_name(o, "os", h->os_pretty) < 0 ||
+	    jsonout_add_name(o, "ping_group_range", a->ping_group_range) < 0 ||
+	    jsonout_add_bool(o, "package_database", h->pkg_db) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *auditjson_paths(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	if (!a->paths)
+		return jsonout_push(arr, json_object_new_string("/")) < 0 ? NULL : TAKE_PTR(arr);
+	for (size_t i = 0; a->paths[i]; i++)
+		if (jsonout_push(arr, jsonout_string(a->paths[i])) < 0)
+			return NULL;
+	return TAKE_PTR(arr);
+}
+
+struct json_object *auditjson_database(const struct rules_db *db)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *files;
+
+	if (!o || jsonout_add_string(o, "hash", db->hash) < 0 ||
+	    jsonout_add_int(o, "rules", (int64_t)db->n) < 0)
+		return NULL;
+	files = json_object_new_array();
+	if (jsonout_add(o, "files", files) < 0)
+		return NULL;
+	/* Base names only: the directories differ between installs and machines. */
+	for (size_t i = 0; i < db->n_files; i++) {
+		const char *slash = strrchr(db->files[i], '/');
+		if (jsonout_push(files, jsonout_string(slash ? slash + 1 : db->files[i])) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(o);
+}
+
+static struct json_object *counts_json(const size_t *v, size_t n, const char *(*name)(int))
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (jsonout_add_int(o, name((int)i), (int64_t)v[i]) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+static const char *verdict_name_i(int v)
+{
+	return verdict_name((enum verdict)v);
+}
+
+static const char *risk_name_i(int r)
+{
+	return risk_name((enum risk)r);
+}
+
+static const char *finding_id_i(int f)
+{
+	return audit_finding_info((enum audit_finding)f)->id;
+}
+
+static struct json_object *summary_json(const struct audit_summary *s)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || jsonout_add_int(o, "files", (int64_t)s->files) < 0 ||
+	    jsonout_add(o, "verdicts", counts_json(s->verdicts, _VERDICT_MAX, verdict_name_i)) < 0 ||
+	    jsonout_add(o, "risk_now", counts_json(s->risk_now, _RISK_MAX, risk_name_i)) < 0 ||
+	    jsonout_add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
+	    jsonout_add_int(o, "setuid_in_disguise", (int64_t)s->disguise) < 0 ||
+	    jsonout_add_int(o, "changes", (int64_t)s->changes) < 0 ||
+	    jsonout_add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *kinds_json(void)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < _AUDIT_FINDING_MAX; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "id", audit_finding_info((enum audit_finding)i)->id) < 0 ||
+		    jsonout_add_string(o, "name", audit_finding_info((enum audit_finding)i)->name) < 0 ||
+		    jsonout_add_string(o, "title", audit_finding_info((enum audit_finding)i)->title) < 0 ||
+		    jsonout_add_string(o, "level", audit_level_name(audit_finding_info((enum audit_finding)i)->level)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
+static struct json_object *file_json(const struct audit *a, const struct decision *d)
+{
+	_cleanup_jsonput_ struct json_object *o = decisionout_json(d);
+	struct json_object *ids;
+	unsigned m = audit_findings(a, d);
+
+	if (!o)
+		return NULL;
+	ids = json_object_new_array();
+	if (jsonout_add(o, "findings", ids) < 0)
+		return NULL;
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+		if ((m & (1u << k)) && jsonout_push(ids, json_object_new_string(audit_finding_info((enum audit_finding)k)->id)) < 0)
+			return NULL;
+	if (audit_learned(a, d) &&
+	    jsonout_add(o, "learned", learnout_evidence_json(audit_learned(a, d))) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *auditjson_object(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+	struct json_object *tool, *scan, *files;
+	struct audit_summary s;
+
+	if (!doc)
+		return NULL;
+	audit_summarise(a, &s);
+	tool = json_object_new_object();
+	if (jsonout_add(doc, "schema", json_object_new_int(AUDIT_SCHEMA)) < 0 ||
+	    jsonout_add_string(doc, "kind", "suid2cap-audit") < 0 || jsonout_add(doc, "tool", tool) < 0 ||
+	    jsonout_add_string(tool, "name", "suid2cap") < 0 ||
+	    jsonout_add_string(tool, "version", S2C_VERSION) < 0 ||
+	    jsonout_add_string(doc, "root", a->root) < 0 ||
+	    jsonout_add(doc, "paths", auditjson_paths(a)) < 0 ||
+	    jsonout_add(doc, "target", targetout_json_identity(a)) < 0 ||
+	    jsonout_add(doc, "host", auditjson_host(a)) < 0 ||
+	    jsonout_add(doc, "database", auditjson_database(a->db)) < 0 ||
+	    jsonout_add_bool(doc, "complete", a->complete) < 0)
+		return NULL;
+	scan = json_object_new_object();
+	if (jsonout_add(doc, "scan", scan) < 0 ||
+	    jsonout_add_int(scan, "directories", (int64_t)a->directories) < 0 ||
+	    jsonout_add_int(scan, "entries", (int64_t)a->entries) < 0 ||
+	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
+	    jsonout_add(doc, "not_scanned", scanout_skipped_json(a->not_scanned,
+								 a->n_not_scanned)) < 0 ||
+	    jsonout_add(doc, "summary", summary_json(&s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
+		return NULL;
+	if (a->targets && jsonout_add(doc, "targets", targetout_json_targets(a)) < 0)
+		return NULL;
+	files = json_object_new_array();
+	if (jsonout_add(doc, "files", files) < 0)
+		return NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		struct json_object *f = file_json(a, a->v[i]);
+		if (jsonout_push(files, f) < 0 ||
+		    (a->targets && jsonout_add(f, "origin", targetout_json_origin(a, i)) < 0))
+			return NULL;
+	}
+	return TAKE_PTR(doc);
+}
+
+int auditjson_write(const struct audit *a, FILE *out)
+{
+	_cleanup_jsonput_ struct json_object *doc = auditjson_object(a);
+
+	return doc ? jsonout_write(doc, out) : -ENOMEM;
+}

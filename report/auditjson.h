@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The audit report as a JSON document (docs/schema/audit.schema.json), and
+ * the header objects (host, paths, database) the SARIF log shares.
+ */
+#ifndef S2C_REPORT_AUDITJSON_H
+#define S2C_REPORT_AUDITJSON_H
+
+#include <stdio.h>
+
+struct audit;
+struct json_object;
+struct rules_db;
+
+/**
+ * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
+ * "root", "paths", "host", "database", "complete", "scan", "not_scanned" (what the
+ * scan left out), "summary", "findings" (the finding kinds), "files":
+ * [decisionout_json() plus "findings": [ids] and, for a file with a learn
+ * record, "learned": learnout_evidence_json()]}, as
+ * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
+ * files in path order.
+ * Returns a new object (the caller puts it) or NULL on OOM.
+ */
+struct json_object *auditjson_object(const struct audit *a);
+
+/**
+ * The "host" object of the JSON document: live, kernel, kernel_version,
+ * os_id, os, ping_group_range, package_database.  Returns a new object or NULL.
+ */
+struct json_object *auditjson_host(const struct audit *a);
+
+/** The "paths" array: the start paths, or ["/"] for the whole root.  NULL on OOM. */
+struct json_object *auditjson_paths(const struct audit *a);
+
+/**
+ * The "database" object: hash, number of rules, base names of the files
+ * loaded (directories differ between machines).  Returns a new object or NULL.
+ */
+struct json_object *auditjson_database(const struct rules_db *db);
+
+/**
+ * Write auditjson_object() to @out, pretty-printed.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int auditjson_write(const struct audit *a, FILE *out);
+
+#endif /* S2C_REPORT_AUDITJSON_H */

@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "decisionout.h"
+#include "engine.h"
+#include "facts.h"
+#include "fcaps.h"
+#include "jsonout.h"
+#include "learnout.h"
+#include "util.h"
+#include "common.h"
+
+#define C_BOLD "\033[1m"
+#define C_RESET "\033[0m"
+
+static const char *const mechanism_names[_LEARN_MECHANISM_MAX] = { "bpf", "ptrace" };
+
+const char *learn_mechanism_name(enum learn_mechanism m)
+{
+	return m >= 0 && m < _LEARN_MECHANISM_MAX ? mechanism_names[m] : "invalid";
+}
+
+int learn_mechanism_from_name(const char *s)
+{
+	for (int i = 0; i < _LEARN_MECHANISM_MAX; i++)
+		if (s2c_streq(s, mechanism_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* --- the model ------------------------------------------------------------------------- */
+
+struct learn_record *learn_record_new(void)
+{
+	return calloc(1, sizeof(struct learn_record));
+}
+
+struct learn_record *learn_record_free(struct learn_record *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; r->argv && r->argv[i]; i++)
+		free(r->argv[i]);
+	free(r->argv);
+	for (size_t i = 0; i < r->n_checks; i++) {
+		free(r->checks[i].syscall);
+		free(r->checks[i].where);
+	}
+	free(r->checks);
+	for (size_t i = 0; i < r->n_failures; i++)
+		free(r->failures[i].syscall);
+	free(r->failures);
+	free(r->path);
+	free(r->user);
+	free(r->attach);
+	free(r->fallback);
+	free(r->time);
+	free(r);
+	return NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && s2c_streq(a, b));
+}
+
+static int dup_or_null(const char *s, char **ret)
+{
+	*ret = NULL;
+	if (s && !(*ret = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+int learn_record_add_check(struct learn_record *r, int cap, bool granted, bool quiet,
+			   const char *syscall, const char *where, uint64_t count)
+{
+	struct learn_check *nv, c = { .cap = cap, .granted = granted, .quiet = quiet, .count = count };
+
+	for (size_t i = 0; i < r->n_checks; i++) {
+		struct learn_check *e = &r->checks[i];
+		if (e->cap == cap && e->granted == granted && e->quiet == quiet &&
+		    same(e->syscall, syscall) && same(e->where, where)) {
+			e->count += count;
+			return 0;
+		}
+	}
+	if (dup_or_null(syscall, &c.syscall) < 0 || dup_or_null(where, &c.where) < 0) {
+		free(c.syscall);
+		return -ENOMEM;
+	}
+	nv = realloc(r->checks, (r->n_checks + 1) * sizeof(*nv));
+	if (!nv) {
+		free(c.syscall);
+		free(c.where);
+		return -ENOMEM;
+	}
+	r->checks = nv;
+	r->checks[r->n_checks++] = c;
+	return 0;
+}
+
+int learn_record_add_failure(struct learn_record *r, const char *syscall, int err, uint64_t caps,
+			     uint64_t count)
+{
+	struct learn_failure *nv, f = { .err = err, .caps = caps, .count = count };
+
+	for (size_t i = 0; i < r->n_failures; i++) {
+		struct learn_failure *e = &r->failures[i];
+		if (e->err == err && e->caps == caps && same(e->syscall, syscall)) {
+			e->count += count;
+			return 0;
+		}
+	}
+	if (dup_or_null(syscall, &f.syscall) < 0)
+		return -ENOMEM;
+	nv = realloc(r->failures, (r->n_failures + 1) * sizeof(*nv));
+	if (!nv) {
+		free(f.syscall);
+		return -ENOMEM;
+	}
+	r->failures = nv;
+	r->failures[r->n_failures++] = f;
+	return 0;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_check(const void *pa, const void *pb)
+{
+	const struct learn_check *a = pa, *b = pb;
+	int c;
+
+	if (a->quiet != b->quiet)
+		return a->quiet - b->quiet;            /* probes last */
+	if (a->cap != b->cap)
+		return a->cap - b->cap;
+	if (a->granted != b->granted)
+		return b->granted - a->granted;        /* granted first */
+	if ((c = cmp_str(a->syscall, b->syscall)))
+		return c;
+	return cmp_str(a->where, b->where);
+}
+
+static int cmp_failure(const void *pa, const void *pb)
+{
+	const struct learn_failure *a = pa, *b = pb;
+	int c = cmp_str(a->syscall, b->syscall);
+
+	if (c)
+		return c;
+	if (a->err != b->err)
+		return a->err - b->err;
+	return a->caps < b->caps ? -1 : a->caps > b->caps;
+}
+
+void learn_record_finish(struct learn_record *r)
+{
+	uint64_t asked = 0;
+
+	if (r->n_checks)
+		qsort(r->checks, r->n_checks, sizeof(*r->checks), cmp_check);
+	if (r->n_failures)
+		qsort(r->failures, r->n_failures, sizeof(*r->failures), cmp_failure);
+	r->used = r->denied = r->denied_harmless = r->quiet = 0;
+	for (size_t i = 0; i < r->n_failures; i++)
+		r->denied |= r->failures[i].caps;
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct learn_check *c = &r->checks[i];
+		uint64_t bit = c->cap >= 0 && c->cap < 64 ? S2C_CAPMASK(c->cap) : 0;
+
+		if (c->quiet)
+			r->quiet |= bit;
+		else if (c->granted)
+			r->used |= bit;
+		else if (!c->syscall)
+			r->denied |= bit;              /* outside a syscall: no outcome to judge by */
+		else
+			asked |= bit;
+	}
+	r->denied_harmless = asked & ~r->denied;
+}
+
+bool learn_record_succeeded(const struct learn_record *r)
+{
+	return !r->timed_out && !r->signal && r->exit_code == 0;
+}
+
+/* --- JSON -------------------------------------------------------------------------------- */
+
+/* Capability names, or null for none. */
+static int add_mask(struct json_object *o, const char *key, uint64_t mask)
+{
+	struct json_object *v = decisionout_mask(mask);
+
+	if (mask && !v)
+		return -ENOMEM;
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct json_object *argv_json(char *const *argv)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && argv && argv[i]; i++)
+		if (jsonout_push(a, jsonout_string(argv[i])) < 0)
+			return NULL;
+	return TAKE_PTR(a);
+}
+
+static const char *errno_name(int err)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+
+	return n ? n : "EUNKNOWN";
+}
+
+static struct json_object *checks_json(const struct learn_record *r)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct learn_check *c = &r->checks[i];
+		_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+		_cleanup_free_ char *name = fcaps_mask_names(S2C_CAPMASK(c->cap));
+
+		if (!o || !name || jsonout_add_string(o, "capability", name) < 0 ||
+		    jsonout_add_string(o, "result", c->granted ? "granted" : "denied") < 0 ||
+		    jsonout_add_bool(o, "quiet", c->quiet) < 0 ||
+		    jsonout_add_name(o, "syscall", c->syscall) < 0 ||
+		    jsonout_add_name(o, "where", c->where) < 0 ||
+		    jsonout_add_int(o, "count", (int64_t)c->count) < 0 ||
+		    jsonout_push(a, TAKE_PTR(o)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
+static struct json_object *failures_json(const struct learn_record *r)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < r->n_failures; i++) {
+		const struct learn_failure *f = &r->failures[i];
+		_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+		if (!o || jsonout_add_name(o, "syscall", f->syscall) < 0 ||
+		    jsonout_add_string(o, "errno", errno_name(f->err)) < 0 ||
+		    add_mask(o, "capabilities", f->caps) < 0 ||
+		    jsonout_add_int(o, "count", (int64_t)f->count) < 0 ||
+		    jsonout_push(a, TAKE_PTR(o)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
+static struct json_object *run_json(const struct learn_record *r)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	const char *sig = r->signal ? sigabbrev_np(r->signal) : NULL;
+
+	if (!o)
+		return NULL;
+	if ((r->signal ? jsonout_add_null(o, "exit_code") :
+			 jsonout_add_int(o, "exit_code", r->exit_code)) < 0 ||
+	    jsonout_add_name(o, "signal", r->signal ? (sig ? sig : "?") : NULL) < 0 ||
+	    jsonout_add_bool(o, "timed_out", r->timed_out) < 0 ||
+	    jsonout_add_int(o, "timeout", r->timeout) < 0 ||
+	    jsonout_add_int(o, "elapsed_ms", (int64_t)r->elapsed_ms) < 0 ||
+	    jsonout_add_int(o, "processes", (int64_t)r->processes) < 0 ||
+	    jsonout_add_int(o, "killed", (int64_t)r->killed) < 0 ||
+	    jsonout_add_int(o, "lost", (int64_t)r->lost) < 0 ||
+	    jsonout_add_bool(o, "succeeded", learn_record_succeeded(r)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *learnout_json(const struct learn_record *r)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *prog = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *user = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *mech = json_object_new_object();
+
+	if (!o || !prog || !user || !mech)
+		return NULL;
+	if (jsonout_add_string(prog, "path", r->path) < 0 ||
+	    jsonout_add_string(prog, "sha256", r->sha256) < 0 ||
+	    jsonout_add_bool(prog, "aware", r->aware) < 0 ||
+	    jsonout_add_bool(prog, "script", r->script) < 0 ||
+	    jsonout_add_string(user, "name", r->user) < 0 ||
+	    jsonout_add_int(user, "uid", r->uid) < 0 || jsonout_add_int(user, "gid", r->gid) < 0 ||
+	    jsonout_add_string(mech, "name", learn_mechanism_name(r->mechanism)) < 0 ||
+	    jsonout_add_string(mech, "attach", r->attach) < 0 ||
+	    jsonout_add_name(mech, "fallback", r->fallback) < 0)
+		return NULL;
+	if (jsonout_add_int(o, "schema", LEARNOUT_SCHEMA) < 0 ||
+	    jsonout_add_string(o, "kind", "suid2cap-learn") < 0 ||
+	    jsonout_add_string(o, "time", r->time) < 0 ||
+	    jsonout_add(o, "program", TAKE_PTR(prog)) < 0 ||
+	    jsonout_add(o, "command", argv_json(r->argv)) < 0 ||
+	    jsonout_add(o, "user", TAKE_PTR(user)) < 0 ||
+	    jsonout_add(o, "mechanism", TAKE_PTR(mech)) < 0 ||
+	    add_mask(o, "candidates", r->candidates) < 0 ||
+	    jsonout_add(o, "run", run_json(r)) < 0 ||
+	    add_mask(o, "used", r->used) < 0 || add_mask(o, "denied", r->denied) < 0 ||
+	    add_mask(o, "denied_without_effect", r->denied_harmless) < 0 ||
+	    add_mask(o, "quiet", r->quiet) < 0 ||
+	    jsonout_add(o, "checks", checks_json(r)) < 0 ||
+	    jsonout_add(o, "failures", failures_json(r)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/* --- the draft rule ------------------------------------------------------------------------ */
+
+/* "local.<basename>" in the id alphabet: lowercase letters, digits, _ + -. */
+static char *local_id(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *id;
+	size_t n = 0;
+
+	base = base ? base + 1 : path;
+	id = malloc(strlen("local.") + strlen(base) + strlen("program") + 1);
+	if (!id)
+		return NULL;
+	memcpy(id, "local.", 6);
+	n = 6;
+	for (const char *p = base; *p; p++) {
+		char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '+' ||
+			  c == '-';
+		id[n++] = ok ? c : '-';
+	}
+	if (n == 6) {
+		memcpy(id + n, "program", 7);
+		n += 7;
+	}
+	id[n] = '\0';
+	return id;
+}
+
+/* The path as a literal glob: backslash before the glob characters. */
+static char *literal_glob(const char *path)
+{
+	char *g = malloc(2 * strlen(path) + 1), *q = g;
+
+	if (!g)
+		return NULL;
+	for (const char *p = path; *p; p++) {
+		if (strchr("*?[]\\", *p))
+			*q++ = '\\';
+		*q++ = *p;
+	}
+	*q = '\0';
+	return g;
+}
+
+static char *caps_clause(uint64_t mask, bool aware)
+{
+	_cleanup_free_ char *names = fcaps_mask_names(mask);
+	char *out = NULL;
+
+	if (!names || asprintf(&out, "%s=%s", names, aware ? "p" : "ep") < 0)
+		return NULL;
+	return out;
+}
+
+static char *draft_reason(const struct learn_record *r, const char *verdict)
+{
+	_cleanup_free_ char *used = fcaps_mask_names(r->used);
+	_cleanup_free_ char *denied = fcaps_mask_names(r->denied);
+	char *s = NULL;
+	int n;
+
+	if (!used || !denied)
+		return NULL;
+	n = asprintf(&s, "Observed by suid2cap learn (%s, %s): run as %s, the program %s, used %s "
+		     "and was denied %s%s.", learn_mechanism_name(r->mechanism),
+		     r->time ? r->time : "?", r->user ? r->user : "?",
+		     learn_record_succeeded(r) ? "succeeded" :
+		     r->timed_out ? "hit the time limit" : "failed",
+		     *used ? used : "no capability", *denied ? denied : "nothing",
+		     r->script ? "; it is a #! script, and the kernel ignores set-ID bits and "
+				 "capabilities on scripts, so its interpreter is what would need them" :
+		     s2c_streq(verdict, "review") ? ", so a person must check what it needs" : "");
+	return n < 0 ? NULL : s;
+}
+
+struct json_object *learnout_draft(const struct learn_record *r, const char *rule_id)
+{
+	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *rules = json_object_new_array();
+	_cleanup_jsonput_ struct json_object *rule = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *match = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *paths = json_object_new_array();
+	_cleanup_jsonput_ struct json_object *sources = json_object_new_array();
+	_cleanup_free_ char *id = rule_id ? strdup(rule_id) : local_id(r->path);
+	_cleanup_free_ char *glob = literal_glob(r->path);
+	_cleanup_free_ char *caps = NULL, *reason = NULL;
+	const char *base = strrchr(r->path, '/');
+	bool ok = learn_record_succeeded(r) && !r->denied;
+	/* Privilege on a script is never honoured: whatever it used, the answer is drop. */
+	const char *verdict = r->script ? "drop" : !ok ? "review" : r->used ? "migrate" : "drop";
+
+	if (!doc || !rules || !rule || !match || !paths || !sources || !id || !glob)
+		return NULL;
+	if (!s2c_streq(verdict, "drop") && (r->used | r->denied) &&
+	    !(caps = caps_clause(ok ? r->used : r->used | r->denied, r->aware)))
+		return NULL;
+	if (!(reason = draft_reason(r, verdict)))
+		return NULL;
+	if (jsonout_push(paths, jsonout_string(glob)) < 0 ||
+	    jsonout_add(match, "paths", TAKE_PTR(paths)) < 0 ||
+	    jsonout_push(sources, json_object_new_string("man:suid2cap(8)")) < 0 ||
+	    jsonout_add_string(rule, "id", id) < 0 ||
+	    jsonout_add_string(rule, "program", base ? base + 1 : r->path) < 0 ||
+	    jsonout_add(rule, "match", TAKE_PTR(match)) < 0 ||
+	    jsonout_add_string(rule, "verdict", verdict) < 0 ||
+	    (caps && jsonout_add_string(rule, s2c_streq(verdict, "migrate") ? "caps" : "needs",
+					caps) < 0) ||
+	    jsonout_add_string(rule, "reason", reason) < 0 ||
+	    jsonout_add(rule, "sources", TAKE_PTR(sources)) < 0 ||
+	    jsonout_push(rules, TAKE_PTR(rule)) < 0 ||
+	    jsonout_add_int(doc, "schema", 1) < 0 ||
+	    jsonout_add_string(doc, "area", "local") < 0 ||
+	    jsonout_add_string(doc, "description", "Rules drafted by suid2cap learn from observed "
+			       "runs, to be reviewed before use.") < 0 ||
+	    jsonout_add(doc, "rules", TAKE_PTR(rules)) < 0)
+		return NULL;
+	return TAKE_PTR(doc);
+}
+
+/* --- text -------------------------------------------------------------------------------- */
+
+struct style {
+	bool color;
+	FILE *out;
+};
+
+static void heading(const struct style *s, const char *label)
+{
+	(void)fprintf(s->out, "  %s%-11s%s ", s->color ? C_BOLD : "", label, s->color ? C_RESET : "");
+}
+
+static void put_esc(FILE *out, const char *str)
+{
+	_cleanup_free_ char *e = escape_text(str ? str : "");
+
+	(void)fputs(e ? e : "?", out);
+}
+
+static void put_mask(FILE *out, uint64_t mask, const char *none)
+{
+	_cleanup_free_ char *names = mask ? fcaps_mask_names(mask) : NULL;
+
+	(void)fputs(names ? names : none, out);
+}
+
+static void put_command(FILE *out, char *const *argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++) {
+		(void)fputs(i ? " " : "", out);
+		put_esc(out, argv[i]);
+	}
+}
+
+/* "exited 0 after 0.1 s", "killed by SIGSEGV …", "stopped at the time limit of 5 s …". */
+static void put_outcome(FILE *out, const struct learn_record *r)
+{
+	const char *sig = r->signal ? sigabbrev_np(r->signal) : NULL;
+
+	if (r->timed_out)
+		(void)fprintf(out, "stopped at the time limit of %u s", r->timeout);
+	else if (r->signal)
+		(void)fprintf(out, "killed by SIG%s", sig ? sig : "?");
+	else
+		(void)fprintf(out, "exited %d", r->exit_code);
+	(void)fprintf(out, " after %" PRIu64 ".%" PRIu64 " s; %" PRIu64 " process%s",
+		      r->elapsed_ms / 1000, r->elapsed_ms % 1000 / 100, r->processes,
+		      r->processes == 1 ? "" : "es");
+	if (r->killed)
+		(void)fprintf(out, ", %" PRIu64 " still running and killed", r->killed);
+	(void)fputc('\n', out);
+}
+
+static void text_checks(const struct style *s, const struct learn_record *r)
+{
+	FILE *out = s->out;
+
+	if (!r->n_checks) {
+		(void)fputs("\nNo capability checks.\n", out);
+		return;
+	}
+	if (r->mechanism == LEARN_BPF)
+		(void)fprintf(out, "\n%s%-24s %-8s %7s  %-18s %s%s\n", s->color ? C_BOLD : "",
+			      "CAPABILITY", "RESULT", "COUNT", "SYSCALL", "KERNEL FUNCTION",
+			      s->color ? C_RESET : "");
+	else
+		(void)fprintf(out, "\n%s%-24s %-8s %7s  %s%s\n", s->color ? C_BOLD : "", "CAPABILITY",
+			      "RESULT", "COUNT", "SYSCALL", s->color ? C_RESET : "");
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct learn_check *c = &r->checks[i];
+		_cleanup_free_ char *name = fcaps_mask_names(S2C_CAPMASK(c->cap));
+		_cleanup_free_ char *sc = escape_text(c->syscall ? c->syscall : "-");
+		const char *result = c->quiet ? "probe" : c->granted ? "granted" : "denied";
+
+		bool no_effect = !c->quiet && !c->granted && c->syscall &&
+				 (r->denied_harmless & S2C_CAPMASK(c->cap));
+
+		(void)fprintf(out, "%-24s %-8s %7" PRIu64 "  ", name ? name : "?", result, c->count);
+		if (!c->where && !no_effect) {
+			(void)fprintf(out, "%s\n", sc ? sc : "?");
+			continue;
+		}
+		(void)fprintf(out, "%-18s ", sc ? sc : "?");
+		if (c->where)
+			put_esc(out, c->where);
+		if (no_effect)
+			(void)fputs(c->where ? "  (no effect)" : "(no effect)", out);
+		(void)fputc('\n', out);
+	}
+}
+
+static void text_failures(const struct style *s, const struct learn_record *r)
+{
+	if (!r->n_failures)
+		return;
+	(void)fprintf(s->out, "\n%sFailed syscalls:%s\n", s->color ? C_BOLD : "",
+		      s->color ? C_RESET : "");
+	for (size_t i = 0; i < r->n_failures; i++) {
+		const struct learn_failure *f = &r->failures[i];
+
+		(void)fputs("  ", s->out);
+		put_esc(s->out, f->syscall ? f->syscall : "?");
+		(void)fprintf(s->out, ": %s ×%" PRIu64 " -> ", errno_name(f->err), f->count);
+		put_mask(s->out, f->caps, "no capability known");
+		(void)fputc('\n', s->out);
+	}
+}
+
+int learnout_text(const struct learn_record *r, const struct json_object *draft,
+		  const struct learnout_text_options *o, FILE *out)
+{
+	struct style s = { o->color, out };
+
+	(void)fprintf(out, "%ssuid2cap learn:%s ", o->color ? C_BOLD : "", o->color ? C_RESET : "");
+	put_command(out, r->argv);
+	(void)fputc('\n', out);
+	heading(&s, "program");
+	put_esc(out, r->path);
+	(void)fprintf(out, "%s%s\n",
+		      r->script ? " (a script: the kernel ignores capabilities on it)" : "",
+		      r->aware ? " (capability-aware)" : "");
+	heading(&s, "sha256");
+	(void)fprintf(out, "%s\n", r->sha256);
+	heading(&s, "ran as");
+	put_esc(out, r->user);
+	(void)fprintf(out, " (%u:%u) with ", r->uid, r->gid);
+	put_mask(out, r->candidates, "no capabilities");
+	(void)fputc('\n', out);
+	heading(&s, "mechanism");
+	(void)fprintf(out, "%s (%s)%s\n", learn_mechanism_name(r->mechanism), r->attach,
+		      o->bpf_built ? "" : "; this build has no BPF support");
+	if (r->fallback && o->bpf_built) {
+		heading(&s, "");
+		(void)fputs("BPF not used: ", out);
+		put_esc(out, r->fallback);
+		(void)fputc('\n', out);
+	}
+	heading(&s, "result");
+	put_outcome(out, r);
+	if (r->lost) {
+		heading(&s, "");
+		(void)fprintf(out, "%" PRIu64 " checks could not be counted (maps full)\n", r->lost);
+	}
+	(void)fputc('\n', out);
+	heading(&s, "used");
+	put_mask(out, r->used, "no capability");
+	(void)fputc('\n', out);
+	heading(&s, "denied");
+	put_mask(out, r->denied, "nothing");
+	(void)fputc('\n', out);
+	if (r->denied_harmless) {
+		heading(&s, "no effect");
+		put_mask(out, r->denied_harmless, "");
+		(void)fputs(" (denied, but the calls succeeded without it)\n", out);
+	}
+	if (!learn_record_succeeded(r)) {
+		heading(&s, "note");
+		(void)fputs("the run did not succeed, so it may not have reached everything the "
+			    "program does\n", out);
+	}
+	text_checks(&s, r);
+	text_failures(&s, r);
+	if (draft) {
+		const char *js = json_object_to_json_string_ext(
+			(struct json_object *)(uintptr_t)draft,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				JSON_C_TO_STRING_NOSLASHESCAPE);
+		(void)fprintf(out, "\n%sDraft rule%s (review it, then save it as %s):\n",
+			      o->color ? C_BOLD : "", o->color ? C_RESET : "",
+			      o->draft_file ? o->draft_file : "a rules file");
+		(void)fputs(js ? js : "?", out);
+		(void)fputc('\n', out);
+	}
+	(void)fputc('\n', out);
+	if (o->record_file) {
+		(void)fputs("Record kept for explain and audit: ", out);
+		put_esc(out, o->record_file);
+		(void)fputc('\n', out);
+	} else {
+		(void)fputs("No record kept.\n", out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* --- explain and audit ---------------------------------------------------------------------- */
+
+struct json_object *learnout_evidence_json(const struct learn_record *r)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_jsonput_ struct json_object *user = json_object_new_object();
+
+	if (!o || !user || jsonout_add_string(user, "name", r->user) < 0 ||
+	    jsonout_add_int(user, "uid", r->uid) < 0 || jsonout_add_int(user, "gid", r->gid) < 0)
+		return NULL;
+	if (jsonout_add_string(o, "evidence", "observed") < 0 ||
+	    jsonout_add_string(o, "time", r->time) < 0 ||
+	    jsonout_add_string(o, "mechanism", learn_mechanism_name(r->mechanism)) < 0 ||
+	    jsonout_add_string(o, "attach", r->attach) < 0 ||
+	    jsonout_add(o, "command", argv_json(r->argv)) < 0 ||
+	    jsonout_add(o, "user", TAKE_PTR(user)) < 0 ||
+	    add_mask(o, "candidates", r->candidates) < 0 ||
+	    jsonout_add_bool(o, "succeeded", learn_record_succeeded(r)) < 0 ||
+	    add_mask(o, "used", r->used) < 0 || add_mask(o, "denied", r->denied) < 0 ||
+	    add_mask(o, "denied_without_effect", r->denied_harmless) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/* What the decision about the file grants after the change (0: nothing). */
+static uint64_t granted_after(const struct decision *d)
+{
+	return d && d->has_caps ? d->caps.permitted : 0;
+}
+
+int learnout_explain(const struct learn_record *r, const struct decision *d, bool color, FILE *out)
+{
+	struct style s = { color, out };
+	uint64_t after = granted_after(d);
+
+	heading(&s, "learned");
+	(void)fprintf(out, "observed evidence: suid2cap learn (%s, %s) ",
+		      learn_mechanism_name(r->mechanism), r->attach);
+	put_esc(out, r->time);
+	(void)fputc('\n', out);
+	heading(&s, "");
+	(void)fputs("ran ", out);
+	put_command(out, r->argv);
+	(void)fputs(" as ", out);
+	put_esc(out, r->user);
+	(void)fputs(" with ", out);
+	put_mask(out, r->candidates, "no capabilities");
+	(void)fputs(": ", out);
+	put_outcome(out, r);
+	heading(&s, "");
+	(void)fputs("used ", out);
+	put_mask(out, r->used, "no capability");
+	(void)fputs("; denied ", out);
+	put_mask(out, r->denied, "nothing");
+	if (r->denied_harmless) {
+		(void)fputs("; denied without effect ", out);
+		put_mask(out, r->denied_harmless, "");
+	}
+	(void)fputc('\n', out);
+	heading(&s, "");
+	if (r->used & ~after) {
+		(void)fputs("the run used ", out);
+		put_mask(out, r->used & ~after, "");
+		(void)fputs(", which the decision does not grant\n", out);
+	} else {
+		(void)fputs("the decision grants everything the run used\n", out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+char *learnout_audit_line(const struct learn_record *r)
+{
+	_cleanup_free_ char *used = fcaps_mask_names(r->used);
+	_cleanup_free_ char *denied = fcaps_mask_names(r->denied);
+	_cleanup_free_ char *when = escape_text(r->time ? r->time : "?");
+	char *line = NULL;
+
+	if (!used || !denied || !when ||
+	    asprintf(&line, "used %s; denied %s (suid2cap learn, %s, %s%s)",
+		     *used ? used : "no capability", *denied ? denied : "nothing",
+		     learn_mechanism_name(r->mechanism), when,
+		     learn_record_succeeded(r) ? "" : ", the run failed") < 0)
+		return NULL;
+	return line;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary.h"
+#include "db.h"
+#include "decide.h"
+#include "engine.h"
+#include "facts.h"
+#include "host.h"
+#include "idmap.h"
+#include "scan.h"
+#include "common.h"
+
+void decisions_release(struct decisions *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		decision_free(d->v[i]);
+	free(d->v);
+	idmap_free(d->ids);
+	host_free(d->host);
+	rules_db_free(d->db);
+	memset(d, 0, sizeof(*d));
+}
+
+int decide_all(struct rules_db *db, const struct scan_result *res, const char *kernel,
+	       struct decisions *out, struct s2c_error *err)
+{
+	struct engine e;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->db = db;
+	r = host_new(res->rootfd, res->host, kernel, &out->host, err);
+	if (r == 0)
+		r = idmap_new(res->host ? -1 : res->rootfd, &out->ids);
+	if (r < 0) {
+		if (s2c_error_isset(err))
+			(void)s2c_error_prefix(err, "cannot read facts of the target");
+		else
+			(void)s2c_error_errno(err, r, "cannot read facts of the target");
+		decisions_release(out);
+		return r;
+	}
+	e = (struct engine){ .db = db, .host = out->host, .ids = out->ids, .rootfd = res->rootfd };
+	r = engine_prepare(&e, (const struct facts *const *)res->v, res->n);
+	if (r == 0 && !(out->v = calloc(res->n ? res->n : 1, sizeof(*out->v))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < res->n; i++) {
+		struct binary bin = { 0 };
+
+		r = binary_read(res->rootfd, res->v[i], db->caps.all_strings, &bin);
+		if (r == 0)
+			r = engine_decide(&e, res->v[i], &bin, &out->v[i], err);
+		binary_release(&bin);
+		if (r < 0 && s2c_error_isset(err))
+			(void)s2c_error_prefix(err, "cannot decide about '%s'", res->v[i]->path);
+		else if (r < 0)
+			(void)s2c_error_errno(err, r, "cannot decide about '%s'", res->v[i]->path);
+		else
+			out->n = i + 1;
+	}
+	if (r < 0) {
+		if (!s2c_error_isset(err))
+			(void)s2c_error_errno(err, r, "cannot decide");
+		decisions_release(out);
+		return r;
+	}
+	return 0;
+}

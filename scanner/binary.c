@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "binary.h"
+#include "elfinfo.h"
+#include "facts.h"
+#include "fileid.h"
+#include "hash.h"
+#include "resolve.h"
+#include "common.h"
+
+/* Record why the content could not be read; returns @code, or -ENOMEM. */
+S2C_PRINTF(3, 4) static int fail(struct binary *b, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&b->error, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->error = NULL;
+		return -ENOMEM;
+	}
+	return code;
+}
+
+/* Open the file the scan saw, beneath the root, and check it is still that inode. */
+static int open_same(int rootfd, const struct facts *f, int *ret_fd, struct binary *b)
+{
+	const char *name;
+	_cleanup_close_ int dfd = resolve_open_parent(rootfd, f->path, &name);
+	struct file_id scanned = { .dev_major = f->dev_major, .dev_minor = f->dev_minor,
+				   .ino = f->ino }, now;
+	int fd;
+
+	if (dfd < 0)
+		return fail(b, dfd, "cannot open its directory: %s", strerror(-dfd));
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		int r = -errno;
+		return fail(b, r, "cannot open: %s", strerror(-r));
+	}
+	if (fileid_read(fd, false, &now) < 0 || fileid_diff(&scanned, &now, FILEID_INODE)) {
+		(void)close(fd);
+		return fail(b, -ESTALE, "the file changed since it was scanned");
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int binary_read(int rootfd, const struct facts *f, const char *const *strings,
+		struct binary *ret)
+{
+	struct binary b = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct elfinfo_options o = { .rootfd = rootfd, .strings = strings, .path = f->path };
+	struct s2c_error err = { 0 };
+	char hex[HASH_HEX_LEN];
+	int r;
+
+	r = open_same(rootfd, f, &fd, &b);
+	if (r == -ENOMEM || (r < 0 && !b.error))
+		return -ENOMEM;
+	if (r < 0)
+		goto out;
+	if (hash_fd_sha256(fd, hex) == 0 && !(b.sha256 = strdup(hex)))
+		goto oom;
+	r = elfinfo_load_fd(fd, &o, &b.elf, &err);
+	if (r == -ENOMEM)
+		goto oom;
+	if (r < 0 && !(b.error = strdup(err.msg[0] ? err.msg : strerror(-r))))
+		goto oom;
+	if (b.elf && b.elf->kind != ELFINFO_ELF) {
+		b.error = strdup(b.elf->kind == ELFINFO_SCRIPT ? "a script" : "not an ELF file");
+		b.elf = elfinfo_free(b.elf);
+		if (!b.error)
+			goto oom;
+	}
+out:
+	*ret = b;
+	return 0;
+oom:
+	binary_release(&b);
+	return -ENOMEM;
+}
+
+void binary_release(struct binary *b)
+{
+	free(b->sha256);
+	elfinfo_free(b->elf);
+	free(b->error);
+	memset(b, 0, sizeof(*b));
+}

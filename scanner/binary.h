@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A candidate's content: its SHA-256 and its ELF facts, read through an fd
+ * opened beneath the root without symlinks and checked to be the inode the
+ * scan saw.  This is the I/O the decision needs, kept out of the engine so
+ * that deciding is a pure function of facts, content and rules.
+ */
+#ifndef S2C_SCANNER_BINARY_H
+#define S2C_SCANNER_BINARY_H
+
+#include "cleanup.h"
+
+struct elfinfo;
+struct facts;
+
+/** What was read; every member owned. */
+struct binary {
+	char *sha256;            /**< lowercase hex, NULL when the file could not be read */
+	struct elfinfo *elf;     /**< ELF facts (elfinfo.h), NULL when not an ELF file or unreadable */
+	char *error;             /**< why there are no ELF facts ("a script", "not an ELF file",
+				      "the file changed since it was scanned", …), else NULL */
+};
+
+/**
+ * Read @f's content beneath @rootfd: hash it and read its ELF facts (NEEDED
+ * libraries resolved beneath @rootfd, @strings looked for in read-only data).
+ * A file that cannot be read, changed since the scan or is not ELF still gets
+ * a result, with @ret->error saying why.
+ * Returns 0 with @ret filled, or -ENOMEM.
+ */
+int binary_read(int rootfd, const struct facts *f, const char *const *strings,
+		struct binary *ret);
+
+/** Free what @b owns; the struct is zeroed. */
+void binary_release(struct binary *b);
+
+#endif /* S2C_SCANNER_BINARY_H */

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Every verb's --help, generated from the option tables it parses, agrees with
+the man page's synopsis; `help VERB`, --version and usage errors behave the same
+for every verb."""
+import os
+import re
+import sys
+
+import s2ctest
+
+MAN = os.path.join(s2ctest.SRC, "docs", "suid2cap.8")
+
+
+def verbs(ctx):
+    rc, out, err = ctx.run(["--help"])
+    block = out.decode().split("Verbs:\n")[1].split("\n\n")[0]
+    return [line.split()[0] for line in block.splitlines()]
+
+
+def help_options(text):
+    """Options a --help text lists, short -o counted as its long name."""
+    opts = set(re.findall(r"^\s+(?:-\w, )?--([a-z][a-z-]*)", text, re.M))
+    return opts - {"help", "version"}
+
+
+def man_synopsis():
+    """{verb: options named in its SYNOPSIS lines} ('Fl o' is --output)."""
+    with open(MAN) as f:
+        man = f.read()
+    syn = man.split(".Sh SYNOPSIS")[1].split(".Sh DESCRIPTION")[0]
+    blocks = {}
+    for part in syn.split(".Nm\n")[1:]:
+        m = re.match(r"\.Cm (\S+)", part)
+        if not m:
+            continue
+        opts = set(re.findall(r"Fl -([a-z][a-z-]*)", part))
+        if re.search(r"Fl o\b", part):
+            opts.add("output")
+        blocks.setdefault(m.group(1), set()).update(opts)
+    return man, blocks
+
+
+def test_help_matches_man_page(ctx):
+    man, blocks = man_synopsis()
+    for v in verbs(ctx):
+        rc, out, err = ctx.run([v, "--help"])
+        ctx.check(f"{v} --help exit", rc == 0 and out.startswith(b"usage: suid2cap " + v.encode()),
+                  f"{rc} {out[:80]!r}")
+        opts = help_options(out.decode())
+        ctx.check(f"{v}: --help and SYNOPSIS list the same options", opts == blocks.get(v, set()),
+                  f"only in --help: {sorted(opts - blocks.get(v, set()))}, only in the man page: "
+                  f"{sorted(blocks.get(v, set()) - opts)}")
+        ctx.check(f"{v}: a section in the man page", f".Ss {v}\n" in man, v)
+        # the usage line (the dispatch table) names no option the verb does not parse
+        usage = out.decode().split("\n\n")[0]
+        named = set(re.findall(r"--([a-z][a-z-]*)", usage)) - {"help", "version"}
+        ctx.check(f"{v}: usage line options are parsed", named <= opts | {"output"},
+                  f"{sorted(named - opts)}")
+
+
+def test_help_verb_and_version(ctx):
+    for v in verbs(ctx):
+        if v == "help":
+            continue
+        rc1, out1, _ = ctx.run([v, "--help"])
+        rc2, out2, _ = ctx.run(["help", v])
+        ctx.check(f"help {v} is {v} --help", rc1 == rc2 == 0 and out1 == out2, f"{rc1} {rc2}")
+        rc, out, err = ctx.run([v, "--version"])
+        ctx.check(f"{v} --version", rc == 0 and out.startswith(b"suid2cap "), f"{rc} {out!r}")
+        rc, out, err = ctx.run([v, "--no-such-option"])
+        ctx.check(f"{v}: unknown option", rc == 2 and b"unknown option '--no-such-option'" in err
+                  and b"Try 'suid2cap " + v.encode() + b" --help'" in err, f"{rc} {err!r}")
+    rc, out, err = ctx.run(["help"])
+    ctx.check("help alone lists the verbs", rc == 0 and b"Verbs:" in out, out[:200])
+    rc, out, err = ctx.run(["help", "nosuch"])
+    ctx.check("help of an unknown verb", rc == 2 and b"unknown verb 'nosuch'" in err, err)
+
+
+def test_operands_and_exclusions(ctx):
+    cases = [
+        (["apply"], b"missing PLAN"),
+        (["apply", "a", "b"], b"unexpected argument 'b'"),
+        (["explain"], b"missing PATH"),
+        (["privileges"], b"missing VERB"),
+        (["verify", "x"], b"unexpected argument 'x'"),
+        (["verify", "--fix", "--forget", "/x"], b"--fix and --forget exclude each other"),
+        (["rollback", "--last", "--list"], b"--last and --list exclude each other"),
+        (["scan", "--threads"], b"option '--threads' needs an argument"),
+        (["scan", "--format", "xml"], b"unknown format 'xml': expected text or json"),
+        (["scan", ""], b"empty operand"),
+    ]
+    for argv, want in cases:
+        rc, out, err = ctx.run(argv)
+        ctx.check(" ".join(argv) or "(none)", rc == 2 and want in err, f"{rc} {err!r}")
+
+
+TESTS = [test_help_matches_man_page, test_help_verb_and_version, test_operands_and_exclusions]
+
+if __name__ == "__main__":
+    sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
