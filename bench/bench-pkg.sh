@@ -8,8 +8,9 @@
 #
 # The packages are fetched once with `apt-get download` into
 # build/test-deps/bench-debs (never installed): every 4th package installed
-# on this machine whose installed size is below 60 MB, plus the set-ID ones
-# the tests use, so the sizes are mixed and some files are privileged.
+# on this machine whose installed size is below 60 MB and that the archive
+# has, plus the set-ID ones the tests use, so the sizes are mixed and some
+# files are privileged.
 #
 #   bench/bench-pkg.sh [--runs N]
 set -eu
@@ -28,9 +29,11 @@ mkdir -p "$dir"
 if [ ! -f "$dir/.complete" ]; then
 	list=$(dpkg-query -W -f '${Package} ${Installed-Size}\n' | sort |
 		awk '$2 < 60000 && NR % 4 == 0 { print $1 }')
-	# shellcheck disable=SC2086 # one word per package
-	(cd "$dir" && apt-get download -q $list iputils-ping mtr-tiny fping passwd mount sudo \
-		fuse3 dbus polkitd uidmap libgstreamer1.0-0 libcap2 >/dev/null)
+	# One by one: a package installed from elsewhere than the archive is left out.
+	for p in $list iputils-ping mtr-tiny fping passwd mount sudo fuse3 dbus polkitd uidmap \
+		libgstreamer1.0-0 libcap2; do
+		(cd "$dir" && apt-get download -q "$p" >/dev/null 2>&1) || true
+	done
 	touch "$dir/.complete"
 fi
 n=$(find "$dir" -name '*.deb' | wc -l)

@@ -145,6 +145,7 @@ void batch_shard(struct batch_list *l, unsigned k, unsigned n)
 
 struct pool {
 	const struct batch_list *l;
+	size_t *order;          /* indexes into l, largest file first */
 	bool follow;
 	const struct target_select *sel;
 	struct stage *run;
@@ -201,7 +202,7 @@ static void *worker(void *arg)
 		int r;
 
 		(void)pthread_mutex_lock(&p->lock);
-		i = p->next < p->l->n && !p->error ? p->next++ : SIZE_MAX;
+		i = p->next < p->l->n && !p->error ? p->order[p->next++] : SIZE_MAX;
 		(void)pthread_mutex_unlock(&p->lock);
 		if (i == SIZE_MAX)
 			return NULL;
@@ -220,6 +221,43 @@ static void *worker(void *arg)
 	}
 }
 
+struct sized {
+	size_t index;
+	off_t size;
+};
+
+static int cmp_sized(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The order to read in: largest first, so that no thread is left with a big
+ * package at the end while the others idle (longest processing time first).
+ * The results keep the list's order.
+ */
+static size_t *read_order(const struct batch_list *l)
+{
+	_cleanup_free_ struct sized *v = calloc(l->n ? l->n : 1, sizeof(*v));
+	size_t *order = calloc(l->n ? l->n : 1, sizeof(*order));
+	struct stat st;
+
+	if (!v || !order) {
+		free(order);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		v[i] = (struct sized){ i, stat(l->paths[i], &st) == 0 ? st.st_size : 0 };
+	qsort(v, l->n, sizeof(*v), cmp_sized);
+	for (size_t i = 0; i < l->n; i++)
+		order[i] = v[i].index;
+	return order;
+}
+
 int batch_read(const struct batch_list *l, bool follow, unsigned threads,
 	       const struct target_select *sel, struct stage *run, batch_progress_fn progress,
 	       void *userdata, struct target ***ret)
@@ -230,8 +268,12 @@ int batch_read(const struct batch_list *l, bool follow, unsigned threads,
 	size_t started = 0;
 
 	p.out = calloc(l->n ? l->n : 1, sizeof(*p.out));
-	if (!p.out)
+	p.order = read_order(l);
+	if (!p.out || !p.order) {
+		free(p.out);
+		free(p.order);
 		return -ENOMEM;
+	}
 	threads = S2C_MAX(1u, S2C_MIN(threads, (unsigned)S2C_ELEMENTSOF(tids)));
 	if (threads > l->n)
 		threads = l->n ? (unsigned)l->n : 1;
@@ -241,6 +283,7 @@ int batch_read(const struct batch_list *l, bool follow, unsigned threads,
 	(void)worker(&p);
 	for (size_t i = 0; i < started; i++)
 		(void)pthread_join(tids[i], NULL);
+	free(p.order);
 	if (p.error) {
 		for (size_t i = 0; i < l->n; i++)
 			target_free(p.out[i]);
