@@ -312,7 +312,7 @@ static int parse_doc(const struct src *s, const char *name, struct json_object *
 	_cleanup_free_ char *text = NULL;
 	struct json_tokener *tok;
 	struct json_object *o;
-	size_t len;
+	size_t len = 0;
 	int r = read_doc(s, name, &text, &len, err);
 
 	if (r < 0)

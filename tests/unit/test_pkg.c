@@ -217,6 +217,7 @@ START_TEST(test_stage_limits)
 	for (int i = 0; i < 300; i++)
 		strcat(deep, "/d");
 	ck_assert_int_eq(stage_create(s, deep, &err), -ELOOP);
+	stage_free(sub);
 	stage_free(s);
 }
 END_TEST
