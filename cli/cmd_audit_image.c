@@ -49,8 +49,9 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 		OPT_TABLE(tr.db.opts),
 		OPT_TABLE(tr.out.opts),
 		OPT_TABLE(tr.opts),
-		OPT_CALLBACK("platform", &platform, "OS/ARCH", "the image of a multi-platform index "
-			     "to audit (default: the first linux one), e.g. linux/arm64", opt_platform),
+		OPT_CALLBACK("platform", &platform, "OS/ARCH", "the image of a multi-platform "
+			     "index to\naudit (default: the first linux one), e.g.\nlinux/arm64",
+			     opt_platform),
 		OPT_END(),
 	};
 	struct rules_db *db = NULL;

@@ -64,10 +64,10 @@ static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2
 		OPT_TABLE(a->tr.out.opts),
 		OPT_TABLE(a->tr.opts),
 		OPT_STRING(0, "from-dir", &a->from_dir, "DIR", "every package below DIR (a "
-			   "mirror's pool); symlinks are not followed"),
-		OPT_STRING(0, "shard", &a->shard, "K/N", "only the K-th of N stable slices of the "
-			   "packages (by file name), so that N machines can share an archive; join "
-			   "their JSON reports with 'suid2cap report merge'"),
+			   "mirror's pool);\nsymlinks are not followed"),
+		OPT_STRING(0, "shard", &a->shard, "K/N", "only the K-th of N stable slices of "
+			   "the\npackages (by file name), so that N machines\ncan share an archive; "
+			   "join their JSON\nreports with 'suid2cap report merge'"),
 		OPT_END(),
 	};
 	int first;

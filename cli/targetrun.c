@@ -94,12 +94,12 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 							 "packages read at once (default: the CPU "
 							 "count)", opt_threads);
 	tr->opts[n++] = (struct opt)OPT_CALLBACK("tmpdir", &tr->tmpdir, "DIR",
-						 "make the private 0700 directory for unpacked "
+						 "make the private 0700 directory for unpacked\n"
 						 "members in DIR (default: $TMPDIR, else /tmp)",
 						 opt_tmpdir);
 	tr->opts[n++] = (struct opt)OPT_CALLBACK("max-unpacked", &tr->lim.max_unpacked, "SIZE",
-						 "refuse what unpacks to more than SIZE bytes "
-						 "(suffix K, M, G, T; default 16G): the "
+						 "refuse what unpacks to more than SIZE bytes\n"
+						 "(suffix K, M, G, T; default 16G): the\n"
 						 "decompression-bomb limit", opt_max_unpacked);
 	tr->opts[n] = (struct opt)OPT_END();
 }
