@@ -26,8 +26,9 @@ static const char intro[] =
 	"Audit a container image without running it: a 'docker save' archive or an OCI\n"
 	"image layout (directory or tar).  The layers are applied in order with their\n"
 	"whiteouts, so a file removed by a later layer is not reported; each finding\n"
-	"names the layer that added the file.  Capabilities outside the default bounding\n"
-	"set of Docker or Podman containers are flagged; the plan is a Dockerfile RUN line.\n"
+	"names the layer that added the file.  Without --bounding-set, capabilities\n"
+	"outside the default bounding set of Docker or Podman containers are flagged;\n"
+	"the plan is a Dockerfile RUN line.\n"
 	"\f"
 	"Exit status: 0 success, 1 --fail-on matched, 2 usage error, 3 the image could not\n"
 	"be read, 4 operation failed.\n";

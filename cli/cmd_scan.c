@@ -52,7 +52,7 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 	r = parse_argv(argc, argv, &a, ctx);
 	if (r <= 0)
 		return -r;
-	ex = scanargs_run(&a.s, ctx, &res);
+	ex = scanargs_run(&a.s, ctx, NULL, &res);
 	if (ex)
 		return ex;
 	ex = outfile_open(&out, a.output);

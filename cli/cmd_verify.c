@@ -38,21 +38,11 @@ static const char help_text[] =
 	"Compare the system with the state recorded by apply: report files whose\n"
 	"set-ID bit came back, whose capabilities are gone or different, or whose\n"
 	"content changed (a package update, told from tampering by the package\n"
-	"database's digests).  --db, --kernel, --exclude, --include-unpackaged and\n"
-	"the smoke-test options apply to --fix.\n";
+	"database's digests).  --db, --kernel, --bounding-set, --exclude,\n"
+	"--include-unpackaged and the smoke-test options apply to --fix.\n";
 
-static const char *program_path(void)
-{
-	static char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
-static int do_hooks(int rootfd, const char *install, const char *remove)
+static int do_hooks(int rootfd, const char *root, const char *install, const char *remove,
+		    const char *program)
 {
 	struct s2c_error err = { 0 };
 	const char *name = install ? install : remove;
@@ -62,20 +52,33 @@ static int do_hooks(int rootfd, const char *install, const char *remove)
 	if ((int)kind < 0)
 		return usage_error("verify", "unknown hook '%s': expected dpkg, apt or rpm", name);
 	if (install) {
-		const char *self = program_path();
-		if (!self) {
-			log_error("cannot find this program's path for the hook");
-			return S2C_EXIT_FAILURE;
+		if (!program)
+			program = S2C_SBINDIR "/suid2cap";
+		/* A hook naming a program that is not there would silently do nothing. */
+		r = hook_check_program(rootfd, program, geteuid() == 0, &err);
+		if (r < 0) {
+			log_error("cannot install the %s hook: it would run '%s', which is not usable "
+				  "beneath the root '%s' (%s); install suid2cap there, or name another "
+				  "program with --hook-program", name, program, root, err.msg);
+			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 		}
-		r = hook_install(rootfd, kind, self, &err);
-	} else {
-		r = hook_remove(rootfd, kind, &err);
+		r = hook_install(rootfd, kind, program, geteuid() == 0, &err);
+		if (r < 0) {
+			log_error("cannot install the %s hook: %s", name, err.msg);
+			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+		}
+		print_line("installed %s, running %s", hook_path(kind), program);
+		return S2C_EXIT_OK;
 	}
+	r = hook_remove(rootfd, kind, &err);
 	if (r < 0) {
 		log_error("%s", err.msg);
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	(void)printf("%s %s\n", install ? "installed" : "removed", hook_path(kind));
+	if (r > 0)
+		print_line("removed %s", hook_path(kind));
+	else
+		print_line("no %s hook at %s, nothing removed", name, hook_path(kind));
 	return S2C_EXIT_OK;
 }
 
@@ -105,8 +108,10 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	size_t k = 0, m = 0, unrepaired = 0;
 	int ex;
 
-	if (!paths || !approved)
+	if (!paths || !approved) {
+		log_error("cannot repair: out of memory");
 		return S2C_EXIT_FAILURE;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (drifts[i].fixable)
 			paths[k++] = drifts[i].entry->path;
@@ -117,7 +122,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	if (!k)
 		return S2C_EXIT_FINDINGS;
 	s.paths = paths;
-	ex = dbargs_load(dba, &db);
+	ex = dbargs_load_root(dba, s.root, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
 					   .verbose = aa->verbose, .plan_limits = true };
@@ -218,7 +223,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	struct dbargs db;
 	struct applyargs a;
 	struct opt_list forgets = { 0 };
-	const char *install = NULL, *remove = NULL;
+	const char *install = NULL, *remove = NULL, *hook_program = NULL;
 	bool want_fix = false, host = false;
 	struct opt opts[] = {
 		OPT_TABLE(s.opts),
@@ -235,6 +240,11 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		  .argh = "KIND", .excl = 1,
 		  .help = "run 'verify --fix' after every dpkg, apt or rpm (dnf)\noperation; KIND "
 			  "is dpkg, apt or rpm" },
+		{ .kind = OPT_KIND_STRING, .long_name = "hook-program", .value = &hook_program,
+		  .argh = "PATH",
+		  .help = "with --install-hook: the program the hook runs\n(default: "
+			  S2C_SBINDIR "/suid2cap, where it is installed);\nit must be there "
+			  "beneath the root" },
 		{ .kind = OPT_KIND_STRING, .long_name = "remove-hook", .value = &remove,
 		  .argh = "KIND", .excl = 1, .help = "remove that hook" },
 		OPT_TABLE(db.opts),
@@ -260,13 +270,16 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	r = opts_parse(cmd_lookup("verify"), opts, help_text, argc, argv);
 	if (r <= 0)
 		return -r;
+	if (hook_program && !install)
+		return usage_error("verify", "--hook-program goes with --install-hook");
 	rootfd = scan_open_root(s.root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
 	if (install || remove || forgets.n) {
-		ex = forgets.n ? forget(rootfd, forgets.v, forgets.n) : do_hooks(rootfd, install, remove);
+		ex = forgets.n ? forget(rootfd, forgets.v, forgets.n) :
+				 do_hooks(rootfd, s.root, install, remove, hook_program);
 		(void)close(rootfd);
 		return ex;
 	}

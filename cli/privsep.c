@@ -34,7 +34,7 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 	struct s2c_error err = { 0 };
 	int ex, r;
 
-	ex = scanargs_run(job->scan, job->ctx, &res);
+	ex = scanargs_run(job->scan, job->ctx, job->db, &res);
 	if (ex)
 		return ex;
 	ex = decide_run(job->dbargs, job->db, res, &ds);

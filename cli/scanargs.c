@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "progress.h"
+#include "db.h"
 #include "scanargs.h"
 #include "scanout.h"
 #include "skip.h"
@@ -135,14 +136,17 @@ static void on_warning(void *userdata, const char *path, int error, const char *
 	log_warning("%s '%s': %s", what, path, strerror(-error));
 }
 
-int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct scan_result **ret)
+int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const struct rules_db *db,
+		 struct scan_result **ret)
 {
 	struct walk_stats stats = { 0 };
 	struct scan_options o = {
 		.root = a->root,
 		.paths = a->paths,
 		.threads = a->threads,
-		.flags = a->flags,
+		.flags = a->flags | (db ? SCAN_CONTENT : 0),
+		.strings = db ? db->strings : NULL,
+		.prefixes = db ? db->prefixes : NULL,
 		.exclude = a->n_exclude ? a->exclude : NULL,
 		.exclude_file = SCANARGS_EXCLUDE_FILE,
 		.trusted = geteuid() == 0,

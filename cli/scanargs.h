@@ -17,6 +17,7 @@
 
 struct host;
 struct plan;
+struct rules_db;
 struct s2c_ctx;
 
 /** The exclude file, beneath the root (the target's own for --root DIR). */
@@ -61,9 +62,12 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
  * terminal.  The exclude patterns and SCANARGS_EXCLUDE_FILE beneath the root
  * (checked for trust when running as root) are left out, and on the running
  * system other roots too unless --other-roots.
+ * @db  the database decide_all() is to use: each candidate's content is then
+ *      read during the walk (SCAN_CONTENT) for it; NULL for the inventory only.
  * Returns 0 with @ret set, or an exit code > 0 after printing.
  */
-int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, struct scan_result **ret);
+int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const struct rules_db *db,
+		 struct scan_result **ret);
 
 /**
  * What every verb that plans does right after plan_build(): record in @p what

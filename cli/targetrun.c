@@ -162,23 +162,6 @@ static void tstate_release(struct tstate *ts)
 	target_free(ts->t);
 }
 
-static int strv_push(char ***v, size_t *n, char *s)
-{
-	char **nv;
-
-	if (!s)
-		return -ENOMEM;
-	nv = realloc(*v, (*n + 2) * sizeof(*nv));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	*v = nv;
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	return 0;
-}
-
 static const char *when_text(const struct ms_action *a)
 {
 	switch (a->when) {
@@ -282,7 +265,8 @@ static char *cap_add_options(uint64_t mask)
 }
 
 /*
- * A container cannot grant what its bounding set lacks: say so for images.  With the
+ * A container cannot grant what its bounding set lacks: say so for an image whose bounding
+ * set is not known (no --bounding-set, no /.dockerenv), without changing the verdict.  With the
  * effective bit, execve(2) refuses such a program outright (the kernel's check for
  * capability-dumb programs); without it, the program starts but cannot raise them.
  */
@@ -398,6 +382,8 @@ static int decide_target(const struct targetrun *tr, const struct rules_db *db, 
 	if (ts->n_files == 0)
 		return 0;
 	r = host_new(stage_rootfd(t->stage), false, tr->db.kernel, &ts->host, &err);
+	if (r == 0 && tr->db.has_bounding)
+		r = host_set_bounding(ts->host, tr->db.bounding, tr->db.bounding_what);
 	if (r == 0)
 		r = idmap_new(stage_rootfd(t->stage), &ts->ids);
 	if (r == -ENOMEM)
@@ -415,7 +401,7 @@ static int decide_target(const struct targetrun *tr, const struct rules_db *db, 
 		if (t->kind == TARGET_IMAGE)
 			r = facts_set_names(f, ts->ids);
 		else
-			r = host_set_package(ts->host, f->path, t->name);
+			r = host_set_package(ts->host, f->path, t->name, t->version);
 		if (r < 0)
 			return r;
 	}
@@ -425,11 +411,13 @@ static int decide_target(const struct targetrun *tr, const struct rules_db *db, 
 	for (size_t i = 0; i < ts->n_files && r == 0; i++) {
 		struct binary bin = { 0 };
 
-		r = binary_read(stage_rootfd(t->stage), facts[i], db->caps.all_strings, &bin);
+		r = binary_read(stage_rootfd(t->stage), facts[i], db->strings, db->prefixes, &bin);
 		if (r == 0)
 			r = engine_decide(&e, facts[i], &bin, &ts->ds[i], &err);
 		binary_release(&bin);
-		if (r == 0 && t->kind == TARGET_IMAGE)
+		/* a known bounding set (--bounding-set, /.dockerenv) already shaped the verdict */
+		if (r == 0 && t->kind == TARGET_IMAGE && !tr->db.has_bounding &&
+		    ts->host->bounding == HOST_BOUNDING_ALL)
 			r = bounding_warning(ts->ds[i]);
 	}
 	if (r < 0)
@@ -598,6 +586,8 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	if (!report_host) {
 		/* Nothing privileged anywhere: the report's target facts come from an empty root. */
 		r = host_new(stage_rootfd(run), false, tr->db.kernel, &own_host, &err);
+		if (r == 0 && tr->db.has_bounding)
+			r = host_set_bounding(own_host, tr->db.bounding, tr->db.bounding_what);
 		if (r < 0) {
 			log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
 			ex = S2C_EXIT_FAILURE;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,35 @@ char **strv_free(char **v)
 		free(v[i]);
 	free(v);
 	return NULL;
+}
+
+int strv_push(char ***v, size_t *n, char *s)
+{
+	char **nv;
+
+	if (!s)
+		return -ENOMEM;
+	nv = realloc(*v, (*n + 2) * sizeof(*nv));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	*v = nv;
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+	return 0;
+}
+
+char *strdup_printf(const char *format, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, format);
+	n = vasprintf(&s, format, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
 }
 
 void strv_freen(char **v, size_t n)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Checked number parsing and byte-string helpers used across layers.
+ * Checked number parsing, byte-string and string-array helpers used across
+ * layers.
  */
 #ifndef S2C_COMMON_UTIL_H
 #define S2C_COMMON_UTIL_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "cleanup.h"
+#include "macro.h"
 
 /**
  * Parse an unsigned integer in @base (0 = C rules: 0x.., 0..) from the whole
@@ -84,6 +86,16 @@ char **strv_free(char **v);
 
 /** Free the first @n strings of @v and @v; accepts NULL. */
 void strv_freen(char **v, size_t n);
+
+/**
+ * Append @s (taken over; NULL stands for a failed allocation) to the array
+ * @v of @n strings, which stays NULL-terminated (strv_free() frees it).
+ * Returns 0, or -ENOMEM (@s is freed, @v unchanged).
+ */
+int strv_push(char ***v, size_t *n, char *s);
+
+/** A new string formatted like printf(3), or NULL when memory ran out. */
+S2C_PRINTF(1, 2) char *strdup_printf(const char *format, ...);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free)
 

@@ -228,6 +228,7 @@ struct run {
 	struct ptracer *tracer;
 	pid_t init;
 	int sfd, go, errp, statp;
+	int nsfd;                     /**< the run's PID namespace, held until it is counted */
 	bool init_done, have_status, killed;
 	long grace;                   /**< after the command's end: when to stop waiting for the init */
 	int status;
@@ -366,8 +367,15 @@ static int arm(struct run *r, struct s2c_error *err)
 			e = ptracer_seize(r->tracer, r->init);
 		return e < 0 ? s2c_error_errno(err, e, "cannot trace the run") : 0;
 	}
+	/*
+	 * The namespace is known to the BPF program by its inode number, which
+	 * the kernel hands to the next namespace made once this one is gone:
+	 * the fd keeps it alive until the counts are read, so no later run,
+	 * another suid2cap's included, can be counted as this one.
+	 */
 	(void)snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)r->init);
-	if (stat(path, &st) < 0)
+	r->nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->nsfd < 0 || fstat(r->nsfd, &st) < 0)
 		return s2c_error_errno(err, -errno, "cannot read the PID namespace of the run");
 	learn_bpf_target(r->s->bpf, st.st_dev, st.st_ino);
 	return 0;
@@ -375,7 +383,7 @@ static int arm(struct run *r, struct s2c_error *err)
 
 static void close_fds(struct run *r)
 {
-	int *fds[] = { &r->sfd, &r->go, &r->errp, &r->statp };
+	int *fds[] = { &r->sfd, &r->go, &r->errp, &r->statp, &r->nsfd };
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(fds); i++)
 		if (*fds[i] >= 0) {
@@ -405,7 +413,8 @@ static void outcome(struct run *r, long elapsed)
 
 int learn_run(const struct learn_spec *s, struct learn_record *rec, struct s2c_error *err)
 {
-	struct run r = { .s = s, .rec = rec, .init = -1, .sfd = -1, .go = -1, .errp = -1, .statp = -1 };
+	struct run r = { .s = s, .rec = rec, .init = -1, .sfd = -1, .go = -1, .errp = -1, .statp = -1,
+			.nsfd = -1 };
 	int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_act;
 	sigset_t chld, old_mask;

@@ -153,15 +153,20 @@ static bool is_shared_lib(const char *path)
 	return strstr(base_name(path), ".so") != NULL;
 }
 
-/* Files `audit --root` reads besides the candidates. */
+/* Files `audit --root` reads besides the candidates: accounts, os-release, sysctl, the
+ * container runtime's marker (the bounding set) and the package databases (rules/pkgdb*.c). */
 static bool system_file(const char *path)
 {
 	static const char *const exact[] = { "/etc/passwd", "/etc/group", "/etc/os-release",
 					     "/usr/lib/os-release", "/etc/ld.so.conf",
 					     "/etc/sysctl.conf", "/etc/hostname", "/etc/machine-id",
-					     "/var/lib/dpkg/status" };
+					     "/.dockerenv", "/run/.containerenv",
+					     "/var/lib/dpkg/status", "/lib/apk/db/installed",
+					     "/usr/lib/apk/db/installed" };
 	static const char *const dirs[] = { "/etc/ld.so.conf.d", "/etc/sysctl.d", "/usr/lib/sysctl.d",
-					    "/lib/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d" };
+					    "/lib/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
+					    "/usr/lib/sysimage/rpm", "/var/lib/rpm" };
+	static const char *const pacman[] = { "desc", "files", "mtree" };
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(exact); i++)
 		if (s2c_streq(path, exact[i]))
@@ -174,7 +179,15 @@ static bool system_file(const char *path)
 	}
 	if (below(path, "/var/lib/dpkg/info")) {
 		size_t n = strlen(path);
-		return n > 5 && s2c_streq(path + n - 5, ".list");
+		return (n > 5 && s2c_streq(path + n - 5, ".list")) ||
+		       (n > 8 && s2c_streq(path + n - 8, ".md5sums"));
+	}
+	if (below(path, "/var/lib/pacman/local")) {
+		/* local/NAME-VERSION/{desc,files,mtree} */
+		const char *rest = path + strlen("/var/lib/pacman/local/"), *slash = strchr(rest, '/');
+		for (size_t i = 0; slash && slash > rest && i < S2C_ELEMENTSOF(pacman); i++)
+			if (s2c_streq(slash + 1, pacman[i]))
+				return true;
 	}
 	return false;
 }

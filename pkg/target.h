@@ -41,9 +41,10 @@ struct target_select {
 	const char *const *lib_globs; /**< fnmatch globs on base names ("libcap.so*") of the
 				           libraries whose imports are evidence: staged from any
 				           target, for itself and its siblings; NULL-terminated */
-	bool system_files;            /**< images: also /etc (small files), os-release,
-				           sysctl.d, dpkg's file lists, and every shared library in
-				           the library directories, as `audit --root` reads them */
+	bool system_files;            /**< images: also accounts, os-release, sysctl.d, the
+				           container runtime's marker, the package databases (dpkg,
+				           rpm, apk, pacman), and every shared library in the
+				           library directories, as `audit --root` reads them */
 };
 
 /** One layer of an image. */

@@ -452,7 +452,39 @@ static int open_checked(struct run *run, const struct apply_options *o,
 	return TAKE_FD(fd);
 }
 
-/* Returns 0 (reported), or -errno when the run must stop. */
+/*
+ * Run the entry's smoke test on the changed file; when it fails, undo the
+ * change.  Returns 0 when it passed, 1 when the change was undone (reported),
+ * or -errno when the run must stop.
+ */
+static int smoke_or_undo(struct run *run, const struct apply_options *o,
+			 const struct plan_entry *pe, int fd, struct journal_entry *je,
+			 struct s2c_error *err)
+{
+	_cleanup_free_ char *out = NULL;
+	char reason[SMOKE_OUTPUT_MAX + 256], status[64];
+	int s = smoke(run, o, pe, fd, &out), r;
+
+	if (s == 0) {
+		report(run, pe->path, APPLY_SMOKE_OK, NULL);
+		return 0;
+	}
+	if (s > 0)
+		(void)snprintf(status, sizeof(status), "exit status %d", s);
+	else
+		(void)snprintf(status, sizeof(status), "%s", strerror(-s));
+	(void)snprintf(reason, sizeof(reason), "the smoke test failed (%s: %s); the change was undone",
+		       status, out && *out ? out : "no output");
+	r = undo_now(run, je, JOURNAL_ROLLED_BACK, reason, err);
+	report(run, pe->path, APPLY_ROLLED_BACK, "%s", reason);
+	return r < 0 ? r : 1;
+}
+
+/*
+ * Check the file (open_checked), then change it: journal the intent, write
+ * the new state, smoke-test it and journal the outcome.
+ * Returns 0 (reported), or -errno when the run must stop.
+ */
 static int apply_entry(struct run *run, const struct apply_options *o, const struct plan_entry *pe,
 		       struct s2c_error *err)
 {
@@ -485,22 +517,9 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		return r;
 	}
 	if (o->smoke && pe->smoke) {
-		_cleanup_free_ char *out = NULL;
-		int s = smoke(run, o, pe, fd, &out);
-		if (s != 0) {
-			char reason[SMOKE_OUTPUT_MAX + 256], status[64];
-
-			if (s > 0)
-				(void)snprintf(status, sizeof(status), "exit status %d", s);
-			else
-				(void)snprintf(status, sizeof(status), "%s", strerror(-s));
-			(void)snprintf(reason, sizeof(reason), "the smoke test failed (%s: %s); the change "
-				       "was undone", status, out && *out ? out : "no output");
-			r = undo_now(run, je, JOURNAL_ROLLED_BACK, reason, err);
-			report(run, pe->path, APPLY_ROLLED_BACK, "%s", reason);
-			return r;
-		}
-		report(run, pe->path, APPLY_SMOKE_OK, NULL);
+		r = smoke_or_undo(run, o, pe, fd, je, err);
+		if (r != 0)
+			return r < 0 ? r : 0;
 	}
 	r = hash_fd_sha256(fd, after);
 	if (r < 0)

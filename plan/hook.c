@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileop.h"
 #include "hook.h"
 #include "resolve.h"
+#include "trust.h"
 #include "common.h"
 
 #define MARKER "# Installed by suid2cap verify --install-hook; remove with --remove-hook."
@@ -73,7 +75,46 @@ static int content(enum hook_kind kind, const char *program, char **ret)
 	return r < 0 ? -ENOMEM : 0;
 }
 
-int hook_install(int rootfd, enum hook_kind kind, const char *program, struct s2c_error *err)
+/*
+ * The program a hook runs must be there, beneath the root, when the package
+ * manager runs the hook: a path that is missing makes the hook a silent
+ * no-op.  It runs as root after every package operation, so as root it must
+ * also be a file only root can change, reached through directories only
+ * root can change.
+ */
+int hook_check_program(int rootfd, const char *program, bool trusted, struct s2c_error *err)
+{
+	struct s2c_error why = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	if (program[0] != '/')
+		return s2c_error_set(err, -EINVAL, "the program a hook runs must be an absolute "
+				     "path, not '%s'", program);
+	if (trusted) {
+		fd = fileop_open(rootfd, program, &st, &why);
+		if (fd < 0)
+			return s2c_error_set(err, fd, "%s", why.msg);
+		r = trust_check(st.st_uid, st.st_mode, TRUST_SHARED, "program", program, err);
+		if (r < 0)
+			return r;
+	} else {
+		fd = resolve_open(rootfd, program, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return s2c_error_errno(err, fd, "cannot open '%s'", program);
+		if (fstat(fd, &st) < 0)
+			return s2c_error_errno(err, -errno, "cannot stat '%s'", program);
+		if (!S_ISREG(st.st_mode))
+			return s2c_error_set(err, -EINVAL, "'%s' is not a regular file", program);
+	}
+	if (!(st.st_mode & S_IXUSR))
+		return s2c_error_set(err, -EACCES, "'%s' is not executable", program);
+	return 0;
+}
+
+int hook_install(int rootfd, enum hook_kind kind, const char *program, bool trusted,
+		 struct s2c_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int dfd = -1;
@@ -86,6 +127,9 @@ int hook_install(int rootfd, enum hook_kind kind, const char *program, struct s2
 	r = content(kind, program, &text);
 	if (r < 0)
 		return s2c_error_set(err, r, "cannot quote the program path '%s' for a hook", program);
+	r = hook_check_program(rootfd, program, trusted, err);
+	if (r < 0)
+		return r;
 	dfd = resolve_open(rootfd, hooks[kind].dir, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0)
 		return s2c_error_errno(err, dfd, "cannot open '%s' (is %s installed?)", hooks[kind].dir,
@@ -121,7 +165,7 @@ int hook_remove(int rootfd, enum hook_kind kind, struct s2c_error *err)
 		return -EINVAL;
 	dfd = resolve_open(rootfd, hooks[kind].dir, O_RDONLY | O_DIRECTORY);
 	if (dfd == -ENOENT)
-		return 0;
+		return 0;  /* no package manager, no hook */
 	if (dfd < 0)
 		return s2c_error_errno(err, dfd, "cannot open '%s'", hooks[kind].dir);
 	fd = openat(dfd, hooks[kind].file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -135,5 +179,5 @@ int hook_remove(int rootfd, enum hook_kind kind, struct s2c_error *err)
 	if (unlinkat(dfd, hooks[kind].file, 0) < 0)
 		return s2c_error_errno(err, -errno, "cannot remove '%s'", hook_path(kind));
 	(void)fsync(dfd);
-	return 0;
+	return 1;
 }

@@ -16,6 +16,7 @@
 #define S2C_PLAN_HOOK_H
 
 #include <errno.h>
+#include <stdbool.h>
 
 struct s2c_error;
 
@@ -35,17 +36,32 @@ enum hook_kind hook_kind_from_name(const char *s);
 const char *hook_path(enum hook_kind kind);
 
 /**
- * Install the hook beneath @rootfd, running @program (absolute path of this
- * tool) with "verify --fix --quiet".  The directory must exist (the package
- * manager is installed); the file is written atomically with mode 0644.
- * Returns 0, -ENOENT when the package manager's directory is missing, or
- * another -errno with @err.
+ * Check that @program (an absolute path beneath @rootfd) can be run by a hook:
+ * an executable regular file reached without symbolic links; with @trusted
+ * (running as root) also owned by root and not writable by group or others,
+ * and so is every directory on its way.
+ * Returns 0, or -errno with @err (-ENOENT when it is missing, -EPERM when it
+ * is not trusted, -ELOOP for a symbolic link, -EACCES when not executable).
  */
-int hook_install(int rootfd, enum hook_kind kind, const char *program, struct s2c_error *err);
+int hook_check_program(int rootfd, const char *program, bool trusted, struct s2c_error *err);
+
+/**
+ * Install the hook beneath @rootfd, running @program with "verify --fix
+ * --quiet".  @program is the absolute path of the installed tool as the
+ * package manager will see it (beneath @rootfd), checked with
+ * hook_check_program() first: a missing program would make the hook a silent
+ * no-op.  The hook's directory must exist (the package manager is installed); the
+ * file is written atomically with mode 0644.
+ * Returns 0, or -errno with @err: -ENOENT when @program or the package
+ * manager's directory is missing, -EPERM when @program is not trusted.
+ */
+int hook_install(int rootfd, enum hook_kind kind, const char *program, bool trusted,
+		 struct s2c_error *err);
 
 /**
  * Remove the hook beneath @rootfd if it is ours (has the marker).
- * Returns 0 (also when absent), -EPERM when the file is not ours, or -errno.
+ * Returns 1 when it was removed, 0 when there was none, -EPERM when the file
+ * is not ours, or another -errno with @err.
  */
 int hook_remove(int rootfd, enum hook_kind kind, struct s2c_error *err);
 

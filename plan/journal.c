@@ -473,9 +473,179 @@ static int parse_seq(const struct reader *rd, struct json_object *o, const struc
 	return 0;
 }
 
-static int parse_record(struct reader *rd, struct json_object *o)
+static int parse_begin(struct reader *rd, struct json_object *o, const struct jpath *p,
+		       const char *type)
 {
 	struct journal *j = rd->j;
+	const char *root = NULL, *plan = NULL, *tool = NULL;
+	bool accepted = false;
+	int64_t v = 0;
+	int r;
+
+	(void)type;
+	if (rd->lineno != 1)
+		return bad(rd, "a second 'begin' record");
+	r = jsonread_int(o, p, "v", true, 1, JOURNAL_VERSION, &v, rd->err);
+	if (r == 0 && v >= 2)
+		r = jsonread_bool(o, p, "root_equivalent_accepted", true, &accepted, rd->err);
+	if (r == 0 && v < 2 && json_object_object_get_ex(o, "root_equivalent_accepted", NULL))
+		return bad(rd, "'root_equivalent_accepted' in a version 1 journal");
+	if (r == 0)
+		r = jsonread_string(o, p, "root", true, &root, rd->err);
+	if (r == 0)
+		r = jsonread_string(o, p, "plan", true, &plan, rd->err);
+	if (r == 0)
+		r = jsonread_string(o, p, "tool", true, &tool, rd->err);
+	if (r < 0)
+		return r;
+	j->version = (unsigned)v;
+	j->flags = accepted ? JOURNAL_ROOT_EQUIVALENT : 0;
+	j->root = strdup(root);
+	j->plan_sha256 = strdup(plan);
+	return j->root && j->plan_sha256 ? 0 : -ENOMEM;
+}
+
+static int parse_intent(struct reader *rd, struct json_object *o, const struct jpath *p,
+			const char *type)
+{
+	struct journal *j = rd->j;
+	const char *sha = NULL, *dev = NULL;
+	struct json_object *before = NULL, *after = NULL;
+	struct journal_entry *e;
+	struct jpath bp = jpath_key(p, "before"), ap = jpath_key(p, "after");
+	int64_t seq = 0, ino = 0;
+	unsigned maj, min;
+	char c;
+	int r;
+
+	(void)type;
+	r = jsonread_int(o, p, "seq", true, 1, MAX_ENTRIES, &seq, rd->err);
+	if (r == 0 && seq != (int64_t)j->n + 1)
+		return bad(rd, "entry %lld out of order (expected %zu)", (long long)seq, j->n + 1);
+	if (r == 0)
+		r = jsonread_string(o, p, "dev", true, &dev, rd->err);
+	if (r == 0 && sscanf(dev, "%u:%u%c", &maj, &min, &c) != 2)
+		return bad(rd, "bad dev '%s'", dev);
+	if (r == 0)
+		r = jsonread_int(o, p, "ino", true, 0, INT64_MAX, &ino, rd->err);
+	if (r == 0 && j->version < 2 && json_object_object_get_ex(o, "sha256", NULL))
+		return bad(rd, "'sha256' in a version 1 journal");
+	if (r == 0 && j->version >= 2)
+		r = read_sha256(rd, o, p, &sha);
+	if (r == 0)
+		r = jsonread_object(o, p, "before", true, &before, rd->err);
+	if (r == 0)
+		r = jsonread_object(o, p, "after", true, &after, rd->err);
+	if (r < 0)
+		return r;
+	r = new_entry(j, &e);
+	if (r < 0)
+		return r;
+	e->dev_major = maj;
+	e->dev_minor = min;
+	e->ino = (uint64_t)ino;
+	if (sha)
+		memcpy(e->sha256, sha, 65);
+	r = read_path(o, p, &e->path, rd->err);
+	if (r == 0)
+		r = read_state(before, &bp, &e->before, rd->err);
+	if (r == 0)
+		r = read_state(after, &ap, &e->after, rd->err);
+	return r;
+}
+
+static int parse_done(struct reader *rd, struct json_object *o, const struct jpath *p,
+		      const char *type)
+{
+	const char *outcome = NULL, *reason = NULL, *sha = NULL;
+	struct journal_entry *e = NULL;
+	int o_idx = -1;
+	int r;
+
+	(void)type;
+	r = parse_seq(rd, o, p, &e);
+	if (r == 0)
+		r = jsonread_string(o, p, "outcome", true, &outcome, rd->err);
+	if (r == 0 && json_object_get_type(json_object_object_get(o, "reason")) != json_type_null)
+		r = jsonread_string(o, p, "reason", false, &reason, rd->err);
+	if (r == 0 && json_object_object_get_ex(o, "sha256", NULL)) {
+		if (rd->j->version < 2)
+			return bad(rd, "'sha256' in a version 1 journal");
+		r = read_sha256(rd, o, p, &sha);
+	}
+	if (r < 0)
+		return r;
+	if (sha)
+		memcpy(e->sha256_after, sha, 65);
+	for (int i = 1; i < _JOURNAL_OUTCOME_MAX; i++)
+		if (s2c_streq(outcome, outcome_names[i]))
+			o_idx = i;
+	if (o_idx < 0)
+		return bad(rd, "unknown outcome '%s'", outcome);
+	if (e->outcome != JOURNAL_PENDING)
+		return bad(rd, "entry %u finished twice", e->seq);
+	e->outcome = (enum journal_outcome)o_idx;
+	e->reason = reason ? strdup(reason) : NULL;
+	return reason && !e->reason ? -ENOMEM : 0;
+}
+
+/* "undo" (a rollback began on the entry) and "undone" (it finished). */
+static int parse_undo(struct reader *rd, struct json_object *o, const struct jpath *p,
+		      const char *type)
+{
+	struct journal_entry *e = NULL;
+	int r = parse_seq(rd, o, p, &e);
+
+	if (r < 0)
+		return r;
+	if (s2c_streq(type, "undo")) {
+		e->undo_started = true;
+		return 0;
+	}
+	if (!e->undo_started)
+		return bad(rd, "'undone' without 'undo' for entry %u", e->seq);
+	e->undone = true;
+	return 0;
+}
+
+static int parse_end(struct reader *rd, struct json_object *o, const struct jpath *p,
+		     const char *type)
+{
+	(void)o;
+	(void)p;
+	(void)type;
+	rd->j->ended = true;
+	return 0;
+}
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Every record type: its keys, the ones it must have, and who reads the rest. */
+static const struct record_type {
+	const char *name;
+	const char *const *keys;
+	const char *const *required;
+	const char *const *required_v1;  /* for a version 1 journal, when it differs */
+	bool after_end;                  /* may follow 'end': a finished run is rolled back */
+	int (*parse)(struct reader *rd, struct json_object *o, const struct jpath *p,
+		     const char *type);
+} record_types[] = {
+	{ "begin", KEYS("r", "v", "root", "plan", "tool", "root_equivalent_accepted", "sum"),
+	  KEYS("r", "v", "root", "plan", "tool", "sum"), NULL, false, parse_begin },
+	{ "intent", KEYS("r", "seq", "path", "path_hex", "dev", "ino", "sha256", "before", "after",
+			 "sum"),
+	  KEYS("r", "seq", "path", "dev", "ino", "sha256", "before", "after", "sum"),
+	  KEYS("r", "seq", "path", "dev", "ino", "before", "after", "sum"), false, parse_intent },
+	{ "done", KEYS("r", "seq", "outcome", "reason", "sha256", "sum"),
+	  KEYS("r", "seq", "outcome", "sum"), NULL, false, parse_done },
+	{ "undo", KEYS("r", "seq", "sum"), KEYS("r", "seq", "sum"), NULL, true, parse_undo },
+	{ "undone", KEYS("r", "seq", "sum"), KEYS("r", "seq", "sum"), NULL, true, parse_undo },
+	{ "end", KEYS("r", "sum"), KEYS("r", "sum"), NULL, false, parse_end },
+};
+
+static int parse_record(struct reader *rd, struct json_object *o)
+{
+	const struct record_type *t = NULL;
 	struct jpath p;
 	const char *type = NULL;
 	char where[64];
@@ -486,155 +656,19 @@ static int parse_record(struct reader *rd, struct json_object *o)
 	r = jsonread_string(o, &p, "r", true, &type, rd->err);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(record_types); i++)
+		if (s2c_streq(type, record_types[i].name))
+			t = &record_types[i];
 	if (rd->lineno == 1 && !s2c_streq(type, "begin"))
 		return bad(rd, "a journal starts with a 'begin' record");
-	/* A finished run may still be rolled back: only undo records follow 'end'. */
-	if (j->ended && !s2c_streq(type, "undo") && !s2c_streq(type, "undone"))
+	if (!t)
+		return bad(rd, "unknown record type '%s'", type);
+	if (rd->j->ended && !t->after_end)
 		return bad(rd, "record after 'end'");
-	if (s2c_streq(type, "begin")) {
-		static const char *const keys[] = { "r", "v", "root", "plan", "tool",
-						    "root_equivalent_accepted", "sum", NULL };
-		static const char *const req[] = { "r", "v", "root", "plan", "tool", "sum", NULL };
-		const char *root = NULL, *plan = NULL, *tool = NULL;
-		bool accepted = false;
-		int64_t v = 0;
-		if (rd->lineno != 1)
-			return bad(rd, "a second 'begin' record");
-		r = jsonread_keys(o, &p, keys, req, rd->err);
-		if (r == 0)
-			r = jsonread_int(o, &p, "v", true, 1, JOURNAL_VERSION, &v, rd->err);
-		if (r == 0 && v >= 2)
-			r = jsonread_bool(o, &p, "root_equivalent_accepted", true, &accepted, rd->err);
-		if (r == 0 && v < 2 && json_object_object_get_ex(o, "root_equivalent_accepted", NULL))
-			return bad(rd, "'root_equivalent_accepted' in a version 1 journal");
-		if (r == 0)
-			r = jsonread_string(o, &p, "root", true, &root, rd->err);
-		if (r == 0)
-			r = jsonread_string(o, &p, "plan", true, &plan, rd->err);
-		if (r == 0)
-			r = jsonread_string(o, &p, "tool", true, &tool, rd->err);
-		if (r < 0)
-			return r;
-		j->version = (unsigned)v;
-		j->flags = accepted ? JOURNAL_ROOT_EQUIVALENT : 0;
-		j->root = strdup(root);
-		j->plan_sha256 = strdup(plan);
-		return j->root && j->plan_sha256 ? 0 : -ENOMEM;
-	}
-	if (s2c_streq(type, "intent")) {
-		static const char *const keys[] = { "r", "seq", "path", "path_hex", "dev", "ino",
-						    "sha256", "before", "after", "sum", NULL };
-		static const char *const req1[] = { "r", "seq", "path", "dev", "ino", "before",
-						    "after", "sum", NULL };
-		static const char *const req2[] = { "r", "seq", "path", "dev", "ino", "sha256",
-						    "before", "after", "sum", NULL };
-		const char *const *req = j->version >= 2 ? req2 : req1;
-		const char *sha = NULL;
-		struct json_object *before = NULL, *after = NULL;
-		struct journal_entry *e;
-		struct jpath bp = jpath_key(&p, "before"), ap = jpath_key(&p, "after");
-		const char *dev = NULL;
-		int64_t seq = 0, ino = 0;
-		unsigned maj, min;
-		char c;
-
-		r = jsonread_keys(o, &p, keys, req, rd->err);
-		if (r == 0)
-			r = jsonread_int(o, &p, "seq", true, 1, MAX_ENTRIES, &seq, rd->err);
-		if (r == 0 && seq != (int64_t)j->n + 1)
-			return bad(rd, "entry %lld out of order (expected %zu)", (long long)seq, j->n + 1);
-		if (r == 0)
-			r = jsonread_string(o, &p, "dev", true, &dev, rd->err);
-		if (r == 0 && sscanf(dev, "%u:%u%c", &maj, &min, &c) != 2)
-			return bad(rd, "bad dev '%s'", dev);
-		if (r == 0)
-			r = jsonread_int(o, &p, "ino", true, 0, INT64_MAX, &ino, rd->err);
-		if (r == 0 && j->version < 2 && json_object_object_get_ex(o, "sha256", NULL))
-			return bad(rd, "'sha256' in a version 1 journal");
-		if (r == 0 && j->version >= 2)
-			r = read_sha256(rd, o, &p, &sha);
-		if (r == 0)
-			r = jsonread_object(o, &p, "before", true, &before, rd->err);
-		if (r == 0)
-			r = jsonread_object(o, &p, "after", true, &after, rd->err);
-		if (r < 0)
-			return r;
-		r = new_entry(j, &e);
-		if (r < 0)
-			return r;
-		e->dev_major = maj;
-		e->dev_minor = min;
-		e->ino = (uint64_t)ino;
-		if (sha)
-			memcpy(e->sha256, sha, 65);
-		r = read_path(o, &p, &e->path, rd->err);
-		if (r == 0)
-			r = read_state(before, &bp, &e->before, rd->err);
-		if (r == 0)
-			r = read_state(after, &ap, &e->after, rd->err);
-		return r;
-	}
-	if (s2c_streq(type, "done")) {
-		static const char *const keys[] = { "r", "seq", "outcome", "reason", "sha256", "sum",
-						    NULL };
-		static const char *const req[] = { "r", "seq", "outcome", "sum", NULL };
-		const char *outcome = NULL, *reason = NULL, *sha = NULL;
-		struct journal_entry *e = NULL;
-		int o_idx = -1;
-
-		r = jsonread_keys(o, &p, keys, req, rd->err);
-		if (r == 0)
-			r = parse_seq(rd, o, &p, &e);
-		if (r == 0)
-			r = jsonread_string(o, &p, "outcome", true, &outcome, rd->err);
-		if (r == 0 && json_object_get_type(json_object_object_get(o, "reason")) != json_type_null)
-			r = jsonread_string(o, &p, "reason", false, &reason, rd->err);
-		if (r == 0 && json_object_object_get_ex(o, "sha256", NULL)) {
-			if (j->version < 2)
-				return bad(rd, "'sha256' in a version 1 journal");
-			r = read_sha256(rd, o, &p, &sha);
-		}
-		if (r < 0)
-			return r;
-		if (sha)
-			memcpy(e->sha256_after, sha, 65);
-		for (int i = 1; i < _JOURNAL_OUTCOME_MAX; i++)
-			if (s2c_streq(outcome, outcome_names[i]))
-				o_idx = i;
-		if (o_idx < 0)
-			return bad(rd, "unknown outcome '%s'", outcome);
-		if (e->outcome != JOURNAL_PENDING)
-			return bad(rd, "entry %u finished twice", e->seq);
-		e->outcome = (enum journal_outcome)o_idx;
-		e->reason = reason ? strdup(reason) : NULL;
-		return reason && !e->reason ? -ENOMEM : 0;
-	}
-	if (s2c_streq(type, "undo") || s2c_streq(type, "undone")) {
-		static const char *const keys[] = { "r", "seq", "sum", NULL };
-		struct journal_entry *e = NULL;
-
-		r = jsonread_keys(o, &p, keys, keys, rd->err);
-		if (r == 0)
-			r = parse_seq(rd, o, &p, &e);
-		if (r < 0)
-			return r;
-		if (s2c_streq(type, "undo")) {
-			e->undo_started = true;
-		} else {
-			if (!e->undo_started)
-				return bad(rd, "'undone' without 'undo' for entry %u", e->seq);
-			e->undone = true;
-		}
-		return 0;
-	}
-	if (s2c_streq(type, "end")) {
-		static const char *const keys[] = { "r", "sum", NULL };
-		r = jsonread_keys(o, &p, keys, keys, rd->err);
-		if (r == 0)
-			j->ended = true;
-		return r;
-	}
-	return bad(rd, "unknown record type '%s'", type);
+	r = jsonread_keys(o, &p, t->keys,
+			  t->required_v1 && rd->j->version < 2 ? t->required_v1 : t->required,
+			  rd->err);
+	return r < 0 ? r : t->parse(rd, o, &p, type);
 }
 
 int journal_parse(const char *text, size_t len, const char *display, struct journal **ret,

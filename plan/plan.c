@@ -1,24 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The plan model: built from decisions (plan_build), limited to what may be
+ * changed (plan_set_not_scanned, plan_only_packaged), summarised and freed.
+ * Checks live in plancheck.c, the JSON writer in planjson.c and the reader
+ * in planload.c.
+ */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <json-c/json.h>
 
-#include "captable.h"
 #include "db.h"
 #include "engine.h"
 #include "facts.h"
-#include "fileid.h"
 #include "host.h"
-#include "jsonout.h"
 #include "plan.h"
-#include "privcheck.h"
-
-#include "scanout.h"
 #include "skip.h"
 #include "util.h"
 #include "common.h"
@@ -32,7 +28,6 @@ const char *plan_action_name(bool change)
 }
 
 /* --- freeing ----------------------------------------------------------------------- */
-
 
 void plan_state_release(struct plan_state *s)
 {
@@ -114,34 +109,6 @@ static char *dup_or_null(const char *s, bool *oom)
 	return d;
 }
 
-S2C_PRINTF(1, 2) static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-static int strv_push(char ***v, size_t *n, char *s)
-{
-	char **nv;
-
-	if (!s)
-		return -ENOMEM;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	*v = nv;
-	(*v)[(*n)++] = s;
-	return 0;
-}
-
 static int state_before(const struct facts *f, struct plan_state *s)
 {
 	bool oom = false;
@@ -170,8 +137,8 @@ static int state_before(const struct facts *f, struct plan_state *s)
 static int state_after(const struct decision *d, const struct plan_state *before,
 		       struct plan_state *s)
 {
-	const char *owner = d->uid == before->uid ? before->owner : d->rule ? d->rule->owner : NULL;
-	const char *group = d->gid == before->gid ? before->group : d->rule ? d->rule->group : NULL;
+	const char *owner = d->uid == before->uid ? before->owner : d->owner_after;
+	const char *group = d->gid == before->gid ? before->group : d->group_after;
 	bool oom = false;
 	int len;
 
@@ -202,14 +169,14 @@ static int add_evidence(const struct decision *d, struct plan_entry *e)
 		if (ev->caps && !caps)
 			return -ENOMEM;
 		r = strv_push(&e->evidence, &e->n_evidence,
-			      fmt("%s %s: %s%s%s", strength_name(ev->strength),
-				  k >= 0 && k < _EVIDENCE_KIND_MAX ? evidence_kinds[k] : "?",
-				  ev->what, caps ? " -> " : "", caps ? caps : ""));
+			      strdup_printf("%s %s: %s%s%s", strength_name(ev->strength),
+					    k >= 0 && k < _EVIDENCE_KIND_MAX ? evidence_kinds[k] : "?",
+					    ev->what, caps ? " -> " : "", caps ? caps : ""));
 	}
 	for (size_t i = 0; i < d->n_conditions && r == 0; i++)
 		r = strv_push(&e->evidence, &e->n_evidence,
-			      fmt("condition: %s%s", d->conditions[i].text,
-				  d->conditions[i].chosen ? " (chosen)" : ""));
+			      strdup_printf("condition: %s%s", d->conditions[i].text,
+					    d->conditions[i].chosen ? " (chosen)" : ""));
 	return r;
 }
 
@@ -237,8 +204,9 @@ static char *entry_reason(const struct decision *d)
 	if (d->changes || (d->verdict != VERDICT_MIGRATE && d->verdict != VERDICT_DROP))
 		return strdup(d->reason);
 	if (len && d->reason[len - 1] == '.')
-		return fmt("%s It is already in that state, so nothing changes.", d->reason);
-	return fmt("%s; it is already in that state, so nothing changes", d->reason);
+		return strdup_printf("%s It is already in that state, so nothing changes.",
+				     d->reason);
+	return strdup_printf("%s; it is already in that state, so nothing changes", d->reason);
 }
 
 static int entry_from_decision(const struct decision *d, struct plan_entry *e,
@@ -407,161 +375,7 @@ int plan_build(const struct decision *const *v, size_t n, const struct host *h,
 	return 0;
 }
 
-/* --- checking a plan against a fresh decision ------------------------------------------ */
-
-static const struct plan_entry *find_entry(const struct plan *p, const char *path)
-{
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(p->v[mid].path, path);
-		if (c == 0)
-			return &p->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static bool same_state(const struct plan_state *a, const struct plan_state *b)
-{
-	return a->uid == b->uid && a->gid == b->gid && (a->mode & 07777) == (b->mode & 07777) &&
-	       a->caps_len == b->caps_len && memcmp(a->caps_raw, b->caps_raw, a->caps_len) == 0;
-}
-
-static bool same_file(const struct plan_entry *a, const struct plan_entry *b)
-{
-	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && a->ino == b->ino &&
-	       s2c_streq(a->sha256, b->sha256) && same_state(&a->before, &b->before);
-}
-
-static char *describe_after(const struct plan_entry *e)
-{
-	return fmt("%s, %04o %u:%u %s", verdict_name(e->verdict), e->after.mode & 07777, e->after.uid,
-		   e->after.gid, e->after.caps_len ? (e->after.caps_text ? e->after.caps_text :
-						      "(capabilities)") : "no capabilities");
-}
-
-int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
-{
-	char **v = NULL;
-	size_t n = 0;
-	int r = 0;
-
-	for (size_t i = 0; i < p->n && r == 0; i++) {
-		const struct plan_entry *e = &p->v[i], *f;
-		_cleanup_free_ char *want = NULL, *got = NULL;
-
-		if (!e->change)
-			continue;
-		f = find_entry(fresh, e->path);
-		if (!f || !same_file(e, f))
-			continue;
-		if (f->verdict == e->verdict && same_state(&f->after, &e->after) &&
-		    (f->change || same_state(&f->after, &f->before)))
-			continue;
-		want = describe_after(e);
-		got = describe_after(f);
-		if (!want || !got) {
-			r = -ENOMEM;
-			break;
-		}
-		r = strv_push(&v, &n, fmt("'%s': the plan says %s; the rules decide %s%s%s%s%s", e->path,
-					  want, got, f->rule_id ? " (rule " : "", f->rule_id ? f->rule_id : "",
-					  f->rule_id ? ")" : "", f->change ? "" : ", with nothing to change"));
-	}
-	if (r == 0 && n) {
-		char **nv = realloc(v, (n + 1) * sizeof(*v));
-		if (nv)
-			nv[n] = NULL;
-		else
-			r = -ENOMEM;
-		v = nv ? nv : v;
-	}
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
-		return r;
-	}
-	*ret = v;
-	return (int)n;
-}
-
-/* The capabilities a state carries (none when malformed). */
-static uint64_t file_caps_mask(const struct file_state *s)
-{
-	struct fcaps c;
-
-	if (!s->has_xattr || fcaps_decode(s->xattr, s->xattr_len, &c, NULL) < 0)
-		return 0;
-	return c.permitted | c.inheritable;
-}
-
-static void file_state_of(const struct plan_state *p, struct file_state *s)
-{
-	*s = (struct file_state){ .uid = p->uid, .gid = p->gid, .mode = p->mode & 07777,
-				  .has_xattr = p->caps_len > 0, .xattr_len = p->caps_len };
-	memcpy(s->xattr, p->caps_raw, p->caps_len);
-}
-
-int plan_privilege_problems(const struct plan *p, const struct captable *t, char ***ret,
-			    size_t *ret_disguised)
-{
-	char **v = NULL;
-	size_t n = 0, disguised = 0;
-	int r = 0;
-
-	for (size_t i = 0; i < p->n && r == 0; i++) {
-		const struct plan_entry *e = &p->v[i];
-		struct s2c_error why = { 0 };
-		struct file_state b, a;
-		int c;
-
-		if (!e->change)
-			continue;
-		file_state_of(&e->before, &b);
-		file_state_of(&e->after, &a);
-		c = privcheck(t, &b, &a, 0, &why);
-		if (c == -EACCES) {
-			disguised++;
-			c = privcheck(t, &b, &a, PRIVCHECK_ROOT_EQUIVALENT, &why);
-		}
-		if (c == -ENOMEM)
-			r = c;
-		else if (c < 0)
-			r = strv_push(&v, &n, fmt("$.entries[%zu] ('%s'): the change grants more than the "
-						  "file has: %s", i, e->path, why.msg));
-		else if (e->risk != privcheck_risk(t, &a))
-			r = strv_push(&v, &n, fmt("$.entries[%zu] ('%s'): the plan says risk '%s'; what the "
-						  "change leaves is '%s'", i, e->path,
-						  risk_name(e->risk), risk_name(privcheck_risk(t, &a))));
-		else if (e->disguise != (captable_risk(t, file_caps_mask(&a)) == RISK_ROOT))
-			r = strv_push(&v, &n, fmt("$.entries[%zu] ('%s'): the plan says setuid_in_disguise "
-						  "%s; the capability set says otherwise", i, e->path,
-						  e->disguise ? "true" : "false"));
-	}
-	if (r == 0 && n) {
-		char **nv = realloc(v, (n + 1) * sizeof(*v));
-		if (nv)
-			nv[n] = NULL;
-		else
-			r = -ENOMEM;
-		v = nv ? nv : v;
-	}
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_disguised = disguised;
-	return (int)n;
-}
+/* --- what a plan may change -------------------------------------------------------------- */
 
 int plan_set_not_scanned(struct plan *p, const struct skip_entry *v, size_t n)
 {
@@ -639,196 +453,4 @@ int plan_only_packaged(struct plan *p, const struct host *h)
 		held++;
 	}
 	return held;
-}
-
-/* --- JSON ----------------------------------------------------------------------------- */
-
-/* Add @v (taken) under @key; NULL @v means out of memory. */
-
-/* A name: a string (with "<key>_hex" when not UTF-8, exact bytes matter), or null. */
-
-/* Text for people (reasons, versions): U+FFFD for bytes that are not UTF-8; or null. */
-static int add_text(struct json_object *o, const char *key, const char *s)
-{
-	return s ? jsonout_add(o, key, jsonout_string(s)) : jsonout_add_null(o, key);
-}
-
-static int add_u64(struct json_object *o, const char *key, uint64_t v)
-{
-	return jsonout_add(o, key, json_object_new_uint64(v));
-}
-
-static struct json_object *strv_json(char *const *v, size_t n)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++) {
-		struct json_object *s = jsonout_string(v[i]);
-		if (!s || json_object_array_add(a, s) < 0) {
-			json_object_put(s);
-			return NULL;
-		}
-	}
-	return TAKE_PTR(a);
-}
-
-static struct json_object *state_json(const struct plan_state *s, bool raw)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
-
-	if (!o)
-		return NULL;
-	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, s->mode & 07777);
-	if (add_u64(o, "uid", s->uid) < 0 || add_u64(o, "gid", s->gid) < 0 ||
-	    jsonout_add_name(o, "owner", s->owner) < 0 || jsonout_add_name(o, "group", s->group) < 0 ||
-	    add_text(o, "mode", mode) < 0 || add_text(o, "caps", s->caps_text) < 0)
-		return NULL;
-	if (raw) {
-		hex_encode(s->caps_raw, s->caps_len, hex);
-		if (add_text(o, "caps_raw", s->has_caps ? hex : NULL) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(o);
-}
-
-static struct json_object *identity_json(const struct plan_entry *e)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	char dev[32];
-
-	if (!o)
-		return NULL;
-	(void)snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, e->dev_major, e->dev_minor);
-	if (add_text(o, "dev", dev) < 0 || add_u64(o, "ino", e->ino) < 0 ||
-	    add_u64(o, "size", e->size) < 0 || jsonout_add_int(o, "mtime_ns", e->mtime_ns) < 0 ||
-	    add_text(o, "sha256", e->sha256[0] ? e->sha256 : NULL) < 0 ||
-	    add_u64(o, "nlink", e->nlink) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-static struct json_object *entry_json(const struct plan_entry *e)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-
-	if (!o ||
-	    jsonout_add_name(o, "path", e->path) < 0 ||
-	    add_text(o, "action", plan_action_name(e->change)) < 0 ||
-	    add_text(o, "verdict", verdict_name(e->verdict)) < 0 ||
-	    add_text(o, "rule", e->rule_id) < 0 ||
-	    add_text(o, "reason", e->reason) < 0 ||
-	    add_text(o, "confidence", confidence_name(e->confidence)) < 0 ||
-	    add_text(o, "risk", risk_name(e->risk)) < 0 ||
-	    add_text(o, "risk_now", risk_name(e->risk_now)) < 0 ||
-	    jsonout_add_bool(o, "setuid_in_disguise", e->disguise) < 0 ||
-	    jsonout_add_name(o, "package", e->package) < 0 ||
-	    jsonout_add(o, "identity", identity_json(e)) < 0 ||
-	    jsonout_add(o, "before", state_json(&e->before, true)) < 0 ||
-	    jsonout_add(o, "after", state_json(&e->after, false)) < 0 ||
-	    (e->smoke ? jsonout_add(o, "smoke", strv_json(e->smoke, e->n_smoke))
-		      : jsonout_add_null(o, "smoke")) < 0 ||
-	    jsonout_add(o, "evidence", strv_json(e->evidence, e->n_evidence)) < 0 ||
-	    jsonout_add(o, "warnings", strv_json(e->warnings, e->n_warnings)) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-static struct json_object *tool_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-
-	if (!o || add_text(o, "name", "suid2cap") < 0 || add_text(o, "version", p->tool_version) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-static struct json_object *host_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-
-	if (!o || jsonout_add_bool(o, "live", p->live) < 0 || add_text(o, "kernel", p->kernel) < 0 ||
-	    add_text(o, "os_id", p->os_id) < 0 || add_text(o, "os_pretty", p->os_pretty) < 0 ||
-	    add_text(o, "ping_group_range", p->ping_group_range) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-static struct json_object *database_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-
-	if (!o || add_text(o, "hash", p->db_hash) < 0 ||
-	    add_u64(o, "rules", p->db_rules) < 0 ||
-	    jsonout_add(o, "files", strv_json(p->db_files, p->n_db_files)) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-static struct json_object *mounts_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < p->n_mounts; i++) {
-		const struct plan_mount *m = &p->mounts[i];
-		struct json_object *o = json_object_new_object();
-
-		if (!o || json_object_array_add(a, o) < 0) {
-			json_object_put(o);
-			return NULL;
-		}
-		if (jsonout_add_name(o, "target", m->target) < 0 || add_text(o, "fstype", m->fstype) < 0 ||
-		    jsonout_add_bool(o, "nosuid", m->nosuid) < 0 ||
-		    jsonout_add_bool(o, "readonly", m->rdonly) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(a);
-}
-
-static struct json_object *summary_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	struct plan_summary s;
-
-	plan_summarise(p, &s);
-	if (!o || add_u64(o, "change", s.change) < 0 || add_u64(o, "unchanged", s.unchanged) < 0)
-		return NULL;
-	for (int v = 0; v < _VERDICT_MAX; v++)
-		if (add_u64(o, verdict_name(v), s.by_verdict[v]) < 0)
-			return NULL;
-	return TAKE_PTR(o);
-}
-
-static struct json_object *entries_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < p->n; i++) {
-		struct json_object *e = entry_json(&p->v[i]);
-		if (!e || json_object_array_add(a, e) < 0) {
-			json_object_put(e);
-			return NULL;
-		}
-	}
-	return TAKE_PTR(a);
-}
-
-struct json_object *plan_to_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-
-	if (!o || jsonout_add_int(o, "schema", p->schema) < 0 ||
-	    add_text(o, "kind", PLAN_KIND) < 0 ||
-	    jsonout_add(o, "tool", tool_json(p)) < 0 ||
-	    (p->created && add_text(o, "created", p->created) < 0) ||
-	    jsonout_add_name(o, "root", p->root) < 0 ||
-	    jsonout_add(o, "host", host_json(p)) < 0 ||
-	    jsonout_add(o, "database", database_json(p)) < 0 ||
-	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
-	    jsonout_add(o, "not_scanned", scanout_skipped_json(p->not_scanned,
-							       p->n_not_scanned)) < 0 ||
-	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
-	    jsonout_add(o, "entries", entries_json(p)) < 0)
-		return NULL;
-	return TAKE_PTR(o);
 }

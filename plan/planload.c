@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <json-c/json.h>
 
-#include "captable.h"
-#include "db.h"
 #include "engine.h"
-#include "fcaps.h"
 #include "hash.h"
 #include "jsonout.h"
 #include "jcheck.h"
 #include "jsonread.h"
 #include "plan.h"
+#include "planentry.h"
 #include "planload.h"
 #include "skip.h"
 #include "util.h"
@@ -28,406 +24,6 @@
  * number when it did not; the checks that combine members only run on values
  * that were read, so one mistake does not cascade into many.
  */
-
-/* --- pieces ---------------------------------------------------------------------------- */
-
-/* Absolute, normalised (no empty, "." or ".." component, no trailing slash), not "/". */
-static int check_path(struct jcheck *jc, const struct jpath *p, const char *path)
-{
-	const char *c = path;
-
-	if (path[0] != '/' || !path[1])
-		return jcheck_problem(jc, p, "'%s' is not an absolute path to a file", path);
-	while (*c == '/') {
-		size_t len = strcspn(c + 1, "/");
-		bool dots = (len == 1 && c[1] == '.') || (len == 2 && c[1] == '.' && c[2] == '.');
-
-		if (len == 0 || dots)
-			return jcheck_problem(jc, p, "'%s' has an empty, '.' or '..' component",
-					      path);
-		c += len + 1;
-	}
-	return 0;
-}
-
-static int get_mode(struct jcheck *jc, struct json_object *o, const struct jpath *p, uint32_t *ret)
-{
-	const char *s;
-	struct jpath kp = jpath_key(p, "mode");
-	uint64_t v;
-
-	if (jcheck_string(jc, o, p, "mode", false, &s) < 0)
-		return -EINVAL;
-	if (strlen(s) != 4 || strspn(s, "01234567") != 4 || parse_u64(s, 8, 07777, &v) < 0)
-		return jcheck_problem(jc, &kp, "'%s' is not a mode: expected 4 octal digits such "
-				      "as \"4755\"", s);
-	*ret = (uint32_t)v;
-	return 0;
-}
-
-static int get_caps_text(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-			 struct plan_state *s)
-{
-	struct jpath kp = jpath_key(p, "caps");
-	struct s2c_error e = { 0 };
-	const char *text;
-
-	if (jcheck_string(jc, o, p, "caps", true, &text) < 0)
-		return -EINVAL;
-	if (!text)
-		return 0;
-	for (const char *c = text; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return jcheck_problem(jc, &kp, "holds a control character");
-	if (fcaps_from_text(text, &s->caps, &e) < 0)
-		return jcheck_problem(jc, &kp, "%s", e.msg);
-	s->has_caps = true;
-	if (!(s->caps_text = strdup(text)))
-		jc->oom = true;
-	return 0;
-}
-
-static bool same_caps(const struct fcaps *a, const struct fcaps *b)
-{
-	return a->permitted == b->permitted && a->inheritable == b->inheritable &&
-	       a->effective == b->effective;
-}
-
-/* "caps_raw": the exact attribute; it must agree with "caps". */
-static int get_caps_raw(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-			struct plan_state *s, bool text_ok)
-{
-	struct jpath kp = jpath_key(p, "caps_raw");
-	_cleanup_free_ char *bytes = NULL, *shown_caps = NULL;
-	const char *hex;
-	struct fcaps raw;
-	size_t len;
-
-	if (jcheck_string(jc, o, p, "caps_raw", true, &hex) < 0 || !text_ok)
-		return -EINVAL;
-	if (!hex)
-		return s->caps_text ? jcheck_problem(jc, &kp, "null, but 'caps' is set") : 0;
-	if (!jcheck_lower_hex(hex, strlen(hex)) || hex_decode(hex, &bytes, &len) < 0 ||
-	    len > FCAPS_BLOB_MAX)
-		return jcheck_problem(jc, &kp, "expected lowercase hex of at most %d bytes",
-				      FCAPS_BLOB_MAX);
-	memcpy(s->caps_raw, bytes, len);
-	s->caps_len = len;
-	s->has_caps = true;
-	if (fcaps_decode(bytes, len, &raw, NULL) < 0)
-		return s->caps_text ? jcheck_problem(jc, &kp, "malformed, but 'caps' is set") : 0;
-	shown_caps = fcaps_to_text(&raw);
-	if (!shown_caps) {
-		jc->oom = true;
-		return -ENOMEM;
-	}
-	if (!s->caps_text)
-		return jcheck_problem(jc, &kp, "holds '%s', but 'caps' is null", shown_caps);
-	if (!same_caps(&raw, &s->caps))
-		return jcheck_problem(jc, &kp, "holds '%s', which disagrees with 'caps' '%s'",
-				      shown_caps, s->caps_text);
-	s->caps = raw;    /* keeps the version and v3 root id */
-	return 0;
-}
-
-/* "before" (with caps_raw) or "after" (caps_raw is what would be written). */
-static int read_state(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		      struct plan_state *s, bool before)
-{
-	/* "before" has the same keys as "after" plus "caps_raw". */
-	static const char *const keys[] = { "caps_raw", "uid", "gid", "owner", "owner_hex", "group",
-					    "group_hex", "mode", "caps", NULL };
-	static const char *const req[] = { "caps_raw", "uid", "gid", "owner", "group", "mode",
-					   "caps", NULL };
-	const size_t problems = jc->count;
-	uint64_t uid = 0, gid = 0;
-	int text;
-
-	if (jcheck_keys(jc, o, p, before ? keys : keys + 1, before ? req : req + 1) < 0)
-		return -EINVAL;
-	(void)jcheck_int(jc, o, p, "uid", 0, UINT32_MAX - 1, NULL, &uid);
-	(void)jcheck_int(jc, o, p, "gid", 0, UINT32_MAX - 1, NULL, &gid);
-	s->uid = (uint32_t)uid;
-	s->gid = (uint32_t)gid;
-	(void)jcheck_name(jc, o, p, "owner", true, &s->owner);
-	(void)jcheck_name(jc, o, p, "group", true, &s->group);
-	(void)get_mode(jc, o, p, &s->mode);
-	text = get_caps_text(jc, o, p, s);
-	if (before) {
-		(void)get_caps_raw(jc, o, p, s, text == 0);
-	} else if (s->has_caps) {
-		int len = fcaps_encode(&s->caps, s->caps_raw);
-		s->caps_len = len > 0 ? (size_t)len : 0;
-	}
-	return jc->count == problems ? 0 : -EINVAL;
-}
-
-/* "MAJOR:MINOR", decimal, each at most 32 bits. */
-static int parse_dev(const char *s, uint32_t *ret_major, uint32_t *ret_minor)
-{
-	const char *colon = strchr(s, ':');
-	_cleanup_free_ char *left = colon ? strndup(s, (size_t)(colon - s)) : NULL;
-	uint64_t a, b;
-
-	if (!left || parse_u64(left, 10, UINT32_MAX, &a) < 0 ||
-	    parse_u64(colon + 1, 10, UINT32_MAX, &b) < 0)
-		return -EINVAL;
-	*ret_major = (uint32_t)a;
-	*ret_minor = (uint32_t)b;
-	return 0;
-}
-
-static int read_identity(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-			 struct plan_entry *e)
-{
-	static const char *const keys[] = { "dev", "ino", "size", "mtime_ns", "sha256", "nlink",
-					    NULL };
-	const size_t problems = jc->count;
-	const char *dev = NULL, *sha = NULL;
-	uint64_t nlink = 0;
-
-	if (jcheck_keys(jc, o, p, keys, keys) < 0)
-		return -EINVAL;
-	if (jcheck_string(jc, o, p, "dev", false, &dev) == 0 &&
-	    parse_dev(dev, &e->dev_major, &e->dev_minor) < 0) {
-		struct jpath kp = jpath_key(p, "dev");
-		(void)jcheck_problem(jc, &kp, "'%s' is not a device number: expected MAJOR:MINOR",
-				     dev);
-	}
-	(void)jcheck_int(jc, o, p, "ino", 0, UINT64_MAX, NULL, &e->ino);
-	(void)jcheck_int(jc, o, p, "size", 0, INT64_MAX, NULL, &e->size);
-	(void)jcheck_int(jc, o, p, "mtime_ns", INT64_MIN, INT64_MAX, &e->mtime_ns, NULL);
-	if (jcheck_int(jc, o, p, "nlink", 1, UINT32_MAX, NULL, &nlink) == 0)
-		e->nlink = (uint32_t)nlink;
-	if (jcheck_string(jc, o, p, "sha256", true, &sha) == 0 && sha) {
-		struct jpath kp = jpath_key(p, "sha256");
-		if (strlen(sha) != 64 || !jcheck_lower_hex(sha, 64))
-			(void)jcheck_problem(jc, &kp, "expected 64 lowercase hex digits");
-		else
-			memcpy(e->sha256, sha, 65);
-	}
-	return jc->count == problems ? 0 : -EINVAL;
-}
-
-static enum confidence confidence_from_name(const char *s)
-{
-	for (int c = 0; c < _CONFIDENCE_MAX; c++)
-		if (s2c_streq(confidence_name(c), s))
-			return c;
-	return _CONFIDENCE_INVALID;
-}
-
-/* Read an enumeration by name: "verdict", "confidence", "risk", "risk_now". */
-static int get_enum(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		    const char *key, int *ret)
-{
-	struct jpath kp = jpath_key(p, key);
-	const char *s;
-	int v;
-
-	if (jcheck_string(jc, o, p, key, false, &s) < 0)
-		return -EINVAL;
-	if (s2c_streq(key, "verdict"))
-		v = verdict_from_name(s);
-	else if (s2c_streq(key, "confidence"))
-		v = confidence_from_name(s);
-	else
-		v = risk_from_name(s);
-	if (v < 0)
-		return jcheck_problem(jc, &kp, "unknown %s '%s'",
-				      s2c_streq(key, "risk_now") ? "risk" : key, s);
-	*ret = v;
-	return 0;
-}
-
-static int read_smoke(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		      struct plan_entry *e)
-{
-	struct jpath kp = jpath_key(p, "smoke");
-	bool placeholder = false;
-	int r = jcheck_strv(jc, o, p, "smoke", true, &e->smoke, &e->n_smoke);
-
-	if (r < 0 || !e->smoke)
-		return r;
-	for (size_t i = 0; i < e->n_smoke; i++)
-		placeholder |= s2c_streq(e->smoke[i], "{}");
-	if (!e->n_smoke)
-		return jcheck_problem(jc, &kp, "needs at least one element (or null)");
-	if (!placeholder)
-		return jcheck_problem(jc, &kp, "needs \"{}\" where the file's path goes");
-	return 0;
-}
-
-/*
- * Two states own and grant the same (names aside).  @strict: also the v3 root
- * id, which a capability text cannot carry; "after" never has one, so a
- * change that only rewrites a v3 attribute as v2 is a change, while an entry
- * with nothing to do keeps the attribute it has.
- */
-static bool same_state(const struct plan_state *a, const struct plan_state *b, bool strict)
-{
-	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
-		return false;
-	if (!a->caps_text != !b->caps_text)
-		return false;
-	if (!a->caps_text)
-		return true;
-	return strict ? fcaps_equal(&a->caps, &b->caps) : same_caps(&a->caps, &b->caps);
-}
-
-/* What read_entry() managed to read, for the checks that combine members. */
-struct entry_ok {
-	bool action, verdict, disguise, identity, before, after;
-};
-
-/* The after state a verdict allows. */
-static void check_after(struct jcheck *jc, const struct jpath *p, const struct plan_entry *e)
-{
-	const struct plan_state *b = &e->before, *a = &e->after;
-	struct jpath ap = jpath_key(p, "after");
-
-	if (e->verdict == VERDICT_MIGRATE) {
-		if (!a->caps_text)
-			jcheck_problem_at(jc, &ap, "caps", "a migrate entry needs capabilities");
-		if (a->mode & S_ISUID)
-			jcheck_problem_at(jc, &ap, "mode",
-					  "a migrate entry cannot keep the set-user-ID bit");
-		else if ((a->mode & S_ISGID) &&
-			 (a->gid == 0 || a->gid != b->gid || !(b->mode & S_ISGID)))
-			jcheck_problem_at(jc, &ap, "mode", "a migrate entry keeps the set-group-ID "
-					  "bit only for the non-root group it already had");
-	} else if (e->verdict == VERDICT_DROP) {
-		if (a->caps_text)
-			jcheck_problem_at(jc, &ap, "caps", "a drop entry cannot have capabilities");
-		if (a->mode & (S_ISUID | S_ISGID))
-			jcheck_problem_at(jc, &ap, "mode", "a drop entry cannot keep set-ID bits");
-	}
-}
-
-static void check_entry(struct jcheck *jc, const struct jpath *p, const struct plan_entry *e,
-			const struct entry_ok *ok)
-{
-	struct jpath ip = jpath_key(p, "identity");
-	bool changes_verdict = e->verdict == VERDICT_MIGRATE || e->verdict == VERDICT_DROP;
-
-	if (ok->action && ok->verdict && e->change && !changes_verdict)
-		jcheck_problem_at(jc, p, "action", "a '%s' entry cannot change anything",
-				  verdict_name(e->verdict));
-	if (ok->action && ok->identity && e->change && !e->sha256[0])
-		jcheck_problem_at(jc, &ip, "sha256", "a change needs the file's SHA-256, to "
-				  "re-check its content before changing it");
-	if (ok->action && ok->before && ok->after && e->change &&
-	    same_state(&e->before, &e->after, true))
-		jcheck_problem_at(jc, p, "after", "the same as 'before', but the action is "
-				  "\"change\"");
-	/* A migrate or drop entry that is "none" may be held back (plan/parents.h): its state
-	 * after is still what the verdict asks for.  Keep and review never change a file. */
-	if (ok->action && ok->before && ok->after && !e->change && !changes_verdict &&
-	    !same_state(&e->before, &e->after, false))
-		jcheck_problem_at(jc, p, "after", "differs from 'before', but the action is "
-				  "\"none\"");
-	if (ok->disguise && ok->verdict && e->disguise && e->verdict != VERDICT_MIGRATE)
-		jcheck_problem_at(jc, p, "setuid_in_disguise",
-				  "only a migrate entry can be setuid in disguise");
-	/* An entry that changes nothing (kept, already done, or held back as not packaged)
-	 * keeps its state; what a verdict allows after a change does not apply to it. */
-	if (ok->verdict && ok->before && ok->after && (!ok->action || e->change))
-		check_after(jc, p, e);
-}
-
-/* A member object read by @fn at $.<p>.<key>; true when it had no problem. */
-static bool read_member(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-			const char *key,
-			int (*fn)(struct jcheck *, struct json_object *, const struct jpath *,
-				  struct plan_entry *),
-			struct plan_entry *e)
-{
-	struct jpath kp = jpath_key(p, key);
-	bool present;
-	struct json_object *v = jcheck_get(o, key, &present);
-
-	return present && fn(jc, v, &kp, e) == 0;
-}
-
-static int read_before(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		       struct plan_entry *e)
-{
-	return read_state(jc, o, p, &e->before, true);
-}
-
-static int read_after(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		      struct plan_entry *e)
-{
-	return read_state(jc, o, p, &e->after, false);
-}
-
-/* "action", "rule" and "reason". */
-static bool read_texts(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		       struct plan_entry *e)
-{
-	const char *action = NULL, *rule = NULL, *reason = NULL;
-	bool ok = false;
-
-	if (jcheck_string(jc, o, p, "action", false, &action) == 0) {
-		ok = s2c_streq(action, "change") || s2c_streq(action, "none");
-		if (!ok)
-			jcheck_problem_at(jc, p, "action", "expected \"change\" or \"none\"");
-		e->change = s2c_streq(action, "change");
-	}
-	if (jcheck_string(jc, o, p, "rule", true, &rule) == 0 && rule) {
-		if (!*rule)
-			jcheck_problem_at(jc, p, "rule",
-					  "must not be empty (null when no rule matched)");
-		else if (!(e->rule_id = strdup(rule)))
-			jc->oom = true;
-	}
-	if (jcheck_string(jc, o, p, "reason", false, &reason) == 0 && !(e->reason = strdup(reason)))
-		jc->oom = true;
-	return ok;
-}
-
-static int read_entry(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		      struct plan_entry *e)
-{
-	static const char *const keys[] = {
-		"path", "path_hex", "action", "verdict", "rule", "reason", "confidence", "risk",
-		"risk_now", "setuid_in_disguise", "package", "package_hex", "identity", "before",
-		"after", "smoke", "evidence", "warnings", NULL,
-	};
-	static const char *const req[] = {
-		"path", "action", "verdict", "rule", "reason", "confidence", "risk", "risk_now",
-		"setuid_in_disguise", "package", "identity", "before", "after", "smoke",
-		"evidence", "warnings", NULL,
-	};
-	const size_t problems = jc->count;
-	struct entry_ok ok = { 0 };
-	struct jpath pp = jpath_key(p, "path");
-	int v;
-
-	if (jcheck_keys(jc, o, p, keys, req) < 0)
-		return -EINVAL;
-	if (jcheck_name(jc, o, p, "path", false, &e->path) == 0)
-		(void)check_path(jc, &pp, e->path);
-	ok.action = read_texts(jc, o, p, e);
-	if ((ok.verdict = get_enum(jc, o, p, "verdict", &v) == 0))
-		e->verdict = v;
-	if (get_enum(jc, o, p, "confidence", &v) == 0)
-		e->confidence = v;
-	if (get_enum(jc, o, p, "risk", &v) == 0)
-		e->risk = v;
-	if (get_enum(jc, o, p, "risk_now", &v) == 0)
-		e->risk_now = v;
-	ok.disguise = jcheck_bool(jc, o, p, "setuid_in_disguise", &e->disguise) == 0;
-	(void)jcheck_name(jc, o, p, "package", true, &e->package);
-	ok.identity = read_member(jc, o, p, "identity", read_identity, e);
-	ok.before = read_member(jc, o, p, "before", read_before, e);
-	ok.after = read_member(jc, o, p, "after", read_after, e);
-	(void)read_smoke(jc, o, p, e);
-	(void)jcheck_strv(jc, o, p, "evidence", false, &e->evidence, &e->n_evidence);
-	(void)jcheck_strv(jc, o, p, "warnings", false, &e->warnings, &e->n_warnings);
-	check_entry(jc, p, e, &ok);
-	return jc->count == problems ? 0 : -EINVAL;
-}
 
 /* --- the document ---------------------------------------------------------------------- */
 
@@ -532,6 +128,52 @@ static void read_database(struct jcheck *jc, struct json_object *o, const struct
 	}
 }
 
+/* How one kind of array in the document is read. */
+struct array_kind {
+	size_t size;                  /* of one element */
+	/* Read one element; 0 when it can be put in order (it may still have problems). */
+	int (*read)(struct jcheck *jc, struct json_object *o, const struct jpath *p, void *elem);
+	int (*cmp)(const void *a, const void *b);   /* the order: strcmp-like */
+	/* Report @elem equal to (@c == 0) or before (@c > 0) the element ahead of it. */
+	void (*misordered)(struct jcheck *jc, const struct jpath *p, const void *elem, int c);
+};
+
+/*
+ * Read the array @a at @p into a new vector (*@ret_v, with *@ret_n elements
+ * read so far, so that what was read is released with the plan), checking
+ * that its elements are unique and in order.
+ */
+static void read_array(struct jcheck *jc, struct json_object *a, const struct jpath *p,
+		       const struct array_kind *k, void **ret_v, size_t *ret_n)
+{
+	size_t n;
+	bool prev_ok = false;
+	char *v;
+
+	if (!json_object_is_type(a, json_type_array)) {
+		(void)jcheck_problem(jc, p, "expected an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	v = calloc(n ? n : 1, k->size);
+	if (!v) {
+		jc->oom = true;
+		return;
+	}
+	*ret_v = v;
+	for (size_t i = 0; i < n && !jc->oom; i++) {
+		struct jpath ip = jpath_index(p, i);
+		void *e = v + i * k->size;
+		bool ok = k->read(jc, json_object_array_get_idx(a, i), &ip, e) == 0;
+		int c = ok && prev_ok ? k->cmp(v + (i - 1) * k->size, e) : -1;
+
+		*ret_n = i + 1;
+		if (c >= 0)
+			k->misordered(jc, &ip, e, c);
+		prev_ok = ok;
+	}
+}
+
 static int read_mount(struct jcheck *jc, struct json_object *o, const struct jpath *p,
 		      struct plan_mount *m)
 {
@@ -552,36 +194,32 @@ static int read_mount(struct jcheck *jc, struct json_object *o, const struct jpa
 	return jc->count == problems ? 0 : -EINVAL;
 }
 
+static int read_mount_el(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			 void *elem)
+{
+	return read_mount(jc, o, p, elem);
+}
+
+static int mount_cmp(const void *a, const void *b)
+{
+	return plan_mount_cmp(a, b);
+}
+
+static void mount_misordered(struct jcheck *jc, const struct jpath *p, const void *elem, int c)
+{
+	(void)elem;
+	(void)jcheck_problem(jc, p, c == 0 ? "the same mount twice"
+					   : "not sorted (by target, fstype, nosuid, readonly)");
+}
+
+static const struct array_kind mounts_kind = {
+	sizeof(struct plan_mount), read_mount_el, mount_cmp, mount_misordered,
+};
+
 static void read_mounts(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			struct plan *plan)
 {
-	size_t n;
-	bool prev_ok = false;
-
-	if (!json_object_is_type(a, json_type_array)) {
-		(void)jcheck_problem(jc, p, "expected an array");
-		return;
-	}
-	n = json_object_array_length(a);
-	plan->mounts = calloc(n ? n : 1, sizeof(*plan->mounts));
-	if (!plan->mounts) {
-		jc->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct jpath ip = jpath_index(p, i);
-		struct plan_mount *m = &plan->mounts[i];
-		bool ok = read_mount(jc, json_object_array_get_idx(a, i), &ip, m) == 0;
-		int c = ok && prev_ok ? plan_mount_cmp(m - 1, m) : -1;
-
-		plan->n_mounts = i + 1;
-		if (c == 0)
-			(void)jcheck_problem(jc, &ip, "the same mount twice");
-		else if (c > 0)
-			(void)jcheck_problem(jc, &ip, "not sorted (by target, fstype, nosuid, "
-					     "readonly)");
-		prev_ok = ok;
-	}
+	read_array(jc, a, p, &mounts_kind, (void **)&plan->mounts, &plan->n_mounts);
 }
 
 static int read_skipped(struct jcheck *jc, struct json_object *o, const struct jpath *p,
@@ -609,69 +247,67 @@ static int read_skipped(struct jcheck *jc, struct json_object *o, const struct j
 	return jc->count == problems ? 0 : -EINVAL;
 }
 
+static int skipped_el(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      void *elem)
+{
+	return read_skipped(jc, o, p, elem);
+}
+
+static int skipped_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct skip_entry *)a)->path, ((const struct skip_entry *)b)->path);
+}
+
+static void skipped_misordered(struct jcheck *jc, const struct jpath *p, const void *elem, int c)
+{
+	(void)elem;
+	jcheck_problem_at(jc, p, "path", c == 0 ? "the same path twice" : "not sorted by path");
+}
+
+static const struct array_kind skipped_kind = {
+	sizeof(struct skip_entry), skipped_el, skipped_cmp, skipped_misordered,
+};
+
 /* "not_scanned": what the scan left out; absent in plans from before it existed. */
 static void read_not_scanned(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			     struct plan *plan)
 {
-	size_t n;
-	bool prev_ok = false;
-
-	if (!json_object_is_type(a, json_type_array)) {
-		(void)jcheck_problem(jc, p, "expected an array");
-		return;
-	}
-	n = json_object_array_length(a);
-	plan->not_scanned = calloc(n ? n : 1, sizeof(*plan->not_scanned));
-	if (!plan->not_scanned) {
-		jc->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct jpath ip = jpath_index(p, i);
-		struct skip_entry *e = &plan->not_scanned[i];
-		bool ok = read_skipped(jc, json_object_array_get_idx(a, i), &ip, e) == 0;
-		int c = ok && prev_ok ? strcmp(e[-1].path, e->path) : -1;
-
-		plan->n_not_scanned = i + 1;
-		if (c >= 0)
-			jcheck_problem_at(jc, &ip, "path", c == 0 ? "the same path twice"
-								 : "not sorted by path");
-		prev_ok = ok;
-	}
+	read_array(jc, a, p, &skipped_kind, (void **)&plan->not_scanned, &plan->n_not_scanned);
 }
+
+/* An entry with problems is still ordered when its path was read. */
+static int entry_el(struct jcheck *jc, struct json_object *o, const struct jpath *p, void *elem)
+{
+	struct plan_entry *e = elem;
+
+	(void)planentry_read(jc, o, p, e);
+	return e->path ? 0 : -EINVAL;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct plan_entry *)a)->path, ((const struct plan_entry *)b)->path);
+}
+
+static void entry_misordered(struct jcheck *jc, const struct jpath *p, const void *elem, int c)
+{
+	const struct plan_entry *e = elem;
+
+	if (c == 0)
+		jcheck_problem_at(jc, p, "path", "'%s' is in the plan twice", e->path);
+	else
+		jcheck_problem_at(jc, p, "path", "'%s' is out of order: entries are sorted by path",
+				  e->path);
+}
+
+static const struct array_kind entries_kind = {
+	sizeof(struct plan_entry), entry_el, entry_cmp, entry_misordered,
+};
 
 static void read_entries(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			 struct plan *plan)
 {
-	size_t n;
-	bool prev_ok = false;
-
-	if (!json_object_is_type(a, json_type_array)) {
-		(void)jcheck_problem(jc, p, "expected an array");
-		return;
-	}
-	n = json_object_array_length(a);
-	plan->v = calloc(n ? n : 1, sizeof(*plan->v));
-	if (!plan->v) {
-		jc->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n && !jc->oom; i++) {
-		struct jpath ip = jpath_index(p, i);
-		struct plan_entry *e = &plan->v[i];
-		int c;
-
-		(void)read_entry(jc, json_object_array_get_idx(a, i), &ip, e);
-		plan->n = i + 1;
-		c = e->path && prev_ok ? strcmp(e[-1].path, e->path) : -1;
-		if (c == 0)
-			jcheck_problem_at(jc, &ip, "path", "'%s' is in the plan twice", e->path);
-		else if (c > 0)
-			jcheck_problem_at(jc, &ip, "path",
-					  "'%s' is out of order: entries are sorted by path",
-					  e->path);
-		prev_ok = e->path != NULL;
-	}
+	read_array(jc, a, p, &entries_kind, (void **)&plan->v, &plan->n);
 }
 
 /* The summary; it must count the entries when @compare (they were read without a problem). */

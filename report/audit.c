@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,18 +215,6 @@ const char *audit_risk_color(enum risk r)
 
 /* --- the rows of the file table ------------------------------------------------------------ */
 
-S2C_PRINTF(1, 2) static char *fmt(const char *format, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, format);
-	n = vasprintf(&s, format, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
 /* "owner:group" from names where known, ids otherwise; the names are raw. */
 static char *owner_group(const char *owner, uint32_t uid, const char *group, uint32_t gid)
 {
@@ -235,7 +222,7 @@ static char *owner_group(const char *owner, uint32_t uid, const char *group, uin
 
 	(void)snprintf(u, sizeof(u), "%" PRIu32, uid);
 	(void)snprintf(g, sizeof(g), "%" PRIu32, gid);
-	return fmt("%s:%s", owner ? owner : u, group ? group : g);
+	return strdup_printf("%s:%s", owner ? owner : u, group ? group : g);
 }
 
 static int row_fill(const struct audit *a, size_t i, struct audit_row *row)

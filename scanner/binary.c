@@ -32,18 +32,14 @@ S2C_PRINTF(3, 4) static int fail(struct binary *b, int code, const char *fmt, ..
 	return code;
 }
 
-/* Open the file the scan saw, beneath the root, and check it is still that inode. */
-static int open_same(int rootfd, const struct facts *f, int *ret_fd, struct binary *b)
+/* Open @name in @dirfd and check it is still the inode the scan saw. */
+static int open_checked(int dirfd, const char *name, const struct facts *f, int *ret_fd,
+			struct binary *b)
 {
-	const char *name;
-	_cleanup_close_ int dfd = resolve_open_parent(rootfd, f->path, &name);
 	struct file_id scanned = { .dev_major = f->dev_major, .dev_minor = f->dev_minor,
 				   .ino = f->ino }, now;
-	int fd;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	if (dfd < 0)
-		return fail(b, dfd, "cannot open its directory: %s", strerror(-dfd));
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		int r = -errno;
 		return fail(b, r, "cannot open: %s", strerror(-r));
@@ -56,40 +52,76 @@ static int open_same(int rootfd, const struct facts *f, int *ret_fd, struct bina
 	return 0;
 }
 
-int binary_read(int rootfd, const struct facts *f, const char *const *strings,
-		struct binary *ret)
+/* Hash the open file and read its ELF facts into @b. */
+static int read_content(int fd, int rootfd, const struct facts *f, const char *const *strings,
+			const char *const *prefixes, struct binary *b)
 {
-	struct binary b = { 0 };
-	_cleanup_close_ int fd = -1;
-	struct elfinfo_options o = { .rootfd = rootfd, .strings = strings, .path = f->path };
+	struct elfinfo_options o = {
+		.rootfd = rootfd,
+		.strings = strings,
+		.prefixes = prefixes,
+		.path = f->path,
+	};
 	struct s2c_error err = { 0 };
 	char hex[HASH_HEX_LEN];
 	int r;
 
-	r = open_same(rootfd, f, &fd, &b);
-	if (r == -ENOMEM || (r < 0 && !b.error))
+	if (hash_fd_sha256(fd, hex) == 0 && !(b->sha256 = strdup(hex)))
 		return -ENOMEM;
-	if (r < 0)
-		goto out;
-	if (hash_fd_sha256(fd, hex) == 0 && !(b.sha256 = strdup(hex)))
-		goto oom;
-	r = elfinfo_load_fd(fd, &o, &b.elf, &err);
+	r = elfinfo_load_fd(fd, &o, &b->elf, &err);
 	if (r == -ENOMEM)
-		goto oom;
-	if (r < 0 && !(b.error = strdup(err.msg[0] ? err.msg : strerror(-r))))
-		goto oom;
-	if (b.elf && b.elf->kind != ELFINFO_ELF) {
-		b.error = strdup(b.elf->kind == ELFINFO_SCRIPT ? "a script" : "not an ELF file");
-		b.elf = elfinfo_free(b.elf);
-		if (!b.error)
-			goto oom;
+		return -ENOMEM;
+	if (r < 0 && !(b->error = strdup(err.msg[0] ? err.msg : strerror(-r))))
+		return -ENOMEM;
+	if (b->elf && b->elf->kind != ELFINFO_ELF) {
+		b->error = strdup(b->elf->kind == ELFINFO_SCRIPT ? "a script" : "not an ELF file");
+		b->elf = elfinfo_free(b->elf);
+		if (!b->error)
+			return -ENOMEM;
 	}
-out:
+	return 0;
+}
+
+/* Open and read; the result always says something unless memory ran out. */
+static int read_opened(int rootfd, int dirfd, const char *name, const struct facts *f,
+		       const char *const *strings, const char *const *prefixes, struct binary *ret)
+{
+	struct binary b = { 0 };
+	_cleanup_close_ int fd = -1;
+	int r = open_checked(dirfd, name, f, &fd, &b);
+
+	if (r == -ENOMEM || (r < 0 && !b.error) ||
+	    (r == 0 && read_content(fd, rootfd, f, strings, prefixes, &b) < 0)) {
+		binary_release(&b);
+		return -ENOMEM;
+	}
 	*ret = b;
 	return 0;
-oom:
-	binary_release(&b);
-	return -ENOMEM;
+}
+
+int binary_read(int rootfd, const struct facts *f, const char *const *strings,
+		const char *const *prefixes, struct binary *ret)
+{
+	const char *name;
+	_cleanup_close_ int dfd = resolve_open_parent(rootfd, f->path, &name);
+
+	if (dfd < 0) {
+		struct binary b = { 0 };
+
+		if (fail(&b, dfd, "cannot open its directory: %s", strerror(-dfd)) == -ENOMEM) {
+			binary_release(&b);
+			return -ENOMEM;
+		}
+		*ret = b;
+		return 0;
+	}
+	return read_opened(rootfd, dfd, name, f, strings, prefixes, ret);
+}
+
+int binary_read_at(int rootfd, int dirfd, const char *name, const struct facts *f,
+		   const char *const *strings, const char *const *prefixes, struct binary *ret)
+{
+	return read_opened(rootfd, dirfd, name, f, strings, prefixes, ret);
 }
 
 void binary_release(struct binary *b)

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "binary.h"
 #include "facts.h"
 #include "idmap.h"
 #include "mounts.h"
@@ -85,6 +86,9 @@ struct facts *facts_free(struct facts *f)
 		free(f->mount.fstype);
 		free(f->mount.target);
 		free(f->interpreter);
+		if (f->content)
+			binary_release(f->content);
+		free(f->content);
 		free(f);
 	}
 	return NULL;

@@ -15,6 +15,7 @@
 #include "fcaps.h"
 #include "cleanup.h"
 
+struct binary;
 struct walk_entry;
 struct mounts;
 struct idmap;
@@ -66,6 +67,8 @@ struct facts {
 	char *interpreter;      /**< "#!" interpreter for scripts, else NULL */
 	uint64_t mnt_id;        /**< mount id when known (host), else 0 */
 	enum facts_flags flags;
+	struct binary *content; /**< content read during the scan (SCAN_CONTENT, scan.h), else
+				     NULL; decide_all() takes it over */
 };
 
 /**

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binary.h"
 #include "facts.h"
 #include "idmap.h"
 #include "mounts.h"
@@ -22,6 +23,7 @@ struct collector {
 	size_t n, alloc;
 	const struct mounts *mounts;
 	const struct scan_options *o;
+	int rootfd;
 	uint64_t warnings;
 	struct skip_entry *skipped;
 	size_t n_skipped, alloc_skipped;
@@ -35,6 +37,17 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 
 	if (r < 0)
 		return r;
+	/* Hashing and ELF parsing cost more than the walk around them: done
+	 * here, they run on every worker and overlap the walk's I/O. */
+	if (c->o->flags & SCAN_CONTENT) {
+		r = -ENOMEM;
+		if (!(f->content = calloc(1, sizeof(*f->content))) ||
+		    (r = binary_read_at(c->rootfd, e->dirfd, e->name, f, c->o->strings,
+					c->o->prefixes, f->content)) < 0) {
+			facts_free(f);
+			return r;
+		}
+	}
 	pthread_mutex_lock(&c->lock);
 	if (c->n == c->alloc) {
 		size_t na = c->alloc ? c->alloc * 2 : 64;
@@ -257,6 +270,7 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		return r;
 	}
 	c.mounts = res->mounts;
+	c.rootfd = res->rootfd;
 	pthread_mutex_init(&c.lock, NULL);
 	w = (struct walk_options){
 		.rootfd = res->rootfd,

@@ -32,6 +32,8 @@ enum scan_flags {
 	SCAN_CROSS_PSEUDO = 1 << 2,  /**< descend into proc, sysfs and the like */
 	SCAN_OTHER_ROOTS = 1 << 3,   /**< on the running system, also walk other OS roots,
 					  container storage and overlayfs layers */
+	SCAN_CONTENT = 1 << 4,       /**< read each candidate's content (binary.h) in the
+					  worker that found it, while the walk goes on */
 };
 
 /** Options; zero-initialise and fill in. */
@@ -42,6 +44,10 @@ struct scan_options {
 	unsigned max_depth;          /**< 0 = walker default */
 	enum scan_flags flags;
 	const char *mountinfo;       /**< mount table to read; NULL = /proc/self/mountinfo */
+	const char *const *strings;  /**< with SCAN_CONTENT: strings to look for in read-only
+					  data (binary_read()), or NULL */
+	const char *const *prefixes; /**< with SCAN_CONTENT: literals a version follows in
+					  read-only data (binary_read()), or NULL */
 	const char *const *exclude;  /**< paths and globs not to walk (NULL-terminated), or NULL */
 	const char *exclude_file;    /**< exclude file beneath the root (skip_list_load()), or NULL */
 	bool trusted;                /**< refuse an exclude file someone but root could write */

@@ -3,10 +3,15 @@
 #
 # One entry point for a fresh Debian 12 machine (run as root, or with sudo):
 #
-#   tools/dev.sh audit   install the build dependencies, build, audit this machine
-#   tools/dev.sh test    install the build dependencies, build, run every test:
-#                        gcc, clang, and ASan+UBSan builds, header and man-page lint
-#   tools/dev.sh deps    only install the dependencies
+#   tools/dev.sh audit   install what the build needs, build, audit this machine
+#                        (arguments go to `suid2cap audit`; relative paths, -o
+#                        included, are relative to the current directory)
+#   tools/dev.sh test    install the build and test dependencies, build, run every
+#                        test: gcc, clang, and ASan+UBSan builds, header and
+#                        man-page lint, then the packages (tools/package.sh all)
+#   tools/dev.sh package install the dependencies, build the .deb and the .rpm,
+#                        lintian, and test the .deb in a throwaway root
+#   tools/dev.sh deps    only install the build and test dependencies
 #
 # apt-get (and npm, into build/test-deps/) is all that changes the machine: the
 # tests keep to temporary directories and throwaway copies of the system, and
@@ -18,16 +23,21 @@ set -eu
 # as root, suid2cap refuses a database others could have changed.
 umask 022
 
+caller=$(pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
-# Everything the build, the tests and the benchmarks need, from Debian.
-PACKAGES="gcc make cmake pkg-config clang libclang-rt-14-dev
-libcap-dev libelf-dev libjson-c-dev check libssl-dev libarchive-dev librpm-dev
+# What the build needs, from Debian.
+BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev libssl-dev
+zlib1g-dev librpm-dev libsqlite3-dev libarchive-dev"
+# What the tests, the packages, the BPF mechanism of learn and the benchmarks
+# need on top.
+TEST_PACKAGES="clang libclang-rt-14-dev check
 libbpf-dev bpftool
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
-iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm ansible"
+iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm
+dpkg-dev debhelper lintian bash-completion zsh ansible"
 
 # The SARIF 2.1.0 JSON Schema the audit tests validate against (draft-04), taken from
 # an npm package because Debian ships none; kept out of git under build/test-deps/.
@@ -43,20 +53,27 @@ as_root() {
 	fi
 }
 
-deps() {
+# install PACKAGE...: those of them that are missing
+install_missing() {
 	missing=""
-	for p in $PACKAGES; do
+	for p in "$@"; do
 		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 			missing="$missing $p"
 	done
-	# npm fetches the SARIF schema; Debian's when the machine has none of its own
-	command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 	if [ -n "$missing" ]; then
 		echo "==> installing:$missing"
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
 		# shellcheck disable=SC2086 # word splitting of the package list is wanted
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 	fi
+}
+
+deps() {
+	# npm fetches the SARIF schema; Debian's when the machine has none of its own
+	npm=""
+	command -v npm >/dev/null 2>&1 || npm="nodejs npm"
+	# shellcheck disable=SC2086 # word splitting of the package lists is wanted
+	install_missing $BUILD_PACKAGES $TEST_PACKAGES $npm
 	sarif_schema
 }
 
@@ -96,7 +113,7 @@ lint() {
 		fi
 	done
 	echo "==> lint: shell scripts"
-	shellcheck tools/*.sh bench/*.sh .ci/run
+	shellcheck tools/*.sh bench/*.sh .ci/run debian/suid2cap.postrm
 }
 
 case "${1:-}" in
@@ -104,10 +121,16 @@ deps)
 	deps
 	;;
 audit)
-	deps
+	# shellcheck disable=SC2086 # word splitting of the package list is wanted
+	install_missing $BUILD_PACKAGES
 	build release
 	shift
-	exec ./build/release/cli/suid2cap audit "$@"
+	cd "$caller"
+	exec "$here/build/release/cli/suid2cap" audit "$@"
+	;;
+package)
+	deps
+	tools/package.sh all
 	;;
 test)
 	deps
@@ -126,10 +149,12 @@ test)
 		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
 	done
+	echo "==> packages"
+	tools/package.sh all
 	echo "==> all tests passed"
 	;;
 *)
-	echo "usage: $0 audit|test|deps" >&2
+	echo "usage: $0 audit|test|package|deps" >&2
 	exit 2
 	;;
 esac

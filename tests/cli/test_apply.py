@@ -6,12 +6,13 @@ and the dpkg hook."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 import s2ctest
-from s2ctest import SKIP, is_root
+from s2ctest import SKIP, is_root, mklink
 
 NET = {"/usr/bin/ping": "iputils-ping", "/usr/bin/arping": "iputils-arping",
        "/usr/bin/clockdiff": "iputils-clockdiff", "/usr/bin/mtr-packet": "mtr-tiny",
@@ -152,10 +153,19 @@ def after_ok(snap, plan_doc, root):
     return True
 
 
+def fault_injection(ctx):
+    """The build has crash points (S2C_FAULT_INJECTION, every test preset)."""
+    rc, _, err = ctx.run(["rollback", "--root", "/nonexistent", "--fault", "intent"])
+    return b"only in test builds" not in err
+
+
 def test_crash_points(ctx):
     """SIGKILL at every step of every entry: the files keep setuid or caps, and both
     rollback and a rerun of apply reach a consistent state."""
     if not is_root():
+        return SKIP
+    if not fault_injection(ctx):
+        print("skip: this build has no crash points (S2C_FAULT_INJECTION=OFF)", file=sys.stderr)
         return SKIP
     progs = present(["/usr/bin/ping", "/usr/bin/fping", "/usr/bin/mtr-packet"])
     steps = ["intent", "setcap", "chmod", "smoke", "done", "state"]
@@ -515,7 +525,7 @@ def dpkg_hook_in_throwaway(ctx):
     rc, out, err = ctx.run(["migrate", "--yes", os.path.dirname(pinger)])
     ctx.check("hook: migrate on the running system", rc == 0 and xattr(pinger) is not None,
               f"{rc} {out!r} {err!r}")
-    rc, out, err = ctx.run(["verify", "--install-hook", "dpkg"])
+    rc, out, err = ctx.run(["verify", "--install-hook", "dpkg", "--hook-program", ctx.binary])
     ctx.check("hook installed", rc == 0 and os.path.exists("/etc/dpkg/dpkg.cfg.d/suid2cap"),
               f"{rc} {err!r}")
     p = dpkg(["-i", build_deb(ctx, "2.0", "/usr/bin/fping")])
@@ -549,18 +559,83 @@ def test_dpkg_hook(ctx):
 
 
 def test_hook_files(ctx):
-    """apt and rpm hooks in an image; removal leaves files that are not ours."""
+    """Hooks in an image name the installed program; removal leaves files that are not ours."""
     root = ctx.tree("hooks")
     for d in ("etc/apt/apt.conf.d", "etc/dnf/plugins/post-transaction-actions.d", "etc/dpkg/dpkg.cfg.d"):
         os.makedirs(os.path.join(root, d))
-    for kind, path in (("apt", "etc/apt/apt.conf.d/80suid2cap"),
+    rc, out, err = ctx.run(["verify", "--help"])
+    m = re.search(rb"--hook-program PATH .*?\(default: (/\S+/suid2cap),", out, re.S)
+    ctx.check("help names the installed program", m is not None, out)
+    installed = m.group(1).decode() if m else "/usr/sbin/suid2cap"
+    dpkg_hook = os.path.join(root, "etc/dpkg/dpkg.cfg.d/suid2cap")
+    # Not installed in the image: a hook would be a silent no-op there, so none is written.
+    rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "dpkg"])
+    ctx.check("hook refused without the program", rc == 4 and not os.path.exists(dpkg_hook) and
+              f"it would run '{installed}'".encode() in err and b"--hook-program" in err,
+              f"{rc} {err!r}")
+    prog = os.path.join(root, installed.lstrip("/"))
+    os.makedirs(os.path.dirname(prog))
+    shutil.copyfile(ctx.binary, prog)
+    os.chmod(prog, 0o755)
+    for kind, path in (("dpkg", "etc/dpkg/dpkg.cfg.d/suid2cap"), ("apt", "etc/apt/apt.conf.d/80suid2cap"),
                        ("rpm", "etc/dnf/plugins/post-transaction-actions.d/suid2cap.action")):
         rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", kind])
         text = open(os.path.join(root, path)).read() if os.path.exists(os.path.join(root, path)) else ""
         ctx.check(f"{kind} hook", rc == 0 and "verify --fix" in text, f"{rc} {err!r} {text!r}")
+        ctx.check(f"{kind} hook names the installed program", installed in text and
+                  ctx.binary not in text and installed.encode() in out, f"{text!r} {out!r}")
         rc, out, err = ctx.run(["verify", "--root", root, "--remove-hook", kind])
-        ctx.check(f"{kind} hook removed", rc == 0 and not os.path.exists(os.path.join(root, path)), "")
-    foreign = os.path.join(root, "etc/dpkg/dpkg.cfg.d/suid2cap")
+        ctx.check(f"{kind} hook removed", rc == 0 and out.startswith(b"removed ") and
+                  not os.path.exists(os.path.join(root, path)), f"{rc} {out!r}")
+        rc, out, err = ctx.run(["verify", "--root", root, "--remove-hook", kind])
+        ctx.check(f"{kind} hook: a second removal removes nothing", rc == 0 and
+                  b"nothing removed" in out and b"removed /" not in out, f"{rc} {out!r}")
+    # The dpkg hook really runs the program it names, as dpkg would.
+    rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "dpkg"])
+    line = [x for x in open(dpkg_hook).read().splitlines() if x.startswith("post-invoke=")]
+    p = subprocess.run(["sh", "-c", line[0][len("post-invoke="):].replace(
+        f"'{installed}'", f"'{prog}'").replace("--quiet", f"--root '{root}'")],
+        capture_output=True) if line else None
+    ctx.check("dpkg hook command runs verify", p is not None and p.returncode == 0 and
+              b"nothing was migrated here" in p.stdout, p and (p.stdout, p.stderr))
+    ctx.run(["verify", "--root", root, "--remove-hook", "dpkg"])
+    # --hook-program: another absolute path beneath the root, never a symbolic link
+    alt = os.path.join(root, "opt/s2c/bin/suid2cap")
+    os.makedirs(os.path.dirname(alt))
+    shutil.copyfile(ctx.binary, alt)
+    os.chmod(alt, 0o755)
+    rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "apt", "--hook-program",
+                            "/opt/s2c/bin/suid2cap"])
+    text = open(os.path.join(root, "etc/apt/apt.conf.d/80suid2cap")).read()
+    ctx.check("--hook-program named in the hook", rc == 0 and "'/opt/s2c/bin/suid2cap'" in text,
+              f"{rc} {err!r} {text!r}")
+    ctx.run(["verify", "--root", root, "--remove-hook", "apt"])
+    mklink(root, "usr/bin/s2c-link", installed)
+    for args, code, why in (
+            (["--hook-program", "/usr/bin/s2c-link"], 4, b"symbolic link"),
+            (["--hook-program", "opt/s2c/bin/suid2cap"], 4, b"absolute path"),
+            (["--hook-program", "/opt/s2c"], 4, b"not a regular file")):
+        rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "dpkg", *args])
+        ctx.check(f"--hook-program {args[1]} refused", rc == code and why in err and
+                  not os.path.exists(dpkg_hook), f"{rc} {err!r}")
+    rc, out, err = ctx.run(["verify", "--root", root, "--remove-hook", "dpkg", "--hook-program", alt])
+    ctx.check("--hook-program only with --install-hook", rc == 2, f"{rc} {err!r}")
+    if is_root():
+        # As root the hook runs as root: a program others could replace is refused.
+        os.chmod(alt, 0o775)
+        rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "dpkg", "--hook-program",
+                                "/opt/s2c/bin/suid2cap"])
+        ctx.check("group-writable program refused", rc == 5 and b"writable by group" in err and
+                  not os.path.exists(dpkg_hook), f"{rc} {err!r}")
+        os.chmod(alt, 0o755)
+        os.chmod(os.path.dirname(alt), 0o777)
+        rc, out, err = ctx.run(["verify", "--root", root, "--install-hook", "dpkg", "--hook-program",
+                                "/opt/s2c/bin/suid2cap"])
+        ctx.check("program below a world-writable directory refused", rc == 5 and
+                  b"writable by group or others" in err and not os.path.exists(dpkg_hook),
+                  f"{rc} {err!r}")
+        os.chmod(os.path.dirname(alt), 0o755)
+    foreign = dpkg_hook
     with open(foreign, "w") as f:
         f.write("# the admin's own file\n")
     rc, out, err = ctx.run(["verify", "--root", root, "--remove-hook", "dpkg"])

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """CLI tests of `suid2cap audit-image`: OCI layouts (directory and tar) and docker-save
 archives written here by tests/cli/mkarchive.py, layers with whiteouts and opaque
-directories, docker's symlinked layer tars, container bounding sets, the Dockerfile
-plan, and hostile images.  No container engine is used; nothing here needs root.
+directories, docker's symlinked layer tars, container bounding sets, the image's package
+databases, the Dockerfile plan, and hostile images.  No container engine is used; nothing here needs root.
 """
+import base64
+import hashlib
 import json
 import os
 import sys
@@ -141,6 +143,89 @@ def test_plan_and_bounding(ctx):
         for w in ping["warnings"]), json.dumps(ping["warnings"] if ping else None))
 
 
+def test_known_bounding_set(ctx):
+    """A known bounding set shapes the verdict as for audit, and the default-set warning
+    is not added: --bounding-set, and the runtime's marker kept from the image's layers."""
+    root = ctx.tree("bounding")
+    plain = build_images(ctx, "bounding-images")["oci"]
+    rc, out, err = audit(ctx, "--format", "json", "--bounding-set", "podman", plain)
+    ctx.check("--bounding-set podman: exit", rc == 0 and err == b"", f"{rc} {err!r}")
+    doc = json.loads(out)
+    ping = files_by_path(doc).get("/usr/bin/ping")
+    b = doc["host"]["bounding_set"]
+    ctx.check("--bounding-set podman: named in the report",
+              b and "--bounding-set podman" in b["source"], json.dumps(b))
+    ctx.check("--bounding-set podman: ping is review, it cannot work there", ping and
+              ping["verdict"] == "review" and "lacks cap_net_raw" in ping["reason"] and
+              not any("outside the default bounding set" in w for w in ping["warnings"]),
+              json.dumps(ping)[:800] if ping else None)
+    rc, out, err = audit(ctx, "--format", "json", "--bounding-set", "all", plain)
+    ping = files_by_path(json.loads(out)).get("/usr/bin/ping")
+    ctx.check("--bounding-set all: ping migrates without a warning", ping and
+              ping["verdict"] == "migrate" and
+              not any("bounding set" in w for w in ping["warnings"]),
+              json.dumps(ping["warnings"]) if ping else None)
+
+    docker = layers()
+    docker[0].append(mk.entry(".dockerenv", data=b""))
+    path = mk.oci_layout(os.path.join(root, "docker"), docker)
+    rc, out, err = audit(ctx, "--format", "json", path)
+    doc = json.loads(out)
+    ping = files_by_path(doc).get("/usr/bin/ping")
+    b = doc["host"]["bounding_set"]
+    ctx.check("/.dockerenv: Docker's set", b and "/.dockerenv" in b["source"], json.dumps(b))
+    ctx.check("/.dockerenv: ping migrates, no Podman warning", ping and
+              ping["verdict"] == "migrate" and
+              not any("bounding set" in w for w in ping["warnings"]),
+              json.dumps(ping)[:800] if ping else None)
+    rc, out, err = audit(ctx, "--bounding-set", "bogus", path)
+    ctx.check("--bounding-set bogus: usage error", rc == 2 and b"invalid bounding set" in err,
+              f"{rc} {err!r}")
+
+
+def test_package_databases(ctx):
+    """The image's package database is kept from its layers: apk, pacman and dpkg name the
+    owner and version of a file, as audit --root does."""
+    root = ctx.tree("pkgdbs")
+    sha1 = base64.b64encode(hashlib.sha1(ELF).digest()).decode()
+    accounts = [mk.entry("etc/", "dir", 0o755), mk.entry("etc/passwd", data=PASSWD),
+                mk.entry("etc/group", data=GROUP)]
+    apk = accounts + [
+        mk.entry("lib/apk/db/installed", data=(
+            "P:busybox\nV:1.36.1-r5\nF:bin\nR:busybox\n\n"
+            f"P:iputils-ping\nV:20240905-r0\nA:x86_64\nF:bin\nR:ping\na:0:0:4755\nZ:Q1{sha1}\n\n"
+        ).encode()),
+        mk.entry("bin/ping", mode=0o4755, data=ELF)]
+    local = "var/lib/pacman/local/iputils-20240905-1/"
+    pacman = accounts + [
+        mk.entry(local + "desc", data=b"%NAME%\niputils\n\n%VERSION%\n20240905-1\n\n"
+                                    b"%ARCH%\nx86_64\n"),
+        mk.entry(local + "files", data=b"%FILES%\nusr/\nusr/bin/\nusr/bin/arping\n\n"),
+        mk.entry("usr/bin/arping", mode=0o4755, data=ELF)]
+    dpkg = accounts + [
+        mk.entry("var/lib/dpkg/info/iputils-ping.list", data=b"/.\n/usr/bin/ping\n"),
+        mk.entry("var/lib/dpkg/info/iputils-ping.md5sums",
+                 data=hashlib.md5(ELF).hexdigest().encode() + b"  usr/bin/ping\n"),
+        mk.entry("var/lib/dpkg/status", data=b"Package: iputils-ping\nStatus: install ok "
+                 b"installed\nArchitecture: amd64\nVersion: 3:20221126-1\n\n"),
+        mk.entry("usr/bin/ping", mode=0o4755, data=ELF)]
+    for name, tree, path, owner in (("apk", apk, "/bin/ping", ("iputils-ping", "20240905-r0")),
+                                    ("pacman", pacman, "/usr/bin/arping",
+                                     ("iputils", "20240905-1")),
+                                    ("dpkg", dpkg, "/usr/bin/ping",
+                                     ("iputils-ping", "3:20221126-1"))):
+        image = mk.oci_layout(os.path.join(root, name), [tree])
+        rc, out, err = audit(ctx, "--format", "json", image)
+        ctx.check(f"{name}: exit", rc == 0 and err == b"", f"{rc} {err!r}")
+        doc = json.loads(out)
+        ctx.check(f"{name}: the database is read", doc["host"]["package_databases"] == [name],
+                  json.dumps(doc["host"]))
+        f = files_by_path(doc).get(path)
+        ctx.check(f"{name}: owner and version of {path}",
+                  f and (f["package"], f["package_version"]) == owner,
+                  json.dumps({k: f[k] for k in ("package", "package_version")} if f else None))
+
+
 def test_formats(ctx):
     """Every format against golden files, JSON Schema and SARIF 2.1.0."""
     path = build_images(ctx, "formats")["oci"]
@@ -266,7 +351,8 @@ def test_usage(ctx):
     ctx.check("missing image", rc == 3 and b"cannot open" in err, f"{rc} {err!r}")
 
 
-TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding, test_formats,
+TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
+         test_known_bounding_set, test_package_databases, test_formats,
          test_platform, test_hostile, test_usage]
 
 if __name__ == "__main__":

@@ -178,7 +178,7 @@ def test_real_debs(ctx):
 
 def test_plans(ctx):
     """A package that ships ping setuid root (as iputils-ping did before it used setcap)
-    gets a postinst that migrates it."""
+    gets a postinst that migrates it; for Podman's bounding set it is review instead."""
     root = ctx.tree("plans")
     ping = open("/usr/bin/ping", "rb").read() if os.path.exists("/usr/bin/ping") else None
     if ping is None:
@@ -196,6 +196,16 @@ def test_plans(ctx):
     post = os.path.join(root, "postinst")
     mk.write(post, t["plan"]["text"].encode())
     ctx.check("postinst parses", subprocess.run(["sh", "-n", post]).returncode == 0, "")
+
+    # for packages meant for Podman containers: cap_net_raw cannot work there, no plan
+    rc, out, err = audit(ctx, "--format", "json", "--bounding-set", "podman", deb)
+    doc = json.loads(out)
+    f = doc["files"][0] if doc["files"] else None
+    ctx.check("--bounding-set podman: review, no plan", rc == 0 and f and
+              f["verdict"] == "review" and "lacks cap_net_raw" in f["reason"] and
+              not doc["targets"][0]["plan"] and
+              "--bounding-set podman" in doc["host"]["bounding_set"]["source"],
+              f"{rc} {err!r} {json.dumps(f)[:600]}")
 
 
 SPEC = """Name: s2c-rpmtest

@@ -305,11 +305,15 @@ def test_live_scan(ctx):
 
     # audit: the same lines in the report header
     rc, out, err = run_live(ctx, root, ["audit", "--kernel", KERNEL])
-    head = out.split(b"\n\n")[0].split(b"\n")
-    ctx.check("live audit header", rc == 0 and head[1:] == [
+    # (the container line depends on where the tests run: left out)
+    head = [x for x in out.split(b"\n\n")[0].split(b"\n")[1:]
+            if not x.startswith(b"container: ")]
+    ctx.check("live audit header", rc == 0 and len(head) > 4 and head == [
         b"target: this host " + s2ctest.HOSTNAME.encode() + b", kernel 6.1.0, Fixture Linux",
-        b"audited: 2023-11-14T22:13:20Z, suid2cap " + head[2].split(b"suid2cap ")[-1],
+        b"audited: 2023-11-14T22:13:20Z, suid2cap " + head[1].split(b"suid2cap ")[-1],
+        b"package database: dpkg",
         head[3],
+        b"local rules: /etc/suid2cap/rules.d: none",
         b"other roots (not scanned; audit them with --root): /home/alice/.local/share/"
         b"containers (container storage), /srv/ovl/lower (overlayfs layer), /srv/ovl/upper "
         b"(overlayfs layer), /srv/ovl/work (overlayfs layer), /var/lib/docker (container "

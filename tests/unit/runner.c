@@ -33,6 +33,7 @@ static const struct {
 	{ "fileop", fileop_suite, CAP_SETFCAP },
 	{ "plan", plan_suite, -1 },
 	{ "privcheck", privcheck_suite, -1 },
+	{ "pkgdb", pkgdb_suite, -1 },
 	{ "learnrec", learnrec_suite, -1 },
 	{ "pkg", pkg_suite, -1 },
 };

@@ -20,6 +20,7 @@ Suite *journal_suite(void);
 Suite *fileop_suite(void);
 Suite *plan_suite(void);
 Suite *privcheck_suite(void);
+Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
 Suite *pkg_suite(void);
 

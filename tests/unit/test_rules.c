@@ -151,7 +151,7 @@ START_TEST(test_error_classes)
 	/* unknown keys, at every level */
 	expect_error(rule("x.a", "/a", "migrate", "cap_net_raw=p", ", \"pathz\": 1"),
 		     "$.rules[0]: unknown key 'pathz'");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"extra\": 1, \"rules\": []}",
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"extra\": 1, \"rules\": []}",
 			  "$: unknown key 'extra'");
 	/* bad capability names and flags */
 	expect_error(rule("x.a", "/a", "migrate", "cap_bogus=p", NULL),
@@ -171,7 +171,7 @@ START_TEST(test_error_classes)
 	/* types, required keys, sources, modes, conditions, smoke */
 	expect_error(rule("x.a", "/a", "keep", NULL, ", \"aware\": \"yes\""), "$.rules[0].aware: expected true or false");
 	expect_error(rule("x.a", "/a", "keep", NULL, ", \"mode\": \"755\""), "$.rules[0].mode: expected 4 octal digits");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [{\"id\": \"x.a\", \"program\": \"p\","
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [{\"id\": \"x.a\", \"program\": \"p\","
 			  " \"match\": {\"paths\": [\"/a\"]}, \"verdict\": \"keep\", \"reason\": \"r\","
 			  " \"sources\": [\"ftp://x\"]}]}",
 			  "$.rules[0].sources[0]: 'ftp://x' is not an https:// URL");
@@ -185,14 +185,32 @@ START_TEST(test_error_classes)
 	expect_error(rule("x.a", "/a", "keep", NULL,
 			  ", \"conditions\": [{\"when\": {}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
 		     "empty condition");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [{\"id\": \"x.a\"}]}",
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [{\"id\": \"x.a\"}]}",
 			  "$.rules[0]: missing key 'program'");
 	/* JSON itself */
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [", "unexpected end of file");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [", "unexpected end of file");
 	expect_error_text("{\"schema\": 1,\n \"area\": 't', \"rules\": []}", "test.json:2:");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"area\": \"u\", \"rules\": []}", "same key twice");
-	expect_error_text("{\"schema\": 2, \"area\": \"t\", \"rules\": []}", "$.schema: integer out of range");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": []} x", "test.json:1:");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"area\": \"u\", \"rules\": []}", "same key twice");
+	expect_error_text("{\"schema\": 2, \"area\": \"test\", \"rules\": []}", "$.schema: integer out of range");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": []} x", "test.json:1:");
+	/* the area names the file */
+	expect_error_text("{\"schema\": 1, \"area\": \"network\", \"rules\": []}",
+			  "$.area: area 'network' differs from the file name 'test.json'");
+	/* identify, version, accepted_risk */
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {}"), "empty identify");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {\"strings\": [\"ab\"]}"),
+		     "$.rules[0].identify.strings[0]: 'ab' is too short");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {\"needed\": [\"/lib/x.so\"]}"),
+		     "$.rules[0].identify.needed[0]: expected a library name");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {\"soneme\": [\"x\"]}"),
+		     "$.rules[0].identify: unknown key 'soneme'");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"version\": {}"),
+		     "$.rules[0].version: missing key 'prefix'");
+	expect_error(rule("x.a", "/a", "keep", NULL,
+			  ", \"conditions\": [{\"when\": {\"version_at_least\": \"1.x\"}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
+		     "bad program version '1.x'");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"accepted_risk\": \"ok\""),
+		     "$.rules[0].accepted_risk: give the reason");
 }
 END_TEST
 
@@ -333,7 +351,7 @@ END_TEST
 START_TEST(test_match)
 {
 	const char *text =
-		"{\"schema\": 1, \"area\": \"t\", \"rules\": ["
+		"{\"schema\": 1, \"area\": \"test\", \"rules\": ["
 		"{\"id\": \"iputils.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"iputils-ping\"]},"
 		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
 		"{\"id\": \"inetutils.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"inetutils-ping\"]},"

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A plan as the JSON document of docs/schema/plan.schema.json (plan_to_json,
+ * declared in plan.h); planload.c reads it back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "engine.h"
+#include "jsonout.h"
+#include "plan.h"
+#include "scanout.h"
+#include "util.h"
+#include "common.h"
+
+/* Text for people (reasons, versions): U+FFFD for bytes that are not UTF-8; or null. */
+static int add_text(struct json_object *o, const char *key, const char *s)
+{
+	return s ? jsonout_add(o, key, jsonout_string(s)) : jsonout_add_null(o, key);
+}
+
+static int add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	return jsonout_add(o, key, json_object_new_uint64(v));
+}
+
+static struct json_object *strv_json(char *const *v, size_t n)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		struct json_object *s = jsonout_string(v[i]);
+		if (!s || json_object_array_add(a, s) < 0) {
+			json_object_put(s);
+			return NULL;
+		}
+	}
+	return TAKE_PTR(a);
+}
+
+static struct json_object *state_json(const struct plan_state *s, bool raw)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, s->mode & 07777);
+	if (add_u64(o, "uid", s->uid) < 0 || add_u64(o, "gid", s->gid) < 0 ||
+	    jsonout_add_name(o, "owner", s->owner) < 0 || jsonout_add_name(o, "group", s->group) < 0 ||
+	    add_text(o, "mode", mode) < 0 || add_text(o, "caps", s->caps_text) < 0)
+		return NULL;
+	if (raw) {
+		hex_encode(s->caps_raw, s->caps_len, hex);
+		if (add_text(o, "caps_raw", s->has_caps ? hex : NULL) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(o);
+}
+
+static struct json_object *identity_json(const struct plan_entry *e)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	char dev[32];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, e->dev_major, e->dev_minor);
+	if (add_text(o, "dev", dev) < 0 || add_u64(o, "ino", e->ino) < 0 ||
+	    add_u64(o, "size", e->size) < 0 || jsonout_add_int(o, "mtime_ns", e->mtime_ns) < 0 ||
+	    add_text(o, "sha256", e->sha256[0] ? e->sha256 : NULL) < 0 ||
+	    add_u64(o, "nlink", e->nlink) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *entry_json(const struct plan_entry *e)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o ||
+	    jsonout_add_name(o, "path", e->path) < 0 ||
+	    add_text(o, "action", plan_action_name(e->change)) < 0 ||
+	    add_text(o, "verdict", verdict_name(e->verdict)) < 0 ||
+	    add_text(o, "rule", e->rule_id) < 0 ||
+	    add_text(o, "reason", e->reason) < 0 ||
+	    add_text(o, "confidence", confidence_name(e->confidence)) < 0 ||
+	    add_text(o, "risk", risk_name(e->risk)) < 0 ||
+	    add_text(o, "risk_now", risk_name(e->risk_now)) < 0 ||
+	    jsonout_add_bool(o, "setuid_in_disguise", e->disguise) < 0 ||
+	    jsonout_add_name(o, "package", e->package) < 0 ||
+	    jsonout_add(o, "identity", identity_json(e)) < 0 ||
+	    jsonout_add(o, "before", state_json(&e->before, true)) < 0 ||
+	    jsonout_add(o, "after", state_json(&e->after, false)) < 0 ||
+	    (e->smoke ? jsonout_add(o, "smoke", strv_json(e->smoke, e->n_smoke))
+		      : jsonout_add_null(o, "smoke")) < 0 ||
+	    jsonout_add(o, "evidence", strv_json(e->evidence, e->n_evidence)) < 0 ||
+	    jsonout_add(o, "warnings", strv_json(e->warnings, e->n_warnings)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *tool_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || add_text(o, "name", "suid2cap") < 0 || add_text(o, "version", p->tool_version) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *host_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || jsonout_add_bool(o, "live", p->live) < 0 || add_text(o, "kernel", p->kernel) < 0 ||
+	    add_text(o, "os_id", p->os_id) < 0 || add_text(o, "os_pretty", p->os_pretty) < 0 ||
+	    add_text(o, "ping_group_range", p->ping_group_range) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *database_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || add_text(o, "hash", p->db_hash) < 0 ||
+	    add_u64(o, "rules", p->db_rules) < 0 ||
+	    jsonout_add(o, "files", strv_json(p->db_files, p->n_db_files)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *mounts_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < p->n_mounts; i++) {
+		const struct plan_mount *m = &p->mounts[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!o || json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			return NULL;
+		}
+		if (jsonout_add_name(o, "target", m->target) < 0 || add_text(o, "fstype", m->fstype) < 0 ||
+		    jsonout_add_bool(o, "nosuid", m->nosuid) < 0 ||
+		    jsonout_add_bool(o, "readonly", m->rdonly) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
+}
+
+static struct json_object *summary_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct plan_summary s;
+
+	plan_summarise(p, &s);
+	if (!o || add_u64(o, "change", s.change) < 0 || add_u64(o, "unchanged", s.unchanged) < 0)
+		return NULL;
+	for (int v = 0; v < _VERDICT_MAX; v++)
+		if (add_u64(o, verdict_name(v), s.by_verdict[v]) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+static struct json_object *entries_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < p->n; i++) {
+		struct json_object *e = entry_json(&p->v[i]);
+		if (!e || json_object_array_add(a, e) < 0) {
+			json_object_put(e);
+			return NULL;
+		}
+	}
+	return TAKE_PTR(a);
+}
+
+struct json_object *plan_to_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || jsonout_add_int(o, "schema", p->schema) < 0 ||
+	    add_text(o, "kind", PLAN_KIND) < 0 ||
+	    jsonout_add(o, "tool", tool_json(p)) < 0 ||
+	    (p->created && add_text(o, "created", p->created) < 0) ||
+	    jsonout_add_name(o, "root", p->root) < 0 ||
+	    jsonout_add(o, "host", host_json(p)) < 0 ||
+	    jsonout_add(o, "database", database_json(p)) < 0 ||
+	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
+	    jsonout_add(o, "not_scanned", scanout_skipped_json(p->not_scanned,
+							       p->n_not_scanned)) < 0 ||
+	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
+	    jsonout_add(o, "entries", entries_json(p)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
