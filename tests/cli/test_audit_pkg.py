@@ -252,6 +252,11 @@ def test_rpm(ctx):
         return
     rpm = os.path.join(top, "top", "RPMS", "x86_64", "s2c-rpmtest-1.2-3.x86_64.rpm")
     rc, out, err = audit(ctx, "--format", "json", rpm)
+    if b"built without librpm" in err:
+        # S2C_RPMDB=OFF or no librpm: the package is a failed target that says why.
+        ctx.check("rpm without librpm", rc == 3, f"{rc} {err!r}")
+        print("note: built without librpm, the rpm checks are skipped", file=sys.stderr)
+        return
     ctx.check("rpm exit", rc == 0 and err == b"", f"{rc} {err!r}")
     validate(ctx, "rpm.json", out)
     doc = json.loads(out)
