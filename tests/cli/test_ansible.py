@@ -87,8 +87,10 @@ suid2cap_install=copy
     ctx.check("syntax", syntax.returncode == 0, syntax.stderr.decode(errors="replace")[-800:])
     p = subprocess.run(cmd, capture_output=True, env=env, timeout=600)
     out = p.stdout.decode(errors="replace")
-    ctx.check("playbook", p.returncode == 0, f"exit {p.returncode}\n{out[-3000:]}\n"
-              f"{p.stderr.decode(errors='replace')[-2000:]}")
+    # the failed tasks first (their output can be long), then the end of the run
+    fatal = "\n".join(line[:1500] for line in out.splitlines() if line.startswith("fatal:"))
+    ctx.check("playbook", p.returncode == 0, f"exit {p.returncode}\n{fatal}\n...\n"
+              f"{out[-2000:]}\n{p.stderr.decode(errors='replace')[-2000:]}")
     if p.returncode != 0:
         return
     ctx.check("both targets ok", "local" in out and "chrooted" in out and
