@@ -10,6 +10,28 @@
 
 bool glob_match(const char *pattern, const char *path)
 {
+	size_t lit = strcspn(pattern, "*?[\\");
+	const char *tail;
+
+	/*
+	 * Every candidate is matched against every rule's paths, and fnmatch
+	 * converts both strings to wide characters in a UTF-8 locale: settle
+	 * what plain bytes settle first.  A literal pattern is a comparison;
+	 * otherwise the literal part before the first special character must
+	 * be the path's prefix, and a last component without special
+	 * characters must be the path's last component (FNM_PATHNAME: '*'
+	 * and '?' never match a '/').
+	 */
+	if (!pattern[lit])
+		return strcmp(pattern, path) == 0;
+	if (strncmp(pattern, path, lit) != 0)
+		return false;
+	tail = strrchr(pattern, '/');
+	if (tail && !tail[strcspn(tail, "*?[\\")]) {
+		const char *base = strrchr(path, '/');
+		if (!base || strcmp(tail, base) != 0)
+			return false;
+	}
 	return fnmatch(pattern, path, FNM_PATHNAME) == 0;
 }
 
@@ -147,13 +169,18 @@ static size_t literal_prefix(const char *g)
 	return strcspn(g, "*?[\\");
 }
 
+static bool special(char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
 /* Length of the literal text after the last special character, or all of a
  * pattern without any. */
 static size_t literal_suffix(const char *g, size_t len)
 {
 	size_t n = 0;
 
-	while (n < len && !strchr("*?[]\\", g[len - 1 - n]))
+	while (n < len && !special(g[len - 1 - n]))
 		n++;
 	return n;
 }

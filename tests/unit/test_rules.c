@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rules database loader (every error class), globs, matching, host facts. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,29 @@ START_TEST(test_bundled_db_lints)
 }
 END_TEST
 
+/* glob_match() answers as fnmatch(FNM_PATHNAME) does, shortcuts and all. */
+START_TEST(test_glob_like_fnmatch)
+{
+	static const char *const patterns[] = {
+		"/usr/bin/ping", "/usr/bin/p*", "/usr/lib/*/gst-ptp-helper", "/usr/*/x",
+		"/a/[abc]", "/a/[!a]/b", "/a/?", "/a/*", "/a/\\*", "/a/b\\[c", "*", "/*/*/ping",
+		"/usr/lib/polkit-1/polkit-agent-helper-[0-9]", "/a/*b", "/a*/b", "/", "", NULL,
+	};
+	static const char *const paths[] = {
+		"/usr/bin/ping", "/usr/bin/pong", "/usr/bin/ping6", "/usr/lib/x86_64-linux-gnu/gst-ptp-helper",
+		"/usr/lib/a/b/gst-ptp-helper", "/usr/lib/x", "/usr/lib/x/y", "/a/a", "/a/b", "/a/c/b",
+		"/a/a/b", "/a/", "/a/*", "/a/b[c", "/a/bc", "ping", "/x/y/ping", "/x/ping",
+		"/usr/lib/polkit-1/polkit-agent-helper-1", "/a/xb", "/ab/b", "/", "", "/a/\xc3\xa9" "b", NULL,
+	};
+
+	for (size_t i = 0; patterns[i]; i++)
+		for (size_t j = 0; paths[j]; j++)
+			ck_assert_msg(glob_match(patterns[i], paths[j]) ==
+				      (fnmatch(patterns[i], paths[j], FNM_PATHNAME) == 0),
+				      "'%s' against '%s'", patterns[i], paths[j]);
+}
+END_TEST
+
 START_TEST(test_glob)
 {
 	ck_assert(glob_match("/usr/lib/*/gst-ptp-helper", "/usr/lib/x86_64-linux-gnu/gst-ptp-helper"));
@@ -474,6 +498,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_missing_table);
 	tcase_add_test(tc, test_bundled_db_lints);
 	tcase_add_test(tc, test_glob);
+	tcase_add_test(tc, test_glob_like_fnmatch);
 	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_host_image);
 	tcase_add_test(tc, test_host_live);
