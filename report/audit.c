@@ -148,6 +148,10 @@ enum audit_level audit_finding_level(const struct audit *a, const struct decisio
 	switch (f) {
 	case AUDIT_MIGRATE:
 	case AUDIT_DROP:
+		/* Already in the state the verdict asks for: nothing to act on. */
+		if (!d->changes)
+			return AUDIT_LEVEL_NOTE;
+		return level_of_risk(d->risk_now);
 	case AUDIT_REVIEW:
 		return level_of_risk(d->risk_now);
 	case AUDIT_DANGEROUS_CAPS:
@@ -173,8 +177,12 @@ void audit_summarise(const struct audit *a, struct audit_summary *ret)
 		s.risk_now[d->risk_now]++;
 		s.risk_after[d->risk]++;
 		s.changes += d->changes;
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			s.findings[k] += !!(m & (1u << k));
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+			if (!(m & (1u << k)))
+				continue;
+			s.findings[k]++;
+			s.levels[audit_finding_level(a, d, (enum audit_finding)k)]++;
+		}
 	}
 	s.disguise = s.findings[AUDIT_DISGUISE];
 	*ret = s;

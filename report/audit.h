@@ -157,6 +157,8 @@ struct audit_summary {
 	size_t risk_now[_RISK_MAX];         /**< grade of what each file grants today */
 	size_t risk_after[_RISK_MAX];       /**< grade after the verdict */
 	size_t findings[_AUDIT_FINDING_MAX];/**< files with each finding */
+	size_t levels[_AUDIT_LEVEL_MAX];    /**< findings by their level (audit_finding_level()),
+					         every finding of every file once */
 	size_t disguise;                    /**< files with AUDIT_DISGUISE */
 	size_t changes;                     /**< files the migration would change */
 };
@@ -176,8 +178,10 @@ unsigned audit_findings(const struct audit *a, const struct decision *d);
 /**
  * The level of finding @f for decision @d: verdict findings follow the risk
  * the file carries today (root: error, dangerous: warning, else note) except
- * keep, always a note; S2C005 and S2C008 are errors; S2C006 follows the grade
- * of the existing capabilities; S2C007 is a warning.
+ * keep, always a note, and migrate or drop of a file already in the state the
+ * verdict asks for ("nothing to change"), a note too; S2C005 and S2C008 are
+ * errors; S2C006 follows the grade of the existing capabilities; S2C007 is a
+ * warning.
  */
 enum audit_level audit_finding_level(const struct audit *a, const struct decision *d,
 			     enum audit_finding f);

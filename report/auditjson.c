@@ -139,6 +139,11 @@ static const char *finding_id_i(int f)
 	return audit_finding_info((enum audit_finding)f)->id;
 }
 
+static const char *level_name_i(int l)
+{
+	return audit_level_name((enum audit_level)l);
+}
+
 static struct json_object *summary_json(const struct audit_summary *s)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
@@ -149,7 +154,8 @@ static struct json_object *summary_json(const struct audit_summary *s)
 	    jsonout_add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add_int(o, "setuid_in_disguise", (int64_t)s->disguise) < 0 ||
 	    jsonout_add_int(o, "changes", (int64_t)s->changes) < 0 ||
-	    jsonout_add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0)
+	    jsonout_add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0 ||
+	    jsonout_add(o, "levels", counts_json(s->levels, _AUDIT_LEVEL_MAX, level_name_i)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

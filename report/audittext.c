@@ -220,6 +220,10 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 	(void)fprintf(out, "  risk after  %zu root, %zu dangerous, %zu low, %zu none\n",
 		      s->risk_after[RISK_ROOT], s->risk_after[RISK_DANGEROUS],
 		      s->risk_after[RISK_LOW], s->risk_after[RISK_NONE]);
+	(void)fprintf(out, "  findings    %zu error%s, %zu warning%s, %zu note%s\n",
+		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
 	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
 	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
 	return 0;

@@ -241,8 +241,12 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 			      "this report.</p>\n", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	(void)fprintf(out, "</header>\n<section id=\"summary\">\n<h2>Summary</h2>\n<p>%zu privileged "
 		      "file%s. Setuid in disguise: <strong>%zu</strong>. The migration would "
-		      "change <strong>%zu</strong>.</p>\n", s->files, s->files == 1 ? "" : "s",
-		      s->disguise, s->changes);
+		      "change <strong>%zu</strong>. Findings: <strong>%zu</strong> error%s, "
+		      "<strong>%zu</strong> warning%s, %zu note%s.</p>\n", s->files,
+		      s->files == 1 ? "" : "s", s->disguise, s->changes, s->levels[AUDIT_LEVEL_ERROR],
+		      s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s", s->levels[AUDIT_LEVEL_WARNING],
+		      s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s", s->levels[AUDIT_LEVEL_NOTE],
+		      s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
 	return r;
 }
 

@@ -140,6 +140,10 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	(void)fprintf(out, "\n## Summary\n\n%zu privileged file%s; setuid in disguise: **%zu**; "
 		      "the migration would change **%zu**.\n\n", s->files, s->files == 1 ? "" : "s",
 		      s->disguise, s->changes);
+	(void)fprintf(out, "Findings: **%zu** error%s, **%zu** warning%s, %zu note%s.\n\n",
+		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
 	(void)fputs("| verdict | files |\n|---|---:|\n", out);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
 		(void)fprintf(out, "| %s | %zu |\n", verdict_name(order[i]), s->verdicts[order[i]]);

@@ -1141,7 +1141,10 @@ static int general_warnings(const struct engine *e, struct decision *d, bool awa
 		r = warn(d, "setuid in disguise: %s is root-equivalent, so this migration removes the "
 			 "setuid bit but not root", root);
 	}
-	if (r == 0 && d->verdict == VERDICT_MIGRATE && !aware && drops && (f->flags & FACT_SETUID_ROOT))
+	/* One warning per cause: a rule's own "breaks" text says how the migration breaks
+	 * this program, and restates this one where it applies. */
+	if (r == 0 && d->verdict == VERDICT_MIGRATE && !aware && drops &&
+	    (f->flags & FACT_SETUID_ROOT) && !(d->rule && d->rule->breaks))
 		r = warn(d, "capability-dumb program: its setuid(getuid()) no longer drops anything, "
 			 "so it keeps %s for its whole life", d->caps_text);
 	if (r == 0 && (f->flags & FACT_HARDLINKS))
