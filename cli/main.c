@@ -32,6 +32,7 @@
  *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
  *           privcheck the privilege order: never more than the file has
+ *           override  local overrides of a rule's verdict, applied after the rule decides
  *           engine    the decision: verdict, caps, risk, evidence, warnings
  * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
  *           scanout   `scan` text table and JSON

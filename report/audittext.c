@@ -9,6 +9,7 @@
 #include "audittext.h"
 #include "engine.h"
 #include "db.h"
+#include "decisionout.h"
 #include "facts.h"
 #include "fcaps.h"
 #include "host.h"
@@ -286,6 +287,13 @@ static int text_notes(const struct audit *a, size_t idx, const struct audittext_
 		wrap(out, "", lead, text, 6, o->width);
 	}
 	targetout_lines_free(lines, n_lines);
+	if (d->override) {
+		_cleanup_free_ char *raw = decisionout_override_text(d);
+		_cleanup_free_ char *text = raw ? escape_text(raw) : NULL;
+		if (!text)
+			return -ENOMEM;
+		wrap(out, o->color ? "\033[1m" : "", "override: ", text, 6, o->width);
+	}
 	wrap(out, "", "", reason, 6, o->width);
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if ((audit_findings(a, d) & (1u << AUDIT_DISGUISE)) && !d->disguise)

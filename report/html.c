@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "audit.h"
+#include "decisionout.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
@@ -514,6 +515,10 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 		(void)fputs("</dd>\n", out);
 	} else if (r == 0) {
 		r = item(out, "rule", d->n_ambiguous ? d->match_how : "(none)");
+	}
+	if (r == 0 && d->override) {
+		_cleanup_free_ char *text = decisionout_override_text(d);
+		r = text ? item(out, "override", text) : -ENOMEM;
 	}
 	(void)fputs("<dt>findings</dt><dd>", out);
 	finding_ids(a, d, out);

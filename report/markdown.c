@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
@@ -331,6 +332,10 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 		(void)fprintf(out, "- **sha256**: `%s`\n", d->sha256);
 	if (r == 0)
 		r = md_item(out, "rule", d->rule ? d->rule->id : d->n_ambiguous ? "(ambiguous)" : "(none)");
+	if (r == 0 && d->override) {
+		_cleanup_free_ char *text = decisionout_override_text(d);
+		r = text ? md_item(out, "override", text) : -ENOMEM;
+	}
 	if (r == 0) {
 		if (asprintf(&after, "mode %s, owner %" PRIu32 ":%" PRIu32 ", capabilities %s, risk %s%s",
 			     m2, d->uid, d->gid, d->has_caps ? d->caps_text : "none",

@@ -10,6 +10,7 @@
 
 #include "audit.h"
 #include "auditjson.h"
+#include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
 #include "hash.h"
@@ -253,8 +254,11 @@ static struct json_object *properties_json(const struct decision *d)
 {
 	const struct facts *f = d->facts;
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *override = decisionout_override_text(d);
 	char m1[5], m2[5];
 
+	if (d->override && !override)
+		return NULL;
 	facts_mode_octal(f->mode, m1);
 	facts_mode_octal(d->mode, m2);
 	if (!o || jsonout_add_string(o, "verdict", verdict_name(d->verdict)) < 0 ||
@@ -269,6 +273,7 @@ static struct json_object *properties_json(const struct decision *d)
 	    jsonout_add_string(o, "risk", risk_name(d->risk)) < 0 ||
 	    jsonout_add_string(o, "confidence", confidence_name(d->confidence)) < 0 ||
 	    add_str_or_null(o, "rule", d->rule ? d->rule->id : NULL) < 0 ||
+	    add_str_or_null(o, "override", override) < 0 ||
 	    add_str_or_null(o, "package", d->package) < 0 ||
 	    add_str_or_null(o, "sha256", d->sha256) < 0)
 		return NULL;

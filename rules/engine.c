@@ -20,6 +20,7 @@
 #include "host.h"
 #include "idmap.h"
 #include "match.h"
+#include "override.h"
 #include "pkgdb.h"
 #include "privcheck.h"
 #include "tri.h"
@@ -852,7 +853,8 @@ static int guard(const struct engine *e, struct decision *d)
 	d->verdict = (f->flags & FACT_SETUID_ROOT) || caps_usable(f) ? VERDICT_REVIEW : VERDICT_KEEP;
 	d->confidence = CONFIDENCE_HIGH;
 	d->disguise = false;
-	r = set_reason(d, "%s%s%s would %s, but %s, so it is %s", d->rule ? "the rule '" : "",
+	r = set_reason(d, "%s%s%s would %s, but %s, so it is %s",
+		       d->override ? "the local override of '" : d->rule ? "the rule '" : "",
 		       d->rule ? d->rule->id : "the evidence", d->rule ? "'" : "", was, why.msg,
 		       d->verdict == VERDICT_KEEP ? "kept as it is" : "left for a person to review");
 	if (r == 0)
@@ -1234,6 +1236,8 @@ int engine_decide(const struct engine *e, const struct facts *f, struct binary *
 		r = open_tie_reason(e, d);
 	} else if (r == 0)
 		r = no_rule(e, d, strong, medium, weak, aware, unknown);
+	if (r == 0 && d->rule)
+		r = override_apply(e->db, d, aware);
 	if (r == 0)
 		r = fit_bounding(e, d, aware);
 	if (r < 0)

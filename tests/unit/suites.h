@@ -24,5 +24,6 @@ Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
 Suite *resultjson_suite(void);
 Suite *pkg_suite(void);
+Suite *override_suite(void);
 
 #endif
