@@ -32,7 +32,12 @@
  *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
  *           privcheck the privilege order: never more than the file has
- *           engine    the decision: verdict, caps, risk, evidence, warnings
+ *           decide    decide_all(): every candidate of a scan
+ *           engine    engine_decide(): verdict, caps, state after, risk, warnings
+ *           decision  building a decision: reason, warnings, evidence, caps
+ *           evidence  ELF evidence: imports, libraries, strings; the proposal
+ *           conditions  a rule's `when` on the target, one function per clause
+ *           identify  look-alike programs: identify blocks, agreeing rules, ties
  * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
  *           scanout   `scan` text table and JSON
  *           decisionout  decision as JSON, explain text
