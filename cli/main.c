@@ -25,7 +25,8 @@
  *           fileid    the one file identity and privilege state, one compare
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
- *           db        rules database: layered loading, validation, overlaps, hash
+ *           db        rules database: layered loading, duplicate ids, overlaps, hash
+ *           ruleparse one rule parsed and validated strictly
  *           lint      rules lint: risky migrations without accepted_risk
  *           glob      path globs and their intersection
  *           host      target facts: kernel, sysctl, os-release, package of a file
