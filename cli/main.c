@@ -20,7 +20,11 @@
  *           skip      what a scan leaves out: other OS roots, container storage,
  *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
- *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
+ *           elfinfo   ELF facts through libelf: kind, interpreter, .dynamic
+ *           elfread   inside it: bytes, libelf handle and errors, header, sections
+ *           elfsym    inside it: imported and exported symbols with versions
+ *           elflibs   inside it: NEEDED libraries resolved beneath the root (ldpath)
+ *           elfstrings  inside it: strings and versions in read-only data
  *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
  *           fileid    the one file identity and privilege state, one compare
  * rules/    jsonread  strict JSON reading with file:$.path errors
