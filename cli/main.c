@@ -8,9 +8,15 @@
  *   walk ─► facts ─► classify ─► decide ─► plan ─► emit / apply ─► journal ─► verify
  *                                      └──────► report
  *
+ * Entry functions: scan_run() → walk_run(), facts_from_entry(), binary_read()
+ * → elfinfo_load_fd(), decide_all() → engine_decide(), plan_build(),
+ * emit_plan() / apply_run() (rollback_run()), journal_intent(), verify_entry().
+ *
  * common/   macro.h, cleanup.h (_cleanup_, TAKE_PTR), banned.h, error.[ch]
  *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping),
- *           trust.[ch] (root-owned, not writable by others: the one test)
+ *           trust.[ch] (root-owned, not writable by others: the one test),
+ *           tri.h (three-valued logic), dirlist.[ch] (sorted glob listing),
+ *           jsonout.[ch] (UTF-8-safe JSON strings)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
@@ -20,6 +26,8 @@
  *           skip      what a scan leaves out: other OS roots, container storage,
  *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
+ *           capset    libcap wrapper: cleanup, cap_t to and from masks
+ *           binary    a candidate's content: SHA-256 and ELF facts, checked fd
  *           elfinfo   ELF facts through libelf: kind, interpreter, .dynamic
  *           elfread   inside it: bytes, libelf handle and errors, header, sections
  *           elfsym    inside it: imported and exported symbols with versions
@@ -43,7 +51,7 @@
  *           evidence  ELF evidence: imports, libraries, strings; the proposal
  *           conditions  a rule's `when` on the target, one function per clause
  *           identify  look-alike programs: identify blocks, agreeing rules, ties
- * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
+ * report/   factsjson facts as JSON
  *           scanout   `scan` text table and JSON
  *           decisionout  decision as JSON, explain text
  *           auditout  audit model (finding ids), text and JSON reports
