@@ -298,49 +298,37 @@ static int guard(const struct engine *e, struct decision *d)
 static int generic(struct decision *d)
 {
 	const struct facts *f = d->facts;
+	enum verdict v = VERDICT_DROP;
 	int r;
 
 	if (f->flags & FACT_CAPS_MALFORMED) {
-		d->verdict = VERDICT_REVIEW;
-		d->confidence = CONFIDENCE_HIGH;
+		v = VERDICT_REVIEW;
 		r = decision_set_reason(d, "its security.capability attribute is malformed (%s); "
 					"the kernel refuses it, so inspect and remove it",
 					f->caps_error);
-		return r < 0 ? r : 1;
-	}
-	if ((f->flags & FACT_FOREIGN_ROOTID) && !(f->mode & (S_ISUID | S_ISGID))) {
-		d->verdict = VERDICT_REVIEW;
-		d->confidence = CONFIDENCE_HIGH;
+	} else if ((f->flags & FACT_FOREIGN_ROOTID) && !(f->mode & (S_ISUID | S_ISGID))) {
+		v = VERDICT_REVIEW;
 		r = decision_set_reason(d, "its capabilities are bound to the user namespace whose "
 					"root is uid %u, so they are not effective on the host",
 					f->caps.rootid);
-		return r < 0 ? r : 1;
-	}
-	if (f->flags & FACT_SCRIPT) {
-		d->verdict = VERDICT_DROP;
-		d->confidence = CONFIDENCE_HIGH;
+	} else if (f->flags & FACT_SCRIPT) {
 		r = decision_set_reason(d, "it is a script (#!%s): the kernel ignores set-ID bits "
 					"and file capabilities on scripts, so they grant nothing",
 					f->interpreter);
-		return r < 0 ? r : 1;
-	}
-	if (f->flags & FACT_NOSUID_MOUNT) {
-		d->verdict = VERDICT_DROP;
-		d->confidence = CONFIDENCE_HIGH;
+	} else if (f->flags & FACT_NOSUID_MOUNT) {
 		r = decision_set_reason(d, "it lives on a nosuid mount (%s), where set-ID bits and "
 					"file capabilities are never honoured, so the privilege "
 					"is inert",
 					f->mount.target ? f->mount.target : "unknown mount point");
-		return r < 0 ? r : 1;
-	}
-	if (f->flags & FACT_NOT_EXECUTABLE) {
-		d->verdict = VERDICT_DROP;
-		d->confidence = CONFIDENCE_HIGH;
+	} else if (f->flags & FACT_NOT_EXECUTABLE) {
 		r = decision_set_reason(d, "nobody can execute it (no execute bit), so its privilege "
 					"is latent and only waits for a chmod");
-		return r < 0 ? r : 1;
+	} else {
+		return 0;
 	}
-	return 0;
+	d->verdict = v;
+	d->confidence = CONFIDENCE_HIGH;
+	return r < 0 ? r : 1;
 }
 
 /* --- with a rule ----------------------------------------------------------------------- */
