@@ -78,9 +78,7 @@ struct decision *decision_free(struct decision *d)
 	for (size_t i = 0; i < d->n_conditions; i++)
 		free(d->conditions[i].text);
 	free(d->conditions);
-	for (size_t i = 0; i < d->n_warnings; i++)
-		free(d->warnings[i]);
-	free(d->warnings);
+	strv_freen(d->warnings, d->n_warnings);
 	free(d);
 	return NULL;
 }
