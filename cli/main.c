@@ -56,6 +56,8 @@
  *           decisionout  decision as JSON, explain text
  *           auditout  audit model (finding ids), text and JSON reports
  *           markdown, html, sarif  the other audit formats
+ *           resultjson  what apply, migrate, rollback and verify did, file by file, as
+ *                     JSON; the file state object plans share
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model and JSON; planload: the strict loader
  *           jcheck    strict JSON reading that reports every problem, not the first
@@ -190,21 +192,22 @@ static const struct cmd commands[] = {
 	  "PLAN [--db DIR] [--kernel VER] [--bounding-set SET] [--only PATH ...] [--no-smoke] "
 	  "[--smoke] "
 	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
-	  "[--allow-root-equivalent] [--quiet] [--verbose]",
+	  "[--allow-root-equivalent] [--quiet] [--verbose] [--format text|json]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
 	{ "migrate", cmd_migrate, CMD_WRITES, 0, CMD_ANY, "PATH", CAPS_CHANGE, phases_change,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--yes] [--dry-run] "
-	  "[--exclude PATH] [--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
+	  "[--exclude PATH] [--other-roots] [--include-unpackaged] [--format text|json] "
+	  "[apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
 	{ "rollback", cmd_rollback, CMD_WRITES, 0, 1, "JOURNAL", CAPS_CHANGE, phases_rollback,
-	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
+	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...] [--format text|json]",
 	  "undo an apply, restoring the exact previous state" },
 	{ "verify", cmd_verify, CMD_WRITES, 0, 0, NULL, CAPS_CHANGE, phases_verify,
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--bounding-set SET] [--no-smoke] "
 	  "[--smoke-user USER] "
 	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
 	  "[--install-hook dpkg|apt|rpm] [--hook-program PATH] [--remove-hook dpkg|apt|rpm] "
-	  "[--quiet]",
+	  "[--quiet] [--format text|json]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] "

@@ -169,13 +169,18 @@ static size_t literal_prefix(const char *g)
 	return strcspn(g, "*?[\\");
 }
 
+static bool special(char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
 /* Length of the literal text after the last special character, or all of a
  * pattern without any. */
 static size_t literal_suffix(const char *g, size_t len)
 {
 	size_t n = 0;
 
-	while (n < len && !strchr("*?[]\\", g[len - 1 - n]))
+	while (n < len && !special(g[len - 1 - n]))
 		n++;
 	return n;
 }

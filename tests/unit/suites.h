@@ -22,5 +22,6 @@ Suite *plan_suite(void);
 Suite *privcheck_suite(void);
 Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
+Suite *resultjson_suite(void);
 
 #endif
