@@ -13,7 +13,7 @@
 #include "common.h"
 
 /* Format the reason (@warning false) or a new warning of @d. */
-static int put_text(struct decision *d, bool warning, const char *format, va_list ap)
+S2C_PRINTF(3, 0) static int put_text(struct decision *d, bool warning, const char *format, va_list ap)
 {
 	char *s = strdup_vprintf(format, ap);
 
