@@ -79,6 +79,18 @@
  *           sysnames  syscall names of this architecture
  *           record    learn records by SHA-256 in the state directory
  * report/   learnout  learn record model, report, draft rule, observed evidence
+ * pkg/      member    archive members as packed, the table by path
+ *           stage     private 0700 directory for the members an audit reads
+ *           arread    libarchive: formats, built-in decompressors, nested archives
+ *           shparse   POSIX sh parser for maintainer scripts (analysis only)
+ *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
+ *           target    a package or image, its installed privileged files as facts
+ *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
+ *           oci       docker-save and OCI layouts, layers and whiteouts
+ *           batch     directory walk, shards, reader threads
+ *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
+ *            report/targetout: package and image parts of the reports, identity;
+ *            report/fleet: many audit reports joined, majority and drift)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
@@ -89,7 +101,11 @@
  *           privsep   the narrowed child that decides for the changing verbs
  *           opts      option tables, the parser and the generated --help
  *           learned   learn records of the files explain and audit decide about
- *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
+ *           auditargs report options of the auditing verbs, atomic output
+ *           identity  host name, hashed machine id, time of an audit
+ *           targetrun package and image audits: decide, plan, report
+ *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps;
+ *                     cmd_report: report merge, through report/fleet)
  * dist/     completion (bash, zsh: read from --help), schema bundling, systemd
  *           units, rules.d README, rpm spec; debian/ beside it
  *
@@ -182,6 +198,22 @@ static const struct cmd commands[] = {
 	  "[--fail-on review|migrate|risk] [--no-color] [--exclude PATH] [--other-roots] "
 	  "[PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
+	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
+	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
+	  "[--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--threads N] [--tmpdir DIR] "
+	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
+	  "audit .deb and .rpm packages without installing them" },
+	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
+	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
+	  "[--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--max-unpacked SIZE] FILE|DIR",
+	  "audit a container image (docker save, OCI layout) without running it" },
+	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
+	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--fail-on-drift] "
+	  "FILE ...",
+	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format json|sh|rpm|deb|permissions] "
@@ -275,7 +307,7 @@ static void print_help(FILE *out)
 		    "Verbs:\n", out);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
 		if (!(commands[i].flags & CMD_HIDDEN))
-			(void)fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+			(void)fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].help);
 	(void)fputs("\nRun 'suid2cap VERB --help' for the options of a verb; see suid2cap(8).\n"
 		    "\nExit status: 0 success, 1 findings or drift, 2 usage error, 3 incomplete\n"
 		    "(some files could not be read), 4 operation failed, 5 privilege error.\n", out);
