@@ -56,6 +56,7 @@
  *           scanout   `scan` text table and JSON
  *           decisionout  decision as JSON, explain text
  *           auditout  audit model (finding ids), text and JSON reports
+ *           waiver    waivers files: accepted findings, parsed, matched, expired
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
  *                     JSON; the file state object plans share
@@ -196,19 +197,19 @@ static const struct cmd commands[] = {
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--no-color] [--exclude PATH] [--other-roots] "
+	  "[--fail-on review|migrate|risk|S2C00N] [--waivers FILE] [--no-color] [--exclude PATH] [--other-roots] "
 	  "[PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--no-color] [--threads N] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk|S2C00N] [--waivers FILE] [--no-color] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk|S2C00N] [--waivers FILE] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,

@@ -26,6 +26,7 @@
 #include "target.h"
 #include "targetrun.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 /* "16G", "512M", "1000" */
@@ -499,6 +500,9 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	struct libindex li = { 0 };
 	struct identity id;
 	struct s2c_error err = { 0 };
+	struct waiver_list waivers = { 0 };
+	_cleanup_free_ char *wfile = NULL;
+	bool any_waivers = false, image;
 	size_t total = 0, k = 0, failed = 0;
 	struct audit au;
 	int ex, r = 0;
@@ -596,8 +600,19 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		report_host = own_host;
 	}
 	(void)host_sysctl(report_host, "net.ipv4.ping_group_range", &pgr);
-	identity_init(&id, n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage ?
-			   stage_rootfd(targets[0]->stage) : -1, false, tr->shard);
+	/* An image has waivers of its own, beneath its root; packages only the user's. */
+	image = n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage;
+	if (image && asprintf(&wfile, "%s:%s", targets[0]->source, AUDITARGS_WAIVERS_FILE) < 0) {
+		wfile = NULL;
+		log_error("out of memory");
+		ex = S2C_EXIT_FAILURE;
+		goto out;
+	}
+	ex = auditargs_waivers(&tr->out, image ? stage_rootfd(targets[0]->stage) : -1, wfile,
+			       &waivers, &any_waivers);
+	if (ex)
+		goto out;
+	identity_init(&id, image ? stage_rootfd(targets[0]->stage) : -1, false, tr->shard);
 	au = (struct audit){
 		.root = "/",
 		.root_abs = "/",
@@ -615,10 +630,12 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		.targets = at,
 		.n_targets = n,
 		.origins = origins,
+		.waivers = any_waivers ? &waivers : NULL,
 	};
 	ex = auditargs_write(&tr->out, &au, ctx, failed > 0);
 	identity_release(&id);
 out:
+	waiver_list_release(&waivers);
 	libindex_release(&li);
 	host_free(own_host);
 	for (size_t i = 0; i < n; i++)

@@ -18,6 +18,7 @@
 #include "scanout.h"
 #include "targetout.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 
@@ -225,6 +226,10 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
 		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
 		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
+	if (a->waivers)
+		(void)fprintf(out, "  waived      %zu finding%s (not counted above); waivers: %zu "
+			      "stale, %zu expired\n", s->waived, s->waived == 1 ? "" : "s",
+			      s->waivers_stale, s->waivers_expired);
 	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
 	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
 	return 0;
@@ -266,6 +271,72 @@ static void text_row(const struct decision *d, const struct text_row *r,
 	(void)fprintf(out, "  %s\n", r->caps);
 }
 
+/* audit_waiver_text(), escaped. */
+static char *waiver_text(const struct waiver *w)
+{
+	_cleanup_free_ char *raw = audit_waiver_text(w);
+
+	return raw ? escape_text(raw) : NULL;
+}
+
+/* The file's waived findings, and those whose waiver expired. */
+static int text_waived(const struct audit *a, const struct decision *d,
+		       const struct audittext_options *o, FILE *out)
+{
+	unsigned m = audit_findings(a, d);
+
+	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX; k++) {
+		const struct waiver *w = NULL;
+		const char *lead = "waived: ";
+		_cleanup_free_ char *text = NULL;
+
+		if (!(m & (1u << k)))
+			continue;
+		if (!(w = audit_waiver(a, d, (enum audit_finding)k))) {
+			w = audit_waiver_expired(a, d, (enum audit_finding)k);
+			lead = "waiver expired: ";
+		}
+		if (!w)
+			continue;
+		text = waiver_text(w);
+		if (!text)
+			return -ENOMEM;
+		wrap(out, o->color ? "\033[2m" : "", lead, text, 6, o->width);
+	}
+	return 0;
+}
+
+/* Waivers that waive nothing: stale ones and expired ones. */
+static int text_waivers(const struct audit *a, const struct audit_summary *s,
+			const struct audittext_options *o, FILE *out)
+{
+	if (!a->waivers || (!s->waivers_stale && !s->waivers_expired))
+		return 0;
+	(void)fputs("\nWaivers that waive nothing\n", out);
+	for (size_t i = 0; i < a->waivers->n; i++) {
+		const struct waiver *w = &a->waivers->v[i];
+		enum audit_waiver_status st = audit_waiver_status(a, w, NULL);
+		_cleanup_free_ char *text = NULL;
+		char lead[64];
+
+		if (st == AUDIT_WAIVER_USED)
+			continue;
+		text = waiver_text(w);
+		if (!text)
+			return -ENOMEM;
+		(void)snprintf(lead, sizeof(lead), "%s %s: ", audit_waiver_status_name(st),
+			       st == AUDIT_WAIVER_STALE ? "(no such finding)" : "(past its date)");
+		wrap(out, o->color ? "\033[33m" : "", lead, text, 2, o->width);
+		{
+			_cleanup_free_ char *pat = escape_text(w->pattern);
+			if (!pat)
+				return -ENOMEM;
+			wrap(out, "", "path: ", pat, 6, o->width);
+		}
+	}
+	return 0;
+}
+
 static int text_notes(const struct audit *a, size_t idx, const struct audittext_options *o,
 		      FILE *out)
 {
@@ -273,6 +344,7 @@ static int text_notes(const struct audit *a, size_t idx, const struct audittext_
 	_cleanup_free_ char *reason = escape_text(d->reason ? d->reason : "");
 	struct targetout_line *lines = NULL;
 	size_t n_lines = 0;
+	int r;
 
 	if (!reason || targetout_lines(a, idx, &lines, &n_lines) < 0)
 		return -ENOMEM;
@@ -295,6 +367,9 @@ static int text_notes(const struct audit *a, size_t idx, const struct audittext_
 		wrap(out, o->color ? "\033[1m" : "", "override: ", text, 6, o->width);
 	}
 	wrap(out, "", "", reason, 6, o->width);
+	r = text_waived(a, d, o, out);
+	if (r < 0)
+		return r;
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if ((audit_findings(a, d) & (1u << AUDIT_DISGUISE)) && !d->disguise)
 		wrap(out, o->color ? "\033[1;31m" : "", "setuid in disguise: ",
@@ -389,6 +464,8 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 		r = text_header(a, &s, &opt, out);
 	if (r == 0)
 		r = text_groups(a, &s, &opt, rows, out);
+	if (r == 0)
+		r = text_waivers(a, &s, &opt, out);
 	if (r == 0)
 		r = targetout_text(a, out);
 	for (size_t i = 0; i < a->n; i++)

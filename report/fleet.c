@@ -32,6 +32,7 @@ struct fstate {
 	size_t target;
 	char *verdict, *mode, *owner, *group, *caps, *caps_after, *risk, *package, *version;
 	unsigned findings;      /* bit k: finding S2C00(k+1) */
+	struct json_object *waived; /* the file's "waived" object as its report gave it, or NULL */
 	char *key;              /* the fields that make two states the same, joined */
 };
 
@@ -65,6 +66,7 @@ static void state_release(struct fstate *s)
 	free(s->risk);
 	free(s->package);
 	free(s->version);
+	json_object_put(s->waived);
 	free(s->key);
 }
 
@@ -241,6 +243,7 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 	if (r == 0 && caps)
 		r = str(caps, "text", false, &s.caps, source, where, err);
 	s.findings = finding_bits(get(file, "findings", json_type_array));
+	s.waived = json_object_get(get(file, "waived", json_type_object));
 	s.target = report_target;
 	origin = get(file, "origin", json_type_object);
 	if (r == 0 && origin) {
@@ -649,6 +652,8 @@ static struct json_object *state_json(const struct fleet *f, const struct fstate
 		if ((s->findings & (1u << k)) &&
 		    jsonout_push(ids, json_object_new_string(audit_finding_info(k)->id)) < 0)
 			return NULL;
+	if (s->waived && jsonout_add(o, "waived", json_object_get(s->waived)) < 0)
+		return NULL;
 	return TAKE_PTR(o);
 }
 

@@ -38,6 +38,7 @@ static const struct {
 	{ "resultjson", resultjson_suite, -1 },
 	{ "pkg", pkg_suite, -1 },
 	{ "override", override_suite, -1 },
+	{ "waiver", waiver_suite, -1 },
 };
 
 int main(int argc, char **argv)
