@@ -53,6 +53,7 @@ struct fleet {
 	size_t n_reports;
 	char **notes;
 	size_t n_notes;
+	struct json_object *waivers; /* {"report", "waivers"} of each report that had waivers */
 };
 
 static void state_release(struct fstate *s)
@@ -98,6 +99,7 @@ struct fleet *fleet_free(struct fleet *f)
 	for (size_t i = 0; i < f->n_notes; i++)
 		free(f->notes[i]);
 	free(f->notes);
+	json_object_put(f->waivers);
 	free(f);
 	return NULL;
 }
@@ -414,6 +416,22 @@ int fleet_add(struct fleet *f, const char *source, struct json_object *doc, stru
 	return r;
 }
 
+/* What a report said about its waivers, kept as it said it. */
+static int keep_waivers(struct fleet *f, const char *source, struct json_object *waivers)
+{
+	struct json_object *o;
+
+	if (!waivers)
+		return 0;
+	if (!f->waivers && !(f->waivers = json_object_new_array()))
+		return -ENOMEM;
+	o = json_object_new_object();
+	if (jsonout_push(f->waivers, o) < 0 || jsonout_add_string(o, "report", source) < 0 ||
+	    jsonout_add(o, "waivers", json_object_get(waivers)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
 			 struct s2c_error *err)
 {
@@ -436,6 +454,9 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 	if (!files)
 		return s2c_error_set(err, -EINVAL, "%s: $.files: missing", source);
 	r = strv_add(&f->reports, &f->n_reports, strdup(source));
+	if (r < 0)
+		return r;
+	r = keep_waivers(f, source, get(doc, "waivers", json_type_array));
 	if (r < 0)
 		return r;
 	if (!targets) {
@@ -689,6 +710,8 @@ struct json_object *fleet_json(const struct fleet *f)
 	for (size_t i = 0; i < f->n_notes; i++)
 		if (jsonout_push(notes, jsonout_string(f->notes[i])) < 0)
 			return NULL;
+	if (f->waivers && jsonout_add(doc, "waivers", json_object_get(f->waivers)) < 0)
+		return NULL;
 	targets = json_object_new_array();
 	if (jsonout_add(doc, "targets", targets) < 0)
 		return NULL;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""CLI tests of accepted findings and less noise in them: findings that need no action
-are notes, one warning per cause.
+"""CLI tests of accepted findings and less noise in them: waivers in every format, with
+--fail-on, expiry, stale waivers, malformed and untrusted files; local overrides of a
+rule's verdict; findings that need no action are notes, one warning per cause.
 
 The fixture trees need chown and setuid bits, so the module exits 77 (skip) when not
 run as root; CI runs it as root.
@@ -300,7 +301,295 @@ def test_override_errors(ctx):
               b"writable by group or others" in err, f"exit {rc} {err!r}")
 
 
-TESTS = [test_nothing_to_change_is_a_note, test_one_warning_per_cause, test_override_verdict,
+# --- waivers -------------------------------------------------------------------------------
+
+SU = "/usr/bin/su"
+TOOL = "/usr/local/bin/tool"     # unknown to the rules, writable by others: S2C004 and S2C008
+# The audit's day is that of SOURCE_DATE_EPOCH (s2ctest.FIXED_MTIME): 2023-11-14.
+WAIVERS = (b"# accepted on this site\n"
+           b"S2C003 /usr/bin/su   su must switch users\n"
+           b"\n"
+           b"S2C008 /usr/local/bin/*  expires=2023-11-14  vendor fix due; ticket 12\n"
+           b"S2C004 /usr/local/bin/to?l  expires=2023-11-13  reviewed last year\n"
+           b"S2C001 /usr/bin/nothing-here  a waiver that matches nothing\n")
+
+
+def waiver_root(ctx, name):
+    root = staging_root(ctx, name)
+    install(root, SU, SU, 0o4755)
+    install(root, TOOL, "/bin/true", 0o4757)
+    fix_dir_times(root)
+    return root
+
+
+def write_file(path, data, mode=0o644, uid=0):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chown(path, uid, 0)
+    os.chmod(path, mode)
+    return path
+
+
+def waived_of(doc):
+    return {f["file"]["path"]: f.get("waived", {}) for f in doc["files"]}
+
+
+def test_waivers_json(ctx):
+    root = waiver_root(ctx, "waive-json")
+    wfile = write_file(os.path.join(ctx.tmp, "waivers-json"), WAIVERS)
+    rc, out, err = audit(ctx, root, "--format", "json", "--waivers", wfile)
+    ctx.check("waivers json: exit", rc == 0, f"exit {rc} {err!r}")
+    doc = json.loads(out)
+    s2ctest.validate_json(ctx, "waivers json: schema", doc, "audit.schema.json")
+    waived = waived_of(doc)
+    ctx.check("waivers json: su's keep is waived with its reason",
+              waived[SU].get("S2C003", {}).get("reason") == "su must switch users" and
+              waived[SU]["S2C003"]["source"] == f"{wfile} line 2", f"{waived[SU]}")
+    ctx.check("waivers json: a waiver holds through its expiry day",
+              set(waived[TOOL]) == {"S2C008"} and
+              waived[TOOL]["S2C008"]["expires"] == "2023-11-14", f"{waived[TOOL]}")
+    tool = next(f for f in doc["files"] if f["file"]["path"] == TOOL)
+    ctx.check("waivers json: waived findings stay in findings",
+              "S2C004" in tool["findings"] and "S2C008" in tool["findings"], f"{tool['findings']}")
+    status = {(w["finding"], w["path"]): (w["status"], w["findings"]) for w in doc["waivers"]}
+    ctx.check("waivers json: used, expired and stale waivers", status == {
+        ("S2C003", SU): ("used", 1), ("S2C008", "/usr/local/bin/*"): ("used", 1),
+        ("S2C004", "/usr/local/bin/to?l"): ("expired", 1),
+        ("S2C001", "/usr/bin/nothing-here"): ("stale", 0)}, f"{status}")
+    summary = doc["summary"]
+    ctx.check("waivers json: counts", summary["waived"] == 2 and summary["waivers_stale"] == 1 and
+              summary["waivers_expired"] == 1, f"{summary}")
+    # The waived findings leave the counts by level; without waivers they are there.
+    rc, out, err = audit(ctx, root, "--format", "json")
+    plain = json.loads(out)
+    ctx.check("waivers json: levels leave the waived out",
+              sum(plain["summary"]["levels"].values()) - sum(summary["levels"].values()) == 2,
+              f"{plain['summary']['levels']} vs {summary['levels']}")
+    ctx.check("waivers json: no waivers, no waiver keys",
+              "waivers" not in plain and "waived" not in plain["summary"] and
+              not any("waived" in f for f in plain["files"]), "")
+    # One day later the S2C008 waiver has expired too.
+    rc, out, err = audit(ctx, root, "--format", "json", "--waivers", wfile,
+                         env={"SOURCE_DATE_EPOCH": str(s2ctest.FIXED_MTIME + 86400)})
+    later = json.loads(out)
+    ctx.check("waivers json: expired the day after", waived_of(later)[TOOL] == {} and
+              later["summary"]["waivers_expired"] == 2, f"{later['summary']}")
+
+
+def test_waivers_text_markdown_html(ctx):
+    root = waiver_root(ctx, "waive-text")
+    wfile = write_file(os.path.join(ctx.tmp, "waivers-text"), WAIVERS)
+    rc, out, err = audit(ctx, root, "--waivers", wfile)
+    text = out.decode(errors="replace")
+    flat = " ".join(text.split())       # as the lines read, whatever the wrapping
+    ctx.check("waivers text: exit", rc == 0, f"exit {rc} {err!r}")
+    ctx.check("waivers text: count", "  waived      2 findings (not counted above); waivers: "
+              "1 stale, 1 expired\n" in text, text)
+    ctx.check("waivers text: marker with the reason",
+              f"waived: S2C003 ({wfile} line 2): su must switch users" in flat, text)
+    ctx.check("waivers text: expired on the file",
+              f"waiver expired: S2C004 ({wfile} line 5, expires 2023-11-13): reviewed last year"
+              in flat, text)
+    ctx.check("waivers text: stale listed", "stale (no such finding): S2C001" in text and
+              "path: /usr/bin/nothing-here" in text, text)
+    rc, out, err = audit(ctx, root, "--waivers", wfile, "--format", "markdown")
+    md = out.decode(errors="replace")
+    ctx.check("waivers markdown: count", "Waived: **2** findings (not counted above); "
+              "waivers: 1 stale, 1 expired." in md, md)
+    ctx.check("waivers markdown: marker in the table", "S2C003 (waived)" in md, md)
+    ctx.check("waivers markdown: reason on the file",
+              "- **waived**: S2C003 (" in md and "su must switch users" in md, md)
+    ctx.check("waivers markdown: waivers section",
+              "| S2C001 | /usr/bin/nothing-here | stale | 0 | never |" in md, md)
+    rc, out, err = audit(ctx, root, "--waivers", wfile, "--format", "html")
+    html = out.decode(errors="replace")
+    ctx.check("waivers html: count", "Waived: <strong>2</strong> findings" in html, html[-3000:])
+    ctx.check("waivers html: marker", "<code title=\"Privileged program that must stay as it is "
+              "(note)\">S2C003</code> <em class=\"waived\">waived</em>" in html, "")
+    ctx.check("waivers html: reason and section", "<dt>waived</dt><dd>S2C003 (" in html and
+              "<section id=\"waivers\">" in html and "<td>expired</td>" in html, "")
+
+
+def test_waivers_sarif(ctx):
+    import test_audit
+    root = waiver_root(ctx, "waive-sarif")
+    wfile = write_file(os.path.join(ctx.tmp, "waivers-sarif"), WAIVERS)
+    rc, out, err = audit(ctx, root, "--waivers", wfile, "--format", "sarif")
+    ctx.check("waivers sarif: exit", rc == 0, f"exit {rc} {err!r}")
+    test_audit.validate_sarif(ctx, "waivers sarif", out)
+    res = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]): r
+           for r in sarif_results(out)}
+    su = res[("S2C003", "usr/bin/su")]
+    sup = su.get("suppressions", [])
+    ctx.check("waivers sarif: waived result suppressed externally", len(sup) == 1 and
+              sup[0]["kind"] == "external" and sup[0]["status"] == "accepted" and
+              sup[0]["justification"] == "su must switch users", f"{sup}")
+    ctx.check("waivers sarif: the expired waiver suppresses nothing",
+              "suppressions" not in res[("S2C004", "usr/local/bin/tool")], "")
+    ctx.check("waivers sarif: the waived result stays",
+              "suppressions" in res[("S2C008", "usr/local/bin/tool")], f"{sorted(res)}")
+    props = json.loads(out)["runs"][0]["properties"]
+    ctx.check("waivers sarif: the waivers with their status",
+              [w["status"] for w in props.get("waivers", [])] == ["used", "used", "expired",
+                                                                   "stale"], f"{props}")
+
+
+def test_waivers_fail_on(ctx):
+    root = waiver_root(ctx, "waive-fail")
+    only_su = write_file(os.path.join(ctx.tmp, "waivers-su"),
+                         b"S2C003 /usr/bin/su su must switch users\n")
+    tool = write_file(os.path.join(ctx.tmp, "waivers-tool"),
+                      b"S2C004 /usr/local/bin/tool vendor tool, reviewed\n"
+                      b"S2C008 /usr/local/bin/tool the vendor installs it so\n")
+    cases = [
+        (["--fail-on", "risk"], 1),                                   # su: kept setuid root
+        (["--fail-on", "risk", "--waivers", only_su], 1),             # the tool still is
+        (["--fail-on", "risk", "--waivers", only_su, "--waivers", tool], 0),
+        (["--fail-on", "S2C008"], 1),
+        (["--fail-on", "S2C008", "--waivers", tool], 0),
+        (["--fail-on", "s2c008,review", "--waivers", tool], 0),       # ids in any case
+        (["--fail-on", "S2C003,S2C008", "--waivers", tool], 1),       # su's keep
+        (["--fail-on", "S2C005"], 0),                                 # no such finding
+        (["--fail-on", "review,S2C003", "--waivers", only_su], 1),    # the tool's review
+    ]
+    for args, want in cases:
+        rc, out, err = audit(ctx, root, *args)
+        ctx.check(f"fail-on {' '.join(a.replace(ctx.tmp + '/', '') for a in args)}", rc == want,
+                  f"exit {rc}, want {want} {err!r}")
+    rc, out, err = audit(ctx, root, "--fail-on", "S2C009")
+    ctx.check("fail-on unknown id: usage error", rc == 2 and
+              b"unknown --fail-on 'S2C009': expected review, migrate, risk or a finding id" in err,
+              f"exit {rc} {err!r}")
+
+
+def test_waivers_malformed(ctx):
+    root = waiver_root(ctx, "waive-bad")
+    cases = {
+        b"S2C003 /usr/bin/su\n": "line 1: a waiver needs a reason after the path",
+        b"# ok\nS2C077 /usr/bin/su why\n": "line 2: expected a finding id (S2C001 to S2C008) first",
+        b"S2C003 usr/bin/su why\n": "line 1: 'usr/bin/su': not an absolute path",
+        b"S2C003 /usr/bin/su expires=2023-02-29 why\n":
+            "line 1: '/usr/bin/su': the expiry date must be a day written YYYY-MM-DD",
+    }
+    for i, (data, msg) in enumerate(cases.items()):
+        wfile = write_file(os.path.join(ctx.tmp, f"bad-waivers-{i}"), data)
+        outfile = os.path.join(ctx.tmp, f"bad-waivers-{i}.json")
+        rc, out, err = audit(ctx, root, "--waivers", wfile, "--format", "json", "-o", outfile)
+        ctx.check(f"malformed waivers {i}: exit 2, file and line named", rc == 2 and
+                  f"'{wfile}' {msg}".encode() in err, f"exit {rc} {err!r}")
+        ctx.check(f"malformed waivers {i}: nothing written", not os.path.exists(outfile), "")
+    rc, out, err = audit(ctx, root, "--waivers", os.path.join(ctx.tmp, "no-such-waivers"))
+    ctx.check("missing waivers file: exit 2", rc == 2 and b"cannot open waivers file" in err,
+              f"exit {rc} {err!r}")
+    # The target's own file is checked the same way.
+    write_file(os.path.join(root, "etc/suid2cap/waivers"), b"S2C003 /usr/bin/su\n")
+    rc, out, err = audit(ctx, root)
+    ctx.check("malformed root waivers: exit 2", rc == 2 and
+              f"'{root}/etc/suid2cap/waivers' line 1".encode() in err, f"exit {rc} {err!r}")
+
+
+def test_waivers_of_the_root(ctx):
+    root = waiver_root(ctx, "waive-root")
+    own = write_file(os.path.join(root, "etc/suid2cap/waivers"),
+                     b"S2C003 /usr/bin/su the image's own waiver\n")
+    rc, out, err = audit(ctx, root, "--format", "json")
+    doc = json.loads(out)
+    ctx.check("root waivers: read beneath the root", rc == 0 and
+              waived_of(doc)[SU].get("S2C003", {}).get("source") ==
+              f"{root}/etc/suid2cap/waivers line 1", f"exit {rc} {err!r}")
+    # A --waivers file comes after it: the root's waiver is the one in force.
+    extra = write_file(os.path.join(ctx.tmp, "waivers-extra"), b"S2C003 /usr/bin/* mine\n")
+    rc, out, err = audit(ctx, root, "--format", "json", "--waivers", extra)
+    doc = json.loads(out)
+    ctx.check("root waivers: first match wins", waived_of(doc)[SU]["S2C003"]["reason"] ==
+              "the image's own waiver", f"{waived_of(doc)}")
+    # Trust: not owned by root, writable by others, or a symbolic link: refused, exit 5.
+    os.chown(own, 1, 0)
+    rc, out, err = audit(ctx, root)
+    ctx.check("root waivers: not owned by root", rc == 5 and b"is not owned by root" in err,
+              f"exit {rc} {err!r}")
+    os.chown(own, 0, 0)
+    os.chmod(own, 0o646)
+    rc, out, err = audit(ctx, root)
+    ctx.check("root waivers: writable by others", rc == 5 and
+              b"is writable by group or others" in err, f"exit {rc} {err!r}")
+    os.chmod(own, 0o644)
+    os.rename(own, own + ".real")
+    os.symlink("waivers.real", own)
+    rc, out, err = audit(ctx, root)
+    ctx.check("root waivers: symbolic link refused", rc == 5 and b"symbolic link" in err,
+              f"exit {rc} {err!r}")
+    user = write_file(os.path.join(ctx.tmp, "waivers-user"), b"S2C003 /usr/bin/su x\n", uid=1)
+    os.unlink(own)
+    rc, out, err = audit(ctx, root, "--waivers", user)
+    ctx.check("--waivers not owned by root: refused", rc == 5 and
+              b"is not owned by root" in err, f"exit {rc} {err!r}")
+
+
+def test_waivers_never_change_a_plan(ctx):
+    """SECURITY.md: waivers change what is reported, never what is applied."""
+    root = waiver_root(ctx, "waive-plan")
+    rc, before, err = ctx.run(["plan", "--root", root, *KERNEL, "--format", "json"])
+    ctx.check("waivers plan: without", rc == 0, f"exit {rc} {err!r}")
+    everything = b"".join(b"S2C00%d /** accepted\n" % k for k in range(1, 9))
+    write_file(os.path.join(root, "etc/suid2cap/waivers"),
+               everything.replace(b"/**", b"/usr/bin/*") + everything.replace(b"/**", b"/usr/local/bin/*"))
+    rc, out, err = audit(ctx, root, "--format", "json")
+    ctx.check("waivers plan: the audit sees them", rc == 0 and
+              json.loads(out)["summary"]["waived"] >= 3, f"exit {rc} {err!r}")
+    rc, after, err = ctx.run(["plan", "--root", root, *KERNEL, "--format", "json"])
+    ctx.check("waivers plan: the same plan with every finding waived", rc == 0 and
+              s2ctest.normalise_json(after) == s2ctest.normalise_json(before), "plans differ")
+    for verb in ("plan", "migrate", "apply"):
+        rc, out, err = ctx.run([verb, "--waivers", "/dev/null"])
+        ctx.check(f"waivers plan: {verb} has no --waivers", rc == 2, f"exit {rc} {err!r}")
+
+
+def test_waivers_merge_and_targets(ctx):
+    import mkarchive as mk
+    root = waiver_root(ctx, "waive-merge")
+    wfile = write_file(os.path.join(ctx.tmp, "waivers-merge"), WAIVERS)
+    report = os.path.join(ctx.tmp, "waive-merge.json")
+    rc, out, err = audit(ctx, root, "--format", "json", "--waivers", wfile, "-o", report)
+    rc, out, err = ctx.run(["report", "merge", "--format", "json", report])
+    ctx.check("waivers merge: exit", rc == 0, f"exit {rc} {err!r}")
+    doc = json.loads(out)
+    s2ctest.validate_json(ctx, "waivers merge: schema", doc, "fleet.schema.json")
+    su = next(p["majority"] for p in doc["programs"] if p["path"] == SU)
+    ctx.check("waivers merge: the file's waived object kept",
+              su.get("waived", {}).get("S2C003", {}).get("reason") == "su must switch users",
+              f"{su}")
+    kept = doc.get("waivers", [])
+    ctx.check("waivers merge: the report's waivers kept as it gave them",
+              len(kept) == 1 and kept[0]["report"] == report and
+              kept[0]["waivers"] == json.load(open(report))["waivers"], f"{kept}")
+    # audit-pkg and audit-image take --waivers too.
+    su_bytes = open(SU, "rb").read()
+    deb = mk.write(os.path.join(ctx.tmp, "waive-su_1_amd64.deb"), mk.deb_bytes(
+        package="waive-su", data=[mk.entry("./usr/", "dir", 0o755),
+                                  mk.entry("./usr/bin/", "dir", 0o755),
+                                  mk.entry("./usr/bin/su", mode=0o4755, data=su_bytes)]))
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--format", "json", "--waivers", wfile, deb])
+    ctx.check("waivers audit-pkg", rc == 0 and "S2C003" in waived_of(json.loads(out)).get(SU, {}),
+              f"exit {rc} {err!r}")
+    img = os.path.join(ctx.tmp, "waive-image.tar")
+    mk.docker_archive(img, [[mk.entry("usr/", "dir", 0o755), mk.entry("usr/bin/", "dir", 0o755),
+                             mk.entry("usr/bin/su", mode=0o4755, data=su_bytes),
+                             mk.entry("etc/", "dir", 0o755),
+                             mk.entry("etc/suid2cap/", "dir", 0o755),
+                             mk.entry("etc/suid2cap/waivers",
+                                      data=b"S2C003 /usr/bin/su the image's own\n")]])
+    rc, out, err = ctx.run(["audit-image", *KERNEL, "--format", "json", img])
+    w = waived_of(json.loads(out)).get(SU, {}) if rc == 0 else {}
+    ctx.check("waivers audit-image: the image's own file", w.get("S2C003", {}).get("source") ==
+              f"{img}:/etc/suid2cap/waivers line 1", f"exit {rc} {err!r} {w}")
+
+
+TESTS = [test_waivers_json, test_waivers_text_markdown_html, test_waivers_sarif,
+         test_waivers_fail_on, test_waivers_malformed, test_waivers_of_the_root,
+         test_waivers_never_change_a_plan, test_waivers_merge_and_targets,
+         test_nothing_to_change_is_a_note, test_one_warning_per_cause, test_override_verdict,
          test_override_privilege_refused, test_override_errors]
 
 
