@@ -103,7 +103,7 @@ static int waivers_error(int r, const struct s2c_error *err)
 int auditargs_waivers(const struct auditargs *a, int rootfd, const char *display,
 		      struct waiver_list *ret, bool *ret_any)
 {
-	bool trusted = geteuid() == 0, any = false;
+	bool trusted = geteuid() == 0;
 	struct s2c_error err = { 0 };
 	int r;
 
@@ -111,15 +111,14 @@ int auditargs_waivers(const struct auditargs *a, int rootfd, const char *display
 		r = waiver_load(ret, rootfd, AUDITARGS_WAIVERS_FILE, display, true, trusted, &err);
 		if (r < 0)
 			return waivers_error(r, &err);
-		any = r > 0;
 	}
 	for (size_t i = 0; i < a->waivers.n; i++) {
 		r = waiver_load(ret, AT_FDCWD, a->waivers.v[i], a->waivers.v[i], false, trusted, &err);
 		if (r < 0)
 			return waivers_error(r, &err);
-		any = true;
 	}
-	*ret_any = any;
+	/* A file of comments only (the installed one) changes no report. */
+	*ret_any = ret->n > 0;
 	return 0;
 }
 

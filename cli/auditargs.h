@@ -66,7 +66,7 @@ extern const char *const auditargs_formats[];
  * messages and reports)
  * and each --waivers file, trust-checked when running as root.  @ret is
  * zero-initialised by the caller; free it with waiver_list_release() also on
- * failure.  @ret_any: some file was read (the report then shows its waivers).
+ * failure.  @ret_any: some waiver was read (the report then shows the waivers).
  * Returns 0, or an exit code after printing: 2 for a malformed or missing
  * file, 5 for an untrusted one, 4 when one cannot be read.
  */
