@@ -133,7 +133,11 @@ START_TEST(test_layers)
 	rules_db_free(db);
 	db = NULL;
 	/* two files of one layer overriding the same rule: an error, which one is meant is unknown */
-	free(layer("one", "zz.json", overrides("zz", KEEP_PING)));
+	{
+		char *zz = overrides("zz", KEEP_PING);
+		free(layer("one", "zz.json", zz));
+		free(zz);
+	}
 	dirs[1] = NULL;
 	ck_assert_int_eq(load(dirs, NULL, &db, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "zz.json: $.overrides[0]: a second override of rule "
