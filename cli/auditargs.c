@@ -58,8 +58,8 @@ static int opt_fail_on(const struct opt *o, const char *arg, const char *verb)
 			*fail_on |= AUDIT_FAIL_RISK;
 		else
 			return usage_error(verb, "unknown --fail-on '%s': expected review, migrate, "
-					   "risk or a finding id (S2C001 to S2C00%d)", w,
-					   _AUDIT_FINDING_MAX);
+					   "risk or a finding id (S2C001 to %s)", w,
+					   audit_finding_info(_AUDIT_FINDING_MAX - 1)->id);
 	}
 	return 0;
 }
@@ -130,18 +130,18 @@ bool auditargs_failed(const struct audit *au, unsigned fail_on)
 
 	for (size_t i = 0; i < au->n; i++) {
 		const struct decision *d = au->v[i];
-		unsigned open = audit_findings(au, d) & ~audit_waived(au, d);
+		unsigned unwaived = audit_findings(au, d) & ~audit_waived(au, d);
 
 		if ((fail_on & AUDIT_FAIL_REVIEW) && d->verdict == VERDICT_REVIEW &&
-		    (open & verdicts))
+		    (unwaived & verdicts))
 			return true;
-		if ((fail_on & AUDIT_FAIL_MIGRATE) && d->changes && (open & verdicts))
+		if ((fail_on & AUDIT_FAIL_MIGRATE) && d->changes && (unwaived & verdicts))
 			return true;
 		if ((fail_on & AUDIT_FAIL_RISK) &&
-		    ((d->risk == RISK_ROOT && (open & verdicts)) || (open & (1u << AUDIT_DISGUISE))))
+		    ((d->risk == RISK_ROOT && (unwaived & verdicts)) || (unwaived & (1u << AUDIT_DISGUISE))))
 			return true;
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if ((fail_on & AUDIT_FAIL_FINDING(k)) && (open & (1u << k)))
+			if ((fail_on & AUDIT_FAIL_FINDING(k)) && (unwaived & (1u << k)))
 				return true;
 	}
 	return false;

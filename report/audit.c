@@ -172,14 +172,12 @@ void audit_summarise(const struct audit *a, struct audit_summary *ret)
 
 	for (size_t i = 0; i < a->n; i++) {
 		const struct decision *d = a->v[i];
-		unsigned m = audit_findings(a, d);
+		unsigned m = audit_findings(a, d), waived = audit_waived(a, d);
 
 		s.verdicts[d->verdict]++;
 		s.risk_now[d->risk_now]++;
 		s.risk_after[d->risk]++;
 		s.changes += d->changes;
-		unsigned waived = audit_waived(a, d);
-
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
 			if (!(m & (1u << k)))
 				continue;
