@@ -96,18 +96,20 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke)
 	return caps;
 }
 
-struct reporter {
-	bool quiet;
-};
-
 void applyargs_report(void *userdata, const char *path, enum apply_event ev, const char *msg)
 {
-	const struct reporter *rep = userdata;
+	const struct applyargs_reporter *rep = userdata;
 	bool bad = ev == APPLY_SKIPPED || ev == APPLY_FAILED || ev == APPLY_ROLLED_BACK ||
 		   ev == APPLY_NOT_RESTORED;
 
 	if (bad) {
-		log_warning("%s '%s': %s", apply_event_name(ev), path, msg && *msg ? msg : "");
+		/* The paths in the plan and in @msg are beneath the root: name it. */
+		if (rep && rep->root && !s2c_streq(rep->root, "/"))
+			log_warning("%s '%s' beneath the root '%s': %s", apply_event_name(ev), path,
+				    rep->root, msg && *msg ? msg : "");
+		else
+			log_warning("%s '%s': %s", apply_event_name(ev), path,
+				    msg && *msg ? msg : "");
 		return;
 	}
 	if (rep && rep->quiet)
@@ -126,7 +128,7 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		    const char *plan_sha256, const struct captable *caps,
 		    const char *const *only)
 {
-	struct reporter rep = { .quiet = a->quiet };
+	struct applyargs_reporter rep = { .quiet = a->quiet, .root = p->root };
 	struct apply_options o = {
 		.rootfd = rootfd, .plan = p, .plan_sha256 = plan_sha256, .caps = caps,
 		.only = only ? only : a->only.n ? a->only.v : NULL,

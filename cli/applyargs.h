@@ -57,7 +57,16 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		    const char *plan_sha256, const struct captable *caps,
 		    const char *const *only);
 
-/** Print one outcome line (report callback). */
+/** How applyargs_report() prints: its userdata (NULL for the defaults). */
+struct applyargs_reporter {
+	bool quiet;                    /**< only what went wrong */
+	const char *root;              /**< named in warnings when it is not "/" */
+};
+
+/**
+ * Print one outcome line (report callback); what went wrong as a warning that
+ * names the root the path is beneath, when that is not "/".
+ */
 void applyargs_report(void *userdata, const char *path, enum apply_event ev, const char *msg);
 
 /** Exit code for the counts of a run. */

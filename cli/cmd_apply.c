@@ -40,7 +40,9 @@ static const char apply_help[] =
 static int load_plan(const char *path, struct plan **ret, char hash[static HASH_HEX_LEN])
 {
 	struct s2c_error err = { 0 };
-	int r = plan_load_hashed(AT_FDCWD, path, path, geteuid() == 0, ret, hash, &err);
+	_cleanup_free_ char *shown = shown_path(path);
+	int r = shown ? plan_load_hashed(AT_FDCWD, path, shown, geteuid() == 0, ret, hash, &err)
+		      : -ENOMEM;
 
 	if (r == -EPERM) {
 		log_error("%s", err.msg);
@@ -208,6 +210,7 @@ static int confirm(void)
 static int recover_first(const char *root)
 {
 	struct s2c_error err = { 0 };
+	struct applyargs_reporter rep = { .root = root };
 	struct apply_result rec;
 	bool host;
 	int r, fd = scan_open_root(root, &host, &err);
@@ -216,7 +219,7 @@ static int recover_first(const char *root)
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	r = apply_recover(fd, geteuid() == 0, applyargs_report, NULL, &rec, &err);
+	r = apply_recover(fd, root, geteuid() == 0, applyargs_report, &rep, &rec, &err);
 	(void)close(fd);
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -315,12 +318,12 @@ static void journal_time(const char *name, char *buf, size_t size)
 		(void)snprintf(buf, size, "?");
 }
 
-static int list_journals(int rootfd)
+static int list_journals(int rootfd, const char *root)
 {
 	struct journal_info *v = NULL;
 	struct s2c_error err = { 0 };
 	size_t n = 0;
-	int r = journal_infos(rootfd, geteuid() == 0, &v, &n, &err);
+	int r = journal_infos(rootfd, root, geteuid() == 0, &v, &n, &err);
 
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -359,8 +362,10 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		OPT_END(),
 	};
 	struct rollback_options o = { .trusted = geteuid() == 0 };
+	struct applyargs_reporter rep = { 0 };
 	struct apply_result res;
 	struct s2c_error err = { 0 };
+	_cleanup_free_ char *shown_root = NULL;
 	int first, r, rootfd;
 
 	(void)ctx;
@@ -379,6 +384,11 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	if (s2c_isempty(root))
 		return usage_error("rollback", "--root needs a directory");
+	shown_root = shown_path(root);
+	if (!shown_root) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
 	rootfd = scan_open_root(root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
@@ -393,15 +403,19 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		return S2C_EXIT_PRIVILEGE;
 	}
 	if (list) {
-		r = list_journals(rootfd);
+		r = list_journals(rootfd, shown_root);
 		(void)close(rootfd);
 		return r;
 	}
 	o.rootfd = rootfd;
+	o.root = shown_root;
 	o.journal = journal;
 	o.only = a.only.n ? a.only.v : NULL;
 	o.fault = a.fault;
 	o.report = applyargs_report;
+	rep.root = shown_root;
+	rep.quiet = a.quiet;
+	o.userdata = &rep;
 	r = rollback_run(&o, &res, &err);
 	(void)close(rootfd);
 	if (r < 0) {

@@ -524,7 +524,7 @@ static char *keep_record(int rootfd, const char *root, const struct learn_record
 	_cleanup_close_ int dfd = -1;
 	_cleanup_free_ char *name = NULL;
 	char *shown = NULL;
-	int r = learn_dir_open(rootfd, true, true, &dfd, &err);
+	int r = learn_dir_open(rootfd, root, true, true, &dfd, &err);
 
 	if (r == 0)
 		r = learn_record_save(dfd, rec, &name, &err);

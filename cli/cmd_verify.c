@@ -186,17 +186,23 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 }
 
 /* verify --forget PATH…: drop records; the files are not touched. */
-static int forget(int rootfd, const char *const *paths, size_t n)
+static int forget(int rootfd, const char *root, const char *const *paths, size_t n)
 {
 	struct s2c_error err = { 0 };
 	struct state *state = NULL;
+	_cleanup_free_ char *sdir = statedir_shown(root, NULL);
 	int statefd = -1, r, ex = S2C_EXIT_OK;
 
-	r = statedir_open(rootfd, false, geteuid() == 0, &statefd, NULL, &err);
+	if (!sdir) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	r = statedir_open(rootfd, root, false, geteuid() == 0, &statefd, NULL, &err);
 	if (r == 0 && flock(statefd, LOCK_EX | LOCK_NB) < 0)
-		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running");
+		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running "
+				    "on '%s'", sdir);
 	if (r == 0)
-		r = state_load(statefd, "/", geteuid() == 0, &state, &err);
+		r = state_load(statefd, sdir, "/", geteuid() == 0, &state, &err);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		if (state_remove(state, paths[i])) {
 			print_line("forgotten  %s", paths[i]);
@@ -206,7 +212,7 @@ static int forget(int rootfd, const char *const *paths, size_t n)
 		}
 	}
 	if (r == 0)
-		r = state_save(statefd, state, &err);
+		r = state_save(statefd, sdir, state, &err);
 	if (statefd >= 0)
 		(void)close(statefd);
 	state_free(state);
@@ -261,6 +267,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	struct host *h = NULL;
 	struct drift *drifts = NULL;
 	_cleanup_free_ const char **paths = NULL;
+	_cleanup_free_ char *shown_root = NULL, *sdir = NULL;
 	size_t n = 0, unrepaired = 0;
 	int r, ex = S2C_EXIT_OK, rootfd, statefd = -1;
 
@@ -272,14 +279,20 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 		return -r;
 	if (hook_program && !install)
 		return usage_error("verify", "--hook-program goes with --install-hook");
+	shown_root = shown_path(s.root);
+	sdir = statedir_shown(shown_root, NULL);
+	if (!shown_root || !sdir) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
 	rootfd = scan_open_root(s.root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
 	if (install || remove || forgets.n) {
-		ex = forgets.n ? forget(rootfd, forgets.v, forgets.n) :
-				 do_hooks(rootfd, s.root, install, remove, hook_program);
+		ex = forgets.n ? forget(rootfd, shown_root, forgets.v, forgets.n) :
+				 do_hooks(rootfd, shown_root, install, remove, hook_program);
 		(void)close(rootfd);
 		return ex;
 	}
@@ -292,15 +305,15 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 			return S2C_EXIT_PRIVILEGE;
 		}
 	}
-	r = statedir_open(rootfd, false, geteuid() == 0, &statefd, NULL, &err);
+	r = statedir_open(rootfd, shown_root, false, geteuid() == 0, &statefd, NULL, &err);
 	if (r == -ENOENT) {
 		(void)close(rootfd);
 		if (!a.quiet)
-			(void)printf("nothing was migrated here (no state in %s)\n", S2C_STATEDIR);
+			print_line("nothing was migrated here (no state in %s)", sdir);
 		return S2C_EXIT_OK;
 	}
 	if (r == 0)
-		r = state_load(statefd, s.root, geteuid() == 0, &state, &err);
+		r = state_load(statefd, sdir, s.root, geteuid() == 0, &state, &err);
 	if (statefd >= 0)
 		(void)close(statefd);
 	if (r == 0)
