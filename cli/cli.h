@@ -123,7 +123,7 @@ struct plan_entry;
 
 /**
  * parents_check() callback of plan and migrate: a warning that @e is held back
- * because of @why.
+ * because of @why; @userdata is the root (a string), named when it is not "/".
  */
 void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why);
 

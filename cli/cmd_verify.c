@@ -47,6 +47,9 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	struct s2c_error err = { 0 };
 	const char *name = install ? install : remove;
 	enum hook_kind kind = hook_kind_from_name(name);
+	/* The hooks' paths are beneath the root: name it when it is not this system's. */
+	bool image = !s2c_streq(root, "/");
+	const char *beneath = image ? " beneath the root '" : "", *beneath_root = image ? root : "";
 	int r;
 
 	if ((int)kind < 0)
@@ -64,7 +67,8 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 		}
 		r = hook_install(rootfd, kind, program, geteuid() == 0, &err);
 		if (r < 0) {
-			log_error("cannot install the %s hook: %s", name, err.msg);
+			log_error("cannot install the %s hook%s%s%s: %s", name, beneath,
+				  beneath_root, *beneath ? "'" : "", err.msg);
 			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 		}
 		print_line("installed %s, running %s", hook_path(kind), program);
@@ -72,7 +76,8 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	}
 	r = hook_remove(rootfd, kind, &err);
 	if (r < 0) {
-		log_error("%s", err.msg);
+		log_error("cannot remove the %s hook%s%s%s: %s", name, beneath, beneath_root,
+			  *beneath ? "'" : "", err.msg);
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
 	if (r > 0)

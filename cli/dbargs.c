@@ -78,13 +78,15 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 	dirs[n++] = S2C_SYSCONF_DBDIR;
 	for (size_t i = 0; i < a->extra.n; i++) {
 		struct stat st;
-		/* Optional layers may be absent; one asked for by name may not. */
-		if (stat(a->extra.v[i], &st) < 0) {
-			log_error("cannot use --db '%s': %s", a->extra.v[i], strerror(errno));
-			return S2C_EXIT_USAGE;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			log_error("cannot use --db '%s': not a directory", a->extra.v[i]);
+		/* Optional layers may be absent; one asked for by name may not.  The message
+		 * names it absolutely: "nosuch" alone does not say where it was looked for. */
+		const char *why = stat(a->extra.v[i], &st) < 0 ? strerror(errno) :
+				  !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
+
+		if (why) {
+			_cleanup_free_ char *shown = shown_path(a->extra.v[i]);
+
+			log_error("cannot use --db '%s': %s", shown ? shown : a->extra.v[i], why);
 			return S2C_EXIT_USAGE;
 		}
 		dirs[n++] = a->extra.v[i];

@@ -633,6 +633,24 @@ def test_errors(ctx):
     ctx.check("help", rc == 0 and b"--check PLAN" in out and b"--timestamp" in out, out)
     rc, out, err = ctx.run(["plan", "--root", "/nonexistent-root"])
     ctx.check("missing root", rc == 2, f"exit {rc}")
+    # a relative path is named with the directory it is relative to
+    d = ctx.tree("relative")
+    env = {"LC_ALL": "C", "PATH": os.environ["PATH"]}
+    for argv, want, code in (
+            (["plan", "--root", d, "--db", "nosuch"],
+             f"cannot use --db '{d}/nosuch': No such file or directory", 2),
+            (["explain", "--root", d, "--db", "nosuch", "/x"],
+             f"cannot use --db '{d}/nosuch': No such file or directory", 2),
+            (["plan", "--check", "nosuch.json"],
+             f"cannot open '{d}/nosuch.json': No such file or directory", 4),
+            (["apply", "nosuch.json"],
+             f"cannot open '{d}/nosuch.json': No such file or directory", 4),
+            (["scan", "--root", "nosuch"],
+             f"cannot use root '{d}/nosuch': No such file or directory", 2)):
+        p = subprocess.run([ctx.binary, *argv], capture_output=True, cwd=d, env=env)
+        ctx.check(f"{' '.join(argv)}: exit {code}", p.returncode == code, f"exit {p.returncode}")
+        ctx.check(f"{' '.join(argv)}: names the full path", want.encode() in p.stderr,
+                  f"{p.stderr!r}")
 
 
 def test_output_file(ctx):
