@@ -87,10 +87,13 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	return S2C_EXIT_OK;
 }
 
-/* One drifted entry that --fix did not repair, named on stderr. */
-static void not_repaired(const char *path, const char *why)
+/* One drifted entry that --fix did not repair, named on stderr with the root it is beneath. */
+static void not_repaired(const char *root, const char *path, const char *why)
 {
-	log_warning("not repaired '%s': %s", path, why);
+	if (!s2c_streq(root, "/"))
+		log_warning("not repaired '%s' beneath the root '%s': %s", path, root, why);
+	else
+		log_warning("not repaired '%s': %s", path, why);
 }
 
 /*
@@ -105,6 +108,8 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 {
 	_cleanup_free_ const char **paths = calloc(n + 1, sizeof(char *));
 	_cleanup_free_ const char **approved = calloc(n + 1, sizeof(char *));
+	_cleanup_free_ char *shown = shown_path(sa->root);
+	const char *root = shown ? shown : sa->root;
 	struct scanargs s = *sa;
 	struct rules_db *db = NULL;
 	struct plan *p = NULL;
@@ -149,8 +154,8 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 			if (s2c_streq(p->v[j].path, d->entry->path))
 				pe = &p->v[j];
 		if (!pe) {
-			not_repaired(d->entry->path, "it is not privileged any more, so there is nothing "
-				     "to repair");
+			not_repaired(root, d->entry->path, "it is not privileged any more, so there "
+				     "is nothing to repair");
 			unrepaired++;
 			continue;
 		}
@@ -160,15 +165,17 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 					     .xattr_len = pe->after.caps_len };
 		memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
 		if (!s2c_streq(pe->sha256, d->now.sha256)) {
-			not_repaired(d->entry->path, "its content changed again while it was checked");
+			not_repaired(root, d->entry->path, "its content changed again while it was "
+				     "checked");
 			unrepaired++;
 		} else if (!pe->change || !filestate_same(&after, &d->entry->after)) {
-			char rec[128];
+			char rec[128], why[256];
 			filestate_describe(&d->entry->after, rec, sizeof(rec));
-			log_warning("not repaired '%s': the rules no longer decide the recorded state "
-				    "'%s' (now %s, %s%s)", d->entry->path, rec,
-				    verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
-				    pe->rule_id ? pe->rule_id : "");
+			(void)snprintf(why, sizeof(why), "the rules no longer decide the recorded "
+				       "state '%s' (now %s, %s%s)", rec, verdict_name(pe->verdict),
+				       pe->rule_id ? "rule " : "no rule",
+				       pe->rule_id ? pe->rule_id : "");
+			not_repaired(root, d->entry->path, why);
 			unrepaired++;
 		} else {
 			approved[m++] = pe->path;
@@ -212,7 +219,7 @@ static int forget(int rootfd, const char *root, const char *const *paths, size_t
 		if (state_remove(state, paths[i])) {
 			print_line("forgotten  %s", paths[i]);
 		} else {
-			log_error("'%s' is not recorded as migrated", paths[i]);
+			log_error("'%s' is not recorded as migrated in '%s'", paths[i], sdir);
 			ex = S2C_EXIT_USAGE;
 		}
 	}
@@ -348,7 +355,7 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	if (n && want_fix) {
 		for (size_t i = 0; i < n; i++)
 			if (!drifts[i].fixable)
-				not_repaired(drifts[i].entry->path, drifts[i].what);
+				not_repaired(shown_root, drifts[i].entry->path, drifts[i].what);
 		ex = fix(ctx, &s, &db, &a, rootfd, drifts, n, &unrepaired);
 		if (unrepaired)
 			log_error("%zu drifted file%s not repaired (see above)", unrepaired,
