@@ -157,10 +157,17 @@ static const char sh_intro[] =
 	"#    done\"), so a second run changes nothing;\n"
 	"#  - changes the owner first (chown clears capabilities and set-ID bits), then\n"
 	"#    sets the capabilities, then clears the set-ID bits, and checks the result.\n"
-	"# It stops at the first error.  ROOT is prepended to every path; it defaults to\n"
-	"# the plan's root (ROOT=/mnt/copy changes a copy of the system instead); ROOT\n"
-	"# itself is checked, the directories above it are trusted.\n"
+	"# It stops at the first error.  ROOT is prepended to every path; ROOT itself\n"
+	"# is checked, the directories above it are trusted.\n"
 	"# Needs sha256sum and stat (coreutils), chown, chmod, setcap and getcap.\n";
+
+/* Where the script acts: said in its header, and on stderr before anything changes. */
+static const char sh_root_note[] =
+	"#\n"
+	"# ROOT in the environment overrides the root above: ROOT=/mnt/copy sh SCRIPT\n"
+	"# changes the files beneath /mnt/copy instead (ROOT= means /).  Before it\n"
+	"# changes anything the script says on standard error which root it acts on,\n"
+	"# and whether that came from the plan or from the environment.\n";
 
 static const char sh_functions[] =
 	"fail() {\n"
@@ -280,14 +287,24 @@ int emit_sh(const struct plan *p, FILE *out)
 {
 	struct em e = { .f = out };
 	struct plan_summary s;
+	_cleanup_free_ char *shown = escape_text(p->root), *said = NULL;
 
 	plan_summarise(p, &s);
 	put(&e, "#!/bin/sh\n");
 	header(&e, p, "Shell script");
-	put(&e, "%s\nset -eu\n\nif [ -z \"${ROOT+set}\" ]; then\n\tROOT=", sh_intro);
+	put(&e, "%s%s\nset -eu\n\nif [ -z \"${ROOT+set}\" ]; then\n\tROOT=", sh_root_note,
+	    sh_intro);
 	put_quoted(&e, s2c_streq(p->root, "/") ? "" : p->root);
-	put(&e, "\nfi\n# A ROOT such as \"-x\" would read as an option.\ncase $ROOT in\n"
-	    "-*) ROOT=./$ROOT ;;\nesac\n\n%s", sh_functions);
+	if (!shown || asprintf(&said, "suid2cap: acting on the root %s (the plan's; ROOT=DIR in "
+				"the environment acts on DIR instead)", shown) < 0) {
+		said = NULL;
+		e.oom = true;
+	}
+	put(&e, "\n\tprintf '%%s\\n' ");
+	put_quoted(&e, said ? said : "");
+	put(&e, " >&2\nelse\n\t# A ROOT such as \"-x\" would read as an option.\n\tcase $ROOT in\n"
+	    "\t-*) ROOT=./$ROOT ;;\n\tesac\n\tprintf 'suid2cap: acting on the root %%s (ROOT in "
+	    "the environment)\\n' \"${ROOT:-/}\" >&2\nfi\n\n%s", sh_functions);
 	if (s.change)
 		put(&e, "\n# The directories on the way to every file first, so that a refusal there\n"
 		    "# changes nothing.\n");

@@ -262,6 +262,12 @@ def test_deterministic(ctx):
     validate(ctx, "plan --timestamp", out)
 
 
+def acting(root):
+    """What the script says on stderr before anything else when ROOT is the plan's."""
+    return (f"suid2cap: acting on the root {root} (the plan's; ROOT=DIR in the environment "
+            f"acts on DIR instead)\n").encode()
+
+
 def run_script(ctx, script, env=None):
     path = os.path.join(ctx.tmp, "plan-run.sh")
     with open(path, "wb") as f:
@@ -318,7 +324,10 @@ def test_sh_carries_out_plan(ctx):
 
 
 def test_sh_root_variable(ctx):
-    """ROOT points the script at a copy; the tree the plan was made on stays as it was."""
+    """ROOT points the script at a copy; the tree the plan was made on stays as it was.
+    The header says so, and the script says on stderr which root it acts on, and from
+    where, before it checks or changes anything; a root whose name tries to steer the
+    script is only ever a quoted word and an escaped message."""
     if not is_root() or not suid_ok(ctx):
         return SKIP
     root = tree_fixture(ctx)
@@ -327,12 +336,52 @@ def test_sh_root_variable(ctx):
     rc, out, _ = plan(ctx, root)
     doc = json.loads(out)
     rc, script, _ = plan(ctx, root, "--format", "sh")
+    ctx.check("ROOT in the header", b"\n# ROOT in the environment overrides the root above: "
+              b"ROOT=/mnt/copy sh SCRIPT\n" in script, script[:1500])
     before = {entry_path(root, e): state(entry_path(root, e)) for e in doc["entries"]}
     copy_before = {entry_path(copy, e): state(entry_path(copy, e)) for e in doc["entries"]}
     rc, out, err = run_script(ctx, script, {"ROOT": copy})
     ctx.check("ROOT copy exit", rc == 0, f"exit {rc}: {err!r}")
+    ctx.check("ROOT copy: says where, first", err.startswith(
+        f"suid2cap: acting on the root {copy} (ROOT in the environment)\n".encode()), f"{err!r}")
     ctx.check("ROOT original untouched", {p: state(p) for p in before} == before, "")
     check_applied(ctx, "ROOT copy", copy, doc, copy_before)
+
+    # said before the directories are checked: a refusal comes after it, nothing changed
+    bad = os.path.join(ctx.tmp, "fixture-bad")
+    subprocess.run(["cp", "-a", root, bad], check=True)
+    os.chmod(os.path.join(bad, "usr/bin"), 0o775)
+    bad_before = {entry_path(bad, e): state(entry_path(bad, e)) for e in doc["entries"]}
+    rc, out, err = run_script(ctx, script, {"ROOT": bad})
+    lines = err.splitlines()
+    ctx.check("unsafe copy: refused", rc == 1 and len(lines) == 2 and
+              lines[0] == f"suid2cap: acting on the root {bad} (ROOT in the environment)".encode()
+              and b"writable by group or others" in lines[1], f"exit {rc}: {err!r}")
+    ctx.check("unsafe copy: untouched", {p: state(p) for p in bad_before} == bad_before, "")
+
+    # the plan's own root, named to steer the script: quoted, escaped, obeyed as a path
+    steer = ctx.tree("r $(touch PWNED) `touch PWNED2` 'q\x1b[31m")
+    for rel in ("usr/local/bin/resvport", "usr/bin/clockdiff", "etc/passwd", "etc/group"):
+        os.makedirs(os.path.dirname(os.path.join(steer, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(root, rel), os.path.join(steer, rel))
+    rc, out, _ = plan(ctx, steer)
+    sdoc = json.loads(out)
+    rc, script, _ = plan(ctx, steer, "--format", "sh")
+    lint_script(ctx, "steering root", script)
+    sbefore = {entry_path(steer, e): state(entry_path(steer, e)) for e in sdoc["entries"]}
+    path = os.path.join(ctx.tmp, "steer.sh")
+    with open(path, "wb") as f:
+        f.write(script)
+    p = subprocess.run(["sh", path], capture_output=True, cwd=ctx.tmp,
+                       env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
+    shown = steer.replace("\x1b", "\\x1b")
+    ctx.check("steering root: exit 0", p.returncode == 0, f"{p.returncode} {p.stderr!r}")
+    ctx.check("steering root: says where, escaped", p.stderr.startswith(
+        f"suid2cap: acting on the root {shown} (the plan's; ROOT=DIR in the environment acts "
+        f"on DIR instead)\n".encode()), f"{p.stderr!r}")
+    ctx.check("steering root: nothing run", not any(n.startswith("PWNED") for n in
+                                                    os.listdir(ctx.tmp)), f"{os.listdir(ctx.tmp)}")
+    check_applied(ctx, "steering root", steer, sdoc, sbefore)
 
 
 def test_sh_refuses(ctx):
@@ -405,7 +454,8 @@ def test_sh_unsafe_dirs(ctx):
         spoil(os.path.join(root, rel))
         before = snapshot_tree(root)
         rc, out, err = run_script(ctx, script)
-        ctx.check(f"unsafe {rel or '/'}: refused", rc == 1 and err == want, f"exit {rc}: {err!r}")
+        ctx.check(f"unsafe {rel or '/'}: refused", rc == 1 and err == acting(root) + want,
+                  f"exit {rc}: {err!r}")
         ctx.check(f"unsafe {rel or '/'}: nothing changed", snapshot_tree(root) == before, "")
     # a symbolic link on the way: the plan's directory moved, a link put in its place
     root = tree_fixture(ctx)
@@ -414,7 +464,7 @@ def test_sh_unsafe_dirs(ctx):
     os.symlink("local.real", os.path.join(root, "usr/local"))
     before = snapshot_tree(root)
     rc, out, err = run_script(ctx, script)
-    ctx.check("symlinked directory refused", rc == 1 and err ==
+    ctx.check("symlinked directory refused", rc == 1 and err == acting(root) +
               b"suid2cap: /usr/local/bin/aware: /usr/local is a symbolic link or not a directory, "
               b"refusing it\n", f"exit {rc}: {err!r}")
     ctx.check("symlinked directory: nothing changed", snapshot_tree(root) == before, "")
@@ -464,7 +514,7 @@ def test_sh_symlink_swap(ctx):
         os.chmod(os.path.join(wrap, tool), 0o755)
     rc, out, err = run_script(ctx, script, {"PATH": wrap + ":" + os.environ["PATH"],
                                             "SWAP": SWAP})
-    ctx.check("swap refused", rc == 1 and err ==
+    ctx.check("swap refused", rc == 1 and err == acting(root) +
               b"suid2cap: /opt/swap/tool: directory /opt/swap is owned by uid 65534, not root: "
               b"its owner could swap the file, refusing it\n", f"exit {rc}: {err!r}")
     ctx.check("swap: no chown, setcap or chmod ran", not os.path.exists(log),
