@@ -66,8 +66,8 @@ static int opt_format(const struct opt *o, const char *arg, const char *verb)
 	a->format = emit_format_from_name(arg);
 	a->format_set = true;
 	if (a->format < 0)
-		return usage_error(verb, "unknown format '%s': expected json, sh, rpm, deb or "
-				   "permissions", arg);
+		return usage_error(verb, "unknown format '%s': expected json, sh, rpm, deb, "
+				   "deb-postrm or permissions", arg);
 	return 0;
 }
 
@@ -87,8 +87,8 @@ static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s
 		OPT_TABLE(a->s.opts),
 		OPT_TABLE(a->db.opts),
 		OPT_CALLBACK("format", a, "FMT", "json (default), sh (a script that carries the "
-			     "plan out),\nrpm (%files lines), deb (a postinst), permissions "
-			     "(openSUSE)", opt_format),
+			     "plan out),\nrpm (%files lines), deb (a postinst), deb-postrm "
+			     "(its postrm),\npermissions (openSUSE)", opt_format),
 		OPT_STRING('o', "output", &a->output, "FILE", "write to FILE instead of standard "
 			   "output"),
 		OPT_BOOL(0, "timestamp", &a->timestamp, "record when the plan was made (the plan "

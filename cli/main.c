@@ -39,7 +39,7 @@
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model and JSON; planload: the strict loader
  *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, Debian postinst, openSUSE permissions
+ *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
  *           journal   write-ahead journal (sealed JSON lines)
  *           state     root-only state directory, state.json for verify
  *           preflight per-filesystem checks before any change
@@ -160,7 +160,8 @@ static const struct cmd commands[] = {
 	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format json|sh|rpm|deb|permissions] "
+	  "[--root DIR] [--db DIR] [--kernel VER] "
+	  "[--format json|sh|rpm|deb|deb-postrm|permissions] "
 	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
 	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },

@@ -128,7 +128,7 @@ def test_plan_formats(ctx):
     clean(ctx, "plan json stderr", err)
     ctx.check("plan json exact", exact_paths(json.loads(out)["entries"]) ==
               {path_of(n) for n in NAMES}, "")
-    for fmt in ("sh", "deb", "rpm", "permissions"):
+    for fmt in ("sh", "deb", "deb-postrm", "rpm", "permissions"):
         rc, out, err = ctx.run(["plan", "--root", root, "--db", db, "--format", fmt])
         ctx.check(f"plan {fmt} exit", rc == 0, f"{rc} {err!r}")
         clean(ctx, f"plan {fmt} stderr", err)
