@@ -1,16 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Benchmark `suid2cap scan` against find, bfs and getcap on the same tree in
-# the same run, with hyperfine, and print each ratio and suid2cap's peak RSS.
+# Benchmark suid2cap against find, bfs and getcap on the same tree in the same
+# run, with hyperfine: warm cache, then cold cache (page cache, dentries and
+# inodes dropped before every run; root only), and audit against scan in both.
+# Prints every ratio and suid2cap's peak RSS.
 #
-#   bench/bench.sh [--cold] [--runs N] [--tree DIR] [--big N]
+#   bench/bench.sh [--warm-only] [--runs N] [--cold-runs N] [--tree DIR] [--big N]
 #
-#   --cold      drop the page cache before every run (root only)
-#   --runs N    hyperfine runs per command (default 15; 3 with --cold)
-#   --tree DIR  benchmark DIR instead of / (e.g. a generated tree)
-#   --big N     generate a tree of N entries under $BENCH_TMP (default /var/tmp)
-#               and measure peak RSS on it (the bound must not grow with size)
+#   --warm-only    skip the cold-cache half (needs no root)
+#   --runs N       hyperfine runs per command, warm (default 15)
+#   --cold-runs N  hyperfine runs per command, cold (default 3)
+#   --tree DIR     benchmark DIR instead of / (e.g. a generated tree)
+#   --big N        generate a tree of N entries under $BENCH_TMP (default /var/tmp)
+#                  and measure peak RSS on it (the bound must not grow with size)
 #
 # Results go to bench/results/ (JSON from hyperfine) and a summary to stdout.
 set -eu
@@ -18,22 +21,29 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin="$here/build/release/cli/suid2cap"
 results="$here/bench/results"
-cold=0
-runs=""
+cold=1
+runs=15
+cold_runs=3
 tree=/
 big=0
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--cold) cold=1 ;;
+	--warm-only) cold=0 ;;
+	--cold) ;;      # the default now; kept for old command lines
 	--runs) runs=$2; shift ;;
+	--cold-runs) cold_runs=$2; shift ;;
 	--tree) tree=$2; shift ;;
 	--big) big=$2; shift ;;
-	*) echo "usage: $0 [--cold] [--runs N] [--tree DIR] [--big N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--warm-only] [--runs N] [--cold-runs N] [--tree DIR] [--big N]" >&2
+	   exit 2 ;;
 	esac
 	shift
 done
-
+if [ "$cold" -eq 1 ] && [ "$(id -u)" -ne 0 ]; then
+	echo "bench: dropping caches needs root; measuring warm only" >&2
+	cold=0
+fi
 for tool in hyperfine find bfs getcap python3; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (tools/dev.sh deps)" >&2; exit 1; }
 done
@@ -82,34 +92,36 @@ print(" ".join(out))
 PY
 )
 
-prepare=""
-if [ "$cold" -eq 1 ]; then
-	# hyperfine -N runs --prepare without a shell too
-	prepare="sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'"
-	runs=${runs:-3}
-	warmup=0
-else
-	runs=${runs:-15}
-	warmup=3
-fi
-
 if [ "$tree" = / ]; then label=root; else label=$(basename "$tree"); fi
-if [ "$cold" -eq 1 ]; then mode=cold; else mode=warm; fi
-json="$results/scan-$label-$mode.json"
 
-echo "==> tree $tree ($mode cache, $runs runs); getcap roots: $getcap_roots"
-set -- \
-	-n suid2cap "$bin scan $tree" \
-	-n suid2cap-xdev "$bin scan --xdev $tree" \
-	-n find "find $tree -xdev -perm /6000 -type f" \
-	-n bfs "bfs $tree -xdev -perm /6000 -type f" \
-	-n getcap "getcap -r $getcap_roots"
-if [ -n "$prepare" ]; then
-	hyperfine -N --ignore-failure --style basic --runs "$runs" --warmup "$warmup" \
-		--prepare "$prepare" --export-json "$json" --output=null "$@"
-else
-	hyperfine -N --ignore-failure --style basic --runs "$runs" --warmup "$warmup" \
-		--export-json "$json" --output=null "$@"
+# One hyperfine run of every command; $1: warm or cold.
+measure() {
+	json="$results/scan-$label-$1.json"
+	set -- "$1" \
+		-n suid2cap "$bin scan $tree" \
+		-n suid2cap-xdev "$bin scan --xdev $tree" \
+		-n audit-xdev "$bin audit --xdev $tree" \
+		-n find "find $tree -xdev -perm /6000 -type f" \
+		-n bfs "bfs $tree -xdev -perm /6000 -type f" \
+		-n getcap "getcap -r $getcap_roots"
+	if [ "$1" = cold ]; then
+		shift
+		echo "==> tree $tree (cold cache, $cold_runs runs); getcap roots: $getcap_roots"
+		# hyperfine -N runs --prepare without a shell too
+		hyperfine -N --ignore-failure --style basic --runs "$cold_runs" --warmup 0 \
+			--prepare "sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'" \
+			--export-json "$json" --output=null "$@"
+	else
+		shift
+		echo "==> tree $tree (warm cache, $runs runs); getcap roots: $getcap_roots"
+		hyperfine -N --ignore-failure --style basic --runs "$runs" --warmup 3 \
+			--export-json "$json" --output=null "$@"
+	fi
+}
+
+measure warm
+if [ "$cold" -eq 1 ]; then
+	measure cold
 fi
 
 # Peak RSS of suid2cap (max over 5 runs), from getrusage of the children.
@@ -125,18 +137,28 @@ PY
 entries=$("$bin" scan --format json "$tree" 2>/dev/null | python3 -c \
 	'import json,sys; d=json.load(sys.stdin); print(d["stats"]["entries"], len(d["files"]))')
 
-python3 - "$json" "$rss" "$entries" <<'PY'
+python3 - "$results/scan-$label-warm.json" "$results/scan-$label-cold.json" "$cold" \
+	"$rss" "$entries" <<'PY'
 import json, sys
-res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-rss_kib = int(sys.argv[2])
-entries, found = sys.argv[3].split()
-s = res["suid2cap"]["mean"]
+warm_file, cold_file, cold, rss_kib, entries = sys.argv[1:6]
+entries, found = entries.split()
 print(f"entries walked: {entries}, privileged files found: {found}")
-for name in ("suid2cap", "suid2cap-xdev", "find", "bfs", "getcap"):
-    r = res[name]
-    print(f"{name:14s} {r['mean']:.3f} s ± {r['stddev'] or 0:.3f}")
-print(f"ratio suid2cap / find   = {s / res['find']['mean']:.2f}  (target <= 0.50 warm, <= 0.40 cold)")
-print(f"ratio suid2cap / bfs    = {s / res['bfs']['mean']:.2f}")
-print(f"ratio suid2cap / getcap = {s / res['getcap']['mean']:.2f}  (target <= 0.25)")
-print(f"peak RSS suid2cap       = {rss_kib / 1024:.1f} MiB  (target <= 32 MiB)")
+targets = {"warm": ("0.50", "0.25"), "cold": ("0.33", "0.25")}
+for mode, path in (("warm", warm_file), ("cold", cold_file)):
+    if mode == "cold" and cold != "1":
+        print("cold: not measured (--warm-only, or not root)")
+        continue
+    res = {r["command"]: r for r in json.load(open(path))["results"]}
+    s = res["suid2cap-xdev"]["mean"]
+    print(f"--- {mode} cache")
+    for name in ("suid2cap", "suid2cap-xdev", "audit-xdev", "find", "bfs", "getcap"):
+        r = res[name]
+        print(f"{name:14s} {r['mean']:.3f} s ± {r['stddev'] or 0:.3f}")
+    t_find, t_getcap = targets[mode]
+    print(f"ratio scan / find       = {s / res['find']['mean']:.2f}  (target <= {t_find})")
+    print(f"ratio scan / bfs        = {s / res['bfs']['mean']:.2f}")
+    print(f"ratio scan / getcap     = {res['suid2cap']['mean'] / res['getcap']['mean']:.2f}"
+          f"  (target <= {t_getcap})")
+    print(f"ratio audit / scan      = {res['audit-xdev']['mean'] / s:.2f}  (target <= 1.20)")
+print(f"peak RSS suid2cap       = {int(rss_kib) / 1024:.1f} MiB  (target <= 32 MiB)")
 PY

@@ -33,8 +33,8 @@ static const char apply_help[] =
 	"change, check the file is still what the plan saw and that the change grants\n"
 	"no more than the file has, journal its exact state and content, set the\n"
 	"capabilities, clear the set-ID bits, read back, run the smoke test as an\n"
-	"unprivileged user and undo the change when it fails.  --db and --kernel are\n"
-	"the ones the plan was made with.\n";
+	"unprivileged user and undo the change when it fails.  --db, --kernel and\n"
+	"--bounding-set are the ones the plan was made with.\n";
 
 /* Read the plan once: its bytes give the hash the journal records. */
 static int load_plan(const char *path, struct plan **ret, char hash[static HASH_HEX_LEN])
@@ -143,7 +143,7 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 	if (ex == 0)
 		ex = open_plan_root(p, &rootfd);
 	if (ex == 0)
-		ex = dbargs_load(&dba, &db);
+		ex = dbargs_load_root(&dba, p->root, &db);
 	if (ex == 0)
 		ex = redecide(ctx, &dba, db, p, a.verbose);
 	if (ex == 0)
@@ -257,7 +257,7 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		return S2C_EXIT_USAGE;
 	ex = dry ? 0 : recover_first(s.root);
 	if (ex == 0)
-		ex = dbargs_load(&dba, &db);
+		ex = dbargs_load_root(&dba, s.root, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = &dba, .db = db, .scan = &s, .ctx = ctx,
 					   .verbose = a.verbose, .hold_unsafe = true,

@@ -28,6 +28,7 @@
 #include "engine.h"
 #include "fcaps.h"
 #include "hash.h"
+#include "host.h"
 #include "jsonout.h"
 #include "learnout.h"
 #include "opts.h"
@@ -140,6 +141,8 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 
 	*a = (struct learn_args){ .user = "nobody", .timeout = 30, .root = "/" };
 	dbargs_init(&a->db);
+	/* the command runs here, with this system's bounding set */
+	a->db.opts[2] = (struct opt)OPT_END();
 	(void)snprintf(intro, sizeof(intro), "%s%s", help_text, learn_bpf_built() ? "" :
 		       "\nThis build has no BPF support: learn uses ptrace only.\n");
 	first = opts_parse(cmd_lookup("learn"), opts, intro, argc, argv);
@@ -571,7 +574,7 @@ struct judged {
 	struct scan_result *res;
 	struct decisions ds;
 	struct decision *d;           /**< NULL: not set-ID and no capabilities */
-	const char *rule_id;
+	const struct rule *rule;      /**< the rule that matches it, or NULL */
 	bool aware;
 };
 
@@ -596,13 +599,13 @@ static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct program
 	j->d = j->ds.n ? j->ds.v[0] : NULL;
 	if (j->d) {
 		j->aware = j->d->aware;
-		j->rule_id = j->d->rule ? j->d->rule->id : NULL;
+		j->rule = j->d->rule;
 		return 0;
 	}
 	e = (struct engine){ .db = j->ds.db, .host = j->ds.host, .ids = j->ds.ids,
 			     .rootfd = j->res->rootfd };
-	match_file(j->ds.db, p->path, NULL, p->sha256, &m);
-	j->rule_id = m.rule ? m.rule->id : NULL;
+	match_file(j->ds.db, p->path, host_package_of(j->ds.host, p->path), p->sha256, &m);
+	j->rule = m.rule;
 	if (!p->script)
 		(void)elfinfo_load_fd(p->fd, &eo, &elf, NULL);
 	r = engine_aware(&e, p->path, p->sha256, elf && elf->kind == ELFINFO_ELF ? elf : NULL,
@@ -679,7 +682,7 @@ static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, co
 		learn_record_finish(rec);
 		if (!a->no_record)
 			record_file = keep_record(rootfd, root_real, rec);
-		draft = learnout_draft(rec, j.rule_id);
+		draft = learnout_draft(rec, j.rule);
 		r = draft ? output(a, rec, draft, record_file, ctx) : -ENOMEM;
 		if (r < 0) {
 			log_error("cannot write the report: %s", strerror(-r));

@@ -44,11 +44,11 @@ struct plan_args {
 static int check_exclusive(const struct plan_args *a, int argc, int first)
 {
 	static const char *const not_with_check[] = { "--format", "--output", "--timestamp",
-						      "--kernel", "--exclude",
+						      "--kernel", "--bounding-set", "--exclude",
 						      "--include-unpackaged", "a PATH" };
 	const bool used[] = { a->format_set, a->output != NULL, a->timestamp,
-			      a->db.kernel != NULL, a->s.n_exclude > 0, a->s.include_unpackaged,
-			      first < argc };
+			      a->db.kernel != NULL, a->db.has_bounding, a->s.n_exclude > 0,
+			      a->s.include_unpackaged, first < argc };
 
 	if (!a->check)
 		return 0;

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,50 +15,89 @@
 #include "db.h"
 #include "dbargs.h"
 #include "jsonout.h"
+#include "lint.h"
 #include "common.h"
 
 static const char intro[] =
-	"  rules lint [DIR ...]   check the database strictly (unknown keys, bad\n"
-	"                         capabilities, duplicate ids, bad globs, overlaps);\n"
-	"                         with DIRs, check those directories layered in order\n"
+	"  rules lint [DIR ...]   check the database strictly and report every problem:\n"
+	"                         unknown keys, bad capabilities, duplicate ids, bad\n"
+	"                         globs, an area that is not the file name, overlapping\n"
+	"                         rules, and migrations to root-equivalent or dangerous\n"
+	"                         sets without accepted_risk; with DIRs, check those\n"
+	"                         directories layered in order on the bundled table\n"
 	"  rules list             list the rules of the layered database\n";
 
 static const char *const formats[] = { "text", "json", NULL };
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int lint(int argc, char **argv)
 {
-	const char *dirs[66];
+	struct rules_layer layers[66];
 	struct rules_db *db = NULL;
+	struct rules_problems problems = { 0 };
 	struct s2c_error err = { 0 };
 	size_t n = 0;
 	bool caps = false;
-	int r;
+	int r, ex;
 
 	if (argc > 64)
 		return usage_error("rules", "too many directories");
 	for (int i = 0; i < argc; i++) {
 		char probe[4096];
-		(void)snprintf(probe, sizeof(probe), "%s/capabilities.json", argv[i]);
 		struct stat st;
+
+		/* A directory named on the command line must exist: linting the bundled
+		 * database instead would report "no problems" about something else. */
+		if (stat(argv[i], &st) < 0) {
+			log_error("cannot lint '%s': %s", argv[i], strerror(errno));
+			return S2C_EXIT_USAGE;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			log_error("cannot lint '%s': not a directory", argv[i]);
+			return S2C_EXIT_USAGE;
+		}
+		(void)snprintf(probe, sizeof(probe), "%s/capabilities.json", argv[i]);
 		caps |= fstatat(AT_FDCWD, probe, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	}
-	if (argc == 0 || !caps)
-		dirs[n++] = dbargs_bundled_dir();   /* the capability table to check against */
+	if (argc == 0 || !caps)   /* the capability table to check against */
+		layers[n++] = (struct rules_layer){ .dir = dbargs_bundled_dir(), .dirfd = -1 };
 	if (argc == 0)
-		dirs[n++] = S2C_SYSCONF_DBDIR;
+		layers[n++] = (struct rules_layer){ .dir = S2C_SYSCONF_DBDIR, .dirfd = -1,
+						    .optional = true };
 	for (int i = 0; i < argc; i++)
-		dirs[n++] = argv[i];
-	dirs[n] = NULL;
-	r = rules_db_load(dirs, RULES_LOAD_NO_OVERLAP | (geteuid() == 0 ? RULES_LOAD_TRUSTED : 0),
-			  &db, &err);
+		layers[n++] = (struct rules_layer){ .dir = argv[i], .dirfd = -1 };
+	r = rules_db_load_layers(layers, n,
+				 RULES_LOAD_NO_OVERLAP | (geteuid() == 0 ? RULES_LOAD_TRUSTED : 0),
+				 &problems, &db, &err);
+	if (r == 0)
+		r = lint_rules(db, &problems);
 	if (r < 0) {
+		rules_problems_release(&problems);
+		rules_db_free(db);
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -ENOMEM ? S2C_EXIT_FAILURE : S2C_EXIT_FINDINGS;
 	}
-	(void)printf("%zu rules in %zu files, database %s: no problems found\n", db->n, db->n_files,
-		     db->hash);
+	/* in file and path order, whichever check found them */
+	if (problems.n)
+		qsort(problems.v, problems.n, sizeof(*problems.v), cmp_str);
+	for (size_t i = 0; i < problems.n; i++)
+		log_error("%s", problems.v[i]);
+	if (problems.n) {
+		(void)printf("%zu problem%s in %zu rules in %zu files\n", problems.n,
+			     problems.n == 1 ? "" : "s", db->n, db->n_files);
+		ex = S2C_EXIT_FINDINGS;
+	} else {
+		(void)printf("%zu rules in %zu files, database %s: no problems found\n", db->n,
+			     db->n_files, db->hash);
+		ex = S2C_EXIT_OK;
+	}
+	rules_problems_release(&problems);
 	rules_db_free(db);
-	return S2C_EXIT_OK;
+	return ex;
 }
 
 static int list(const struct rules_db *db, bool json)

@@ -38,8 +38,8 @@ static const char help_text[] =
 	"Compare the system with the state recorded by apply: report files whose\n"
 	"set-ID bit came back, whose capabilities are gone or different, or whose\n"
 	"content changed (a package update, told from tampering by the package\n"
-	"database's digests).  --db, --kernel, --exclude, --include-unpackaged and\n"
-	"the smoke-test options apply to --fix.\n";
+	"database's digests).  --db, --kernel, --bounding-set, --exclude,\n"
+	"--include-unpackaged and the smoke-test options apply to --fix.\n";
 
 static int do_hooks(int rootfd, const char *root, const char *install, const char *remove,
 		    const char *program)
@@ -132,7 +132,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	if (!k)
 		return S2C_EXIT_FINDINGS;
 	s.paths = paths;
-	ex = dbargs_load(dba, &db);
+	ex = dbargs_load_root(dba, s.root, &db);
 	if (ex == 0) {
 		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
 					   .verbose = aa->verbose, .plan_limits = true };

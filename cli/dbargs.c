@@ -29,14 +29,30 @@ static int opt_kernel(const struct opt *o, const char *arg, const char *verb)
 	return 0;
 }
 
+static int opt_bounding(const struct opt *o, const char *arg, const char *verb)
+{
+	struct dbargs *a = o->value;
+	struct s2c_error err = { 0 };
+
+	if (host_bounding_parse(arg, &a->bounding, &a->bounding_what, &err) < 0)
+		return usage_error(verb, "%s", err.msg);
+	a->has_bounding = true;
+	return 0;
+}
+
 void dbargs_init(struct dbargs *a)
 {
 	*a = (struct dbargs){
 		.opts = {
 			OPT_LIST("db", &a->extra, "DIR", "add a rules directory after the bundled "
-				 "database and\n/etc/suid2cap/rules.d (repeatable)"),
+				 "database and\nthe local rules (/etc/suid2cap/rules.d, or an image's own)\n"
+				 "(repeatable)"),
 			OPT_CALLBACK("kernel", a, "VER", "evaluate kernel conditions for VER (e.g. "
 				     "5.10)", opt_kernel),
+			OPT_CALLBACK("bounding-set", a, "SET", "the bounding set programs run with "
+				     "there: docker, podman,\nall, or capability names separated by "
+				     "commas; a migration\noutside it cannot work (default: from the "
+				     "target)", opt_bounding),
 			OPT_END(),
 		},
 	};
@@ -69,13 +85,45 @@ const char *dbargs_bundled_dir(void)
 
 int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 {
-	const char *dirs[2 + OPT_LIST_MAX + 1];
+	return dbargs_load_root(a, NULL, ret);
+}
+
+int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db **ret)
+{
+	struct rules_layer layers[2 + OPT_LIST_MAX];
+	_cleanup_free_ char *target = NULL;
+	_cleanup_close_ int rootfd = -1, localfd = RULES_LAYER_ABSENT;
 	struct s2c_error err = { 0 };
+	bool host = true;
 	size_t n = 0;
 	int r;
 
-	dirs[n++] = dbargs_bundled_dir();
-	dirs[n++] = S2C_SYSCONF_DBDIR;
+	layers[n++] = (struct rules_layer){ .dir = dbargs_bundled_dir(), .dirfd = -1, .label = "bundled" };
+	/* An image's local rules are its own etc/suid2cap/rules.d, opened beneath its
+	 * root, never the host's. */
+	if (root) {
+		rootfd = scan_open_root(root, &host, &err);
+		if (rootfd < 0) {
+			log_error("%s", err.msg);
+			return S2C_EXIT_USAGE;
+		}
+	}
+	if (host) {
+		layers[n++] = (struct rules_layer){ .dir = S2C_SYSCONF_DBDIR, .dirfd = -1,
+						    .optional = true, .label = "local" };
+	} else {
+		r = rules_db_open_target_layer(rootfd, &localfd, &err);
+		if (r < 0) {
+			log_error("cannot use the local rules of '%s': %s", root, err.msg);
+			return r == -ENOMEM ? S2C_EXIT_FAILURE : S2C_EXIT_PRIVILEGE;
+		}
+		if (asprintf(&target, "%s%s", s2c_streq(root, "/") ? "" : root, S2C_SYSCONF_DBDIR) < 0) {
+			target = NULL;
+			return S2C_EXIT_FAILURE;
+		}
+		layers[n++] = (struct rules_layer){ .dir = target, .dirfd = localfd, .optional = true,
+						    .label = "target" };
+	}
 	for (size_t i = 0; i < a->extra.n; i++) {
 		struct stat st;
 		/* Optional layers may be absent; one asked for by name may not.  The message
@@ -89,10 +137,13 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 			log_error("cannot use --db '%s': %s", shown ? shown : a->extra.v[i], why);
 			return S2C_EXIT_USAGE;
 		}
-		dirs[n++] = a->extra.v[i];
+		layers[n++] = (struct rules_layer){ .dir = a->extra.v[i], .dirfd = -1, .label = "db" };
 	}
-	dirs[n] = NULL;
-	r = rules_db_load(dirs, geteuid() == 0 ? RULES_LOAD_TRUSTED : 0, ret, &err);
+	/* Overlapping rules are an error here too: a tie between local and bundled
+	 * rules would otherwise turn into a silent review. */
+	r = rules_db_load_layers(layers, n,
+				 RULES_LOAD_NO_OVERLAP | (geteuid() == 0 ? RULES_LOAD_TRUSTED : 0),
+				 NULL, ret, &err);
 	if (r < 0) {
 		log_error("cannot load the rules database: %s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
@@ -103,8 +154,14 @@ int dbargs_load(const struct dbargs *a, struct rules_db **ret)
 int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
 	       struct decisions *out)
 {
+	const struct decide_target t = {
+		.kernel = a->kernel,
+		.has_bounding = a->has_bounding,
+		.bounding = a->bounding,
+		.bounding_what = a->bounding_what,
+	};
 	struct s2c_error err = { 0 };
-	int r = decide_all(db, res, a->kernel, out, &err);
+	int r = decide_all(db, res, &t, out, &err);
 
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -118,7 +175,7 @@ int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ct
 {
 	struct rules_db *rdb = NULL;
 	struct scan_result *res = NULL;
-	int ex = dbargs_load(db, &rdb);
+	int ex = dbargs_load_root(db, s->root, &rdb);
 
 	if (ex)
 		return ex;

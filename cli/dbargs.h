@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "decide.h"
 #include "opts.h"
@@ -24,7 +25,11 @@ struct scan_result;
 struct dbargs {
 	struct opt_list extra;        /**< --db directories, in order */
 	const char *kernel;           /**< --kernel VERSION or NULL */
-	struct opt opts[3];           /**< --db and --kernel, for a verb's table (OPT_TABLE) */
+	bool has_bounding;            /**< --bounding-set was given */
+	uint64_t bounding;            /**< its capabilities (all bits for "all") */
+	const char *bounding_what;    /**< its description, NULL for "all" */
+	struct opt opts[4];           /**< --db, --kernel and --bounding-set, for a verb's table
+					   (OPT_TABLE) */
 };
 
 /** Empty options and their table @a->opts. */
@@ -40,11 +45,20 @@ const char *dbargs_bundled_dir(void);
  */
 int dbargs_load(const struct dbargs *a, struct rules_db **ret);
 
+/**
+ * Like dbargs_load() for the target at @root (NULL or this system's "/": the
+ * host): for an image the local layer is the image's own
+ * etc/suid2cap/rules.d, opened beneath the root without following symbolic
+ * links, with the same trust checks, instead of the host's.
+ */
+int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db **ret);
+
 struct decisions;
 struct scanargs;
 
 /**
- * decide_all() (rules/decide.h) with --kernel from @a, printing a failure.
+ * decide_all() (rules/decide.h) with --kernel and --bounding-set from @a,
+ * printing a failure.
  * @db is taken over.  Returns 0, or an exit code after printing.
  */
 int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
@@ -53,7 +67,8 @@ int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_re
 struct s2c_ctx;
 
 /**
- * The pipeline every deciding verb starts with: load the database, scan
+ * The pipeline every deciding verb starts with: load the database (with the
+ * local layer of the target scanned, dbargs_load_root()), scan
  * (progress and warnings on stderr), decide about every candidate
  * (rules/decide.h decide_all()).
  * @ret_res  the scan, free with scan_result_free() (after decisions_release()).

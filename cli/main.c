@@ -21,13 +21,15 @@
  *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
- *           hash      SHA-256 of files (OpenSSL)
+ *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
  *           fileid    the one file identity and privilege state, one compare
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
  *           db        rules database: layered loading, validation, overlaps, hash
+ *           lint      rules lint: risky migrations without accepted_risk
  *           glob      path globs and their intersection
- *           host      target facts: kernel, sysctl, os-release, dpkg owner
+ *           host      target facts: kernel, sysctl, os-release, package of a file
+ *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
  *           privcheck the privilege order: never more than the file has
  *           engine    the decision: verdict, caps, risk, evidence, warnings
@@ -155,37 +157,40 @@ static const struct cmd commands[] = {
 	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json|markdown|html|sarif] "
-	  "[--output FILE] [--fail-on review|migrate|risk] [--no-color] [--exclude PATH] "
-	  "[--other-roots] [PATH ...]",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
+	  "[--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--exclude PATH] [--other-roots] "
+	  "[PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] "
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format json|sh|rpm|deb|deb-postrm|permissions] "
 	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
 	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },
 	{ "apply", cmd_apply, CMD_WRITES, 1, 1, "PLAN", CAPS_CHANGE, phases_change,
-	  "PLAN [--db DIR] [--kernel VER] [--only PATH ...] [--no-smoke] [--smoke] "
+	  "PLAN [--db DIR] [--kernel VER] [--bounding-set SET] [--only PATH ...] [--no-smoke] "
+	  "[--smoke] "
 	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
 	  "[--allow-root-equivalent] [--quiet] [--verbose]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
 	{ "migrate", cmd_migrate, CMD_WRITES, 0, CMD_ANY, "PATH", CAPS_CHANGE, phases_change,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--yes] [--dry-run] [--exclude PATH] "
-	  "[--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--yes] [--dry-run] "
+	  "[--exclude PATH] [--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
 	{ "rollback", cmd_rollback, CMD_WRITES, 0, 1, "JOURNAL", CAPS_CHANGE, phases_rollback,
 	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
 	  "undo an apply, restoring the exact previous state" },
 	{ "verify", cmd_verify, CMD_WRITES, 0, 0, NULL, CAPS_CHANGE, phases_verify,
-	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--no-smoke] [--smoke-user USER] "
+	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--bounding-set SET] [--no-smoke] "
+	  "[--smoke-user USER] "
 	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
 	  "[--install-hook dpkg|apt|rpm] [--hook-program PATH] [--remove-hook dpkg|apt|rpm] "
 	  "[--quiet]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
-	  "[--root DIR] [--db DIR] [--kernel VER] [--format text|json] [--exclude PATH] "
-	  "[--other-roots] PATH ...",
+	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] "
+	  "[--exclude PATH] [--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
 	{ "rules", cmd_rules, 0, 1, CMD_ANY, "'lint' or 'list'", PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",

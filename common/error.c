@@ -22,16 +22,22 @@ S2C_PRINTF(2, 0) static void vformat(struct s2c_error *err, const char *fmt, va_
 		memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
 }
 
+static int vset(struct s2c_error *err, int code, const char *fmt, va_list ap)
+{
+	code = normalise(code);
+	if (err) {
+		err->code = code;
+		vformat(err, fmt, ap);
+	}
+	return code;
+}
+
 int s2c_error_set(struct s2c_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	code = normalise(code);
-	if (!err)
-		return code;
-	err->code = code;
 	va_start(ap, fmt);
-	vformat(err, fmt, ap);
+	code = vset(err, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -41,13 +47,11 @@ int s2c_error_errno(struct s2c_error *err, int code, const char *fmt, ...)
 	va_list ap;
 	size_t len;
 
-	code = normalise(code);
+	va_start(ap, fmt);
+	code = vset(err, code, fmt, ap);
+	va_end(ap);
 	if (!err)
 		return code;
-	err->code = code;
-	va_start(ap, fmt);
-	vformat(err, fmt, ap);
-	va_end(ap);
 	len = strlen(err->msg);
 	if (len < sizeof(err->msg) - 1)
 		(void)snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", strerror(-code));

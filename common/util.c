@@ -290,13 +290,14 @@ int strv_push(char ***v, size_t *n, char *s)
 
 	if (!s)
 		return -ENOMEM;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	nv = realloc(*v, (*n + 2) * sizeof(*nv));
 	if (!nv) {
 		free(s);
 		return -ENOMEM;
 	}
 	*v = nv;
 	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
 	return 0;
 }
 

@@ -89,7 +89,8 @@ void strv_freen(char **v, size_t n);
 
 /**
  * Append @s (taken over; NULL stands for a failed allocation) to the array
- * @v of @n strings.  Returns 0, or -ENOMEM (@s is freed, @v unchanged).
+ * @v of @n strings, which stays NULL-terminated (strv_free() frees it).
+ * Returns 0, or -ENOMEM (@s is freed, @v unchanged).
  */
 int strv_push(char ***v, size_t *n, char *s);
 

@@ -137,8 +137,8 @@ static int state_before(const struct facts *f, struct plan_state *s)
 static int state_after(const struct decision *d, const struct plan_state *before,
 		       struct plan_state *s)
 {
-	const char *owner = d->uid == before->uid ? before->owner : d->rule ? d->rule->owner : NULL;
-	const char *group = d->gid == before->gid ? before->group : d->rule ? d->rule->group : NULL;
+	const char *owner = d->uid == before->uid ? before->owner : d->owner_after;
+	const char *group = d->gid == before->gid ? before->group : d->group_after;
 	bool oom = false;
 	int len;
 
@@ -170,13 +170,13 @@ static int add_evidence(const struct decision *d, struct plan_entry *e)
 			return -ENOMEM;
 		r = strv_push(&e->evidence, &e->n_evidence,
 			      strdup_printf("%s %s: %s%s%s", strength_name(ev->strength),
-				  k >= 0 && k < _EVIDENCE_KIND_MAX ? evidence_kinds[k] : "?",
-				  ev->what, caps ? " -> " : "", caps ? caps : ""));
+					    k >= 0 && k < _EVIDENCE_KIND_MAX ? evidence_kinds[k] : "?",
+					    ev->what, caps ? " -> " : "", caps ? caps : ""));
 	}
 	for (size_t i = 0; i < d->n_conditions && r == 0; i++)
 		r = strv_push(&e->evidence, &e->n_evidence,
 			      strdup_printf("condition: %s%s", d->conditions[i].text,
-				  d->conditions[i].chosen ? " (chosen)" : ""));
+					    d->conditions[i].chosen ? " (chosen)" : ""));
 	return r;
 }
 
@@ -204,7 +204,8 @@ static char *entry_reason(const struct decision *d)
 	if (d->changes || (d->verdict != VERDICT_MIGRATE && d->verdict != VERDICT_DROP))
 		return strdup(d->reason);
 	if (len && d->reason[len - 1] == '.')
-		return strdup_printf("%s It is already in that state, so nothing changes.", d->reason);
+		return strdup_printf("%s It is already in that state, so nothing changes.",
+				     d->reason);
 	return strdup_printf("%s; it is already in that state, so nothing changes", d->reason);
 }
 

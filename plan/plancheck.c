@@ -50,9 +50,10 @@ static bool same_file(const struct plan_entry *a, const struct plan_entry *b)
 
 static char *describe_after(const struct plan_entry *e)
 {
-	return strdup_printf("%s, %04o %u:%u %s", verdict_name(e->verdict), e->after.mode & 07777, e->after.uid,
-		   e->after.gid, e->after.caps_len ? (e->after.caps_text ? e->after.caps_text :
-						      "(capabilities)") : "no capabilities");
+	return strdup_printf("%s, %04o %u:%u %s", verdict_name(e->verdict), e->after.mode & 07777,
+			     e->after.uid, e->after.gid,
+			     !e->after.caps_len ? "no capabilities" :
+			     e->after.caps_text ? e->after.caps_text : "(capabilities)");
 }
 
 int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
@@ -79,22 +80,15 @@ int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
 			r = -ENOMEM;
 			break;
 		}
-		r = strv_push(&v, &n, strdup_printf("'%s': the plan says %s; the rules decide %s%s%s%s%s", e->path,
-					  want, got, f->rule_id ? " (rule " : "", f->rule_id ? f->rule_id : "",
-					  f->rule_id ? ")" : "", f->change ? "" : ", with nothing to change"));
-	}
-	if (r == 0 && n) {
-		char **nv = realloc(v, (n + 1) * sizeof(*v));
-		if (nv)
-			nv[n] = NULL;
-		else
-			r = -ENOMEM;
-		v = nv ? nv : v;
+		r = strv_push(&v, &n, strdup_printf("'%s': the plan says %s; the rules decide %s%s%s%s%s",
+						    e->path, want, got,
+						    f->rule_id ? " (rule " : "",
+						    f->rule_id ? f->rule_id : "",
+						    f->rule_id ? ")" : "",
+						    f->change ? "" : ", with nothing to change"));
 	}
 	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
+		strv_free(v);
 		return r;
 	}
 	*ret = v;
@@ -143,29 +137,23 @@ int plan_privilege_problems(const struct plan *p, const struct captable *t, char
 		if (c == -ENOMEM)
 			r = c;
 		else if (c < 0)
-			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the change grants more than the "
-						  "file has: %s", i, e->path, why.msg));
+			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the change grants "
+							    "more than the file has: %s", i,
+							    e->path, why.msg));
 		else if (e->risk != privcheck_risk(t, &a))
-			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the plan says risk '%s'; what the "
-						  "change leaves is '%s'", i, e->path,
-						  risk_name(e->risk), risk_name(privcheck_risk(t, &a))));
+			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the plan says "
+							    "risk '%s'; what the change leaves "
+							    "is '%s'", i, e->path,
+							    risk_name(e->risk),
+							    risk_name(privcheck_risk(t, &a))));
 		else if (e->disguise != (captable_risk(t, file_caps_mask(&a)) == RISK_ROOT))
-			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the plan says setuid_in_disguise "
-						  "%s; the capability set says otherwise", i, e->path,
-						  e->disguise ? "true" : "false"));
-	}
-	if (r == 0 && n) {
-		char **nv = realloc(v, (n + 1) * sizeof(*v));
-		if (nv)
-			nv[n] = NULL;
-		else
-			r = -ENOMEM;
-		v = nv ? nv : v;
+			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the plan says "
+							    "setuid_in_disguise %s; the capability "
+							    "set says otherwise", i, e->path,
+							    e->disguise ? "true" : "false"));
 	}
 	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
+		strv_free(v);
 		return r;
 	}
 	*ret = v;

@@ -128,6 +128,52 @@ static void read_database(struct jcheck *jc, struct json_object *o, const struct
 	}
 }
 
+/* How one kind of array in the document is read. */
+struct array_kind {
+	size_t size;                  /* of one element */
+	/* Read one element; 0 when it can be put in order (it may still have problems). */
+	int (*read)(struct jcheck *jc, struct json_object *o, const struct jpath *p, void *elem);
+	int (*cmp)(const void *a, const void *b);   /* the order: strcmp-like */
+	/* Report @elem equal to (@c == 0) or before (@c > 0) the element ahead of it. */
+	void (*misordered)(struct jcheck *jc, const struct jpath *p, const void *elem, int c);
+};
+
+/*
+ * Read the array @a at @p into a new vector (*@ret_v, with *@ret_n elements
+ * read so far, so that what was read is released with the plan), checking
+ * that its elements are unique and in order.
+ */
+static void read_array(struct jcheck *jc, struct json_object *a, const struct jpath *p,
+		       const struct array_kind *k, void **ret_v, size_t *ret_n)
+{
+	size_t n;
+	bool prev_ok = false;
+	char *v;
+
+	if (!json_object_is_type(a, json_type_array)) {
+		(void)jcheck_problem(jc, p, "expected an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	v = calloc(n ? n : 1, k->size);
+	if (!v) {
+		jc->oom = true;
+		return;
+	}
+	*ret_v = v;
+	for (size_t i = 0; i < n && !jc->oom; i++) {
+		struct jpath ip = jpath_index(p, i);
+		void *e = v + i * k->size;
+		bool ok = k->read(jc, json_object_array_get_idx(a, i), &ip, e) == 0;
+		int c = ok && prev_ok ? k->cmp(v + (i - 1) * k->size, e) : -1;
+
+		*ret_n = i + 1;
+		if (c >= 0)
+			k->misordered(jc, &ip, e, c);
+		prev_ok = ok;
+	}
+}
+
 static int read_mount(struct jcheck *jc, struct json_object *o, const struct jpath *p,
 		      struct plan_mount *m)
 {
@@ -148,36 +194,32 @@ static int read_mount(struct jcheck *jc, struct json_object *o, const struct jpa
 	return jc->count == problems ? 0 : -EINVAL;
 }
 
+static int read_mount_el(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+			 void *elem)
+{
+	return read_mount(jc, o, p, elem);
+}
+
+static int mount_cmp(const void *a, const void *b)
+{
+	return plan_mount_cmp(a, b);
+}
+
+static void mount_misordered(struct jcheck *jc, const struct jpath *p, const void *elem, int c)
+{
+	(void)elem;
+	(void)jcheck_problem(jc, p, c == 0 ? "the same mount twice"
+					   : "not sorted (by target, fstype, nosuid, readonly)");
+}
+
+static const struct array_kind mounts_kind = {
+	sizeof(struct plan_mount), read_mount_el, mount_cmp, mount_misordered,
+};
+
 static void read_mounts(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			struct plan *plan)
 {
-	size_t n;
-	bool prev_ok = false;
-
-	if (!json_object_is_type(a, json_type_array)) {
-		(void)jcheck_problem(jc, p, "expected an array");
-		return;
-	}
-	n = json_object_array_length(a);
-	plan->mounts = calloc(n ? n : 1, sizeof(*plan->mounts));
-	if (!plan->mounts) {
-		jc->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct jpath ip = jpath_index(p, i);
-		struct plan_mount *m = &plan->mounts[i];
-		bool ok = read_mount(jc, json_object_array_get_idx(a, i), &ip, m) == 0;
-		int c = ok && prev_ok ? plan_mount_cmp(m - 1, m) : -1;
-
-		plan->n_mounts = i + 1;
-		if (c == 0)
-			(void)jcheck_problem(jc, &ip, "the same mount twice");
-		else if (c > 0)
-			(void)jcheck_problem(jc, &ip, "not sorted (by target, fstype, nosuid, "
-					     "readonly)");
-		prev_ok = ok;
-	}
+	read_array(jc, a, p, &mounts_kind, (void **)&plan->mounts, &plan->n_mounts);
 }
 
 static int read_skipped(struct jcheck *jc, struct json_object *o, const struct jpath *p,
@@ -205,69 +247,67 @@ static int read_skipped(struct jcheck *jc, struct json_object *o, const struct j
 	return jc->count == problems ? 0 : -EINVAL;
 }
 
+static int skipped_el(struct jcheck *jc, struct json_object *o, const struct jpath *p,
+		      void *elem)
+{
+	return read_skipped(jc, o, p, elem);
+}
+
+static int skipped_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct skip_entry *)a)->path, ((const struct skip_entry *)b)->path);
+}
+
+static void skipped_misordered(struct jcheck *jc, const struct jpath *p, const void *elem, int c)
+{
+	(void)elem;
+	jcheck_problem_at(jc, p, "path", c == 0 ? "the same path twice" : "not sorted by path");
+}
+
+static const struct array_kind skipped_kind = {
+	sizeof(struct skip_entry), skipped_el, skipped_cmp, skipped_misordered,
+};
+
 /* "not_scanned": what the scan left out; absent in plans from before it existed. */
 static void read_not_scanned(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			     struct plan *plan)
 {
-	size_t n;
-	bool prev_ok = false;
-
-	if (!json_object_is_type(a, json_type_array)) {
-		(void)jcheck_problem(jc, p, "expected an array");
-		return;
-	}
-	n = json_object_array_length(a);
-	plan->not_scanned = calloc(n ? n : 1, sizeof(*plan->not_scanned));
-	if (!plan->not_scanned) {
-		jc->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct jpath ip = jpath_index(p, i);
-		struct skip_entry *e = &plan->not_scanned[i];
-		bool ok = read_skipped(jc, json_object_array_get_idx(a, i), &ip, e) == 0;
-		int c = ok && prev_ok ? strcmp(e[-1].path, e->path) : -1;
-
-		plan->n_not_scanned = i + 1;
-		if (c >= 0)
-			jcheck_problem_at(jc, &ip, "path", c == 0 ? "the same path twice"
-								 : "not sorted by path");
-		prev_ok = ok;
-	}
+	read_array(jc, a, p, &skipped_kind, (void **)&plan->not_scanned, &plan->n_not_scanned);
 }
+
+/* An entry with problems is still ordered when its path was read. */
+static int entry_el(struct jcheck *jc, struct json_object *o, const struct jpath *p, void *elem)
+{
+	struct plan_entry *e = elem;
+
+	(void)planentry_read(jc, o, p, e);
+	return e->path ? 0 : -EINVAL;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct plan_entry *)a)->path, ((const struct plan_entry *)b)->path);
+}
+
+static void entry_misordered(struct jcheck *jc, const struct jpath *p, const void *elem, int c)
+{
+	const struct plan_entry *e = elem;
+
+	if (c == 0)
+		jcheck_problem_at(jc, p, "path", "'%s' is in the plan twice", e->path);
+	else
+		jcheck_problem_at(jc, p, "path", "'%s' is out of order: entries are sorted by path",
+				  e->path);
+}
+
+static const struct array_kind entries_kind = {
+	sizeof(struct plan_entry), entry_el, entry_cmp, entry_misordered,
+};
 
 static void read_entries(struct jcheck *jc, struct json_object *a, const struct jpath *p,
 			 struct plan *plan)
 {
-	size_t n;
-	bool prev_ok = false;
-
-	if (!json_object_is_type(a, json_type_array)) {
-		(void)jcheck_problem(jc, p, "expected an array");
-		return;
-	}
-	n = json_object_array_length(a);
-	plan->v = calloc(n ? n : 1, sizeof(*plan->v));
-	if (!plan->v) {
-		jc->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n && !jc->oom; i++) {
-		struct jpath ip = jpath_index(p, i);
-		struct plan_entry *e = &plan->v[i];
-		int c;
-
-		(void)planentry_read(jc, json_object_array_get_idx(a, i), &ip, e);
-		plan->n = i + 1;
-		c = e->path && prev_ok ? strcmp(e[-1].path, e->path) : -1;
-		if (c == 0)
-			jcheck_problem_at(jc, &ip, "path", "'%s' is in the plan twice", e->path);
-		else if (c > 0)
-			jcheck_problem_at(jc, &ip, "path",
-					  "'%s' is out of order: entries are sorted by path",
-					  e->path);
-		prev_ok = e->path != NULL;
-	}
+	read_array(jc, a, p, &entries_kind, (void **)&plan->v, &plan->n);
 }
 
 /* The summary; it must count the entries when @compare (they were read without a problem). */

@@ -10,10 +10,13 @@
 #include "auditjson.h"
 #include "decisionout.h"
 #include "engine.h"
+#include "db.h"
 #include "facts.h"
+#include "fcaps.h"
 #include "host.h"
 #include "jsonout.h"
 #include "learnout.h"
+#include "pkgdb.h"
 #include "scanout.h"
 #include "util.h"
 #include "common.h"
@@ -22,6 +25,7 @@ struct json_object *auditjson_host(const struct audit *a)
 {
 	const struct host *h = a->host;
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *dbs;
 	char ver[64];
 
 	if (!o)
@@ -33,8 +37,28 @@ struct json_object *auditjson_host(const struct audit *a)
 	    jsonout_add_name(o, "os_id", h->os_id) < 0 ||
 	    jsonout_add_name(o, "os", h->os_pretty) < 0 ||
 	    jsonout_add_name(o, "ping_group_range", a->ping_group_range) < 0 ||
-	    jsonout_add_bool(o, "package_database", h->pkg_db) < 0)
+	    jsonout_add_bool(o, "package_database", h->pkg_db) < 0 ||
+	    jsonout_add_name(o, "package_database_problem",
+			     h->pkgdb ? pkgdb_problem(h->pkgdb) : NULL) < 0)
 		return NULL;
+	dbs = json_object_new_array();
+	if (jsonout_add(o, "package_databases", dbs) < 0)
+		return NULL;
+	if (h->bounding == HOST_BOUNDING_ALL) {
+		if (jsonout_add_null(o, "bounding_set") < 0)
+			return NULL;
+	} else {
+		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
+		struct json_object *b = json_object_new_object();
+		if (!caps || jsonout_add(o, "bounding_set", b) < 0 ||
+		    jsonout_add_name(b, "source", h->bounding_what) < 0 ||
+		    jsonout_add_name(b, "caps", *caps ? caps : NULL) < 0)
+			return NULL;
+	}
+	for (size_t i = 0; h->pkgdb && i < pkgdb_count(h->pkgdb); i++)
+		if (jsonout_push(dbs, json_object_new_string(
+					      pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)))) < 0)
+			return NULL;
 	return TAKE_PTR(o);
 }
 
@@ -55,7 +79,7 @@ struct json_object *auditjson_paths(const struct audit *a)
 struct json_object *auditjson_database(const struct rules_db *db)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	struct json_object *files;
+	struct json_object *files, *layers;
 
 	if (!o || jsonout_add_string(o, "hash", db->hash) < 0 ||
 	    jsonout_add_int(o, "rules", (int64_t)db->n) < 0)
@@ -63,6 +87,21 @@ struct json_object *auditjson_database(const struct rules_db *db)
 	files = json_object_new_array();
 	if (jsonout_add(o, "files", files) < 0)
 		return NULL;
+	layers = json_object_new_array();
+	if (jsonout_add(o, "layers", layers) < 0)
+		return NULL;
+	for (size_t i = 0; i < db->n_layers; i++) {
+		const struct rules_db_layer *l = &db->layers[i];
+		bool bundled = !l->label || s2c_streq(l->label, "bundled");
+		struct json_object *lo = json_object_new_object();
+		/* the bundled directory differs between installs: not named */
+		if (jsonout_push(layers, lo) < 0 ||
+		    jsonout_add_name(lo, "kind", l->label ? l->label : "bundled") < 0 ||
+		    jsonout_add_name(lo, "dir", bundled ? NULL : l->dir) < 0 ||
+		    jsonout_add_bool(lo, "present", l->present) < 0 ||
+		    jsonout_add_int(lo, "rules", (int64_t)l->rules) < 0)
+			return NULL;
+	}
 	/* Base names only: the directories differ between installs and machines. */
 	for (size_t i = 0; i < db->n_files; i++) {
 		const char *slash = strrchr(db->files[i], '/');

@@ -8,9 +8,12 @@
 #include "audit.h"
 #include "audittext.h"
 #include "engine.h"
+#include "db.h"
 #include "facts.h"
+#include "fcaps.h"
 #include "host.h"
 #include "learnout.h"
+#include "pkgdb.h"
 #include "scanout.h"
 #include "util.h"
 #include "common.h"
@@ -145,7 +148,40 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 	if (h)
 		(void)fprintf(out, "target: %s, kernel %s%s%s\n", h->live ? "this host" : "image",
 			      h->kernel_release, os ? ", " : "", os ? os : "");
+	if (h && h->pkgdb) {
+		const char *problem = pkgdb_problem(h->pkgdb);
+		_cleanup_free_ char *p = problem ? escape_text(problem) : NULL;
+		(void)fputs("package database:", out);
+		for (size_t i = 0; i < pkgdb_count(h->pkgdb); i++)
+			(void)fprintf(out, "%s %s", i ? "," : "",
+				      pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)));
+		if (!pkgdb_count(h->pkgdb))
+			(void)fputs(" none (owners unknown: programs are told apart by their binaries)",
+				    out);
+		if (p)
+			(void)fprintf(out, "; %s", p);
+		(void)fputc('\n', out);
+	}
+	if (h && h->bounding != HOST_BOUNDING_ALL) {
+		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
+		(void)fprintf(out, "container: %s: %s\n", h->bounding_what ? h->bounding_what : "?",
+			      caps && *caps ? caps : "no capabilities");
+	}
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
+	for (size_t i = 0; i < a->db->n_layers; i++) {
+		const struct rules_db_layer *l = &a->db->layers[i];
+		_cleanup_free_ char *dir = escape_text(l->dir);
+		const char *what = !l->label || s2c_streq(l->label, "bundled") ? NULL :
+				   s2c_streq(l->label, "local") ? "local rules" :
+				   s2c_streq(l->label, "target") ? "local rules (the target's)" : "--db";
+		if (!what)
+			continue;
+		if (l->present)
+			(void)fprintf(out, "%s: %s: %zu rule%s\n", what, dir ? dir : "?", l->rules,
+				      l->rules == 1 ? "" : "s");
+		else
+			(void)fprintf(out, "%s: %s: none\n", what, dir ? dir : "?");
+	}
 	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
 		return -ENOMEM;
 	if (!a->complete)

@@ -158,7 +158,11 @@ struct json_object *decisionout_json(const struct decision *d)
 		return NULL;
 	facts_mode_octal(d->mode, mode);
 	if (add_nullable(o, "file", factsjson_new(d->facts)) < 0 ||
-	    jsonout_add_name(o, "package", d->package) < 0 || jsonout_add_name(o, "sha256", d->sha256) < 0 ||
+	    jsonout_add_name(o, "package", d->package) < 0 ||
+	    jsonout_add_name(o, "package_version", d->package_version) < 0 ||
+	    jsonout_add_name(o, "version", d->version) < 0 ||
+	    jsonout_add_name(o, "version_source", d->version_source) < 0 ||
+	    jsonout_add_name(o, "sha256", d->sha256) < 0 ||
 	    add_nullable(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
 	    jsonout_add_name(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||
 	    add_nullable(o, "rule", d->rule ? rule_json(d) : NULL) < 0)
@@ -271,7 +275,17 @@ static void explain_file(const struct style *s, const struct decision *d)
 	}
 	heading(s, "package");
 	put_esc(s->out, d->package ? d->package : "(unknown)");
+	if (d->package_version) {
+		(void)fputc(' ', s->out);
+		put_esc(s->out, d->package_version);
+	}
 	(void)fputc('\n', s->out);
+	if (d->version) {
+		heading(s, "version");
+		put_esc(s->out, d->version);
+		(void)fprintf(s->out, " (from the %s)\n", s2c_streq(d->version_source, "binary") ?
+			      "binary's read-only data" : "package version");
+	}
 }
 
 static void explain_binary(const struct style *s, const struct decision *d)

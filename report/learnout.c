@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "db.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
@@ -404,7 +405,48 @@ static char *draft_reason(const struct learn_record *r, const char *verdict)
 	return n < 0 ? NULL : s;
 }
 
-struct json_object *learnout_draft(const struct learn_record *r, const char *rule_id)
+/* A NULL-terminated string list as a JSON array added as @key, when there is one. */
+static int add_strv(struct json_object *o, const char *key, const char *const *v)
+{
+	struct json_object *a;
+
+	if (!v)
+		return 0;
+	a = json_object_new_array();
+	if (jsonout_add(o, key, a) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; v[i]; i++)
+		if (jsonout_push(a, jsonout_string(v[i])) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * What tells the replaced rule's program apart from others at the same path
+ * (its packages, and what identifies its binary): the draft keeps it, or it
+ * would overlap the rules of those others.
+ */
+static int add_same_program(struct json_object *rule, struct json_object *match,
+			    const struct rule *replaces)
+{
+	struct json_object *id;
+
+	if (!replaces)
+		return 0;
+	if (add_strv(match, "packages", replaces->packages) < 0)
+		return -ENOMEM;
+	if (!replaces->has_identify)
+		return 0;
+	id = json_object_new_object();
+	if (jsonout_add(rule, "identify", id) < 0 ||
+	    add_strv(id, "needed", replaces->identify.needed) < 0 ||
+	    add_strv(id, "soname", replaces->identify.soname) < 0 ||
+	    add_strv(id, "strings", replaces->identify.strings) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+struct json_object *learnout_draft(const struct learn_record *r, const struct rule *replaces)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
 	_cleanup_jsonput_ struct json_object *rules = json_object_new_array();
@@ -412,7 +454,7 @@ struct json_object *learnout_draft(const struct learn_record *r, const char *rul
 	_cleanup_jsonput_ struct json_object *match = json_object_new_object();
 	_cleanup_jsonput_ struct json_object *paths = json_object_new_array();
 	_cleanup_jsonput_ struct json_object *sources = json_object_new_array();
-	_cleanup_free_ char *id = rule_id ? strdup(rule_id) : local_id(r->path);
+	_cleanup_free_ char *id = replaces ? strdup(replaces->id) : local_id(r->path);
 	_cleanup_free_ char *glob = literal_glob(r->path);
 	_cleanup_free_ char *caps = NULL, *reason = NULL;
 	const char *base = strrchr(r->path, '/');
@@ -429,6 +471,7 @@ struct json_object *learnout_draft(const struct learn_record *r, const char *rul
 		return NULL;
 	if (jsonout_push(paths, jsonout_string(glob)) < 0 ||
 	    jsonout_add(match, "paths", TAKE_PTR(paths)) < 0 ||
+	    add_same_program(rule, match, replaces) < 0 ||
 	    jsonout_push(sources, json_object_new_string("man:suid2cap(8)")) < 0 ||
 	    jsonout_add_string(rule, "id", id) < 0 ||
 	    jsonout_add_string(rule, "program", base ? base + 1 : r->path) < 0 ||

@@ -28,6 +28,7 @@
 
 struct decision;
 struct json_object;
+struct rule;
 
 /** Version of the learn document and of stored records ("schema" key). */
 #define LEARNOUT_SCHEMA 1
@@ -135,14 +136,16 @@ struct json_object *learnout_json(const struct learn_record *r);
 /**
  * The draft rules file for @r, ready to save as <area>.json in a rules
  * directory: {"schema", "area": "local", "description", "rules": [one rule]}.
- * @rule_id: the id of the rule that matches the program today (the draft
- * then replaces it), or NULL for "local.<name>".  The verdict is migrate
+ * @replaces: the rule that matches the program today, or NULL.  The draft
+ * then takes its id, so that it replaces it, and its match.packages and
+ * identify, so that it describes the same program and not the others of that
+ * name; without one it is "local.<name>".  The verdict is migrate
  * with the capabilities used (=p for an aware program, =ep otherwise), drop
  * when a successful run used none or the program is a #! script (whose
  * privilege the kernel never honours), review with "needs" when the run
  * failed or was denied something.  Returns a new object or NULL on OOM.
  */
-struct json_object *learnout_draft(const struct learn_record *r, const char *rule_id);
+struct json_object *learnout_draft(const struct learn_record *r, const struct rule *replaces);
 
 /** Text options of the learn report. */
 struct learnout_text_options {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -239,7 +240,8 @@ static int load_breakers(struct captable *t, struct json_object *arr, const stru
 int captable_load(struct captable *t, struct json_object *doc, const char *file,
 		  struct s2c_error *err)
 {
-	static const char *const keys[] = { "schema", "capabilities", "evidence", "breakers", NULL };
+	static const char *const keys[] = { "schema", "capabilities", "evidence", "breakers",
+					    "general_libraries", NULL };
 	static const char *const req[] = { "schema", "capabilities", NULL };
 	struct json_object *caps = NULL, *ev = NULL, *br = NULL;
 	struct jpath p, cp;
@@ -257,8 +259,17 @@ int captable_load(struct captable *t, struct json_object *doc, const char *file,
 		r = jsonread_array(doc, &p, "evidence", false, &ev, err);
 	if (r == 0)
 		r = jsonread_array(doc, &p, "breakers", false, &br, err);
-	if (r < 0)
+	if (r == 0)
+		r = jsonread_strv(doc, &p, "general_libraries", false, 1, &t->general, NULL, err);
+	for (size_t i = 0; r == 0 && t->general && t->general[i]; i++)
+		if (!*t->general[i] || strchr(t->general[i], '/')) {
+			struct jpath gp = jpath_key(&p, "general_libraries"), ip = jpath_index(&gp, i);
+			r = jpath_error(&ip, err, "expected a library name or glob without '/'");
+		}
+	if (r < 0) {
+		captable_release(t);
 		return r;
+	}
 	cp = jpath_key(&p, "capabilities");
 	r = load_caps(t, caps, &cp, err);
 	if (r == 0 && ev) {
@@ -278,6 +289,14 @@ int captable_load(struct captable *t, struct json_object *doc, const char *file,
 	return r;
 }
 
+bool captable_general_library(const struct captable *t, const char *soname)
+{
+	for (size_t i = 0; t->general && t->general[i]; i++)
+		if (fnmatch(t->general[i], soname, 0) == 0)
+			return true;
+	return false;
+}
+
 void captable_release(struct captable *t)
 {
 	for (size_t i = 0; i < t->n_evidence; i++)
@@ -289,5 +308,6 @@ void captable_release(struct captable *t)
 	}
 	free(t->breakers);
 	free(t->all_strings);
+	free(t->general);
 	memset(t, 0, sizeof(*t));
 }

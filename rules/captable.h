@@ -80,7 +80,12 @@ struct captable {
 	size_t n_breakers;
 	const char **all_strings;   /**< every breaker string, NULL-terminated (for elfinfo) */
 	size_t n_strings;
+	const char **general;       /**< fnmatch globs of general libraries (libc, libglib…) whose
+				         imports say nothing about the program, NULL-terminated, or NULL */
 };
+
+/** True when the soname @soname matches one of the table's general libraries. */
+bool captable_general_library(const struct captable *t, const char *soname);
 
 /**
  * Fill @t from the parsed capabilities.json document @doc (which must stay

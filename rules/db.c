@@ -14,6 +14,7 @@
 #include "dirlist.h"
 #include "glob.h"
 #include "jsonread.h"
+#include "resolve.h"
 #include "util.h"
 #include "trust.h"
 #include "common.h"
@@ -52,8 +53,16 @@ struct rules_db *rules_db_free(struct rules_db *db)
 			free(r->conditions[j].when.os);
 		free(r->conditions);
 		free(r->distros);
+		free(r->identify.needed);
+		free(r->identify.soname);
+		free(r->identify.strings);
 	}
 	free(db->storage);
+	free(db->strings);
+	free(db->prefixes);
+	for (size_t i = 0; i < db->n_layers; i++)
+		free(db->layers[i].dir);
+	free(db->layers);
 	free(db->rules);
 	if (db->have_caps)
 		captable_release(&db->caps);
@@ -65,6 +74,53 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	free(db->docs);
 	free(db);
 	return NULL;
+}
+
+/* --- problems ------------------------------------------------------------------- */
+
+void rules_problems_release(struct rules_problems *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+int rules_problems_add(struct rules_problems *p, const char *msg)
+{
+	char **nv;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (s2c_streq(p->v[i], msg))
+			return 0;
+	nv = realloc(p->v, (p->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	p->v = nv;
+	if (!(p->v[p->n] = strdup(msg)))
+		return -ENOMEM;
+	p->n++;
+	return 0;
+}
+
+/*
+ * A problem found while loading: with a collector (rules lint), record it and
+ * go on (return 0); without, fail with it.  -ENOMEM always fails.
+ */
+static int problem(struct rules_problems *collect, int r, struct s2c_error *err,
+		   struct s2c_error *local)
+{
+	if (r >= 0)
+		return r;
+	if (!collect || r == -ENOMEM) {
+		if (err && local != err)
+			*err = *local;
+		return r;
+	}
+	r = rules_problems_add(collect, local->msg[0] ? local->msg : strerror(-r));
+	s2c_error_clear(local);
+	return r;
 }
 
 /* --- rule fields -------------------------------------------------------------- */
@@ -95,7 +151,7 @@ static bool valid_source(const char *s)
 {
 	static const char *const prefixes[] = {
 		"https://", "debian:", "fedora:", "opensuse:", "arch:", "gentoo:", "upstream:",
-		"man:", "kernel:", "ubuntu:",
+		"man:", "kernel:", "ubuntu:", "alpine:",
 	};
 	for (size_t i = 0; i < S2C_ELEMENTSOF(prefixes); i++) {
 		size_t n = strlen(prefixes[i]);
@@ -202,17 +258,40 @@ static int parse_sysctl(struct json_object *o, const struct jpath *p, struct rul
 	return 0;
 }
 
+/* "1.4", "5.27.80", "330": digits separated by single dots. */
+static bool valid_version(const char *s)
+{
+	bool digit = false;
+
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s == '.' && digit)
+			digit = false;
+		else
+			return false;
+	}
+	return digit;
+}
+
 static int parse_when(struct json_object *o, const struct jpath *p, struct rule_when *w,
 		      struct s2c_error *err)
 {
 	static const char *const keys[] = { "kernel_at_least", "kernel_below", "sysctl", "os",
-					    "file_exists", NULL };
+					    "file_exists", "version_at_least", "version_below",
+					    "setuid_root", NULL };
 	struct json_object *sysctl = NULL;
 	int r;
 
+	w->setuid_root = -1;
 	r = jsonread_keys(o, p, keys, NULL, err);
 	if (r == 0 && json_object_object_length(o) == 0)
 		r = jpath_error(p, err, "empty condition");
+	if (r == 0 && json_object_object_get_ex(o, "setuid_root", NULL)) {
+		bool b = false;
+		r = jsonread_bool(o, p, "setuid_root", true, &b, err);
+		w->setuid_root = b;
+	}
 	if (r == 0)
 		r = jsonread_string(o, p, "kernel_at_least", false, &w->kernel_min_text, err);
 	if (r == 0)
@@ -223,8 +302,17 @@ static int parse_when(struct json_object *o, const struct jpath *p, struct rule_
 		r = jsonread_strv(o, p, "os", false, 1, &w->os, NULL, err);
 	if (r == 0)
 		r = jsonread_string(o, p, "file_exists", false, &w->file_exists, err);
+	if (r == 0)
+		r = jsonread_string(o, p, "version_at_least", false, &w->version_min, err);
+	if (r == 0)
+		r = jsonread_string(o, p, "version_below", false, &w->version_max, err);
 	if (r < 0)
 		return r;
+	if ((w->version_min && !valid_version(w->version_min)) ||
+	    (w->version_max && !valid_version(w->version_max)))
+		return jpath_error(p, err, "bad program version '%s': expected digits and dots, "
+				   "e.g. \"1.4\"", w->version_min && !valid_version(w->version_min) ?
+				   w->version_min : w->version_max);
 	if (w->kernel_min_text) {
 		if (parse_version(w->kernel_min_text, w->kernel_min) < 0)
 			return jpath_error(p, err, "bad kernel version '%s'", w->kernel_min_text);
@@ -270,10 +358,14 @@ static int parse_verdict(struct json_object *o, const struct jpath *p, enum verd
 	return 0;
 }
 
+static int parse_mode_key(struct json_object *o, const struct jpath *p, int *ret,
+			  struct s2c_error *err);
+
 static int parse_conditions(struct json_object *arr, const struct jpath *ap, struct rule *rule,
 			    struct s2c_error *err)
 {
-	static const char *const keys[] = { "when", "verdict", "caps", "needs", "reason", NULL };
+	static const char *const keys[] = { "when", "verdict", "caps", "needs", "reason", "owner",
+					    "group", "mode", NULL };
 	static const char *const req[] = { "when", "verdict", "reason", NULL };
 	size_t n = json_object_array_length(arr);
 
@@ -302,6 +394,14 @@ static int parse_conditions(struct json_object *arr, const struct jpath *ap, str
 		}
 		if (r == 0)
 			r = jsonread_string(o, &p, "reason", true, &c->reason, err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "owner", false, &c->owner, err);
+		if (r == 0)
+			r = jsonread_string(o, &p, "group", false, &c->group, err);
+		if (r == 0)
+			r = parse_mode_key(o, &p, &c->mode, err);
+		if (r == 0 && (c->owner || c->group || c->mode >= 0) && c->verdict != VERDICT_MIGRATE)
+			r = jpath_error(&p, err, "owner, group and mode belong to a 'migrate' condition");
 		if (r == 0 && c->verdict == VERDICT_DROP && c->has_caps)
 			r = jpath_error(&p, err, "verdict 'drop' cannot have 'caps'");
 		if (r == 0 && c->verdict == VERDICT_MIGRATE && !c->has_caps && !rule->has_caps)
@@ -353,6 +453,62 @@ static int parse_match(struct json_object *o, const struct jpath *p, struct rule
 	return 0;
 }
 
+static int check_globs(const char **v, const struct jpath *p, const char *key,
+		       struct s2c_error *err)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!*v[i] || strchr(v[i], '/')) {
+			struct jpath kp = jpath_key(p, key), ip = jpath_index(&kp, i);
+			return jpath_error(&ip, err, "expected a library name or glob without '/'");
+		}
+	return 0;
+}
+
+static int parse_identify(struct json_object *o, const struct jpath *p, struct rule *rule,
+			  struct s2c_error *err)
+{
+	static const char *const keys[] = { "needed", "soname", "strings", NULL };
+	struct rule_identify *id = &rule->identify;
+	int r = jsonread_keys(o, p, keys, NULL, err);
+
+	if (r == 0 && json_object_object_length(o) == 0)
+		r = jpath_error(p, err, "empty identify: give needed, soname or strings");
+	if (r == 0)
+		r = jsonread_strv(o, p, "needed", false, 1, &id->needed, NULL, err);
+	if (r == 0)
+		r = jsonread_strv(o, p, "soname", false, 1, &id->soname, NULL, err);
+	if (r == 0)
+		r = jsonread_strv(o, p, "strings", false, 1, &id->strings, NULL, err);
+	if (r == 0)
+		r = check_globs(id->needed, p, "needed", err);
+	if (r == 0)
+		r = check_globs(id->soname, p, "soname", err);
+	for (size_t i = 0; r == 0 && id->strings && id->strings[i]; i++)
+		if (strlen(id->strings[i]) < 4) {
+			struct jpath kp = jpath_key(p, "strings"), ip = jpath_index(&kp, i);
+			r = jpath_error(&ip, err, "'%s' is too short to tell programs apart (at least "
+					"4 bytes)", id->strings[i]);
+		}
+	if (r == 0)
+		rule->has_identify = true;
+	return r;
+}
+
+static int parse_version_key(struct json_object *o, const struct jpath *p, struct rule *rule,
+			     struct s2c_error *err)
+{
+	static const char *const keys[] = { "prefix", NULL };
+	int r = jsonread_keys(o, p, keys, keys, err);
+
+	if (r == 0)
+		r = jsonread_string(o, p, "prefix", true, &rule->version_prefix, err);
+	if (r == 0 && strlen(rule->version_prefix) < 3) {
+		struct jpath kp = jpath_key(p, "prefix");
+		r = jpath_error(&kp, err, "a prefix of at least 3 bytes, e.g. \"beep \"");
+	}
+	return r;
+}
+
 static int parse_distros(struct json_object *o, const struct jpath *p, struct rule *rule,
 			 struct s2c_error *err)
 {
@@ -395,22 +551,28 @@ static int parse_smoke(struct json_object *o, const struct jpath *p, struct rule
 	return 0;
 }
 
-static int parse_mode(struct json_object *o, const struct jpath *p, struct rule *rule,
-		      struct s2c_error *err)
+static int parse_mode_key(struct json_object *o, const struct jpath *p, int *ret,
+			  struct s2c_error *err)
 {
 	const char *s = NULL;
 	uint64_t v;
 	int r = jsonread_string(o, p, "mode", false, &s, err);
 
-	rule->mode = -1;
+	*ret = -1;
 	if (r < 0 || !s)
 		return r;
 	if (strlen(s) != 4 || parse_u64(s, 8, 07777, &v) < 0) {
 		struct jpath mp = jpath_key(p, "mode");
 		return jpath_error(&mp, err, "expected 4 octal digits, e.g. \"0755\"");
 	}
-	rule->mode = (int)v;
+	*ret = (int)v;
 	return 0;
+}
+
+static int parse_mode(struct json_object *o, const struct jpath *p, struct rule *rule,
+		      struct s2c_error *err)
+{
+	return parse_mode_key(o, p, &rule->mode, err);
 }
 
 static int parse_rule(struct json_object *o, const struct jpath *p, struct rule *rule,
@@ -418,10 +580,12 @@ static int parse_rule(struct json_object *o, const struct jpath *p, struct rule 
 {
 	static const char *const keys[] = { "id", "program", "match", "verdict", "caps", "needs",
 					    "owner", "group", "mode", "reason", "sources",
-					    "conditions", "smoke", "distros", "breaks", "aware", NULL };
+					    "conditions", "smoke", "distros", "breaks", "aware",
+					    "identify", "version", "accepted_risk", NULL };
 	static const char *const req[] = { "id", "program", "match", "verdict", "reason",
 					   "sources", NULL };
-	struct json_object *match = NULL, *conds = NULL, *distros = NULL;
+	struct json_object *match = NULL, *conds = NULL, *distros = NULL, *identify = NULL,
+			   *version = NULL;
 	struct jpath mp = jpath_key(p, "match");
 	bool aware = false;
 	int r;
@@ -483,6 +647,24 @@ static int parse_rule(struct json_object *o, const struct jpath *p, struct rule 
 		r = jsonread_bool(o, p, "aware", true, &aware, err);
 		rule->aware = aware;
 	}
+	if (r == 0)
+		r = jsonread_object(o, p, "identify", false, &identify, err);
+	if (r == 0 && identify) {
+		struct jpath ip = jpath_key(p, "identify");
+		r = parse_identify(identify, &ip, rule, err);
+	}
+	if (r == 0)
+		r = jsonread_object(o, p, "version", false, &version, err);
+	if (r == 0 && version) {
+		struct jpath vp = jpath_key(p, "version");
+		r = parse_version_key(version, &vp, rule, err);
+	}
+	if (r == 0)
+		r = jsonread_string(o, p, "accepted_risk", false, &rule->accepted_risk, err);
+	if (r == 0 && rule->accepted_risk && strlen(rule->accepted_risk) < 20) {
+		struct jpath ap = jpath_key(p, "accepted_risk");
+		r = jpath_error(&ap, err, "give the reason the risk is accepted, in a sentence");
+	}
 	return r;
 }
 
@@ -527,9 +709,11 @@ static int hash_update(EVP_MD_CTX *md, const char *name, const char *buf, size_t
 	return 0;
 }
 
-/* Parse one rules file; rules go to @layer (ids unique within the layer). */
+/* Parse one rules file; rules go to @layer (ids unique within the layer).  With
+ * @collect, a bad rule is recorded there and skipped. */
 static int load_rules_file(struct rules_db *db, struct json_object *doc, const char *display,
-			   struct rule ***layer, size_t *n_layer, struct s2c_error *err)
+			   struct rule ***layer, size_t *n_layer, struct rules_problems *collect,
+			   struct s2c_error *err)
 {
 	static const char *const keys[] = { "schema", "area", "description", "rules", NULL };
 	static const char *const req[] = { "schema", "area", "rules", NULL };
@@ -551,6 +735,18 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 		r = jsonread_array(doc, &p, "rules", true, &arr, err);
 	if (r < 0)
 		return r;
+	{
+		/* the area names the file: network.json holds area "network" */
+		const char *base = strrchr(display, '/');
+		size_t len;
+		base = base ? base + 1 : display;
+		len = strlen(base) - 5;   /* without ".json" */
+		if (strlen(area) != len || strncmp(area, base, len) != 0) {
+			struct jpath ap = jpath_key(&p, "area");
+			return jpath_error(&ap, err, "area '%s' differs from the file name '%s'", area,
+					   base);
+		}
+	}
 	rp = jpath_key(&p, "rules");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct jpath ip = jpath_index(&rp, i);
@@ -561,12 +757,28 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 		rule->file = display;
 		(void)snprintf(rule->where, sizeof(rule->where), "%s", ip.path);
 		r = parse_rule(json_object_array_get_idx(arr, i), &ip, rule, err);
+		if (r < 0 && collect && r != -ENOMEM) {
+			r = rules_problems_add(collect, err->msg);
+			s2c_error_clear(err);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (r < 0)
 			return r;
-		for (size_t j = 0; j < *n_layer; j++)
+		for (size_t j = 0; j < *n_layer && r == 0; j++)
 			if (s2c_streq((*layer)[j]->id, rule->id))
-				return jpath_error(&ip, err, "duplicate id '%s' (also in %s %s)",
-						   rule->id, (*layer)[j]->file, (*layer)[j]->where);
+				r = jpath_error(&ip, err, "duplicate id '%s' (also in %s %s)",
+						rule->id, (*layer)[j]->file, (*layer)[j]->where);
+		if (r < 0 && collect) {
+			r = rules_problems_add(collect, err->msg);
+			s2c_error_clear(err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (r < 0)
+			return r;
 		nl = realloc(*layer, (*n_layer + 1) * sizeof(*nl));
 		if (!nl)
 			return -ENOMEM;
@@ -625,11 +837,14 @@ static int read_doc(struct rules_db *db, int dfd, const char *dir, const char *n
 	return 0;
 }
 
-static int load_dir(struct rules_db *db, const char *dir, enum rules_load_flags flags,
-		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer, struct s2c_error *err)
+static int load_dir(struct rules_db *db, const char *dir, int dirfd, enum rules_load_flags flags,
+		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer,
+		    struct rules_problems *collect, struct s2c_error *err)
 {
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dfd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) :
+					       open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_(strv_freep) char **names = NULL;
+	struct s2c_error local = { 0 };
 	struct stat st;
 	int r;
 
@@ -667,9 +882,11 @@ static int load_dir(struct rules_db *db, const char *dir, enum rules_load_flags 
 
 		if (s2c_streq(names[i], CAPS_FILE))
 			continue;
-		r = read_doc(db, dfd, dir, names[i], flags, md, &doc, &display, err);
+		r = read_doc(db, dfd, dir, names[i], flags, md, &doc, &display, &local);
 		if (r == 0)
-			r = load_rules_file(db, doc, display, layer, n_layer, err);
+			r = load_rules_file(db, doc, display, layer, n_layer, collect, &local);
+		/* rules lint: a file that cannot be read or parsed is one problem; go on */
+		r = problem(collect, r, err, &local);
 	}
 	return r;
 }
@@ -701,8 +918,41 @@ static int merge_layer(struct rules_db *db, struct rule **layer, size_t n_layer)
 	return 0;
 }
 
+/* The literals the engine looks for in binaries: breaker strings first (their
+ * indexes stay those of caps.all_strings), then identify strings; and the
+ * version prefixes. */
+static int collect_needles(struct rules_db *db)
+{
+	size_t ns = db->caps.n_strings, np = 0;
+
+	for (size_t i = 0; i < db->n; i++) {
+		const struct rule *r = db->rules[i];
+		for (size_t j = 0; r->identify.strings && r->identify.strings[j]; j++)
+			ns++;
+		np += r->version_prefix != NULL;
+	}
+	db->strings = calloc(ns + 1, sizeof(*db->strings));
+	db->prefixes = calloc(np + 1, sizeof(*db->prefixes));
+	if (!db->strings || !db->prefixes)
+		return -ENOMEM;
+	for (size_t i = 0; i < db->caps.n_strings; i++)
+		db->strings[db->n_strings++] = db->caps.all_strings[i];
+	for (size_t i = 0; i < db->n; i++) {
+		struct rule *r = db->rules[i];
+		r->identify.strings_at = db->n_strings;
+		for (size_t j = 0; r->identify.strings && r->identify.strings[j]; j++)
+			db->strings[db->n_strings++] = r->identify.strings[j];
+		if (r->version_prefix) {
+			r->version_at = db->n_prefixes;
+			db->prefixes[db->n_prefixes++] = r->version_prefix;
+		}
+	}
+	return 0;
+}
+
 /* Every capability named by the rules exists in the table. */
-static int check_caps_known(const struct rules_db *db, struct s2c_error *err)
+static int check_caps_known(const struct rules_db *db, struct rules_problems *collect,
+			    struct s2c_error *err)
 {
 	for (size_t i = 0; i < db->n; i++) {
 		const struct rule *r = db->rules[i];
@@ -711,41 +961,79 @@ static int check_caps_known(const struct rules_db *db, struct s2c_error *err)
 		for (size_t c = 0; c < r->n_conditions; c++)
 			m |= r->conditions[c].caps.permitted | r->conditions[c].caps.inheritable;
 		for (unsigned b = 0; b < 64; b++)
-			if ((m & S2C_CAPMASK(b)) && !db->caps.caps[b].known)
-				return s2c_error_set(err, -EINVAL,
-						     "%s: %s: capability %u is not in the capability table",
-						     r->file, r->where, b);
+			if ((m & S2C_CAPMASK(b)) && !db->caps.caps[b].known) {
+				int e = s2c_error_set(err, -EINVAL,
+						      "%s: %s: capability %u is not in the capability table",
+						      r->file, r->where, b);
+				if (!collect)
+					return e;
+				e = rules_problems_add(collect, err->msg);
+				s2c_error_clear(err);
+				if (e < 0)
+					return e;
+			}
 	}
 	return 0;
 }
 
-int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
-		  struct s2c_error *err)
+static int overlaps(const struct rules_db *db, struct rules_problems *collect,
+		    struct s2c_error *err);
+
+/* Remember what each layer contributed, for reports. */
+static int note_layer(struct rules_db *db, const char *dir, const char *label, bool present,
+		      size_t n_rules)
+{
+	struct rules_db_layer *nl = realloc(db->layers, (db->n_layers + 1) * sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	db->layers = nl;
+	nl[db->n_layers] = (struct rules_db_layer){ .dir = strdup(dir), .present = present,
+						    .rules = n_rules, .label = label };
+	if (!nl[db->n_layers].dir)
+		return -ENOMEM;
+	db->n_layers++;
+	return 0;
+}
+
+static bool layer_absent(const struct rules_layer *l)
+{
+	struct stat st;
+
+	return l->dirfd == RULES_LAYER_ABSENT ||
+	       (l->dirfd < 0 && stat(l->dir, &st) < 0 && errno == ENOENT);
+}
+
+int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_load_flags flags,
+			 struct rules_problems *collect, struct rules_db **ret, struct s2c_error *err)
 {
 	_cleanup_(rules_db_freep) struct rules_db *db = calloc(1, sizeof(*db));
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned char digest[EVP_MAX_MD_SIZE];
+	struct s2c_error local = { 0 };
 	unsigned dlen = 0;
-	size_t ndirs = 0, loaded = 0;
+	size_t loaded = 0;
 	int r = 0;
 
 	if (!db || !md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
 		EVP_MD_CTX_free(md);
 		return -ENOMEM;
 	}
-	while (dirs[ndirs])
-		ndirs++;
-	for (size_t i = 0; i < ndirs && r == 0; i++) {
+	for (size_t i = 0; i < n && r == 0; i++) {
 		struct rule **layer = NULL;
 		size_t n_layer = 0;
-		struct stat st;
 
 		/* Optional layers (e.g. /etc) may be absent; a lone --db may not. */
-		if (ndirs > 1 && stat(dirs[i], &st) < 0 && errno == ENOENT)
+		if (layers[i].optional && layer_absent(&layers[i])) {
+			r = note_layer(db, layers[i].dir, layers[i].label, false, 0);
 			continue;
-		r = load_dir(db, dirs[i], flags, md, &layer, &n_layer, err);
+		}
+		r = load_dir(db, layers[i].dir, layers[i].dirfd, flags, md, &layer, &n_layer, collect,
+			     err);
 		if (r == 0)
 			r = merge_layer(db, layer, n_layer);
+		if (r == 0)
+			r = note_layer(db, layers[i].dir, layers[i].label, true, n_layer);
 		free(layer);
 		loaded++;
 	}
@@ -755,19 +1043,55 @@ int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct r
 	if (r < 0)
 		return r;
 	if (loaded == 0)
-		return s2c_error_set(err, -ENOENT, "no rules directory found (looked in %s)", dirs[0]);
+		return s2c_error_set(err, -ENOENT, "no rules directory found (looked in %s)",
+				     n ? layers[0].dir : "nothing");
 	if (!db->have_caps)
 		return s2c_error_set(err, -ENOENT, "no %s in any rules directory", CAPS_FILE);
 	hex_encode(digest, dlen, db->hash);
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
-	r = check_caps_known(db, err);
+	r = problem(collect, check_caps_known(db, collect, &local), err, &local);
+	if (r == 0)
+		r = collect_needles(db);
 	if (r == 0 && (flags & RULES_LOAD_NO_OVERLAP))
-		r = rules_db_check_overlaps(db, err);
+		r = problem(collect, overlaps(db, collect, &local), err, &local);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(db);
 	return 0;
+}
+
+int rules_db_open_target_layer(int rootfd, int *ret_fd, struct s2c_error *err)
+{
+	int fd = resolve_open(rootfd, S2C_SYSCONF_DBDIR, O_RDONLY | O_DIRECTORY);
+
+	if (fd == -ENOENT) {
+		*ret_fd = RULES_LAYER_ABSENT;
+		return 0;
+	}
+	if (fd == -ELOOP)
+		return s2c_error_set(err, fd, "'%s' or a directory above it is a symbolic link",
+				     S2C_SYSCONF_DBDIR);
+	if (fd < 0)
+		return s2c_error_errno(err, fd, "cannot open '%s'", S2C_SYSCONF_DBDIR);
+	*ret_fd = fd;
+	return 0;
+}
+
+int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
+		  struct s2c_error *err)
+{
+	struct rules_layer layers[64];
+	size_t n = 0;
+
+	while (dirs[n] && n < S2C_ELEMENTSOF(layers)) {
+		layers[n] = (struct rules_layer){ .dir = dirs[n], .dirfd = -1 };
+		n++;
+	}
+	/* Optional layers (e.g. /etc) may be absent; a lone --db may not. */
+	for (size_t i = 0; n > 1 && i < n; i++)
+		layers[i].optional = true;
+	return rules_db_load_layers(layers, n, flags, NULL, ret, err);
 }
 
 const struct rule *rules_db_find(const struct rules_db *db, const char *id)
@@ -798,7 +1122,20 @@ static bool packages_disjoint(const struct rule *a, const struct rule *b)
 	return true;
 }
 
-int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
+/* Record an overlap (collecting) or fail with it. */
+static int overlap_found(struct rules_problems *collect, struct s2c_error *err)
+{
+	int r;
+
+	if (!collect)
+		return -EINVAL;
+	r = rules_problems_add(collect, err->msg);
+	s2c_error_clear(err);
+	return r;
+}
+
+static int overlaps(const struct rules_db *db, struct rules_problems *collect,
+		    struct s2c_error *err)
 {
 	for (size_t i = 0; i < db->n; i++)
 		for (size_t j = i + 1; j < db->n; j++) {
@@ -811,21 +1148,36 @@ int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
 					int hit = glob_intersect(a->paths[x], b->paths[y]);
 					if (hit < 0)
 						return hit;
-					if (hit)
-						return s2c_error_set(
-							err, -EINVAL,
-							"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
-							"(%s %s); give both disjoint match.packages or narrow the globs",
-							a->file, a->where, x, a->paths[x], b->paths[y], b->id,
-							b->file, b->where);
+					if (!hit)
+						continue;
+					(void)s2c_error_set(
+						err, -EINVAL,
+						"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
+						"(%s %s); give both disjoint match.packages or narrow the globs",
+						a->file, a->where, x, a->paths[x], b->paths[y], b->id,
+						b->file, b->where);
+					hit = overlap_found(collect, err);
+					if (hit < 0)
+						return hit;
 				}
 			for (size_t x = 0; a->names && a->names[x]; x++)
-				for (size_t y = 0; b->names && b->names[y]; y++)
-					if (s2c_streq(a->names[x], b->names[y]))
-						return s2c_error_set(
-							err, -EINVAL,
-							"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
-							a->file, a->where, x, a->names[x], b->id, b->file, b->where);
+				for (size_t y = 0; b->names && b->names[y]; y++) {
+					int e;
+					if (!s2c_streq(a->names[x], b->names[y]))
+						continue;
+					(void)s2c_error_set(
+						err, -EINVAL,
+						"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
+						a->file, a->where, x, a->names[x], b->id, b->file, b->where);
+					e = overlap_found(collect, err);
+					if (e < 0)
+						return e;
+				}
 		}
 	return 0;
+}
+
+int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
+{
+	return overlaps(db, NULL, err);
 }

@@ -58,6 +58,8 @@ struct rule_when {
 	const char *sysctl_equals;
 	const char **os;        /**< os-release IDs, NULL-terminated, or NULL */
 	const char *file_exists;
+	const char *version_min, *version_max;  /**< the program's version is at least / below */
+	int setuid_root;        /**< -1 unset, else whether the file must be set-user-ID root */
 };
 
 /** A condition: the first one that holds replaces the verdict. */
@@ -70,6 +72,20 @@ struct rule_condition {
 	bool has_needs;
 	struct fcaps needs;
 	const char *reason;
+	const char *owner, *group;  /**< after migration when this condition holds, or NULL */
+	int mode;                   /**< after migration when this condition holds, or -1 */
+};
+
+/**
+ * What tells a program apart from others of the same name, read from the
+ * binary: every @needed glob matches a DT_NEEDED entry, one @soname glob
+ * matches its DT_SONAME, and every string occurs in its read-only data.
+ */
+struct rule_identify {
+	const char **needed;        /**< NULL-terminated fnmatch globs, or NULL */
+	const char **soname;        /**< NULL-terminated fnmatch globs, or NULL */
+	const char **strings;       /**< NULL-terminated literals, or NULL */
+	size_t strings_at;          /**< index of strings[0] in rules_db::strings */
 };
 
 /** A name/value pair, e.g. a distro note. */
@@ -102,6 +118,21 @@ struct rule {
 	size_t n_distros;
 	const char *breaks;
 	int aware;                  /**< -1 unset, else 0/1 */
+	bool has_identify;
+	struct rule_identify identify;
+	const char *version_prefix; /**< the program's version follows this literal in its
+				         read-only data ("beep "), or NULL */
+	size_t version_at;          /**< index of version_prefix in rules_db::prefixes */
+	const char *accepted_risk;  /**< why a root-equivalent or dangerous migration is
+				         accepted, or NULL */
+};
+
+/** What one layer of the database contributed. */
+struct rules_db_layer {
+	char *dir;                  /**< as named when loading */
+	const char *label;          /**< rules_layer::label (static), or NULL */
+	bool present;               /**< false: an optional layer that does not exist */
+	size_t rules;               /**< rules it holds (before layering) */
 };
 
 /** The loaded database. */
@@ -117,7 +148,47 @@ struct rules_db {
 	size_t n_docs;
 	struct rule *storage;       /**< all rules ever loaded, including overridden ones */
 	size_t n_storage, alloc_storage;
+	const char **strings;       /**< literals to look for in binaries: the breakers' strings
+				         (as caps.all_strings, same indexes), then every identify
+				         string of the rules; NULL-terminated */
+	size_t n_strings;
+	const char **prefixes;      /**< the rules' version prefixes, NULL-terminated */
+	size_t n_prefixes;
+	struct rules_db_layer *layers;  /**< in loading order */
+	size_t n_layers;
 };
+
+/** Every problem found (rules lint), as "file: $.path: message". */
+struct rules_problems {
+	char **v;
+	size_t n;
+};
+
+/** Record @msg (copied; a repeat is ignored).  Returns 0 or -ENOMEM. */
+int rules_problems_add(struct rules_problems *p, const char *msg);
+
+/** Free the messages and reset @p. */
+void rules_problems_release(struct rules_problems *p);
+
+/** rules_layer::dirfd of an optional layer known to be absent. */
+#define RULES_LAYER_ABSENT (-2)
+
+/** One directory of the database. */
+struct rules_layer {
+	const char *dir;            /**< its name in messages; opened by name when dirfd is -1 */
+	int dirfd;                  /**< an open directory (borrowed), -1, or RULES_LAYER_ABSENT */
+	bool optional;              /**< when it does not exist, it is skipped */
+	const char *label;          /**< what it is, for reports ("bundled", "local", "target",
+				         "db"), or NULL */
+};
+
+/**
+ * Open the target's own local rules, etc/suid2cap/rules.d beneath @rootfd,
+ * without following a symbolic link anywhere on the way.
+ * @ret_fd  a directory fd, or RULES_LAYER_ABSENT when it does not exist.
+ * Returns 0, or -errno with the reason in @err (a symbolic link: -ELOOP).
+ */
+int rules_db_open_target_layer(int rootfd, int *ret_fd, struct s2c_error *err);
 
 /** Loader behaviour. */
 enum rules_load_flags {
@@ -134,6 +205,15 @@ enum rules_load_flags {
  */
 int rules_db_load(const char *const *dirs, enum rules_load_flags flags, struct rules_db **ret,
 		  struct s2c_error *err);
+
+/**
+ * Load the @n layers in order, as rules_db_load() does.  @collect (rules
+ * lint): record every problem there and go on without the bad rule or file,
+ * instead of failing at the first; the result is then returned even with
+ * problems.  Without @collect, the first problem fails the load.
+ */
+int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_load_flags flags,
+			 struct rules_problems *collect, struct rules_db **ret, struct s2c_error *err);
 
 /** Free; accepts NULL; returns NULL. */
 struct rules_db *rules_db_free(struct rules_db *db);

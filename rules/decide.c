@@ -24,7 +24,7 @@ void decisions_release(struct decisions *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int decide_all(struct rules_db *db, const struct scan_result *res, const char *kernel,
+int decide_all(struct rules_db *db, const struct scan_result *res, const struct decide_target *t,
 	       struct decisions *out, struct s2c_error *err)
 {
 	struct engine e;
@@ -32,7 +32,9 @@ int decide_all(struct rules_db *db, const struct scan_result *res, const char *k
 
 	memset(out, 0, sizeof(*out));
 	out->db = db;
-	r = host_new(res->rootfd, res->host, kernel, &out->host, err);
+	r = host_new(res->rootfd, res->host, t ? t->kernel : NULL, &out->host, err);
+	if (r == 0 && t && t->has_bounding)
+		r = host_set_bounding(out->host, t->bounding, t->bounding_what);
 	if (r == 0)
 		r = idmap_new(res->host ? -1 : res->rootfd, &out->ids);
 	if (r < 0) {
@@ -58,7 +60,7 @@ int decide_all(struct rules_db *db, const struct scan_result *res, const char *k
 			f->content = NULL;
 			r = 0;
 		} else
-			r = binary_read(res->rootfd, f, db->caps.all_strings, &bin);
+			r = binary_read(res->rootfd, f, db->strings, db->prefixes, &bin);
 		if (r == 0)
 			r = engine_decide(&e, res->v[i], &bin, &out->v[i], err);
 		binary_release(&bin);

@@ -9,7 +9,9 @@
 #ifndef S2C_RULES_DECIDE_H
 #define S2C_RULES_DECIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct decision;
 struct host;
@@ -27,17 +29,26 @@ struct decisions {
 	size_t n;
 };
 
+/** What the user says about the target, in place of what would be read from it. */
+struct decide_target {
+	const char *kernel;           /**< "major.minor[.patch]" to evaluate kernel conditions
+					   for instead of the running kernel, or NULL */
+	bool has_bounding;            /**< @bounding replaces the detected bounding set */
+	uint64_t bounding;            /**< capabilities programs there can hold at most */
+	const char *bounding_what;    /**< where that set comes from, NULL for no limit */
+};
+
 /**
- * Decide about every candidate of @res with @db (taken over, even on error).
+ * Decide about every candidate of @res with @db (taken over, even on error),
+ * with @t (or NULL) in place of the target's own kernel and bounding set.
  * A candidate's content read during the scan (facts::content, SCAN_CONTENT)
  * is taken over; one without is read now.  For SCAN_CONTENT the scan must
- * have looked for @db's strings (rules_db::caps.all_strings).
- * @kernel  a "major.minor[.patch]" to evaluate kernel conditions for instead
- *          of the running kernel, or NULL.
+ * have looked for @db's strings and version prefixes (rules_db::strings,
+ * rules_db::prefixes).
  * Returns 0 with @out filled (release with decisions_release()), or -errno
  * with @err naming what failed (@out is then empty).
  */
-int decide_all(struct rules_db *db, const struct scan_result *res, const char *kernel,
+int decide_all(struct rules_db *db, const struct scan_result *res, const struct decide_target *t,
 	       struct decisions *out, struct s2c_error *err);
 
 /** Free what decide_all() made, the database included; the struct is zeroed. */

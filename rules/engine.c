@@ -20,6 +20,7 @@
 #include "host.h"
 #include "idmap.h"
 #include "match.h"
+#include "pkgdb.h"
 #include "privcheck.h"
 #include "tri.h"
 #include "resolve.h"
@@ -57,6 +58,7 @@ struct decision *decision_free(struct decision *d)
 	free(d->elf_error);
 	free(d->sha256);
 	free(d->match_how);
+	free(d->version);
 	free(d->reason);
 	free(d->caps_text);
 	for (size_t i = 0; i < d->n_evidence; i++)
@@ -198,6 +200,32 @@ static int evidence_from_elf(const struct engine *e, struct decision *d)
 		}
 		r = add_evidence(d, what, ev->caps, ev->strength, ev->kind, ev->note);
 	}
+	/* One level down: the program's own libraries, where a front end may do its
+	 * privileged work (a packet-capture or netlink wrapper library).  General
+	 * libraries (libc, libglib, …) are skipped: their imports say nothing about
+	 * the program.  Evidence found there is one step weaker. */
+	for (size_t l = 0; r == 0 && l < elf->n_libs; l++) {
+		const struct elfinfo_lib *lib = &elf->libs[l];
+
+		if (!lib->path || !lib->n_imports || captable_general_library(t, lib->soname))
+			continue;
+		for (size_t i = 0; i < t->n_evidence && r == 0; i++) {
+			const struct evidence_rule *ev = &t->evidence[i];
+			const char *sym = NULL;
+
+			/* the library itself is what this entry is about: handled above */
+			if (!ev->symbols || (ev->library && fnmatch(ev->library, lib->soname, 0) == 0))
+				continue;
+			for (size_t j = 0; ev->symbols[j] && !sym; j++)
+				if (lib_has_import(lib, ev->symbols[j]))
+					sym = ev->symbols[j];
+			if (sym)
+				r = add_evidence(d, fmt("imports %s through its library %s (%s)", sym,
+							lib->soname, lib->path),
+						 ev->caps, ev->strength > STRENGTH_WEAK ? ev->strength - 1 :
+						 STRENGTH_WEAK, ev->kind, ev->note);
+		}
+	}
 	if (r == 0 && elf->links_libcap && !elf->links_libcap_ng)
 		r = add_evidence(d, fmt("NEEDs libcap"), 0, STRENGTH_STRONG, EVIDENCE_AWARE,
 				 "links libcap: can raise and drop capabilities itself");
@@ -290,7 +318,29 @@ static void evidence_summary(const struct decision *d, uint64_t *strong, uint64_
 
 /* --- conditions -------------------------------------------------------------------- */
 
-static int eval_when(const struct engine *e, const struct rule_when *w, char **text)
+/* The program's version for @rule: after the rule's prefix in the binary, else
+ * the upstream part of the owning package's version.  0 with a new string or
+ * NULL in @ret, or -ENOMEM. */
+static int program_version(const struct decision *d, const struct rule *rule, char **ret,
+			   const char **ret_source)
+{
+	*ret = NULL;
+	*ret_source = NULL;
+	if (rule && rule->version_prefix && d->elf && d->elf->prefix_values &&
+	    rule->version_at < d->elf->n_prefix_values && d->elf->prefix_values[rule->version_at]) {
+		*ret = strdup(d->elf->prefix_values[rule->version_at]);
+		*ret_source = "binary";
+	} else if (d->package_version) {
+		*ret = pkgdb_upstream_version(d->package_version);
+		*ret_source = "package";
+	} else {
+		return 0;
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int eval_when(const struct engine *e, const struct decision *d, const struct rule *rule,
+		     const struct rule_when *w, char **text)
 {
 	char buf[1024] = "";
 	size_t len = 0;
@@ -371,6 +421,34 @@ static int eval_when(const struct engine *e, const struct rule_when *w, char **t
 		APPEND("%s%s exists: %s", len ? "; " : "", w->file_exists, ok ? "yes" : "no");
 		holds = tri_and(holds, tri_of(ok));
 	}
+	if (w->setuid_root >= 0) {
+		bool is = d->facts->flags & FACT_SETUID_ROOT;
+		APPEND("%sthe file is %sset-user-ID root: %s", len ? "; " : "",
+		       w->setuid_root ? "" : "not ", is == (bool)w->setuid_root ? "yes" : "no");
+		holds = tri_and(holds, tri_of(is == (bool)w->setuid_root));
+	}
+	if (w->version_min || w->version_max) {
+		_cleanup_free_ char *v = NULL;
+		const char *src = NULL;
+		int ok = -1;
+
+		if (program_version(d, rule, &v, &src) < 0)
+			return -ENOMEM;
+		if (v && w->version_min) {
+			ok = pkgdb_version_cmp(v, w->version_min) >= 0;
+			APPEND("%sversion %s (%s) is at least %s", len ? "; " : "", v, src, w->version_min);
+		}
+		if (v && w->version_max) {
+			int below = pkgdb_version_cmp(v, w->version_max) < 0;
+			ok = ok == -1 ? below : ok && below;
+			APPEND("%sversion %s (%s) is below %s", len ? "; " : "", v, src, w->version_max);
+		}
+		if (!v)
+			APPEND("%sthe program's version is unknown (no version string in the binary "
+			       "and no package version)", len ? "; " : "");
+		APPEND(ok == 1 ? ": yes" : ok == 0 ? ": no" : "");
+		holds = tri_and(holds, ok);
+	}
 #undef APPEND
 	*text = strdup(buf);
 	return *text ? holds : -ENOMEM;
@@ -387,7 +465,7 @@ static int eval_conditions(const struct engine *e, const struct rule *rule, stru
 	if (!d->conditions)
 		return -ENOMEM;
 	for (size_t i = 0; i < rule->n_conditions; i++) {
-		int h = eval_when(e, &rule->conditions[i].when, &d->conditions[i].text);
+		int h = eval_when(e, d, rule, &rule->conditions[i].when, &d->conditions[i].text);
 		if (h == -ENOMEM)
 			return h;
 		d->n_conditions = i + 1;
@@ -398,6 +476,172 @@ static int eval_conditions(const struct engine *e, const struct rule *rule, stru
 		}
 	}
 	return 0;
+}
+
+/* --- ties between rules ---------------------------------------------------------- */
+
+/*
+ * Does the binary show every sign of @r's identify block?  A rule without one
+ * shows none.  The signs found are appended to @signs.
+ */
+static bool identify_holds(const struct decision *d, const struct rule *r, char *signs,
+			   size_t size)
+{
+	const struct rule_identify *id = &r->identify;
+	const struct elfinfo *elf = d->elf;
+	size_t len = strlen(signs);
+
+#define SIGN(...) \
+	do { \
+		if (len < size) \
+			len += (size_t)snprintf(signs + len, size - len, __VA_ARGS__); \
+	} while (0)
+	if (!r->has_identify || !elf)
+		return false;
+	for (size_t i = 0; id->needed && id->needed[i]; i++) {
+		const struct elfinfo_lib *lib = elfinfo_lib_matching(elf, id->needed[i]);
+		if (!lib)
+			return false;
+		SIGN("%sNEEDs %s", len ? ", " : "", lib->soname);
+	}
+	if (id->soname) {
+		bool any = false;
+		for (size_t i = 0; id->soname[i] && !any; i++)
+			any = elf->soname && fnmatch(id->soname[i], elf->soname, 0) == 0;
+		if (!any)
+			return false;
+		SIGN("%sSONAME %s", len ? ", " : "", elf->soname);
+	}
+	for (size_t i = 0; id->strings && id->strings[i]; i++) {
+		if (!elf->strings_found || !elf->strings_found[id->strings_at + i])
+			return false;
+		SIGN("%sthe string '%s'", len ? ", " : "", id->strings[i]);
+	}
+#undef SIGN
+	return true;
+}
+
+/* What a rule decides about the file, conditions included. */
+struct outcome {
+	enum verdict verdict;
+	const struct fcaps *caps;
+	uint64_t needs;
+	const char *owner, *group;
+	int mode;
+};
+
+static int rule_outcome(const struct engine *e, const struct decision *d, const struct rule *r,
+			struct outcome *o)
+{
+	const struct rule_condition *c = NULL;
+
+	for (size_t i = 0; i < r->n_conditions && !c; i++) {
+		_cleanup_free_ char *text = NULL;
+		int h = eval_when(e, d, r, &r->conditions[i].when, &text);
+		if (h == -ENOMEM)
+			return h;
+		if (h == 1)
+			c = &r->conditions[i];
+	}
+	o->owner = c && c->owner ? c->owner : r->owner;
+	o->group = c && c->group ? c->group : r->group;
+	o->mode = c && c->mode >= 0 ? c->mode : r->mode;
+	o->verdict = c ? c->verdict : r->verdict;
+	o->caps = c && c->has_caps ? &c->caps : r->has_caps ? &r->caps : NULL;
+	if (o->verdict == VERDICT_DROP)
+		o->caps = NULL;
+	o->needs = (r->has_needs ? r->needs.permitted | r->needs.inheritable : 0);
+	if (c && c->has_needs)
+		o->needs = c->needs.permitted | c->needs.inheritable;
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && s2c_streq(a, b));
+}
+
+static bool outcome_same(const struct outcome *a, const struct outcome *b)
+{
+	if (a->verdict != b->verdict || a->needs != b->needs || !a->caps != !b->caps ||
+	    (a->caps && !fcaps_equal(a->caps, b->caps)))
+		return false;
+	/* a migration also names the state after */
+	return a->verdict != VERDICT_MIGRATE ||
+	       (same_str(a->owner, b->owner) && same_str(a->group, b->group) && a->mode == b->mode);
+}
+
+/*
+ * Several rules match the file equally well (no package database to tell
+ * them apart, or the package is listed by several).  The binary decides when
+ * it shows the identify signs of exactly one of them; otherwise, when every
+ * one decides the same, the first is used with medium confidence; otherwise
+ * the file is left for review (engine_decide says what would settle it).
+ */
+static int settle_tie(const struct engine *e, struct decision *d, const struct match_result *m)
+{
+	char signs[512] = "", ids[256] = "";
+	const struct rule *found = NULL;
+	size_t n_found = 0, len = 0;
+	struct outcome first, other;
+	int r;
+
+	for (size_t i = 0; i < m->n_tied; i++) {
+		char s[512] = "";
+		d->ambiguous[d->n_ambiguous++] = m->tied[i]->id;
+		if (len < sizeof(ids))
+			len += (size_t)snprintf(ids + len, sizeof(ids) - len, "%s%s", i ? ", " : "",
+						m->tied[i]->id);
+		if (identify_holds(d, m->tied[i], s, sizeof(s))) {
+			found = m->tied[i];
+			(void)snprintf(signs, sizeof(signs), "%s", s);
+			n_found++;
+		}
+	}
+	if (n_found == 1) {
+		d->rule = found;
+		d->tie = TIE_IDENTIFIED;
+		return asprintf(&d->match_how, "%s (%s); the binary shows the identify signs of '%s' "
+				"only: %s", m->how, ids, found->id, signs) < 0 ? -ENOMEM : 0;
+	}
+	r = rule_outcome(e, d, m->tied[0], &first);
+	for (size_t i = 1; r == 0 && i < m->n_tied; i++) {
+		r = rule_outcome(e, d, m->tied[i], &other);
+		if (r == 0 && !outcome_same(&first, &other)) {
+			d->tie = TIE_OPEN;
+			return asprintf(&d->match_how, "%s (%s) and decide differently", m->how, ids) < 0 ?
+				       -ENOMEM : 0;
+		}
+	}
+	if (r < 0)
+		return r;
+	d->rule = m->tied[0];
+	d->tie = TIE_AGREE;
+	return asprintf(&d->match_how, "%s (%s) and all decide the same: %s%s", m->how, ids,
+			verdict_name(first.verdict),
+			first.caps ? " with the same capabilities" : "") < 0 ? -ENOMEM : 0;
+}
+
+/* Why a tie stays open, and what would settle it. */
+static int open_tie_reason(const struct engine *e, struct decision *d)
+{
+	char ids[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < d->n_ambiguous && len < sizeof(ids); i++)
+		len += (size_t)snprintf(ids + len, sizeof(ids) - len, "%s%s", i ? ", " : "",
+					d->ambiguous[i]);
+	d->verdict = VERDICT_REVIEW;
+	d->confidence = CONFIDENCE_LOW;
+	return set_reason(d, "several rules match equally well (%s) and decide differently; %s, and "
+			  "the binary %s: a package database under the root, an identify block "
+			  "that tells them apart, or a local rule with match.sha256 would settle it",
+			  ids,
+			  d->package ? "the owning package is listed by more than one of them" :
+			  e->host->pkg_db ? "no package owns it" :
+			  "the owning package is unknown (no package database under the root)",
+			  d->elf ? "shows the identify signs of none or several of them" :
+			  "could not be read to identify it");
 }
 
 /* --- risk ----------------------------------------------------------------------- */
@@ -429,18 +673,37 @@ static enum risk risk_now(const struct engine *e, const struct facts *f)
 
 /* --- the state after ------------------------------------------------------------------ */
 
+/* The owner, group and mode a migration asks for: the chosen condition's, else the rule's. */
+static const char *want_owner(const struct rule *rule, const struct decision *d)
+{
+	return d->cond && d->cond->owner ? d->cond->owner : rule ? rule->owner : NULL;
+}
+
+static const char *want_group(const struct rule *rule, const struct decision *d)
+{
+	return d->cond && d->cond->group ? d->cond->group : rule ? rule->group : NULL;
+}
+
+static int want_mode(const struct rule *rule, const struct decision *d)
+{
+	return d->cond && d->cond->mode >= 0 ? d->cond->mode : rule ? rule->mode : -1;
+}
+
 static int resolve_owner(const struct engine *e, const struct rule *rule, struct decision *d)
 {
 	const struct facts *f = d->facts;
+	const char *owner = want_owner(rule, d), *group = want_group(rule, d);
 
 	d->uid = f->uid;
 	d->gid = f->gid;
-	if (rule && rule->owner && idmap_uid(e->ids, rule->owner, &d->uid) < 0)
-		return warn(d, "user '%s' of the rule does not exist on the target; owner kept",
-			    rule->owner);
-	if (rule && rule->group && idmap_gid(e->ids, rule->group, &d->gid) < 0)
-		return warn(d, "group '%s' of the rule does not exist on the target; group kept",
-			    rule->group);
+	if (owner && idmap_uid(e->ids, owner, &d->uid) < 0)
+		return warn(d, "user '%s' of the rule does not exist on the target; owner kept", owner);
+	if (owner)
+		d->owner_after = owner;
+	if (group && idmap_gid(e->ids, group, &d->gid) < 0)
+		return warn(d, "group '%s' of the rule does not exist on the target; group kept", group);
+	if (group)
+		d->group_after = group;
 	return 0;
 }
 
@@ -506,10 +769,10 @@ static int finish_state(const struct engine *e, const struct rule *rule, struct 
 			r = resolve_owner(e, rule, d);
 		mode &= ~(uint32_t)S_ISUID;
 		/* setgid to a non-root group is a narrow privilege: left as it is */
-		if (d->gid == 0 || (rule && rule->mode >= 0))
+		if (d->gid == 0 || want_mode(rule, d) >= 0)
 			mode &= ~(uint32_t)S_ISGID;
-		if (rule && rule->mode >= 0)
-			mode = (uint32_t)rule->mode;
+		if (want_mode(rule, d) >= 0)
+			mode = (uint32_t)want_mode(rule, d);
 		d->mode = mode;
 		d->changes = d->uid != f->uid || d->gid != f->gid || d->mode != (f->mode & 07777) ||
 			     !f->has_caps || f->caps_error || !fcaps_equal(&d->caps, &f->caps);
@@ -656,6 +919,7 @@ static int apply_rule(const struct engine *e, const struct rule *rule, struct de
 	r = eval_conditions(e, rule, d, &c);
 	if (r < 0)
 		return r;
+	d->cond = c;
 	d->verdict = c ? c->verdict : rule->verdict;
 	r = set_reason(d, "%s", c ? c->reason : rule->reason);
 	if (r < 0)
@@ -791,6 +1055,77 @@ static int no_rule(const struct engine *e, struct decision *d, uint64_t strong, 
 			  prisk == RISK_ROOT ? ", which is root-equivalent" : "");
 }
 
+/* --- the bounding set of a container -------------------------------------------------- */
+
+/* The set @caps becomes for a program that is @aware (or not): the effective
+ * bit for a capability-dumb one, as apply_rule() does. */
+static struct fcaps with_effective(const struct fcaps *caps, bool aware)
+{
+	struct fcaps c = *caps;
+
+	if (!aware)
+		c.effective = true;
+	return c;
+}
+
+/*
+ * In a container the kernel grants a file's capabilities only within the
+ * bounding set: a file with the effective bit whose permitted set the
+ * bounding set does not hold fails to execute (EPERM, the safety check for
+ * capability-dumb programs), and a =p program starts without the missing
+ * ones.  Such a migration cannot work there: use another set of the rule
+ * that fits (an alternative of its conditions), or leave the file for review.
+ */
+static int fit_bounding(const struct engine *e, struct decision *d, bool aware)
+{
+	const struct host *h = e->host;
+	const struct rule *rule = d->rule;
+	uint64_t missing;
+	_cleanup_free_ char *names = NULL, *was = NULL;
+	const struct fcaps *alt = NULL;
+	int r;
+
+	if (d->verdict != VERDICT_MIGRATE || !d->has_caps || h->bounding == HOST_BOUNDING_ALL)
+		return 0;
+	missing = (d->caps.permitted | d->caps.inheritable) & ~h->bounding;
+	if (!missing)
+		return 0;
+	names = fcaps_mask_names(missing);
+	was = strdup(d->caps_text ? d->caps_text : "?");
+	if (!names || !was)
+		return -ENOMEM;
+	/* prefer a set of the rule itself that fits */
+	if (rule && rule->has_caps && !((rule->caps.permitted | rule->caps.inheritable) & ~h->bounding))
+		alt = &rule->caps;
+	for (size_t i = 0; rule && !alt && i < rule->n_conditions; i++) {
+		const struct rule_condition *c = &rule->conditions[i];
+		if (c->verdict == VERDICT_MIGRATE && c->has_caps &&
+		    !((c->caps.permitted | c->caps.inheritable) & ~h->bounding))
+			alt = &c->caps;
+	}
+	if (alt) {
+		struct fcaps fit = with_effective(alt, aware || rule->aware == 1);
+		r = set_caps(d, &fit);
+		if (r == 0)
+			d->confidence = CONFIDENCE_MEDIUM;
+		if (r == 0)
+			r = warn(d, "%s lacks %s, so '%s' cannot work here; the rule's alternative '%s' "
+				 "fits it and is used instead", h->bounding_what, names, was, d->caps_text);
+		return r;
+	}
+	d->verdict = VERDICT_REVIEW;
+	d->confidence = CONFIDENCE_HIGH;
+	r = set_reason(d, "%s would migrate it to %s, but %s lacks %s: %s; in the container a set-"
+		       "user-ID-root program gets the bounding set's capabilities, so keep it set-ID there, "
+		       "or give the container %s",
+		       rule ? "the rule" : "the evidence", was, h->bounding_what, names,
+		       d->caps.effective ? "a file with the effective bit then fails to execute (EPERM)" :
+		       "the program then starts without them", names);
+	if (r == 0)
+		r = warn(d, "cannot work in this container: %s lacks %s", h->bounding_what, names);
+	return r;
+}
+
 /* --- the whole decision ------------------------------------------------------------------ */
 
 static int general_warnings(const struct engine *e, struct decision *d, bool aware, bool drops)
@@ -850,7 +1185,11 @@ int engine_decide(const struct engine *e, const struct facts *f, struct binary *
 		return -ENOMEM;
 	d->facts = f;
 	d->risk_now = risk_now(e, f);
-	d->package = host_package_of(e->host, f->path);
+	{
+		const struct pkgdb_entry *pe = host_package_entry(e->host, f->path);
+		d->package = pe ? pe->package : NULL;
+		d->package_version = pe ? pe->version : NULL;
+	}
 	/* The content read for it becomes the decision's. */
 	d->sha256 = TAKE_PTR(bin->sha256);
 	d->elf = TAKE_PTR(bin->elf);
@@ -866,27 +1205,34 @@ int engine_decide(const struct engine *e, const struct facts *f, struct binary *
 	match_file(e->db, f->path, d->package, d->sha256, &m);
 	if (m.rule) {
 		d->rule = m.rule;
-		if (m.rule->aware >= 0)
-			aware = m.rule->aware;
 		if (!(d->match_how = strdup(m.how)))
 			return -ENOMEM;
 	} else if (m.n_tied) {
-		for (size_t i = 0; i < m.n_tied; i++)
-			d->ambiguous[d->n_ambiguous++] = m.tied[i]->id;
-		if (!(d->match_how = strdup(m.how)))
-			return -ENOMEM;
+		r = settle_tie(e, d, &m);
+		if (r < 0)
+			return r;
 	}
+	if (d->rule && d->rule->aware >= 0)
+		aware = d->rule->aware;
 	d->aware = aware;
-	r = generic(d);
-	if (r == 0 && d->rule)
+	r = program_version(d, d->rule, &d->version, &d->version_source);
+	if (r == 0)
+		r = generic(d);
+	if (r == 0 && d->rule) {
 		r = apply_rule(e, d->rule, d, aware);
-	else if (r == 0 && d->n_ambiguous) {
-		d->verdict = VERDICT_REVIEW;
-		d->confidence = CONFIDENCE_LOW;
-		r = set_reason(d, "several rules match equally well (%s…) and the owning package "
-			       "cannot tell them apart", d->ambiguous[0]);
+		if (r == 0 && d->tie == TIE_AGREE && d->verdict != VERDICT_REVIEW) {
+			_cleanup_free_ char *why = d->reason;
+			d->reason = NULL;
+			d->confidence = CONFIDENCE_MEDIUM;
+			r = set_reason(d, "%s (%zu rules match equally well and all decide the same, "
+				       "so the first, '%s', is used)", why, d->n_ambiguous, d->rule->id);
+		}
+	} else if (r == 0 && d->n_ambiguous) {
+		r = open_tie_reason(e, d);
 	} else if (r == 0)
 		r = no_rule(e, d, strong, medium, weak, aware, unknown);
+	if (r == 0)
+		r = fit_bounding(e, d, aware);
 	if (r < 0)
 		return r;
 	r = finish_state(e, d->rule, d);

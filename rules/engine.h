@@ -43,6 +43,14 @@ enum confidence {
 /** "low", "medium", "high". */
 const char *confidence_name(enum confidence c);
 
+/** How a tie between equally good rules was settled. */
+enum tie_outcome {
+	TIE_NONE,                  /**< one rule matched best, or none */
+	TIE_IDENTIFIED,            /**< the binary shows one rule's identify signs */
+	TIE_AGREE,                 /**< every tied rule decides the same: the first is used */
+	TIE_OPEN,                  /**< nothing settles it: review */
+};
+
 /** One piece of evidence from the binary. */
 struct evidence_item {
 	char *what;                /**< "imports pcap_open_live", "NEEDs libmount.so.1" */
@@ -66,9 +74,16 @@ struct decision {
 	char *elf_error;                   /**< why the ELF could not be read */
 	char *sha256;                      /**< hex digest, NULL when not computed */
 	const char *package;               /**< owning package (borrowed from host), or NULL */
+	const char *package_version;       /**< its version (borrowed from host), or NULL */
+	char *version;                     /**< the program's version, NULL when unknown */
+	const char *version_source;        /**< "binary" (the rule's prefix) or "package" */
 	const struct rule *rule;           /**< borrowed; NULL without a rule */
-	const char *ambiguous[8];          /**< ids of tied rules when ambiguous */
+	const char *ambiguous[8];          /**< ids of the rules that tied for the file */
 	size_t n_ambiguous;
+	enum tie_outcome tie;              /**< how a tie between rules was settled */
+	const struct rule_condition *cond; /**< the rule's condition that set the verdict, or NULL */
+	const char *owner_after;           /**< the owner's name the rule asked for (borrowed), or NULL */
+	const char *group_after;           /**< the group's name the rule asked for (borrowed), or NULL */
 	char *match_how;                   /**< why the rule matched */
 	enum verdict verdict;
 	char *reason;                      /**< one sentence */

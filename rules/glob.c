@@ -10,6 +10,28 @@
 
 bool glob_match(const char *pattern, const char *path)
 {
+	size_t lit = strcspn(pattern, "*?[\\");
+	const char *tail;
+
+	/*
+	 * Every candidate is matched against every rule's paths, and fnmatch
+	 * converts both strings to wide characters in a UTF-8 locale: settle
+	 * what plain bytes settle first.  A literal pattern is a comparison;
+	 * otherwise the literal part before the first special character must
+	 * be the path's prefix, and a last component without special
+	 * characters must be the path's last component (FNM_PATHNAME: '*'
+	 * and '?' never match a '/').
+	 */
+	if (!pattern[lit])
+		return strcmp(pattern, path) == 0;
+	if (strncmp(pattern, path, lit) != 0)
+		return false;
+	tail = strrchr(pattern, '/');
+	if (tail && !tail[strcspn(tail, "*?[\\")]) {
+		const char *base = strrchr(path, '/');
+		if (!base || strcmp(tail, base) != 0)
+			return false;
+	}
 	return fnmatch(pattern, path, FNM_PATHNAME) == 0;
 }
 
@@ -141,14 +163,56 @@ static bool star_eats(const struct tok *t)
 	return sets_meet(all, t->set);
 }
 
+/* Length of the literal text before the first special character. */
+static size_t literal_prefix(const char *g)
+{
+	return strcspn(g, "*?[\\");
+}
+
+static bool special(char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
+/* Length of the literal text after the last special character, or all of a
+ * pattern without any. */
+static size_t literal_suffix(const char *g, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && !special(g[len - 1 - n]))
+		n++;
+	return n;
+}
+
+/*
+ * Every string matching @a starts with its literal prefix and ends with its
+ * literal suffix: two patterns whose prefixes (or suffixes) disagree within
+ * their common length share no string.  Cheap, and it settles nearly every
+ * pair of a database's paths before the full comparison below.
+ */
+static bool quick_disjoint(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t pa = literal_prefix(a), pb = literal_prefix(b);
+	size_t sa = literal_suffix(a, la), sb = literal_suffix(b, lb), n;
+
+	if (strncmp(a, b, S2C_MIN(pa, pb)) != 0)
+		return true;
+	n = S2C_MIN(sa, sb);
+	return memcmp(a + la - n, b + lb - n, n) != 0;
+}
+
 int glob_intersect(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	_cleanup_free_ struct tok *ta = calloc(la + 1, sizeof(*ta));
-	_cleanup_free_ struct tok *tb = calloc(lb + 1, sizeof(*tb));
+	_cleanup_free_ struct tok *ta = NULL, *tb = NULL;
 	_cleanup_free_ unsigned char *can = NULL;
 	int na, nb;
 
+	if (quick_disjoint(a, la, b, lb))
+		return 0;
+	ta = calloc(la + 1, sizeof(*ta));
+	tb = calloc(lb + 1, sizeof(*tb));
 	if (!ta || !tb)
 		return -ENOMEM;
 	na = tokenise(a, ta, la + 1);

@@ -10,9 +10,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <sys/capability.h>
+
 #include "dirlist.h"
 #include "hash.h"
 #include "host.h"
+#include "pkgdb.h"
 #include "resolve.h"
 #include "util.h"
 #include "common.h"
@@ -35,12 +38,14 @@ struct host *host_free(struct host *h)
 	free(h->os_id);
 	strv_free(h->os_like);
 	free(h->os_pretty);
+	free(h->bounding_what);
 	for (size_t i = 0; i < h->n_pkg; i++) {
 		free(h->pkg_paths[i]);
-		free(h->pkg_names[i]);
+		pkgdb_entry_release(&h->pkg[i]);
 	}
 	free(h->pkg_paths);
-	free(h->pkg_names);
+	free(h->pkg);
+	pkgdb_free(h->pkgdb);
 	free(h);
 	return NULL;
 }
@@ -136,6 +141,8 @@ static int parse_kernel(const char *s, unsigned v[3])
 	return 0;
 }
 
+static int detect_bounding(struct host *h);
+
 int host_new(int rootfd, bool live, const char *kernel_override, struct host **ret,
 	     struct s2c_error *err)
 {
@@ -162,14 +169,135 @@ int host_new(int rootfd, bool live, const char *kernel_override, struct host **r
 	r = load_os_release(h);
 	if (r < 0)
 		return r;
-	{
-		int fd = resolve_open(rootfd, "/var/lib/dpkg/info", O_PATH | O_DIRECTORY);
-		h->pkg_db = fd >= 0;
-		if (fd >= 0)
-			(void)close(fd);
-	}
+	r = pkgdb_open(rootfd, &h->pkgdb);
+	if (r < 0)
+		return r;
+	h->pkg_db = pkgdb_count(h->pkgdb) > 0;
+	h->bounding = HOST_BOUNDING_ALL;
+	r = detect_bounding(h);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(h);
 	return 0;
+}
+
+/* --- the bounding set of a container ------------------------------------------------- */
+
+/*
+ * The default capabilities of the container runtimes, which are also the
+ * bounding set of what runs in their containers: moby's oci/caps defaults
+ * (Docker) and containers.conf default_capabilities (Podman 4 and later,
+ * which dropped CAP_NET_RAW, CAP_MKNOD and CAP_AUDIT_WRITE).
+ */
+#define M(c) S2C_CAPMASK(c)
+static const uint64_t docker_default =
+	M(CAP_CHOWN) | M(CAP_DAC_OVERRIDE) | M(CAP_FSETID) | M(CAP_FOWNER) | M(CAP_MKNOD) |
+	M(CAP_NET_RAW) | M(CAP_SETGID) | M(CAP_SETUID) | M(CAP_SETFCAP) | M(CAP_SETPCAP) |
+	M(CAP_NET_BIND_SERVICE) | M(CAP_SYS_CHROOT) | M(CAP_KILL) | M(CAP_AUDIT_WRITE);
+static const uint64_t podman_default =
+	M(CAP_CHOWN) | M(CAP_DAC_OVERRIDE) | M(CAP_FOWNER) | M(CAP_FSETID) | M(CAP_KILL) |
+	M(CAP_NET_BIND_SERVICE) | M(CAP_SETFCAP) | M(CAP_SETGID) | M(CAP_SETPCAP) | M(CAP_SETUID) |
+	M(CAP_SYS_CHROOT);
+#undef M
+
+int host_set_bounding(struct host *h, uint64_t bounding, const char *what)
+{
+	char *w = NULL;
+
+	if (what && bounding != HOST_BOUNDING_ALL && !(w = strdup(what)))
+		return -ENOMEM;
+	free(h->bounding_what);
+	h->bounding_what = w;
+	h->bounding = w ? bounding : HOST_BOUNDING_ALL;
+	return 0;
+}
+
+int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
+			struct s2c_error *err)
+{
+	uint64_t mask = 0;
+	const char *p = s;
+
+	if (s2c_streq(s, "docker")) {
+		*ret = docker_default;
+		*ret_what = "Docker's default bounding set (--bounding-set docker)";
+		return 0;
+	}
+	if (s2c_streq(s, "podman")) {
+		*ret = podman_default;
+		*ret_what = "Podman's default bounding set (--bounding-set podman)";
+		return 0;
+	}
+	if (s2c_streq(s, "all")) {
+		*ret = HOST_BOUNDING_ALL;
+		*ret_what = NULL;
+		return 0;
+	}
+	while (*p) {
+		char name[64];
+		size_t len = strcspn(p, ",");
+		cap_value_t v;
+
+		if (len == 0 || len >= sizeof(name))
+			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': expected docker, "
+					     "podman, all or capability names separated by commas", s);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (cap_from_name(name, &v) < 0 || strncmp(name, "cap_", 4) != 0 || v < 0 || v > 63)
+			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': unknown capability "
+					     "'%s'", s, name);
+		mask |= S2C_CAPMASK(v);
+		p += len;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p == ',')
+			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': empty name", s);
+	}
+	if (!mask)
+		return s2c_error_set(err, -EINVAL, "invalid bounding set '%s'", s);
+	*ret = mask;
+	*ret_what = "the bounding set given with --bounding-set";
+	return 0;
+}
+
+/* The bounding set of the running system's init, from /proc/1/status. */
+static int init_bounding(uint64_t *ret)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/1/status", "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return -ENOENT;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long v;
+		if (sscanf(line, "CapBnd: %llx", &v) == 1) {
+			*ret = (uint64_t)v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int detect_bounding(struct host *h)
+{
+	uint64_t b, known = 0;
+
+	if (!h->live) {
+		if (host_file_exists(h, "/run/.containerenv"))
+			return host_set_bounding(h, podman_default, "Podman's default bounding set "
+						 "(the image has /run/.containerenv)");
+		if (host_file_exists(h, "/.dockerenv"))
+			return host_set_bounding(h, docker_default, "Docker's default bounding set "
+						 "(the image has /.dockerenv)");
+		return 0;
+	}
+	/* every capability the kernel knows */
+	for (int c = 0; c <= CAP_LAST_CAP && c < 64; c++)
+		known |= S2C_CAPMASK(c);
+	if (init_bounding(&b) < 0 || (b & known) == known)
+		return 0;
+	return host_set_bounding(h, b, "the bounding set of this system's init (/proc/1/status)");
 }
 
 int host_kernel_cmp(const struct host *h, const unsigned v[3])
@@ -347,33 +475,6 @@ int host_sysctl(const struct host *h, const char *name, char **ret)
 
 /* --- packages -------------------------------------------------------------------- */
 
-/* /usr/bin/x <-> /bin/x and the like, for merged-/usr systems. */
-static char *usrmerge_alias(const char *path)
-{
-	static const char *const dirs[] = { "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
-					    "/libx32/" };
-	char *out = NULL;
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(dirs); i++) {
-		size_t n = strlen(dirs[i]);
-		if (strncmp(path, dirs[i], n) == 0)
-			return asprintf(&out, "/usr%s", path) < 0 ? NULL : out;
-		if (strncmp(path, "/usr", 4) == 0 && strncmp(path + 4, dirs[i], n) == 0)
-			return strdup(path + 4);
-	}
-	return NULL;
-}
-
-/* FNV-1a: enough to spread paths over a small table. */
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
 static int find_slot(const struct host *h, const char *path)
 {
 	for (size_t i = 0; i < h->n_pkg; i++)
@@ -384,190 +485,66 @@ static int find_slot(const struct host *h, const char *path)
 
 int host_load_packages(struct host *h, const char *const *paths, size_t n)
 {
-	_cleanup_free_ char **want = calloc(2 * n + 1, sizeof(char *));
-	_cleanup_free_ size_t *slot = calloc(2 * n + 1, sizeof(size_t));
-	_cleanup_free_ size_t *table = NULL;
-	size_t mask = 15;
-	size_t nwant = 0, base;
-	int fd;
-	DIR *dir;
-	struct dirent *de;
-	char **np, **nn;
+	_cleanup_free_ const char **want = calloc(n + 1, sizeof(char *));
+	size_t base = h->n_pkg, nwant = 0;
+	struct pkgdb_entry *ne;
+	char **np;
 
-	if (!want || !slot)
+	if (!want)
 		return -ENOMEM;
-	np = realloc(h->pkg_paths, (h->n_pkg + n) * sizeof(char *));
+	np = realloc(h->pkg_paths, (h->n_pkg + n + 1) * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
 	h->pkg_paths = np;
-	nn = realloc(h->pkg_names, (h->n_pkg + n) * sizeof(char *));
-	if (!nn)
+	ne = realloc(h->pkg, (h->n_pkg + n + 1) * sizeof(*ne));
+	if (!ne)
 		return -ENOMEM;
-	h->pkg_names = nn;
-	base = h->n_pkg;
+	h->pkg = ne;
 	for (size_t i = 0; i < n; i++) {
-		char *alias;
-		if (find_slot(h, paths[i]) >= 0)
+		bool dup = find_slot(h, paths[i]) >= 0;
+		for (size_t j = base; j < h->n_pkg && !dup; j++)
+			dup = s2c_streq(h->pkg_paths[j], paths[i]);
+		if (dup)
 			continue;
 		if (!(h->pkg_paths[h->n_pkg] = strdup(paths[i])))
 			return -ENOMEM;
-		h->pkg_names[h->n_pkg] = NULL;
-		want[nwant] = h->pkg_paths[h->n_pkg];
-		slot[nwant++] = h->n_pkg;
-		alias = usrmerge_alias(paths[i]);
-		if (alias) {
-			want[nwant] = alias;
-			slot[nwant++] = h->n_pkg;
-		}
-		h->n_pkg++;
+		memset(&h->pkg[h->n_pkg], 0, sizeof(h->pkg[0]));
+		want[nwant++] = h->pkg_paths[h->n_pkg++];
 	}
-	if (!h->pkg_db || h->n_pkg == base)
-		goto done;
-	/* An open-addressing set of the wanted paths: one lookup per listed file. */
-	while (mask + 1 < 2 * nwant)
-		mask = mask * 2 + 1;
-	table = calloc(mask + 1, sizeof(*table));
-	if (!table)
-		return -ENOMEM;
-	for (size_t i = 0; i < nwant; i++) {
-		size_t b = str_hash(want[i]) & mask;
-		while (table[b])
-			b = (b + 1) & mask;
-		table[b] = i + 1;
-	}
-	fd = resolve_open(h->rootfd, "/var/lib/dpkg/info", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		goto done;
-	dir = fdopendir(fd);
-	if (!dir) {
-		(void)close(fd);
-		goto done;
-	}
-	while ((de = readdir(dir))) {
-		size_t len = strlen(de->d_name);
-		_cleanup_fclose_ FILE *f = NULL;
-		_cleanup_free_ char *line = NULL;
-		size_t cap = 0;
-		int lfd;
+	if (!h->pkgdb || !nwant)
+		return 0;
+	return pkgdb_lookup(h->pkgdb, want, nwant, &h->pkg[base]);
+}
 
-		if (len < 6 || strcmp(de->d_name + len - 5, ".list") != 0)
-			continue;
-		lfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (lfd < 0 || !(f = fdopen(lfd, "r"))) {
-			if (lfd >= 0)
-				(void)close(lfd);
-			continue;
-		}
-		while (getline(&line, &cap, f) > 0) {
-			size_t l = strlen(line);
-			if (l && line[l - 1] == '\n')
-				line[--l] = '\0';
-			for (size_t b = str_hash(line) & mask; table[b]; b = (b + 1) & mask) {
-				size_t i = table[b] - 1;
-				char *pkg;
-				if (!s2c_streq(want[i], line) || h->pkg_names[slot[i]])
-					continue;
-				/* "name:arch.list" or "name.list" -> "name" */
-				pkg = strndup(de->d_name, S2C_MIN(strcspn(de->d_name, ":"), len - 5));
-				if (!pkg) {
-					(void)closedir(dir);
-					return -ENOMEM;
-				}
-				h->pkg_names[slot[i]] = pkg;
-			}
-		}
-	}
-	(void)closedir(dir);
-done:
-	for (size_t i = 0; i < nwant; i++)
-		if (want[i] != h->pkg_paths[slot[i]])
-			free(want[i]);
-	return 0;
+const struct pkgdb_entry *host_package_entry(const struct host *h, const char *path)
+{
+	int i = find_slot(h, path);
+
+	return i >= 0 && h->pkg[i].package ? &h->pkg[i] : NULL;
 }
 
 const char *host_package_of(const struct host *h, const char *path)
 {
-	int i = find_slot(h, path);
+	const struct pkgdb_entry *e = host_package_entry(h, path);
 
-	return i >= 0 ? h->pkg_names[i] : NULL;
-}
-
-/* Find the line of a dpkg md5sums file for @rel ("usr/bin/ping") or @alias;
- * true with its digest in @md5. */
-static bool md5sums_lookup(FILE *f, const char *rel, const char *alias, char md5[static 33])
-{
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-
-	while ((n = getline(&line, &cap, f)) > 0) {
-		const char *p;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		/* "<32 hex>  <path>" */
-		if (n < 35 || strspn(line, "0123456789abcdef") != 32 || line[32] != ' ' ||
-		    line[33] != ' ')
-			continue;
-		p = line + 34;
-		if (s2c_streq(p, rel) || (alias && s2c_streq(p, alias))) {
-			memcpy(md5, line, 32);
-			md5[32] = '\0';
-			return true;
-		}
-	}
-	return false;
+	return e ? e->package : NULL;
 }
 
 int host_package_digest(const struct host *h, const char *path, int fd, enum host_digest *ret,
 			const char **ret_package)
 {
-	const char *pkg = host_package_of(h, path);
-	_cleanup_free_ char *alias = usrmerge_alias(path);
-	char want[HASH_MD5_HEX_LEN] = "", got[HASH_MD5_HEX_LEN];
-	DIR *dir = NULL;
-	struct dirent *de;
-	size_t plen;
-	int dfd, r;
+	const struct pkgdb_entry *e = host_package_entry(h, path);
+	char got[HASH_ANY_HEX_LEN];
+	int r;
 
 	if (ret_package)
-		*ret_package = pkg;
+		*ret_package = e ? e->package : NULL;
 	*ret = HOST_DIGEST_UNKNOWN;
-	if (!pkg || path[0] != '/')
+	if (!e || !e->digest || e->algo == HASH_NONE)
 		return 0;
-	plen = strlen(pkg);
-	dfd = resolve_open(h->rootfd, "/var/lib/dpkg/info", O_RDONLY | O_DIRECTORY);
-	if (dfd < 0)
-		return 0;
-	dir = fdopendir(dfd);
-	if (!dir) {
-		(void)close(dfd);
-		return -errno;
-	}
-	/* "PKG.md5sums" or "PKG:ARCH.md5sums" */
-	while (!want[0] && (de = readdir(dir))) {
-		size_t len = strlen(de->d_name);
-		_cleanup_fclose_ FILE *f = NULL;
-		int lfd;
-
-		if (len < plen + 8 || strncmp(de->d_name, pkg, plen) != 0 ||
-		    (de->d_name[plen] != '.' && de->d_name[plen] != ':') ||
-		    strcmp(de->d_name + len - 8, ".md5sums") != 0 ||
-		    (de->d_name[plen] == '.' && len != plen + 8))
-			continue;
-		lfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (lfd < 0 || !(f = fdopen(lfd, "r"))) {
-			if (lfd >= 0)
-				(void)close(lfd);
-			continue;
-		}
-		(void)md5sums_lookup(f, path + 1, alias ? alias + 1 : NULL, want);
-	}
-	(void)closedir(dir);
-	if (!want[0])
-		return 0;
-	r = hash_fd_md5(fd, got);
+	r = hash_fd_algo(fd, e->algo, got);
 	if (r < 0)
 		return r;
-	*ret = s2c_streq(want, got) ? HOST_DIGEST_MATCH : HOST_DIGEST_DIFFERS;
+	*ret = s2c_streq(e->digest, got) ? HOST_DIGEST_MATCH : HOST_DIGEST_DIFFERS;
 	return 0;
 }

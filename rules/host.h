@@ -2,7 +2,8 @@
 /*
  * Facts about the target system that rule conditions depend on: the kernel
  * version, sysctl values, the distribution (os-release), whether a file
- * exists, and which package owns a file (dpkg's database).
+ * exists, and which package owns a file, at which version and with which
+ * digest (rules/pkgdb: dpkg, rpm, apk and pacman databases).
  *
  * For the host these come from the running system (/proc/sys, uname).  For an
  * image (--root) they come from the image's own files: os-release, sysctl.d
@@ -14,8 +15,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "cleanup.h"
 
+struct pkgdb;
+struct pkgdb_entry;
 struct s2c_error;
 
 /** Facts of one target. */
@@ -28,10 +32,17 @@ struct host {
 	char **os_like;              /**< ID_LIKE words, NULL-terminated */
 	char *os_pretty;             /**< PRETTY_NAME */
 	char **pkg_paths;            /**< package lookup cache: paths … */
-	char **pkg_names;            /**< … and their packages (NULL: none) */
+	struct pkgdb_entry *pkg;     /**< … and what the package databases say about them */
 	size_t n_pkg;
-	bool pkg_db;                 /**< a dpkg database exists under the root */
+	struct pkgdb *pkgdb;         /**< the package databases under the root */
+	bool pkg_db;                 /**< at least one package database exists under the root */
+	uint64_t bounding;           /**< capabilities a program there can hold at most: the
+					  bounding set of its container; all bits when unbounded */
+	char *bounding_what;         /**< where that bounding set comes from, NULL when unbounded */
 };
+
+/** host::bounding of a target without a limit. */
+#define HOST_BOUNDING_ALL UINT64_MAX
 
 /**
  * Gather the facts of the system at @rootfd.  @live: the root is the running
@@ -62,8 +73,8 @@ bool host_os_is(const struct host *h, const char *id);
 bool host_file_exists(const struct host *h, const char *path);
 
 /**
- * Look up the owning packages of @n paths at once (one pass over the dpkg
- * file lists, aliases for merged /usr included) and cache them.
+ * Look up the owning packages of @n paths at once (one pass over each
+ * package database, aliases for merged /usr included) and cache them.
  * Returns 0 or -ENOMEM.
  */
 int host_load_packages(struct host *h, const char *const *paths, size_t n);
@@ -73,6 +84,12 @@ int host_load_packages(struct host *h, const char *const *paths, size_t n);
  * package owns it or the system has no package database.
  */
 const char *host_package_of(const struct host *h, const char *path);
+
+/**
+ * What the package databases say about @path (after host_load_packages()):
+ * owner, version, digest.  NULL when no package owns it.  Borrowed.
+ */
+const struct pkgdb_entry *host_package_entry(const struct host *h, const char *path);
 
 /** What the package database says about a file's content. */
 enum host_digest {
@@ -84,13 +101,33 @@ enum host_digest {
 
 /**
  * Compare the content of the open file @fd, found at @path, with the digest
- * its owning package recorded (dpkg's info/PACKAGE[:ARCH].md5sums under the
- * root; merged-/usr aliases included).  Call host_load_packages() for @path
- * first.  @ret_package (optional) borrows the owner's name.
+ * its owning package recorded (dpkg's md5sums, rpm's file digests, apk's Z:
+ * checksums, pacman's mtree; rules/pkgdb.h names the algorithms), in the
+ * algorithm the database used.  Call host_load_packages() for @path first.
+ * @ret_package (optional) borrows the owner's name.
  * Returns 0 with the answer in @ret, or -errno.
  */
 int host_package_digest(const struct host *h, const char *path, int fd, enum host_digest *ret,
 			const char **ret_package);
+
+/**
+ * Set the bounding set programs of the target run with (@what says where it
+ * comes from, copied; HOST_BOUNDING_ALL and NULL: no limit).  host_new()
+ * sets it from the target: for an image, Docker's default set when it has
+ * /.dockerenv and Podman's when it has /run/.containerenv; for the running
+ * system, the bounding set of its init (/proc/1/status), when that lacks a
+ * capability.  Returns 0 or -ENOMEM.
+ */
+int host_set_bounding(struct host *h, uint64_t bounding, const char *what);
+
+/**
+ * Parse a --bounding-set value: "docker" or "podman" (the runtimes' default
+ * sets), "all" (no limit) or capability names separated by commas
+ * ("cap_chown,cap_net_raw").  @ret_what receives a static description.
+ * Returns 0 or -EINVAL with the reason in @err.
+ */
+int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
+			struct s2c_error *err);
 
 /** Compare a version triple with the kernel's: <0, 0, >0. */
 int host_kernel_cmp(const struct host *h, const unsigned v[3]);

@@ -35,6 +35,7 @@
 #define VERSYM_INDEX 0x7fff     /* a .gnu.version entry: index, plus the "hidden" bit 15 */
 #define VERNEED_MAX 65536       /* most .gnu.version_r records walked in one object */
 #define SCAN_CHUNK (64 << 10)   /* bytes read at a time by the string search */
+#define PREFIX_VALUE_MAX 32     /* longest version read after a prefix */
 
 static void elfendp(Elf **elf)
 {
@@ -153,6 +154,8 @@ struct elfinfo *elfinfo_free(struct elfinfo *e)
 		lib_release(&e->libs[i]);
 	free(e->libs);
 	free(e->strings_found);
+	free(e->soname);
+	strv_free(e->prefix_values, e->n_prefix_values);
 	free(e);
 	return NULL;
 }
@@ -323,6 +326,8 @@ static int dyn_entry(Elf *elf, size_t link, const GElf_Dyn *dyn, struct elfinfo 
 		return e->rpath ? 0 : dyn_string(elf, link, dyn->d_un.d_val, left, &e->rpath, err);
 	case DT_RUNPATH:
 		return e->runpath ? 0 : dyn_string(elf, link, dyn->d_un.d_val, left, &e->runpath, err);
+	case DT_SONAME:
+		return e->soname ? 0 : dyn_string(elf, link, dyn->d_un.d_val, left, &e->soname, err);
 	case DT_FLAGS_1:
 		*df1_pie = *df1_pie || (dyn->d_un.d_val & DF_1_PIE);
 		return 0;
@@ -331,7 +336,7 @@ static int dyn_entry(Elf *elf, size_t link, const GElf_Dyn *dyn, struct elfinfo 
 	}
 }
 
-/* .dynamic: DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_FLAGS_1. */
+/* .dynamic: DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH, DT_FLAGS_1. */
 static int read_dynamic(Elf *elf, Elf_Scn *scn, struct elfinfo *e, bool *df1_pie, size_t *left,
 			struct s2c_error *err)
 {
@@ -602,21 +607,70 @@ static int copy_exports(const char **raw, size_t n, char ***ret, size_t *ret_n)
 	return 0;
 }
 
-/* The literals searched for, and how far the search got. */
+/* The literals searched for (first the plain strings, then the prefixes whose
+ * following version is wanted), and how far the search got. */
 struct needles {
-	const char *const *v;
+	const char *const *v;           /* n plain strings, then n - nplain prefixes */
 	size_t *len;
-	size_t n, left, maxlen;         /* maxlen >= 1 */
-	bool *found;
+	size_t n, nplain, left, maxlen; /* maxlen >= 1; a prefix counts with PREFIX_VALUE_MAX */
+	bool *found;                    /* n */
+	char **values;                  /* n - nplain: the versions after the prefixes */
+	int error;                      /* -ENOMEM while copying a value */
 	unsigned char *buf;             /* SCAN_CHUNK + maxlen bytes, for fd sources */
 };
 
-static void match(struct needles *nd, const unsigned char *p, size_t len)
+/* A version: a digit, then digits, letters and . + ~ _ - */
+static size_t version_span(const unsigned char *p, size_t len)
+{
+	size_t n = 0;
+
+	if (!len || p[0] < '0' || p[0] > '9')
+		return 0;
+	while (n < len && n < PREFIX_VALUE_MAX &&
+	       ((p[n] >= '0' && p[n] <= '9') || (p[n] >= 'a' && p[n] <= 'z') ||
+		(p[n] >= 'A' && p[n] <= 'Z') || strchr(".+~_-", p[n])) && p[n])
+		n++;
+	return n;
+}
+
+/* @final: nothing of the range follows the @len bytes at @p. */
+static void match(struct needles *nd, const unsigned char *p, size_t len, bool final)
 {
 	for (size_t i = 0; i < nd->n; i++) {
-		if (!nd->found[i] && memmem(p, len, nd->v[i], nd->len[i])) {
-			nd->found[i] = true;
-			nd->left--;
+		const unsigned char *at = NULL, *from = p;
+		size_t rest = len;
+
+		if (nd->found[i])
+			continue;
+		if (i < nd->nplain) {
+			if (memmem(p, len, nd->v[i], nd->len[i])) {
+				nd->found[i] = true;
+				nd->left--;
+			}
+			continue;
+		}
+		/* A prefix: the first occurrence followed by a version. */
+		while (rest >= nd->len[i] && (at = memmem(from, rest, nd->v[i], nd->len[i]))) {
+			const unsigned char *v = at + nd->len[i];
+			size_t avail = len - (size_t)(v - p), n;
+
+			/* The version may go on in the next chunk, which starts with these bytes. */
+			if (!final && avail < PREFIX_VALUE_MAX)
+				break;
+			n = version_span(v, avail);
+			if (n) {
+				char *copy = strndup((const char *)v, n);
+				if (!copy) {
+					nd->error = -ENOMEM;
+					return;
+				}
+				nd->values[i - nd->nplain] = copy;
+				nd->found[i] = true;
+				nd->left--;
+				break;
+			}
+			rest = len - (size_t)(at + 1 - p);
+			from = at + 1;
 		}
 	}
 }
@@ -627,8 +681,8 @@ static int scan_range(const struct source *src, uint64_t off, uint64_t len, stru
 	size_t keep = 0;
 
 	if (src->mem) {
-		match(nd, src->mem + off, (size_t)len);
-		return 0;
+		match(nd, src->mem + off, (size_t)len, true);
+		return nd->error;
 	}
 	while (len > 0 && nd->left > 0) {
 		ssize_t n = source_read(src, off, nd->buf + keep,
@@ -638,7 +692,9 @@ static int scan_range(const struct source *src, uint64_t off, uint64_t len, stru
 		if (n <= 0)
 			return n < 0 ? (int)n : -EIO;   /* the file shrank under us */
 		total = keep + (size_t)n;
-		match(nd, nd->buf, total);
+		match(nd, nd->buf, total, (uint64_t)n == len);
+		if (nd->error)
+			return nd->error;
 		/* A literal may straddle two chunks: carry the last maxlen - 1 bytes over. */
 		keep = S2C_MIN(total, nd->maxlen - 1);
 		memmove(nd->buf, nd->buf + total - keep, keep);
@@ -710,21 +766,35 @@ static int scan_segments(Elf *elf, const struct source *src, struct needles *nd,
 }
 
 static int find_strings(Elf *elf, size_t n_sections, const struct source *src,
-			const char *const *strings, bool *found, struct s2c_error *err)
+			const char *const *strings, const char *const *prefixes, bool *found,
+			char **values, struct s2c_error *err)
 {
-	struct needles nd = { .v = strings, .found = found, .maxlen = 1 };
+	struct needles nd = { .values = values, .maxlen = 1 };
 	_cleanup_free_ size_t *len = NULL;
+	_cleanup_free_ const char **v = NULL;
+	_cleanup_free_ bool *f = NULL;
 	_cleanup_free_ unsigned char *buf = NULL;
+	size_t ns = 0, np = 0;
+	int r;
 
-	while (strings[nd.n])
-		nd.n++;
+	while (strings && strings[ns])
+		ns++;
+	while (prefixes && prefixes[np])
+		np++;
+	nd.n = ns + np;
+	nd.nplain = ns;
 	len = calloc(nd.n ? nd.n : 1, sizeof(*len));
-	if (!len)
+	v = calloc(nd.n ? nd.n : 1, sizeof(*v));
+	f = calloc(nd.n ? nd.n : 1, sizeof(*f));
+	if (!len || !v || !f)
 		return -ENOMEM;
 	for (size_t i = 0; i < nd.n; i++) {
-		len[i] = strlen(strings[i]);
-		nd.maxlen = S2C_MAX(nd.maxlen, len[i]);
+		v[i] = i < ns ? strings[i] : prefixes[i - ns];
+		len[i] = strlen(v[i]);
+		nd.maxlen = S2C_MAX(nd.maxlen, len[i] + (i < ns ? 0 : PREFIX_VALUE_MAX));
 	}
+	nd.v = v;
+	nd.found = f;
 	nd.len = len;
 	nd.left = nd.n;
 	if (nd.left == 0)
@@ -735,9 +805,10 @@ static int find_strings(Elf *elf, size_t n_sections, const struct source *src,
 			return -ENOMEM;
 		nd.buf = buf;
 	}
-	if (n_sections > 0)
-		return scan_sections(elf, src, &nd, err);
-	return scan_segments(elf, src, &nd, err);
+	r = n_sections > 0 ? scan_sections(elf, src, &nd, err) : scan_segments(elf, src, &nd, err);
+	if (found)
+		memcpy(found, f, ns * sizeof(*f));
+	return r;
 }
 
 /* The symbols of a DT_NEEDED library open on @fd: 1 when loaded, 0 when it does not fit. */
@@ -884,8 +955,9 @@ static int load_elf(const struct source *src, const struct elfinfo_options *o, s
 		r = copy_imports(t.imp, t.n_imp, &e->imports, &e->n_imports);
 	if (r >= 0)
 		r = init_libs(e);
-	if (r >= 0 && o->strings)
-		r = find_strings(elf, s.n, src, o->strings, e->strings_found, err);
+	if (r >= 0 && (o->strings || o->prefixes))
+		r = find_strings(elf, s.n, src, o->strings, o->prefixes, e->strings_found,
+				 e->prefix_values, err);
 	if (r < 0)
 		return r;
 	set_flags(e, df1_pie);
@@ -917,12 +989,21 @@ static int detect_kind(const struct source *src, struct elfinfo *e)
 	return e->script_interp ? 0 : -ENOMEM;
 }
 
-static int init_strings(struct elfinfo *e, const char *const *strings)
+static int init_strings(struct elfinfo *e, const char *const *strings, const char *const *prefixes)
 {
 	size_t n = 0;
 
+	if (prefixes) {
+		while (prefixes[n])
+			n++;
+		e->prefix_values = calloc(n ? n : 1, sizeof(*e->prefix_values));
+		if (!e->prefix_values)
+			return -ENOMEM;
+		e->n_prefix_values = n;
+	}
 	if (!strings)
 		return 0;
+	n = 0;
 	while (strings[n])
 		n++;
 	e->strings_found = calloc(n ? n : 1, sizeof(*e->strings_found));
@@ -945,7 +1026,7 @@ static int load(const struct source *src, const struct elfinfo_options *opts,
 
 	if (e) {
 		e->machine_name = "unknown";
-		r = init_strings(e, o->strings);
+		r = init_strings(e, o->strings, o->prefixes);
 	}
 	if (r >= 0)
 		r = detect_kind(src, e);

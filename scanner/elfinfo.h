@@ -5,7 +5,8 @@
  * symbols it imports (with their GNU symbol versions), the libraries it
  * needs, and for each of those, resolved beneath a root as ld.so would,
  * the symbols the library itself imports and exports.  Optionally it also
- * looks for literal strings in the read-only data ("must be setuid root").
+ * looks for literal strings in the read-only data ("must be setuid root"),
+ * and reads the version that follows a literal ("beep " in "beep 1.4.9").
  *
  * All ELF structures are read through libelf (elfutils) with the gelf_*
  * interface, so 32- and 64-bit files of either byte order are handled alike.
@@ -102,6 +103,12 @@ struct elfinfo {
 	bool *strings_found;    /**< when elfinfo_options::strings was given (for every kind):
 				     parallel to it, true when the literal occurs in read-only data;
 				     NULL otherwise */
+	char *soname;           /**< DT_SONAME (a shared object's own name), NULL if none */
+	char **prefix_values;   /**< when elfinfo_options::prefixes was given: parallel to it, the
+				     version that follows the first occurrence of the prefix in
+				     read-only data (a digit, then up to 31 more of digits, letters
+				     and ". + ~ _ -"), NULL when none does */
+	size_t n_prefix_values;
 };
 
 /** How to load.  A NULL options pointer means { .rootfd = -1 }. */
@@ -117,6 +124,9 @@ struct elfinfo_options {
 					 or NULL.  A literal matches as a byte substring of an
 					 allocated, non-writable, non-executable SHT_PROGBITS section
 					 (.rodata, ...); "" always matches an ELF file with such data */
+	const char *const *prefixes; /**< NULL-terminated literals after which a version is
+					  read from the same data (e.g. "beep " for "beep 1.4.9"),
+					  or NULL */
 	bool lib_exports;       /**< also collect each resolved library's exported functions
 				     (elfinfo_lib::exports); off, they stay empty: sorting a
 				     libc's symbols for every binary is most of the cost */

@@ -60,6 +60,37 @@ int hash_fd_md5(int fd, char hex[static HASH_MD5_HEX_LEN])
 	return hash_fd(fd, EVP_md5(), hex);
 }
 
+static const struct {
+	const char *name;
+	unsigned hex;
+} algos[_HASH_ALGO_MAX] = {
+	[HASH_NONE] = { "none", 0 },     [HASH_MD5] = { "md5", 32 },
+	[HASH_SHA1] = { "sha1", 40 },     [HASH_SHA256] = { "sha256", 64 },
+	[HASH_SHA384] = { "sha384", 96 }, [HASH_SHA512] = { "sha512", 128 },
+};
+
+const char *hash_algo_name(enum hash_algo a)
+{
+	return (unsigned)a < _HASH_ALGO_MAX ? algos[a].name : "invalid";
+}
+
+unsigned hash_algo_hex_len(enum hash_algo a)
+{
+	return (unsigned)a < _HASH_ALGO_MAX ? algos[a].hex : 0;
+}
+
+int hash_fd_algo(int fd, enum hash_algo a, char hex[static HASH_ANY_HEX_LEN])
+{
+	switch (a) {
+	case HASH_MD5: return hash_fd(fd, EVP_md5(), hex);
+	case HASH_SHA1: return hash_fd(fd, EVP_sha1(), hex);
+	case HASH_SHA256: return hash_fd(fd, EVP_sha256(), hex);
+	case HASH_SHA384: return hash_fd(fd, EVP_sha384(), hex);
+	case HASH_SHA512: return hash_fd(fd, EVP_sha512(), hex);
+	default: return -EINVAL;
+	}
+}
+
 int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN])
 {
 	_cleanup_(md_freep) EVP_MD_CTX *md = EVP_MD_CTX_new();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * SHA-256 (and, for dpkg's md5sums, MD5) of files, through OpenSSL's libcrypto
- * (never hand-rolled).
+ * SHA-256 (and, for the digests package databases record, MD5, SHA-1 and SHA-2)
+ * of files, through OpenSSL's libcrypto (never hand-rolled).
  */
 #ifndef S2C_SCANNER_HASH_H
 #define S2C_SCANNER_HASH_H
@@ -27,6 +27,32 @@ int hash_fd_sha256(int fd, char hex[static HASH_HEX_LEN]);
  * SHA-256 is what identifies content everywhere else).  Returns 0 or -errno.
  */
 int hash_fd_md5(int fd, char hex[static HASH_MD5_HEX_LEN]);
+
+/** Digest algorithms package databases record for their files. */
+enum hash_algo {
+	HASH_NONE,            /**< no digest */
+	HASH_MD5,             /**< dpkg md5sums, old rpm, apk's hex checksums */
+	HASH_SHA1,            /**< apk's "Q1" checksums */
+	HASH_SHA256,          /**< rpm (default since 4.14), pacman mtree, apk "Q2" */
+	HASH_SHA384,
+	HASH_SHA512,
+	_HASH_ALGO_MAX,
+};
+
+/** Longest hex digest of any algorithm, plus NUL (SHA-512). */
+#define HASH_ANY_HEX_LEN 129
+
+/** "md5", "sha1", "sha256", "sha384", "sha512"; "none" for HASH_NONE. */
+const char *hash_algo_name(enum hash_algo a);
+
+/** Number of hex digits of a digest of @a (0 for HASH_NONE). */
+unsigned hash_algo_hex_len(enum hash_algo a);
+
+/**
+ * Digest of the whole content of @fd with @a, as hash_fd_sha256() does.
+ * Returns 0, -EINVAL for HASH_NONE, or -errno.
+ */
+int hash_fd_algo(int fd, enum hash_algo a, char hex[static HASH_ANY_HEX_LEN]);
 
 /** Hash @len bytes at @data. Returns 0 or -ENOMEM/-EIO. */
 int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN]);

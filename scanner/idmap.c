@@ -125,6 +125,12 @@ int idmap_new(int rootfd, struct idmap **ret)
 		r = load_file(rootfd, "/etc/passwd", &m->users);
 		if (r == 0)
 			r = load_file(rootfd, "/etc/group", &m->groups);
+		/* Id 0 is root on every Linux system, also in a tree without passwd
+		 * and group files (an extracted package, a container layer). */
+		if (r == 0 && !idtab_find(&m->users, 0))
+			r = idtab_add(&m->users, 0, "root");
+		if (r == 0 && !idtab_find(&m->groups, 0))
+			r = idtab_add(&m->groups, 0, "root");
 		if (r < 0) {
 			idmap_free(m);
 			return r;

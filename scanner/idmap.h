@@ -17,7 +17,8 @@ struct idmap;
 
 /**
  * Create a map that asks NSS (@rootfd < 0) or reads the passwd and group
- * files under @rootfd.  Missing files are not an error (ids stay unnamed).
+ * files under @rootfd.  Missing files are not an error (ids stay unnamed),
+ * except that id 0 is always "root", as on every Linux system.
  * @ret  on success a new map, free with idmap_free().
  * Returns 0 or -ENOMEM.
  */

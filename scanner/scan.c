@@ -43,7 +43,7 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 		r = -ENOMEM;
 		if (!(f->content = calloc(1, sizeof(*f->content))) ||
 		    (r = binary_read_at(c->rootfd, e->dirfd, e->name, f, c->o->strings,
-					f->content)) < 0) {
+					c->o->prefixes, f->content)) < 0) {
 			facts_free(f);
 			return r;
 		}

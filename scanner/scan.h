@@ -46,6 +46,8 @@ struct scan_options {
 	const char *mountinfo;       /**< mount table to read; NULL = /proc/self/mountinfo */
 	const char *const *strings;  /**< with SCAN_CONTENT: strings to look for in read-only
 					  data (binary_read()), or NULL */
+	const char *const *prefixes; /**< with SCAN_CONTENT: literals a version follows in
+					  read-only data (binary_read()), or NULL */
 	const char *const *exclude;  /**< paths and globs not to walk (NULL-terminated), or NULL */
 	const char *exclude_file;    /**< exclude file beneath the root (skip_list_load()), or NULL */
 	bool trusted;                /**< refuse an exclude file someone but root could write */

@@ -31,7 +31,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
 # What the build needs, from Debian.
-BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev libssl-dev"
+BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev libssl-dev
+zlib1g-dev librpm-dev libsqlite3-dev"
 # What the tests, the packages, the BPF mechanism of learn and the benchmarks
 # need on top.
 TEST_PACKAGES="clang libclang-rt-14-dev check libarchive-dev

@@ -34,6 +34,7 @@ static const struct {
 	{ "plan", plan_suite, -1 },
 	{ "plan_priv", plan_priv_suite, CAP_SETFCAP },
 	{ "privcheck", privcheck_suite, -1 },
+	{ "pkgdb", pkgdb_suite, -1 },
 	{ "learnrec", learnrec_suite, -1 },
 };
 

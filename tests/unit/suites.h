@@ -21,6 +21,7 @@ Suite *fileop_suite(void);
 Suite *plan_suite(void);
 Suite *plan_priv_suite(void);
 Suite *privcheck_suite(void);
+Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
 
 #endif

@@ -616,6 +616,57 @@ START_TEST(test_strings_chunk_boundary)
 }
 END_TEST
 
+/* The version after a prefix: the first occurrence followed by a digit; DT_SONAME. */
+START_TEST(test_prefix_versions)
+{
+	static const char *const prefixes[] = { "beep ", "util-linux ", "absent ", NULL };
+	struct elfinfo_options o = { .rootfd = -1, .prefixes = prefixes };
+	struct elfinfo *e;
+
+	compile("libx.so", "const char *v[] = { \"beep [options]\", \"beep 1.4.9\",\n"
+			   "\"util-linux 2.38.1\\n\" };\nconst char *f(int i) { return v[i]; }\n",
+		"-shared", "-fPIC", "-Wl,-soname,libx.so.7", NULL);
+	e = load("libx.so", &o);
+	ck_assert_str_eq(e->soname, "libx.so.7");
+	ck_assert_uint_eq(e->n_prefix_values, 3);
+	ck_assert_str_eq(e->prefix_values[0], "1.4.9");
+	ck_assert_str_eq(e->prefix_values[1], "2.38.1");
+	ck_assert_ptr_null(e->prefix_values[2]);
+	ck_assert_ptr_null(e->strings_found);
+	elfinfo_free(e);
+}
+END_TEST
+
+/* A version straddling two chunks of the streaming search is read whole. */
+START_TEST(test_prefix_chunk_boundary)
+{
+	static const char *const prefixes[] = { "beep ", NULL };
+	struct elfinfo_options o = { .rootfd = -1, .prefixes = prefixes };
+	char *path = fx_path(tmp, "prog"), *src = malloc(70000 + 256);
+	struct elfinfo *e;
+	long rel;
+
+	for (int round = 0; round < 2; round++) {
+		long pad = round ? 65536 - rel - 5 - 7 : 70000;
+		int n = snprintf(src, 256, "const char big[] = \"BEGIN");
+
+		memset(src + n, 'A', (size_t)pad);
+		(void)snprintf(src + n + pad, 200, "beep 1.4.9\";\n"
+			       "int main(int c, char **v) { return big[c] + v[0][0]; }\n");
+		(void)unlink(path);
+		compile("prog", src, NULL);
+		rel = file_offset(path, "BEGIN") - section_offset(path, ".rodata");
+	}
+	/* "beep 1." ends the first 64 KiB of .rodata, "4.9" starts the next */
+	ck_assert_int_eq(file_offset(path, "beep 1.") - section_offset(path, ".rodata"), 65536 - 7);
+	e = load("prog", &o);
+	ck_assert_str_eq(e->prefix_values[0], "1.4.9");
+	elfinfo_free(e);
+	free(src);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_script)
 {
 	struct elfinfo *e;
@@ -991,6 +1042,8 @@ Suite *elfinfo_suite(void)
 	tcase_add_test(tc, test_host_root);
 	tcase_add_test(tc, test_strings);
 	tcase_add_test(tc, test_strings_chunk_boundary);
+	tcase_add_test(tc, test_prefix_versions);
+	tcase_add_test(tc, test_prefix_chunk_boundary);
 	tcase_add_test(tc, test_script);
 	tcase_add_test(tc, test_other);
 	tcase_add_test(tc, test_malformed_short);

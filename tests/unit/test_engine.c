@@ -47,17 +47,18 @@ static void teardown(void)
 	free(root);
 }
 
-static struct world decide(const char *kernel)
+/* Decide about every file under root with the bundled rules and, if given,
+ * the rules directory @extra on top. */
+static struct world decide_with(const char *kernel, const char *extra)
 {
 	struct world w = { 0 };
 	char *dir = NULL;
-	const char *dirs[2];
+	const char *dirs[3] = { NULL, extra, NULL };
 	struct s2c_error err = { 0 };
 	struct engine e;
 
 	ck_assert_int_gt(asprintf(&dir, "%s/db", S2C_TEST_SRCDIR), 0);
 	dirs[0] = dir;
-	dirs[1] = NULL;
 	ck_assert_msg(rules_db_load(dirs, 0, &w.db, &err) == 0, "%s", err.msg);
 	free(dir);
 	w.res = fx_scan(root, NULL, 0, 2, NULL);
@@ -68,11 +69,17 @@ static struct world decide(const char *kernel)
 	w.v = calloc(w.res->n + 1, sizeof(*w.v));
 	for (size_t i = 0; i < w.res->n; i++) {
 		struct binary bin = { 0 };
-		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->caps.all_strings, &bin), 0);
+		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->strings, w.db->prefixes,
+						     &bin), 0);
 		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &bin, &w.v[i], &err), 0);
 		binary_release(&bin);
 	}
 	return w;
+}
+
+static struct world decide(const char *kernel)
+{
+	return decide_with(kernel, NULL);
 }
 
 static void world_free(struct world *w)
@@ -322,6 +329,187 @@ START_TEST(test_existing_caps)
 }
 END_TEST
 
+/* A rules directory (outside the scanned root) holding @json as test.json. */
+static char *rules_dir(const char *json)
+{
+	char *dir = fx_tempdir();
+
+	fx_write(dir, "test.json", json);
+	return dir;
+}
+
+static const char tie_rules[] =
+	"{\"schema\": 1, \"area\": \"test\", \"rules\": ["
+	"{\"id\": \"t.one\", \"program\": \"tie (one)\", \"match\": {\"paths\": [\"/usr/bin/tie\"],"
+	" \"packages\": [\"one\"]}, \"identify\": {\"strings\": [\"flavour-one\"]},"
+	" \"verdict\": \"migrate\", \"caps\": \"cap_net_raw=ep\", \"reason\": \"one needs a raw socket\","
+	" \"sources\": [\"man:raw(7)\"]},"
+	"{\"id\": \"t.two\", \"program\": \"tie (two)\", \"match\": {\"paths\": [\"/usr/bin/tie\"],"
+	" \"packages\": [\"two\"]}, \"identify\": {\"strings\": [\"flavour-two\"], \"needed\": [\"libc.so*\"]},"
+	" \"verdict\": \"keep\", \"needs\": \"cap_sys_admin=ep\", \"reason\": \"two mounts things\","
+	" \"sources\": [\"man:mount(2)\"]},"
+	"{\"id\": \"a.one\", \"program\": \"agree (one)\", \"match\": {\"paths\": [\"/usr/bin/agree\"],"
+	" \"packages\": [\"one\"]}, \"verdict\": \"keep\", \"needs\": \"cap_setuid=ep\","
+	" \"reason\": \"it switches users\", \"sources\": [\"man:setuid(2)\"]},"
+	"{\"id\": \"a.two\", \"program\": \"agree (two)\", \"match\": {\"paths\": [\"/usr/bin/agree\"],"
+	" \"packages\": [\"two\"]}, \"verdict\": \"keep\", \"needs\": \"cap_setuid=ep\","
+	" \"reason\": \"it switches users too\", \"sources\": [\"man:setuid(2)\"]},"
+	"{\"id\": \"v.tool\", \"program\": \"toolx\", \"match\": {\"paths\": [\"/usr/bin/toolx*\"]},"
+	" \"version\": {\"prefix\": \"toolx \"}, \"verdict\": \"migrate\", \"caps\": \"cap_net_raw=ep\","
+	" \"reason\": \"old versions need a raw socket\", \"sources\": [\"man:raw(7)\"],"
+	" \"conditions\": [{\"when\": {\"version_at_least\": \"1.4\"}, \"verdict\": \"drop\","
+	" \"reason\": \"from 1.4 it refuses to run set-ID\"}]}"
+	"]}";
+
+/* Rules that tie: the binary's identify signs, then agreement, then review. */
+START_TEST(test_ties)
+{
+	char *db = rules_dir(tie_rules);
+	struct world w;
+	const struct decision *d;
+
+	compile("usr/bin/tie", "#include <stdio.h>\nint main(void) { puts(\"flavour-two\"); return 0; }\n",
+		NULL);
+	compile("usr/bin/agree", prog_plain, NULL);
+	w = decide_with("6.1", db);
+	d = get(&w, "/usr/bin/tie");
+	ck_assert_ptr_nonnull(d->rule);
+	ck_assert_str_eq(d->rule->id, "t.two");
+	ck_assert_int_eq(d->tie, TIE_IDENTIFIED);
+	ck_assert_int_eq(d->verdict, VERDICT_KEEP);
+	ck_assert_int_eq(d->confidence, CONFIDENCE_HIGH);
+	ck_assert_uint_eq(d->n_ambiguous, 2);
+	ck_assert_ptr_nonnull(strstr(d->match_how, "the string 'flavour-two'"));
+	ck_assert_ptr_nonnull(strstr(d->match_how, "NEEDs libc.so.6"));
+	/* rules that decide the same: the first, with medium confidence, and said so */
+	d = get(&w, "/usr/bin/agree");
+	ck_assert_str_eq(d->rule->id, "a.one");
+	ck_assert_int_eq(d->tie, TIE_AGREE);
+	ck_assert_int_eq(d->confidence, CONFIDENCE_MEDIUM);
+	ck_assert_ptr_nonnull(strstr(d->reason, "all decide the same"));
+	world_free(&w);
+
+	/* the other flavour */
+	fx_rmrf(root);
+	free(root);
+	root = fx_tempdir();
+	compile("usr/bin/tie", "#include <stdio.h>\nint main(void) { puts(\"flavour-one\"); return 0; }\n",
+		NULL);
+	w = decide_with("6.1", db);
+	d = get(&w, "/usr/bin/tie");
+	ck_assert_str_eq(d->rule->id, "t.one");
+	ck_assert_int_eq(d->verdict, VERDICT_MIGRATE);
+	world_free(&w);
+
+	/* neither: review, naming the rules and what would settle it */
+	fx_rmrf(root);
+	free(root);
+	root = fx_tempdir();
+	compile("usr/bin/tie", prog_plain, NULL);
+	w = decide_with("6.1", db);
+	d = get(&w, "/usr/bin/tie");
+	ck_assert_ptr_null(d->rule);
+	ck_assert_int_eq(d->tie, TIE_OPEN);
+	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
+	ck_assert_int_eq(d->confidence, CONFIDENCE_LOW);
+	ck_assert_ptr_nonnull(strstr(d->reason, "(t.one, t.two)"));
+	ck_assert_ptr_nonnull(strstr(d->reason, "no package database"));
+	ck_assert_ptr_nonnull(strstr(d->reason, "would settle it"));
+	world_free(&w);
+
+	/* the package database settles it before the binary is asked */
+	fx_write(root, "var/lib/dpkg/info/one.list", "/usr/bin/tie\n");
+	w = decide_with("6.1", db);
+	d = get(&w, "/usr/bin/tie");
+	ck_assert_str_eq(d->rule->id, "t.one");
+	ck_assert_int_eq(d->tie, TIE_NONE);
+	world_free(&w);
+	fx_rmrf(db);
+	free(db);
+}
+END_TEST
+
+/* The program's version: from the binary after the rule's prefix, else the package's. */
+START_TEST(test_versions)
+{
+	char *db = rules_dir(tie_rules);
+	struct world w;
+	const struct decision *d;
+
+	compile("usr/bin/toolx-new", "#include <stdio.h>\nint main(void) { puts(\"toolx 1.4.9\"); return 0; }\n",
+		NULL);
+	compile("usr/bin/toolx-old", "#include <stdio.h>\nint main(void) { puts(\"toolx 1.3.4\"); return 0; }\n",
+		NULL);
+	compile("usr/bin/toolx-pkg", prog_plain, NULL);
+	compile("usr/bin/toolx-none", prog_plain, NULL);
+	fx_write(root, "var/lib/dpkg/info/toolx.list", "/usr/bin/toolx-pkg\n");
+	fx_write(root, "var/lib/dpkg/status",
+		 "Package: toolx\nStatus: install ok installed\nVersion: 2:1.5-1\n\n");
+	w = decide_with("6.1", db);
+	d = get(&w, "/usr/bin/toolx-new");
+	ck_assert_str_eq(d->version, "1.4.9");
+	ck_assert_str_eq(d->version_source, "binary");
+	ck_assert_int_eq(d->verdict, VERDICT_DROP);
+	ck_assert_ptr_nonnull(strstr(d->conditions[0].text, "version 1.4.9 (binary) is at least 1.4"));
+	d = get(&w, "/usr/bin/toolx-old");
+	ck_assert_str_eq(d->version, "1.3.4");
+	ck_assert_int_eq(d->verdict, VERDICT_MIGRATE);
+	d = get(&w, "/usr/bin/toolx-pkg");
+	ck_assert_str_eq(d->package_version, "2:1.5-1");
+	ck_assert_str_eq(d->version, "1.5");
+	ck_assert_str_eq(d->version_source, "package");
+	ck_assert_int_eq(d->verdict, VERDICT_DROP);
+	d = get(&w, "/usr/bin/toolx-none");
+	ck_assert_ptr_null(d->version);
+	ck_assert_int_eq(d->conditions[0].holds, -1);
+	ck_assert_int_eq(d->verdict, VERDICT_MIGRATE);
+	world_free(&w);
+	fx_rmrf(db);
+	free(db);
+}
+END_TEST
+
+/* A front end whose privileged work is in its own library: the library's imports are
+ * evidence, named and one step weaker; general libraries are not read. */
+START_TEST(test_library_evidence)
+{
+	char *lib = fx_path(root, "usr/lib"), *ldflag = NULL;
+	const char *libflags[] = { "-shared", "-fPIC", "-Wl,-soname,libfrontend.so.1", NULL };
+	const char *progflags[4] = { NULL, "-l:libfrontend.so.1", "-Wl,--allow-shlib-undefined",
+				     NULL };
+	struct world w;
+	const struct decision *d;
+	bool libc = false;
+
+	ck_assert_int_eq(fx_compile(root, "usr/lib/libfrontend.so.1",
+				    "int pcap_open_live(const char *, int, int, int, char *);\n"
+				    "int frontend_capture(void) { char e[256];\n"
+				    " return pcap_open_live(\"lo\", 64, 0, 0, e); }\n", 0755, libflags), 0);
+	ck_assert_int_gt(asprintf(&ldflag, "-L%s", lib), 0);
+	progflags[0] = ldflag;
+	compile("usr/bin/frontend", "int frontend_capture(void);\nint main(void) { return frontend_capture(); }\n",
+		progflags);
+	w = decide("6.1");
+	d = get(&w, "/usr/bin/frontend");
+	ck_assert_ptr_null(d->rule);
+	for (size_t i = 0; i < d->n_evidence; i++) {
+		libc |= strstr(d->evidence[i].what, "libc.so") != NULL;
+		if (strstr(d->evidence[i].what, "imports pcap_open_live through its library "
+					     "libfrontend.so.1 (/usr/lib/libfrontend.so.1)")) {
+			ck_assert_int_eq(d->evidence[i].strength, STRENGTH_MEDIUM);
+			ck_assert_uint_eq(d->evidence[i].caps, S2C_CAPMASK(13)); /* cap_net_raw */
+		}
+	}
+	ck_assert(has_evidence(d, "through its library libfrontend.so.1"));
+	ck_assert(!libc);
+	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
+	ck_assert_uint_eq(d->proposed, S2C_CAPMASK(13));
+	world_free(&w);
+	free(ldflag);
+	free(lib);
+}
+END_TEST
+
 /* Content read by the walk's workers decides exactly as content read afterwards. */
 static struct decisions decide_scanned(bool during_walk, struct scan_result **ret_res)
 {
@@ -341,12 +529,13 @@ static struct decisions decide_scanned(bool during_walk, struct scan_result **re
 		.root = root,
 		.threads = 3,
 		.flags = during_walk ? SCAN_CONTENT : 0,
-		.strings = during_walk ? db->caps.all_strings : NULL,
+		.strings = during_walk ? db->strings : NULL,
+		.prefixes = during_walk ? db->prefixes : NULL,
 	};
 	ck_assert_msg(scan_run(&o, &res, &err) == 0, "%s", err.msg);
 	for (size_t i = 0; i < res->n; i++)
 		ck_assert_msg(!res->v[i]->content == !during_walk, "%s", res->v[i]->path);
-	ck_assert_msg(decide_all(db, res, "6.1", &ds, &err) == 0, "%s", err.msg);
+	ck_assert_msg(decide_all(db, res, &(struct decide_target){ .kernel = "6.1" }, &ds, &err) == 0, "%s", err.msg);
 	for (size_t i = 0; i < res->n; i++)
 		ck_assert_ptr_null(res->v[i]->content);
 	*ret_res = res;
@@ -402,6 +591,9 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_evidence_verdicts);
 	tcase_add_test(tc, test_rules_and_conditions);
 	tcase_add_test(tc, test_existing_caps);
+	tcase_add_test(tc, test_ties);
+	tcase_add_test(tc, test_versions);
+	tcase_add_test(tc, test_library_evidence);
 	tcase_add_test(tc, test_content_during_scan);
 	suite_add_tcase(s, tc);
 	return s;

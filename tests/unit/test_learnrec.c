@@ -10,6 +10,7 @@
 #include <check.h>
 #include <json-c/json.h>
 
+#include "db.h"
 #include "error.h"
 #include "fixture.h"
 #include "learnout.h"
@@ -109,13 +110,26 @@ END_TEST
 START_TEST(test_draft)
 {
 	struct learn_record *r = sample();
-	struct json_object *d, *rule, *v;
+	struct json_object *d, *rule, *v, *match;
+	const char *packages[] = { "iputils-ping", "iputils", NULL };
+	const char *needed[] = { "libcap.so.*", NULL };
+	struct rule replaced = { .id = "iputils.ping", .packages = packages, .has_identify = true,
+				 .identify = { .needed = needed } };
 
 	/* Denied something: a person reviews, with what it would need. */
-	d = learnout_draft(r, "iputils.ping");
+	d = learnout_draft(r, &replaced);
 	ck_assert_ptr_nonnull(d);
 	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "id")), "iputils.ping");
+	/* It replaces that rule: the same program, not the others of the name
+	 * (GNU inetutils' ping), so their packages and identify are kept. */
+	match = json_object_object_get(rule, "match");
+	ck_assert_str_eq(json_object_to_json_string_ext(json_object_object_get(match, "packages"),
+							JSON_C_TO_STRING_PLAIN),
+			 "[\"iputils-ping\",\"iputils\"]");
+	ck_assert_str_eq(json_object_to_json_string_ext(json_object_object_get(rule, "identify"),
+							JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			 "{\"needed\":[\"libcap.so.*\"]}");
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "verdict")), "review");
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "needs")),
 			 "cap_net_admin,cap_net_raw=p");
@@ -129,6 +143,8 @@ START_TEST(test_draft)
 	d = learnout_draft(r, NULL);
 	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "id")), "local.ping");
+	ck_assert(!json_object_object_get_ex(json_object_object_get(rule, "match"), "packages", &v));
+	ck_assert(!json_object_object_get_ex(rule, "identify", &v));
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "verdict")), "migrate");
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "caps")),
 			 "cap_net_raw=ep");

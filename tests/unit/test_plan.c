@@ -95,7 +95,8 @@ static struct world decide(void)
 	w.v = calloc(w.res->n + 1, sizeof(*w.v));
 	for (size_t i = 0; i < w.res->n; i++) {
 		struct binary bin = { 0 };
-		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->caps.all_strings, &bin), 0);
+		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->strings, w.db->prefixes,
+						     &bin), 0);
 		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &bin, &w.v[i], &err), 0);
 		binary_release(&bin);
 	}

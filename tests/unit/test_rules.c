@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rules database loader (every error class), globs, matching, host facts. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +152,7 @@ START_TEST(test_error_classes)
 	/* unknown keys, at every level */
 	expect_error(rule("x.a", "/a", "migrate", "cap_net_raw=p", ", \"pathz\": 1"),
 		     "$.rules[0]: unknown key 'pathz'");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"extra\": 1, \"rules\": []}",
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"extra\": 1, \"rules\": []}",
 			  "$: unknown key 'extra'");
 	/* bad capability names and flags */
 	expect_error(rule("x.a", "/a", "migrate", "cap_bogus=p", NULL),
@@ -171,7 +172,7 @@ START_TEST(test_error_classes)
 	/* types, required keys, sources, modes, conditions, smoke */
 	expect_error(rule("x.a", "/a", "keep", NULL, ", \"aware\": \"yes\""), "$.rules[0].aware: expected true or false");
 	expect_error(rule("x.a", "/a", "keep", NULL, ", \"mode\": \"755\""), "$.rules[0].mode: expected 4 octal digits");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [{\"id\": \"x.a\", \"program\": \"p\","
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [{\"id\": \"x.a\", \"program\": \"p\","
 			  " \"match\": {\"paths\": [\"/a\"]}, \"verdict\": \"keep\", \"reason\": \"r\","
 			  " \"sources\": [\"ftp://x\"]}]}",
 			  "$.rules[0].sources[0]: 'ftp://x' is not an https:// URL");
@@ -185,14 +186,32 @@ START_TEST(test_error_classes)
 	expect_error(rule("x.a", "/a", "keep", NULL,
 			  ", \"conditions\": [{\"when\": {}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
 		     "empty condition");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [{\"id\": \"x.a\"}]}",
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [{\"id\": \"x.a\"}]}",
 			  "$.rules[0]: missing key 'program'");
 	/* JSON itself */
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": [", "unexpected end of file");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [", "unexpected end of file");
 	expect_error_text("{\"schema\": 1,\n \"area\": 't', \"rules\": []}", "test.json:2:");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"area\": \"u\", \"rules\": []}", "same key twice");
-	expect_error_text("{\"schema\": 2, \"area\": \"t\", \"rules\": []}", "$.schema: integer out of range");
-	expect_error_text("{\"schema\": 1, \"area\": \"t\", \"rules\": []} x", "test.json:1:");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"area\": \"u\", \"rules\": []}", "same key twice");
+	expect_error_text("{\"schema\": 2, \"area\": \"test\", \"rules\": []}", "$.schema: integer out of range");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": []} x", "test.json:1:");
+	/* the area names the file */
+	expect_error_text("{\"schema\": 1, \"area\": \"network\", \"rules\": []}",
+			  "$.area: area 'network' differs from the file name 'test.json'");
+	/* identify, version, accepted_risk */
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {}"), "empty identify");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {\"strings\": [\"ab\"]}"),
+		     "$.rules[0].identify.strings[0]: 'ab' is too short");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {\"needed\": [\"/lib/x.so\"]}"),
+		     "$.rules[0].identify.needed[0]: expected a library name");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"identify\": {\"soneme\": [\"x\"]}"),
+		     "$.rules[0].identify: unknown key 'soneme'");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"version\": {}"),
+		     "$.rules[0].version: missing key 'prefix'");
+	expect_error(rule("x.a", "/a", "keep", NULL,
+			  ", \"conditions\": [{\"when\": {\"version_at_least\": \"1.x\"}, \"verdict\": \"drop\", \"reason\": \"r\"}]"),
+		     "bad program version '1.x'");
+	expect_error(rule("x.a", "/a", "keep", NULL, ", \"accepted_risk\": \"ok\""),
+		     "$.rules[0].accepted_risk: give the reason");
 }
 END_TEST
 
@@ -306,6 +325,29 @@ START_TEST(test_bundled_db_lints)
 }
 END_TEST
 
+/* glob_match() answers as fnmatch(FNM_PATHNAME) does, shortcuts and all. */
+START_TEST(test_glob_like_fnmatch)
+{
+	static const char *const patterns[] = {
+		"/usr/bin/ping", "/usr/bin/p*", "/usr/lib/*/gst-ptp-helper", "/usr/*/x",
+		"/a/[abc]", "/a/[!a]/b", "/a/?", "/a/*", "/a/\\*", "/a/b\\[c", "*", "/*/*/ping",
+		"/usr/lib/polkit-1/polkit-agent-helper-[0-9]", "/a/*b", "/a*/b", "/", "", NULL,
+	};
+	static const char *const paths[] = {
+		"/usr/bin/ping", "/usr/bin/pong", "/usr/bin/ping6", "/usr/lib/x86_64-linux-gnu/gst-ptp-helper",
+		"/usr/lib/a/b/gst-ptp-helper", "/usr/lib/x", "/usr/lib/x/y", "/a/a", "/a/b", "/a/c/b",
+		"/a/a/b", "/a/", "/a/*", "/a/b[c", "/a/bc", "ping", "/x/y/ping", "/x/ping",
+		"/usr/lib/polkit-1/polkit-agent-helper-1", "/a/xb", "/ab/b", "/", "", "/a/\xc3\xa9" "b", NULL,
+	};
+
+	for (size_t i = 0; patterns[i]; i++)
+		for (size_t j = 0; paths[j]; j++)
+			ck_assert_msg(glob_match(patterns[i], paths[j]) ==
+				      (fnmatch(patterns[i], paths[j], FNM_PATHNAME) == 0),
+				      "'%s' against '%s'", patterns[i], paths[j]);
+}
+END_TEST
+
 START_TEST(test_glob)
 {
 	ck_assert(glob_match("/usr/lib/*/gst-ptp-helper", "/usr/lib/x86_64-linux-gnu/gst-ptp-helper"));
@@ -333,7 +375,7 @@ END_TEST
 START_TEST(test_match)
 {
 	const char *text =
-		"{\"schema\": 1, \"area\": \"t\", \"rules\": ["
+		"{\"schema\": 1, \"area\": \"test\", \"rules\": ["
 		"{\"id\": \"iputils.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"iputils-ping\"]},"
 		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
 		"{\"id\": \"inetutils.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"], \"packages\": [\"inetutils-ping\"]},"
@@ -456,6 +498,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_missing_table);
 	tcase_add_test(tc, test_bundled_db_lints);
 	tcase_add_test(tc, test_glob);
+	tcase_add_test(tc, test_glob_like_fnmatch);
 	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_host_image);
 	tcase_add_test(tc, test_host_live);

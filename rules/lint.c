@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "captable.h"
+#include "db.h"
+#include "lint.h"
+#include "common.h"
+
+/* A set written without capability names ("=eip", "=ep") names them all. */
+static bool names_none(const char *text)
+{
+	return text && !strstr(text, "cap_");
+}
+
+/* One migration to @caps (@text as written) at @where: a problem unless accepted. */
+static int check_set(const struct rules_db *db, const struct rule *r, const char *where,
+		     const struct fcaps *caps, const char *text, bool *risky,
+		     struct rules_problems *out)
+{
+	uint64_t mask = caps->permitted | caps->inheritable;
+	enum risk risk = captable_risk(&db->caps, mask);
+	_cleanup_free_ char *names = NULL, *msg = NULL;
+	int n;
+
+	if (risk < RISK_DANGEROUS)
+		return 0;
+	*risky = true;
+	if (r->accepted_risk)
+		return 0;
+	if (names_none(text)) {
+		n = asprintf(&msg, "%s: %s: '%s' names no capability, so it grants every one of "
+			     "them: setuid in disguise; name the capabilities the program needs", r->file,
+			     where, text);
+	} else {
+		names = fcaps_mask_names(captable_with_risk(&db->caps, mask, risk));
+		if (!names)
+			return -ENOMEM;
+		n = asprintf(&msg, "%s: %s: migrating to '%s' gives %s %s%s; keep the program "
+			     "set-ID, or say in accepted_risk why the risk is accepted", r->file, where,
+			     text, names, risk == RISK_ROOT ? "(root-equivalent)" : "(graded dangerous)",
+			     risk == RISK_ROOT ? ": setuid in disguise" : "");
+	}
+	if (n < 0)
+		return -ENOMEM;
+	return rules_problems_add(out, msg);
+}
+
+static int lint_rule(const struct rules_db *db, const struct rule *r, struct rules_problems *out)
+{
+	char where[600];
+	bool risky = false;
+	int ret = 0;
+
+	if (r->verdict == VERDICT_MIGRATE && r->has_caps) {
+		(void)snprintf(where, sizeof(where), "%s.caps", r->where);
+		ret = check_set(db, r, where, &r->caps, r->caps_text, &risky, out);
+	}
+	for (size_t i = 0; ret == 0 && i < r->n_conditions; i++) {
+		const struct rule_condition *c = &r->conditions[i];
+		if (c->verdict != VERDICT_MIGRATE)
+			continue;
+		(void)snprintf(where, sizeof(where), "%s.conditions[%zu]%s", r->where, i,
+			       c->has_caps ? ".caps" : " (the rule's caps)");
+		ret = c->has_caps ? check_set(db, r, where, &c->caps, c->caps_text, &risky, out) :
+		      r->has_caps ? check_set(db, r, where, &r->caps, r->caps_text, &risky, out) : 0;
+	}
+	if (ret == 0 && r->accepted_risk && !risky) {
+		_cleanup_free_ char *msg = NULL;
+		if (asprintf(&msg, "%s: %s.accepted_risk: the rule migrates to no root-equivalent or "
+			     "dangerous set, so there is no risk to accept; remove it", r->file,
+			     r->where) < 0)
+			return -ENOMEM;
+		ret = rules_problems_add(out, msg);
+	}
+	return ret;
+}
+
+int lint_rules(const struct rules_db *db, struct rules_problems *out)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < db->n && r == 0; i++)
+		r = lint_rule(db, db->rules[i], out);
+	return r;
+}

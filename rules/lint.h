@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rules lint: the checks beyond what the loader refuses.  The loader accepts
+ * any capability set a rule names; a migration to a set graded root-equivalent
+ * or dangerous in the capability table (a set written "=eip" with no names is
+ * every capability) is a mistake unless the rule says why the risk is
+ * accepted (accepted_risk), and accepted_risk on a rule without such a set is
+ * stale.
+ */
+#ifndef S2C_RULES_LINT_H
+#define S2C_RULES_LINT_H
+
+struct rules_db;
+struct rules_problems;
+
+/**
+ * Check every rule of @db and record each problem in @out as
+ * "file: $.path: message".  Returns 0 or -ENOMEM.
+ */
+int lint_rules(const struct rules_db *db, struct rules_problems *out);
+
+#endif /* S2C_RULES_LINT_H */

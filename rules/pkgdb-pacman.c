@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pacman: var/lib/pacman/local/NAME-VERSION-REL/ for each package, with
+ * "files" (a %FILES% section, one path per line without a leading slash,
+ * directories ending in '/'), "desc" (%NAME% and %VERSION% sections, the
+ * value on the next line) and "mtree" (gzip-compressed mtree(5) text: one
+ * line per file, "./usr/bin/ping time=… mode=4755 size=… sha256digest=…",
+ * names with special characters written as \ooo octal escapes).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "pkgdb-backend.h"
+#include "resolve.h"
+#include "common.h"
+
+/* Longest mtree line read; longer ones are skipped. */
+#define MTREE_LINE_MAX 8192
+
+/* The value after the line "%KEY%" of desc. */
+static int desc_value(int dfd, const char *key, char *out, size_t size)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool next = false;
+
+	out[0] = '\0';
+	if (pkgdb_fdopen(openat(dfd, "desc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), &f) < 0)
+		return 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (next) {
+			(void)snprintf(out, size, "%s", line);
+			return 0;
+		}
+		next = s2c_streq(line, key);
+	}
+	return 0;
+}
+
+/* mtree(5) \ooo escapes, in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static void gzclosep(gzFile *g)
+{
+	if (*g)
+		(void)gzclose(*g);
+}
+
+/* Digests of the wanted paths this package owns (@mine[i]) from its mtree. */
+static int read_mtree(int dfd, struct pkgdb_query *q, const bool *mine)
+{
+	_cleanup_(gzclosep) gzFile g = NULL;
+	_cleanup_free_ char *line = malloc(MTREE_LINE_MAX);
+	int fd;
+
+	if (!line)
+		return -ENOMEM;
+	fd = openat(dfd, "mtree", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	g = gzdopen(fd, "rb");
+	if (!g) {
+		(void)close(fd);
+		return 0;
+	}
+	while (gzgets(g, line, MTREE_LINE_MAX)) {
+		size_t len = strlen(line);
+		char *sp, *kw, *save = NULL;
+		long i;
+
+		if (!len || line[len - 1] != '\n') {
+			/* too long: skip the rest of it */
+			while (len && line[len - 1] != '\n' && gzgets(g, line, MTREE_LINE_MAX))
+				len = strlen(line);
+			continue;
+		}
+		line[--len] = '\0';
+		if (strncmp(line, "./", 2) != 0 || !(sp = strchr(line, ' ')))
+			continue;
+		*sp = '\0';
+		unescape(line);
+		i = pkgdb_query_find(q, line + 1, strlen(line + 1), false);
+		if (i < 0 || !mine[i])
+			continue;
+		for (kw = strtok_r(sp + 1, " \t", &save); kw; kw = strtok_r(NULL, " \t", &save)) {
+			enum hash_algo a = strncmp(kw, "sha256digest=", 13) == 0 ? HASH_SHA256 :
+					   strncmp(kw, "md5digest=", 10) == 0 ? HASH_MD5 : HASH_NONE;
+			const char *v = a == HASH_NONE ? NULL : strchr(kw, '=') + 1;
+			if (v && (a == HASH_SHA256 || !q->want[i].entry->digest) &&
+			    pkgdb_query_digest(q, (size_t)i, a, v, strlen(v)) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* One package directory: does it list a wanted path? */
+static int read_package(int localfd, const char *name, struct pkgdb_query *q, bool *mine)
+{
+	_cleanup_close_ int dfd = openat(localfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	char pkg[256], version[256];
+	bool files = false, any = false;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (dfd < 0)
+		return 0;
+	if (pkgdb_fdopen(openat(dfd, "files", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), &f) < 0)
+		return 0;
+	memset(mine, 0, q->n * sizeof(*mine));
+	while ((n = getline(&line, &cap, f)) > 0) {
+		long i;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (line[0] == '%') {
+			files = s2c_streq(line, "%FILES%");
+			continue;
+		}
+		if (!files || !n || line[n - 1] == '/')
+			continue;
+		i = pkgdb_query_find(q, line, (size_t)n, true);
+		if (i >= 0 && !q->want[i].entry->package)
+			mine[i] = any = true;
+	}
+	if (!any)
+		return 0;
+	(void)desc_value(dfd, "%NAME%", pkg, sizeof(pkg));
+	(void)desc_value(dfd, "%VERSION%", version, sizeof(version));
+	if (!pkg[0])
+		return 0;
+	for (size_t i = 0; i < q->n; i++)
+		if (mine[i] && pkgdb_query_own(q, i, pkg, version[0] ? version : NULL) < 0)
+			return -ENOMEM;
+	return read_mtree(dfd, q, mine);
+}
+
+int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q)
+{
+	_cleanup_free_ bool *mine = calloc(q->n ? q->n : 1, sizeof(*mine));
+	_cleanup_closedir_ DIR *dir = NULL;
+	struct dirent *de;
+	int fd, r = 0;
+
+	if (!mine)
+		return -ENOMEM;
+	fd = resolve_open(rootfd, "/var/lib/pacman/local", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return 0;
+	dir = fdopendir(fd);
+	if (!dir) {
+		(void)close(fd);
+		return 0;
+	}
+	while (r == 0 && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			r = read_package(dirfd(dir), de->d_name, q, mine);
+	return r;
+}

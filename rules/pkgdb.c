@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pkgdb.h"
+#include "pkgdb-backend.h"
+#include "resolve.h"
+#include "common.h"
+
+static const char *const format_names[_PKGDB_FORMAT_MAX] = { "dpkg", "rpm", "apk", "pacman" };
+
+const char *pkgdb_format_name(enum pkgdb_format f)
+{
+	return (unsigned)f < _PKGDB_FORMAT_MAX ? format_names[f] : "invalid";
+}
+
+void pkgdb_entry_release(struct pkgdb_entry *e)
+{
+	free(e->package);
+	free(e->version);
+	free(e->digest);
+	memset(e, 0, sizeof(*e));
+}
+
+struct pkgdb {
+	int rootfd;
+	enum pkgdb_format found[_PKGDB_FORMAT_MAX];
+	size_t n;
+	int rpm_dirfd;               /* the rpm database's directory, or -1 */
+	char *problem;
+};
+
+struct pkgdb *pkgdb_free(struct pkgdb *db)
+{
+	if (!db)
+		return NULL;
+	if (db->rpm_dirfd >= 0)
+		(void)close(db->rpm_dirfd);
+	free(db->problem);
+	free(db);
+	return NULL;
+}
+
+static void pkgdb_freep(struct pkgdb **db)
+{
+	pkgdb_free(*db);
+}
+
+size_t pkgdb_count(const struct pkgdb *db)
+{
+	return db->n;
+}
+
+enum pkgdb_format pkgdb_format_of(const struct pkgdb *db, size_t i)
+{
+	return db->found[i];
+}
+
+const char *pkgdb_problem(const struct pkgdb *db)
+{
+	return db->problem;
+}
+
+/* True when @path under the root is a directory (no symlink followed). */
+static bool is_dir(int rootfd, const char *path)
+{
+	int fd = resolve_open(rootfd, path, O_PATH | O_DIRECTORY);
+
+	if (fd < 0)
+		return false;
+	(void)close(fd);
+	return true;
+}
+
+static bool is_file_at(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_file(int rootfd, const char *path)
+{
+	int fd = resolve_open(rootfd, path, O_PATH);
+	struct stat st;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	(void)close(fd);
+	return ok;
+}
+
+/* Fedora keeps the database in /usr/lib/sysimage/rpm, with /var/lib/rpm a
+ * symbolic link to it; older systems have /var/lib/rpm itself. */
+static int find_rpm(struct pkgdb *db)
+{
+	static const char *const dirs[] = { "/usr/lib/sysimage/rpm", "/var/lib/rpm" };
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(dirs); i++) {
+		_cleanup_close_ int fd = resolve_open(db->rootfd, dirs[i], O_PATH | O_DIRECTORY);
+		const char *what = NULL;
+
+		if (fd < 0)
+			continue;
+		if (is_file_at(fd, "rpmdb.sqlite")) {
+			if (!pkgdb_rpm_supported()) {
+				what = "this build of suid2cap reads no rpm database (built without "
+				       "librpm and sqlite3)";
+			} else {
+				db->rpm_dirfd = TAKE_FD(fd);
+				db->found[db->n++] = PKGDB_RPM;
+				return 0;
+			}
+		} else if (is_file_at(fd, "Packages.db")) {
+			what = "the rpm database is in the ndb format (Packages.db), which suid2cap "
+			       "does not read; 'rpmdb --rebuilddb' with %_db_backend sqlite converts it";
+		} else if (is_file_at(fd, "Packages")) {
+			what = "the rpm database is in the Berkeley DB format (Packages), which "
+			       "suid2cap does not read; 'rpmdb --rebuilddb' with %_db_backend sqlite "
+			       "converts it";
+		} else {
+			continue;
+		}
+		if (!db->problem && asprintf(&db->problem, "%s: %s", dirs[i], what) < 0) {
+			db->problem = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int pkgdb_open(int rootfd, struct pkgdb **ret)
+{
+	_cleanup_(pkgdb_freep) struct pkgdb *db = calloc(1, sizeof(*db));
+	int r;
+
+	if (!db)
+		return -ENOMEM;
+	db->rootfd = rootfd;
+	db->rpm_dirfd = -1;
+	if (is_dir(rootfd, "/var/lib/dpkg/info"))
+		db->found[db->n++] = PKGDB_DPKG;
+	r = find_rpm(db);
+	if (r < 0)
+		return r;
+	if (is_file(rootfd, "/lib/apk/db/installed") || is_file(rootfd, "/usr/lib/apk/db/installed"))
+		db->found[db->n++] = PKGDB_APK;
+	if (is_dir(rootfd, "/var/lib/pacman/local"))
+		db->found[db->n++] = PKGDB_PACMAN;
+	*ret = TAKE_PTR(db);
+	return 0;
+}
+
+/* --- the query --------------------------------------------------------------------- */
+
+/* /usr/bin/x <-> /bin/x and the like, for merged-/usr systems: 0 with the
+ * alias or NULL in @ret, or -ENOMEM. */
+static int usrmerge_alias(const char *path, char **ret)
+{
+	static const char *const dirs[] = { "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
+					    "/libx32/" };
+
+	*ret = NULL;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(dirs); i++) {
+		size_t n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) == 0)
+			return asprintf(ret, "/usr%s", path) < 0 ? (*ret = NULL, -ENOMEM) : 0;
+		if (strncmp(path, "/usr", 4) == 0 && strncmp(path + 4, dirs[i], n) == 0)
+			return (*ret = strdup(path + 4)) ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+/* FNV-1a over @len bytes, with an implied leading slash when @slash. */
+static size_t hash_bytes(const char *s, size_t len, bool slash)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	if (slash)
+		h = (h ^ (unsigned char)'/') * 1099511628211ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static bool same_path(const char *want, const char *path, size_t len, bool slash)
+{
+	if (slash) {
+		if (want[0] != '/')
+			return false;
+		want++;
+	}
+	return strlen(want) == len && memcmp(want, path, len) == 0;
+}
+
+long pkgdb_query_find(const struct pkgdb_query *q, const char *path, size_t len, bool slash)
+{
+	if (!q->table)
+		return -1;
+	for (size_t b = hash_bytes(path, len, slash) & q->mask; q->table[b]; b = (b + 1) & q->mask) {
+		const struct pkgdb_want *w = &q->want[q->table[b] - 1];
+		if (same_path(w->path, path, len, slash) ||
+		    (w->alias && same_path(w->alias, path, len, slash)))
+			return (long)(q->table[b] - 1);
+	}
+	return -1;
+}
+
+int pkgdb_query_own(struct pkgdb_query *q, size_t i, const char *package, const char *version)
+{
+	struct pkgdb_entry *e = q->want[i].entry;
+
+	if (e->package)
+		return 0;
+	if (!(e->package = strdup(package)))
+		return -ENOMEM;
+	if (version && !(e->version = strdup(version)))
+		return -ENOMEM;
+	e->format = q->format;
+	return 1;
+}
+
+int pkgdb_query_digest(struct pkgdb_query *q, size_t i, enum hash_algo algo, const char *hex,
+		       size_t len)
+{
+	struct pkgdb_entry *e = q->want[i].entry;
+	char *d;
+
+	if (len != hash_algo_hex_len(algo) || strspn(hex, "0123456789abcdefABCDEF") < len)
+		return 0;
+	d = strndup(hex, len);
+	if (!d)
+		return -ENOMEM;
+	for (char *p = d; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	free(e->digest);
+	e->digest = d;
+	e->algo = algo;
+	return 0;
+}
+
+int pkgdb_fdopen(int fd, FILE **ret)
+{
+	FILE *f;
+
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		int r = -errno;
+		(void)close(fd);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+static void query_release(struct pkgdb_query *q)
+{
+	for (size_t i = 0; i < q->n; i++)
+		free(q->want[i].alias);
+	free(q->want);
+	free(q->table);
+}
+
+static int query_init(struct pkgdb_query *q, const char *const *paths, size_t n,
+		      struct pkgdb_entry *ret)
+{
+	size_t mask = 15;
+
+	memset(q, 0, sizeof(*q));
+	q->want = calloc(n ? n : 1, sizeof(*q->want));
+	if (!q->want)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		q->want[i].path = paths[i];
+		q->want[i].entry = &ret[i];
+		q->n = i + 1;
+		if (usrmerge_alias(paths[i], &q->want[i].alias) < 0)
+			return -ENOMEM;
+	}
+	while (mask + 1 < 4 * (n + 1))
+		mask = mask * 2 + 1;
+	q->mask = mask;
+	q->table = calloc(mask + 1, sizeof(*q->table));
+	if (!q->table)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			const char *p = k ? q->want[i].alias : q->want[i].path;
+			size_t b;
+			if (!p)
+				continue;
+			b = hash_bytes(p, strlen(p), false) & mask;
+			while (q->table[b])
+				b = (b + 1) & mask;
+			q->table[b] = i + 1;
+		}
+	return 0;
+}
+
+int pkgdb_lookup(struct pkgdb *db, const char *const *paths, size_t n, struct pkgdb_entry *ret)
+{
+	struct pkgdb_query q;
+	int r;
+
+	if (!db->n || !n)
+		return 0;
+	r = query_init(&q, paths, n, ret);
+	for (size_t i = 0; i < db->n && r == 0; i++) {
+		q.format = db->found[i];
+		switch (db->found[i]) {
+		case PKGDB_DPKG: r = pkgdb_dpkg_lookup(db->rootfd, &q); break;
+		case PKGDB_RPM: r = pkgdb_rpm_lookup(db->rootfd, db->rpm_dirfd, &q); break;
+		case PKGDB_APK: r = pkgdb_apk_lookup(db->rootfd, &q); break;
+		case PKGDB_PACMAN: r = pkgdb_pacman_lookup(db->rootfd, &q); break;
+		default: break;
+		}
+	}
+	query_release(&q);
+	return r;
+}
+
+/* --- versions ------------------------------------------------------------------------ */
+
+char *pkgdb_upstream_version(const char *version)
+{
+	const char *colon = strchr(version, ':'), *start = version, *dash;
+
+	/* an epoch is digits before the first colon */
+	if (colon && colon > version && strspn(version, "0123456789") == (size_t)(colon - version))
+		start = colon + 1;
+	dash = strrchr(start, '-');
+	return strndup(start, dash && dash > start ? (size_t)(dash - start) : strlen(start));
+}
+
+int pkgdb_version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		if (*a == '~' || *b == '~') {
+			if (*a != *b)
+				return *a == '~' ? -1 : 1;
+			a++, b++;
+			continue;
+		}
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			size_t la, lb;
+			int c;
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			la = strspn(a, "0123456789");
+			lb = strspn(b, "0123456789");
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			c = strncmp(a, b, la);
+			if (c)
+				return c < 0 ? -1 : 1;
+			a += la, b += lb;
+			continue;
+		}
+		/* a number is newer than a separator or the end: 1.4.1 > 1.4 */
+		if (isdigit((unsigned char)*a) != isdigit((unsigned char)*b)) {
+			if (!*a || !*b)
+				return *a ? 1 : -1;
+			return isdigit((unsigned char)*a) ? 1 : -1;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++, b++;
+	}
+	return 0;
+}

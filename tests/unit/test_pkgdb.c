@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Package databases: owner, version and digest from dpkg, apk and pacman
+ * databases written here in their documented formats (rpm needs rpm's own
+ * tools to build one: tests/cli/test_decide.py), the digest comparison of
+ * host_package_digest(), and version comparison.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <check.h>
+#include <zlib.h>
+
+#include "fixture.h"
+#include "hash.h"
+#include "host.h"
+#include "pkgdb.h"
+#include "suites.h"
+
+static char *root;
+
+static void setup(void)
+{
+	root = fx_tempdir();
+}
+
+static void teardown(void)
+{
+	fx_rmrf(root);
+	free(root);
+}
+
+/* Content of the test program, and its digests (computed by the test). */
+#define CONTENT "\177ELF not really, but content\n"
+
+static int open_root(void)
+{
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+static void digest_of(enum hash_algo a, char hex[HASH_ANY_HEX_LEN])
+{
+	char *p = fx_path(root, "usr/bin/ping");
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(hash_fd_algo(fd, a, hex), 0);
+	close(fd);
+	free(p);
+}
+
+/* Look up the paths and check the first one's owner, version and digest. */
+static void check_entry(const char *package, const char *version, enum hash_algo algo,
+			const char *digest)
+{
+	const char *paths[] = { "/usr/bin/ping", "/usr/bin/unowned" };
+	struct pkgdb_entry e[2] = { 0 };
+	struct pkgdb *db = NULL;
+	int fd = open_root();
+
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	ck_assert_uint_eq(pkgdb_count(db), 1);
+	ck_assert_int_eq(pkgdb_lookup(db, paths, 2, e), 0);
+	ck_assert_str_eq(e[0].package, package);
+	if (version)
+		ck_assert_str_eq(e[0].version, version);
+	else
+		ck_assert_ptr_null(e[0].version);
+	ck_assert_int_eq(e[0].algo, algo);
+	if (digest)
+		ck_assert_str_eq(e[0].digest, digest);
+	ck_assert_ptr_null(e[1].package);
+	pkgdb_entry_release(&e[0]);
+	pkgdb_entry_release(&e[1]);
+	pkgdb_free(db);
+	close(fd);
+}
+
+START_TEST(test_dpkg)
+{
+	char md5[HASH_ANY_HEX_LEN], *sums = NULL;
+
+	fx_file(root, "usr/bin/ping", 04755, CONTENT);
+	digest_of(HASH_MD5, md5);
+	/* merged /usr: dpkg lists /bin/ping; the arch-qualified list names the package */
+	fx_write(root, "var/lib/dpkg/info/iputils-ping:amd64.list", "/.\n/bin\n/bin/ping\n");
+	fx_write(root, "var/lib/dpkg/info/other.list", "/usr/bin/other\n");
+	ck_assert_int_gt(asprintf(&sums, "%s  bin/ping\n0123456789abcdef0123456789abcdef  "
+				  "usr/share/doc/x\n", md5), 0);
+	fx_write(root, "var/lib/dpkg/info/iputils-ping:amd64.md5sums", sums);
+	free(sums);
+	fx_write(root, "var/lib/dpkg/status",
+		 "Package: iputils-ping\nStatus: deinstall ok config-files\nArchitecture: i386\n"
+		 "Version: 1:1-1\n\n"
+		 "Package: iputils-ping\nStatus: install ok installed\nArchitecture: amd64\n"
+		 "Version: 3:20221126-1+deb12u1\nDescription: x\n more\n");
+	check_entry("iputils-ping", "3:20221126-1+deb12u1", HASH_MD5, md5);
+}
+END_TEST
+
+START_TEST(test_dpkg_without_status)
+{
+	fx_file(root, "usr/bin/ping", 04755, CONTENT);
+	fx_write(root, "var/lib/dpkg/info/inetutils-ping.list", "/bin/ping\n");
+	check_entry("inetutils-ping", NULL, HASH_NONE, NULL);
+}
+END_TEST
+
+static void base64(const unsigned char *raw, size_t n, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)raw[i] << 16 | (i + 1 < n ? (unsigned)raw[i + 1] << 8 : 0) |
+			     (i + 2 < n ? raw[i + 2] : 0);
+		out[o++] = tab[v >> 18 & 63];
+		out[o++] = tab[v >> 12 & 63];
+		out[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? tab[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+static void hex_to_raw(const char *hex, unsigned char *raw)
+{
+	for (size_t i = 0; hex[2 * i]; i++) {
+		unsigned v;
+		ck_assert_int_eq(sscanf(hex + 2 * i, "%2x", &v), 1);
+		raw[i] = (unsigned char)v;
+	}
+}
+
+START_TEST(test_apk)
+{
+	char sha1[HASH_ANY_HEX_LEN], b64[64], *db = NULL;
+	unsigned char raw[20];
+
+	fx_file(root, "usr/bin/ping", 04755, CONTENT);
+	digest_of(HASH_SHA1, sha1);
+	hex_to_raw(sha1, raw);
+	base64(raw, 20, b64);
+	ck_assert_int_gt(asprintf(&db,
+				  "C:Q1abcdefghijklmnopqrstuvwxyz0=\nP:busybox\nV:1.36.1-r5\nA:x86_64\n"
+				  "F:bin\nR:busybox\nZ:Q1AAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n"
+				  "C:Q1bbbbbbbbbbbbbbbbbbbbbbbbbbb=\nP:iputils-ping\nV:20240905-r0\n"
+				  "A:x86_64\nF:usr\nF:usr/bin\nR:ping\na:0:0:4755\nZ:Q1%s\n\n", b64), 0);
+	fx_write(root, "lib/apk/db/installed", db);
+	free(db);
+	check_entry("iputils-ping", "20240905-r0", HASH_SHA1, sha1);
+}
+END_TEST
+
+START_TEST(test_pacman)
+{
+	char sha256[HASH_ANY_HEX_LEN], *line = NULL, *p;
+	gzFile g;
+
+	fx_file(root, "usr/bin/ping", 04755, CONTENT);
+	digest_of(HASH_SHA256, sha256);
+	fx_write(root, "var/lib/pacman/local/ALPM_DB_VERSION", "9\n");
+	fx_write(root, "var/lib/pacman/local/iputils-20240905-1/desc",
+		 "%NAME%\niputils\n\n%VERSION%\n20240905-1\n\n%BASE%\niputils\n");
+	fx_write(root, "var/lib/pacman/local/iputils-20240905-1/files",
+		 "%FILES%\nusr/\nusr/bin/\nusr/bin/ping\n\n%BACKUP%\n");
+	fx_write(root, "var/lib/pacman/local/glibc-2.40-1/desc", "%NAME%\nglibc\n\n%VERSION%\n2.40-1\n");
+	fx_write(root, "var/lib/pacman/local/glibc-2.40-1/files", "%FILES%\nusr/lib/libc.so.6\n");
+	p = fx_path(root, "var/lib/pacman/local/iputils-20240905-1/mtree");
+	g = gzopen(p, "wb");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_gt(asprintf(&line, "#mtree\n/set type=file uid=0 gid=0 mode=644\n"
+				  "./.BUILDINFO time=1 size=1 md5digest=00 sha256digest=00\n"
+				  "./usr time=1 type=dir mode=755\n"
+				  "./usr/bin/ping time=1 mode=4755 size=30 md5digest=0123 sha256digest=%s\n"
+				  "./usr/bin/tab\\040name time=1 size=1 sha256digest=11\n", sha256), 0);
+	ck_assert_int_gt(gzputs(g, line), 0);
+	ck_assert_int_eq(gzclose(g), Z_OK);
+	free(line);
+	free(p);
+	check_entry("iputils", "20240905-1", HASH_SHA256, sha256);
+}
+END_TEST
+
+START_TEST(test_rpm_formats_not_read)
+{
+	struct pkgdb *db = NULL;
+	int fd;
+
+	fx_write(root, "var/lib/rpm/Packages", "not really Berkeley DB\n");
+	fd = open_root();
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	ck_assert_uint_eq(pkgdb_count(db), 0);
+	ck_assert_ptr_nonnull(strstr(pkgdb_problem(db), "Berkeley DB"));
+	pkgdb_free(db);
+	close(fd);
+}
+END_TEST
+
+/* verify --fix asks host_package_digest(): same content, other content, no digest. */
+START_TEST(test_host_digest)
+{
+	char sha1[HASH_ANY_HEX_LEN], b64[64], *db = NULL;
+	unsigned char raw[20];
+	const char *paths[] = { "/usr/bin/ping", "/usr/bin/nodigest" };
+	struct host *h = NULL;
+	enum host_digest dg;
+	const char *pkg = NULL;
+	char *p;
+	int rootfd, fd;
+
+	fx_file(root, "usr/bin/ping", 04755, CONTENT);
+	fx_file(root, "usr/bin/nodigest", 04755, CONTENT);
+	digest_of(HASH_SHA1, sha1);
+	hex_to_raw(sha1, raw);
+	base64(raw, 20, b64);
+	ck_assert_int_gt(asprintf(&db, "P:iputils\nV:1-r0\nF:usr/bin\nR:ping\nZ:Q1%s\nR:nodigest\n\n",
+				  b64), 0);
+	fx_write(root, "lib/apk/db/installed", db);
+	free(db);
+	rootfd = open_root();
+	ck_assert_int_eq(host_new(rootfd, false, "6.1", &h, NULL), 0);
+	ck_assert(h->pkg_db);
+	ck_assert_int_eq(host_load_packages(h, paths, 2), 0);
+	p = fx_path(root, "usr/bin/ping");
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(host_package_digest(h, "/usr/bin/ping", fd, &dg, &pkg), 0);
+	ck_assert_int_eq(dg, HOST_DIGEST_MATCH);
+	ck_assert_str_eq(pkg, "iputils");
+	close(fd);
+	/* the file changes: not what the package shipped */
+	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ck_assert_int_eq(write(fd, "x", 1), 1);
+	close(fd);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(host_package_digest(h, "/usr/bin/ping", fd, &dg, &pkg), 0);
+	ck_assert_int_eq(dg, HOST_DIGEST_DIFFERS);
+	close(fd);
+	free(p);
+	/* owned, but no digest recorded */
+	p = fx_path(root, "usr/bin/nodigest");
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(host_package_digest(h, "/usr/bin/nodigest", fd, &dg, &pkg), 0);
+	ck_assert_int_eq(dg, HOST_DIGEST_UNKNOWN);
+	ck_assert_str_eq(pkg, "iputils");
+	close(fd);
+	free(p);
+	host_free(h);
+	close(rootfd);
+}
+END_TEST
+
+/* Two databases under one root: the first owner wins, the second fills the rest. */
+START_TEST(test_several)
+{
+	const char *paths[] = { "/usr/bin/ping", "/usr/bin/arping" };
+	struct pkgdb_entry e[2] = { 0 };
+	struct pkgdb *db = NULL;
+	int fd;
+
+	fx_write(root, "var/lib/dpkg/info/iputils-ping.list", "/usr/bin/ping\n");
+	fx_write(root, "lib/apk/db/installed",
+		 "P:ping-from-apk\nV:1\nF:usr/bin\nR:ping\nR:arping\n");
+	fd = open_root();
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	ck_assert_uint_eq(pkgdb_count(db), 2);
+	ck_assert_int_eq(pkgdb_lookup(db, paths, 2, e), 0);
+	ck_assert_str_eq(e[0].package, "iputils-ping");
+	ck_assert_int_eq(e[0].format, PKGDB_DPKG);
+	ck_assert_str_eq(e[1].package, "ping-from-apk");
+	ck_assert_int_eq(e[1].format, PKGDB_APK);
+	pkgdb_entry_release(&e[0]);
+	pkgdb_entry_release(&e[1]);
+	pkgdb_free(db);
+	close(fd);
+}
+END_TEST
+
+/* Symbolic links in a database's path are not followed out of the root. */
+START_TEST(test_no_symlinks)
+{
+	struct pkgdb *db = NULL;
+	int fd;
+
+	fx_mkdirs(root, "elsewhere/info");
+	fx_mkdirs(root, "var/lib");
+	fx_symlink(root, "var/lib/dpkg", "/var/lib/dpkg");
+	fd = open_root();
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	ck_assert_uint_eq(pkgdb_count(db), 0);
+	pkgdb_free(db);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_versions)
+{
+	static const struct {
+		const char *in, *out;
+	} up[] = {
+		{ "3:20221126-1+deb12u1", "20221126" }, { "1.4.9-1+b1", "1.4.9" },
+		{ "1.36.1-r5", "1.36.1" }, { "2:6.0.5-1.fc40", "6.0.5" }, { "330", "330" },
+		{ "4.13+dfsg1-1", "4.13+dfsg1" },
+	};
+	for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		char *v = pkgdb_upstream_version(up[i].in);
+		ck_assert_str_eq(v, up[i].out);
+		free(v);
+	}
+	ck_assert_int_lt(pkgdb_version_cmp("1.3.4", "1.4"), 0);
+	ck_assert_int_gt(pkgdb_version_cmp("1.4.9", "1.4"), 0);
+	ck_assert_int_eq(pkgdb_version_cmp("1.4", "1.4"), 0);
+	ck_assert_int_eq(pkgdb_version_cmp("1.04", "1.4"), 0);
+	ck_assert_int_gt(pkgdb_version_cmp("1.10", "1.9"), 0);
+	ck_assert_int_lt(pkgdb_version_cmp("2.70~rc1", "2.70"), 0);
+	ck_assert_int_gt(pkgdb_version_cmp("5.27.80", "5.27.11"), 0);
+	ck_assert_int_lt(pkgdb_version_cmp("329", "330"), 0);
+}
+END_TEST
+
+Suite *pkgdb_suite(void)
+{
+	Suite *s = suite_create("pkgdb");
+	TCase *tc = tcase_create("pkgdb");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_dpkg);
+	tcase_add_test(tc, test_dpkg_without_status);
+	tcase_add_test(tc, test_apk);
+	tcase_add_test(tc, test_pacman);
+	tcase_add_test(tc, test_rpm_formats_not_read);
+	tcase_add_test(tc, test_host_digest);
+	tcase_add_test(tc, test_several);
+	tcase_add_test(tc, test_no_symlinks);
+	tcase_add_test(tc, test_versions);
+	suite_add_tcase(s, tc);
+	return s;
+}
