@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <unistd.h>
@@ -9,10 +11,18 @@
 #include "applyargs.h"
 #include "cli.h"
 #include "fcaps.h"
+#include "idmap.h"
 #include "plan.h"
 #include "privs.h"
+#include "resultjson.h"
+#include "scan.h"
 #include "util.h"
+#include "verify.h"
 #include "common.h"
+
+static const char *const formats[] = {
+	[APPLYARGS_TEXT] = "text", [APPLYARGS_JSON] = "json", NULL,
+};
 
 static int opt_smoke_timeout(const struct opt *o, const char *arg, const char *verb)
 {
@@ -80,6 +90,12 @@ void applyargs_init(struct applyargs *a)
 			OPT_CALLBACK("fault", a, "STEP[:ENTRY]", NULL, opt_fault),
 			OPT_END(),
 		},
+		.format_opts = {
+			OPT_CHOICE("format", &a->format, formats, "FMT",
+				   "text (default) or json: one document with every\n"
+				   "file's outcome and its state before and after"),
+			OPT_END(),
+		},
 	};
 }
 
@@ -96,25 +112,46 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke)
 	return caps;
 }
 
-void applyargs_report(void *userdata, const char *path, enum apply_event ev, const char *msg)
+/* One outcome into the result: a passed smoke test leaves the entry open. */
+static void record(const struct applyargs *a, const struct apply_report *r)
 {
-	const struct applyargs_reporter *rep = userdata;
+	struct resultjson_event ev = {
+		.action = r->recovery ? "recover" : a->action,
+		.path = r->path,
+		.outcome = r->event == APPLY_SMOKE_OK ? NULL : apply_event_id(r->event),
+		.reason = r->message,
+		.smoke = r->event == APPLY_SMOKE_OK ? RESULTJSON_SMOKE_PASSED :
+			 r->event == APPLY_ROLLED_BACK ? RESULTJSON_SMOKE_FAILED :
+							 RESULTJSON_SMOKE_NONE,
+		.before = r->before,
+		.after = r->after,
+	};
+
+	/* a failure is remembered, and writing the document fails at the end */
+	(void)resultjson_event(a->result, &ev);
+}
+
+void applyargs_report(void *userdata, const struct apply_report *r)
+{
+	const struct applyargs *a = userdata;
+	const char *msg = r->message;
+	enum apply_event ev = r->event;
 	bool bad = ev == APPLY_SKIPPED || ev == APPLY_FAILED || ev == APPLY_ROLLED_BACK ||
 		   ev == APPLY_NOT_RESTORED;
 
-	if (bad) {
-		/* The paths in the plan and in @msg are beneath the root: name it. */
-		if (rep && rep->root && !s2c_streq(rep->root, "/"))
-			log_warning("%s '%s' beneath the root '%s': %s", apply_event_name(ev), path,
-				    rep->root, msg && *msg ? msg : "");
-		else
-			log_warning("%s '%s': %s", apply_event_name(ev), path,
-				    msg && *msg ? msg : "");
+	/* The paths in the plan and in the message are beneath the root: name it. */
+	if (bad && a && a->root && !s2c_streq(a->root, "/"))
+		log_warning("%s '%s' beneath the root '%s': %s", apply_event_name(ev), r->path,
+			    a->root, msg && *msg ? msg : "");
+	else if (bad)
+		log_warning("%s '%s': %s", apply_event_name(ev), r->path, msg && *msg ? msg : "");
+	if (a && a->result) {
+		record(a, r);
 		return;
 	}
-	if (rep && rep->quiet)
+	if (bad || (a && a->quiet))
 		return;
-	print_line("%-18s %s%s%s", apply_event_name(ev), path, msg && *msg ? ": " : "",
+	print_line("%-18s %s%s%s", apply_event_name(ev), r->path, msg && *msg ? ": " : "",
 		   msg ? msg : "");
 }
 
@@ -124,11 +161,10 @@ int applyargs_exit(const struct apply_result *r)
 									     : S2C_EXIT_OK;
 }
 
-int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
+int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 		    const char *plan_sha256, const struct captable *caps,
 		    const char *const *only)
 {
-	struct applyargs_reporter rep = { .quiet = a->quiet, .root = p->root };
 	struct apply_options o = {
 		.rootfd = rootfd, .plan = p, .plan_sha256 = plan_sha256, .caps = caps,
 		.only = only ? only : a->only.n ? a->only.v : NULL,
@@ -136,7 +172,7 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		.allow_root_equivalent = a->allow_root_equivalent,
 		.smoke = a->smoke < 0 ? p->live : a->smoke, .smoke_timeout = a->smoke_timeout,
 		.trusted = geteuid() == 0, .fault = a->fault,
-		.report = applyargs_report, .userdata = &rep,
+		.report = applyargs_report, .userdata = a,
 	};
 	struct apply_result res;
 	struct s2c_error err = { 0 };
@@ -156,6 +192,7 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		o.smoke_uid = pw->pw_uid;
 		o.smoke_gid = pw->pw_gid;
 	}
+	a->root = p->root;
 	/* Narrow to what this plan needs, before touching anything. */
 	r = privs_restrict(applyargs_caps(p, o.smoke), PRIVS_KEEP_BOUNDING);
 	if (r < 0) {
@@ -164,7 +201,10 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 	}
 	if (a->verbose) {
 		_cleanup_free_ char *names = fcaps_mask_names(privs_effective());
-		(void)printf("capabilities kept: %s\n", names && *names ? names : "(none)");
+		if (a->result)
+			log_notice("capabilities kept: %s", names && *names ? names : "(none)");
+		else
+			(void)printf("capabilities kept: %s\n", names && *names ? names : "(none)");
 	}
 	for (size_t i = 0; i < a->only.n; i++) {
 		bool found = false;
@@ -176,14 +216,78 @@ int applyargs_apply(const struct applyargs *a, int rootfd, const struct plan *p,
 		}
 	}
 	r = apply_run(&o, &res, &err);
+	if (a->result)
+		(void)resultjson_set_journal(a->result, res.journal);
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	if (!a->quiet || applyargs_exit(&res))
+	if (!a->result && (!a->quiet || applyargs_exit(&res)))
 		(void)printf("%zu applied, %zu already done, %zu skipped, %zu failed, %zu rolled back"
 			     "%s%s%s\n", res.applied, res.already, res.skipped, res.failed,
 			     res.rolled_back, res.journal[0] ? " (journal " : "", res.journal,
 			     res.journal[0] ? ")" : "");
 	return applyargs_exit(&res);
+}
+
+int applyargs_result_start(struct applyargs *a, const char *verb, const char *root, bool fix)
+{
+	static const enum apply_event change[] = {
+		APPLY_APPLIED, APPLY_ALREADY, APPLY_SKIPPED, APPLY_FAILED, APPLY_ROLLED_BACK,
+		APPLY_RECOVERED, APPLY_NOT_RESTORED,
+	};
+	static const enum apply_event undo[] = { APPLY_RESTORED, APPLY_NOT_RESTORED };
+	const char *outcomes[_DRIFT_KIND_MAX + S2C_ELEMENTSOF(change) + 2];
+	const char *drifts[_DRIFT_KIND_MAX + 1];
+	bool verify = s2c_streq(verb, "verify"), rollback = s2c_streq(verb, "rollback");
+	char real[PATH_MAX];
+	size_t n = 0;
+
+	if (a->format != APPLYARGS_JSON)
+		return 0;
+	/* What the summary counts, in its order: the drift kinds first for verify. */
+	for (unsigned k = 0; verify && k < _DRIFT_KIND_MAX; k++)
+		outcomes[n++] = drifts[k] = drift_kind_name(k);
+	drifts[_DRIFT_KIND_MAX] = NULL;
+	for (size_t i = 0; rollback && i < S2C_ELEMENTSOF(undo); i++)
+		outcomes[n++] = apply_event_id(undo[i]);
+	for (size_t i = 0; !rollback && (!verify || fix) && i < S2C_ELEMENTSOF(change); i++)
+		outcomes[n++] = apply_event_id(change[i]);
+	if (verify && fix)
+		outcomes[n++] = "not-repaired";
+	outcomes[n] = NULL;
+	a->action = rollback ? "restore" : verify ? "repair" : "change";
+	if (resultjson_new(verb, realpath(root, real) ? real : root, outcomes,
+			   verify ? drifts : NULL, &a->result) < 0) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int applyargs_result_finish(struct applyargs *a, const char *root, int ex)
+{
+	struct s2c_error err = { 0 };
+	struct idmap *ids = NULL;
+	bool host = false;
+	int r, rootfd;
+
+	if (!a->result)
+		return ex;
+	(void)resultjson_close_open(a->result, "interrupted", "the run stopped before this "
+				    "entry was finished (see the errors)");
+	/* Without names the document is still complete: they are null. */
+	rootfd = scan_open_root(root, &host, &err);
+	if (rootfd < 0 || idmap_new(host ? -1 : rootfd, &ids) < 0)
+		ids = NULL;
+	if (rootfd >= 0)
+		(void)close(rootfd);
+	r = resultjson_write(a->result, ex, ids, stdout);
+	idmap_free(ids);
+	a->result = resultjson_free(a->result);
+	if (r < 0) {
+		log_error("cannot write the result: %s", strerror(-r));
+		return S2C_MAX(ex, (int)S2C_EXIT_FAILURE);
+	}
+	return ex;
 }

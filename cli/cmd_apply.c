@@ -22,6 +22,7 @@
 #include "planload.h"
 #include "privsep.h"
 #include "privs.h"
+#include "resultjson.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "util.h"
@@ -128,7 +129,8 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct applyargs a;
 	struct dbargs dba;
-	struct opt opts[] = { OPT_TABLE(a.opts), OPT_TABLE(dba.opts), OPT_END() };
+	struct opt opts[] = { OPT_TABLE(a.opts), OPT_TABLE(dba.opts), OPT_TABLE(a.format_opts),
+			      OPT_END() };
 	struct rules_db *db = NULL;
 	struct plan *p = NULL;
 	char hash[HASH_HEX_LEN];
@@ -143,11 +145,14 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 	if (ex == 0)
 		ex = open_plan_root(p, &rootfd);
 	if (ex == 0)
+		ex = applyargs_result_start(&a, "apply", p->root, false);
+	if (ex == 0)
 		ex = dbargs_load_root(&dba, p->root, &db);
 	if (ex == 0)
 		ex = redecide(ctx, &dba, db, p, a.verbose);
 	if (ex == 0)
 		ex = applyargs_apply(&a, rootfd, p, hash, &db->caps, NULL);
+	ex = applyargs_result_finish(&a, p ? p->root : "/", ex);
 	if (rootfd >= 0)
 		(void)close(rootfd);
 	rules_db_free(db);
@@ -161,23 +166,44 @@ static const char migrate_help[] =
 	"Plan and apply in one step: scan, decide, show the changes, ask, apply.\n"
 	"Without a terminal to ask on, --yes is required.\n";
 
-static void print_plan(const struct plan *p)
+/* @line on stdout, or as a notice on stderr when stdout carries a document. */
+static void say(bool to_stderr, const char *line)
+{
+	if (!line)
+		log_error("out of memory");
+	else if (to_stderr)
+		log_notice("%s", line);
+	else
+		print_line("%s", line);
+}
+
+/* The changes of @p, for people (on stderr with --format json). */
+static void print_plan(const struct plan *p, bool to_stderr)
 {
 	size_t changes = 0;
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_entry *e = &p->v[i];
+		_cleanup_free_ char *line = NULL;
+
 		if (!e->change)
 			continue;
 		changes++;
-		print_line("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
-			   e->path, e->before.mode, e->after.mode,
-			   e->before.caps_text ? e->before.caps_text : "no capabilities",
-			   e->after.caps_text ? e->after.caps_text : "no capabilities",
-			   e->disguise ? " (SETUID IN DISGUISE)" : "");
+		line = strdup_printf("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
+				     e->path, e->before.mode, e->after.mode,
+				     e->before.caps_text ? e->before.caps_text : "no capabilities",
+				     e->after.caps_text ? e->after.caps_text : "no capabilities",
+				     e->disguise ? " (SETUID IN DISGUISE)" : "");
+		say(to_stderr, line);
 	}
-	(void)printf("%zu change%s, %zu file%s left as they are\n", changes, changes == 1 ? "" : "s",
-		     p->n - changes, p->n - changes == 1 ? "" : "s");
+	{
+		size_t left = p->n - changes;
+		_cleanup_free_ char *line = NULL;
+
+		line = strdup_printf("%zu change%s, %zu file%s left as they are", changes,
+				     changes == 1 ? "" : "s", left, left == 1 ? "" : "s");
+		say(to_stderr, line);
+	}
 }
 
 static bool plan_changes(const struct plan *p)
@@ -206,11 +232,28 @@ static int confirm(void)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
+/*
+ * Ask the one at the terminal.  Returns 1 to apply, 0 when the answer is no,
+ * or -S2C_EXIT_USAGE when there is no terminal to ask on (said on stderr).
+ */
+static int ask(void)
+{
+	int answer = confirm();
+
+	if (answer < 0) {
+		log_error("no terminal to ask on: nothing changed; use --yes to apply without "
+			  "asking");
+		return -S2C_EXIT_USAGE;
+	}
+	if (answer == 0)
+		log_notice("nothing changed");
+	return answer;
+}
+
 /* What an interrupted run left half done is undone before we look. */
-static int recover_first(const char *root)
+static int recover_first(struct applyargs *a, const char *root)
 {
 	struct s2c_error err = { 0 };
-	struct applyargs_reporter rep = { .root = root };
 	struct apply_result rec;
 	bool host;
 	int r, fd = scan_open_root(root, &host, &err);
@@ -219,7 +262,8 @@ static int recover_first(const char *root)
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	r = apply_recover(fd, root, geteuid() == 0, applyargs_report, &rep, &rec, &err);
+	a->root = root;
+	r = apply_recover(fd, root, geteuid() == 0, applyargs_report, a, &rec, &err);
 	(void)close(fd);
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -240,6 +284,7 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		OPT_BOOL(0, "yes", &yes, "do not ask"),
 		OPT_BOOL(0, "dry-run", &dry, "show the plan and stop"),
 		OPT_TABLE(a.opts),
+		OPT_TABLE(a.format_opts),
 		OPT_END(),
 	};
 	struct rules_db *db = NULL;
@@ -255,7 +300,12 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		return -first;
 	if (scanargs_finish(&s, argc, argv, first, "migrate"))
 		return S2C_EXIT_USAGE;
-	ex = dry ? 0 : recover_first(s.root);
+	if (dry && a.format == APPLYARGS_JSON)
+		return usage_error("migrate", "--dry-run shows the plan for people; "
+				   "'suid2cap plan' writes it as JSON");
+	ex = applyargs_result_start(&a, "migrate", s.root, false);
+	if (ex == 0 && !dry)
+		ex = recover_first(&a, s.root);
 	if (ex == 0)
 		ex = dbargs_load_root(&dba, s.root, &db);
 	if (ex == 0) {
@@ -266,7 +316,9 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	if (ex)
 		goto out;
-	print_plan(p);
+	/* With a document on stdout, the changes are shown only to the one asked. */
+	if (!a.result || (!yes && plan_changes(p) && !incomplete))
+		print_plan(p, a.result != NULL);
 	if (dry || !plan_changes(p))
 		goto out;
 	if (incomplete) {
@@ -274,23 +326,15 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = S2C_EXIT_INCOMPLETE;
 		goto out;
 	}
-	if (!yes) {
-		int answer = confirm();
-		if (answer < 0) {
-			log_error("no terminal to ask on: nothing changed; use --yes to apply without "
-				  "asking");
-			ex = S2C_EXIT_USAGE;
-			goto out;
-		}
-		if (answer == 0) {
-			log_notice("nothing changed");
-			goto out;
-		}
+	if (!yes && (ex = ask()) <= 0) {
+		ex = -ex;
+		goto out;
 	}
 	ex = open_plan_root(p, &rootfd);
 	if (ex == 0)
 		ex = applyargs_apply(&a, rootfd, p, hash, &db->caps, NULL);
 out:
+	ex = applyargs_result_finish(&a, s.root, ex);
 	if (rootfd >= 0)
 		(void)close(rootfd);
 	rules_db_free(db);
@@ -346,6 +390,38 @@ static int list_journals(int rootfd, const char *root)
 	return S2C_EXIT_OK;
 }
 
+/*
+ * Undo @journal (NULL: the newest with a change left) beneath @rootfd, @root as messages
+ * name it.  Returns an exit code.
+ */
+static int undo_journal(struct applyargs *a, int rootfd, const char *root, const char *journal)
+{
+	struct rollback_options o = {
+		.rootfd = rootfd, .root = root, .journal = journal, .trusted = geteuid() == 0,
+		.only = a->only.n ? a->only.v : NULL, .fault = a->fault,
+		.report = applyargs_report, .userdata = a,
+	};
+	struct apply_result res;
+	struct s2c_error err = { 0 };
+	int r;
+
+	a->root = root;
+	r = rollback_run(&o, &res, &err);
+
+	if (a->result)
+		(void)resultjson_set_journal(a->result, res.journal);
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+	}
+	if (!a->result && !res.journal[0])
+		(void)printf("nothing to roll back: every journal's changes are undone already\n");
+	else if (!a->result)
+		print_line("%zu restored, %zu could not be restored (journal %s)", res.restored,
+			   res.not_restored, res.journal);
+	return res.not_restored ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+}
+
 int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct applyargs a;
@@ -359,11 +435,9 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		{ .kind = OPT_KIND_BOOL, .long_name = "list", .value = &list, .excl = 1,
 		  .help = "list the journals: time, entries, what is still applied" },
 		OPT_TABLE(a.undo_opts),
+		OPT_TABLE(a.format_opts),
 		OPT_END(),
 	};
-	struct rollback_options o = { .trusted = geteuid() == 0 };
-	struct applyargs_reporter rep = { 0 };
-	struct apply_result res;
 	struct s2c_error err = { 0 };
 	_cleanup_free_ char *shown_root = NULL;
 	int first, r, rootfd;
@@ -373,8 +447,8 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	first = opts_parse(cmd_lookup("rollback"), opts, rollback_help, argc, argv);
 	if (first <= 0)
 		return -first;
-	if (list && (first < argc || a.only.n))
-		return usage_error("rollback", "--list takes no JOURNAL or --only");
+	if (list && (first < argc || a.only.n || a.format == APPLYARGS_JSON))
+		return usage_error("rollback", "--list takes no JOURNAL, --only or --format json");
 	if (!list && (first < argc) == last)
 		return usage_error("rollback", "expected a JOURNAL, --last or --list");
 	if (first < argc) {
@@ -394,38 +468,19 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	/* Restoring needs chown and the set-ID bits back; it runs nothing, so
-	 * the bounding set goes and no_new_privs is set. */
-	r = privs_restrict(list ? S2C_CAPMASK(CAP_DAC_READ_SEARCH) : PRIVS_ROLLBACK, 0);
-	if (r < 0) {
-		(void)close(rootfd);
-		log_error("cannot restrict privileges: %s", strerror(-r));
-		return S2C_EXIT_PRIVILEGE;
+	r = applyargs_result_start(&a, "rollback", root, false);
+	if (r == 0) {
+		/* Restoring needs chown and the set-ID bits back; it runs nothing, so
+		 * the bounding set goes and no_new_privs is set. */
+		int e = privs_restrict(list ? S2C_CAPMASK(CAP_DAC_READ_SEARCH) : PRIVS_ROLLBACK, 0);
+		if (e < 0) {
+			log_error("cannot restrict privileges: %s", strerror(-e));
+			r = S2C_EXIT_PRIVILEGE;
+		}
 	}
-	if (list) {
-		r = list_journals(rootfd, shown_root);
-		(void)close(rootfd);
-		return r;
-	}
-	o.rootfd = rootfd;
-	o.root = shown_root;
-	o.journal = journal;
-	o.only = a.only.n ? a.only.v : NULL;
-	o.fault = a.fault;
-	o.report = applyargs_report;
-	rep.root = shown_root;
-	rep.quiet = a.quiet;
-	o.userdata = &rep;
-	r = rollback_run(&o, &res, &err);
+	if (r == 0)
+		r = list ? list_journals(rootfd, shown_root)
+			 : undo_journal(&a, rootfd, shown_root, journal);
 	(void)close(rootfd);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
-	if (!res.journal[0])
-		(void)printf("nothing to roll back: every journal's changes are undone already\n");
-	else
-		print_line("%zu restored, %zu could not be restored (journal %s)", res.restored,
-			   res.not_restored, res.journal);
-	return res.not_restored ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+	return applyargs_result_finish(&a, root, r);
 }

@@ -28,9 +28,11 @@
 #include "plan.h"
 #include "privs.h"
 #include "privsep.h"
+#include "resultjson.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "state.h"
+#include "util.h"
 #include "verify.h"
 #include "common.h"
 
@@ -87,100 +89,175 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	return S2C_EXIT_OK;
 }
 
-/* One drifted entry that --fix did not repair, named on stderr with the root it is beneath. */
-static void not_repaired(const char *root, const char *path, const char *why)
+/* The options of one verify run. */
+struct verify_args {
+	struct s2c_ctx *ctx;
+	struct scanargs s;
+	struct dbargs db;
+	struct applyargs a;
+	struct opt_list forgets;
+	const char *install, *remove, *hook_program;
+	bool fix;
+	const char *sdir;              /* the state directory as messages name it */
+};
+
+/* What check_all() found: the record and the drift of each of its entries. */
+struct checked {
+	struct state *state;
+	struct host *h;
+	struct drift *drifts;          /* state->n, in the record's order */
+	size_t n_drifted;
+};
+
+static void checked_release(struct checked *c)
 {
-	if (!s2c_streq(root, "/"))
-		log_warning("not repaired '%s' beneath the root '%s': %s", path, root, why);
-	else
-		log_warning("not repaired '%s': %s", path, why);
+	free(c->drifts);
+	host_free(c->h);
+	state_free(c->state);
 }
 
 /*
- * Decide again (in the narrowed child) about the fixable drifted files and
- * repair those whose fresh decision is exactly the recorded state, on the
- * content that was checked.  Returns an exit code; *ret_unrepaired counts
- * the drifted entries left as they are.
+ * One drifted entry that --fix does not repair: named on stderr with the root it is beneath
+ * (@a->root, when it is not "/"), and in the result.
  */
-static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbargs *dba,
-	       const struct applyargs *aa, int rootfd, struct drift *drifts, size_t n,
-	       size_t *ret_unrepaired)
+static void not_repaired(struct applyargs *a, const char *path, const char *why)
 {
-	_cleanup_free_ const char **paths = calloc(n + 1, sizeof(char *));
-	_cleanup_free_ const char **approved = calloc(n + 1, sizeof(char *));
-	_cleanup_free_ char *shown = shown_path(sa->root);
-	const char *root = shown ? shown : sa->root;
-	struct scanargs s = *sa;
+	struct resultjson_event ev = { .action = "repair", .path = path, .outcome = "not-repaired",
+				       .reason = why };
+
+	if (a->root && !s2c_streq(a->root, "/"))
+		log_warning("not repaired '%s' beneath the root '%s': %s", path, a->root, why);
+	else
+		log_warning("not repaired '%s': %s", path, why);
+	if (a->result)
+		(void)resultjson_event(a->result, &ev);
+}
+
+/*
+ * Decide again, in the narrowed child, about the fixable drifted files of @c.
+ * Returns 0 with the plan in @ret_plan and the database in @ret_db (both
+ * left as they are when nothing is fixable), or an exit code after printing.
+ */
+static int fix_decide(struct verify_args *v, const struct checked *c, struct rules_db **ret_db,
+		      struct plan **ret_plan, char hash[static HASH_HEX_LEN])
+{
+	_cleanup_free_ const char **paths = calloc(c->state->n + 1, sizeof(char *));
+	struct scanargs s = v->s;
 	struct rules_db *db = NULL;
-	struct plan *p = NULL;
-	char hash[HASH_HEX_LEN];
 	bool incomplete = false;
-	size_t k = 0, m = 0, unrepaired = 0;
+	size_t k = 0;
 	int ex;
 
-	if (!paths || !approved) {
+	if (!paths) {
 		log_error("cannot repair: out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (drifts[i].fixable)
-			paths[k++] = drifts[i].entry->path;
-		else
-			unrepaired++;
-	}
-	*ret_unrepaired = unrepaired;
+	for (size_t i = 0; i < c->state->n; i++)
+		if (c->drifts[i].kind != DRIFT_NONE && c->drifts[i].fixable)
+			paths[k++] = c->drifts[i].entry->path;
 	if (!k)
-		return S2C_EXIT_FINDINGS;
+		return 0;
 	s.paths = paths;
-	ex = dbargs_load_root(dba, s.root, &db);
+	ex = dbargs_load_root(&v->db, s.root, &db);
 	if (ex == 0) {
-		struct privsep_job job = { .dbargs = dba, .db = db, .scan = &s, .ctx = ctx,
-					   .verbose = aa->verbose, .plan_limits = true };
-		ex = privsep_plan(&job, &p, hash, &incomplete);
+		struct privsep_job job = { .dbargs = &v->db, .db = db, .scan = &s, .ctx = v->ctx,
+					   .verbose = v->a.verbose, .plan_limits = true };
+		ex = privsep_plan(&job, ret_plan, hash, &incomplete);
 	}
 	if (ex) {
 		rules_db_free(db);
-		*ret_unrepaired = n;
 		return ex;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct drift *d = &drifts[i];
-		struct plan_entry *pe = NULL;
-		struct file_state after;
+	*ret_db = db;
+	return 0;
+}
 
-		if (!d->fixable)
+/*
+ * Whether the fresh decision @pe (NULL: the file is not privileged any more)
+ * repairs @d: exactly the recorded state, on the content that was checked.
+ * Otherwise it is named as not repaired and false is returned.
+ */
+static bool approve(struct verify_args *v, const struct drift *d, const struct plan_entry *pe)
+{
+	_cleanup_free_ char *why = NULL;
+	struct file_state after;
+	char rec[128];
+
+	if (!pe) {
+		not_repaired(&v->a, d->entry->path, "it is not privileged any more, so there is "
+			     "nothing to repair");
+		return false;
+	}
+	after = (struct file_state){ .uid = pe->after.uid, .gid = pe->after.gid,
+				     .mode = pe->after.mode & 07777,
+				     .has_xattr = pe->after.caps_len > 0,
+				     .xattr_len = pe->after.caps_len };
+	memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
+	if (!s2c_streq(pe->sha256, d->now.sha256)) {
+		not_repaired(&v->a, d->entry->path, "its content changed again while it was "
+			     "checked");
+		return false;
+	}
+	if (pe->change && filestate_same(&after, &d->entry->after))
+		return true;
+	filestate_describe(&d->entry->after, rec, sizeof(rec));
+	why = strdup_printf("the rules no longer decide the recorded state '%s' (now %s, %s%s)",
+			    rec, verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
+			    pe->rule_id ? pe->rule_id : "");
+	not_repaired(&v->a, d->entry->path, why ? why : "the rules no longer decide the "
+		     "recorded state");
+	return false;
+}
+
+/*
+ * Repair the fixable drifted files whose fresh decision is exactly the
+ * recorded state, on the content that was checked, with apply's checks,
+ * journal and smoke test.  Returns an exit code; *ret_unrepaired counts the
+ * drifted entries left as they are.
+ */
+static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_t *ret_unrepaired)
+{
+	_cleanup_free_ const char **approved = calloc(c->state->n + 1, sizeof(char *));
+	struct rules_db *db = NULL;
+	struct plan *p = NULL;
+	char hash[HASH_HEX_LEN];
+	size_t m = 0, unrepaired = 0;
+	int ex;
+
+	if (!approved) {
+		log_error("cannot repair: out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < c->state->n; i++)
+		if (c->drifts[i].kind != DRIFT_NONE && !c->drifts[i].fixable) {
+			not_repaired(&v->a, c->drifts[i].entry->path, c->drifts[i].what);
+			unrepaired++;
+		}
+	*ret_unrepaired = c->n_drifted;
+	ex = fix_decide(v, c, &db, &p, hash);
+	if (ex || !p) {
+		if (ex && v->a.result)
+			(void)resultjson_close_open(v->a.result, "not-repaired", "the files could "
+						    "not be decided about again (see the errors)");
+		else if (!ex)
+			*ret_unrepaired = unrepaired;
+		return ex ? ex : S2C_EXIT_FINDINGS;
+	}
+	for (size_t i = 0; i < c->state->n; i++) {
+		const struct drift *d = &c->drifts[i];
+		struct plan_entry *pe = NULL;
+
+		if (d->kind == DRIFT_NONE || !d->fixable)
 			continue;
 		for (size_t j = 0; j < p->n && !pe; j++)
 			if (s2c_streq(p->v[j].path, d->entry->path))
 				pe = &p->v[j];
-		if (!pe) {
-			not_repaired(root, d->entry->path, "it is not privileged any more, so there "
-				     "is nothing to repair");
-			unrepaired++;
-			continue;
-		}
-		after = (struct file_state){ .uid = pe->after.uid, .gid = pe->after.gid,
-					     .mode = pe->after.mode & 07777,
-					     .has_xattr = pe->after.caps_len > 0,
-					     .xattr_len = pe->after.caps_len };
-		memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
-		if (!s2c_streq(pe->sha256, d->now.sha256)) {
-			not_repaired(root, d->entry->path, "its content changed again while it was "
-				     "checked");
-			unrepaired++;
-		} else if (!pe->change || !filestate_same(&after, &d->entry->after)) {
-			char rec[128], why[256];
-			filestate_describe(&d->entry->after, rec, sizeof(rec));
-			(void)snprintf(why, sizeof(why), "the rules no longer decide the recorded "
-				       "state '%s' (now %s, %s%s)", rec, verdict_name(pe->verdict),
-				       pe->rule_id ? "rule " : "no rule",
-				       pe->rule_id ? pe->rule_id : "");
-			not_repaired(root, d->entry->path, why);
-			unrepaired++;
-		} else {
+		if (approve(v, d, pe))
 			approved[m++] = pe->path;
-		}
+		else
+			unrepaired++;
 	}
+	/* Only the approved entries change. */
 	for (size_t j = 0; j < p->n; j++) {
 		bool ok = false;
 		for (size_t i = 0; i < m && !ok; i++)
@@ -189,7 +266,7 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	}
 	*ret_unrepaired = unrepaired;
 	if (m)
-		ex = applyargs_apply(aa, rootfd, p, hash, &db->caps, approved);
+		ex = applyargs_apply(&v->a, rootfd, p, hash, &db->caps, approved);
 	plan_free(p);
 	rules_db_free(db);
 	if (ex)
@@ -197,18 +274,17 @@ static int fix(struct s2c_ctx *ctx, const struct scanargs *sa, const struct dbar
 	return unrepaired ? S2C_EXIT_FINDINGS : S2C_EXIT_OK;
 }
 
-/* verify --forget PATH…: drop records; the files are not touched. */
-static int forget(int rootfd, const char *root, const char *const *paths, size_t n)
+/*
+ * verify --forget PATH…: drop records; the files are not touched.  @root and @sdir (its
+ * state directory) as messages name them.
+ */
+static int forget(int rootfd, const char *root, const char *sdir, const char *const *paths,
+		  size_t n)
 {
 	struct s2c_error err = { 0 };
 	struct state *state = NULL;
-	_cleanup_free_ char *sdir = statedir_shown(root, NULL);
 	int statefd = -1, r, ex = S2C_EXIT_OK;
 
-	if (!sdir) {
-		log_error("out of memory");
-		return S2C_EXIT_FAILURE;
-	}
 	r = statedir_open(rootfd, root, false, geteuid() == 0, &statefd, NULL, &err);
 	if (r == 0 && flock(statefd, LOCK_EX | LOCK_NB) < 0)
 		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running "
@@ -235,138 +311,203 @@ static int forget(int rootfd, const char *root, const char *const *paths, size_t
 	return ex;
 }
 
-int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
+static const char *const not_with_json[] = { "forget", "install-hook", "remove-hook", NULL };
+
+/* Returns 1 to go on, 0 after --help, or -exit code. */
+static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_ctx *ctx)
 {
-	struct scanargs s;
-	struct dbargs db;
-	struct applyargs a;
-	struct opt_list forgets = { 0 };
-	const char *install = NULL, *remove = NULL, *hook_program = NULL;
-	bool want_fix = false, host = false;
+	struct applyargs *a = &v->a;
 	struct opt opts[] = {
-		OPT_TABLE(s.opts),
-		{ .kind = OPT_KIND_BOOL, .long_name = "fix", .value = &want_fix, .excl = 1,
+		OPT_TABLE(v->s.opts),
+		{ .kind = OPT_KIND_BOOL, .long_name = "fix", .value = &v->fix, .excl = 1,
 		  .help = "repair drift that is safe to repair: an update that\ninstalled the "
 			  "package's own content, or the set-ID\nbit back on the same content; the "
 			  "rules must still\ndecide the recorded state; applied with the same\n"
 			  "checks, journal and smoke test.  Every entry not\nrepaired is named and "
 			  "the exit status is 1" },
-		{ .kind = OPT_KIND_CALLBACK, .long_name = "forget", .value = &forgets,
+		{ .kind = OPT_KIND_CALLBACK, .long_name = "forget", .value = &v->forgets,
 		  .argh = "PATH", .excl = 1, .cb = opts_absolute_path,
 		  .help = "stop tracking PATH (repeatable); nothing on disk changes" },
-		{ .kind = OPT_KIND_STRING, .long_name = "install-hook", .value = &install,
+		{ .kind = OPT_KIND_STRING, .long_name = "install-hook", .value = &v->install,
 		  .argh = "KIND", .excl = 1,
 		  .help = "run 'verify --fix' after every dpkg, apt or rpm (dnf)\noperation; KIND "
 			  "is dpkg, apt or rpm" },
-		{ .kind = OPT_KIND_STRING, .long_name = "hook-program", .value = &hook_program,
+		{ .kind = OPT_KIND_STRING, .long_name = "hook-program", .value = &v->hook_program,
 		  .argh = "PATH",
 		  .help = "with --install-hook: the program the hook runs\n(default: "
 			  S2C_SBINDIR "/suid2cap, where it is installed);\nit must be there "
 			  "beneath the root" },
-		{ .kind = OPT_KIND_STRING, .long_name = "remove-hook", .value = &remove,
+		{ .kind = OPT_KIND_STRING, .long_name = "remove-hook", .value = &v->remove,
 		  .argh = "KIND", .excl = 1, .help = "remove that hook" },
-		OPT_TABLE(db.opts),
-		OPT_TABLE(a.smoke_opts),
-		OPT_BOOL(0, "allow-root-equivalent", &a.allow_root_equivalent, "accept "
+		OPT_TABLE(v->db.opts),
+		OPT_TABLE(a->smoke_opts),
+		OPT_BOOL(0, "allow-root-equivalent", &a->allow_root_equivalent, "accept "
 			 "root-equivalent capability sets (with --fix)"),
-		OPT_BOOL(0, "quiet", &a.quiet, "print only drift and problems"),
-		OPT_BOOL(0, "verbose", &a.verbose, "also print the capabilities each phase keeps"),
-		OPT_TABLE(a.undo_opts + 2),   /* --fault, in test builds */
+		OPT_BOOL(0, "quiet", &a->quiet, "print only drift and problems"),
+		OPT_BOOL(0, "verbose", &a->verbose, "also print the capabilities each phase keeps"),
+		OPT_TABLE(a->format_opts),
+		OPT_TABLE(a->undo_opts + 2),   /* --fault, in test builds */
 		OPT_END(),
 	};
-	struct s2c_error err = { 0 };
-	struct state *state = NULL;
-	struct host *h = NULL;
-	struct drift *drifts = NULL;
-	_cleanup_free_ const char **paths = NULL;
-	_cleanup_free_ char *shown_root = NULL, *sdir = NULL;
-	size_t n = 0, unrepaired = 0;
-	int r, ex = S2C_EXIT_OK, rootfd, statefd = -1;
+	int r;
 
-	scanargs_init(&s, ctx, SCANARGS_PLANNING);
-	dbargs_init(&db);
-	applyargs_init(&a);
+	v->ctx = ctx;
+	scanargs_init(&v->s, ctx, SCANARGS_PLANNING);
+	dbargs_init(&v->db);
+	applyargs_init(a);
 	r = opts_parse(cmd_lookup("verify"), opts, help_text, argc, argv);
 	if (r <= 0)
-		return -r;
-	if (hook_program && !install)
-		return usage_error("verify", "--hook-program goes with --install-hook");
-	shown_root = shown_path(s.root);
-	sdir = statedir_shown(shown_root, NULL);
-	if (!shown_root || !sdir) {
-		log_error("out of memory");
-		return S2C_EXIT_FAILURE;
+		return r;
+	if (v->hook_program && !v->install)
+		return -usage_error("verify", "--hook-program goes with --install-hook");
+	if (a->format == APPLYARGS_JSON && (v->forgets.n || v->install || v->remove))
+		return -usage_error("verify", "--format json goes with checking and --fix, not "
+				    "with --%s",
+				    not_with_json[v->forgets.n ? 0 : v->install ? 1 : 2]);
+	return 1;
+}
+
+/*
+ * Load the record, the target's facts and its package data, and compare
+ * every recorded file with the disk beneath @rootfd: the root @v->s.root,
+ * which messages name as @v->a.root, its state directory as @v->sdir.
+ * Returns 0 with @ret filled, 1 when nothing was ever migrated there (no
+ * state directory), or -errno with @err.
+ */
+static int check_all(const struct verify_args *v, int rootfd, bool host, struct checked *ret,
+		     struct s2c_error *err)
+{
+	_cleanup_free_ const char **paths = NULL;
+	struct checked c = { 0 };
+	int statefd = -1, r;
+
+	r = statedir_open(rootfd, v->a.root, false, geteuid() == 0, &statefd, NULL, err);
+	if (r == -ENOENT)
+		return 1;
+	if (r == 0)
+		r = state_load(statefd, v->sdir, v->s.root, geteuid() == 0, &c.state, err);
+	if (statefd >= 0)
+		(void)close(statefd);
+	if (r == 0)
+		r = host_new(rootfd, host, NULL, &c.h, err);
+	if (r == 0 && (!(c.drifts = calloc(c.state->n + 1, sizeof(*c.drifts))) ||
+		       !(paths = calloc(c.state->n + 1, sizeof(char *)))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < c.state->n; i++)
+		paths[i] = c.state->v[i].path;
+	if (r == 0)
+		r = host_load_packages(c.h, paths, c.state->n);
+	for (size_t i = 0; r == 0 && i < c.state->n; i++) {
+		r = verify_entry(rootfd, c.h, &c.state->v[i], &c.drifts[i]);
+		c.n_drifted += r == 0 && c.drifts[i].kind != DRIFT_NONE;
 	}
-	rootfd = scan_open_root(s.root, &host, &err);
-	if (rootfd < 0) {
-		log_error("%s", err.msg);
-		return S2C_EXIT_USAGE;
+	if (r < 0) {
+		checked_release(&c);
+		return r;
 	}
-	if (install || remove || forgets.n) {
-		ex = forgets.n ? forget(rootfd, shown_root, forgets.v, forgets.n) :
-				 do_hooks(rootfd, shown_root, install, remove, hook_program);
-		(void)close(rootfd);
-		return ex;
+	*ret = c;
+	return 0;
+}
+
+/* Every recorded file: a drift line (text), or a check or repair entry (json). */
+static void report_checks(struct verify_args *v, const struct checked *c)
+{
+	for (size_t i = 0; i < c->state->n; i++) {
+		const struct drift *d = &c->drifts[i];
+		bool drifted = d->kind != DRIFT_NONE, repair = drifted && v->fix;
+		const struct file_state *now = d->kind == DRIFT_GONE ? NULL : &d->now.state;
+		struct resultjson_event ev = {
+			.action = repair ? "repair" : "check", .path = d->entry->path,
+			.outcome = repair ? NULL : drift_kind_name(d->kind),
+			.reason = repair || !drifted ? NULL : d->what,
+			.before = now, .after = now, .recorded = &d->entry->after,
+			.drift = drift_kind_name(d->kind), .drift_reason = drifted ? d->what : NULL,
+		};
+
+		if (v->a.result)
+			(void)resultjson_event(v->a.result, &ev);
+		else if (drifted)
+			print_line("drift      %s: %s", d->entry->path, d->what);
 	}
-	if (!want_fix) {
+	if (!v->a.result && !v->a.quiet)
+		(void)printf("%zu migrated file%s checked, %zu drifted\n", c->state->n,
+			     c->state->n == 1 ? "" : "s", c->n_drifted);
+}
+
+/* Check (and with --fix repair) beneath @rootfd.  Returns an exit code. */
+static int check_and_fix(struct verify_args *v, int rootfd, bool host)
+{
+	struct s2c_error err = { 0 };
+	struct checked c = { 0 };
+	size_t unrepaired = 0;
+	int r, ex = S2C_EXIT_OK;
+
+	if (!v->fix) {
 		/* Only reading from here: the read-only set and no_new_privs. */
 		r = privs_restrict(PRIVS_READ, 0);
 		if (r < 0) {
-			(void)close(rootfd);
 			log_error("cannot restrict privileges: %s", strerror(-r));
 			return S2C_EXIT_PRIVILEGE;
 		}
 	}
-	r = statedir_open(rootfd, shown_root, false, geteuid() == 0, &statefd, NULL, &err);
-	if (r == -ENOENT) {
-		(void)close(rootfd);
-		if (!a.quiet)
-			print_line("nothing was migrated here (no state in %s)", sdir);
+	r = check_all(v, rootfd, host, &c, &err);
+	if (r > 0) {
+		if (!v->a.quiet && !v->a.result)
+			print_line("nothing was migrated here (no state in %s)", v->sdir);
 		return S2C_EXIT_OK;
-	}
-	if (r == 0)
-		r = state_load(statefd, sdir, s.root, geteuid() == 0, &state, &err);
-	if (statefd >= 0)
-		(void)close(statefd);
-	if (r == 0)
-		r = host_new(rootfd, host, NULL, &h, &err);
-	if (r == 0 && (!(drifts = calloc(state->n + 1, sizeof(*drifts))) ||
-		       !(paths = calloc(state->n + 1, sizeof(char *)))))
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < state->n; i++)
-		paths[i] = state->v[i].path;
-	if (r == 0)
-		r = host_load_packages(h, paths, state->n);
-	for (size_t i = 0; r == 0 && i < state->n; i++) {
-		r = verify_entry(rootfd, h, &state->v[i], &drifts[n]);
-		if (r == 0 && drifts[n].kind != DRIFT_NONE) {
-			print_line("drift      %s: %s", state->v[i].path, drifts[n].what);
-			n++;
-		}
 	}
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		ex = r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-		goto out;
+		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	if (!a.quiet)
-		(void)printf("%zu migrated file%s checked, %zu drifted\n", state->n,
-			     state->n == 1 ? "" : "s", n);
-	if (n && want_fix) {
-		for (size_t i = 0; i < n; i++)
-			if (!drifts[i].fixable)
-				not_repaired(shown_root, drifts[i].entry->path, drifts[i].what);
-		ex = fix(ctx, &s, &db, &a, rootfd, drifts, n, &unrepaired);
+	report_checks(v, &c);
+	if (c.n_drifted && v->fix) {
+		ex = fix(v, rootfd, &c, &unrepaired);
 		if (unrepaired)
 			log_error("%zu drifted file%s not repaired (see above)", unrepaired,
 				  unrepaired == 1 ? "" : "s");
-	} else if (n) {
+	} else if (c.n_drifted) {
 		ex = S2C_EXIT_FINDINGS;
 	}
-out:
-	(void)close(rootfd);
-	free(drifts);
-	host_free(h);
-	state_free(state);
+	checked_release(&c);
 	return ex;
+}
+
+int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
+{
+	struct verify_args v = { 0 };
+	struct s2c_error err = { 0 };
+	_cleanup_free_ char *shown_root = NULL, *sdir = NULL;
+	bool host = false;
+	int r, ex, rootfd;
+
+	r = parse_args(argc, argv, &v, ctx);
+	if (r <= 0)
+		return -r;
+	/* Messages name the root, and the state directory beneath it, as the user can find them. */
+	shown_root = shown_path(v.s.root);
+	sdir = shown_root ? statedir_shown(shown_root, NULL) : NULL;
+	if (!sdir) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	v.a.root = shown_root;
+	v.sdir = sdir;
+	rootfd = scan_open_root(v.s.root, &host, &err);
+	if (rootfd < 0) {
+		log_error("%s", err.msg);
+		return S2C_EXIT_USAGE;
+	}
+	if (v.install || v.remove || v.forgets.n) {
+		ex = v.forgets.n ? forget(rootfd, shown_root, sdir, v.forgets.v, v.forgets.n) :
+				   do_hooks(rootfd, shown_root, v.install, v.remove,
+					    v.hook_program);
+		(void)close(rootfd);
+		return ex;
+	}
+	ex = applyargs_result_start(&v.a, "verify", v.s.root, v.fix);
+	if (ex == 0)
+		ex = check_and_fix(&v, rootfd, host);
+	(void)close(rootfd);
+	return applyargs_result_finish(&v.a, v.s.root, ex);
 }

@@ -38,6 +38,8 @@
  *           decisionout  decision as JSON, explain text
  *           auditout  audit model (finding ids), text and JSON reports
  *           markdown, html, sarif  the other audit formats
+ *           resultjson  what apply, migrate, rollback and verify did, file by file, as
+ *                     JSON; the file state object plans share
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model and JSON; planload: the strict loader
  *           jcheck    strict JSON reading that reports every problem, not the first
@@ -59,6 +61,18 @@
  *           sysnames  syscall names of this architecture
  *           record    learn records by SHA-256 in the state directory
  * report/   learnout  learn record model, report, draft rule, observed evidence
+ * pkg/      member    archive members as packed, the table by path
+ *           stage     private 0700 directory for the members an audit reads
+ *           arread    libarchive: formats, built-in decompressors, nested archives
+ *           shparse   POSIX sh parser for maintainer scripts (analysis only)
+ *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
+ *           target    a package or image, its installed privileged files as facts
+ *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
+ *           oci       docker-save and OCI layouts, layers and whiteouts
+ *           batch     directory walk, shards, reader threads
+ *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
+ *            report/targetout: package and image parts of the reports, identity;
+ *            report/fleet: many audit reports joined, majority and drift)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
@@ -69,7 +83,11 @@
  *           privsep   the narrowed child that decides for the changing verbs
  *           opts      option tables, the parser and the generated --help
  *           learned   learn records of the files explain and audit decide about
- *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps)
+ *           auditargs report options of the auditing verbs, atomic output
+ *           identity  host name, hashed machine id, time of an audit
+ *           targetrun package and image audits: decide, plan, report
+ *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps;
+ *                     cmd_report: report merge, through report/fleet)
  * dist/     completion (bash, zsh: read from --help), schema bundling, systemd
  *           units, rules.d README, rpm spec; debian/ beside it
  *
@@ -162,6 +180,22 @@ static const struct cmd commands[] = {
 	  "[--fail-on review|migrate|risk] [--no-color] [--exclude PATH] [--other-roots] "
 	  "[PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
+	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
+	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
+	  "[--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--threads N] [--tmpdir DIR] "
+	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
+	  "audit .deb and .rpm packages without installing them" },
+	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
+	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
+	  "[--format text|json|markdown|html|sarif] [--output FILE] "
+	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--max-unpacked SIZE] FILE|DIR",
+	  "audit a container image (docker save, OCI layout) without running it" },
+	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
+	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--fail-on-drift] "
+	  "FILE ...",
+	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format json|sh|rpm|deb|deb-postrm|permissions] "
@@ -172,21 +206,22 @@ static const struct cmd commands[] = {
 	  "PLAN [--db DIR] [--kernel VER] [--bounding-set SET] [--only PATH ...] [--no-smoke] "
 	  "[--smoke] "
 	  "[--smoke-user USER] [--smoke-timeout SEC] [--allow-hardlinks] "
-	  "[--allow-root-equivalent] [--quiet] [--verbose]",
+	  "[--allow-root-equivalent] [--quiet] [--verbose] [--format text|json]",
 	  "carry out a plan: journalled, checked, smoke-tested" },
 	{ "migrate", cmd_migrate, CMD_WRITES, 0, CMD_ANY, "PATH", CAPS_CHANGE, phases_change,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--yes] [--dry-run] "
-	  "[--exclude PATH] [--other-roots] [--include-unpackaged] [apply options] [PATH ...]",
+	  "[--exclude PATH] [--other-roots] [--include-unpackaged] [--format text|json] "
+	  "[apply options] [PATH ...]",
 	  "plan and apply in one step, after asking" },
 	{ "rollback", cmd_rollback, CMD_WRITES, 0, 1, "JOURNAL", CAPS_CHANGE, phases_rollback,
-	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...]",
+	  "[--root DIR] JOURNAL | --last | --list [--only PATH ...] [--format text|json]",
 	  "undo an apply, restoring the exact previous state" },
 	{ "verify", cmd_verify, CMD_WRITES, 0, 0, NULL, CAPS_CHANGE, phases_verify,
 	  "[--root DIR] [--fix] [--db DIR] [--kernel VER] [--bounding-set SET] [--no-smoke] "
 	  "[--smoke-user USER] "
 	  "[--allow-root-equivalent] [--exclude PATH] [--include-unpackaged] [--forget PATH ...] "
 	  "[--install-hook dpkg|apt|rpm] [--hook-program PATH] [--remove-hook dpkg|apt|rpm] "
-	  "[--quiet]",
+	  "[--quiet] [--format text|json]",
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] "
@@ -254,7 +289,7 @@ static void print_help(FILE *out)
 		    "Verbs:\n", out);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
 		if (!(commands[i].flags & CMD_HIDDEN))
-			(void)fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+			(void)fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].help);
 	(void)fputs("\nRun 'suid2cap VERB --help' for the options of a verb; see suid2cap(8).\n"
 		    "\nExit status: 0 success, 1 findings or drift, 2 usage error, 3 incomplete\n"
 		    "(some files could not be read), 4 operation failed, 5 privilege error.\n", out);

@@ -22,7 +22,7 @@ S2C_PRINTF(2, 0) static void vformat(struct s2c_error *err, const char *fmt, va_
 		memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
 }
 
-static int vset(struct s2c_error *err, int code, const char *fmt, va_list ap)
+S2C_PRINTF(3, 0) static int vset(struct s2c_error *err, int code, const char *fmt, va_list ap)
 {
 	code = normalise(code);
 	if (err) {

@@ -33,9 +33,19 @@ static const char *const event_names[_APPLY_EVENT_MAX] = {
 	"restored", "not restored", "recovered",
 };
 
+static const char *const event_ids[_APPLY_EVENT_MAX] = {
+	"applied", "already", "skipped", "failed", "smoke-ok", "rolled-back", "restored",
+	"not-restored", "recovered",
+};
+
 const char *apply_event_name(enum apply_event e)
 {
 	return e < _APPLY_EVENT_MAX ? event_names[e] : "?";
+}
+
+const char *apply_event_id(enum apply_event e)
+{
+	return e < _APPLY_EVENT_MAX ? event_ids[e] : "invalid";
 }
 
 struct run {
@@ -48,6 +58,7 @@ struct run {
 	struct preflight pf;
 	const char *fault;
 	unsigned seq;                 /* entry being processed, for fault points */
+	bool recovering;              /* undoing what an interrupted earlier run left */
 	apply_report_fn report;
 	void *userdata;
 	struct apply_result *res;
@@ -97,9 +108,16 @@ static void step_cb(void *userdata, const char *step)
 	fault_point(userdata, step);
 }
 
-S2C_PRINTF(4, 5) static void report(struct run *run, const char *path, enum apply_event ev,
-				    const char *fmt, ...)
+/*
+ * Count @ev and hand it to the caller with the states the step found
+ * (@before) and left (@after); NULL for a state that was not read.
+ */
+S2C_PRINTF(6, 7) static void report(struct run *run, const char *path, enum apply_event ev,
+				    const struct file_state *before,
+				    const struct file_state *after, const char *fmt, ...)
 {
+	struct apply_report rep = { .path = path, .event = ev, .recovery = run->recovering,
+				    .before = before, .after = after };
 	char msg[1024] = "";
 	va_list ap;
 
@@ -119,8 +137,15 @@ S2C_PRINTF(4, 5) static void report(struct run *run, const char *path, enum appl
 	case APPLY_RECOVERED: run->res->recovered++; break;
 	default: break;
 	}
+	rep.message = msg;
 	if (run->report)
-		run->report(run->userdata, path, ev, msg);
+		run->report(run->userdata, &rep);
+}
+
+/* The state of @fd into @buf, or NULL when it cannot be read (for reports). */
+static const struct file_state *read_state(int fd, struct file_state *buf)
+{
+	return fd >= 0 && filestate_read(fd, buf) == 0 ? buf : NULL;
 }
 
 static bool selected(const char *const *only, const char *path)
@@ -217,15 +242,32 @@ static const char *changed_content(const struct run *run, const struct journal *
 	return NULL;
 }
 
+/* What restore_entry() found the file in and left it in, for the report. */
+struct seen {
+	bool found, left;
+	struct file_state before, after;
+};
+
+static const struct file_state *seen_before(const struct seen *s)
+{
+	return s->found ? &s->before : NULL;
+}
+
+static const struct file_state *seen_after(const struct seen *s)
+{
+	return s->left ? &s->after : NULL;
+}
+
 /*
  * Restore @e's previous state exactly, only onto what the change left: the
  * same inode, the same content (SHA-256) and the state the change gave it.
- * Writes "undo" before and "undone" after.
+ * Writes "undo" before and "undone" after.  @seen receives the states the
+ * file was found in and left in, as far as they were read.
  * Returns 1 restored (or already), 0 not restorable (@why says why), -errno
  * when the journal cannot be written.
  */
-static int restore_entry(struct run *run, struct journal *j, struct journal_entry *e, char *why,
-			 size_t whysize)
+static int restore_entry(struct run *run, struct journal *j, struct journal_entry *e,
+			 struct seen *seen, char *why, size_t whysize)
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
@@ -234,6 +276,7 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 	char now[128], left[128];
 	int r;
 
+	*seen = (struct seen){ 0 };
 	run->seq = e->seq;
 	r = journal_undo(j, e->seq, false, &err);
 	if (r < 0)
@@ -249,6 +292,8 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 		(void)snprintf(why, whysize, "cannot read it: %s", strerror(-r));
 		return 0;
 	}
+	seen->found = seen->left = true;
+	seen->before = seen->after = id.state;
 	changed = (struct file_id){ .dev_major = e->dev_major, .dev_minor = e->dev_minor,
 				    .ino = e->ino };
 	if (fileid_diff(&changed, &id, FILEID_INODE)) {
@@ -278,6 +323,7 @@ static int restore_entry(struct run *run, struct journal *j, struct journal_entr
 			return 0;
 		}
 		r = fileop_write(fd, &id.state, &e->before, true, step_cb, run, &err);
+		seen->left = read_state(fd, &seen->after) != NULL;
 		if (r < 0) {
 			(void)snprintf(why, whysize, "%s", err.msg);
 			return 0;
@@ -296,6 +342,7 @@ static int recover(struct run *run, struct s2c_error *err)
 	_cleanup_(strv_freep) char **names = NULL;
 	int r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
 
+	run->recovering = true;
 	for (size_t k = 0; r >= 0 && names[k]; k++) {
 		_cleanup_(journal_freep) struct journal *j = NULL;
 
@@ -307,23 +354,27 @@ static int recover(struct run *run, struct s2c_error *err)
 		for (size_t i = j->n; r == 0 && i-- > 0;) {
 			struct journal_entry *e = &j->v[i];
 			char why[S2C_ERROR_MAX + 64];
+			struct seen seen;
 
 			if (e->outcome != JOURNAL_PENDING || e->undone)
 				continue;
-			r = restore_entry(run, j, e, why, sizeof(why));
+			r = restore_entry(run, j, e, &seen, why, sizeof(why));
 			if (r > 0) {
 				r = journal_done(j, e->seq, JOURNAL_FAILED,
 						 "interrupted; undone by a later run", NULL, err);
-				report(run, e->path, APPLY_RECOVERED, "an interrupted change from %s was undone",
-				       j->name);
+				report(run, e->path, APPLY_RECOVERED, seen_before(&seen),
+				       seen_after(&seen),
+				       "an interrupted change from %s was undone", j->name);
 			} else if (r == 0) {
-				report(run, e->path, APPLY_NOT_RESTORED, "interrupted change from %s: %s",
-				       j->name, why);
+				report(run, e->path, APPLY_NOT_RESTORED, seen_before(&seen),
+				       seen_after(&seen), "interrupted change from %s: %s", j->name,
+				       why);
 			}
 		}
 		if (r == 0)
 			r = journal_end(j, err);
 	}
+	run->recovering = false;
 	return r < 0 ? r : 0;
 }
 
@@ -377,7 +428,8 @@ static int undo_now(struct run *run, struct journal_entry *e, enum journal_outco
 		    const char *reason, struct s2c_error *err)
 {
 	char why[S2C_ERROR_MAX + 64];
-	int r = restore_entry(run, run->j, e, why, sizeof(why));
+	struct seen seen;
+	int r = restore_entry(run, run->j, e, &seen, why, sizeof(why));
 
 	if (r < 0)
 		return r;
@@ -396,6 +448,24 @@ static int smoke(struct run *run, const struct apply_options *o, const struct pl
 }
 
 /*
+ * The state of the regular file @name in @dfd, for the report of an entry
+ * skipped before it was opened; NULL when it is not a regular file or cannot
+ * be read.
+ */
+static const struct file_state *peek_state(int dfd, const char *name, struct file_state *buf)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	return read_state(fd, buf);
+}
+
+/*
  * Open @pe's file for the change and check it is what the plan saw and that
  * the change is allowed.  Returns the fd, 0 when the entry was reported
  * (skipped or already done), or -errno when the run must stop.
@@ -405,7 +475,8 @@ static int open_checked(struct run *run, const struct apply_options *o,
 {
 	struct s2c_error e = { 0 };
 	_cleanup_close_ int dfd = -1, fd = -1;
-	struct file_state before, want;
+	struct file_state before, want, peek;
+	const struct file_state *now;
 	struct file_id planned;
 	const char *why, *name = strrchr(pe->path, '/') + 1;
 	char a[128], b[128];
@@ -415,55 +486,60 @@ static int open_checked(struct run *run, const struct apply_options *o,
 	state_from_plan(&pe->after, &want);
 	dfd = fileop_open_parent(run->rootfd, pe->path, &e);
 	if (dfd < 0) {
-		report(run, pe->path, APPLY_SKIPPED, "%s", e.msg);
+		report(run, pe->path, APPLY_SKIPPED, NULL, NULL, "%s", e.msg);
 		return 0;
 	}
 	r = preflight_check(&run->pf, dfd, want.has_xattr || before.has_xattr, &why);
 	if (r < 0) {
-		report(run, pe->path, APPLY_SKIPPED, "%s; the file keeps its set-ID bits", why);
+		now = peek_state(dfd, name, &peek);
+		report(run, pe->path, APPLY_SKIPPED, now, now, "%s; the file keeps its set-ID bits",
+		       why);
 		return 0;
 	}
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		report(run, pe->path, APPLY_SKIPPED, "cannot open it: %s", errno == ELOOP ?
-		       "it is a symbolic link now" : strerror(errno));
+		report(run, pe->path, APPLY_SKIPPED, NULL, NULL, "cannot open it: %s",
+		       errno == ELOOP ? "it is a symbolic link now" : strerror(errno));
 		return 0;
 	}
 	r = fileid_read(fd, true, ret_id);
 	if (r < 0) {
-		report(run, pe->path, APPLY_SKIPPED, "%s", r == -EINVAL ?
+		report(run, pe->path, APPLY_SKIPPED, NULL, NULL, "%s", r == -EINVAL ?
 		       "it is not a regular file any more" : strerror(-r));
 		return 0;
 	}
+	now = &ret_id->state;
 	id_from_plan(pe, &planned);
 	why = fileid_diff(&planned, ret_id, FILEID_INODE | FILEID_SIZE_MTIME | FILEID_CONTENT);
 	if (why) {
-		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: %s", why);
+		report(run, pe->path, APPLY_SKIPPED, now, now,
+		       "changed since the plan was made: %s", why);
 		return 0;
 	}
-	if (filestate_equal(&ret_id->state, &want)) {
-		report(run, pe->path, APPLY_ALREADY, NULL);
+	if (filestate_equal(now, &want)) {
+		report(run, pe->path, APPLY_ALREADY, now, now, NULL);
 		r = record_state(run, pe, ret_id, &want, err);
 		return r < 0 ? r : 0;
 	}
-	if (!filestate_equal(&ret_id->state, &before)) {
-		filestate_describe(&ret_id->state, a, sizeof(a));
+	if (!filestate_equal(now, &before)) {
+		filestate_describe(now, a, sizeof(a));
 		filestate_describe(&before, b, sizeof(b));
-		report(run, pe->path, APPLY_SKIPPED, "changed since the plan was made: it is '%s', "
-		       "the plan expected '%s'", a, b);
+		report(run, pe->path, APPLY_SKIPPED, now, now,
+		       "changed since the plan was made: it is '%s', the plan expected '%s'", a, b);
 		return 0;
 	}
 	if (ret_id->nlink > 1 && !o->allow_hardlinks) {
-		report(run, pe->path, APPLY_SKIPPED, "it has %u hard links: another name would keep "
-		       "the old privilege (use --allow-hardlinks after checking them)", ret_id->nlink);
+		report(run, pe->path, APPLY_SKIPPED, now, now, "it has %u hard links: another name "
+		       "would keep the old privilege (use --allow-hardlinks after checking them)",
+		       ret_id->nlink);
 		return 0;
 	}
 	/* The plan's verdict and risk are not trusted: the order is checked on the file. */
-	r = privcheck(o->caps, &ret_id->state, &want,
-		      o->allow_root_equivalent ? PRIVCHECK_ROOT_EQUIVALENT : 0, &e);
+	r = privcheck(o->caps, now, &want, o->allow_root_equivalent ? PRIVCHECK_ROOT_EQUIVALENT : 0,
+		      &e);
 	if (r < 0) {
-		report(run, pe->path, APPLY_SKIPPED, "refused: %s%s", e.msg, r == -EACCES ?
-		       "; pass --allow-root-equivalent to accept it" : "");
+		report(run, pe->path, APPLY_SKIPPED, now, now, "refused: %s%s", e.msg,
+		       r == -EACCES ? "; pass --allow-root-equivalent to accept it" : "");
 		return 0;
 	}
 	return TAKE_FD(fd);
@@ -475,15 +551,16 @@ static int open_checked(struct run *run, const struct apply_options *o,
  * or -errno when the run must stop.
  */
 static int smoke_or_undo(struct run *run, const struct apply_options *o,
-			 const struct plan_entry *pe, int fd, struct journal_entry *je,
-			 struct s2c_error *err)
+			 const struct plan_entry *pe, int fd, const struct file_state *before,
+			 struct journal_entry *je, struct s2c_error *err)
 {
 	_cleanup_free_ char *out = NULL;
 	char reason[SMOKE_OUTPUT_MAX + 256], status[64];
+	struct file_state left;
 	int s = smoke(run, o, pe, fd, &out), r;
 
 	if (s == 0) {
-		report(run, pe->path, APPLY_SMOKE_OK, NULL);
+		report(run, pe->path, APPLY_SMOKE_OK, before, read_state(fd, &left), NULL);
 		return 0;
 	}
 	if (s > 0)
@@ -493,7 +570,7 @@ static int smoke_or_undo(struct run *run, const struct apply_options *o,
 	(void)snprintf(reason, sizeof(reason), "the smoke test failed (%s: %s); the change was undone",
 		       status, out && *out ? out : "no output");
 	r = undo_now(run, je, JOURNAL_ROLLED_BACK, reason, err);
-	report(run, pe->path, APPLY_ROLLED_BACK, "%s", reason);
+	report(run, pe->path, APPLY_ROLLED_BACK, before, read_state(fd, &left), "%s", reason);
 	return r < 0 ? r : 1;
 }
 
@@ -507,7 +584,7 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 {
 	struct s2c_error e = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_state want;
+	struct file_state want, before, left;
 	struct file_id id;
 	struct journal_entry *je;
 	char after[HASH_HEX_LEN];
@@ -517,6 +594,7 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 	fd = open_checked(run, o, pe, &id, err);
 	if (fd <= 0)
 		return fd;
+	before = id.state;
 	state_from_plan(&pe->after, &want);
 	/* Write-ahead: the exact previous state and content are durable before anything changes. */
 	r = journal_intent(run->j, pe->path, &id, &want, &seq, err);
@@ -530,11 +608,11 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		char reason[S2C_ERROR_MAX + 32];
 		(void)snprintf(reason, sizeof(reason), "%s; undone", e.msg);
 		r = undo_now(run, je, JOURNAL_FAILED, reason, err);
-		report(run, pe->path, APPLY_FAILED, "%s", reason);
+		report(run, pe->path, APPLY_FAILED, &before, read_state(fd, &left), "%s", reason);
 		return r;
 	}
 	if (o->smoke && pe->smoke) {
-		r = smoke_or_undo(run, o, pe, fd, je, err);
+		r = smoke_or_undo(run, o, pe, fd, &before, je, err);
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}
@@ -545,8 +623,8 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 	if (r < 0)
 		return r;
 	fault_point(run, "done");
-	report(run, pe->path, APPLY_APPLIED, NULL);
 	r = fileid_read(fd, false, &id);
+	report(run, pe->path, APPLY_APPLIED, &before, r < 0 ? NULL : &id.state, NULL);
 	if (r < 0)
 		return r;
 	memcpy(id.sha256, after, sizeof(id.sha256));
@@ -683,10 +761,11 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 	for (size_t i = run.j ? run.j->n : 0; r == 0 && i-- > 0;) {
 		struct journal_entry *e = &run.j->v[i];
 		char why[S2C_ERROR_MAX + 64];
+		struct seen seen;
 
 		if (!selected(o->only, e->path) || !undoable(e))
 			continue;
-		r = restore_entry(&run, run.j, e, why, sizeof(why));
+		r = restore_entry(&run, run.j, e, &seen, why, sizeof(why));
 		if (r > 0) {
 			struct state_entry *se = state_find(run.state, e->path);
 			if (se && se->journal && s2c_streq(se->journal, run.j->name)) {
@@ -695,9 +774,11 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 			} else {
 				r = 0;
 			}
-			report(&run, e->path, APPLY_RESTORED, NULL);
+			report(&run, e->path, APPLY_RESTORED, seen_before(&seen), seen_after(&seen),
+			       NULL);
 		} else if (r == 0) {
-			report(&run, e->path, APPLY_NOT_RESTORED, "%s", why);
+			report(&run, e->path, APPLY_NOT_RESTORED, seen_before(&seen),
+			       seen_after(&seen), "%s", why);
 		}
 	}
 	run_release(&run);

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 struct captable;
+struct file_state;
 struct plan;
 struct s2c_error;
 
@@ -39,9 +40,21 @@ enum apply_event {
 	_APPLY_EVENT_MAX,
 };
 
-/** Called for every entry outcome; @message says why. */
-typedef void (*apply_report_fn)(void *userdata, const char *path, enum apply_event event,
-				const char *message);
+/** One outcome of one entry, as apply_report_fn receives it; everything is borrowed. */
+struct apply_report {
+	const char *path;
+	enum apply_event event;
+	const char *message;                /**< why; "" when there is nothing to say */
+	bool recovery;                      /**< from undoing what an interrupted earlier run
+					         left half done, not from this run's own entries */
+	const struct file_state *before;    /**< the file's state when this step found it;
+					         NULL when it was not read (not reachable) */
+	const struct file_state *after;     /**< its state, read again, when this step left
+					         it; NULL when it was not read */
+};
+
+/** Called for every entry outcome; @r is valid during the call only. */
+typedef void (*apply_report_fn)(void *userdata, const struct apply_report *r);
 
 /** Options of apply_run(). */
 struct apply_options {
@@ -143,7 +156,14 @@ int journal_infos(int rootfd, const char *root, bool trusted, struct journal_inf
 /** Free what journal_infos() returned. */
 void journal_infos_free(struct journal_info *v, size_t n);
 
-/** "applied", "already done", … */
+/** "applied", "already done", … (for people) */
 const char *apply_event_name(enum apply_event e);
+
+/**
+ * The stable name of @e for machine-readable output: "applied", "already",
+ * "skipped", "failed", "smoke-ok", "rolled-back", "restored", "not-restored",
+ * "recovered"; "invalid" out of range.
+ */
+const char *apply_event_id(enum apply_event e);
 
 #endif /* S2C_PLAN_APPLY_H */

@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "jsonout.h"
 #include "plan.h"
+#include "resultjson.h"
 #include "scanout.h"
 #include "util.h"
 #include "common.h"
@@ -41,24 +42,16 @@ static struct json_object *strv_json(char *const *v, size_t n)
 	return TAKE_PTR(a);
 }
 
+/* The state object results share (report/resultjson.h); caps_raw only with @raw. */
 static struct json_object *state_json(const struct plan_state *s, bool raw)
 {
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
+	const struct resultjson_state rs = {
+		.uid = s->uid, .gid = s->gid, .owner = s->owner, .group = s->group, .mode = s->mode,
+		.caps = s->caps_text, .has_caps = s->has_caps, .raw = s->caps_raw,
+		.raw_len = s->caps_len,
+	};
 
-	if (!o)
-		return NULL;
-	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, s->mode & 07777);
-	if (add_u64(o, "uid", s->uid) < 0 || add_u64(o, "gid", s->gid) < 0 ||
-	    jsonout_add_name(o, "owner", s->owner) < 0 || jsonout_add_name(o, "group", s->group) < 0 ||
-	    add_text(o, "mode", mode) < 0 || add_text(o, "caps", s->caps_text) < 0)
-		return NULL;
-	if (raw) {
-		hex_encode(s->caps_raw, s->caps_len, hex);
-		if (add_text(o, "caps_raw", s->has_caps ? hex : NULL) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(o);
+	return resultjson_state(&rs, raw);
 }
 
 static struct json_object *identity_json(const struct plan_entry *e)

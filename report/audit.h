@@ -66,6 +66,64 @@ struct audit_finding_info {
 	enum audit_level level;     /**< default level (results may differ, see audit_finding_level()) */
 };
 
+/**
+ * Who audited what, where and when, so that the reports of many hosts,
+ * images or package shards can be told apart and merged (report merge).
+ * All pointers are borrowed; NULL when unknown.
+ */
+struct audit_identity {
+	const char *hostname;       /**< the target's host name (the host, or an image root's
+				         /etc/hostname) */
+	const char *machine_id;     /**< SHA-256 of the target's machine id (never the id itself) */
+	const char *time;           /**< when the audit ran, "YYYY-MM-DDTHH:MM:SSZ" */
+	const char *auditor;        /**< the host that ran suid2cap when it is not the target
+				         (packages, images, --root) */
+	const char *shard;          /**< "K/N" of a package run split with --shard */
+};
+
+/** A library a program of a package needs, and which package of the run has it. */
+struct audit_lib {
+	const char *soname;         /**< "libcap.so.2" */
+	const char *provider;       /**< the package or image that has it, NULL: not in the run */
+	const char *path;           /**< where it has it, or NULL */
+};
+
+/**
+ * Where a file of a package or image audit comes from.  Borrowed pointers;
+ * NULL when not applicable.
+ */
+struct audit_origin {
+	size_t target;              /**< index into audit::targets */
+	long layer;                 /**< images: the index of the layer that added it; else -1 */
+	const char *packed;         /**< the state as packed ("0755 root:root") when
+				         install-time actions change it */
+	const char *fallback;       /**< the state where setcap fails ("4755 root:root"),
+				         when it differs from the installed one */
+	const char *const *install; /**< install-time actions on the file ("postinst:12
+				         [setcap works]: setcap cap_net_raw+ep $PROGRAM"),
+				         NULL-terminated */
+	const struct audit_lib *libs; /**< packages: its NEEDED libraries and who has them */
+	size_t n_libs;
+};
+
+/** One package or image of an audit.  Borrowed pointers. */
+struct audit_target {
+	const char *kind;           /**< "deb", "rpm", "image" */
+	const char *source;         /**< the file or directory as given */
+	const char *name;           /**< package name, image tag or config digest; NULL when unread */
+	const char *version;        /**< package version, image config digest */
+	const char *arch;           /**< architecture */
+	const char *error;          /**< why it could not be read, or NULL */
+	const char *const *notes;   /**< NULL-terminated, or NULL */
+	const char *const *layers;  /**< images: layer digests, in order (entries may be NULL) */
+	const char *const *layer_commands; /**< images: what made each layer, or NULL entries */
+	size_t n_layers;
+	const char *plan_format;    /**< "deb", "rpm", "dockerfile" */
+	const char *plan;           /**< the snippet that makes the migration durable, or NULL when
+				         nothing would change */
+	size_t files;               /**< privileged files */
+};
+
 /** Everything an audit report shows.  All pointers are borrowed. */
 struct audit {
 	const char *root;           /**< the root as given ("/" for the host) */
@@ -86,6 +144,10 @@ struct audit {
 	const char *const *argv;    /**< the command line (SARIF invocation), NULL-terminated, or NULL */
 	struct learn_record *const *learned; /**< what `learn` observed, parallel to @v (NULL
 						   entries for files without a record), or NULL */
+	const struct audit_identity *identity; /**< or NULL */
+	const struct audit_target *targets; /**< packages or images; NULL for a tree */
+	size_t n_targets;
+	const struct audit_origin *origins; /**< parallel to v when targets is set */
 };
 
 /** Counts over all files of an audit. */

@@ -18,6 +18,7 @@
 #include "learnout.h"
 #include "pkgdb.h"
 #include "scanout.h"
+#include "targetout.h"
 #include "util.h"
 #include "common.h"
 
@@ -207,6 +208,7 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add_string(tool, "version", S2C_VERSION) < 0 ||
 	    jsonout_add_string(doc, "root", a->root) < 0 ||
 	    jsonout_add(doc, "paths", auditjson_paths(a)) < 0 ||
+	    jsonout_add(doc, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(doc, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(doc, "database", auditjson_database(a->db)) < 0 ||
 	    jsonout_add_bool(doc, "complete", a->complete) < 0)
@@ -220,11 +222,15 @@ struct json_object *auditjson_object(const struct audit *a)
 								 a->n_not_scanned)) < 0 ||
 	    jsonout_add(doc, "summary", summary_json(&s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
 		return NULL;
+	if (a->targets && jsonout_add(doc, "targets", targetout_json_targets(a)) < 0)
+		return NULL;
 	files = json_object_new_array();
 	if (jsonout_add(doc, "files", files) < 0)
 		return NULL;
 	for (size_t i = 0; i < a->n; i++) {
-		if (jsonout_push(files, file_json(a, a->v[i])) < 0)
+		struct json_object *f = file_json(a, a->v[i]);
+		if (jsonout_push(files, f) < 0 ||
+		    (a->targets && jsonout_add(f, "origin", targetout_json_origin(a, i)) < 0))
 			return NULL;
 	}
 	return TAKE_PTR(doc);

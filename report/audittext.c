@@ -15,6 +15,7 @@
 #include "learnout.h"
 #include "pkgdb.h"
 #include "scanout.h"
+#include "targetout.h"
 #include "util.h"
 #include "common.h"
 
@@ -135,19 +136,35 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 		       const struct audittext_options *o, FILE *out)
 {
 	const struct host *h = a->host;
+	const struct audit_identity *id = a->identity;
 	_cleanup_free_ char *root = escape_text(a->root);
 	_cleanup_free_ char *os = h && h->os_pretty ? escape_text(h->os_pretty) : NULL;
+	_cleanup_free_ char *host = id && id->hostname ? escape_text(id->hostname) : NULL;
+	_cleanup_free_ char *auditor = id && id->auditor ? escape_text(id->auditor) : NULL;
+	char machine[32] = "";
 
-	(void)fprintf(out, "%ssuid2cap audit of %s%s", o->color ? C_BOLD : "", root ? root : "?",
-		      o->color ? C_RESET : "");
-	for (size_t i = 0; a->paths && a->paths[i]; i++) {
+	if (id && id->machine_id)
+		(void)snprintf(machine, sizeof(machine), " (machine %.12s)", id->machine_id);
+	if (a->targets)
+		(void)fprintf(out, "%ssuid2cap audit of %zu %s%s", o->color ? C_BOLD : "",
+			      a->n_targets, targetout_noun(a, a->n_targets), o->color ? C_RESET : "");
+	else
+		(void)fprintf(out, "%ssuid2cap audit of %s%s", o->color ? C_BOLD : "",
+			      root ? root : "?", o->color ? C_RESET : "");
+	for (size_t i = 0; !a->targets && a->paths && a->paths[i]; i++) {
 		_cleanup_free_ char *p = escape_text(a->paths[i]);
 		(void)fprintf(out, "%s%s", i ? ", " : ", paths ", p ? p : "?");
 	}
 	(void)fputc('\n', out);
 	if (h)
-		(void)fprintf(out, "target: %s, kernel %s%s%s\n", h->live ? "this host" : "image",
-			      h->kernel_release, os ? ", " : "", os ? os : "");
+		(void)fprintf(out, "target: %s%s%s%s, kernel %s%s%s\n",
+			      a->targets ? targetout_noun(a, a->n_targets) :
+			      h->live ? "this host" : "image", host ? " " : "", host ? host : "",
+			      machine, h->kernel_release, os ? ", " : "", os ? os : "");
+	if (id && id->time)
+		(void)fprintf(out, "audited: %s%s%s%s%s, suid2cap %s\n", id->time,
+			      auditor ? " on " : "", auditor ? auditor : "",
+			      id->shard ? ", shard " : "", id->shard ? id->shard : "", S2C_VERSION);
 	if (h && h->pkgdb) {
 		const char *problem = pkgdb_problem(h->pkgdb);
 		_cleanup_free_ char *p = problem ? escape_text(problem) : NULL;
@@ -184,7 +201,11 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 	}
 	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
 		return -ENOMEM;
-	if (!a->complete)
+	if (!a->complete && a->targets)
+		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " %s could not be read (named below and on "
+			      "standard error)\n", a->scan_warnings,
+			      targetout_noun(a, (size_t)a->scan_warnings));
+	else if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
@@ -240,13 +261,27 @@ static void text_row(const struct decision *d, const struct text_row *r,
 	(void)fprintf(out, "  %s\n", r->caps);
 }
 
-static int text_notes(const struct audit *a, const struct decision *d,
-		      const struct audittext_options *o, FILE *out)
+static int text_notes(const struct audit *a, size_t idx, const struct audittext_options *o,
+		      FILE *out)
 {
+	const struct decision *d = a->v[idx];
 	_cleanup_free_ char *reason = escape_text(d->reason ? d->reason : "");
+	struct targetout_line *lines = NULL;
+	size_t n_lines = 0;
 
-	if (!reason)
+	if (!reason || targetout_lines(a, idx, &lines, &n_lines) < 0)
 		return -ENOMEM;
+	for (size_t i = 0; i < n_lines; i++) {
+		_cleanup_free_ char *text = escape_text(lines[i].text);
+		char lead[32];
+		if (!text) {
+			targetout_lines_free(lines, n_lines);
+			return -ENOMEM;
+		}
+		(void)snprintf(lead, sizeof(lead), "%s: ", lines[i].label);
+		wrap(out, "", lead, text, 6, o->width);
+	}
+	targetout_lines_free(lines, n_lines);
 	wrap(out, "", "", reason, 6, o->width);
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if ((audit_findings(a, d) & (1u << AUDIT_DISGUISE)) && !d->disguise)
@@ -314,7 +349,7 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 			if (a->v[i]->verdict != v)
 				continue;
 			text_row(a->v[i], &rows[i], &w, o, out);
-			r = text_notes(a, a->v[i], o, out);
+			r = text_notes(a, i, o, out);
 			if (r < 0)
 				return r;
 		}
@@ -342,6 +377,8 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 		r = text_header(a, &s, &opt, out);
 	if (r == 0)
 		r = text_groups(a, &s, &opt, rows, out);
+	if (r == 0)
+		r = targetout_text(a, out);
 	for (size_t i = 0; i < a->n; i++)
 		text_row_release(&rows[i]);
 	if (r < 0)

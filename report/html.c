@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "host.h"
 #include "html.h"
+#include "targetout.h"
 #include "util.h"
 #include "common.h"
 
@@ -110,8 +111,7 @@ int html_escape(FILE *out, const char *s)
 	return 0;
 }
 
-/* "'sha256-<base64>'" of @s, for the CSP. */
-static int csp_hash(const char *s, char *buf, size_t size)
+int html_csp_hash(const char *s, char *buf, size_t size)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char hex[HASH_HEX_LEN];
@@ -150,9 +150,9 @@ static int head(const struct audit *a, FILE *out)
 	char hs[64], hj[64];
 	int r;
 
-	r = csp_hash(style, hs, sizeof(hs));
+	r = html_csp_hash(style, hs, sizeof(hs));
 	if (r == 0)
-		r = csp_hash(script, hj, sizeof(hj));
+		r = html_csp_hash(script, hj, sizeof(hj));
 	if (r < 0)
 		return r;
 	(void)fprintf(out,
@@ -164,7 +164,12 @@ static int head(const struct audit *a, FILE *out)
 		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		      "<meta name=\"generator\" content=\"suid2cap %s\">\n<title>suid2cap audit of ",
 		      hs, hj, S2C_VERSION);
-	r = html_escape(out, a->root);
+	if (a->targets) {
+		(void)fprintf(out, "%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
+		r = 0;
+	} else {
+		r = html_escape(out, a->root);
+	}
 	(void)fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
 	return r;
 }
@@ -175,15 +180,21 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 	int r;
 
 	(void)fputs("<header>\n<h1>suid2cap audit of <code>", out);
-	r = html_escape(out, a->root);
+	if (a->targets) {
+		(void)fprintf(out, "%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
+		r = 0;
+	} else {
+		r = html_escape(out, a->root);
+	}
 	(void)fputs("</code></h1>\n<p>", out);
-	for (size_t i = 0; r == 0 && a->paths && a->paths[i]; i++) {
+	for (size_t i = 0; r == 0 && !a->targets && a->paths && a->paths[i]; i++) {
 		(void)fputs(i ? ", <code>" : "Paths: <code>", out);
 		r = html_escape(out, a->paths[i]);
 		(void)fputs(a->paths[i + 1] ? "</code>" : "</code>.<br>\n", out);
 	}
 	if (r == 0 && h) {
-		(void)fprintf(out, "Target: %s, kernel <code>", h->live ? "this host" : "an image");
+		(void)fprintf(out, "Target: %s, kernel <code>", a->targets ?
+			      targetout_noun(a, a->n_targets) : h->live ? "this host" : "an image");
 		r = html_escape(out, h->kernel_release);
 		(void)fputs("</code>", out);
 		if (r == 0 && h->os_pretty) {
@@ -197,9 +208,34 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 		}
 		(void)fputs(".<br>\n", out);
 	}
+	if (r == 0 && a->identity && a->identity->time) {
+		const struct audit_identity *id = a->identity;
+		(void)fprintf(out, "Audited %s", id->time);
+		if (id->hostname) {
+			(void)fputs(", host name <code>", out);
+			r = html_escape(out, id->hostname);
+			(void)fputs("</code>", out);
+		}
+		if (id->machine_id)
+			(void)fprintf(out, ", machine <code>%.12s</code>", id->machine_id);
+		if (r == 0 && id->auditor) {
+			(void)fputs(", on <code>", out);
+			r = html_escape(out, id->auditor);
+			(void)fputs("</code>", out);
+		}
+		if (r == 0 && id->shard) {
+			(void)fputs(", shard ", out);
+			r = html_escape(out, id->shard);
+		}
+		(void)fputs(".<br>\n", out);
+	}
 	(void)fprintf(out, "Rules: %zu rules, database <code>%.12s</code>.</p>\n", a->db->n,
 		      a->db->hash);
-	if (!a->complete)
+	if (!a->complete && a->targets)
+		(void)fprintf(out, "<p class=\"incomplete\"><strong>Incomplete:</strong> %" PRIu64
+			      " %s could not be read; see the list below.</p>\n", a->scan_warnings,
+			      targetout_noun(a, (size_t)a->scan_warnings));
+	else if (!a->complete)
 		(void)fprintf(out, "<p class=\"incomplete\"><strong>Incomplete scan:</strong> %" PRIu64
 			      " part%s of the tree could not be read; files there are missing from "
 			      "this report.</p>\n", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
@@ -393,8 +429,9 @@ static int item(FILE *out, const char *label, const char *text)
 	return r;
 }
 
-static int detail_facts(const struct audit *a, const struct decision *d, FILE *out)
+static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 {
+	const struct decision *d = a->v[idx];
 	const struct facts *f = d->facts;
 	const struct elfinfo *e = d->elf;
 	const char *now = audit_caps_now(d);
@@ -407,6 +444,14 @@ static int detail_facts(const struct audit *a, const struct decision *d, FILE *o
 		      "%s)%s</dd>\n", verdict_name(d->verdict), verdict_name(d->verdict),
 		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
 	r = item(out, "reason", d->reason);
+	if (r == 0) {
+		struct targetout_line *lines = NULL;
+		size_t n = 0;
+		r = targetout_lines(a, idx, &lines, &n);
+		for (size_t k = 0; k < n && r == 0; k++)
+			r = item(out, lines[k].label, lines[k].text);
+		targetout_lines_free(lines, n);
+	}
 	(void)fprintf(out, "<dt>now</dt><dd><code>%s</code> ", mode);
 	if (r == 0)
 		r = owner_group(f, out);
@@ -430,7 +475,7 @@ static int detail_facts(const struct audit *a, const struct decision *d, FILE *o
 		hex_encode(f->path, strlen(f->path), hex);
 		(void)fprintf(out, "<dt>path bytes</dt><dd><code>%s</code> (not valid UTF-8)</dd>\n", hex);
 	}
-	if (r == 0)
+	if (r == 0 && !a->targets)
 		r = item(out, "package", d->package ? d->package : "(unknown)");
 	if (d->sha256)
 		(void)fprintf(out, "<dt>sha256</dt><dd><code>%s</code></dd>\n", d->sha256);
@@ -570,7 +615,7 @@ static int details(const struct audit *a, FILE *out)
 		(void)fprintf(out, "</span> — <span class=\"v v-%s\">%s</span></summary>\n",
 			      verdict_name(d->verdict), verdict_name(d->verdict));
 		if (r == 0)
-			r = detail_facts(a, d, out);
+			r = detail_facts(a, i, out);
 		if (r == 0)
 			r = detail_evidence(d, out);
 		if (r == 0)
@@ -599,6 +644,8 @@ int html_audit(const struct audit *a, FILE *out)
 	}
 	if (r == 0)
 		r = details(a, out);
+	if (r == 0)
+		r = targetout_html(a, out);
 	if (r < 0)
 		return r;
 	(void)fprintf(out, "<footer><p>Generated by suid2cap %s.</p></footer>\n<script>%s</script>\n"

@@ -36,4 +36,11 @@ int html_audit(const struct audit *a, FILE *out);
  */
 int html_escape(FILE *out, const char *s);
 
+/**
+ * "'sha256-<base64>'" of the inline text @s, for a Content-Security-Policy
+ * that allows exactly that style or script.  @size at least 56.
+ * Returns 0, -ENOMEM or -ENOBUFS.
+ */
+int html_csp_hash(const char *s, char *buf, size_t size);
+
 #endif /* S2C_REPORT_HTML_H */

@@ -10,6 +10,7 @@
 #include "facts.h"
 #include "host.h"
 #include "markdown.h"
+#include "targetout.h"
 #include "util.h"
 #include "common.h"
 
@@ -75,23 +76,52 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	int r;
 
 	(void)fputs("# suid2cap audit of ", out);
-	r = markdown_escape(out, a->root);
+	if (a->targets) {
+		(void)fprintf(out, "%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
+		r = 0;
+	} else {
+		r = markdown_escape(out, a->root);
+	}
 	(void)fputs("\n\n| | |\n|---|---|\n", out);
-	for (size_t i = 0; r == 0 && a->paths && a->paths[i]; i++) {
+	for (size_t i = 0; r == 0 && !a->targets && a->paths && a->paths[i]; i++) {
 		(void)fputs(i ? ", " : "| paths | ", out);
 		r = markdown_escape(out, a->paths[i]);
 		(void)fputs(a->paths[i + 1] ? "" : " |\n", out);
 	}
 	(void)fputs("| target | ", out);
 	if (r == 0 && h) {
-		(void)fprintf(out, "%s, kernel ", h->live ? "this host" : "image");
+		(void)fprintf(out, "%s, kernel ", a->targets ? targetout_noun(a, a->n_targets) :
+			      h->live ? "this host" : "image");
 		r = markdown_escape(out, h->kernel_release);
 		if (r == 0 && h->os_pretty) {
 			(void)fputs(", ", out);
 			r = markdown_escape(out, h->os_pretty);
 		}
 	}
-	(void)fprintf(out, " |\n| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
+	(void)fputs(" |\n", out);
+	if (r == 0 && a->identity) {
+		const struct audit_identity *id = a->identity;
+		if (id->hostname) {
+			(void)fputs("| host name | ", out);
+			r = markdown_escape(out, id->hostname);
+			(void)fputs(" |\n", out);
+		}
+		if (id->machine_id)
+			(void)fprintf(out, "| machine | `%.12s` |\n", id->machine_id);
+		if (r == 0 && id->time) {
+			(void)fprintf(out, "| audited | %s", id->time);
+			if (id->auditor) {
+				(void)fputs(" on ", out);
+				r = markdown_escape(out, id->auditor);
+			}
+			if (r == 0 && id->shard) {
+				(void)fputs(", shard ", out);
+				r = markdown_escape(out, id->shard);
+			}
+			(void)fprintf(out, ", suid2cap %s |\n", S2C_VERSION);
+		}
+	}
+	(void)fprintf(out, "| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
 	if (a->ping_group_range) {
 		(void)fputs("| net.ipv4.ping\\_group\\_range | ", out);
 		if (r == 0)
@@ -100,6 +130,9 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	}
 	if (a->complete)
 		(void)fputs("| scan | complete |\n", out);
+	else if (a->targets)
+		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " %s could not be read |\n",
+			      a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
 	else
 		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
@@ -280,7 +313,15 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
 	if (r == 0)
 		r = md_item(out, "reason", d->reason);
-	if (r == 0)
+	if (r == 0) {
+		struct targetout_line *lines = NULL;
+		size_t n = 0;
+		r = targetout_lines(a, i, &lines, &n);
+		for (size_t k = 0; k < n && r == 0; k++)
+			r = md_item(out, lines[k].label, lines[k].text);
+		targetout_lines_free(lines, n);
+	}
+	if (r == 0 && !a->targets)
 		r = md_item(out, "package", d->package ? d->package : "(unknown)");
 	if (r == 0 && d->sha256)
 		(void)fprintf(out, "- **sha256**: `%s`\n", d->sha256);
@@ -324,6 +365,8 @@ int markdown_audit(const struct audit *a, FILE *out)
 		(void)fputs("\n## Files\n", out);
 	for (size_t i = 0; i < a->n && r == 0; i++)
 		r = md_file(a, i, out);
+	if (r == 0)
+		r = targetout_markdown(a, out);
 	if (r < 0)
 		return r;
 	return ferror(out) ? -EIO : 0;

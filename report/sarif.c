@@ -15,6 +15,7 @@
 #include "hash.h"
 #include "jsonout.h"
 #include "sarif.h"
+#include "targetout.h"
 #include "util.h"
 #include "common.h"
 
@@ -274,17 +275,21 @@ static struct json_object *properties_json(const struct decision *d)
 	return TAKE_PTR(o);
 }
 
-static struct json_object *result_json(const struct audit *a, const struct decision *d,
-				       enum audit_finding k)
+static struct json_object *result_json(const struct audit *a, size_t idx, enum audit_finding k)
 {
+	const struct decision *d = a->v[idx];
+	const struct audit_target *t = targetout_of(a, idx);
 	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *msg = message(a, d, k), *key = NULL;
-	struct json_object *locs, *fp;
+	struct json_object *locs, *fp, *props;
 	char digest[HASH_HEX_LEN];
 
-	/* Rule and path identify a finding across runs, whatever the binary's version. */
-	if (!o || !msg || asprintf(&key, "%s:%s", fi->id, d->facts->path) < 0 ||
+	/* Rule, path (and package or image) identify a finding across runs, whatever the
+	 * binary's version. */
+	if (!o || !msg ||
+	    (t ? asprintf(&key, "%s:%s:%s", fi->id, t->name ? t->name : t->source, d->facts->path) :
+		 asprintf(&key, "%s:%s", fi->id, d->facts->path)) < 0 ||
 	    hash_mem_sha256(key, strlen(key), digest) < 0)
 		return NULL;
 	locs = json_object_new_array();
@@ -296,7 +301,8 @@ static struct json_object *result_json(const struct audit *a, const struct decis
 	    jsonout_push(locs, location_json(d)) < 0 ||
 	    jsonout_add(o, "partialFingerprints", fp) < 0 ||
 	    jsonout_add_string(fp, FINGERPRINT_KEY, digest) < 0 ||
-	    jsonout_add(o, "properties", properties_json(d)) < 0)
+	    jsonout_add(o, "properties", props = properties_json(d)) < 0 ||
+	    (t && jsonout_add(props, "origin", targetout_json_origin(a, idx)) < 0))
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -319,8 +325,12 @@ static struct json_object *invocation_json(const struct audit *a)
 	}
 	if (a->complete)
 		return TAKE_PTR(o);
-	(void)snprintf(text, sizeof(text), "incomplete scan: %" PRIu64 " part%s of the tree could "
-		       "not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	if (a->targets)
+		(void)snprintf(text, sizeof(text), "incomplete: %" PRIu64 " %s could not be read",
+			       a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
+	else
+		(void)snprintf(text, sizeof(text), "incomplete scan: %" PRIu64 " part%s of the tree "
+			       "could not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	notes = json_object_new_array();
 	n = json_object_new_object();
 	if (jsonout_add(o, "toolExecutionNotifications", notes) < 0 ||
@@ -367,7 +377,7 @@ static struct json_object *run_json(const struct audit *a)
 		unsigned m = audit_findings(a, a->v[i]);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if ((m & (1u << k)) &&
-			    jsonout_push(results, result_json(a, a->v[i], (enum audit_finding)k)) < 0)
+			    jsonout_push(results, result_json(a, i, (enum audit_finding)k)) < 0)
 				return NULL;
 	}
 	props = json_object_new_object();
@@ -375,7 +385,9 @@ static struct json_object *run_json(const struct audit *a)
 	    jsonout_add(props, "paths", auditjson_paths(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
 	    jsonout_add(props, "host", auditjson_host(a)) < 0 ||
-	    jsonout_add(props, "database", auditjson_database(a->db)) < 0)
+	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
+	    jsonout_add(props, "database", auditjson_database(a->db)) < 0 ||
+	    (a->targets && jsonout_add(props, "targets", targetout_json_targets(a)) < 0))
 		return NULL;
 	return TAKE_PTR(run);
 }

@@ -523,6 +523,38 @@ const struct pkgdb_entry *host_package_entry(const struct host *h, const char *p
 	return i >= 0 && h->pkg[i].package ? &h->pkg[i] : NULL;
 }
 
+int host_set_package(struct host *h, const char *path, const char *package,
+		     const char *version)
+{
+	struct pkgdb_entry e = { 0 };
+	int i = find_slot(h, path);
+	struct pkgdb_entry *ne;
+	char **np;
+
+	if ((package && !(e.package = strdup(package))) ||
+	    (version && !(e.version = strdup(version)))) {
+		pkgdb_entry_release(&e);
+		return -ENOMEM;
+	}
+	if (i >= 0) {
+		pkgdb_entry_release(&h->pkg[i]);
+		h->pkg[i] = e;
+		return 0;
+	}
+	np = realloc(h->pkg_paths, (h->n_pkg + 1) * sizeof(*np));
+	if (np)
+		h->pkg_paths = np;
+	ne = np ? realloc(h->pkg, (h->n_pkg + 1) * sizeof(*ne)) : NULL;
+	if (ne)
+		h->pkg = ne;
+	if (!np || !ne || !(h->pkg_paths[h->n_pkg] = strdup(path))) {
+		pkgdb_entry_release(&e);
+		return -ENOMEM;
+	}
+	h->pkg[h->n_pkg++] = e;
+	return 0;
+}
+
 const char *host_package_of(const struct host *h, const char *path)
 {
 	const struct pkgdb_entry *e = host_package_entry(h, path);

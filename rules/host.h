@@ -80,6 +80,15 @@ bool host_file_exists(const struct host *h, const char *path);
 int host_load_packages(struct host *h, const char *const *paths, size_t n);
 
 /**
+ * Record @package at @version (NULL: none) as the owner of @path, as
+ * host_load_packages() would have found it: for a package audited from its
+ * archive, whose owner is the package itself.  host_load_packages() keeps it.
+ * Returns 0 or -ENOMEM.
+ */
+int host_set_package(struct host *h, const char *path, const char *package,
+		     const char *version);
+
+/**
  * The cached owner of @path (after host_load_packages()), or NULL when no
  * package owns it or the system has no package database.
  */

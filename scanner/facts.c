@@ -169,7 +169,7 @@ static void set_caps(struct facts *f, const struct walk_entry *e)
 	f->caps_text = fcaps_to_text(&f->caps);
 }
 
-static void set_flags(struct facts *f)
+void facts_set_flags(struct facts *f)
 {
 	enum facts_flags fl = 0;
 
@@ -231,7 +231,7 @@ int facts_from_entry(const struct walk_entry *e, const struct mounts *mounts, st
 	if (r < 0)
 		return r;
 	f->interpreter = read_interpreter(e->dirfd, e->name, stx);
-	set_flags(f);
+	facts_set_flags(f);
 	*ret = TAKE_PTR(f);
 	return 0;
 }

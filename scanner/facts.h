@@ -83,6 +83,13 @@ struct facts {
 int facts_from_entry(const struct walk_entry *entry, const struct mounts *mounts,
 		     struct facts **ret);
 
+/**
+ * Compute f->flags from the other fields (owner, mode, capabilities, mount,
+ * interpreter, links): for facts built from something else than a walker
+ * entry, such as an archive member.
+ */
+void facts_set_flags(struct facts *f);
+
 /** Fill owner and group names from @ids (not thread-safe). Returns 0 or -ENOMEM. */
 int facts_set_names(struct facts *f, struct idmap *ids);
 

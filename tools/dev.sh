@@ -32,15 +32,15 @@ cd "$here"
 
 # What the build needs, from Debian.
 BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev libssl-dev
-zlib1g-dev librpm-dev libsqlite3-dev"
+zlib1g-dev librpm-dev libsqlite3-dev libarchive-dev"
 # What the tests, the packages, the BPF mechanism of learn and the benchmarks
 # need on top.
-TEST_PACKAGES="clang libclang-rt-14-dev check libarchive-dev
+TEST_PACKAGES="clang libclang-rt-14-dev check
 libbpf-dev bpftool
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm
-dpkg-dev debhelper lintian bash-completion zsh"
+dpkg-dev debhelper lintian bash-completion zsh ansible"
 
 # The SARIF 2.1.0 JSON Schema the audit tests validate against (draft-04), taken from
 # an npm package because Debian ships none; kept out of git under build/test-deps/.

@@ -53,7 +53,8 @@ class Ctx:
         return path
 
     def run(self, args, env=None, prefix=None, input=None):
-        e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+             "SOURCE_DATE_EPOCH": str(FIXED_MTIME)}
         if env:
             e.update(env)
         cmd = (prefix or []) + [self.binary] + list(args)
@@ -175,6 +176,16 @@ def normalise_json(data, tmp=None):
     if tmp:
         text = text.replace(tmp, "<tmp>")
     return text.encode()
+
+
+HOSTNAME = os.uname().nodename
+
+
+def normalise_auditor(data):
+    """The host that ran an audit of a root, packages or an image differs between machines."""
+    host = re.escape(HOSTNAME.encode())
+    data = re.sub(rb" on " + host + rb",", b" on <auditor>,", data)
+    return re.sub(rb"on <code>" + host + rb"</code>", b"on <code>&lt;auditor&gt;</code>", data)
 
 
 def normalise_text(data, tmp=None):

@@ -264,7 +264,8 @@ def tree_live(ctx, dpkg=True):
 
 
 def run_live(ctx, root, args):
-    e = {"LC_ALL": "C", "TZ": "UTC", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    e = {"LC_ALL": "C", "TZ": "UTC", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+         "SOURCE_DATE_EPOCH": str(s2ctest.FIXED_MTIME)}
     p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", LIVE_SCRIPT,
                         "sh", root, *args], capture_output=True, env=e)
     return p.returncode, p.stdout, p.stderr
@@ -313,10 +314,11 @@ def test_live_scan(ctx):
     # (the container line depends on where the tests run: left out)
     head = [x for x in out.split(b"\n\n")[0].split(b"\n")[1:]
             if not x.startswith(b"container: ")]
-    ctx.check("live audit header", rc == 0 and len(head) > 2 and head == [
-        b"target: this host, kernel 6.1.0, Fixture Linux",
+    ctx.check("live audit header", rc == 0 and len(head) > 4 and head == [
+        b"target: this host " + s2ctest.HOSTNAME.encode() + b", kernel 6.1.0, Fixture Linux",
+        b"audited: 2023-11-14T22:13:20Z, suid2cap " + head[1].split(b"suid2cap ")[-1],
         b"package database: dpkg",
-        head[2],
+        head[3],
         b"local rules: /etc/suid2cap/rules.d: none",
         b"other roots (not scanned; audit them with --root): /home/alice/.local/share/"
         b"containers (container storage), /srv/ovl/lower (overlayfs layer), /srv/ovl/upper "

@@ -64,7 +64,8 @@ def test_installed_files(ctx):
     ctx.check("man pages", f"{data}/man/man8/suid2cap.8" in files and
               f"{data}/man/man5/suid2cap-rules.5" in files, "")
     docdir = os.path.dirname(one(ctx, files, r"/doc/suid2cap/COPYING"))
-    for name in ("README.md", "RULES.md"):
+    for name in ("README.md", "RULES.md", "contrib/ansible/playbook.yml",
+                 "contrib/ansible/roles/suid2cap/tasks/main.yml"):
         ctx.check(f"doc {name}", f"{docdir}/{name}" in files, "")
     rulesd = os.path.dirname(one(ctx, files, r"/rules\.d/README"))
     ctx.check("rules.d in /etc, whatever the prefix", rulesd == "/etc/suid2cap/rules.d", rulesd)

@@ -111,14 +111,21 @@ def test_bundled_like_sources(ctx):
 
 
 def test_validates_output(ctx):
-    """scan, audit and plan JSON, and the bundled rules database, validate against
-    the installed schemas alone, with the library and with the jsonschema command."""
+    """scan, audit, plan and verify JSON (migrate's too, as root), and the bundled rules
+    database, validate against the installed schemas alone, with the library and with
+    the jsonschema command."""
     root = tree(ctx)
     outputs = {
         "scan.schema.json": ["scan", "--root", root, "--format", "json"],
         "audit.schema.json": ["audit", "--root", root, "--format", "json", "--kernel", "6.1"],
         "plan.schema.json": ["plan", "--root", root, "--format", "json", "--kernel", "6.1"],
+        "result.schema.json": ["verify", "--root", root, "--format", "json"],
     }
+    if s2ctest.is_root():
+        # a result with entries and states, whose schema refers to the plan's state object
+        os.makedirs(os.path.join(root, "var", "lib"), exist_ok=True)
+        outputs["result.schema.json"] = ["migrate", "--root", root, "--yes", "--no-smoke",
+                                         "--kernel", "6.1", "--format", "json"]
     for name, args in outputs.items():
         rc, out, err = ctx.run(args)
         ctx.check(f"{args[0]} ran", rc in (0, 1), f"{rc} {err!r}")
@@ -134,6 +141,14 @@ def test_validates_output(ctx):
             p = subprocess.run([cli, "-i", path, os.path.join(bundled_dir(ctx), name)],
                                capture_output=True, timeout=60)
             ctx.check(f"jsonschema -i {args[0]} output", p.returncode == 0, p.stderr[-400:])
+        if name == "result.schema.json" and s2ctest.is_root():
+            ctx.check("migrate: a result with states", any(
+                e["outcome"] == "applied" and e["before"]["mode"] != e["after"]["mode"]
+                for e in doc["entries"]), doc["entries"])
+            # a state that breaks the embedded plan schema's state object is refused
+            bad = json.loads(out)
+            bad["entries"][0]["after"]["mode"] = "x"
+            ctx.check("migrate: broken document refused", errors(schema, bad), "")
         # a document that breaks the embedded facts schema is refused
         if name != "plan.schema.json" and doc.get("files"):
             bad = json.loads(out)

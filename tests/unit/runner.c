@@ -36,6 +36,8 @@ static const struct {
 	{ "privcheck", privcheck_suite, -1 },
 	{ "pkgdb", pkgdb_suite, -1 },
 	{ "learnrec", learnrec_suite, -1 },
+	{ "resultjson", resultjson_suite, -1 },
+	{ "pkg", pkg_suite, -1 },
 };
 
 int main(int argc, char **argv)

@@ -23,5 +23,7 @@ Suite *plan_priv_suite(void);
 Suite *privcheck_suite(void);
 Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
+Suite *resultjson_suite(void);
+Suite *pkg_suite(void);
 
 #endif

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "audit.h"
+#include "binary.h"
+#include "cli.h"
+#include "db.h"
+#include "dockerfile.h"
+#include "elfinfo.h"
+#include "emit.h"
+#include "engine.h"
+#include "facts.h"
+#include "fcaps.h"
+#include "host.h"
+#include "identity.h"
+#include "idmap.h"
+#include "oci.h"
+#include "plan.h"
+#include "stage.h"
+#include "target.h"
+#include "targetrun.h"
+#include "util.h"
+#include "common.h"
+
+/* "16G", "512M", "1000" */
+static int parse_size(const char *arg, uint64_t *ret)
+{
+	_cleanup_free_ char *num = strdup(arg);
+	size_t n = num ? strlen(num) : 0;
+	unsigned shift = 0;
+	uint64_t v;
+
+	if (!num || n == 0)
+		return -EINVAL;
+	switch (num[n - 1]) {
+	case 'K': case 'k': shift = 10; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'G': case 'g': shift = 30; break;
+	case 'T': case 't': shift = 40; break;
+	default: break;
+	}
+	if (shift)
+		num[n - 1] = '\0';
+	if (parse_u64(num, 10, UINT64_MAX >> shift, &v) < 0 || v == 0)
+		return -EINVAL;
+	*ret = v << shift;
+	return 0;
+}
+
+static int opt_tmpdir(const struct opt *o, const char *arg, const char *verb)
+{
+	if (arg[0] != '/')
+		return usage_error(verb, "--tmpdir needs an absolute directory, not '%s'", arg);
+	*(const char **)o->value = arg;
+	return 0;
+}
+
+static int opt_max_unpacked(const struct opt *o, const char *arg, const char *verb)
+{
+	if (parse_size(arg, o->value) < 0)
+		return usage_error(verb, "invalid --max-unpacked '%s': expected a size such as 4G",
+				   arg);
+	return 0;
+}
+
+static int opt_threads(const struct opt *o, const char *arg, const char *verb)
+{
+	if (parse_uint(arg, 64, o->value) < 0 || *(unsigned *)o->value == 0)
+		return usage_error(verb, "invalid --threads '%s': expected 1 to 64", arg);
+	return 0;
+}
+
+void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char *verb,
+		    bool threads)
+{
+	const char *tmp = getenv("TMPDIR");
+	size_t n = 0;
+
+	memset(tr, 0, sizeof(*tr));
+	dbargs_init(&tr->db);
+	auditargs_init(&tr->out, true);
+	tr->threads = S2C_MIN(ctx->ncpus, 64u);
+	tr->tmpdir = !s2c_isempty(tmp) && tmp[0] == '/' ? tmp : "/tmp";
+	tr->lim = STAGE_LIMITS_DEFAULT;
+	tr->verb = verb;
+	if (threads)
+		tr->opts[n++] = (struct opt)OPT_CALLBACK("threads", &tr->threads, "N",
+							 "packages read at once (default: the CPU "
+							 "count)", opt_threads);
+	tr->opts[n++] = (struct opt)OPT_CALLBACK("tmpdir", &tr->tmpdir, "DIR",
+						 "make the private 0700 directory for unpacked\n"
+						 "members in DIR (default: $TMPDIR, else /tmp)",
+						 opt_tmpdir);
+	tr->opts[n++] = (struct opt)OPT_CALLBACK("max-unpacked", &tr->lim.max_unpacked, "SIZE",
+						 "refuse what unpacks to more than SIZE bytes\n"
+						 "(suffix K, M, G, T; default 16G): the\n"
+						 "decompression-bomb limit", opt_max_unpacked);
+	tr->opts[n] = (struct opt)OPT_END();
+}
+
+int targetrun_stage(const struct targetrun *tr, struct stage **ret)
+{
+	struct s2c_error err = { 0 };
+	int r = stage_new_temp(tr->tmpdir, ret, &err);
+
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	stage_set_limits(*ret, &tr->lim);
+	return 0;
+}
+
+/* --- per target ----------------------------------------------------------------------------- */
+
+struct fileinfo {
+	char *packed, *fallback;
+	char **install;               /* NULL-terminated */
+	struct audit_lib *libs;
+	size_t n_libs;
+};
+
+struct tstate {
+	struct target *t;
+	struct target_file *files;
+	size_t n_files;
+	struct host *host;
+	struct idmap *ids;
+	struct decision **ds;
+	struct fileinfo *info;
+	char *plan;
+	const char *plan_format;
+	char **notes;                 /* NULL-terminated */
+	const char **layers, **layer_cmds;
+};
+
+static void tstate_release(struct tstate *ts)
+{
+	for (size_t i = 0; ts->ds && i < ts->n_files; i++)
+		decision_free(ts->ds[i]);
+	free(ts->ds);
+	for (size_t i = 0; ts->info && i < ts->n_files; i++) {
+		free(ts->info[i].packed);
+		free(ts->info[i].fallback);
+		strv_free(ts->info[i].install);
+		free(ts->info[i].libs);
+	}
+	free(ts->info);
+	target_files_free(ts->files, ts->n_files);
+	idmap_free(ts->ids);
+	host_free(ts->host);
+	free(ts->plan);
+	strv_free(ts->notes);
+	free(ts->layers);
+	free(ts->layer_cmds);
+	target_free(ts->t);
+}
+
+static const char *when_text(const struct ms_action *a)
+{
+	switch (a->when) {
+	case MS_SETCAP_WORKS: return " (where setcap works)";
+	case MS_SETCAP_FAILS: return " (where setcap fails)";
+	default: return "";
+	}
+}
+
+static char *state_text(uint32_t mode, const char *owner, uint32_t uid, const char *group,
+			uint32_t gid, bool caps, const char *caps_text)
+{
+	char *s = NULL, o[16], g[16];
+
+	(void)snprintf(o, sizeof(o), "%" PRIu32, uid);
+	(void)snprintf(g, sizeof(g), "%" PRIu32, gid);
+	if (asprintf(&s, "%04o %s:%s%s%s", mode & 07777, owner ? owner : o, group ? group : g,
+		     caps ? " with capabilities " : "", caps ? (caps_text ? caps_text : "as packed") :
+		     "") < 0)
+		return NULL;
+	return s;
+}
+
+/* The origin texts of file @i of @ts. */
+static int file_info(struct tstate *ts, size_t i, struct target *const *all, size_t n,
+		     const struct libindex *li, size_t self)
+{
+	const struct target_file *tf = &ts->files[i];
+	const struct member *m = tf->member;
+	const struct decision *d = ts->ds[i];
+	struct fileinfo *fi = &ts->info[i];
+	size_t n_install = 0;
+	int r = 0;
+
+	if (tf->changed) {
+		_cleanup_free_ char *caps = NULL;
+		if (m->has_caps) {
+			struct fcaps c;
+			if (m->caps_len && fcaps_decode(m->caps, m->caps_len, &c, NULL) == 0)
+				caps = fcaps_to_text(&c);
+		}
+		fi->packed = state_text(m->mode, m->uname, m->uid, m->gname, m->gid, m->has_caps, caps);
+		if (!fi->packed)
+			return -ENOMEM;
+	}
+	if (tf->has_fallback) {
+		fi->fallback = state_text(tf->fallback_mode, tf->fallback_owner, tf->facts->uid,
+					  tf->fallback_group, tf->facts->gid, tf->fallback_caps, NULL);
+		if (!fi->fallback)
+			return -ENOMEM;
+	}
+	for (size_t k = 0; k < tf->n_actions && r == 0; k++) {
+		const struct ms_action *a = tf->actions[k];
+		char *s = NULL;
+		if (asprintf(&s, "%s line %u: %s%s%s", a->script, a->line, a->command, when_text(a),
+			     a->conditional ? " (under a condition not evaluated)" : "") < 0)
+			s = NULL;
+		r = strv_push(&fi->install, &n_install, s);
+	}
+	if (r < 0 || ts->t->kind == TARGET_IMAGE || !d->elf || !d->elf->n_needed)
+		return r;
+	fi->libs = calloc(d->elf->n_needed, sizeof(*fi->libs));
+	if (!fi->libs)
+		return -ENOMEM;
+	for (size_t k = 0; k < d->elf->n_needed; k++) {
+		const char *path = NULL;
+		size_t who = libindex_find(li, self, d->elf->needed[k], &path);
+		fi->libs[k] = (struct audit_lib){
+			.soname = d->elf->needed[k],
+			.provider = who < n ? all[who]->name : NULL,
+			.path = who < n ? path : NULL,
+		};
+	}
+	fi->n_libs = d->elf->n_needed;
+	return 0;
+}
+
+/* "--cap-add NET_ADMIN --cap-add SYS_NICE" for @mask. */
+static char *cap_add_options(uint64_t mask)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	for (int c = 0; c < 64; c++) {
+		_cleanup_free_ char *name = (mask & (UINT64_C(1) << c)) ?
+			fcaps_mask_names(UINT64_C(1) << c) : NULL;
+		if (!name)
+			continue;
+		(void)fprintf(f, "%s--cap-add ", len || ftell(f) ? " " : "");
+		for (const char *p = strncmp(name, "cap_", 4) == 0 ? name + 4 : name; *p; p++)
+			(void)fputc(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p, f);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * A container cannot grant what its bounding set lacks: say so for an image whose bounding
+ * set is not known (no --bounding-set, no /.dockerenv), without changing the verdict.  With the
+ * effective bit, execve(2) refuses such a program outright (the kernel's check for
+ * capability-dumb programs); without it, the program starts but cannot raise them.
+ */
+static int bounding_warning(struct decision *d)
+{
+	uint64_t caps = d->has_caps ? d->caps.permitted | d->caps.inheritable : 0, docker, podman;
+	_cleanup_free_ char *names = NULL, *opts = NULL;
+	const char *effect;
+	char *w = NULL, **v;
+
+	oci_outside_bounding(caps, &docker, &podman);
+	if (!podman)
+		return 0;
+	names = fcaps_mask_names(docker ? docker : podman);
+	opts = cap_add_options(docker ? docker : podman);
+	if (!names || !opts)
+		return -ENOMEM;
+	effect = d->caps.effective ? "execve fails with EPERM" :
+				     "the program starts but cannot raise it";
+	if (docker && asprintf(&w, "%s is outside the default bounding set of Docker and Podman "
+			       "containers: %s unless the container runs with %s", names, effect,
+			       opts) < 0)
+		return -ENOMEM;
+	if (!docker && asprintf(&w, "%s is outside the default bounding set of Podman containers "
+				"(Docker has it): under Podman, %s unless the container runs with %s",
+				names, effect, opts) < 0)
+		return -ENOMEM;
+	v = realloc(d->warnings, (d->n_warnings + 1) * sizeof(*v));
+	if (!v) {
+		free(w);
+		return -ENOMEM;
+	}
+	d->warnings = v;
+	v[d->n_warnings++] = w;
+	return 0;
+}
+
+static int make_plan(struct tstate *ts, const struct rules_db *db)
+{
+	struct s2c_error err = { 0 };
+	struct plan *p = NULL;
+	struct plan_summary sum;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = plan_build((const struct decision *const *)ts->ds, ts->n_files, ts->host, db, "/",
+			   false, &p, &err);
+
+	if (r < 0) {
+		/* Not planned: say why with the target. */
+		char *s = NULL;
+		if (r == -ENOMEM || asprintf(&s, "no plan: %s", err.msg[0] ? err.msg : strerror(-r)) < 0)
+			return -ENOMEM;
+		size_t nn = 0;
+		while (ts->notes && ts->notes[nn])
+			nn++;
+		return strv_push(&ts->notes, &nn, s);
+	}
+	plan_summarise(p, &sum);
+	if (sum.change == 0) {
+		plan_free(p);
+		return 0;
+	}
+	f = open_memstream(&text, &len);
+	if (!f) {
+		plan_free(p);
+		return -ENOMEM;
+	}
+	switch (ts->t->kind) {
+	case TARGET_RPM:
+		ts->plan_format = "rpm";
+		r = emit_rpm(p, f);
+		break;
+	case TARGET_IMAGE:
+		ts->plan_format = "dockerfile";
+		r = dockerfile_emit(p, ts->t->name, f);
+		break;
+	default:
+		ts->plan_format = "deb";
+		r = emit_deb(p, f);
+		break;
+	}
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	plan_free(p);
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	ts->plan = text;
+	return 0;
+}
+
+static int decide_target(const struct targetrun *tr, const struct rules_db *db, struct tstate *ts,
+			 struct target *const *all, size_t n, size_t self,
+			 const struct libindex *li)
+{
+	struct target *t = ts->t;
+	struct s2c_error err = { 0 };
+	_cleanup_free_ const struct facts **facts = NULL;
+	struct engine e;
+	int r;
+
+	if (t->error)
+		return 0;
+	r = target_share_libs(t, all, n);
+	if (r >= 0)
+		r = target_files(t, &ts->files, &ts->n_files, &err);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return target_fail(t, r, &err);
+	if (ts->n_files == 0)
+		return 0;
+	r = host_new(stage_rootfd(t->stage), false, tr->db.kernel, &ts->host, &err);
+	if (r == 0 && tr->db.has_bounding)
+		r = host_set_bounding(ts->host, tr->db.bounding, tr->db.bounding_what);
+	if (r == 0)
+		r = idmap_new(stage_rootfd(t->stage), &ts->ids);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return target_fail(t, r, &err);
+	facts = calloc(ts->n_files, sizeof(*facts));
+	ts->ds = calloc(ts->n_files, sizeof(*ts->ds));
+	ts->info = calloc(ts->n_files, sizeof(*ts->info));
+	if (!facts || !ts->ds || !ts->info)
+		return -ENOMEM;
+	for (size_t i = 0; i < ts->n_files; i++) {
+		struct facts *f = ts->files[i].facts;
+		facts[i] = f;
+		if (t->kind == TARGET_IMAGE)
+			r = facts_set_names(f, ts->ids);
+		else
+			r = host_set_package(ts->host, f->path, t->name, t->version);
+		if (r < 0)
+			return r;
+	}
+	e = (struct engine){ .db = db, .host = ts->host, .ids = ts->ids,
+			     .rootfd = stage_rootfd(t->stage) };
+	r = engine_prepare(&e, facts, ts->n_files);
+	for (size_t i = 0; i < ts->n_files && r == 0; i++) {
+		struct binary bin = { 0 };
+
+		r = binary_read(stage_rootfd(t->stage), facts[i], db->strings, db->prefixes, &bin);
+		if (r == 0)
+			r = engine_decide(&e, facts[i], &bin, &ts->ds[i], &err);
+		binary_release(&bin);
+		/* a known bounding set (--bounding-set, /.dockerenv) already shaped the verdict */
+		if (r == 0 && t->kind == TARGET_IMAGE && !tr->db.has_bounding &&
+		    ts->host->bounding == HOST_BOUNDING_ALL)
+			r = bounding_warning(ts->ds[i]);
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ts->n_files && r == 0; i++)
+		r = file_info(ts, i, all, n, li, self);
+	if (r == 0)
+		r = make_plan(ts, db);
+	return r;
+}
+
+/* Notes of the target and of its scripts, NULL-terminated. */
+static int collect_notes(struct tstate *ts)
+{
+	size_t n = 0;
+	int r = 0;
+
+	while (ts->notes && ts->notes[n])
+		n++;
+	for (size_t i = 0; i < ts->t->n_notes && r == 0; i++)
+		r = strv_push(&ts->notes, &n, strdup(ts->t->notes[i]));
+	for (size_t i = 0; i < ts->t->scripts.n_notes && r == 0; i++)
+		r = strv_push(&ts->notes, &n, strdup(ts->t->scripts.notes[i]));
+	return r;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct target *x = *(struct target *const *)a, *y = *(struct target *const *)b;
+	int c = strcmp(x->name ? x->name : x->source, y->name ? y->name : y->source);
+
+	if (c == 0 && x->version && y->version)
+		c = strcmp(x->version, y->version);
+	if (c == 0 && x->arch && y->arch)
+		c = strcmp(x->arch, y->arch);
+	return c ? c : strcmp(x->source, y->source);
+}
+
+int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const char ***ret_globs)
+{
+	struct rules_db *db = NULL;
+	const struct captable *t;
+	const char **globs;
+	size_t n = 0;
+	int ex = dbargs_load(&tr->db, &db);
+
+	if (ex)
+		return ex;
+	t = &db->caps;
+	globs = calloc(t->n_evidence + 1, sizeof(*globs));
+	if (!globs) {
+		rules_db_free(db);
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < t->n_evidence; i++) {
+		bool seen = false;
+		if (!t->evidence[i].library)
+			continue;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = s2c_streq(globs[j], t->evidence[i].library);
+		if (!seen)
+			globs[n++] = t->evidence[i].library;
+	}
+	*ret_db = db;
+	*ret_globs = globs;
+	return 0;
+}
+
+int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct target **targets,
+		    size_t n, struct stage *run, char **argv, const struct s2c_ctx *ctx)
+{
+	_cleanup_free_ struct tstate *ts = calloc(n ? n : 1, sizeof(*ts));
+	_cleanup_free_ struct audit_target *at = calloc(n ? n : 1, sizeof(*at));
+	_cleanup_free_ struct decision **v = NULL;
+	_cleanup_free_ struct audit_origin *origins = NULL;
+	_cleanup_free_ char *pgr = NULL;
+	struct host *report_host = NULL, *own_host = NULL;
+	struct libindex li = { 0 };
+	struct identity id;
+	struct s2c_error err = { 0 };
+	size_t total = 0, k = 0, failed = 0;
+	struct audit au;
+	int ex, r = 0;
+
+	if (!ts || !at) {
+		for (size_t i = 0; i < n; i++)
+			target_free(targets[i]);
+		rules_db_free(db);
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	qsort(targets, n, sizeof(*targets), cmp_target);
+	for (size_t i = 0; i < n; i++)
+		ts[i].t = targets[i];
+	ex = 0;
+	r = libindex_build(&li, targets, n);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		r = decide_target(tr, db, &ts[i], targets, n, i, &li);
+		if (r == 0)
+			r = collect_notes(&ts[i]);
+		total += ts[i].n_files;
+	}
+	if (r < 0) {
+		log_error("cannot decide: %s", strerror(-r));
+		ex = S2C_EXIT_FAILURE;
+		goto out;
+	}
+	v = calloc(total ? total : 1, sizeof(*v));
+	origins = calloc(total ? total : 1, sizeof(*origins));
+	if (!v || !origins) {
+		log_error("out of memory");
+		ex = S2C_EXIT_FAILURE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct target *t = ts[i].t;
+
+		if (t->error) {
+			failed++;
+			log_error("cannot read '%s': %s, skipping", t->source, t->error);
+		}
+		if (t->kind == TARGET_IMAGE) {
+			ts[i].layers = calloc(t->n_layers + 1, sizeof(char *));
+			ts[i].layer_cmds = calloc(t->n_layers + 1, sizeof(char *));
+			if (!ts[i].layers || !ts[i].layer_cmds) {
+				ex = S2C_EXIT_FAILURE;
+				goto out;
+			}
+			for (size_t l = 0; l < t->n_layers; l++) {
+				ts[i].layers[l] = t->layers[l].digest;
+				ts[i].layer_cmds[l] = t->layers[l].created_by;
+			}
+		}
+		at[i] = (struct audit_target){
+			.kind = target_kind_name(t->kind),
+			.source = t->source,
+			.name = t->error ? NULL : t->name,
+			.version = t->error ? NULL : t->version,
+			.arch = t->error ? NULL : t->arch,
+			.error = t->error,
+			.notes = (const char *const *)ts[i].notes,
+			.layers = ts[i].layers,
+			.layer_commands = ts[i].layer_cmds,
+			.n_layers = t->kind == TARGET_IMAGE ? t->n_layers : 0,
+			.plan_format = ts[i].plan_format,
+			.plan = ts[i].plan,
+			.files = ts[i].n_files,
+		};
+		if (!report_host && ts[i].host)
+			report_host = ts[i].host;
+		for (size_t f = 0; f < ts[i].n_files; f++, k++) {
+			const struct fileinfo *fi = &ts[i].info[f];
+			v[k] = ts[i].ds[f];
+			origins[k] = (struct audit_origin){
+				.target = i,
+				.layer = t->kind == TARGET_IMAGE ? (long)ts[i].files[f].member->layer : -1,
+				.packed = fi->packed,
+				.fallback = fi->fallback,
+				.install = (const char *const *)fi->install,
+				.libs = fi->libs,
+				.n_libs = fi->n_libs,
+			};
+		}
+	}
+	if (!report_host) {
+		/* Nothing privileged anywhere: the report's target facts come from an empty root. */
+		r = host_new(stage_rootfd(run), false, tr->db.kernel, &own_host, &err);
+		if (r == 0 && tr->db.has_bounding)
+			r = host_set_bounding(own_host, tr->db.bounding, tr->db.bounding_what);
+		if (r < 0) {
+			log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
+			ex = S2C_EXIT_FAILURE;
+			goto out;
+		}
+		report_host = own_host;
+	}
+	(void)host_sysctl(report_host, "net.ipv4.ping_group_range", &pgr);
+	identity_init(&id, n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage ?
+			   stage_rootfd(targets[0]->stage) : -1, false, tr->shard);
+	au = (struct audit){
+		.root = "/",
+		.root_abs = "/",
+		.complete = failed == 0,
+		.scan_warnings = failed,
+		.directories = 0,
+		.entries = n,
+		.db = db,
+		.host = report_host,
+		.ping_group_range = pgr,
+		.v = v,
+		.n = total,
+		.argv = (const char *const *)argv,
+		.identity = &id.id,
+		.targets = at,
+		.n_targets = n,
+		.origins = origins,
+	};
+	ex = auditargs_write(&tr->out, &au, ctx, failed > 0);
+	identity_release(&id);
+out:
+	libindex_release(&li);
+	host_free(own_host);
+	for (size_t i = 0; i < n; i++)
+		tstate_release(&ts[i]);
+	rules_db_free(db);
+	return ex;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The privilege a package adds at install time: what its maintainer scripts
+ * (a .deb's preinst and postinst, an rpm's %pre, %post and %posttrans) do to
+ * file modes, owners and capabilities, found by evaluating the parsed script
+ * (shparse.h) symbolically, never by running it.
+ *
+ * Many packages ship a program 0755 and make it set-ID or give it
+ * capabilities in postinst: "chmod 4755 /bin/fusermount3",
+ * "dpkg-statoverride --update --add root messagebus 4754 $LAUNCHER",
+ * "setcap cap_net_raw+ep $PROGRAM || chmod u+s $PROGRAM".  The evaluator
+ * knows what a fresh installation looks like: the script is called with
+ * "configure" (or rpm's "1"), there are no statoverrides yet, DPKG_ROOT is
+ * empty, `dpkg-divert --truename X` prints X, `uname -s` prints Linux.  It
+ * runs the script twice, once where setcap exists and succeeds and once
+ * where it is missing or fails, so each action is known to happen always,
+ * only when setcap works, or only as the fallback.  A condition it cannot
+ * decide (a file test, getent, a version comparison) runs both branches,
+ * and the actions in them are marked conditional.  Variables, functions
+ * (with their positional parameters), case, for, &&, || and ! are followed.
+ *
+ * Recognised actions: chmod, chown, chgrp, setcap (and setcap -r),
+ * dpkg-statoverride --add.  A file name the evaluator cannot work out
+ * becomes a note, never a guess.
+ */
+#ifndef S2C_PKG_MAINTSCRIPT_H
+#define S2C_PKG_MAINTSCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct s2c_error;
+
+/** What an action does. */
+enum ms_kind {
+	MS_CHMOD,               /**< mode */
+	MS_CHOWN,               /**< owner and/or group (chown, chgrp) */
+	MS_SETCAP,              /**< caps */
+	MS_SETCAP_REMOVE,       /**< setcap -r */
+	MS_STATOVERRIDE,        /**< owner, group and mode, recorded with dpkg-statoverride */
+	_MS_KIND_MAX,
+};
+
+/** When an action happens. */
+enum ms_when {
+	MS_ALWAYS,              /**< whether or not setcap works */
+	MS_SETCAP_WORKS,        /**< only where setcap exists and succeeds (every setcap
+				     action: where setcap fails it has no effect) */
+	MS_SETCAP_FAILS,        /**< only where setcap is missing or fails: the fallback */
+	_MS_WHEN_MAX,
+};
+
+/** The scenarios the script is evaluated in. */
+enum ms_scenario {
+	MS_SCENARIO_WORKS,      /**< setcap exists and succeeds */
+	MS_SCENARIO_FAILS,      /**< setcap is missing or fails */
+	_MS_SCENARIO_MAX,
+};
+
+/** One action on one file (or glob). */
+struct ms_action {
+	enum ms_kind kind;
+	enum ms_when when;
+	bool conditional;       /**< under a condition the evaluation could not decide */
+	bool recursive;         /**< chmod/chown -R */
+	bool glob;              /**< @path holds unquoted glob characters */
+	char *path;             /**< absolute, normalised */
+	char *mode;             /**< MS_CHMOD, MS_STATOVERRIDE: the mode as written */
+	char *owner, *group;    /**< MS_CHOWN (either may be NULL), MS_STATOVERRIDE */
+	char *caps;             /**< MS_SETCAP: the capability text as written */
+	char *script;           /**< "postinst" */
+	unsigned line;
+	char *command;          /**< the command's source, on one line */
+	size_t seq[_MS_SCENARIO_MAX]; /**< position in each scenario, SIZE_MAX when absent */
+};
+
+/** What the scripts of one package do. */
+struct ms_analysis {
+	struct ms_action *v;
+	size_t n;
+	char **notes;           /**< "postinst:12: …": what could not be worked out */
+	size_t n_notes;
+};
+
+/** How the package manager calls the script on a fresh installation. */
+struct ms_context {
+	const char *const *args;  /**< $1, $2, …: {"configure", ""} for a postinst */
+	size_t n_args;
+	const char *arch;         /**< `dpkg --print-architecture`, or NULL */
+};
+
+/**
+ * Analyse the script @name ("postinst") of @len bytes at @text and append its
+ * actions and notes to @out.  A script that does not parse is not an error:
+ * it becomes a note ("postinst: line 3: unterminated double quote; not
+ * analysed"), since the package is still audited by its archive.
+ * Returns 0, or -ENOMEM.
+ */
+int maintscript_analyse(const char *name, const char *text, size_t len,
+			const struct ms_context *ctx, struct ms_analysis *out);
+
+/** Free what @a holds; it is empty afterwards. */
+void ms_analysis_release(struct ms_analysis *a);
+
+/** "chmod", "chown", "setcap", "setcap -r", "dpkg-statoverride". */
+const char *ms_kind_name(enum ms_kind k);
+
+/** "always", "setcap-works", "setcap-fails". */
+const char *ms_when_name(enum ms_when w);
+
+/** The state of one file as actions change it. */
+struct ms_state {
+	uint32_t mode;          /**< permission bits, 07777 */
+	const char *owner;      /**< name; borrowed */
+	const char *group;      /**< name; borrowed */
+	bool has_caps;          /**< capabilities present */
+	const char *caps;       /**< capability text set by setcap (borrowed), or NULL for the
+				     packed ones when has_caps */
+};
+
+/**
+ * Whether @a takes effect in scenario @sc: it ran there (a->seq[sc] is set),
+ * and it is not a setcap, which fails in MS_SCENARIO_FAILS.
+ */
+bool ms_applies(const struct ms_action *a, enum ms_scenario sc);
+
+/**
+ * Apply @a to @st as the command would on a regular file (@is_dir for a
+ * directory): chmod's octal and symbolic modes (umask 022 where chmod uses
+ * it), chown clearing the set-ID bits and the capabilities as the kernel
+ * does, setcap and setcap -r, dpkg-statoverride's owner, group and mode.
+ * Returns 0, or -EINVAL for a mode chmod would refuse (@st unchanged).
+ */
+int ms_apply(const struct ms_action *a, bool is_dir, struct ms_state *st);
+
+/**
+ * chmod(1)'s reading of @spec ("u+s", "4755", "a=rx,u+w") applied to @mode.
+ * Returns 0 with the new bits in @ret, or -EINVAL.
+ */
+int ms_chmod(const char *spec, uint32_t mode, bool is_dir, uint32_t *ret);
+
+#endif /* S2C_PKG_MAINTSCRIPT_H */

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "member.h"
+#include "util.h"
+#include "common.h"
+
+int member_path(const char *name, char **ret, struct s2c_error *err)
+{
+	size_t len = strlen(name);
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ char *shown = NULL;
+	size_t o = 0;
+	const char *p = name;
+
+	if (len == 0)
+		return s2c_error_set(err, -EINVAL, "member with an empty name");
+	if (len > MEMBER_PATH_MAX)
+		return s2c_error_set(err, -EINVAL, "member name longer than %d bytes",
+				     MEMBER_PATH_MAX);
+	if (name[0] == '/') {
+		shown = escape_text(name);
+		return s2c_error_set(err, -EINVAL, "member '%s' has an absolute name",
+				     shown ? shown : "?");
+	}
+	out = malloc(len + 2);
+	if (!out)
+		return -ENOMEM;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			shown = escape_text(name);
+			return s2c_error_set(err, -EINVAL, "member '%s' has a '..' component",
+					     shown ? shown : "?");
+		}
+		if (n > 0 && !(n == 1 && p[0] == '.')) {
+			out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
+		}
+		p += n;
+		p += strspn(p, "/");
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+struct member *member_new(const char *path)
+{
+	struct member *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->path = strdup(path);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+struct member *member_free(struct member *m)
+{
+	if (m) {
+		free(m->path);
+		free(m->uname);
+		free(m->gname);
+		free(m->target);
+		free(m);
+	}
+	return NULL;
+}
+
+static int dup_str(const char *s, char **ret)
+{
+	if (!s) {
+		*ret = NULL;
+		return 0;
+	}
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct member *member_dup(const struct member *m)
+{
+	struct member *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *m;
+	c->path = c->uname = c->gname = c->target = NULL;
+	if (dup_str(m->path, &c->path) < 0 || dup_str(m->uname, &c->uname) < 0 ||
+	    dup_str(m->gname, &c->gname) < 0 || dup_str(m->target, &c->target) < 0)
+		return member_free(c);
+	return c;
+}
+
+/* --- the table ------------------------------------------------------------------------------ */
+
+/* FNV-1a, 64 bit. */
+static uint64_t hash_path(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void memberset_release(struct memberset *s)
+{
+	for (size_t i = 0; i < s->n_slots; i++)
+		member_free(s->slots[i]);
+	free(s->slots);
+	*s = (struct memberset){ 0 };
+}
+
+/* The slot of @path, or of the empty slot where it would go. */
+static size_t slot_of(const struct memberset *s, const char *path)
+{
+	size_t mask = s->n_slots - 1;
+	size_t i = (size_t)hash_path(path) & mask;
+
+	while (s->slots[i] && !s2c_streq(s->slots[i]->path, path))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int grow(struct memberset *s)
+{
+	size_t n = s->n_slots ? s->n_slots * 2 : 64;
+	struct memberset bigger = { .slots = calloc(n, sizeof(*s->slots)), .n_slots = n };
+
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i])
+			bigger.slots[slot_of(&bigger, s->slots[i]->path)] = s->slots[i];
+	bigger.n = s->n;
+	free(s->slots);
+	*s = bigger;
+	return 0;
+}
+
+int memberset_put(struct memberset *s, struct member *m)
+{
+	size_t i;
+
+	/* Keep the load under 1/2 so probes stay short. */
+	if ((s->n + 1) * 2 > s->n_slots && grow(s) < 0) {
+		member_free(m);
+		return -ENOMEM;
+	}
+	i = slot_of(s, m->path);
+	if (s->slots[i])
+		member_free(s->slots[i]);
+	else
+		s->n++;
+	s->slots[i] = m;
+	return 0;
+}
+
+struct member *memberset_get(const struct memberset *s, const char *path)
+{
+	return s->n_slots ? s->slots[slot_of(s, path)] : NULL;
+}
+
+/* Remove slot @i and re-seat the cluster after it (linear probing deletion). */
+static void remove_slot(struct memberset *s, size_t i)
+{
+	size_t mask = s->n_slots - 1;
+
+	member_free(s->slots[i]);
+	s->slots[i] = NULL;
+	s->n--;
+	for (size_t j = (i + 1) & mask; s->slots[j]; j = (j + 1) & mask) {
+		struct member *m = s->slots[j];
+		s->slots[j] = NULL;
+		s->slots[slot_of(s, m->path)] = m;
+	}
+}
+
+static bool is_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (s2c_streq(dir, "/"))
+		return path[0] == '/' && path[1] != '\0';
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+size_t memberset_remove(struct memberset *s, const char *path, bool below)
+{
+	size_t removed = 0;
+
+	if (!s->n_slots)
+		return 0;
+	if (s->slots[slot_of(s, path)]) {
+		remove_slot(s, slot_of(s, path));
+		removed++;
+	}
+	if (!below)
+		return removed;
+	/* Removal re-seats entries; restart the scan after each one. */
+	for (size_t i = 0; i < s->n_slots;) {
+		if (s->slots[i] && is_below(s->slots[i]->path, path)) {
+			remove_slot(s, i);
+			removed++;
+			i = 0;
+			continue;
+		}
+		i++;
+	}
+	return removed;
+}
+
+size_t memberset_remove_older_below(struct memberset *s, const char *dir, unsigned layer)
+{
+	size_t removed = 0;
+
+	for (size_t i = 0; i < s->n_slots;) {
+		struct member *m = s->slots[i];
+		if (m && m->layer < layer && is_below(m->path, dir)) {
+			remove_slot(s, i);
+			removed++;
+			i = 0;
+			continue;
+		}
+		i++;
+	}
+	return removed;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member *x = *(struct member *const *)a, *y = *(struct member *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+int memberset_sorted(const struct memberset *s, struct member ***ret)
+{
+	struct member **v = calloc(s->n ? s->n : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i])
+			v[k++] = s->slots[i];
+	qsort(v, k, sizeof(*v), cmp_member);
+	*ret = v;
+	return 0;
+}
+
+/* --- resolving links among the members ------------------------------------------------------ */
+
+#define RESOLVE_LINKS_MAX 40
+
+/*
+ * Resolve @path component by component.  @done is the resolved prefix
+ * ("" for the root), @rest what is left; a symlink's target replaces the
+ * component and is prepended to the rest.
+ */
+int memberset_resolve(const struct memberset *s, const char *path, struct member **ret)
+{
+	_cleanup_free_ char *rest = strdup(path);
+	_cleanup_free_ char *done = calloc(1, strlen(path) + 2);
+	size_t done_len = 0, done_cap = strlen(path) + 2;
+	unsigned links = 0;
+	struct member *m = NULL;
+	char *p;
+
+	if (!rest || !done)
+		return -ENOMEM;
+	p = rest;
+	for (;;) {
+		size_t n;
+		p += strspn(p, "/");
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(done, '/');
+			done_len = slash ? (size_t)(slash - done) : 0;
+			done[done_len] = '\0';
+			p += n;
+			m = NULL;
+			continue;
+		}
+		if (done_len + n + 2 > done_cap) {
+			char *bigger = realloc(done, done_len + n + 2);
+			if (!bigger)
+				return -ENOMEM;
+			done = bigger;
+			done_cap = done_len + n + 2;
+		}
+		done[done_len] = '/';
+		memcpy(done + done_len + 1, p, n);
+		done[done_len + 1 + n] = '\0';
+		m = memberset_get(s, done);
+		if (!m)
+			return -ENOENT;
+		p += n;
+		if (m->type == MEMBER_SYMLINK && m->target) {
+			_cleanup_free_ char *next = NULL;
+			if (++links > RESOLVE_LINKS_MAX)
+				return -ELOOP;
+			if (asprintf(&next, "%s%s", m->target, p) < 0)
+				return -ENOMEM;
+			if (m->target[0] == '/') {
+				done_len = 0;
+			} else {
+				char *slash = strrchr(done, '/');
+				done_len = slash ? (size_t)(slash - done) : 0;
+			}
+			done[done_len] = '\0';
+			free(rest);
+			rest = TAKE_PTR(next);
+			p = rest;
+			m = NULL;
+			continue;
+		}
+		done_len += 1 + n;
+		if (*p && m->type != MEMBER_DIR)
+			return -ENOTDIR;
+	}
+	if (!m) {
+		/* The path named the root, or ended in ".." or a link to a directory. */
+		m = done_len ? memberset_get(s, done) : memberset_get(s, "/");
+		if (!m)
+			return -ENOENT;
+	}
+	*ret = m;
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The files of a package or an image as its archives describe them: one
+ * member per path, with the type, mode, owner and capabilities as packed,
+ * kept in memory.  Only the members that matter to an audit also get their
+ * content in the private stage (stage.h); everything else is metadata.
+ *
+ * Archive names are untrusted.  member_path() turns one into the absolute,
+ * normalised path the member has on an installed system, and refuses what
+ * an installer would either refuse or have to interpret: absolute names,
+ * ".." components, empty names, names longer than PATH_MAX.
+ */
+#ifndef S2C_PKG_MEMBER_H
+#define S2C_PKG_MEMBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fcaps.h"
+
+struct s2c_error;
+
+/** Longest path accepted, in bytes, without the NUL. */
+#define MEMBER_PATH_MAX 4095
+
+/** What a member is. */
+enum member_type {
+	MEMBER_FILE,            /**< a regular file */
+	MEMBER_DIR,             /**< a directory */
+	MEMBER_SYMLINK,         /**< a symbolic link; target in member::target */
+	MEMBER_HARDLINK,        /**< another name of the regular file at member::target */
+	MEMBER_OTHER,           /**< a device, FIFO or socket */
+};
+
+/** One path of a package or image. */
+struct member {
+	char *path;             /**< absolute and normalised, "/usr/bin/ping" */
+	enum member_type type;
+	uint32_t mode;          /**< permission bits as packed (07777) */
+	uint32_t uid, gid;      /**< numeric owner as packed */
+	char *uname, *gname;    /**< owner names as packed, NULL when the archive has none */
+	uint64_t size;          /**< size of the content */
+	int64_t mtime;          /**< seconds */
+	char *target;           /**< symlink: its target as stored; hard link: the normalised
+				     path of the file it names; NULL otherwise */
+	bool has_caps;          /**< a security.capability attribute was packed */
+	unsigned char caps[FCAPS_BLOB_MAX];
+	size_t caps_len;        /**< bytes in caps, 0 when oversized (has_caps still set) */
+	unsigned layer;         /**< images: index of the layer that added it; else 0 */
+	bool staged;            /**< its content is in the stage under @path */
+	bool candidate;         /**< set-ID, capabilities, or made so at install time */
+};
+
+/**
+ * Normalise the archive name @name: "./usr/bin/x", "usr//bin/./x" and
+ * "usr/bin/x/" become "/usr/bin/x"; "." and "./" become "/".
+ * Returns 0 with a new string in @ret, or -EINVAL with a message naming the
+ * member in @err for an absolute name, a ".." component, an empty name or a
+ * name longer than MEMBER_PATH_MAX, or -ENOMEM.
+ */
+int member_path(const char *name, char **ret, struct s2c_error *err);
+
+/** A new zeroed member owning a copy of @path (already normalised).  NULL on OOM. */
+struct member *member_new(const char *path);
+
+/** Free @m; accepts NULL; returns NULL. */
+struct member *member_free(struct member *m);
+
+/** A deep copy of @m, NULL on OOM. */
+struct member *member_dup(const struct member *m);
+
+/**
+ * Members by path: a hash table that owns its members.  Not thread-safe;
+ * each target has its own.
+ */
+struct memberset {
+	struct member **slots;  /**< open addressing; NULL or a member */
+	size_t n_slots;         /**< a power of two, or 0 */
+	size_t n;               /**< members */
+};
+
+/** Release every member and the table; the set is empty afterwards. */
+void memberset_release(struct memberset *s);
+
+/**
+ * Add @m, taking it over; a member with the same path is replaced (and
+ * freed), as a later archive entry or layer replaces an earlier one.
+ * Returns 0 or -ENOMEM (then @m is freed).
+ */
+int memberset_put(struct memberset *s, struct member *m);
+
+/** The member at @path, or NULL. */
+struct member *memberset_get(const struct memberset *s, const char *path);
+
+/**
+ * Remove @path and, when @below, every member under it ("/a" removes
+ * "/a/b" but not "/ab").  Returns the number removed.
+ */
+size_t memberset_remove(struct memberset *s, const char *path, bool below);
+
+/**
+ * Remove every member under directory @dir (not @dir itself) that an
+ * earlier layer than @layer added: an opaque directory.  Returns the number
+ * removed.
+ */
+size_t memberset_remove_older_below(struct memberset *s, const char *dir, unsigned layer);
+
+/**
+ * The members sorted by path (bytes), borrowed from the set.
+ * Returns 0 with a new array of s->n pointers in @ret (free() it), or -ENOMEM.
+ */
+int memberset_sorted(const struct memberset *s, struct member ***ret);
+
+/**
+ * Follow symbolic links among the members from @path, as the kernel would on
+ * an installed system whose files are exactly @s: a relative target is taken
+ * from the link's directory, an absolute one from the root, ".." never
+ * climbs above "/", and at most 40 links are followed (ELOOP).  Directory
+ * components are resolved too.
+ * Returns 0 with the member reached in @ret, -ENOENT when a component does not
+ * exist, -ELOOP, -ENOTDIR or -ENOMEM.
+ */
+int memberset_resolve(const struct memberset *s, const char *path, struct member **ret);
+
+#endif /* S2C_PKG_MEMBER_H */

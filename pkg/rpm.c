@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#ifdef HAVE_LIBRPM
+#include <archive.h>
+#include <archive_entry.h>
+#include <rpm/header.h>
+#include <rpm/rpmfiles.h>
+#include <rpm/rpmlib.h>
+#include <rpm/rpmlog.h>
+#include <rpm/rpmtag.h>
+#include <rpm/rpmtd.h>
+#include <rpm/rpmts.h>
+#endif
+
+#include "arread.h"
+#include "fcaps.h"
+#include "maintscript.h"
+#include "rpm.h"
+#include "stage.h"
+#include "target.h"
+#include "util.h"
+#include "common.h"
+
+#ifdef HAVE_LIBRPM
+
+/* librpm's process-wide state (macro context, log, keyring) is not safe to use from several
+ * threads at once: header reading holds this lock.  It is the only lock of the layer. */
+static pthread_mutex_t rpm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct rpmlog_capture {
+	char msg[512];
+};
+
+static int log_capture(rpmlogRec rec, rpmlogCallbackData data)
+{
+	struct rpmlog_capture *c = data;
+	const char *m = rpmlogRecMessage(rec);
+
+	if (c && m && !c->msg[0]) {
+		(void)snprintf(c->msg, sizeof(c->msg), "%s", m);
+		c->msg[strcspn(c->msg, "\n")] = '\0';
+	}
+	return 0;       /* never print */
+}
+
+static void archive_freep(struct archive **a)
+{
+	if (*a)
+		archive_read_free(*a);
+}
+
+/* The first string of a string or string-array tag, or NULL. */
+static char *tag_string(Header h, rpmTagVal tag)
+{
+	struct rpmtd_s td;
+	const char *s = NULL;
+	char *copy = NULL;
+
+	if (!headerGet(h, tag, &td, HEADERGET_MINMEM))
+		return NULL;
+	s = rpmtdGetString(&td);
+	if (s)
+		copy = strdup(s);
+	rpmtdFreeData(&td);
+	return copy;
+}
+
+static bool plain_value(const char *s)
+{
+	if (!s || !*s || strlen(s) > 256)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+/* Members from the header's file list. */
+static int header_members(Header h, struct target *t, const struct target_select *sel,
+			  struct s2c_error *err)
+{
+	rpmfiles fi = rpmfilesNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	int n = fi ? rpmfilesFC(fi) : 0, r = 0;
+
+	for (int i = 0; i < n && r == 0; i++) {
+		_cleanup_free_ char *fn = rpmfilesFN(fi, i);
+		_cleanup_free_ char *path = NULL;
+		const char *caps = rpmfilesFCaps(fi, i);
+		const char *link = rpmfilesFLink(fi, i);
+		rpm_mode_t mode = rpmfilesFMode(fi, i);
+		struct member *m;
+		bool candidate;
+
+		if (!fn) {
+			r = -ENOMEM;
+			break;
+		}
+		if (rpmfilesFFlags(fi, i) & RPMFILE_GHOST)
+			continue;       /* not in the payload; rpm only records it */
+		r = member_path(fn[0] == '/' ? fn + 1 : fn, &path, err);
+		if (r < 0)
+			break;
+		m = member_new(path);
+		if (!m) {
+			r = -ENOMEM;
+			break;
+		}
+		m->mode = mode & 07777;
+		m->type = S_ISREG(mode) ? MEMBER_FILE : S_ISDIR(mode) ? MEMBER_DIR :
+			  S_ISLNK(mode) ? MEMBER_SYMLINK : MEMBER_OTHER;
+		m->size = rpmfilesFSize(fi, i);
+		m->mtime = rpmfilesFMtime(fi, i);
+		m->uname = rpmfilesFUser(fi, i) ? strdup(rpmfilesFUser(fi, i)) : NULL;
+		m->gname = rpmfilesFGroup(fi, i) ? strdup(rpmfilesFGroup(fi, i)) : NULL;
+		if (m->type == MEMBER_SYMLINK)
+			m->target = strdup(link ? link : "");
+		if ((rpmfilesFUser(fi, i) && !m->uname) || (rpmfilesFGroup(fi, i) && !m->gname) ||
+		    (m->type == MEMBER_SYMLINK && !m->target)) {
+			member_free(m);
+			r = -ENOMEM;
+			break;
+		}
+		if (caps && *caps) {
+			struct fcaps c;
+			struct s2c_error cerr = { 0 };
+			int len;
+			m->has_caps = true;
+			/* %caps is cap_from_text() syntax; rpm stores the text, we the xattr. */
+			if (fcaps_from_text(caps, &c, &cerr) == 0 && (len = fcaps_encode(&c, m->caps)) > 0)
+				m->caps_len = (size_t)len;
+			else
+				r = target_note(t, "%s: %%caps(%s) is not a capability text", path, caps);
+		}
+		if (r == 0 && target_wants(t, sel, m, &candidate))
+			m->candidate = candidate;
+		if (r == 0)
+			r = memberset_put(&t->members, m);
+		else
+			member_free(m);
+	}
+	rpmfilesFree(fi);
+	return r;
+}
+
+static int analyse_scripts(Header h, struct target *t)
+{
+	static const struct {
+		rpmTagVal body, prog;
+		const char *name;
+	} scripts[] = {
+		{ RPMTAG_PREIN, RPMTAG_PREINPROG, "%pre" },
+		{ RPMTAG_POSTIN, RPMTAG_POSTINPROG, "%post" },
+		{ RPMTAG_POSTTRANS, RPMTAG_POSTTRANSPROG, "%posttrans" },
+	};
+	/* A first installation: rpm passes the number of instances after it, 1. */
+	static const char *const args[] = { "1" };
+	struct ms_context ctx = { args, 1, t->arch };
+	int r = 0;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(scripts) && r == 0; i++) {
+		_cleanup_free_ char *body = tag_string(h, scripts[i].body);
+		_cleanup_free_ char *prog = tag_string(h, scripts[i].prog);
+		const char *shell = prog ? strrchr(prog, '/') : NULL;
+
+		if (!body)
+			continue;
+		shell = shell ? shell + 1 : prog;
+		if (shell && !s2c_streq(shell, "sh") && !s2c_streq(shell, "bash") &&
+		    !s2c_streq(shell, "dash")) {
+			_cleanup_free_ char *shown = escape_text(prog);
+			r = target_note(t, "%s runs in %s: not analysed", scripts[i].name,
+					shown ? shown : "?");
+			continue;
+		}
+		r = maintscript_analyse(scripts[i].name, body, strlen(body), &ctx, &t->scripts);
+	}
+	return r;
+}
+
+/* Read the header under the lock; the fd is left at the payload. */
+static int read_header(int fd, Header *ret, struct s2c_error *err)
+{
+	struct rpmlog_capture cap = { 0 };
+	rpmlogCallback old_cb;
+	FD_t f;
+	rpmts ts;
+	rpmRC rc;
+	int r = 0;
+
+	(void)pthread_mutex_lock(&rpm_lock);
+	old_cb = rpmlogSetCallback(log_capture, &cap);
+	f = fdDup(fd);
+	ts = rpmtsCreate();
+	if (!f || !ts) {
+		r = -ENOMEM;
+	} else {
+		rpmtsSetVSFlags(ts, RPMVSF_MASK_NOSIGNATURES);
+		rc = rpmReadPackageFile(ts, f, "package", ret);
+		if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED)
+			r = s2c_error_set(err, -EINVAL, "not a readable rpm package%s%s",
+					  cap.msg[0] ? ": " : "", cap.msg);
+		else if (!*ret)
+			r = s2c_error_set(err, -EINVAL, "not a readable rpm package");
+		/* fdDup() shares the file offset: our fd now points at the payload. */
+		else if (lseek(fd, 0, SEEK_CUR) != (off_t)Ftell(f))
+			r = s2c_error_set(err, -EIO, "cannot find the payload");
+	}
+	if (ts)
+		rpmtsFree(ts);
+	if (f)
+		Fclose(f);
+	(void)rpmlogSetCallback(old_cb, NULL);
+	(void)pthread_mutex_unlock(&rpm_lock);
+	return r;
+}
+
+static int read_payload(int fd, struct target *t, const struct target_select *sel,
+			struct stage *run, const char *stage_name, struct s2c_error *err)
+{
+	_cleanup_(archive_freep) struct archive *a = NULL;
+	struct stage_limits lim = *stage_limits(run);
+	struct arread_budget b = { .lim = &lim };
+	struct archive_entry *e;
+	int r = arread_new(ARREAD_CPIO, &a);
+
+	if (r == 0)
+		r = arread_open_fd(a, fd, err);
+	while (r == 0 && (r = arread_next(a, &b, &e, err)) > 0) {
+		_cleanup_free_ char *path = NULL;
+		struct s2c_error serr = { 0 };
+		struct member *m;
+		bool candidate;
+
+		r = member_path(archive_entry_pathname(e) ? archive_entry_pathname(e) : "", &path,
+				err);
+		if (r < 0)
+			break;
+		r = 0;          /* arread_next()'s 1: go on with the next entry */
+		m = memberset_get(&t->members, path);
+		if (!m) {
+			_cleanup_free_ char *shown = escape_text(path);
+			r = s2c_error_set(err, -EINVAL, "payload file '%s' is not in the header",
+					  shown ? shown : "?");
+			break;
+		}
+		if (!target_wants(t, sel, m, &candidate))
+			continue;
+		if (!t->stage) {
+			r = stage_new_sub(run, stage_name, &t->stage, err);
+			if (r < 0)
+				break;
+		}
+		if (m->type == MEMBER_SYMLINK && archive_entry_filetype(e) == AE_IFLNK) {
+			r = stage_symlink(t->stage, m->path, m->target, &serr);
+			m->staged = r == 0;
+			if (r < 0 && r != -ENOMEM)
+				r = s2c_error_set(err, r, "member '%s': %s", m->path, serr.msg);
+			continue;
+		}
+		if (archive_entry_filetype(e) != AE_IFREG || m->type != MEMBER_FILE)
+			continue;
+		/* The header's size is the file's; the payload must agree. */
+		if (archive_entry_size(e) != (la_int64_t)m->size) {
+			_cleanup_free_ char *shown = escape_text(path);
+			r = s2c_error_set(err, -EINVAL, "payload size of '%s' differs from the header",
+					  shown ? shown : "?");
+			break;
+		}
+		r = arread_stage(a, t->stage, m->path, m->size, &serr);
+		if (r == 0)
+			m->staged = true;
+		else if (r == -EFBIG)
+			r = target_note(t, "%s: not kept: %s", m->path, serr.msg);
+		else if (r != -ENOMEM)
+			r = s2c_error_set(err, r, "member '%s': %s", m->path, serr.msg);
+	}
+	return r < 0 ? s2c_error_prefix(err, "payload") : 0;
+}
+
+static int read_rpm(int fd, struct target *t, const struct target_select *sel, struct stage *run,
+		    const char *stage_name, struct s2c_error *err)
+{
+	Header h = NULL;
+	_cleanup_free_ char *name = NULL, *version = NULL, *release = NULL, *format = NULL;
+	_cleanup_free_ char *arch = NULL;
+	uint64_t epoch;
+	bool has_epoch;
+	int r = read_header(fd, &h, err);
+
+	if (r < 0)
+		return r;
+	name = tag_string(h, RPMTAG_NAME);
+	version = tag_string(h, RPMTAG_VERSION);
+	release = tag_string(h, RPMTAG_RELEASE);
+	arch = tag_string(h, RPMTAG_ARCH);
+	format = tag_string(h, RPMTAG_PAYLOADFORMAT);
+	has_epoch = headerIsEntry(h, RPMTAG_EPOCH);
+	epoch = headerGetNumber(h, RPMTAG_EPOCH);
+	if (headerIsSource(h)) {
+		r = s2c_error_set(err, -EINVAL, "a source package installs no files");
+	} else if (!plain_value(name) || !plain_value(version) || !plain_value(release) ||
+		   !plain_value(arch)) {
+		r = s2c_error_set(err, -EINVAL, "header without a plain name, version, release and "
+				  "architecture");
+	} else if (format && !s2c_streq(format, "cpio")) {
+		r = s2c_error_set(err, -EINVAL, "payload format '%.32s' is not cpio", format);
+	} else {
+		t->name = TAKE_PTR(name);
+		t->arch = TAKE_PTR(arch);
+		if (has_epoch)
+			r = asprintf(&t->version, "%llu:%s-%s", (unsigned long long)epoch, version,
+				     release) < 0 ? -ENOMEM : 0;
+		else
+			r = asprintf(&t->version, "%s-%s", version, release) < 0 ? -ENOMEM : 0;
+		if (r == 0)
+			r = analyse_scripts(h, t);
+		if (r == 0)
+			r = header_members(h, t, sel, err);
+	}
+	headerFree(h);
+	if (r == 0)
+		r = read_payload(fd, t, sel, run, stage_name, err);
+	return r;
+}
+
+#else
+
+/* Built without librpm (S2C_RPMDB=OFF or rpm's headers missing): each .rpm is a failed
+ * target that says so, and the rest of the run goes on. */
+static int read_rpm(int fd, struct target *t, const struct target_select *sel, struct stage *run,
+		    const char *stage_name, struct s2c_error *err)
+{
+	(void)fd, (void)t, (void)sel, (void)run, (void)stage_name;
+	return s2c_error_set(err, -EOPNOTSUPP, "this suid2cap was built without librpm: "
+			     ".rpm packages cannot be read");
+}
+
+#endif /* HAVE_LIBRPM */
+
+int rpm_read(int fd, const char *source, const struct target_select *sel, struct stage *run,
+	     const char *stage_name, struct target **ret)
+{
+	struct s2c_error err = { 0 };
+	struct target *t = target_new(TARGET_RPM, source);
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	r = read_rpm(fd, t, sel, run, stage_name, &err);
+	if (r == -ENOMEM) {
+		target_free(t);
+		return r;
+	}
+	if (r < 0 && target_fail(t, r, &err) < 0) {
+		target_free(t);
+		return -ENOMEM;
+	}
+	*ret = t;
+	return 0;
+}

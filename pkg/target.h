@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One audited target that is not a running system: a package (.deb, .rpm)
+ * or a container image.  The readers (deb.h, rpm.h, oci.h) fill it: its
+ * identity, its members as packed, what its maintainer scripts do, and a
+ * stage with the content of the members that matter.  target_files() then
+ * turns it into the candidates the decision engine works on, each with the
+ * state the file has once installed.
+ *
+ * A target that cannot be read keeps its identity and an error; a batch of
+ * targets goes on with the others.
+ */
+#ifndef S2C_PKG_TARGET_H
+#define S2C_PKG_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+#include "maintscript.h"
+#include "member.h"
+
+struct facts;
+struct s2c_error;
+struct stage;
+
+/** What a target is. */
+enum target_kind {
+	TARGET_DEB,
+	TARGET_RPM,
+	TARGET_IMAGE,
+	_TARGET_KIND_MAX,
+};
+
+/** "deb", "rpm", "image". */
+const char *target_kind_name(enum target_kind k);
+
+/** What the readers keep of a target's members besides the candidates. */
+struct target_select {
+	const char *const *lib_globs; /**< fnmatch globs on base names ("libcap.so*") of the
+				           libraries whose imports are evidence: staged from any
+				           target, for itself and its siblings; NULL-terminated */
+	bool system_files;            /**< images: also accounts, os-release, sysctl.d, the
+				           container runtime's marker, the package databases (dpkg,
+				           rpm, apk, pacman), and every shared library in the
+				           library directories, as `audit --root` reads them */
+};
+
+/** One layer of an image. */
+struct target_layer {
+	char *digest;           /**< "sha256:…" (the diff id, else the blob digest), or NULL */
+	char *created_by;       /**< the history entry that made it, or NULL */
+};
+
+/** A package or an image. */
+struct target {
+	enum target_kind kind;
+	char *source;           /**< the file or directory as given */
+	char *name;             /**< package name; image: its first tag, else the config digest */
+	char *version;          /**< package version (rpm: VERSION-RELEASE, with EPOCH: prefix) */
+	char *arch;             /**< package or image architecture */
+	struct memberset members;
+	struct stage *stage;    /**< owned; the content of the members that matter */
+	struct ms_analysis scripts; /**< install-time actions and notes */
+	char **notes;           /**< other non-fatal problems ("… not kept: larger than …") */
+	size_t n_notes;
+	struct target_layer *layers; /**< images, in order */
+	size_t n_layers;
+	char *error;            /**< why the target could not be read, or NULL */
+};
+
+/** A new empty target of @kind for @source.  NULL on OOM. */
+struct target *target_new(enum target_kind kind, const char *source);
+
+/** Free; removes its stage.  Accepts NULL; returns NULL. */
+struct target *target_free(struct target *t);
+
+/** Append a formatted note.  Returns 0 or -ENOMEM. */
+int target_note(struct target *t, const char *fmt, ...) S2C_PRINTF(2, 3);
+
+/** Record @err (or @r's text) as the target's error and drop its stage.  Returns -ENOMEM or 0. */
+int target_fail(struct target *t, int r, const struct s2c_error *err);
+
+/**
+ * Whether a member at @path must be kept: set-ID or capabilities as packed,
+ * named by an install-time action (also by a glob, or below a recursive
+ * one), a library matching @sel->lib_globs, or (for system_files) a file the
+ * audit of a root reads.  Sets @ret_candidate when it is a candidate.
+ */
+bool target_wants(const struct target *t, const struct target_select *sel, const struct member *m,
+		  bool *ret_candidate);
+
+struct archive;
+struct archive_entry;
+struct arread_budget;
+
+/**
+ * Take the entry @e of @a (its header just read) into @t: its member, and,
+ * when target_wants() says so, its content (a file), its target (a symlink)
+ * or its other name (a hard link to a kept file) in the stage, which is
+ * created on first use as @stage_name inside @run.  A hard link to a
+ * candidate is a candidate with the same mode, owner and capabilities.  A
+ * file too large to keep stays a candidate without content (a note says so).
+ * @layer: images, the index of the layer; 0 otherwise.
+ * Returns 0, or -errno with a message naming the member.
+ */
+int target_take_entry(struct target *t, struct archive *a, struct archive_entry *e,
+		      const struct target_select *sel, struct stage *run, const char *stage_name,
+		      unsigned layer, struct s2c_error *err);
+
+/** Drop the members that are neither kept, candidates, nor shared libraries. */
+void target_trim(struct target *t);
+
+/** A privileged file of a target, as installed. */
+struct target_file {
+	struct facts *facts;            /**< the installed state: owned */
+	const struct member *member;    /**< as packed (borrowed from the target) */
+	bool changed;                   /**< install-time actions changed the packed state */
+	bool has_fallback;              /**< where setcap fails it ends differently … */
+	uint32_t fallback_mode;         /**< … with this mode, */
+	const char *fallback_owner, *fallback_group; /**< owner and group (borrowed), */
+	bool fallback_caps;             /**< and capabilities or not */
+	const struct ms_action **actions; /**< the actions on it, in order (owned array) */
+	size_t n_actions;
+};
+
+/**
+ * The privileged files of @t once installed: every candidate member with the
+ * install-time actions of the scenario where setcap works applied (and the
+ * fallback computed), kept only when it ends set-ID, with capabilities, or
+ * was privileged as packed.  Owner and group names become ids through the
+ * names the archive packed (root is 0); names only the scripts mention get
+ * placeholder ids from TARGET_ID_PLACEHOLDER up, and for packages an
+ * etc/passwd and etc/group with all of them are written into the stage so
+ * that the engine names them alike.  Each file must be staged: dev and inode
+ * are the staged copy's, so the engine reads that copy.
+ * Returns 0 with a new array in @ret (free with target_files_free()), or
+ * -errno with a message.
+ */
+int target_files(struct target *t, struct target_file **ret, size_t *ret_n, struct s2c_error *err);
+
+/** Free @n files from target_files(). */
+void target_files_free(struct target_file *v, size_t n);
+
+/**
+ * Give @t's stage the kept libraries of the other targets of a run that it
+ * does not have itself (its own come first, then @all in order), so that the
+ * evidence from a library's imports is found for a program whose library
+ * comes in a sibling package.  Returns the number shared, or -ENOMEM.
+ */
+int target_share_libs(struct target *t, struct target *const *all, size_t n);
+
+/** The libraries of all targets of a run, by file name. */
+struct libindex {
+	struct libentry {
+		const char *name;       /**< base name, "libcap.so.2" (borrowed from a member) */
+		const char *path;       /**< the member's path (borrowed) */
+		size_t target;          /**< index into the targets */
+	} *slots;
+	size_t n_slots, n;
+};
+
+/**
+ * Index the library files and links (in library directories) of @n targets.
+ * The targets must outlive the index.  Returns 0 or -ENOMEM.
+ */
+int libindex_build(struct libindex *x, struct target *const *all, size_t n);
+
+/** Free the index. */
+void libindex_release(struct libindex *x);
+
+/**
+ * Which target provides the library @soname for target @self: @self itself
+ * when it has one, else the first other target in order.  Returns the index
+ * and sets @ret_path (borrowed), or SIZE_MAX.
+ */
+size_t libindex_find(const struct libindex *x, size_t self, const char *soname,
+		     const char **ret_path);
+
+/** First id given to a name that only maintainer scripts mention. */
+#define TARGET_ID_PLACEHOLDER 2147483648u
+
+#endif /* S2C_PKG_TARGET_H */

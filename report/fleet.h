@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fleet report: many JSON audit reports (of hosts, images, or shards of a
+ * package run) joined into one.  Each report contributes its targets: a host
+ * or root (by host name and hashed machine id), an image, or every package of
+ * a package audit.  For every program (path) the report gives how many
+ * targets have it, their verdicts, the state most of them agree on (verdict,
+ * mode, owner, group, capabilities now and after), the targets that differ
+ * from that majority (drift between hosts), and the package versions seen.
+ *
+ * The input is untrusted (reports come from many machines): every document is
+ * checked for the keys used, a report that is not an audit report is refused
+ * with its name and JSON path, and every text is escaped by the renderers as
+ * the audit renderers do.  The output is deterministic for the same inputs.
+ */
+#ifndef S2C_REPORT_FLEET_H
+#define S2C_REPORT_FLEET_H
+
+#include <stdio.h>
+
+struct fleet;
+struct json_object;
+struct s2c_error;
+
+/** Version of the fleet JSON document ("schema" key). */
+#define FLEET_SCHEMA 1
+
+/** The finding id of drift between targets (fleet reports only). */
+#define FLEET_DRIFT_ID "S2C009"
+
+/** A new empty fleet.  Returns 0 or -ENOMEM. */
+int fleet_new(struct fleet **ret);
+
+/** Free; accepts NULL; returns NULL. */
+struct fleet *fleet_free(struct fleet *f);
+
+/**
+ * Add the audit report @doc (borrowed), read from @source.
+ * Returns 0, -EINVAL with "source: $.path: message" in @err when it is not an
+ * audit report suid2cap can read, or -ENOMEM.  Two reports of the same target
+ * (the same host name, machine id and kind, or the same package and version)
+ * are both kept, the later one with a note: the merge does not guess which
+ * one is right.
+ */
+int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err);
+
+/** Add a note to the report (a report that could not be read, …).  Returns 0 or -ENOMEM. */
+int fleet_note(struct fleet *f, const char *note);
+
+/** Work out majorities and drift after the last fleet_add().  Returns 0 or -ENOMEM. */
+int fleet_finish(struct fleet *f);
+
+/** Whether any program differs between targets. */
+int fleet_drift(const struct fleet *f);
+
+/** The JSON document (docs/schema/fleet.schema.json).  NULL on OOM. */
+struct json_object *fleet_json(const struct fleet *f);
+
+/** Text: summary, targets, programs with their majority and drift.  Returns 0, -ENOMEM, -EIO. */
+int fleet_text(const struct fleet *f, FILE *out);
+
+/** Markdown.  Returns 0, -ENOMEM, -EIO. */
+int fleet_markdown(const struct fleet *f, FILE *out);
+
+/** One self-contained HTML page (no script; CSP allows only its own style). */
+int fleet_html(const struct fleet *f, FILE *out);
+
+/** SARIF 2.1.0: per program its majority's findings, and S2C009 where targets differ. */
+int fleet_sarif(const struct fleet *f, FILE *out);
+
+#endif /* S2C_REPORT_FLEET_H */

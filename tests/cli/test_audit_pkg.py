@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""CLI tests of `suid2cap audit-pkg`: real Debian packages, an rpm built here,
+directories and shards, and hostile archives.
+
+The Debian packages are fetched with `apt-get download` into build/test-deps/debs
+(once; never installed).  Their expected findings are the modes in their data
+archives (read with dpkg-deb, independently of suid2cap) and the privilege their
+maintainer scripts add (docs/reference: capfacts §1.2).  The rpm is built with
+rpmbuild in a temporary _topdir and _dbpath.  Nothing here needs root.
+"""
+import json
+import lzma
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import mkarchive as mk
+import s2ctest
+from s2ctest import SKIP
+
+KERNEL = ["--kernel", "6.1"]
+DEBS = ["iputils-ping", "mtr-tiny", "fping", "passwd", "mount", "sudo", "fuse3", "dbus",
+        "polkitd", "uidmap", "libgstreamer1.0-0", "libcap2"]
+DEBDIR = os.path.join(s2ctest.SRC, "build", "test-deps", "debs")
+
+# What each package's files are once installed on a fresh system: mode, owner,
+# group, capabilities where setcap works, and the state where it fails (None:
+# the same).  From the data archives and the maintainer scripts of bookworm.
+GST = "/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-ptp-helper"
+EXPECTED = {
+    "iputils-ping": {"/bin/ping": ("0755", "root", "root", "cap_net_raw=ep", "4755 root:root")},
+    "mtr-tiny": {"/usr/bin/mtr-packet": ("0755", "root", "root", "cap_net_raw=ep",
+                                         "4755 root:root")},
+    "fping": {"/usr/bin/fping": ("0755", "root", "root", "cap_net_raw=ep", "4755 root:root")},
+    "passwd": {"/usr/bin/chfn": ("4755", "root", "root", None, None),
+               "/usr/bin/chsh": ("4755", "root", "root", None, None),
+               "/usr/bin/gpasswd": ("4755", "root", "root", None, None),
+               "/usr/bin/passwd": ("4755", "root", "root", None, None),
+               "/usr/bin/chage": ("2755", "root", "shadow", None, None),
+               "/usr/bin/expiry": ("2755", "root", "shadow", None, None)},
+    "mount": {"/bin/mount": ("4755", "root", "root", None, None),
+              "/bin/umount": ("4755", "root", "root", None, None)},
+    "sudo": {"/usr/bin/sudo": ("4755", "root", "root", None, None)},
+    "fuse3": {"/bin/fusermount3": ("4755", "root", "root", None, None)},
+    "dbus": {"/usr/lib/dbus-1.0/dbus-daemon-launch-helper": ("4754", "root", "messagebus", None,
+                                                              None)},
+    "polkitd": {"/usr/lib/polkit-1/polkit-agent-helper-1": ("4755", "root", "root", None, None)},
+    "uidmap": {"/usr/bin/newuidmap": ("4755", "root", "root", None, None),
+               "/usr/bin/newgidmap": ("4755", "root", "root", None, None)},
+    "libgstreamer1.0-0": {GST: ("0755", "root", "root", "cap_net_bind_service,cap_net_admin=ep",
+                                "4755 root:root")},
+    "libcap2": {},
+}
+
+
+def fetch_debs(ctx):
+    """The packages, downloaded once into build/test-deps/debs; None when impossible."""
+    os.makedirs(DEBDIR, exist_ok=True)
+    have = {f.split("_")[0]: f for f in os.listdir(DEBDIR) if f.endswith(".deb")}
+    missing = [p for p in DEBS if p not in have]
+    if missing:
+        p = subprocess.run(["apt-get", "download", "-q", *missing], cwd=DEBDIR,
+                           capture_output=True)
+        if p.returncode != 0:
+            print(f"note: apt-get download failed: {p.stderr.decode(errors='replace')[-300:]}",
+                  file=sys.stderr)
+            return None
+        have = {f.split("_")[0]: f for f in os.listdir(DEBDIR) if f.endswith(".deb")}
+    return {p: os.path.join(DEBDIR, have[p]) for p in DEBS}
+
+
+def audit(ctx, *args, env=None):
+    return ctx.run(["audit-pkg", *KERNEL, *args], env=env)
+
+
+def packed_modes(deb):
+    """path -> (mode, owner, group) of regular files, from dpkg-deb -c (not suid2cap)."""
+    out = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, check=True).stdout
+    modes = {}
+    for line in out.decode().splitlines():
+        m = re.match(r"(-[-rwxsStT]{9}) (\S+)/(\S+)\s+\d+ \S+ \S+ \.(/\S+)$", line)
+        if not m:
+            continue
+        perm, owner, group, path = m.groups()
+        bits = 0
+        for i, c in enumerate(perm[1:]):
+            if c not in "-ST":
+                bits |= 0o400 >> i
+        if perm[3] in "sS":
+            bits |= 0o4000
+        if perm[6] in "sS":
+            bits |= 0o2000
+        modes[path] = (f"{bits:04o}", owner, group)
+    return modes
+
+
+def validate(ctx, name, out):
+    s2ctest.validate_json(ctx, name, json.loads(out), "audit.schema.json")
+
+
+def test_real_debs(ctx):
+    """Eleven real packages plus libcap2: findings match the archives and the scripts."""
+    debs = fetch_debs(ctx)
+    if not debs:
+        return SKIP
+    rc, out, err = audit(ctx, "--format", "json", *debs.values())
+    ctx.check("exit", rc == 0, f"exit {rc}: {err!r}")
+    ctx.check("no stderr", err == b"", repr(err))
+    validate(ctx, "real.json", out)
+    doc = json.loads(out)
+    targets = doc["targets"]
+    ctx.check("every package read", len(targets) == len(DEBS) and
+              all(t["error"] is None for t in targets), json.dumps(targets)[:500])
+    ctx.check("identity", doc["target"]["kind"] == "packages" and
+              doc["target"]["time"] == "2023-11-14T22:13:20Z", json.dumps(doc["target"]))
+    seen = {}
+    for f in doc["files"]:
+        o = f["origin"]
+        seen.setdefault(o["name"], {})[f["file"]["path"]] = f
+    for pkg, files in EXPECTED.items():
+        got = seen.get(pkg, {})
+        ctx.check(f"{pkg}: the privileged files", set(got) == set(files),
+                  f"{sorted(got)} != {sorted(files)}")
+        packed = packed_modes(debs[pkg])
+        for path, (mode, owner, group, caps, fallback) in files.items():
+            f = got.get(path)
+            if not f:
+                continue
+            fa = f["file"]
+            state = (fa["mode"], fa["owner"], fa["group"],
+                     fa["caps"]["text"] if fa["caps"] else None)
+            ctx.check(f"{pkg} {path}: installed state", state == (mode, owner, group, caps),
+                      f"{state}")
+            ctx.check(f"{pkg} {path}: fallback", f["origin"]["fallback"] == fallback,
+                      f"{f['origin']['fallback']}")
+            # "packed" is given exactly when the scripts change something, and it is
+            # what dpkg-deb lists.
+            pm, po, pg = packed[path]
+            changed = (pm, po, pg, None) != (mode, owner, group, caps)
+            want = f"{pm} {po}:{pg}" if changed else None
+            ctx.check(f"{pkg} {path}: packed", f["origin"]["packed"] == want,
+                      f"{f['origin']['packed']} != {want}")
+            ctx.check(f"{pkg} {path}: version and architecture",
+                      f["origin"]["architecture"] == "amd64" and
+                      debs[pkg].split("_")[1].replace("%3a", ":") == f["origin"]["version"],
+                      json.dumps(f["origin"])[:300])
+    ping = seen["iputils-ping"]["/bin/ping"]
+    libs = {x["soname"]: x["provider"] for x in ping["origin"]["libraries"]}
+    ctx.check("ping's libcap comes from libcap2 in the run", libs.get("libcap.so.2") == "libcap2",
+              f"{libs}")
+    ctx.check("ping's libcap evidence read from the sibling",
+              any(e["what"] == "imports cap_set_flag" for e in ping["evidence"]), "")
+    steps = ping["origin"]["installed"]
+    ctx.check("ping's postinst actions", any("setcap cap_net_raw+ep $PROGRAM (where setcap works)"
+                                             in s for s in steps) and
+              any("chmod u+s $PROGRAM (where setcap fails)" in s for s in steps), f"{steps}")
+    dbus = seen["dbus"]["/usr/lib/dbus-1.0/dbus-daemon-launch-helper"]
+    ctx.check("dbus statoverride named", any("dpkg-statoverride --update --add root "
+                                             "\"$MESSAGEUSER\" 4754" in s
+                                             for s in dbus["origin"]["installed"]), "")
+    # Every format renders the same run.
+    for fmt in ("text", "markdown", "html", "sarif"):
+        rc, o, e = audit(ctx, "--format", fmt, *debs.values())
+        ctx.check(f"format {fmt}", rc == 0 and e == b"" and b"iputils-ping" in o, f"exit {rc}")
+        if fmt == "sarif":
+            sarif = json.loads(o)
+            res = sarif["runs"][0]["results"]
+            fps = [r["partialFingerprints"] for r in res]
+            ctx.check("sarif fingerprints unique", len({json.dumps(x) for x in fps}) == len(fps), "")
+            ctx.check("sarif names the package", all(r["properties"]["origin"]["name"] for r in res),
+                      "")
+        if fmt == "text":
+            ctx.check("text: fallback line", b"fallback: 4755 root:root where setcap fails" in o, "")
+
+
+def test_plans(ctx):
+    """A package that ships ping setuid root (as iputils-ping did before it used setcap)
+    gets a postinst that migrates it; for Podman's bounding set it is review instead."""
+    root = ctx.tree("plans")
+    ping = open("/usr/bin/ping", "rb").read() if os.path.exists("/usr/bin/ping") else None
+    if ping is None:
+        return SKIP
+    deb = mk.write(os.path.join(root, "iputils-ping_1.0_amd64.deb"), mk.deb_bytes(
+        "iputils-ping", data=[mk.entry("./bin/", "dir", 0o755),
+                         mk.entry("./bin/ping", mode=0o4755, data=ping)]))
+    rc, out, err = audit(ctx, "--format", "json", deb)
+    doc = json.loads(out)
+    validate(ctx, "plans.json", out)
+    t = doc["targets"][0]
+    ctx.check("plan exit", rc == 0, f"{rc} {err!r}")
+    ctx.check("plan is a postinst", t["plan"] and t["plan"]["format"] == "deb" and
+              "f=$(dpkg-divert --truename '/bin/ping')" in t["plan"]["text"] and
+              "setcap 'cap_net_raw=p' \"$f\"" in t["plan"]["text"], json.dumps(t)[:800])
+    post = os.path.join(root, "postinst")
+    mk.write(post, t["plan"]["text"].encode())
+    ctx.check("postinst parses", subprocess.run(["sh", "-n", post]).returncode == 0, "")
+
+    # for packages meant for Podman containers: cap_net_raw cannot work there, no plan
+    rc, out, err = audit(ctx, "--format", "json", "--bounding-set", "podman", deb)
+    doc = json.loads(out)
+    f = doc["files"][0] if doc["files"] else None
+    ctx.check("--bounding-set podman: review, no plan", rc == 0 and f and
+              f["verdict"] == "review" and "lacks cap_net_raw" in f["reason"] and
+              not doc["targets"][0]["plan"] and
+              "--bounding-set podman" in doc["host"]["bounding_set"]["source"],
+              f"{rc} {err!r} {json.dumps(f)[:600]}")
+
+
+SPEC = """Name: s2c-rpmtest
+Version: 1.2
+Release: 3
+Epoch: 1
+Summary: suid2cap test package
+License: GPL-2.0-or-later
+BuildArch: x86_64
+%description
+Files with every kind of privilege rpm can carry.
+%install
+mkdir -p %{buildroot}/usr/bin %{buildroot}/usr/sbin
+cp PROGRAM %{buildroot}/usr/bin/suidprog
+cp PROGRAM %{buildroot}/usr/bin/capprog
+cp PROGRAM %{buildroot}/usr/sbin/postprog
+cp PROGRAM %{buildroot}/usr/bin/plain
+%files
+%attr(4755,root,root) /usr/bin/suidprog
+%attr(0750,root,daemon) %caps(cap_net_raw=ep) /usr/bin/capprog
+%attr(0755,daemon,bin) /usr/sbin/postprog
+%attr(0755,root,root) /usr/bin/plain
+%ghost %attr(4755,root,root) /usr/bin/ghost
+%post
+if [ "$1" = 1 ]; then
+    chmod u+s /usr/sbin/postprog || :
+fi
+"""
+
+
+def test_rpm(ctx):
+    """An rpm built here: setuid, %caps with owner names, and a %post chmod."""
+    if not shutil.which("rpmbuild"):
+        print("note: rpmbuild missing (Debian package rpm)", file=sys.stderr)
+        return SKIP
+    top = ctx.tree("rpm")
+    spec = os.path.join(top, "t.spec")
+    mk.write(spec, SPEC.replace("PROGRAM", "/usr/bin/true").encode())
+    p = subprocess.run(["rpmbuild", "--define", f"_topdir {top}/top", "--define",
+                        f"_dbpath {top}/db", "--define", "_build_id_links none", "-bb", spec],
+                       capture_output=True)
+    if p.returncode != 0:
+        ctx.check("rpmbuild", False, p.stderr.decode(errors="replace")[-800:])
+        return
+    rpm = os.path.join(top, "top", "RPMS", "x86_64", "s2c-rpmtest-1.2-3.x86_64.rpm")
+    rc, out, err = audit(ctx, "--format", "json", rpm)
+    if b"built without librpm" in err:
+        # S2C_RPMDB=OFF or no librpm: the package is a failed target that says why.
+        ctx.check("rpm without librpm", rc == 3, f"{rc} {err!r}")
+        print("note: built without librpm, the rpm checks are skipped", file=sys.stderr)
+        return
+    ctx.check("rpm exit", rc == 0 and err == b"", f"{rc} {err!r}")
+    validate(ctx, "rpm.json", out)
+    doc = json.loads(out)
+    t = doc["targets"][0]
+    ctx.check("rpm identity", (t["kind"], t["name"], t["version"], t["architecture"]) ==
+              ("rpm", "s2c-rpmtest", "1:1.2-3", "x86_64"), json.dumps(t)[:400])
+    files = {f["file"]["path"]: f for f in doc["files"]}
+    ctx.check("rpm files", sorted(files) == ["/usr/bin/capprog", "/usr/bin/suidprog",
+                                             "/usr/sbin/postprog"], f"{sorted(files)}")
+    want = {"/usr/bin/suidprog": ("4755", "root", "root", None),
+            "/usr/bin/capprog": ("0750", "root", "daemon", "cap_net_raw=ep"),
+            "/usr/sbin/postprog": ("4755", "daemon", "bin", None)}
+    for path, w in want.items():
+        fa = files.get(path, {}).get("file")
+        if fa:
+            got = (fa["mode"], fa["owner"], fa["group"], fa["caps"]["text"] if fa["caps"] else None)
+            ctx.check(f"rpm {path}", got == w, f"{got} != {w}")
+    post = files.get("/usr/sbin/postprog")
+    ctx.check("rpm %post named", post and any(s.startswith("%post line 2: chmod u+s")
+                                             for s in post["origin"]["installed"]),
+              json.dumps(post["origin"] if post else None))
+    if t["plan"]:
+        ctx.check("rpm plan format", t["plan"]["format"] == "rpm" and
+                  "%attr(" in t["plan"]["text"], t["plan"]["text"][:300])
+
+
+def test_from_dir_and_shards(ctx):
+    """--from-dir finds every package; --shard K/N splits them stably by file name."""
+    debs = fetch_debs(ctx)
+    if not debs:
+        return SKIP
+    pool = ctx.tree("pool")
+    flat = ctx.tree("flat")
+    for i, (pkg, path) in enumerate(sorted(debs.items())):
+        sub = os.path.join(pool, "main", pkg[0], pkg)
+        os.makedirs(sub)
+        shutil.copy(path, sub)
+        shutil.copy(path, flat)
+    os.symlink(debs["sudo"], os.path.join(pool, "link.deb"))
+    mk.write(os.path.join(pool, "README"), b"not a package")
+    rc, out, err = audit(ctx, "--format", "json", "--from-dir", pool)
+    names = sorted(t["name"] for t in json.loads(out)["targets"])
+    ctx.check("from-dir: every package once", rc == 0 and names == sorted(DEBS), f"{rc} {names}")
+    ctx.check("from-dir: the symlink is not followed", b"1 symbolic link" in err, repr(err))
+    shards = []
+    for tree in (pool, flat):
+        got = []
+        for k in (1, 2, 3):
+            rc, out, err = audit(ctx, "--format", "json", "--from-dir", tree, "--shard", f"{k}/3")
+            doc = json.loads(out)
+            got.append(sorted(t["name"] for t in doc["targets"]))
+            ctx.check(f"shard {k}/3 identity", doc["target"]["shard"] == f"{k}/3", "")
+        shards.append(got)
+    ctx.check("shards: disjoint and complete", sorted(sum(shards[0], [])) == sorted(DEBS),
+              f"{shards[0]}")
+    ctx.check("shards: stable whatever the layout", shards[0] == shards[1],
+              f"{shards[0]} != {shards[1]}")
+
+
+def hostile_debs(root, outside):
+    """Packages that try to escape, lie or explode; each must be refused on its own."""
+    elf = b"\x7fELF" + b"\0" * 60
+    big = lzma.compress(b"\0" * (300 << 20), format=lzma.FORMAT_XZ, preset=1)
+    bomb_tar = mk.tar_bytes([mk.entry("./usr/bin/bomb", mode=0o4755, data=b"\0" * (300 << 20))])
+    cases = {
+        "absolute": mk.deb_bytes(data=[mk.entry("/etc/evil", mode=0o4755, data=elf)]),
+        "dotdot": mk.deb_bytes(data=[mk.entry("./usr/../../evil", mode=0o4755, data=elf)]),
+        "symlinked": mk.deb_bytes(data=[
+            mk.entry("./usr/lib/libcap.so.1", "symlink", 0o777, link=outside),
+            mk.entry("./usr/lib/libcap.so.1/evil", mode=0o4755, data=elf)]),
+        "hardlink-to-nothing": mk.deb_bytes(data=[
+            mk.entry("./usr/bin/x", "hardlink", 0o4755, link="./usr/bin/nothing")]),
+        "huge-size": mk.deb_bytes(data=[
+            mk.entry("./usr/bin/huge", mode=0o4755, data=b"x" * 512, size=(8 << 30) - 1)],
+            compress=None),
+        "lying-size": mk.deb_bytes(data=[
+            mk.entry("./usr/bin/liar", mode=0o4755, data=b"x" * 512, size=50 << 20)],
+            compress=None),
+        "bomb": mk.ar_bytes([("debian-binary", b"2.0\n"),
+                             ("control.tar.xz", mk.tar_bytes([mk.entry("./control", data=(
+                                 b"Package: bomb\nVersion: 1\nArchitecture: amd64\n"))], "xz")),
+                             ("data.tar.xz", lzma.compress(bomb_tar, format=lzma.FORMAT_XZ,
+                                                           preset=1))]),
+        "data-first": mk.deb_bytes(order=["debian-binary", "data.tar.xz", "control.tar.xz"]),
+        "no-data": mk.ar_bytes([("debian-binary", b"2.0\n")]),
+        "not-an-archive": b"garbage\n" * 10,
+        "xz-garbage": mk.ar_bytes([("debian-binary", b"2.0\n"), ("control.tar.xz", big[:4096])]),
+    }
+    return {name: mk.write(os.path.join(root, f"{name}_1_amd64.deb"), data)
+            for name, data in cases.items()}
+
+
+def test_hostile(ctx):
+    """Every hostile package is named with its reason, the others are audited, nothing is
+    written outside the private directory, and that directory is gone afterwards."""
+    root = ctx.tree("hostile")
+    outside = ctx.tree("outside")
+    tmpdir = ctx.tree("private")
+    files = hostile_debs(root, outside)
+    good = mk.write(os.path.join(root, "good_1_amd64.deb"), mk.deb_bytes(
+        "good", data=[mk.entry("./usr/bin/", "dir", 0o755),
+                      mk.entry("./usr/bin/good", mode=0o4755, data=b"\x7fELF")]))
+    # A real package cut short and one with a corrupted data archive.
+    real = open(good, "rb").read()
+    files["truncated"] = mk.write(os.path.join(root, "truncated_1_amd64.deb"),
+                                  real[:len(real) // 2])
+    corrupt = bytearray(real)
+    for i in range(len(corrupt) - 200, len(corrupt) - 100):
+        corrupt[i] ^= 0x5a
+    files["corrupt"] = mk.write(os.path.join(root, "corrupt_1_amd64.deb"), bytes(corrupt))
+    before = sorted(os.listdir(outside))
+    rc, out, err = audit(ctx, "--format", "json", "--tmpdir", tmpdir, "--max-unpacked", "100M",
+                         good, *files.values())
+    doc = json.loads(out)
+    validate(ctx, "hostile.json", out)
+    ctx.check("hostile: exit 3", rc == 3, f"exit {rc}")
+    errors = {os.path.basename(t["source"]).split("_")[0]: t["error"] for t in doc["targets"]}
+    for name in files:
+        ctx.check(f"hostile {name}: refused", errors.get(name), f"{errors.get(name)!r}")
+        ctx.check(f"hostile {name}: named on stderr", f"_1_amd64.deb".encode() in err and
+                  name.encode() in err, "")
+    ctx.check("hostile: the good package audited", errors.get("good") is None and
+              [f["file"]["path"] for f in doc["files"]] == ["/usr/bin/good"],
+              json.dumps(doc["files"])[:300])
+    want = {"absolute": "absolute name", "dotdot": "'..' component", "bomb": "bytes to unpack",
+            "huge-size": "bytes to unpack", "data-first": "unexpected member",
+            "no-data": "control.tar is missing", "symlinked": "libcap.so.1/evil",
+            "lying-size": "truncated", "not-an-archive": "unrecognized archive format",
+            "hardlink-to-nothing": "hard link to nothing"}
+    for name, text in want.items():
+        ctx.check(f"hostile {name}: reason", text in (errors.get(name) or ""),
+                  f"{errors.get(name)!r}")
+    ctx.check("hostile: nothing written outside", sorted(os.listdir(outside)) == before,
+              f"{os.listdir(outside)}")
+    ctx.check("hostile: private directory removed", os.listdir(tmpdir) == [],
+              f"{os.listdir(tmpdir)}")
+    for p in ("/etc/evil", "/evil", os.path.join(ctx.tmp, "evil")):
+        ctx.check(f"hostile: no {p}", not os.path.lexists(p), "")
+
+
+def test_usage(ctx):
+    rc, out, err = ctx.run(["audit-pkg", "--help"])
+    ctx.check("help", rc == 0 and b"--from-dir" in out and b"--shard" in out and
+              b"--max-unpacked" in out, f"{rc}")
+    for args, text in ((["audit-pkg"], b"no package given"),
+                       (["audit-pkg", "--from-dir", "/", "x.deb"], b"not both"),
+                       (["audit-pkg", "--shard", "0/3", "x.deb"], b"invalid --shard"),
+                       (["audit-pkg", "--shard", "4/3", "x.deb"], b"invalid --shard"),
+                       (["audit-pkg", "--shard", "x", "x.deb"], b"invalid --shard"),
+                       (["audit-pkg", "--max-unpacked", "lots", "x.deb"], b"invalid --max-unpacked"),
+                       (["audit-pkg", "--tmpdir", "rel", "x.deb"], b"absolute"),
+                       (["audit-pkg", "--format", "yaml", "x.deb"], b"unknown format")):
+        rc, out, err = ctx.run(args)
+        ctx.check(f"usage {args}", rc == 2 and text in err and out == b"", f"{rc} {err!r}")
+
+
+TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_hostile, test_usage]
+
+if __name__ == "__main__":
+    sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""CLI tests of `suid2cap report merge`: reports of three "hosts" (images with their own
+host names and machine ids, audited with audit-image) with one of them drifting, shards
+of a package run joined back, every format, and bad reports.  Nothing here needs root.
+"""
+import json
+import os
+import re
+import sys
+
+import mkarchive as mk
+import s2ctest
+import test_audit
+import test_audit_pkg
+from s2ctest import SKIP
+
+KERNEL = ["--kernel", "6.1"]
+ELF = b"\x7fELF-fixture\n"
+CAPS_RAW = bytes([1, 0, 0, 2, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])  # cap_net_raw=ep
+
+
+def host_image(root, name, machine, ping_setuid, extra=()):
+    """A one-layer image standing for a host: its host name, machine id and ping."""
+    ping = (mk.entry("usr/bin/ping", mode=0o4755, data=ELF) if ping_setuid else
+            mk.entry("usr/bin/ping", mode=0o755, data=ELF, xattrs={"security.capability":
+                                                                   CAPS_RAW}))
+    layer = [mk.entry("etc/hostname", data=name.encode() + b"\n"),
+             mk.entry("etc/machine-id", data=machine.encode() + b"\n"),
+             mk.entry("etc/passwd", data=b"root:x:0:0::/root:/bin/sh\n"),
+             mk.entry("etc/group", data=b"root:x:0:\n"),
+             mk.entry("var/lib/dpkg/info/iputils-ping.list", data=b"/usr/bin/ping\n"),
+             mk.entry("var/lib/dpkg/info/util-linux.list", data=b"/usr/bin/su\n"),
+             ping, mk.entry("usr/bin/su", mode=0o4755, data=ELF), *extra]
+    return mk.oci_layout(os.path.join(root, name), [layer], tag=f"hosts/{name}:1")
+
+
+def host_reports(ctx):
+    root = ctx.tree("hosts")
+    out = []
+    for name, machine, setuid in (("web1", "1" * 32, True), ("web2", "2" * 32, True),
+                                  ("db1", "3" * 32, False)):
+        img = host_image(root, name, machine, setuid)
+        path = os.path.join(root, f"{name}.json")
+        rc, o, e = ctx.run(["audit-image", *KERNEL, "--format", "json", "-o", path, img])
+        ctx.check(f"audit {name}", rc == 0, f"{rc} {e!r}")
+        out.append(path)
+    return out
+
+
+def merge(ctx, *args):
+    return ctx.run(["report", "merge", *args])
+
+
+def test_drift(ctx):
+    """Three hosts: ping is setuid on two and has capabilities on the third."""
+    reports = host_reports(ctx)
+    rc, out, err = merge(ctx, "--format", "json", *reports)
+    ctx.check("merge exit", rc == 0 and err == b"", f"{rc} {err!r}")
+    doc = json.loads(out)
+    s2ctest.validate_json(ctx, "fleet.json", doc, "fleet.schema.json")
+    ctx.check("summary", doc["summary"] == {"reports": 3, "targets": 3, "unreadable": 0,
+                                            "programs": 2, "drifting": 1}, f"{doc['summary']}")
+    targets = {t["name"]: t for t in doc["targets"]}
+    ctx.check("images named as images", set(targets) == {"image hosts/web1:1", "image hosts/web2:1",
+                                                       "image hosts/db1:1"}, f"{set(targets)}")
+    progs = {p["path"]: p for p in doc["programs"]}
+    ping = progs["/usr/bin/ping"]
+    ctx.check("ping: majority", ping["targets"] == 3 and ping["agree"] == 2 and
+              ping["majority"]["mode"] == "4755", json.dumps(ping)[:400])
+    ctx.check("ping: drift names db1", [d["target"] for d in ping["drift"]] == ["image hosts/db1:1"]
+              and ping["drift"][0]["caps"] == "cap_net_raw=ep", json.dumps(ping["drift"]))
+    ctx.check("ping: versions", ping["versions"] == ["iputils-ping (3)"], f"{ping['versions']}")
+    su = progs["/usr/bin/su"]
+    ctx.check("su: all agree", su["agree"] == 3 and su["drift"] == [] and
+              su["verdicts"]["keep"] == 3, json.dumps(su)[:300])
+    rc, out, err = merge(ctx, "--fail-on-drift", *reports)
+    ctx.check("--fail-on-drift", rc == 1, f"{rc}")
+    rc, out, err = merge(ctx, "--fail-on-drift", reports[0], reports[1])
+    ctx.check("--fail-on-drift without drift", rc == 0, f"{rc}")
+    # The identity of each audit: host name from the image, machine id hashed.
+    one = json.loads(open(reports[0]).read())["target"]
+    ctx.check("identity: host name", one["hostname"] == "web1", f"{one}")
+    ctx.check("identity: machine id hashed", re.fullmatch(r"[0-9a-f]{64}", one["machine_id"] or "")
+              and "1" * 32 not in one["machine_id"], f"{one}")
+
+
+def test_formats(ctx):
+    """Every format renders; SARIF is valid SARIF 2.1.0 with the drift rule; HTML runs no
+    script; text escapes names."""
+    reports = host_reports(ctx)
+    for fmt in ("text", "markdown", "html", "sarif"):
+        rc, out, err = merge(ctx, "--format", fmt, *reports)
+        ctx.check(f"{fmt}: exit", rc == 0 and err == b"", f"{rc} {err!r}")
+        ctx.check(f"{fmt}: names the drifting host", b"db1" in out, "")
+        ctx.golden("report", f"drift.{ {'text': 'txt', 'markdown': 'md'}.get(fmt, fmt) }",
+                   test_audit.normalise(fmt, out, ctx.tmp))
+        if fmt == "sarif":
+            doc = json.loads(out)
+            schema = test_audit.sarif_schema(ctx)
+            if schema is not None:
+                import jsonschema
+                errors = list(jsonschema.Draft4Validator(schema).iter_errors(doc))
+                ctx.check("sarif: schema", not errors, errors and errors[0].message)
+            ids = [r["id"] for r in doc["runs"][0]["tool"]["driver"]["rules"]]
+            ctx.check("sarif: rules", ids == [f"S2C00{i}" for i in range(1, 10)], f"{ids}")
+            drift = [r for r in doc["runs"][0]["results"] if r["ruleId"] == "S2C009"]
+            ctx.check("sarif: one drift result", len(drift) == 1 and
+                      drift[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
+                      "usr/bin/ping", json.dumps(drift)[:300])
+        if fmt == "html":
+            ctx.check("html: no script", b"<script" not in out and b"script-src 'none'" in out, "")
+    # A hostile name in a report is escaped in text.
+    doc = json.loads(open(reports[0]).read())
+    doc["files"][0]["file"]["path"] = "/usr/bin/\x1b[31mred\nline"
+    bad = mk.write(os.path.join(ctx.tree("names"), "names.json"), json.dumps(doc).encode())
+    rc, out, err = merge(ctx, bad)
+    ctx.check("text: escaped", rc == 0 and b"\x1b" not in out and b"\\x1b[31mred\\nline" in out,
+              f"{rc} {out[-300:]!r}")
+
+
+def test_shards(ctx):
+    """Shards of a package run, merged, hold exactly what one run over all packages holds."""
+    debs = test_audit_pkg.fetch_debs(ctx)
+    if not debs:
+        return SKIP
+    root = ctx.tree("shards")
+    pool = ctx.tree("shardpool")
+    for path in debs.values():
+        os.link(path, os.path.join(pool, os.path.basename(path)))
+    full = os.path.join(root, "full.json")
+    rc, _, err = ctx.run(["audit-pkg", *KERNEL, "--from-dir", pool, "--format", "json", "-o", full])
+    ctx.check("full run", rc == 0, f"{rc} {err!r}")
+    shards = []
+    for k in (1, 2, 3):
+        path = os.path.join(root, f"shard{k}.json")
+        rc, _, err = ctx.run(["audit-pkg", *KERNEL, "--from-dir", pool, "--shard", f"{k}/3",
+                              "--format", "json", "-o", path])
+        ctx.check(f"shard {k}", rc == 0, f"{rc} {err!r}")
+        shards.append(path)
+    docs = []
+    for args in ([full], shards):
+        rc, out, err = merge(ctx, "--format", "json", *args)
+        ctx.check(f"merge {len(args)}", rc == 0, f"{rc} {err!r}")
+        d = json.loads(out)
+        s2ctest.validate_json(ctx, "shards.json", d, "fleet.schema.json")
+        docs.append(d)
+    def view(d):
+        return (sorted(t["name"] for t in d["targets"]),
+                [(p["path"], p["targets"], p["majority"]["verdict"], p["versions"])
+                 for p in d["programs"]])
+    ctx.check("shards merged = one run", view(docs[0]) == view(docs[1]),
+              f"{view(docs[0])} != {view(docs[1])}")
+    ctx.check("twelve packages", len(docs[1]["targets"]) == len(test_audit_pkg.DEBS), "")
+
+
+def test_bad_reports(ctx):
+    """A report that is not an audit report is named and left out (exit 3); the rest merge."""
+    reports = host_reports(ctx)
+    root = ctx.tree("bad")
+    plan = mk.write(os.path.join(root, "plan.json"), b'{"schema": 1, "kind": "suid2cap-plan"}')
+    garbage = mk.write(os.path.join(root, "garbage.json"), b"{not json")
+    future = json.loads(open(reports[0]).read())
+    future["schema"] = 99
+    future = mk.write(os.path.join(root, "future.json"), json.dumps(future).encode())
+    wrong = json.loads(open(reports[0]).read())
+    wrong["files"][0]["verdict"] = "rm -rf"
+    wrong = mk.write(os.path.join(root, "wrong.json"), json.dumps(wrong).encode())
+    missing = os.path.join(root, "missing.json")
+    rc, out, err = merge(ctx, "--format", "json", reports[0], plan, garbage, future, wrong,
+                         missing, reports[1])
+    doc = json.loads(out)
+    ctx.check("bad: exit 3", rc == 3, f"{rc}")
+    for name, text in (("plan.json", b"not a suid2cap audit report"),
+                       ("garbage.json", b"garbage.json:1:"), ("future.json", b"not version 1"),
+                       ("wrong.json", b"not a verdict"), ("missing.json", b"No such file")):
+        ctx.check(f"bad: {name}", re.search(rb"cannot read '[^']*" + re.escape(name.encode()) +
+                                            rb"': [^\n]*" + re.escape(text), err) is not None,
+                  repr(err))
+    ctx.check("bad: the good ones merged", doc["summary"]["reports"] == 2 and
+              len(doc["notes"]) == 5, json.dumps(doc["summary"]))
+
+
+def test_usage(ctx):
+    for args, text in ((["report"], b"missing 'merge'"), (["report", "join"], b"unknown report command"),
+                       (["report", "merge"], b"at least one report"),
+                       (["report", "merge", "--fail-on=review", "x"], b"unknown option")):
+        rc, out, err = ctx.run(args)
+        ctx.check(f"usage {args}", rc == 2 and text in err, f"{rc} {err!r}")
+    rc, out, err = ctx.run(["report", "merge", "--help"])
+    ctx.check("help", rc == 0 and b"--fail-on-drift" in out, f"{rc}")
+
+
+TESTS = [test_drift, test_formats, test_shards, test_bad_reports, test_usage]
+
+if __name__ == "__main__":
+    sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

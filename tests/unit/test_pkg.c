@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The package layer's building blocks: archive names, the member table, the
+ * private stage (nothing lands outside it, nothing in it is usable), and the
+ * maintainer-script analysis on the scripts of real Debian packages.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <check.h>
+
+#include "error.h"
+#include "fixture.h"
+#include "maintscript.h"
+#include "member.h"
+#include "shparse.h"
+#include "stage.h"
+#include "suites.h"
+
+/* --- names and members ---------------------------------------------------------------------- */
+
+START_TEST(test_member_path)
+{
+	static const struct {
+		const char *in, *out;
+	} ok[] = {
+		{ "./usr/bin/ping", "/usr/bin/ping" }, { "usr//bin/./x/", "/usr/bin/x" },
+		{ ".", "/" }, { "./", "/" }, { "a/.../b", "/a/.../b" }, { "..a/b..", "/..a/b.." },
+	};
+	static const char *const bad[] = { "", "/etc/passwd", "../x", "a/../../x", "a/..",
+					   "./..", "..", "//x" };
+	struct s2c_error err = { 0 };
+	char *p = NULL, longname[MEMBER_PATH_MAX + 2];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_int_eq(member_path(ok[i].in, &p, NULL), 0);
+		ck_assert_str_eq(p, ok[i].out);
+		free(p);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = NULL;
+		s2c_error_clear(&err);
+		ck_assert_int_eq(member_path(bad[i], &p, &err), -EINVAL);
+		ck_assert_ptr_null(p);
+		ck_assert(err.msg[0]);
+	}
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ck_assert_int_eq(member_path(longname, &p, NULL), -EINVAL);
+}
+END_TEST
+
+static void put(struct memberset *s, const char *path, enum member_type t, const char *target,
+		unsigned layer)
+{
+	struct member *m = member_new(path);
+
+	ck_assert_ptr_nonnull(m);
+	m->type = t;
+	m->layer = layer;
+	if (target)
+		m->target = strdup(target);
+	ck_assert_int_eq(memberset_put(s, m), 0);
+}
+
+START_TEST(test_memberset)
+{
+	struct memberset s = { 0 };
+	struct member *m = NULL, **sorted = NULL;
+	char name[64];
+
+	for (int i = 0; i < 1000; i++) {
+		(void)snprintf(name, sizeof(name), "/d%d/f%d", i % 7, i);
+		put(&s, name, MEMBER_FILE, NULL, (unsigned)(i % 3));
+	}
+	ck_assert_uint_eq(s.n, 1000);
+	put(&s, "/d1/f1", MEMBER_DIR, NULL, 5);     /* replaces */
+	ck_assert_uint_eq(s.n, 1000);
+	ck_assert_int_eq(memberset_get(&s, "/d1/f1")->type, MEMBER_DIR);
+	ck_assert_uint_eq(memberset_remove(&s, "/d1", true), 143);
+	ck_assert_ptr_null(memberset_get(&s, "/d1/f8"));
+	ck_assert_ptr_nonnull(memberset_get(&s, "/d2/f2"));
+	/* opaque: only what older layers added goes */
+	ck_assert_uint_gt(memberset_remove_older_below(&s, "/d2", 1), 0);
+	for (int i = 2; i < 1000; i += 7) {
+		(void)snprintf(name, sizeof(name), "/d2/f%d", i);
+		m = memberset_get(&s, name);
+		ck_assert(m ? m->layer >= 1 : i % 3 == 0);
+	}
+	ck_assert_int_eq(memberset_sorted(&s, &sorted), 0);
+	for (size_t i = 1; i < s.n; i++)
+		ck_assert_int_lt(strcmp(sorted[i - 1]->path, sorted[i]->path), 0);
+	free(sorted);
+	memberset_release(&s);
+	ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
+START_TEST(test_memberset_resolve)
+{
+	struct memberset s = { 0 };
+	struct member *m = NULL;
+
+	put(&s, "/", MEMBER_DIR, NULL, 0);
+	put(&s, "/usr", MEMBER_DIR, NULL, 0);
+	put(&s, "/usr/lib", MEMBER_DIR, NULL, 0);
+	put(&s, "/lib", MEMBER_SYMLINK, "usr/lib", 0);
+	put(&s, "/usr/lib/libcap.so.2.66", MEMBER_FILE, NULL, 0);
+	put(&s, "/usr/lib/libcap.so.2", MEMBER_SYMLINK, "libcap.so.2.66", 0);
+	put(&s, "/usr/lib/abs", MEMBER_SYMLINK, "/lib/libcap.so.2", 0);
+	put(&s, "/usr/lib/up", MEMBER_SYMLINK, "../../../../usr/lib/libcap.so.2", 0);
+	put(&s, "/loop", MEMBER_SYMLINK, "loop", 0);
+	ck_assert_int_eq(memberset_resolve(&s, "/lib/libcap.so.2", &m), 0);
+	ck_assert_str_eq(m->path, "/usr/lib/libcap.so.2.66");
+	ck_assert_int_eq(memberset_resolve(&s, "/usr/lib/abs", &m), 0);
+	ck_assert_str_eq(m->path, "/usr/lib/libcap.so.2.66");
+	ck_assert_int_eq(memberset_resolve(&s, "/usr/lib/up", &m), 0);
+	ck_assert_str_eq(m->path, "/usr/lib/libcap.so.2.66");
+	ck_assert_int_eq(memberset_resolve(&s, "/loop", &m), -ELOOP);
+	ck_assert_int_eq(memberset_resolve(&s, "/lib/nothere", &m), -ENOENT);
+	ck_assert_int_eq(memberset_resolve(&s, "/usr/lib/libcap.so.2.66/x", &m), -ENOTDIR);
+	memberset_release(&s);
+}
+END_TEST
+
+/* --- the stage ------------------------------------------------------------------------------ */
+
+static char *tmp;
+
+static void stage_setup(void)
+{
+	tmp = fx_tempdir();
+}
+
+static void stage_teardown(void)
+{
+	fx_rmrf(tmp);
+	free(tmp);
+}
+
+/* Names of every entry under @dir, recursively, sorted, one per line. */
+static void list_tree(const char *dir, char *out, size_t size)
+{
+	char cmd[4096];
+	FILE *p;
+
+	(void)snprintf(cmd, sizeof(cmd), "cd '%s' && find . | sort", dir);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	out[fread(out, 1, size - 1, p)] = '\0';
+	pclose(p);
+}
+
+START_TEST(test_stage_contains)
+{
+	struct stage *s = NULL;
+	struct s2c_error err = { 0 };
+	struct stat st;
+	char before[4096], after[4096], dir[4096], *outside;
+	int fd;
+
+	fx_mkdirs(tmp, "outside");
+	fx_file(tmp, "outside/secret", 0600, "secret");
+	outside = fx_path(tmp, "outside");
+	list_tree(outside, before, sizeof(before));
+	ck_assert_int_eq(stage_new_temp(tmp, &s, &err), 0);
+	ck_assert_int_eq(stat(stage_dir(s), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+
+	/* A staged symlink pointing outside is never written through. */
+	ck_assert_int_eq(stage_symlink(s, "/usr/lib/libx.so", outside, &err), 0);
+	s2c_error_clear(&err);
+	ck_assert_int_lt(stage_create(s, "/usr/lib/libx.so/evil", &err), 0);
+	ck_assert(err.msg[0]);
+	fd = stage_create(s, "/usr/lib/libx.so", &err);     /* replaces the link itself */
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "x", 1), 1);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	close(fd);
+	ck_assert_int_lt(stage_create(s, "/a/../../x", &err), 0);
+	list_tree(outside, after, sizeof(after));
+	ck_assert_str_eq(before, after);
+
+	/* Hard links and whiteouts stay inside too. */
+	ck_assert_int_eq(stage_link(s, "/usr/bin/other", "/usr/lib/libx.so", &err), 0);
+	ck_assert_int_eq(stage_remove(s, "/usr"), 0);
+	ck_assert_int_eq(stage_remove(s, "/not/there"), 0);
+	(void)snprintf(dir, sizeof(dir), "%s", stage_dir(s));
+	stage_free(s);
+	ck_assert_int_lt(stat(dir, &st), 0);
+	list_tree(tmp, after, sizeof(after));
+	ck_assert_ptr_null(strstr(after, "suid2cap-"));
+	free(outside);
+}
+END_TEST
+
+START_TEST(test_stage_limits)
+{
+	struct stage *s = NULL, *sub = NULL;
+	struct s2c_error err = { 0 };
+	struct stage_limits lim = STAGE_LIMITS_DEFAULT;
+	char deep[4096] = "";
+
+	ck_assert_int_eq(stage_new_temp(tmp, &s, &err), 0);
+	lim.max_total = 100;
+	stage_set_limits(s, &lim);
+	ck_assert_int_eq(stage_new_sub(s, "t1", &sub, &err), 0);
+	ck_assert_int_eq(stage_reserve(sub, 60, &err), 0);
+	ck_assert_int_eq(stage_reserve(sub, 60, &err), -EFBIG);
+	ck_assert_int_eq(stage_new_sub(s, "t1", &sub, &err), -EEXIST);
+	ck_assert_int_eq(stage_new_sub(s, "../x", &sub, &err), -EINVAL);
+	for (int i = 0; i < 300; i++)
+		strcat(deep, "/d");
+	ck_assert_int_eq(stage_create(s, deep, &err), -ELOOP);
+	stage_free(sub);
+	stage_free(s);
+}
+END_TEST
+
+START_TEST(test_stage_share)
+{
+	struct stage *run = NULL, *a = NULL, *b = NULL;
+	struct s2c_error err = { 0 };
+	struct stat sa, sb;
+	char pa[4096], pb[4096];
+	int fd;
+
+	ck_assert_int_eq(stage_new_temp(tmp, &run, &err), 0);
+	ck_assert_int_eq(stage_new_sub(run, "a", &a, &err), 0);
+	ck_assert_int_eq(stage_new_sub(run, "b", &b, &err), 0);
+	fd = stage_create(a, "/usr/lib/libcap.so.2.66", &err);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(stage_symlink(a, "/usr/lib/libcap.so.2", "libcap.so.2.66", &err), 0);
+	ck_assert_int_eq(stage_share(b, a, "/usr/lib/libcap.so.2.66"), 0);
+	ck_assert_int_eq(stage_share(b, a, "/usr/lib/libcap.so.2"), 0);
+	ck_assert_int_eq(stage_share(b, a, "/usr/lib/nothere"), -ENOENT);
+	(void)snprintf(pa, sizeof(pa), "%s/root/usr/lib/libcap.so.2.66", stage_dir(a));
+	(void)snprintf(pb, sizeof(pb), "%s/root/usr/lib/libcap.so.2", stage_dir(b));
+	ck_assert_int_eq(stat(pa, &sa), 0);
+	ck_assert_int_eq(stat(pb, &sb), 0);     /* through b's own symlink */
+	ck_assert_uint_eq(sa.st_ino, sb.st_ino);
+	stage_free(b);
+	stage_free(a);
+	stage_free(run);
+}
+END_TEST
+
+/* --- maintainer scripts --------------------------------------------------------------------- */
+
+static const char *const configure[] = { "configure", "" };
+
+static struct ms_analysis analyse(const char *text)
+{
+	struct ms_context ctx = { configure, 2, "amd64" };
+	struct ms_analysis a = { 0 };
+
+	ck_assert_int_eq(maintscript_analyse("postinst", text, strlen(text), &ctx, &a), 0);
+	return a;
+}
+
+/* The state of @path after the actions of scenario @sc, from @mode root:root. */
+static struct ms_state state_after(const struct ms_analysis *a, const char *path, uint32_t mode,
+				   enum ms_scenario sc)
+{
+	struct ms_state st = { .mode = mode, .owner = "root", .group = "root" };
+
+	for (size_t seq = 0; seq < 64; seq++)
+		for (size_t i = 0; i < a->n; i++)
+			if (a->v[i].seq[sc] == seq && ms_applies(&a->v[i], sc) &&
+			    strcmp(a->v[i].path, path) == 0)
+				ck_assert_int_eq(ms_apply(&a->v[i], false, &st), 0);
+	return st;
+}
+
+/* iputils-ping 3:20221126-1+deb12u1 postinst, verbatim in the essentials. */
+static const char ping_postinst[] =
+	"#!/bin/sh\n\nset -e\n\nPROGRAM=$(dpkg-divert --truename /bin/ping)\n\n"
+	"if [ \"$1\" = configure ]; then\n"
+	"    # If we have setcap installed, try setting cap_net_raw+ep,\n"
+	"    if command -v setcap > /dev/null; then\n"
+	"        if setcap cap_net_raw+ep $PROGRAM; then\n"
+	"            chmod u-s $PROGRAM\n"
+	"        else\n"
+	"            echo \"Setcap failed on $PROGRAM, falling back to setuid\" >&2\n"
+	"            chmod u+s $PROGRAM\n"
+	"        fi\n"
+	"    else\n"
+	"        echo \"Setcap is not installed, falling back to setuid\" >&2\n"
+	"        chmod u+s $PROGRAM\n"
+	"    fi\n"
+	"fi\n\nexit 0\n";
+
+START_TEST(test_ms_ping)
+{
+	struct ms_analysis a = analyse(ping_postinst);
+	struct ms_state ok = state_after(&a, "/bin/ping", 0755, MS_SCENARIO_WORKS);
+	struct ms_state fails = state_after(&a, "/bin/ping", 0755, MS_SCENARIO_FAILS);
+
+	ck_assert_uint_eq(a.n_notes, 0);
+	ck_assert_int_eq(ok.mode, 0755);
+	ck_assert(ok.has_caps);
+	ck_assert_str_eq(ok.caps, "cap_net_raw+ep");
+	ck_assert_int_eq(fails.mode, 04755);
+	ck_assert(!fails.has_caps);
+	for (size_t i = 0; i < a.n; i++) {
+		ck_assert_str_eq(a.v[i].path, "/bin/ping");
+		ck_assert(!a.v[i].conditional);
+		if (a.v[i].kind == MS_SETCAP)
+			ck_assert_int_eq(a.v[i].when, MS_SETCAP_WORKS);
+		if (a.v[i].kind == MS_CHMOD && strcmp(a.v[i].mode, "u+s") == 0) {
+			ck_assert_int_eq(a.v[i].when, MS_SETCAP_FAILS);
+			ck_assert_str_eq(a.v[i].command, "chmod u+s $PROGRAM");
+		}
+	}
+	ms_analysis_release(&a);
+}
+END_TEST
+
+/* dbus 1.14.10-1~deb12u1: statoverride with variables, guarded by --list. */
+static const char dbus_postinst[] =
+	"#!/bin/sh\nset -e\nMESSAGEUSER=messagebus\n"
+	"LAUNCHER=/usr/lib/dbus-1.0/dbus-daemon-launch-helper\n"
+	"reload_dbus_config() {\n    [ -S /var/run/dbus/system_bus_socket ] || return 0\n"
+	"    dbus-send --print-reply --system --type=method_call \\\n"
+	"        --dest=org.freedesktop.DBus \\\n        / org.freedesktop.DBus.ReloadConfig > /dev/null || true\n}\n"
+	"if [ \"$1\" = triggered ]; then\n    reload_dbus_config\n    exit 0\nfi\n"
+	"if [ \"$1\" = configure ]; then\n"
+	"    if ! dpkg-statoverride --list \"$LAUNCHER\" >/dev/null; then\n"
+	"        dpkg-statoverride --update --add root \"$MESSAGEUSER\" 4754 \"$LAUNCHER\"\n"
+	"    fi\nfi\n"
+	"if [ -z \"${DPKG_ROOT:-}\" ] && [ \"$1\" = configure ] && [ -n \"$2\" ]; then\n"
+	"    if pidof -c /bin/dbus-daemon /usr/bin/dbus-daemon >/dev/null; then\n"
+	"        touch /var/run/reboot-required || true\n"
+	"        if ! grep -Fqsx dbus /run/reboot-required.pkgs; then\n"
+	"            echo dbus >> /run/reboot-required.pkgs || true\n        fi\n"
+	"        [ -x /usr/share/update-notifier/notify-reboot-required ] && \\\n"
+	"            /usr/share/update-notifier/notify-reboot-required || true\n    fi\nfi\n";
+
+START_TEST(test_ms_dbus)
+{
+	struct ms_analysis a = analyse(dbus_postinst);
+	struct ms_state st = state_after(&a, "/usr/lib/dbus-1.0/dbus-daemon-launch-helper", 0754,
+					 MS_SCENARIO_WORKS);
+
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_int_eq(a.v[0].kind, MS_STATOVERRIDE);
+	ck_assert_int_eq(a.v[0].when, MS_ALWAYS);
+	ck_assert_int_eq(a.v[0].line, 17);
+	ck_assert_int_eq(st.mode, 04754);
+	ck_assert_str_eq(st.owner, "root");
+	ck_assert_str_eq(st.group, "messagebus");
+	ms_analysis_release(&a);
+}
+END_TEST
+
+/* polkitd 122-3: a function that chowns and chmods, called with arguments. */
+static const char polkit_postinst[] =
+	"set -e\nset_perms() {\n    USER=$1\n    GROUP=$2\n    MODE=$3\n    FILE=$4\n"
+	"    if ! dpkg-statoverride --list \"$FILE\" > /dev/null 2>&1; then\n"
+	"        chown \"$USER:$GROUP\" \"$FILE\"\n        chmod \"$MODE\" \"$FILE\"\n    fi\n}\n"
+	"case \"$1\" in\n    configure)\n"
+	"        if ! getent passwd polkitd >/dev/null; then\n            user_changed=yes\n"
+	"        else\n            user_changed=\n        fi\n"
+	"        set_perms polkitd root 700 /var/lib/polkit-1\n"
+	"        set_perms root root 4755 /usr/lib/polkit-1/polkit-agent-helper-1\n"
+	"    ;;\n    abort-upgrade|abort-remove|abort-deconfigure)\n    ;;\n"
+	"    *)\n        echo \"postinst called with unknown argument \\`$1'\" >&2\n        exit 1\n"
+	"    ;;\nesac\nexit 0\n";
+
+START_TEST(test_ms_polkit)
+{
+	struct ms_analysis a = analyse(polkit_postinst);
+	struct ms_state st = state_after(&a, "/usr/lib/polkit-1/polkit-agent-helper-1", 0755,
+					 MS_SCENARIO_FAILS);
+
+	ck_assert_uint_eq(a.n, 4);
+	ck_assert_int_eq(st.mode, 04755);
+	ck_assert_str_eq(st.owner, "root");
+	ms_analysis_release(&a);
+}
+END_TEST
+
+/* fping 5.1-1: setcap, and a statoverride only when it fails. */
+static const char fping_postinst[] =
+	"case \"$1\" in\n    (configure)\n"
+	"        if [ \"$(uname -s)\" = \"Linux\" ]; then\n"
+	"            if ! setcap cap_net_raw+ep /usr/bin/fping; then\n"
+	"                if dpkg-statoverride --list /usr/bin/fping > /dev/null; then\n"
+	"                    if dpkg-statoverride --list /usr/bin/fping | fgrep -q 4755; then\n"
+	"                        echo already 1>&2\n                    else\n"
+	"                        echo exists 1>&2\n                    fi\n"
+	"               else\n"
+	"                    dpkg-statoverride --update --add root root 4755 /usr/bin/fping\n"
+	"                fi\n            fi\n        fi\n    ;;\n"
+	"    (abort-upgrade|abort-remove|abort-deconfigure)\n        exit 0\n    ;;\nesac\n";
+
+START_TEST(test_ms_fping)
+{
+	struct ms_analysis a = analyse(fping_postinst);
+	struct ms_state ok = state_after(&a, "/usr/bin/fping", 0755, MS_SCENARIO_WORKS);
+	struct ms_state fails = state_after(&a, "/usr/bin/fping", 0755, MS_SCENARIO_FAILS);
+
+	ck_assert(ok.has_caps && ok.mode == 0755);
+	ck_assert(!fails.has_caps && fails.mode == 04755);
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_ms_forms)
+{
+	/* ||, &&, for, globs, chgrp, setcap -r, unknown names, an rpm-style $1 */
+	static const char text[] =
+		"chmod 4755 /bin/fusermount3 || true\n"
+		"setcap cap_net_raw+ep /usr/bin/a && chmod u-s /usr/bin/a || chmod u+s /usr/bin/a\n"
+		"for f in /usr/bin/b /usr/bin/c; do chgrp -R games \"$f\"; chmod g+s $f; done\n"
+		"chmod u+s /usr/lib/foo/*\n"
+		"setcap -r /usr/bin/d\n"
+		"chmod u+s \"$(some-command)\"\n"
+		"X=`dpkg-divert --truename /usr/bin/e`; chmod 04711 \"$X\"\n"
+		"if [ -e /etc/something ]; then chmod u+s /usr/bin/f; fi\n"
+		"cat <<EOF\nchmod u+s /not/a/command\nEOF\n"
+		"chown daemon:daemon /usr/bin/at; chmod 6755 /usr/bin/at\n";
+	struct ms_analysis a = analyse(text);
+	struct ms_state st;
+	bool glob = false, cond = false;
+
+	st = state_after(&a, "/usr/bin/a", 04755, MS_SCENARIO_WORKS);
+	ck_assert_int_eq(st.mode, 0755);
+	st = state_after(&a, "/usr/bin/a", 0755, MS_SCENARIO_FAILS);
+	ck_assert_int_eq(st.mode, 04755);
+	st = state_after(&a, "/usr/bin/c", 0755, MS_SCENARIO_WORKS);
+	ck_assert_int_eq(st.mode, 02755);
+	ck_assert_str_eq(st.group, "games");
+	st = state_after(&a, "/usr/bin/e", 0755, MS_SCENARIO_WORKS);
+	ck_assert_int_eq(st.mode, 04711);
+	st = state_after(&a, "/usr/bin/at", 0755, MS_SCENARIO_WORKS);
+	ck_assert_int_eq(st.mode, 06755);
+	ck_assert_str_eq(st.owner, "daemon");
+	st = state_after(&a, "/not/a/command", 0755, MS_SCENARIO_WORKS);
+	ck_assert_int_eq(st.mode, 0755);
+	for (size_t i = 0; i < a.n; i++) {
+		if (strcmp(a.v[i].path, "/usr/lib/foo/*") == 0)
+			glob = a.v[i].glob;
+		if (strcmp(a.v[i].path, "/usr/bin/f") == 0)
+			cond = a.v[i].conditional;
+	}
+	ck_assert(glob);
+	ck_assert(cond);
+	ck_assert_uint_eq(a.n_notes, 1);
+	ck_assert_ptr_nonnull(strstr(a.notes[0], "postinst:6:"));
+	ck_assert_ptr_nonnull(strstr(a.notes[0], "cannot tell which file"));
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_ms_hostile)
+{
+	struct ms_context ctx = { configure, 2, NULL };
+	struct ms_analysis a = { 0 };
+	static const char *const bad[] = {
+		"if true; then\n", "echo \"unterminated\n", "f() { f; }; f\n",
+		"while true; do chmod u+s /x; done\n", "$(((((\n", "case x in\n",
+		"cat <<EOF\nno end\n",
+	};
+	char *deep;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(maintscript_analyse("postinst", bad[i], strlen(bad[i]), &ctx, &a), 0);
+	}
+	/* Syntax errors are notes; the recursive function and the loop terminate. */
+	ck_assert_uint_ge(a.n_notes, 5);
+	/* Nesting beyond the limit is refused, not a stack overflow. */
+	deep = malloc(100000);
+	for (int i = 0; i < 20000; i++)
+		n += (size_t)sprintf(deep + n, "$(");
+	ck_assert_int_eq(maintscript_analyse("postinst", deep, n, &ctx, &a), 0);
+	ck_assert_ptr_nonnull(strstr(a.notes[a.n_notes - 1], "nested more than"));
+	free(deep);
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_ms_chmod)
+{
+	static const struct {
+		const char *spec;
+		uint32_t from, to;
+		bool dir;
+	} cases[] = {
+		{ "u+s", 0755, 04755, false }, { "+s", 0755, 06755, false },
+		{ "g+s", 0755, 02755, false }, { "u-s", 06755, 02755, false },
+		{ "4755", 0644, 04755, false }, { "04754", 0, 04754, false },
+		{ "755", 04755, 0755, false }, { "755", 02755, 02755, true },
+		{ "a=rx,u+w", 07777, 0755, false }, { "u=rwxs,g=rx,o=r", 0, 04754, false },
+		{ "go-w", 0777, 0755, false }, { "+x", 0600, 0711, false },
+		{ "o=u", 0700, 0707, false }, { "a+X", 0644, 0644, false },
+		{ "a+X", 0744, 0755, false }, { "=", 04755, 0, false },
+	};
+	static const char *const bad[] = { "", "z+s", "u", "u+s,", "99999", "8", "u+q" };
+	uint32_t m;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(ms_chmod(cases[i].spec, cases[i].from, cases[i].dir, &m) == 0, "%s",
+			      cases[i].spec);
+		ck_assert_msg(m == cases[i].to, "chmod %s %o: %o, want %o", cases[i].spec,
+			      cases[i].from, m, cases[i].to);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(ms_chmod(bad[i], 0755, false, &m) == -EINVAL, "%s", bad[i]);
+}
+END_TEST
+
+START_TEST(test_ms_chown_clears)
+{
+	char root[] = "root", shadow[] = "shadow";
+	struct ms_action chown = { .kind = MS_CHOWN, .owner = root, .group = shadow };
+	struct ms_state st = { .mode = 06755, .owner = "root", .group = "root", .has_caps = true };
+
+	ck_assert_int_eq(ms_apply(&chown, false, &st), 0);
+	ck_assert_int_eq(st.mode, 0755);
+	ck_assert(!st.has_caps);
+	ck_assert_str_eq(st.group, "shadow");
+	st.mode = 02745;        /* setgid without group execute survives */
+	ck_assert_int_eq(ms_apply(&chown, false, &st), 0);
+	ck_assert_int_eq(st.mode, 02745);
+}
+END_TEST
+
+Suite *pkg_suite(void)
+{
+	Suite *s = suite_create("pkg");
+	TCase *tc = tcase_create("members");
+	TCase *st = tcase_create("stage");
+	TCase *ms = tcase_create("maintscript");
+
+	tcase_add_test(tc, test_member_path);
+	tcase_add_test(tc, test_memberset);
+	tcase_add_test(tc, test_memberset_resolve);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(st, stage_setup, stage_teardown);
+	tcase_add_test(st, test_stage_contains);
+	tcase_add_test(st, test_stage_limits);
+	tcase_add_test(st, test_stage_share);
+	suite_add_tcase(s, st);
+	tcase_set_timeout(ms, 30);
+	tcase_add_test(ms, test_ms_ping);
+	tcase_add_test(ms, test_ms_dbus);
+	tcase_add_test(ms, test_ms_polkit);
+	tcase_add_test(ms, test_ms_fping);
+	tcase_add_test(ms, test_ms_forms);
+	tcase_add_test(ms, test_ms_hostile);
+	tcase_add_test(ms, test_ms_chmod);
+	tcase_add_test(ms, test_ms_chown_clears);
+	suite_add_tcase(s, ms);
+	return s;
+}
