@@ -487,6 +487,14 @@ int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const c
 	return 0;
 }
 
+/* A target that could not be read, named as the user can find it (shown_path()). */
+static void warn_unreadable(const struct target *t)
+{
+	_cleanup_free_ char *shown = shown_path(t->source);
+
+	log_error("cannot read '%s': %s, skipping", shown ? shown : t->source, t->error);
+}
+
 /*
  * The report's entry for target @i (@ts) and the origins of its files, which go into @v and
  * @origins from *@k on.  Returns 0 or -ENOMEM.
@@ -637,7 +645,7 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	for (size_t i = 0; i < n; i++) {
 		if (ts[i].t->error) {
 			failed++;
-			log_error("cannot read '%s': %s, skipping", ts[i].t->source, ts[i].t->error);
+			warn_unreadable(ts[i].t);
 		}
 		if (fill_target(&ts[i], i, &at[i], v, origins, &k) < 0) {
 			log_error("out of memory");

@@ -317,6 +317,37 @@ def test_from_dir_and_shards(ctx):
               f"{shards[0]} != {shards[1]}")
 
 
+def test_relative_paths(ctx):
+    """Packages and --from-dir given by relative names are named in messages with the
+    directory they are relative to, as typed; the report keeps the names as given."""
+    d = ctx.tree("relative")
+    elf = b"\x7fELF" + b"\0" * 60
+    mk.write(os.path.join(d, "good.deb"),
+             mk.deb_bytes(data=[mk.entry("./usr/bin/prog", mode=0o4755, data=elf)]))
+    mk.write(os.path.join(d, "bad.deb"), b"not a package")
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--format", "json", "good.deb", "bad.deb",
+                            "missing.deb"], cwd=d)
+    ctx.check("files: exit 3", rc == 3, f"{rc} {err!r}")
+    for name in ("bad.deb", "missing.deb"):
+        ctx.check(f"files: {name} named in full",
+                  f"cannot read '{os.path.join(d, name)}': ".encode() in err, repr(err))
+    ctx.check("files: the report names them as given",
+              sorted(t["source"] for t in json.loads(out)["targets"]) ==
+              ["bad.deb", "good.deb", "missing.deb"], out[:300])
+    os.makedirs(os.path.join(d, "pool", "sub"))
+    shutil.copy(os.path.join(d, "bad.deb"), os.path.join(d, "pool", "sub"))
+    os.symlink(os.path.join(d, "good.deb"), os.path.join(d, "pool", "link.deb"))
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--from-dir", "./pool/"], cwd=d)
+    ctx.check("from-dir: exit 3", rc == 3, f"{rc} {err!r}")
+    ctx.check("from-dir: the package named in full",
+              f"cannot read '{d}/pool/sub/bad.deb': ".encode() in err, repr(err))
+    ctx.check("from-dir: the directory named in full",
+              f"1 symbolic link below '{d}/pool/' not followed".encode() in err, repr(err))
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--from-dir", "nopool"], cwd=d)
+    ctx.check("from-dir missing: exit 2, named in full", rc == 2 and
+              f"cannot open '{d}/nopool': No such file".encode() in err, f"{rc} {err!r}")
+
+
 def hostile_debs(root, outside):
     """Packages that try to escape, lie or explode; each must be refused on its own."""
     elf = b"\x7fELF" + b"\0" * 60
@@ -414,7 +445,8 @@ def test_usage(ctx):
         ctx.check(f"usage {args}", rc == 2 and text in err and out == b"", f"{rc} {err!r}")
 
 
-TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_hostile, test_usage]
+TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
+         test_hostile, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
