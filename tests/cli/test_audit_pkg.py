@@ -19,6 +19,7 @@ import sys
 
 import mkarchive as mk
 import s2ctest
+import test_audit
 from s2ctest import SKIP
 
 KERNEL = ["--kernel", "6.1"]
@@ -348,6 +349,29 @@ def test_relative_paths(ctx):
               f"cannot open '{d}/nopool': No such file".encode() in err, f"{rc} {err!r}")
 
 
+def test_nothing_found(ctx):
+    """--from-dir below which there is no package (or a shard that gets none): a report of
+    no packages in every format, exit 0, that report merge takes like any other."""
+    empty = ctx.tree("nopackages")
+    mk.write(os.path.join(empty, "README"), b"not a package")
+    for fmt in ("text", "json", "markdown", "html", "sarif"):
+        rc, out, err = audit(ctx, "--format", fmt, "--from-dir", empty)
+        ctx.check(f"{fmt}: exit 0", rc == 0 and out, f"{rc} {err!r}")
+        if fmt == "json":
+            validate(ctx, "json: valid", out)
+            doc = json.loads(out)
+            ctx.check("json: no packages", doc["targets"] == [] and doc["files"] == [],
+                      out[:300])
+            report = mk.write(os.path.join(empty, "shard.json"), out)
+        elif fmt == "sarif":
+            test_audit.validate_sarif(ctx, "sarif: valid", out)
+        elif fmt == "text":
+            ctx.check("text: says so", b"PACKAGES: 0, 0 with privileged files" in out, out)
+    rc, out, err = ctx.run(["report", "merge", "--format", "json", report])
+    ctx.check("merge: taken", rc == 0 and json.loads(out)["summary"]["reports"] == 1,
+              f"{rc} {err!r}")
+
+
 def hostile_debs(root, outside):
     """Packages that try to escape, lie or explode; each must be refused on its own."""
     elf = b"\x7fELF" + b"\0" * 60
@@ -446,7 +470,7 @@ def test_usage(ctx):
 
 
 TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
-         test_hostile, test_usage]
+         test_nothing_found, test_hostile, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
