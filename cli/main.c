@@ -61,7 +61,7 @@
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model and JSON; planload: the strict loader
  *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, Debian postinst, openSUSE permissions
+ *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
  *           journal   write-ahead journal (sealed JSON lines)
  *           state     root-only state directory, state.json for verify
  *           preflight per-filesystem checks before any change
@@ -216,7 +216,7 @@ static const struct cmd commands[] = {
 	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
-	  "[--format json|sh|rpm|deb|permissions] "
+	  "[--format json|sh|rpm|deb|deb-postrm|permissions] "
 	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
 	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },

@@ -50,7 +50,9 @@ const char *apply_event_id(enum apply_event e)
 
 struct run {
 	int rootfd;
+	const char *root;             /* as the user named it, for messages */
 	int statefd, jdirfd;
+	char *sdir, *jdir;            /* the state and journal directories as messages name them */
 	struct journal *j;
 	struct state *state;
 	struct preflight pf;
@@ -70,6 +72,8 @@ static void run_release(struct run *run)
 		(void)close(run->statefd);
 	if (run->jdirfd >= 0)
 		(void)close(run->jdirfd);
+	free(run->sdir);
+	free(run->jdir);
 }
 
 /*
@@ -154,17 +158,30 @@ static bool selected(const char *const *only, const char *path)
 	return false;
 }
 
-/* Open the state directory and take its lock for the whole run. */
+/*
+ * Open the state directory (with @create, make what is missing of it) and take its lock for
+ * the whole run.  -ENOENT when nothing was ever applied here.
+ */
 static int open_state(struct run *run, bool create, bool trusted, struct s2c_error *err)
 {
-	int r = statedir_open(run->rootfd, create, trusted, &run->statefd, &run->jdirfd, err);
+	int r;
 
+	run->sdir = statedir_shown(run->root, NULL);
+	run->jdir = statedir_shown(run->root, JOURNAL_DIR);
+	if (!run->sdir || !run->jdir)
+		return -ENOMEM;
+	r = statedir_open(run->rootfd, run->root, create, trusted, &run->statefd, &run->jdirfd, err);
+	if (r == -ENOENT && !create)
+		return s2c_error_set(err, -ENOENT, "nothing was ever applied here: no state "
+				     "directory '%s'", run->sdir);
 	if (r < 0)
 		return r;
 	if (run->jdirfd < 0)
-		return s2c_error_set(err, -ENOENT, "no journal directory: nothing was ever applied here");
+		return s2c_error_set(err, -ENOENT, "nothing was ever applied here: no journal "
+				     "directory '%s'", run->jdir);
 	if (flock(run->statefd, LOCK_EX | LOCK_NB) < 0)
-		return s2c_error_errno(err, -errno, "another apply, rollback or verify is running");
+		return s2c_error_errno(err, -errno, "another apply, rollback or verify is running "
+				       "on '%s'", run->sdir);
 	return 0;
 }
 
@@ -329,7 +346,7 @@ static int recover(struct run *run, struct s2c_error *err)
 	for (size_t k = 0; r >= 0 && names[k]; k++) {
 		_cleanup_(journal_freep) struct journal *j = NULL;
 
-		r = journal_open(run->jdirfd, names[k], true, true, &j, err);
+		r = journal_open(run->jdirfd, run->jdir, names[k], true, true, &j, err);
 		if (r < 0)
 			break;
 		if (j->ended)
@@ -401,7 +418,7 @@ static int record_state(struct run *run, const struct plan_entry *pe, const stru
 	memcpy(se.sha256, id->sha256, sizeof(se.sha256));
 	r = state_put(run->state, &se);
 	if (r == 0)
-		r = state_save(run->statefd, run->state, err);
+		r = state_save(run->statefd, run->sdir, run->state, err);
 	fault_point(run, "state");
 	return r;
 }
@@ -616,8 +633,9 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 
 int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2c_error *err)
 {
-	struct run run = { .rootfd = o->rootfd, .statefd = -1, .jdirfd = -1, .fault = o->fault,
-			   .report = o->report, .userdata = o->userdata, .res = ret };
+	struct run run = { .rootfd = o->rootfd, .root = o->plan->root, .statefd = -1, .jdirfd = -1,
+			   .fault = o->fault, .report = o->report, .userdata = o->userdata,
+			   .res = ret };
 	const struct plan *p = o->plan;
 	bool any = false;
 	int r;
@@ -629,11 +647,11 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 		any |= p->v[i].change && selected(o->only, p->v[i].path);
 	r = open_state(&run, true, o->trusted, err);
 	if (r == 0)
-		r = state_load(run.statefd, p->root, o->trusted, &run.state, err);
+		r = state_load(run.statefd, run.sdir, p->root, o->trusted, &run.state, err);
 	if (r == 0)
 		r = recover(&run, err);
 	if (r == 0 && any) {
-		r = journal_create(run.jdirfd, p->root, o->plan_sha256,
+		r = journal_create(run.jdirfd, run.jdir, p->root, o->plan_sha256,
 				   o->allow_root_equivalent ? JOURNAL_ROOT_EQUIVALENT : 0, &run.j, err);
 		if (r == 0)
 			(void)snprintf(ret->journal, sizeof(ret->journal), "%s", run.j->name);
@@ -647,24 +665,22 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 	return r;
 }
 
-int apply_recover(int rootfd, bool trusted, apply_report_fn fn, void *userdata,
-		  struct apply_result *ret, struct s2c_error *err)
+int apply_recover(int rootfd, const char *root, bool trusted, apply_report_fn fn,
+		  void *userdata, struct apply_result *ret, struct s2c_error *err)
 {
-	struct run run = { .rootfd = rootfd, .statefd = -1, .jdirfd = -1, .report = fn,
-			   .userdata = userdata, .res = ret };
+	struct run run = { .rootfd = rootfd, .root = root, .statefd = -1, .jdirfd = -1,
+			   .report = fn, .userdata = userdata, .res = ret };
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	r = statedir_open(rootfd, false, trusted, &run.statefd, &run.jdirfd, err);
-	if (r == -ENOENT || (r == 0 && run.jdirfd < 0)) {
+	r = open_state(&run, false, trusted, err);
+	if (r == -ENOENT) {
 		s2c_error_clear(err);
 		run_release(&run);
 		return 0;       /* nothing was ever applied here */
 	}
-	if (r == 0 && flock(run.statefd, LOCK_EX | LOCK_NB) < 0)
-		r = s2c_error_errno(err, -errno, "another apply, rollback or verify is running");
 	if (r == 0)
-		r = state_load(run.statefd, "/", trusted, &run.state, err);
+		r = state_load(run.statefd, run.sdir, "/", trusted, &run.state, err);
 	if (r == 0)
 		r = recover(&run, err);
 	run_release(&run);
@@ -704,7 +720,7 @@ static int latest_undoable(struct run *run, bool trusted, char **ret, struct s2c
 		_cleanup_(journal_freep) struct journal *j = NULL;
 		bool any = false;
 
-		r = journal_open(run->jdirfd, names[i], trusted, false, &j, err);
+		r = journal_open(run->jdirfd, run->jdir, names[i], trusted, false, &j, err);
 		for (size_t k = 0; r == 0 && k < j->n && !any; k++)
 			any = undoable(&j->v[k]);
 		if (r == 0 && any)
@@ -719,8 +735,9 @@ static int latest_undoable(struct run *run, bool trusted, char **ret, struct s2c
 
 int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err)
 {
-	struct run run = { .rootfd = o->rootfd, .statefd = -1, .jdirfd = -1, .fault = o->fault,
-			   .report = o->report, .userdata = o->userdata, .res = ret };
+	struct run run = { .rootfd = o->rootfd, .root = o->root, .statefd = -1, .jdirfd = -1,
+			   .fault = o->fault, .report = o->report, .userdata = o->userdata,
+			   .res = ret };
 	_cleanup_free_ char *latest = NULL;
 	const char *name = o->journal;
 	int r;
@@ -736,9 +753,9 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 		}
 	}
 	if (r == 0)
-		r = state_load(run.statefd, "/", o->trusted, &run.state, err);
+		r = state_load(run.statefd, run.sdir, "/", o->trusted, &run.state, err);
 	if (r == 0)
-		r = journal_open(run.jdirfd, name, o->trusted, true, &run.j, err);
+		r = journal_open(run.jdirfd, run.jdir, name, o->trusted, true, &run.j, err);
 	if (r == 0)
 		(void)snprintf(ret->journal, sizeof(ret->journal), "%s", run.j->name);
 	for (size_t i = run.j ? run.j->n : 0; r == 0 && i-- > 0;) {
@@ -753,7 +770,7 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 			struct state_entry *se = state_find(run.state, e->path);
 			if (se && se->journal && s2c_streq(se->journal, run.j->name)) {
 				state_remove(run.state, e->path);
-				r = state_save(run.statefd, run.state, err);
+				r = state_save(run.statefd, run.sdir, run.state, err);
 			} else {
 				r = 0;
 			}
@@ -782,15 +799,19 @@ static void journal_infop_free(struct journal_info **v)
 	free(*v);
 }
 
-int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *ret_n,
-		  struct s2c_error *err)
+int journal_infos(int rootfd, const char *root, bool trusted, struct journal_info **ret,
+		  size_t *ret_n, struct s2c_error *err)
 {
-	struct run run = { .rootfd = rootfd, .statefd = -1, .jdirfd = -1 };
+	struct run run = { .rootfd = rootfd, .root = root, .statefd = -1, .jdirfd = -1 };
 	_cleanup_(journal_infop_free) struct journal_info *v = NULL;
 	_cleanup_(strv_freep) char **names = NULL;
 	size_t n = 0, k = 0;
-	int r = statedir_open(rootfd, false, trusted, &run.statefd, &run.jdirfd, err);
+	int r = -ENOMEM;
 
+	run.sdir = statedir_shown(root, NULL);
+	run.jdir = statedir_shown(root, JOURNAL_DIR);
+	if (run.sdir && run.jdir)
+		r = statedir_open(rootfd, root, false, trusted, &run.statefd, &run.jdirfd, err);
 	if (r == -ENOENT || (r == 0 && run.jdirfd < 0)) {
 		s2c_error_clear(err);
 		run_release(&run);
@@ -809,7 +830,7 @@ int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *r
 		_cleanup_(journal_freep) struct journal *j = NULL;
 		struct journal_info *in = &v[k];
 
-		r = journal_open(run.jdirfd, names[k], trusted, false, &j, err);
+		r = journal_open(run.jdirfd, run.jdir, names[k], trusted, false, &j, err);
 		if (r < 0)
 			break;
 		in->name = strdup(names[k]);
