@@ -7,7 +7,6 @@
  * line per file, "./usr/bin/ping time=… mode=4755 size=… sha256digest=…",
  * names with special characters written as \ooo octal escapes).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,8 +15,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dirlist.h"
 #include "pkgdb-backend.h"
 #include "resolve.h"
+#include "util.h"
 #include "common.h"
 
 /* Longest mtree line read; longer ones are skipped. */
@@ -163,22 +164,16 @@ static int read_package(int localfd, const char *name, struct pkgdb_query *q, bo
 int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q)
 {
 	_cleanup_free_ bool *mine = calloc(q->n ? q->n : 1, sizeof(*mine));
-	_cleanup_closedir_ DIR *dir = NULL;
-	struct dirent *de;
-	int fd, r = 0;
+	_cleanup_(strv_freep) char **names = NULL;
+	_cleanup_close_ int fd = -1;
+	int r = 0;
 
 	if (!mine)
 		return -ENOMEM;
 	fd = resolve_open(rootfd, "/var/lib/pacman/local", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
+	if (fd < 0 || dirlist(fd, "*", 0, &names) < 0)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		(void)close(fd);
-		return 0;
-	}
-	while (r == 0 && (de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			r = read_package(dirfd(dir), de->d_name, q, mine);
+	for (size_t k = 0; r == 0 && names[k]; k++)
+		r = read_package(fd, names[k], q, mine);
 	return r;
 }
