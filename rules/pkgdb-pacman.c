@@ -48,23 +48,6 @@ static int desc_value(int dfd, const char *key, char *out, size_t size)
 	return 0;
 }
 
-/* mtree(5) \ooo escapes, in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
 static void gzclosep(gzFile *g)
 {
 	if (*g)
@@ -103,7 +86,7 @@ static int read_mtree(int dfd, struct pkgdb_query *q, const bool *mine)
 		if (strncmp(line, "./", 2) != 0 || !(sp = strchr(line, ' ')))
 			continue;
 		*sp = '\0';
-		unescape(line);
+		unescape_octal(line);
 		i = pkgdb_query_find(q, line + 1, strlen(line + 1), false);
 		if (i < 0 || !mine[i])
 			continue;

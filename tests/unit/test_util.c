@@ -246,6 +246,19 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* mountinfo and mtree escapes: \ooo up to \377; anything else stays as it is. */
+START_TEST(test_unescape_octal)
+{
+	char a[] = "/mnt/with\\040space\\011tab\\134";
+	char b[] = "no\\escape\\9\\40\\400";
+
+	unescape_octal(a);
+	ck_assert_str_eq(a, "/mnt/with space\ttab\\");
+	unescape_octal(b);
+	ck_assert_str_eq(b, "no\\escape\\9\\40\\400");
+}
+END_TEST
+
 /* Sorted names; a glob with FNM_PERIOD; NULL lists every name but "." and "..". */
 START_TEST(test_dirlist)
 {
@@ -319,6 +332,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_tri);
 	tcase_add_test(tc, test_dirlist);
+	tcase_add_test(tc, test_unescape_octal);
 	suite_add_tcase(s, tc);
 	return s;
 }
