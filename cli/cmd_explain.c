@@ -12,7 +12,6 @@
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
-#include "resolve.h"
 #include "jsonout.h"
 #include "learned.h"
 #include "learnout.h"
@@ -80,9 +79,9 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	learned_free(learned, ds.n);
 	for (int i = first; i < argc; i++) {
 		bool found = false;
-		_cleanup_free_ char *norm = resolve_normalise(argv[i]);
-		const struct skip_entry *sk = norm ? scan_result_skipped(res, norm) : NULL;
-		for (size_t j = 0; norm && j < res->n && !found; j++)
+		const char *norm = s.operands[i - first];
+		const struct skip_entry *sk = scan_result_skipped(res, norm);
+		for (size_t j = 0; j < res->n && !found; j++)
 			found = strcmp(res->v[j]->path, norm) == 0;
 		if (!found && sk && skip_reason_is_other_root(sk->reason))
 			log_notice("'%s' was not looked at: '%s' is another system's (%s); explain it "
