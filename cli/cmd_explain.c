@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 #include "cli.h"
@@ -18,6 +19,7 @@
 #include "scan.h"
 #include "scanargs.h"
 #include "skip.h"
+#include "term.h"
 #include "common.h"
 
 static const char intro[] =
@@ -36,12 +38,13 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 		OPT_TABLE(s.opts),
 		OPT_TABLE(db.opts),
 		OPT_CHOICE("format", &format, formats, "FMT", "text (default) or json"),
+		TERM_OPT_COLOR,
 		OPT_END(),
 	};
 	struct scan_result *res = NULL;
 	struct decisions ds;
 	struct learn_record **learned = NULL;
-	bool json;
+	bool json, color;
 	int r, ex, first;
 
 	scanargs_init(&s, ctx, 0);
@@ -50,6 +53,7 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	if (first <= 0)
 		return -first;
 	json = format == 1;
+	color = term_color(STDOUT_FILENO);
 	if (scanargs_finish(&s, argc, argv, first, "explain"))
 		return S2C_EXIT_USAGE;
 	ex = decide_scan(&db, &s, ctx, &res, &ds);
@@ -71,9 +75,9 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 		for (size_t i = 0; i < ds.n && r == 0; i++) {
 			if (i)
 				(void)fputc('\n', stdout);
-			r = decisionout_explain(ds.v[i], ctx->color, stdout);
+			r = decisionout_explain(ds.v[i], color, stdout);
 			if (r == 0 && learned && learned[i])
-				r = learnout_explain(learned[i], ds.v[i], ctx->color, stdout);
+				r = learnout_explain(learned[i], ds.v[i], color, stdout);
 		}
 	}
 	learned_free(learned, ds.n);
