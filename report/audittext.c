@@ -85,6 +85,37 @@ static void wrap(FILE *out, const char *color, const char *lead, const char *tex
 	(void)fputc('\n', out);
 }
 
+/*
+ * Write the words of @text (already escaped), each after a space, on a line
+ * that has @col columns already; one that would pass @width starts a new line
+ * indented @indent.  Then end the line.
+ */
+static void words_from(FILE *out, const char *text, size_t col, size_t indent, unsigned width)
+{
+	for (const char *p = text; *p;) {
+		const char *w = p;
+		size_t len, wlen;
+
+		while (*p && *p != ' ')
+			p++;
+		len = (size_t)(p - w);
+		wlen = width_n(w, len);
+		if (col > indent && col + 1 + wlen > width) {
+			(void)fputc('\n', out);
+			pad(out, 0, indent);
+			col = indent;
+		} else {
+			(void)fputc(' ', out);
+			col++;
+		}
+		(void)fwrite(w, 1, len, out);
+		col += wlen;
+		while (*p == ' ')
+			p++;
+	}
+	(void)fputc('\n', out);
+}
+
 struct text_row {
 	char *path, *owner, *mode, *caps, *risk, *rule;
 };
@@ -442,7 +473,7 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 	for (size_t g = 0; g < S2C_ELEMENTSOF(text_order); g++) {
 		enum verdict v = text_order[g];
 		size_t n = s->verdicts[v];
-		_cleanup_free_ char *upper = strdup(verdict_name(v));
+		_cleanup_free_ char *upper = strdup(verdict_name(v)), *title = NULL;
 
 		if (n == 0)
 			continue;
@@ -450,11 +481,19 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 			return -ENOMEM;
 		for (char *c = upper; *c; c++)
 			*c = (char)(*c - 'a' + 'A');
-		(void)fprintf(out, "\n%s%s%s: %zu file%s", o->color ? audit_verdict_color(v) : "", upper,
-			      o->color ? C_RESET : "", n, n == 1 ? "" : "s");
 		if (v == VERDICT_MIGRATE || v == VERDICT_DROP)
-			(void)fprintf(out, " (%zu would change)", changes_in(a, v));
-		(void)fprintf(out, ", %s\n", group_title(v));
+			r = asprintf(&title, "%zu file%s (%zu would change), %s", n, n == 1 ? "" : "s",
+				     changes_in(a, v), group_title(v));
+		else
+			r = asprintf(&title, "%zu file%s, %s", n, n == 1 ? "" : "s", group_title(v));
+		if (r < 0) {
+			title = NULL;
+			return -ENOMEM;
+		}
+		/* "MIGRATE:" and the title, wrapped below the title's first word */
+		(void)fprintf(out, "\n%s%s%s:", o->color ? audit_verdict_color(v) : "", upper,
+			      o->color ? C_RESET : "");
+		words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
 		text_table_header(&l, out);
 		for (size_t i = 0; i < a->n; i++) {
 			if (a->v[i]->verdict != v)

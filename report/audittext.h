@@ -41,7 +41,8 @@ struct audittext_options {
  * important first (rule, owner:group, then capabilities), and each row shows
  * what they held on "label: value" lines of its own (none for "-"); the path
  * column narrows too.  A path is never cut: one wider than its column takes a
- * line of its own and the cells follow on the next.
+ * line of its own and the cells follow on the next.  A verdict's heading longer
+ * than the width (or AUDITTEXT_WRAP) is wrapped between words.
  *
  * With @o->quiet, only one summary line ("suid2cap audit of ROOT: N privileged
  * files: ..."), the INCOMPLETE line when parts could not be read, and the

@@ -328,6 +328,33 @@ static int narrow_table(const struct scan_result *r, const struct row *rows, uns
 	return ret;
 }
 
+/* The summary line, wrapped between words at @width (0: no limit), the rest indented. */
+static void summary_line(const char *line, unsigned width, FILE *out)
+{
+	size_t col = 0;
+
+	for (const char *p = line; *p;) {
+		const char *w = p;
+		size_t len;
+
+		while (*p && *p != ' ')
+			p++;
+		len = (size_t)(p - w);
+		if (width && col > 2 && col + 1 + len > width) {
+			(void)fputs("\n  ", out);
+			col = 2;
+		} else if (col) {
+			(void)fputc(' ', out);
+			col++;
+		}
+		(void)fwrite(w, 1, len, out);
+		col += len;
+		while (*p == ' ')
+			p++;
+	}
+	(void)fputc('\n', out);
+}
+
 static void wide_table(const struct scan_result *r, const struct row *rows,
 		       const struct widths *w, FILE *out)
 {
@@ -381,11 +408,17 @@ int scanout_text(const struct scan_result *r, const struct scanout_text_options 
 	if (ret < 0)
 		return ret;
 	if (!quiet) {
+		_cleanup_free_ char *line = NULL;
+
 		summary_counts(r, &suid_root, &suid_user, &sgid, &caps);
-		(void)fprintf(out, "%s%zu privileged file%s: %zu setuid root, %zu setuid to another "
-			      "user, %zu setgid, %zu with capabilities%s\n",
-			      r->n ? "\n" : "", r->n, r->n == 1 ? "" : "s", suid_root, suid_user, sgid,
-			      caps, r->warnings ? " (incomplete: see warnings)" : "");
+		if (asprintf(&line, "%zu privileged file%s: %zu setuid root, %zu setuid to another "
+			     "user, %zu setgid, %zu with capabilities%s", r->n, r->n == 1 ? "" : "s",
+			     suid_root, suid_user, sgid, caps,
+			     r->warnings ? " (incomplete: see warnings)" : "") < 0)
+			return -ENOMEM;
+		if (r->n)
+			(void)fputc('\n', out);
+		summary_line(line, width, out);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -37,7 +37,8 @@ struct scanout_text_options {
  * capabilities unless "-", the flags when the row has one beyond set-ID and
  * capabilities, which the other columns show).  A path is never cut: one
  * wider than its column takes a line of its own and the cells follow on the
- * next.  @o may be NULL (no limit, not quiet).
+ * next.  With a width, the summary line is wrapped between words too, the
+ * rest of it indented by two spaces.  @o may be NULL (no limit, not quiet).
  * Returns 0 or -EIO/-ENOMEM.
  */
 int scanout_text(const struct scan_result *r, const struct scanout_text_options *o, FILE *out);
