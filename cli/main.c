@@ -8,9 +8,15 @@
  *   walk ─► facts ─► classify ─► decide ─► plan ─► emit / apply ─► journal ─► verify
  *                                      └──────► report
  *
+ * Entry functions: scan_run() → walk_run(), facts_from_entry(), binary_read()
+ * → elfinfo_load_fd(), decide_all() → engine_decide(), plan_build(),
+ * emit_plan() / apply_run() (rollback_run()), journal_intent(), verify_entry().
+ *
  * common/   macro.h, cleanup.h (_cleanup_, TAKE_PTR), banned.h, error.[ch]
  *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping),
- *           trust.[ch] (root-owned, not writable by others: the one test)
+ *           trust.[ch] (root-owned, not writable by others: the one test),
+ *           tri.h (three-valued logic), dirlist.[ch] (sorted glob listing),
+ *           jsonout.[ch] (UTF-8-safe JSON strings)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
@@ -20,37 +26,54 @@
  *           skip      what a scan leaves out: other OS roots, container storage,
  *                     overlayfs layers, --exclude and the exclude file
  *           scan      one inventory: root, mounts, walk, facts, sorted
- *           elfinfo   ELF facts through libelf: imports, NEEDED (resolved), strings
+ *           capset    libcap wrapper: cleanup, cap_t to and from masks
+ *           binary    a candidate's content: SHA-256 and ELF facts, checked fd
+ *           elfinfo   ELF facts through libelf: kind, interpreter, .dynamic
+ *           elfread   inside it: bytes, libelf handle and errors, header, sections
+ *           elfsym    inside it: imported and exported symbols with versions
+ *           elflibs   inside it: NEEDED libraries resolved beneath the root (ldpath)
+ *           elfstrings  inside it: strings and versions in read-only data
  *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
  *           fileid    the one file identity and privilege state, one compare
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
- *           db        rules database: layered loading, validation, overlaps, hash
+ *           db        rules database: layered loading, duplicate ids, overlaps, hash
+ *           ruleparse one rule parsed and validated strictly
  *           lint      rules lint: risky migrations without accepted_risk
  *           glob      path globs and their intersection
  *           host      target facts: kernel, sysctl, os-release, package of a file
  *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
  *           privcheck the privilege order: never more than the file has
- *           engine    the decision: verdict, caps, risk, evidence, warnings
- * report/   jsonout   JSON helpers (UTF-8-safe paths), facts as JSON
+ *           decide    decide_all(): every candidate of a scan
+ *           engine    engine_decide(): verdict, caps, state after, risk, warnings
+ *           decision  building a decision: reason, warnings, evidence, caps
+ *           evidence  ELF evidence: imports, libraries, strings; the proposal
+ *           conditions  a rule's `when` on the target, one function per clause
+ *           identify  look-alike programs: identify blocks, agreeing rules, ties
+ * report/   factsjson facts as JSON
  *           scanout   `scan` text table and JSON
  *           decisionout  decision as JSON, explain text
- *           auditout  audit model (finding ids), text and JSON reports
+ *           audit     audit model: findings (ids), summary, the rows of the file table
+ *           audittext, auditjson  the text and JSON audit reports
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
  *                     JSON; the file state object plans share
  *           (ldpath in scanner/: library search path under a root)
- * plan/     plan      plan model and JSON; planload: the strict loader
+ * plan/     plan      plan model; planjson: its JSON; plancheck: against a fresh
+ *                     decision and the order of privilege
+ *           planload, planentry  the strict loader, one entry at a time
  *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, Debian postinst, openSUSE permissions
+ *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
  *           journal   write-ahead journal (sealed JSON lines)
  *           state     root-only state directory, state.json for verify
  *           preflight per-filesystem checks before any change
  *           fileop    safe open, exact state, the never-neither write order
  *           parents   plan and migrate hold back what fileop would refuse
  *           smoke     smoke tests as nobody through the checked fd
- *           apply     apply, rollback, crash recovery
+ *           apply     the forward path of apply (applyrun: one run's state,
+ *                     journal, crash points, reports)
+ *           restore   rollback, crash recovery, the journal list
  *           hook      dpkg/apt/dnf hooks running verify --fix
  *           verify    drift: same content, an update, or tampering
  * learn/    run       a command in its own PID namespace as a user with candidate caps
@@ -201,7 +224,7 @@ static const struct cmd commands[] = {
 	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
-	  "[--format json|sh|rpm|deb|permissions] "
+	  "[--format json|sh|rpm|deb|deb-postrm|permissions] "
 	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
 	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },

@@ -301,16 +301,22 @@ int strv_push(char ***v, size_t *n, char *s)
 	return 0;
 }
 
+char *strdup_vprintf(const char *format, va_list ap)
+{
+	char *s = NULL;
+
+	return vasprintf(&s, format, ap) < 0 ? NULL : s;
+}
+
 char *strdup_printf(const char *format, ...)
 {
 	va_list ap;
-	char *s = NULL;
-	int n;
+	char *s;
 
 	va_start(ap, format);
-	n = vasprintf(&s, format, ap);
+	s = strdup_vprintf(format, ap);
 	va_end(ap);
-	return n < 0 ? NULL : s;
+	return s;
 }
 
 void strv_freen(char **v, size_t n)

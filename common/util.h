@@ -6,6 +6,7 @@
 #ifndef S2C_COMMON_UTIL_H
 #define S2C_COMMON_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,6 +97,9 @@ int strv_push(char ***v, size_t *n, char *s);
 
 /** A new string formatted like printf(3), or NULL when memory ran out. */
 S2C_PRINTF(1, 2) char *strdup_printf(const char *format, ...);
+
+/** strdup_printf() with the arguments in @ap (consumed), for functions that pass theirs on. */
+S2C_PRINTF(1, 0) char *strdup_vprintf(const char *format, va_list ap);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free)
 

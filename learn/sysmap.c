@@ -385,16 +385,138 @@ static void xattr_name(pid_t pid, uint64_t addr, struct sysmap_call *c)
 		need(c, M(CAP_SYS_ADMIN), SYSMAP_EPERM);
 }
 
-static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+/*
+ * Syscalls whose capability does not depend on their arguments: the call
+ * needs it to succeed (@needs), or only a refusal points at it (the kernel
+ * may allow the call on other grounds: the caller's own file, process or
+ * namespace).
+ */
+struct fixed_rule {
+	long nr;
+	bool needs;
+	uint64_t caps;
+	unsigned refusals;
+};
+
+#define NEED(nr, caps, refusals) { nr, true, caps, refusals }
+#define EXPLAIN(nr, caps, refusals) { nr, false, caps, refusals }
+
+static const struct fixed_rule fixed_rules[] = {
+	/* scheduling */
+	EXPLAIN(SYS_sched_setparam, M(CAP_SYS_NICE), SYSMAP_EPERM),
+	EXPLAIN(SYS_sched_setaffinity, M(CAP_SYS_NICE), SYSMAP_EPERM),
+	/* ids and capabilities */
+	NEED(SYS_setgroups, M(CAP_SETGID), SYSMAP_EPERM),
+	EXPLAIN(SYS_capset, M(CAP_SETPCAP), SYSMAP_EPERM),
+	/* mounts, swap, host names, handles */
+	NEED(SYS_mount, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_umount2, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_pivot_root, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_swapon, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_swapoff, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_sethostname, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_setdomainname, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_fanotify_init, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_open_by_handle_at, M(CAP_DAC_READ_SEARCH), SYSMAP_EPERM),
+#ifdef SYS_fsopen
+	NEED(SYS_fsopen, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_fsmount, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_move_mount, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+#endif
+	EXPLAIN(SYS_setns, M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	NEED(SYS_chroot, M(CAP_SYS_CHROOT), SYSMAP_EPERM),
+	/* the machine */
+	NEED(SYS_reboot, M(CAP_SYS_BOOT), SYSMAP_EPERM),
+	NEED(SYS_kexec_load, M(CAP_SYS_BOOT), SYSMAP_EPERM),
+	NEED(SYS_kexec_file_load, M(CAP_SYS_BOOT), SYSMAP_EPERM),
+	NEED(SYS_init_module, M(CAP_SYS_MODULE), SYSMAP_EPERM),
+	NEED(SYS_finit_module, M(CAP_SYS_MODULE), SYSMAP_EPERM),
+	NEED(SYS_delete_module, M(CAP_SYS_MODULE), SYSMAP_EPERM),
+#ifdef SYS_iopl
+	NEED(SYS_iopl, M(CAP_SYS_RAWIO), SYSMAP_EPERM),
+	NEED(SYS_ioperm, M(CAP_SYS_RAWIO), SYSMAP_EPERM),
+#endif
+	NEED(SYS_acct, M(CAP_SYS_PACCT), SYSMAP_EPERM),
+	NEED(SYS_settimeofday, M(CAP_SYS_TIME), SYSMAP_EPERM),
+	NEED(SYS_clock_settime, M(CAP_SYS_TIME), SYSMAP_EPERM),
+	EXPLAIN(SYS_adjtimex, M(CAP_SYS_TIME), SYSMAP_EPERM),
+	EXPLAIN(SYS_clock_adjtime, M(CAP_SYS_TIME), SYSMAP_EPERM),
+	EXPLAIN(SYS_syslog, M(CAP_SYSLOG), SYSMAP_EPERM),
+	NEED(SYS_vhangup, M(CAP_SYS_TTY_CONFIG), SYSMAP_EPERM),
+	/* other processes */
+	EXPLAIN(SYS_kill, M(CAP_KILL), SYSMAP_EPERM),
+	EXPLAIN(SYS_tkill, M(CAP_KILL), SYSMAP_EPERM),
+	EXPLAIN(SYS_tgkill, M(CAP_KILL), SYSMAP_EPERM),
+	EXPLAIN(SYS_rt_sigqueueinfo, M(CAP_KILL), SYSMAP_EPERM),
+	EXPLAIN(SYS_process_vm_readv, M(CAP_SYS_PTRACE), SYSMAP_EPERM),
+	EXPLAIN(SYS_process_vm_writev, M(CAP_SYS_PTRACE), SYSMAP_EPERM),
+	/* other users' files */
+	EXPLAIN(SYS_fchown, M(CAP_CHOWN), SYSMAP_EPERM),
+	EXPLAIN(SYS_fchownat, M(CAP_CHOWN), SYSMAP_EPERM),
+#ifdef SYS_chown
+	EXPLAIN(SYS_chown, M(CAP_CHOWN), SYSMAP_EPERM),
+	EXPLAIN(SYS_lchown, M(CAP_CHOWN), SYSMAP_EPERM),
+#endif
+	EXPLAIN(SYS_fchmod, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_fchmodat, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_utimensat, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_unlinkat, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_renameat2, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_linkat, M(CAP_FOWNER), SYSMAP_EPERM),
+#ifdef SYS_chmod
+	EXPLAIN(SYS_chmod, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_utime, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_utimes, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_futimesat, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_unlink, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_rmdir, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_rename, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_renameat, M(CAP_FOWNER), SYSMAP_EPERM),
+	EXPLAIN(SYS_link, M(CAP_FOWNER), SYSMAP_EPERM),
+#endif
+	EXPLAIN(SYS_execve, M(CAP_DAC_OVERRIDE), SYSMAP_EACCES),
+	EXPLAIN(SYS_execveat, M(CAP_DAC_OVERRIDE), SYSMAP_EACCES),
+	/* BPF and performance monitoring */
+	EXPLAIN(SYS_bpf, M(CAP_BPF) | M(CAP_SYS_ADMIN), SYSMAP_EPERM),
+	EXPLAIN(SYS_perf_event_open, M(CAP_PERFMON), SYSMAP_EACCES | SYSMAP_EPERM),
+};
+
+#undef NEED
+#undef EXPLAIN
+
+/* The fixed rule of @nr into @c.  Returns true when there is one. */
+static bool apply_fixed_rule(long nr, struct sysmap_call *c)
+{
+	for (size_t i = 0; i < S2C_ELEMENTSOF(fixed_rules); i++) {
+		const struct fixed_rule *f = &fixed_rules[i];
+		if (f->nr != nr)
+			continue;
+		if (f->needs)
+			need(c, f->caps, f->refusals);
+		else
+			explain(c, f->caps, f->refusals);
+		return true;
+	}
+	return false;
+}
+
+/* Sockets: raw and packet sockets, ports below the unprivileged start, options. */
+static void socket_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
 {
 	switch (nr) {
 	case SYS_socket: sock_socket(a, c); break;
 	case SYS_bind: sock_bind(pid, a, c); break;
 	case SYS_setsockopt: sock_setsockopt(pid, a, c); break;
+	default: break;
+	}
+}
+
+/* Scheduling: real-time policies, lower nice values, real-time I/O priority. */
+static void sched_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+{
+	switch (nr) {
 	case SYS_sched_setscheduler: sched_setscheduler_(pid, a, c); break;
 	case SYS_sched_setattr: sched_setattr_(pid, a, c); break;
-	case SYS_sched_setparam: explain(c, M(CAP_SYS_NICE), SYSMAP_EPERM); break;
-	case SYS_sched_setaffinity: explain(c, M(CAP_SYS_NICE), SYSMAP_EPERM); break;
 	case SYS_setpriority:
 		if (a[0] == PRIO_PROCESS && (a[1] == 0 || a[1] == (uint64_t)pid))
 			nice_lower(pid, (long)(int)a[2], c);
@@ -404,6 +526,15 @@ static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
 		if ((a[2] >> 13) == 1 /* IOPRIO_CLASS_RT */)
 			need(c, M(CAP_SYS_NICE), SYSMAP_EPERM);
 		break;
+	default:
+		break;
+	}
+}
+
+/* Memory locking beyond RLIMIT_MEMLOCK, raising hard limits. */
+static void memory_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+{
+	switch (nr) {
 	case SYS_mlock: memlock(pid, span(a[0], a[1]), true, c); break;
 	case SYS_mlock2: memlock(pid, span(a[0], a[1]), true, c); break;
 	case SYS_mlockall: mlockall_(pid, a[0], c); break;
@@ -422,60 +553,31 @@ static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
 		else if (a[2])
 			explain(c, M(CAP_SYS_RESOURCE), SYSMAP_EPERM);
 		break;
+	default:
+		break;
+	}
+}
+
+/* Switching to user and group ids the process does not hold. */
+static void id_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+{
+	switch (nr) {
 	case SYS_setuid: setid(pid, "Uid:", CAP_SETUID, a, 1, true, c); break;
 	case SYS_setreuid: setid(pid, "Uid:", CAP_SETUID, a, 2, false, c); break;
 	case SYS_setresuid: setid(pid, "Uid:", CAP_SETUID, a, 3, false, c); break;
 	case SYS_setgid: setid(pid, "Gid:", CAP_SETGID, a, 1, true, c); break;
 	case SYS_setregid: setid(pid, "Gid:", CAP_SETGID, a, 2, false, c); break;
 	case SYS_setresgid: setid(pid, "Gid:", CAP_SETGID, a, 3, false, c); break;
-	case SYS_setgroups: need(c, M(CAP_SETGID), SYSMAP_EPERM); break;
-	case SYS_capset: explain(c, M(CAP_SETPCAP), SYSMAP_EPERM); break;
-	case SYS_mount:
-	case SYS_umount2:
-	case SYS_pivot_root:
-	case SYS_swapon:
-	case SYS_swapoff:
-	case SYS_sethostname:
-	case SYS_setdomainname:
-	case SYS_fanotify_init:
-	case SYS_open_by_handle_at:
-#ifdef SYS_fsopen
-	case SYS_fsopen:
-	case SYS_fsmount:
-	case SYS_move_mount:
-#endif
-		need(c, nr == SYS_open_by_handle_at ? M(CAP_DAC_READ_SEARCH) : M(CAP_SYS_ADMIN),
-		     SYSMAP_EPERM);
-		break;
+	default: break;
+	}
+}
+
+/* Namespaces, device nodes, tracing, opening files, privileged attributes. */
+static void other_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+{
+	switch (nr) {
 	case SYS_unshare: namespaces(a[0], c); break;
-	case SYS_setns: explain(c, M(CAP_SYS_ADMIN), SYSMAP_EPERM); break;
 	case SYS_clone: namespaces(a[0], c); break;
-	case SYS_chroot: need(c, M(CAP_SYS_CHROOT), SYSMAP_EPERM); break;
-	case SYS_reboot:
-	case SYS_kexec_load:
-	case SYS_kexec_file_load:
-		need(c, M(CAP_SYS_BOOT), SYSMAP_EPERM);
-		break;
-	case SYS_init_module:
-	case SYS_finit_module:
-	case SYS_delete_module:
-		need(c, M(CAP_SYS_MODULE), SYSMAP_EPERM);
-		break;
-#ifdef SYS_iopl
-	case SYS_iopl:
-	case SYS_ioperm:
-		need(c, M(CAP_SYS_RAWIO), SYSMAP_EPERM);
-		break;
-#endif
-	case SYS_acct: need(c, M(CAP_SYS_PACCT), SYSMAP_EPERM); break;
-	case SYS_settimeofday:
-	case SYS_clock_settime:
-		need(c, M(CAP_SYS_TIME), SYSMAP_EPERM);
-		break;
-	case SYS_adjtimex:
-	case SYS_clock_adjtime: explain(c, M(CAP_SYS_TIME), SYSMAP_EPERM); break;
-	case SYS_syslog: explain(c, M(CAP_SYSLOG), SYSMAP_EPERM); break;
-	case SYS_vhangup: need(c, M(CAP_SYS_TTY_CONFIG), SYSMAP_EPERM); break;
 	case SYS_mknodat:
 		if (S_ISCHR(a[2]) || S_ISBLK(a[2]))
 			need(c, M(CAP_MKNOD), SYSMAP_EPERM);
@@ -486,59 +588,16 @@ static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
 			need(c, M(CAP_MKNOD), SYSMAP_EPERM);
 		break;
 #endif
-	case SYS_kill:
-	case SYS_tkill:
-	case SYS_tgkill:
-	case SYS_rt_sigqueueinfo:
-		explain(c, M(CAP_KILL), SYSMAP_EPERM);
-		break;
 	case SYS_ptrace:
 		if (a[0] == PTRACE_ATTACH || a[0] == PTRACE_SEIZE)
 			explain(c, M(CAP_SYS_PTRACE), SYSMAP_EPERM);
-		break;
-	case SYS_process_vm_readv:
-	case SYS_process_vm_writev:
-		explain(c, M(CAP_SYS_PTRACE), SYSMAP_EPERM);
-		break;
-	case SYS_fchown:
-	case SYS_fchownat:
-#ifdef SYS_chown
-	case SYS_chown:
-	case SYS_lchown:
-#endif
-		explain(c, M(CAP_CHOWN), SYSMAP_EPERM);
-		break;
-	case SYS_fchmod:
-	case SYS_fchmodat:
-	case SYS_utimensat:
-	case SYS_unlinkat:
-	case SYS_renameat2:
-	case SYS_linkat:
-#ifdef SYS_chmod
-	case SYS_chmod:
-	case SYS_utime:
-	case SYS_utimes:
-	case SYS_futimesat:
-	case SYS_unlink:
-	case SYS_rmdir:
-	case SYS_rename:
-	case SYS_renameat:
-	case SYS_link:
-#endif
-		explain(c, M(CAP_FOWNER), SYSMAP_EPERM);
 		break;
 	case SYS_openat: open_flags(a[2], c); break;
 #ifdef SYS_open
 	case SYS_open: open_flags(a[1], c); break;
 	case SYS_creat: open_flags(O_WRONLY | O_CREAT, c); break;
 #endif
-	case SYS_execve:
-	case SYS_execveat:
-		explain(c, M(CAP_DAC_OVERRIDE), SYSMAP_EACCES);
-		break;
-	case SYS_bpf: explain(c, M(CAP_BPF) | M(CAP_SYS_ADMIN), SYSMAP_EPERM); break;
-	case SYS_perf_event_open: explain(c, M(CAP_PERFMON), SYSMAP_EACCES | SYSMAP_EPERM); break;
-	case SYS_fsetxattr: xattr_name(pid, a[1], c); break;
+	case SYS_fsetxattr:
 	case SYS_setxattr:
 	case SYS_lsetxattr:
 		xattr_name(pid, a[1], c);
@@ -546,6 +605,18 @@ static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
 	default:
 		break;
 	}
+}
+
+/* What syscall @nr with @a needs: a fixed rule, or one that reads the arguments. */
+static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+{
+	if (apply_fixed_rule(nr, c))
+		return;
+	socket_rules(pid, nr, a, c);
+	sched_rules(pid, nr, a, c);
+	memory_rules(pid, nr, a, c);
+	id_rules(pid, nr, a, c);
+	other_rules(pid, nr, a, c);
 }
 
 void sysmap_enter(pid_t pid, long nr, const uint64_t args[6], struct sysmap_call *ret)

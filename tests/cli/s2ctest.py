@@ -53,6 +53,7 @@ class Ctx:
         return path
 
     def run(self, args, env=None, prefix=None, input=None, cwd=None):
+        """The binary with @args (in the directory @cwd, for relative paths)."""
         e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
              "SOURCE_DATE_EPOCH": str(FIXED_MTIME)}
         if env:

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Dynamic symbols and their versions: .dynsym with .gnu.version and
+ * .gnu.version_r, sorted and copied for elfinfo; elfinfo_imports() looks
+ * one up.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfinfo.h"
+#include "elfread.h"
+#include "elfsym.h"
+#include "util.h"
+#include "common.h"
+
+#define VERSYM_INDEX 0x7fff     /* a .gnu.version entry: index, plus the "hidden" bit 15 */
+#define VERNEED_MAX 65536       /* most .gnu.version_r records walked in one object */
+
+void elfsym_free(struct elfinfo_symbol *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].version);
+	}
+	free(v);
+}
+
+/* Record the names of one .gnu.version_r entry's versions: vers[index] = name. */
+static int read_vernaux(Elf *elf, Elf_Data *d, size_t link, uint64_t off, unsigned cnt,
+			const char **vers, size_t *walked, struct s2c_error *err)
+{
+	for (unsigned j = 0; j < cnt; j++) {
+		GElf_Vernaux va;
+		const char *name;
+
+		if (++*walked > VERNEED_MAX)
+			return s2c_error_set(err, -EINVAL, "more than %d symbol version records",
+					     VERNEED_MAX);
+		if (off > INT_MAX || !gelf_getvernaux(d, (int)off, &va))
+			return elfread_fail(err, "cannot read .gnu.version_r");
+		name = elf_strptr(elf, link, va.vna_name);
+		if (!name)
+			return elfread_fail(err, "invalid symbol version name");
+		vers[va.vna_other & VERSYM_INDEX] = name;
+		if (va.vna_next == 0)
+			break;
+		off += va.vna_next;
+	}
+	return 0;
+}
+
+/* Map version indexes to the names in .gnu.version_r (borrowed from libelf). */
+static int read_verneed(Elf *elf, Elf_Scn *scn, const char ***ret, struct s2c_error *err)
+{
+	_cleanup_free_ const char **vers = NULL;
+	size_t walked = 0;
+	uint64_t off = 0;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)))
+		return elfread_fail(err, "cannot read .gnu.version_r");
+	vers = calloc(VERSYM_INDEX + 1, sizeof(*vers));
+	if (!vers)
+		return -ENOMEM;
+	for (size_t i = 0; i < sh.sh_info; i++) {
+		GElf_Verneed vn;
+		int r;
+
+		if (++walked > VERNEED_MAX)
+			return s2c_error_set(err, -EINVAL, "more than %d symbol version records",
+					     VERNEED_MAX);
+		if (off > INT_MAX || !gelf_getverneed(d, (int)off, &vn))
+			return elfread_fail(err, "cannot read .gnu.version_r");
+		r = read_vernaux(elf, d, sh.sh_link, off + vn.vn_aux, vn.vn_cnt, vers, &walked, err);
+		if (r < 0)
+			return r;
+		if (vn.vn_next == 0)
+			break;
+		off += vn.vn_next;
+	}
+	*ret = TAKE_PTR(vers);
+	return 0;
+}
+
+void elfsym_release(struct elfsym_table *t)
+{
+	free(t->imp);
+	free(t->exp);
+	free(t->vers);
+}
+
+static const char *version_of(const struct elfsym_table *t, size_t i)
+{
+	GElf_Versym v;
+
+	if (!t->versym || !t->vers || !gelf_getversym(t->versym, (int)i, &v))
+		return NULL;
+	return t->vers[v & VERSYM_INDEX];
+}
+
+static bool is_export(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
+
+	return sym->st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK);
+}
+
+/* One .dynsym entry into @t when it is an import (or a wanted export). */
+static int add_symbol(Elf *elf, const GElf_Shdr *sh, const GElf_Sym *sym, size_t i,
+		      struct elfsym_table *t, size_t *left, struct s2c_error *err)
+{
+	bool import = sym->st_shndx == SHN_UNDEF;
+	const char *name;
+	int r;
+
+	if (!import && !(t->want_exports && is_export(sym)))
+		return 0;
+	name = elf_strptr(elf, sh->sh_link, sym->st_name);
+	if (!name)
+		return elfread_fail(err, "invalid dynamic symbol name");
+	if (!*name)
+		return 0;
+	r = elfread_charge(left, name, err);
+	if (r < 0)
+		return r;
+	if (import)
+		t->imp[t->n_imp++] = (struct elfsym_raw){ name, version_of(t, i) };
+	else
+		t->exp[t->n_exp++] = name;
+	return 0;
+}
+
+/* .dynsym, with versions from .gnu.version and .gnu.version_r. */
+int elfsym_read(Elf *elf, const struct elfread_sections *s, struct elfsym_table *t, size_t *left,
+		struct s2c_error *err)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT), n;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!s->dynsym)
+		return 0;
+	if (!gelf_getshdr(s->dynsym, &sh) || !(d = elf_getdata(s->dynsym, NULL)) || entsize == 0)
+		return elfread_fail(err, "cannot read .dynsym");
+	n = d->d_size / entsize;
+	if (n > ELFINFO_SYMBOLS_MAX)
+		return s2c_error_set(err, -EINVAL, "%zu dynamic symbols, more than %d", n,
+				     ELFINFO_SYMBOLS_MAX);
+	if (s->versym && !(t->versym = elf_getdata(s->versym, NULL)))
+		return elfread_fail(err, "cannot read .gnu.version");
+	if (s->verneed) {
+		int r = read_verneed(elf, s->verneed, &t->vers, err);
+		if (r < 0)
+			return r;
+	}
+	t->imp = calloc(n ? n : 1, sizeof(*t->imp));
+	if (t->want_exports)
+		t->exp = calloc(n ? n : 1, sizeof(*t->exp));
+	if (!t->imp || (t->want_exports && !t->exp))
+		return -ENOMEM;
+	for (size_t i = 1; i < n; i++) {        /* entry 0 is the null symbol */
+		GElf_Sym sym;
+		int r;
+
+		if (!gelf_getsym(d, (int)i, &sym))
+			return elfread_fail(err, "cannot read dynamic symbol");
+		r = add_symbol(elf, &sh, &sym, i, t, left, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* By name; for equal names a versioned entry sorts first, so it is the one kept. */
+static int cmp_rawsym(const void *a, const void *b)
+{
+	const struct elfsym_raw *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c || (!x->version && !y->version))
+		return c;
+	if (!x->version || !y->version)
+		return x->version ? -1 : 1;
+	return strcmp(x->version, y->version);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, struct elfinfo_symbol **ret,
+			size_t *ret_n)
+{
+	struct elfinfo_symbol *v = calloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (n)
+		qsort(raw, n, sizeof(*raw), cmp_rawsym);
+	for (size_t i = 0; i < n; i++) {
+		if (k && s2c_streq(v[k - 1].name, raw[i].name))
+			continue;
+		v[k].name = strdup(raw[i].name);
+		v[k].version = raw[i].version ? strdup(raw[i].version) : NULL;
+		if (!v[k].name || (raw[i].version && !v[k].version)) {
+			elfsym_free(v, k + 1);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+int elfsym_copy_exports(const char **raw, size_t n, char ***ret, size_t *ret_n)
+{
+	char **v = calloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (n)
+		qsort(raw, n, sizeof(*raw), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (k && s2c_streq(v[k - 1], raw[i]))
+			continue;
+		v[k] = strdup(raw[i]);
+		if (!v[k]) {
+			strv_freen(v, k);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+static int cmp_symbol_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct elfinfo_symbol *)elem)->name);
+}
+
+bool elfinfo_imports(const struct elfinfo *e, const char *symbol)
+{
+	return e->n_imports &&
+	       bsearch(symbol, e->imports, e->n_imports, sizeof(*e->imports), cmp_symbol_name);
+}
