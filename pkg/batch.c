@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "dirlist.h"
 #include "deb.h"
 #include "rpm.h"
 #include "target.h"
@@ -59,50 +59,44 @@ bool batch_is_package(const char *name)
 static int find_at(int fd, const char *path, const char *shown, unsigned depth,
 		   struct batch_list *l, struct s2c_error *err)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-	int r = 0;
+	_cleanup_close_ int dfd = fd;
+	_cleanup_(strv_freep) char **names = NULL;
+	int r;
 
-	if (depth > FIND_DEPTH_MAX) {
-		(void)close(fd);
+	if (depth > FIND_DEPTH_MAX)
 		return s2c_error_set(err, -ELOOP, "'%s' is more than %d directories deep", shown,
 				     FIND_DEPTH_MAX);
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return s2c_error_errno(err, -errno, "cannot read '%s'", shown);
-	}
-	while (r == 0 && (errno = 0, de = readdir(d))) {
+	r = dirlist(dfd, NULL, 0, &names);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot read '%s'", shown);
+	r = 0;
+	for (size_t i = 0; r == 0 && names[i]; i++) {
+		const char *name = names[i];
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
 
-		if (s2c_streq(de->d_name, ".") || s2c_streq(de->d_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;       /* gone meanwhile */
-		sub = path_join(path, de->d_name);
+		sub = path_join(path, name);
 		if (!sub)
 			return -ENOMEM;
 		if (S_ISLNK(st.st_mode)) {
 			l->skipped_links++;
 		} else if (S_ISDIR(st.st_mode)) {
-			_cleanup_free_ char *shown_sub = path_join(shown, de->d_name);
+			_cleanup_free_ char *shown_sub = path_join(shown, name);
 			int subfd;
 
 			if (!shown_sub)
 				return -ENOMEM;
-			subfd = openat(dirfd(d), de->d_name,
+			subfd = openat(dfd, name,
 				       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (subfd < 0)
 				return s2c_error_errno(err, -errno, "cannot open '%s'", shown_sub);
 			r = find_at(subfd, sub, shown_sub, depth + 1, l, err);
-		} else if (S_ISREG(st.st_mode) && batch_is_package(de->d_name)) {
+		} else if (S_ISREG(st.st_mode) && batch_is_package(name)) {
 			r = batch_list_add(l, sub);
 		}
 	}
-	if (r == 0 && errno)
-		return s2c_error_errno(err, -errno, "cannot read '%s'", shown);
 	return r;
 }
 
