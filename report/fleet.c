@@ -9,7 +9,6 @@
  * structs both share in report/fleetmodel.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +34,33 @@ static void state_release(struct fstate *s)
 	free(s->key);
 }
 
+static void ftarget_release(struct ftarget *t)
+{
+	free(t->name);
+	free(t->kind);
+	free(t->machine_id);
+	free(t->time);
+	free(t->source);
+	free(t->error);
+	free(t->tool);
+}
+
+/* Free the strings of @v from @keep on, so that it holds its first @keep again. */
+static void strv_truncate(char **v, size_t *n, size_t keep)
+{
+	for (size_t i = keep; i < *n; i++)
+		free(v[i]);
+	if (*n > keep)
+		v[keep] = NULL;
+	*n = keep;
+}
+
 struct fleet *fleet_free(struct fleet *f)
 {
 	if (!f)
 		return NULL;
-	for (size_t i = 0; i < f->n_t; i++) {
-		struct ftarget *t = &f->t[i];
-		free(t->name);
-		free(t->kind);
-		free(t->machine_id);
-		free(t->time);
-		free(t->source);
-		free(t->error);
-		free(t->tool);
-	}
+	for (size_t i = 0; i < f->n_t; i++)
+		ftarget_release(&f->t[i]);
 	free(f->t);
 	for (size_t i = 0; i < f->n_p; i++) {
 		for (size_t j = 0; j < f->p[i].n; j++)
@@ -57,12 +69,8 @@ struct fleet *fleet_free(struct fleet *f)
 		free(f->p[i].path);
 	}
 	free(f->p);
-	for (size_t i = 0; i < f->n_reports; i++)
-		free(f->reports[i]);
-	free(f->reports);
-	for (size_t i = 0; i < f->n_notes; i++)
-		free(f->notes[i]);
-	free(f->notes);
+	strv_freen(f->reports, f->n_reports);
+	strv_freen(f->notes, f->n_notes);
 	free(f);
 	return NULL;
 }
@@ -71,34 +79,6 @@ int fleet_new(struct fleet **ret)
 {
 	*ret = calloc(1, sizeof(**ret));
 	return *ret ? 0 : -ENOMEM;
-}
-
-S2C_PRINTF(1, 2) static char *fmt(const char *format, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, format);
-	n = vasprintf(&s, format, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
-static int strv_add(char ***v, size_t *n, char *s)
-{
-	char **nv;
-
-	if (!s)
-		return -ENOMEM;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	*v = nv;
-	nv[(*n)++] = s;
-	return 0;
 }
 
 /* --- reading -------------------------------------------------------------------------------- */
@@ -237,9 +217,9 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 	if (r == 0 && (strlen(s.mode) != 4 || strspn(s.mode, "01234567") != 4))
 		r = s2c_error_set(err, -EINVAL, "%s: %s.file.mode: not an octal mode", source, where);
 	if (r == 0) {
-		s.key = fmt("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", s.verdict, s.mode,
-			    s.owner ? s.owner : "?", s.group ? s.group : "?", s.caps ? s.caps : "-",
-			    s.caps_after ? s.caps_after : "-");
+		s.key = strdup_printf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", s.verdict, s.mode,
+				      s.owner ? s.owner : "?", s.group ? s.group : "?",
+				      s.caps ? s.caps : "-", s.caps_after ? s.caps_after : "-");
 		if (!s.key)
 			r = -ENOMEM;
 	}
@@ -291,7 +271,7 @@ static int report_target(struct fleet *f, const char *source, struct json_object
 		if (host)
 			t.name = strdup(host);
 		else if (root && !s2c_streq(root, "/") && auditor)
-			t.name = fmt("%s:%s", auditor, root);
+			t.name = strdup_printf("%s:%s", auditor, root);
 		else
 			t.name = strdup(base);
 		t.kind = strdup(kind ? kind : "host");
@@ -301,14 +281,8 @@ static int report_target(struct fleet *f, const char *source, struct json_object
 	}
 	if (r == 0)
 		r = add_target(f, &t, ret);
-	if (r < 0) {
-		free(t.name);
-		free(t.kind);
-		free(t.source);
-		free(t.machine_id);
-		free(t.time);
-		free(t.tool);
-	}
+	if (r < 0)
+		ftarget_release(&t);
 	return r;
 }
 
@@ -321,14 +295,15 @@ static bool same_target(const struct ftarget *a, const struct ftarget *b)
 
 int fleet_note(struct fleet *f, const char *note)
 {
-	return strv_add(&f->notes, &f->n_notes, strdup(note));
+	return strv_push(&f->notes, &f->n_notes, strdup(note));
 }
 
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
 			 struct s2c_error *err);
 
 /* Undo everything a failed fleet_add_one() added: the fleet is as before. */
-static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_p, const size_t *n_states)
+static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_notes, size_t n_p,
+		     const size_t *n_states)
 {
 	for (size_t i = 0; i < f->n_p; i++) {
 		struct fprog *p = &f->p[i];
@@ -342,20 +317,11 @@ static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_p, 
 		}
 	}
 	f->n_p = n_p;
-	for (size_t i = n_t; i < f->n_t; i++) {
-		struct ftarget *t = &f->t[i];
-		free(t->name);
-		free(t->kind);
-		free(t->machine_id);
-		free(t->time);
-		free(t->source);
-		free(t->error);
-		free(t->tool);
-	}
+	for (size_t i = n_t; i < f->n_t; i++)
+		ftarget_release(&f->t[i]);
 	f->n_t = n_t;
-	for (size_t i = n_reports; i < f->n_reports; i++)
-		free(f->reports[i]);
-	f->n_reports = n_reports;
+	strv_truncate(f->reports, &f->n_reports, n_reports);
+	strv_truncate(f->notes, &f->n_notes, n_notes);
 }
 
 int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err)
@@ -369,12 +335,8 @@ int fleet_add(struct fleet *f, const char *source, struct json_object *doc, stru
 	for (size_t i = 0; i < f->n_p; i++)
 		n_states[i] = f->p[i].n;
 	r = fleet_add_one(f, source, doc, err);
-	if (r < 0) {
-		rollback(f, n_t, n_reports, n_p, n_states);
-		for (size_t i = n_notes; i < f->n_notes; i++)
-			free(f->notes[i]);
-		f->n_notes = n_notes;
-	}
+	if (r < 0)
+		rollback(f, n_t, n_reports, n_notes, n_p, n_states);
 	return r;
 }
 
@@ -399,7 +361,7 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 				     AUDIT_SCHEMA);
 	if (!files)
 		return s2c_error_set(err, -EINVAL, "%s: $.files: missing", source);
-	r = strv_add(&f->reports, &f->n_reports, strdup(source));
+	r = strv_push(&f->reports, &f->n_reports, strdup(source));
 	if (r < 0)
 		return r;
 	if (!targets) {
@@ -441,13 +403,14 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 			if (r == 0)
 				r = str(x, "error", false, &t.error, source, where, err);
 			if (r < 0) {
-				free(t.error);
+				ftarget_release(&t);
 				return r;
 			}
 			if (s2c_streq(tkind, "image"))
-				t.name = fmt("image %s", name ? name : src);
+				t.name = strdup_printf("image %s", name ? name : src);
 			else if (name)
-				t.name = fmt("%s %s %s", name, version ? version : "?", arch ? arch : "?");
+				t.name = strdup_printf("%s %s %s", name, version ? version : "?",
+						       arch ? arch : "?");
 			else
 				t.name = strdup(src);
 			t.kind = strdup(s2c_streq(tkind, "image") ? "image" : "package");
@@ -458,13 +421,7 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 			if (!t.name || !t.kind || !t.source || (time && !t.time) ||
 			    (machine && !t.machine_id) || (tool && !t.tool) ||
 			    add_target(f, &t, &target_of[i]) < 0) {
-				free(t.name);
-				free(t.kind);
-				free(t.source);
-				free(t.time);
-				free(t.machine_id);
-				free(t.tool);
-				free(t.error);
+				ftarget_release(&t);
 				return -ENOMEM;
 			}
 		}
@@ -483,9 +440,10 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 	for (size_t i = first; i < f->n_t; i++)
 		for (size_t j = 0; j < first; j++)
 			if (same_target(&f->t[i], &f->t[j])) {
-				r = strv_add(&f->notes, &f->n_notes,
-					     fmt("'%s' is in '%s' and in '%s'; both are counted",
-						 f->t[i].name, f->t[j].source, f->t[i].source));
+				r = strv_push(&f->notes, &f->n_notes,
+					      strdup_printf("'%s' is in '%s' and in '%s'; both are "
+							    "counted", f->t[i].name, f->t[j].source,
+							    f->t[i].source));
 				if (r < 0)
 					return r;
 				break;
@@ -538,9 +496,9 @@ bool fprog_drifts(const struct fprog *p, size_t k)
 /* "verdict migrate, 4755 root:root, caps -, after cap_net_raw=p" */
 char *fstate_text(const struct fstate *s)
 {
-	return fmt("%s, %s %s:%s, caps %s -> %s", s->verdict, s->mode, s->owner ? s->owner : "?",
-		   s->group ? s->group : "?", s->caps ? s->caps : "-",
-		   s->caps_after ? s->caps_after : "-");
+	return strdup_printf("%s, %s %s:%s, caps %s -> %s", s->verdict, s->mode,
+			     s->owner ? s->owner : "?", s->group ? s->group : "?",
+			     s->caps ? s->caps : "-", s->caps_after ? s->caps_after : "-");
 }
 
 /* Package versions of @p: "iputils-ping 3:20221126 (2)"; NULL-terminated, owned. */
@@ -560,8 +518,8 @@ char **fprog_versions(const struct fprog *p)
 		size_t j;
 		if (!p->v[k].package)
 			continue;
-		name = p->v[k].version ? fmt("%s %s", p->v[k].package, p->v[k].version) :
-					 strdup(p->v[k].package);
+		name = p->v[k].version ? strdup_printf("%s %s", p->v[k].package, p->v[k].version)
+				       : strdup(p->v[k].package);
 		if (!name)
 			continue;
 		for (j = 0; j < n && !s2c_streq(v[j], name); j++)
@@ -571,7 +529,7 @@ char **fprog_versions(const struct fprog *p)
 		count[j]++;
 	}
 	for (size_t j = 0; j < n; j++) {
-		char *with = fmt("%s (%zu)", v[j], count[j]);
+		char *with = strdup_printf("%s (%zu)", v[j], count[j]);
 		if (with) {
 			free(v[j]);
 			v[j] = with;
