@@ -340,19 +340,12 @@ int fleet_add(struct fleet *f, const char *source, struct json_object *doc, stru
 	return r;
 }
 
-static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
-			 struct s2c_error *err)
+/* The document is an audit report of the version this reads, with files. */
+static int check_doc(const char *source, struct json_object *doc, struct s2c_error *err)
 {
 	struct json_object *kind = get(doc, "kind", json_type_string);
 	struct json_object *schema = get(doc, "schema", json_type_int);
 	struct json_object *files = get(doc, "files", json_type_array);
-	struct json_object *targets = get(doc, "targets", json_type_array);
-	struct json_object *id = get(doc, "target", json_type_object);
-	_cleanup_free_ size_t *target_of = NULL;
-	size_t n_targets = targets ? json_object_array_length(targets) : 0, whole = SIZE_MAX;
-	size_t first = f->n_t;
-	_cleanup_free_ char *time = NULL, *machine = NULL, *tool = NULL;
-	int r;
 
 	if (!kind || !s2c_streq(json_object_get_string(kind), "suid2cap-audit"))
 		return s2c_error_set(err, -EINVAL, "%s: $.kind: not a suid2cap audit report", source);
@@ -361,82 +354,137 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 				     AUDIT_SCHEMA);
 	if (!files)
 		return s2c_error_set(err, -EINVAL, "%s: $.files: missing", source);
-	r = strv_push(&f->reports, &f->n_reports, strdup(source));
-	if (r < 0)
-		return r;
-	if (!targets) {
-		r = report_target(f, source, doc, &whole, err);
+	return 0;
+}
+
+/* What every target of a package or image report shares: when, where, by which version. */
+struct shared {
+	char *time, *machine, *tool;
+};
+
+static void shared_release(struct shared *sh)
+{
+	free(sh->time);
+	free(sh->machine);
+	free(sh->tool);
+}
+
+static int shared_read(const char *source, struct json_object *doc, struct shared *sh,
+		       struct s2c_error *err)
+{
+	struct json_object *id = get(doc, "target", json_type_object);
+	int r = 0;
+
+	if (id) {
+		r = str(id, "time", false, &sh->time, source, "$.target", err);
+		if (r == 0)
+			r = str(id, "machine_id", false, &sh->machine, source, "$.target", err);
 		if (r < 0)
 			return r;
-	} else {
-		target_of = calloc(n_targets ? n_targets : 1, sizeof(*target_of));
-		if (!target_of)
-			return -ENOMEM;
-		if (id) {
-			r = str(id, "time", false, &time, source, "$.target", err);
-			if (r == 0)
-				r = str(id, "machine_id", false, &machine, source, "$.target", err);
-			if (r < 0)
-				return r;
-		}
-		if (get(doc, "tool", json_type_object))
-			(void)str(get(doc, "tool", json_type_object), "version", false, &tool, source,
-				  "$.tool", err);
-		for (size_t i = 0; i < n_targets; i++) {
-			struct json_object *x = json_object_array_get_idx(targets, i);
-			_cleanup_free_ char *name = NULL, *version = NULL, *arch = NULL, *tkind = NULL;
-			_cleanup_free_ char *src = NULL;
-			char where[48];
-			struct ftarget t = { 0 };
-			(void)snprintf(where, sizeof(where), "$.targets[%zu]", i);
-			if (!json_object_is_type(x, json_type_object))
-				return s2c_error_set(err, -EINVAL, "%s: %s: not an object", source, where);
-			r = str(x, "kind", true, &tkind, source, where, err);
-			if (r == 0)
-				r = str(x, "name", false, &name, source, where, err);
-			if (r == 0)
-				r = str(x, "version", false, &version, source, where, err);
-			if (r == 0)
-				r = str(x, "architecture", false, &arch, source, where, err);
-			if (r == 0)
-				r = str(x, "source", true, &src, source, where, err);
-			if (r == 0)
-				r = str(x, "error", false, &t.error, source, where, err);
-			if (r < 0) {
-				ftarget_release(&t);
-				return r;
-			}
-			if (s2c_streq(tkind, "image"))
-				t.name = strdup_printf("image %s", name ? name : src);
-			else if (name)
-				t.name = strdup_printf("%s %s %s", name, version ? version : "?",
-						       arch ? arch : "?");
-			else
-				t.name = strdup(src);
-			t.kind = strdup(s2c_streq(tkind, "image") ? "image" : "package");
-			t.source = strdup(source);
-			t.time = time ? strdup(time) : NULL;
-			t.machine_id = machine ? strdup(machine) : NULL;
-			t.tool = tool ? strdup(tool) : NULL;
-			if (!t.name || !t.kind || !t.source || (time && !t.time) ||
-			    (machine && !t.machine_id) || (tool && !t.tool) ||
-			    add_target(f, &t, &target_of[i]) < 0) {
-				ftarget_release(&t);
-				return -ENOMEM;
-			}
-		}
 	}
+	if (get(doc, "tool", json_type_object))
+		(void)str(get(doc, "tool", json_type_object), "version", false, &sh->tool, source,
+			  "$.tool", err);
+	return 0;
+}
+
+/* Target @i of a package or image report, @x, into the fleet at *@ret. */
+static int package_target(struct fleet *f, const char *source, struct json_object *x, size_t i,
+			  const struct shared *sh, size_t *ret, struct s2c_error *err)
+{
+	_cleanup_free_ char *name = NULL, *version = NULL, *arch = NULL, *tkind = NULL;
+	_cleanup_free_ char *src = NULL;
+	char where[48];
+	struct ftarget t = { 0 };
+	int r;
+
+	(void)snprintf(where, sizeof(where), "$.targets[%zu]", i);
+	if (!json_object_is_type(x, json_type_object))
+		return s2c_error_set(err, -EINVAL, "%s: %s: not an object", source, where);
+	r = str(x, "kind", true, &tkind, source, where, err);
+	if (r == 0)
+		r = str(x, "name", false, &name, source, where, err);
+	if (r == 0)
+		r = str(x, "version", false, &version, source, where, err);
+	if (r == 0)
+		r = str(x, "architecture", false, &arch, source, where, err);
+	if (r == 0)
+		r = str(x, "source", true, &src, source, where, err);
+	if (r == 0)
+		r = str(x, "error", false, &t.error, source, where, err);
+	if (r < 0) {
+		ftarget_release(&t);
+		return r;
+	}
+	if (s2c_streq(tkind, "image"))
+		t.name = strdup_printf("image %s", name ? name : src);
+	else if (name)
+		t.name = strdup_printf("%s %s %s", name, version ? version : "?", arch ? arch : "?");
+	else
+		t.name = strdup(src);
+	t.kind = strdup(s2c_streq(tkind, "image") ? "image" : "package");
+	t.source = strdup(source);
+	t.time = sh->time ? strdup(sh->time) : NULL;
+	t.machine_id = sh->machine ? strdup(sh->machine) : NULL;
+	t.tool = sh->tool ? strdup(sh->tool) : NULL;
+	if (!t.name || !t.kind || !t.source || (sh->time && !t.time) ||
+	    (sh->machine && !t.machine_id) || (sh->tool && !t.tool) || add_target(f, &t, ret) < 0) {
+		ftarget_release(&t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The targets of a package or image report; *@ret_target_of maps each to its fleet target. */
+static int package_targets(struct fleet *f, const char *source, struct json_object *doc,
+			   struct json_object *targets, size_t **ret_target_of,
+			   struct s2c_error *err)
+{
+	size_t n_targets = json_object_array_length(targets);
+	_cleanup_free_ size_t *target_of = calloc(n_targets ? n_targets : 1, sizeof(*target_of));
+	_cleanup_(shared_release) struct shared sh = { 0 };
+	int r;
+
+	if (!target_of)
+		return -ENOMEM;
+	r = shared_read(source, doc, &sh, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_targets; i++) {
+		r = package_target(f, source, json_object_array_get_idx(targets, i), i, &sh,
+				   &target_of[i], err);
+		if (r < 0)
+			return r;
+	}
+	*ret_target_of = TAKE_PTR(target_of);
+	return 0;
+}
+
+/* Every file of the report; a package or image report's each from one of its targets. */
+static int add_files(struct fleet *f, const char *source, struct json_object *files,
+		     bool by_target, const size_t *target_of, size_t n_targets, size_t whole,
+		     struct s2c_error *err)
+{
+	int r;
+
 	for (size_t i = 0; i < json_object_array_length(files); i++) {
 		struct json_object *x = json_object_array_get_idx(files, i);
 		if (!json_object_is_type(x, json_type_object))
 			return s2c_error_set(err, -EINVAL, "%s: $.files[%zu]: not an object", source, i);
-		if (targets && !get(x, "origin", json_type_object))
+		if (by_target && !get(x, "origin", json_type_object))
 			return s2c_error_set(err, -EINVAL, "%s: $.files[%zu].origin: missing", source, i);
 		r = add_file(f, source, x, i, target_of, n_targets, whole, err);
 		if (r < 0)
 			return r;
 	}
-	/* The same target twice (a host audited twice, a package in two shards): keep both. */
+	return 0;
+}
+
+/* The same target twice (a host audited twice, a package in two shards): keep both. */
+static int note_duplicates(struct fleet *f, size_t first)
+{
+	int r;
+
 	for (size_t i = first; i < f->n_t; i++)
 		for (size_t j = 0; j < first; j++)
 			if (same_target(&f->t[i], &f->t[j])) {
@@ -449,6 +497,33 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 				break;
 			}
 	return 0;
+}
+
+static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
+			 struct s2c_error *err)
+{
+	struct json_object *files = get(doc, "files", json_type_array);
+	struct json_object *targets = get(doc, "targets", json_type_array);
+	_cleanup_free_ size_t *target_of = NULL;
+	size_t n_targets = targets ? json_object_array_length(targets) : 0, whole = SIZE_MAX;
+	size_t first = f->n_t;
+	int r;
+
+	r = check_doc(source, doc, err);
+	if (r < 0)
+		return r;
+	r = strv_push(&f->reports, &f->n_reports, strdup(source));
+	if (r < 0)
+		return r;
+	if (!targets)
+		r = report_target(f, source, doc, &whole, err);
+	else
+		r = package_targets(f, source, doc, targets, &target_of, err);
+	if (r == 0)
+		r = add_files(f, source, files, targets != NULL, target_of, n_targets, whole, err);
+	if (r == 0)
+		r = note_duplicates(f, first);
+	return r;
 }
 
 /* --- majorities ----------------------------------------------------------------------------- */
