@@ -53,96 +53,120 @@ static struct json_object *state_json(const struct fleet *f, const struct fstate
 	return TAKE_PTR(o);
 }
 
-struct json_object *fleet_json(const struct fleet *f)
+/* How many programs differ between targets. */
+static size_t drifting(const struct fleet *f)
 {
-	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
-	struct json_object *tool, *reports, *targets, *programs, *summary, *notes;
-	size_t drifting = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < f->n_p; i++)
-		drifting += f->p[i].n_major != f->p[i].n;
+		n += f->p[i].n_major != f->p[i].n;
+	return n;
+}
+
+/* Schema, kind, tool and summary of the fleet document @doc. */
+static int head_json(struct json_object *doc, const struct fleet *f)
+{
+	struct json_object *tool, *summary;
+
 	tool = json_object_new_object();
-	if (!doc || jsonout_add(doc, "schema", json_object_new_int(FLEET_SCHEMA)) < 0 ||
+	if (jsonout_add(doc, "schema", json_object_new_int(FLEET_SCHEMA)) < 0 ||
 	    jsonout_add_string(doc, "kind", "suid2cap-fleet") < 0 ||
 	    jsonout_add(doc, "tool", tool) < 0 || jsonout_add_string(tool, "name", "suid2cap") < 0 ||
 	    jsonout_add_string(tool, "version", S2C_VERSION) < 0)
-		return NULL;
+		return -ENOMEM;
 	summary = json_object_new_object();
 	if (jsonout_add(doc, "summary", summary) < 0 ||
 	    jsonout_add_int(summary, "reports", (int64_t)f->n_reports) < 0 ||
 	    jsonout_add_int(summary, "targets", (int64_t)f->n_t) < 0 ||
 	    jsonout_add_int(summary, "unreadable", (int64_t)(f->n_t - fleet_targets_read(f))) < 0 ||
 	    jsonout_add_int(summary, "programs", (int64_t)f->n_p) < 0 ||
-	    jsonout_add_int(summary, "drifting", (int64_t)drifting) < 0)
+	    jsonout_add_int(summary, "drifting", (int64_t)drifting(f)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The @n strings of @v as a JSON array. */
+static struct json_object *strings_json(char *const *v, size_t n)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	if (!a)
 		return NULL;
-	reports = json_object_new_array();
-	notes = json_object_new_array();
-	if (jsonout_add(doc, "reports", reports) < 0 || jsonout_add(doc, "notes", notes) < 0)
+	for (size_t i = 0; i < n; i++)
+		if (jsonout_push(a, jsonout_string(v[i])) < 0)
+			return NULL;
+	return TAKE_PTR(a);
+}
+
+static struct json_object *target_json(const struct ftarget *t)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+
+	if (!o || add_str(o, "name", t->name) < 0 ||
+	    add_str(o, "kind", t->kind) < 0 || add_str(o, "machine_id", t->machine_id) < 0 ||
+	    add_str(o, "time", t->time) < 0 || add_str(o, "report", t->source) < 0 ||
+	    add_str(o, "tool_version", t->tool) < 0 || add_str(o, "error", t->error) < 0 ||
+	    jsonout_add_int(o, "files", (int64_t)t->files) < 0)
 		return NULL;
-	for (size_t i = 0; i < f->n_reports; i++)
-		if (jsonout_push(reports, jsonout_string(f->reports[i])) < 0)
+	return TAKE_PTR(o);
+}
+
+/* One program: its majority, verdicts counted, every state that drifts, versions. */
+static struct json_object *program_json(const struct fleet *f, const struct fprog *p)
+{
+	static const char *const names[4] = { "migrate", "drop", "keep", "review" };
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_(strv_freep) char **vv = fprog_versions(p);
+	struct json_object *verdicts, *drift, *vers;
+	size_t counts[4] = { 0 };
+
+	if (!o || !vv || add_str(o, "path", p->path) < 0 ||
+	    jsonout_add_int(o, "targets", (int64_t)p->n) < 0 ||
+	    jsonout_add_int(o, "agree", (int64_t)p->n_major) < 0 ||
+	    jsonout_add(o, "majority", state_json(f, &p->v[p->major])) < 0)
+		return NULL;
+	for (size_t k = 0; k < p->n; k++)
+		for (size_t j = 0; j < 4; j++)
+			counts[j] += s2c_streq(p->v[k].verdict, names[j]);
+	verdicts = json_object_new_object();
+	drift = json_object_new_array();
+	vers = json_object_new_array();
+	if (jsonout_add(o, "verdicts", verdicts) < 0 || jsonout_add(o, "drift", drift) < 0 ||
+	    jsonout_add(o, "versions", vers) < 0)
+		return NULL;
+	for (size_t j = 0; j < 4; j++)
+		if (jsonout_add_int(verdicts, names[j], (int64_t)counts[j]) < 0)
 			return NULL;
-	for (size_t i = 0; i < f->n_notes; i++)
-		if (jsonout_push(notes, jsonout_string(f->notes[i])) < 0)
+	for (size_t k = 0; k < p->n; k++)
+		if (fprog_drifts(p, k) && jsonout_push(drift, state_json(f, &p->v[k])) < 0)
 			return NULL;
+	for (size_t k = 0; vv[k]; k++)
+		if (jsonout_push(vers, jsonout_string(vv[k])) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *fleet_json(const struct fleet *f)
+{
+	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+	struct json_object *targets, *programs;
+
+	if (!doc || head_json(doc, f) < 0 ||
+	    jsonout_add(doc, "reports", strings_json(f->reports, f->n_reports)) < 0 ||
+	    jsonout_add(doc, "notes", strings_json(f->notes, f->n_notes)) < 0)
+		return NULL;
 	targets = json_object_new_array();
 	if (jsonout_add(doc, "targets", targets) < 0)
 		return NULL;
-	for (size_t i = 0; i < f->n_t; i++) {
-		const struct ftarget *t = &f->t[i];
-		struct json_object *o = json_object_new_object();
-		if (jsonout_push(targets, o) < 0 || add_str(o, "name", t->name) < 0 ||
-		    add_str(o, "kind", t->kind) < 0 || add_str(o, "machine_id", t->machine_id) < 0 ||
-		    add_str(o, "time", t->time) < 0 || add_str(o, "report", t->source) < 0 ||
-		    add_str(o, "tool_version", t->tool) < 0 || add_str(o, "error", t->error) < 0 ||
-		    jsonout_add_int(o, "files", (int64_t)t->files) < 0)
+	for (size_t i = 0; i < f->n_t; i++)
+		if (jsonout_push(targets, target_json(&f->t[i])) < 0)
 			return NULL;
-	}
 	programs = json_object_new_array();
 	if (jsonout_add(doc, "programs", programs) < 0)
 		return NULL;
-	for (size_t i = 0; i < f->n_p; i++) {
-		const struct fprog *p = &f->p[i];
-		struct json_object *o = json_object_new_object(), *verdicts, *drift, *vers;
-		char **vv = fprog_versions(p);
-		size_t counts[4] = { 0 };
-		static const char *const names[4] = { "migrate", "drop", "keep", "review" };
-
-		if (!vv || jsonout_push(programs, o) < 0 || add_str(o, "path", p->path) < 0 ||
-		    jsonout_add_int(o, "targets", (int64_t)p->n) < 0 ||
-		    jsonout_add_int(o, "agree", (int64_t)p->n_major) < 0 ||
-		    jsonout_add(o, "majority", state_json(f, &p->v[p->major])) < 0) {
-			strv_free(vv);
+	for (size_t i = 0; i < f->n_p; i++)
+		if (jsonout_push(programs, program_json(f, &f->p[i])) < 0)
 			return NULL;
-		}
-		for (size_t k = 0; k < p->n; k++)
-			for (size_t j = 0; j < 4; j++)
-				counts[j] += s2c_streq(p->v[k].verdict, names[j]);
-		verdicts = json_object_new_object();
-		drift = json_object_new_array();
-		vers = json_object_new_array();
-		if (jsonout_add(o, "verdicts", verdicts) < 0 || jsonout_add(o, "drift", drift) < 0 ||
-		    jsonout_add(o, "versions", vers) < 0) {
-			strv_free(vv);
-			return NULL;
-		}
-		for (size_t j = 0; j < 4; j++)
-			if (jsonout_add_int(verdicts, names[j], (int64_t)counts[j]) < 0) {
-				strv_free(vv);
-				return NULL;
-			}
-		for (size_t k = 0; k < p->n; k++)
-			if (fprog_drifts(p, k) && jsonout_push(drift, state_json(f, &p->v[k])) < 0) {
-				strv_free(vv);
-				return NULL;
-			}
-		for (size_t k = 0; vv[k]; k++)
-			if (jsonout_push(vers, jsonout_string(vv[k])) < 0) {
-				strv_free(vv);
-				return NULL;
-			}
-		strv_free(vv);
-	}
 	return TAKE_PTR(doc);
 }
 
@@ -156,15 +180,13 @@ static void put_esc(FILE *out, const char *s)
 
 int fleet_text(const struct fleet *f, FILE *out)
 {
-	size_t drifting = 0;
+	size_t n_drifting = drifting(f);
 
-	for (size_t i = 0; i < f->n_p; i++)
-		drifting += f->p[i].n_major != f->p[i].n;
 	(void)fprintf(out, "suid2cap fleet report: %zu report%s, %zu target%s (%zu could not be "
 		      "read), %zu program%s, %zu differ%s between targets\n",
 		      f->n_reports, f->n_reports == 1 ? "" : "s", f->n_t, f->n_t == 1 ? "" : "s",
-		      f->n_t - fleet_targets_read(f), f->n_p, f->n_p == 1 ? "" : "s", drifting,
-		      drifting == 1 ? "s" : "");
+		      f->n_t - fleet_targets_read(f), f->n_p, f->n_p == 1 ? "" : "s", n_drifting,
+		      n_drifting == 1 ? "s" : "");
 	for (size_t i = 0; i < f->n_notes; i++) {
 		(void)fputs("note: ", out);
 		put_esc(out, f->notes[i]);
