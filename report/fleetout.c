@@ -178,9 +178,76 @@ static void put_esc(FILE *out, const char *s)
 	(void)fputs(e ? e : "?", out);
 }
 
+/* "  web1 (host, machine 0123456789ab, <time>): 2 privileged files" */
+static void text_target(FILE *out, const struct ftarget *t)
+{
+	(void)fputs("  ", out);
+	put_esc(out, t->name);
+	(void)fprintf(out, " (%s", t->kind);
+	if (t->machine_id)
+		(void)fprintf(out, ", machine %.12s", t->machine_id);
+	if (t->time) {
+		(void)fputs(", ", out);
+		put_esc(out, t->time);
+	}
+	(void)fputs("): ", out);
+	if (t->error) {
+		(void)fputs("could not be read: ", out);
+		put_esc(out, t->error);
+		(void)fputc('\n', out);
+	} else {
+		(void)fprintf(out, "%zu privileged file%s\n", t->files, t->files == 1 ? "" : "s");
+	}
+}
+
+/* A program, its majority and versions, then at most DRIFT_SHOWN targets that differ. */
+static int text_program(FILE *out, const struct fleet *f, const struct fprog *p)
+{
+	_cleanup_free_ char *major = fstate_text(&p->v[p->major]);
+	_cleanup_(strv_freep) char **vv = fprog_versions(p);
+	size_t shown = 0;
+
+	if (!major || !vv)
+		return -ENOMEM;
+	(void)fputs("  ", out);
+	put_esc(out, p->path);
+	(void)fprintf(out, ": %zu target%s; %zu agree: ", p->n, p->n == 1 ? "" : "s",
+		      p->n_major);
+	put_esc(out, major);
+	(void)fputc('\n', out);
+	if (vv[0]) {
+		(void)fputs("      versions: ", out);
+		for (size_t k = 0; vv[k]; k++) {
+			(void)fputs(k ? ", " : "", out);
+			put_esc(out, vv[k]);
+		}
+		(void)fputc('\n', out);
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		_cleanup_free_ char *st = NULL;
+		if (!fprog_drifts(p, k))
+			continue;
+		if (++shown > DRIFT_SHOWN) {
+			(void)fprintf(out, "      … and %zu more that differ (see the JSON report)\n",
+				      p->n - p->n_major - DRIFT_SHOWN);
+			break;
+		}
+		st = fstate_text(&p->v[k]);
+		if (!st)
+			return -ENOMEM;
+		(void)fputs("      differs on ", out);
+		put_esc(out, f->t[p->v[k].target].name);
+		(void)fputs(": ", out);
+		put_esc(out, st);
+		(void)fputc('\n', out);
+	}
+	return 0;
+}
+
 int fleet_text(const struct fleet *f, FILE *out)
 {
 	size_t n_drifting = drifting(f);
+	int r;
 
 	(void)fprintf(out, "suid2cap fleet report: %zu report%s, %zu target%s (%zu could not be "
 		      "read), %zu program%s, %zu differ%s between targets\n",
@@ -193,70 +260,13 @@ int fleet_text(const struct fleet *f, FILE *out)
 		(void)fputc('\n', out);
 	}
 	(void)fputs("\nTARGETS\n", out);
-	for (size_t i = 0; i < f->n_t; i++) {
-		const struct ftarget *t = &f->t[i];
-		(void)fputs("  ", out);
-		put_esc(out, t->name);
-		(void)fprintf(out, " (%s", t->kind);
-		if (t->machine_id)
-			(void)fprintf(out, ", machine %.12s", t->machine_id);
-		if (t->time) {
-			(void)fputs(", ", out);
-			put_esc(out, t->time);
-		}
-		(void)fputs("): ", out);
-		if (t->error) {
-			(void)fputs("could not be read: ", out);
-			put_esc(out, t->error);
-			(void)fputc('\n', out);
-		} else {
-			(void)fprintf(out, "%zu privileged file%s\n", t->files, t->files == 1 ? "" : "s");
-		}
-	}
+	for (size_t i = 0; i < f->n_t; i++)
+		text_target(out, &f->t[i]);
 	(void)fputs("\nPROGRAMS\n", out);
 	for (size_t i = 0; i < f->n_p; i++) {
-		const struct fprog *p = &f->p[i];
-		_cleanup_free_ char *major = fstate_text(&p->v[p->major]);
-		char **vv = fprog_versions(p);
-		size_t shown = 0;
-
-		if (!major || !vv) {
-			strv_free(vv);
-			return -ENOMEM;
-		}
-		(void)fputs("  ", out);
-		put_esc(out, p->path);
-		(void)fprintf(out, ": %zu target%s; %zu agree: ", p->n, p->n == 1 ? "" : "s",
-			      p->n_major);
-		put_esc(out, major);
-		(void)fputc('\n', out);
-		if (vv[0]) {
-			(void)fputs("      versions: ", out);
-			for (size_t k = 0; vv[k]; k++) {
-				(void)fputs(k ? ", " : "", out);
-				put_esc(out, vv[k]);
-			}
-			(void)fputc('\n', out);
-		}
-		strv_free(vv);
-		for (size_t k = 0; k < p->n; k++) {
-			_cleanup_free_ char *st = NULL;
-			if (!fprog_drifts(p, k))
-				continue;
-			if (++shown > DRIFT_SHOWN) {
-				(void)fprintf(out, "      … and %zu more that differ (see the JSON report)\n",
-					      p->n - p->n_major - DRIFT_SHOWN);
-				break;
-			}
-			st = fstate_text(&p->v[k]);
-			if (!st)
-				return -ENOMEM;
-			(void)fputs("      differs on ", out);
-			put_esc(out, f->t[p->v[k].target].name);
-			(void)fputs(": ", out);
-			put_esc(out, st);
-			(void)fputc('\n', out);
-		}
+		r = text_program(out, f, &f->p[i]);
+		if (r < 0)
+			return r;
 	}
 	return ferror(out) ? -EIO : 0;
 }
