@@ -170,13 +170,58 @@ struct json_object *fleet_json(const struct fleet *f)
 	return TAKE_PTR(doc);
 }
 
-/* --- text ----------------------------------------------------------------------------------- */
+/* --- the targets that differ, in text, Markdown and HTML ------------------------------------- */
 
-static void put_esc(FILE *out, const char *s)
+/* @s made printable with escape_text(); "?" when memory ran out.  Returns 0. */
+static int put_esc(FILE *out, const char *s)
 {
 	_cleanup_free_ char *e = escape_text(s ? s : "");
 	(void)fputs(e ? e : "?", out);
+	return 0;
 }
+
+/* How a format writes the list of targets that differ from a program's majority. */
+struct drift_style {
+	int (*escape)(FILE *out, const char *s);        /* 0 or -ENOMEM */
+	const char *before, *after;                     /* around "target: state" */
+	const char *more, *more_after;                  /* around how many are not shown */
+};
+
+/* The first DRIFT_SHOWN targets of @p that differ, then how many more.  0 or -ENOMEM. */
+static int drift_list(FILE *out, const struct fleet *f, const struct fprog *p,
+		      const struct drift_style *d)
+{
+	size_t shown = 0;
+	int r = 0;
+
+	for (size_t k = 0; k < p->n && r == 0; k++) {
+		_cleanup_free_ char *st = NULL;
+		if (!fprog_drifts(p, k))
+			continue;
+		if (++shown > DRIFT_SHOWN) {
+			(void)fprintf(out, "%s%zu%s", d->more, p->n - p->n_major - DRIFT_SHOWN,
+				      d->more_after);
+			break;
+		}
+		st = fstate_text(&p->v[k]);
+		if (!st)
+			return -ENOMEM;
+		(void)fputs(d->before, out);
+		r = d->escape(out, f->t[p->v[k].target].name);
+		(void)fputs(": ", out);
+		if (r == 0)
+			r = d->escape(out, st);
+		(void)fputs(d->after, out);
+	}
+	return r;
+}
+
+/* --- text ----------------------------------------------------------------------------------- */
+
+static const struct drift_style text_drift = {
+	.escape = put_esc, .before = "      differs on ", .after = "\n",
+	.more = "      … and ", .more_after = " more that differ (see the JSON report)\n",
+};
 
 /* "  web1 (host, machine 0123456789ab, <time>): 2 privileged files" */
 static void text_target(FILE *out, const struct ftarget *t)
@@ -205,7 +250,6 @@ static int text_program(FILE *out, const struct fleet *f, const struct fprog *p)
 {
 	_cleanup_free_ char *major = fstate_text(&p->v[p->major]);
 	_cleanup_(strv_freep) char **vv = fprog_versions(p);
-	size_t shown = 0;
 
 	if (!major || !vv)
 		return -ENOMEM;
@@ -223,25 +267,7 @@ static int text_program(FILE *out, const struct fleet *f, const struct fprog *p)
 		}
 		(void)fputc('\n', out);
 	}
-	for (size_t k = 0; k < p->n; k++) {
-		_cleanup_free_ char *st = NULL;
-		if (!fprog_drifts(p, k))
-			continue;
-		if (++shown > DRIFT_SHOWN) {
-			(void)fprintf(out, "      … and %zu more that differ (see the JSON report)\n",
-				      p->n - p->n_major - DRIFT_SHOWN);
-			break;
-		}
-		st = fstate_text(&p->v[k]);
-		if (!st)
-			return -ENOMEM;
-		(void)fputs("      differs on ", out);
-		put_esc(out, f->t[p->v[k].target].name);
-		(void)fputs(": ", out);
-		put_esc(out, st);
-		(void)fputc('\n', out);
-	}
-	return 0;
+	return drift_list(out, f, p, &text_drift);
 }
 
 int fleet_text(const struct fleet *f, FILE *out)
@@ -272,6 +298,11 @@ int fleet_text(const struct fleet *f, FILE *out)
 }
 
 /* --- Markdown ------------------------------------------------------------------------------- */
+
+static const struct drift_style markdown_drift = {
+	.escape = markdown_escape, .before = "- ", .after = "\n",
+	.more = "- … and ", .more_after = " more\n",
+};
 
 int fleet_markdown(const struct fleet *f, FILE *out)
 {
@@ -327,30 +358,13 @@ int fleet_markdown(const struct fleet *f, FILE *out)
 		(void)fputs("\n## Drift between targets\n", out);
 	for (size_t i = 0; i < f->n_p && r == 0; i++) {
 		const struct fprog *p = &f->p[i];
-		size_t shown = 0;
 		if (p->n_major == p->n)
 			continue;
 		(void)fputs("\n### ", out);
 		r = markdown_escape(out, p->path);
 		(void)fputs("\n\n", out);
-		for (size_t k = 0; k < p->n && r == 0; k++) {
-			_cleanup_free_ char *st = NULL;
-			if (!fprog_drifts(p, k))
-				continue;
-			if (++shown > DRIFT_SHOWN) {
-				(void)fprintf(out, "- … and %zu more\n", p->n - p->n_major - DRIFT_SHOWN);
-				break;
-			}
-			st = fstate_text(&p->v[k]);
-			if (!st)
-				return -ENOMEM;
-			(void)fputs("- ", out);
-			r = markdown_escape(out, f->t[p->v[k].target].name);
-			(void)fputs(": ", out);
-			if (r == 0)
-				r = markdown_escape(out, st);
-			(void)fputc('\n', out);
-		}
+		if (r == 0)
+			r = drift_list(out, f, p, &markdown_drift);
 	}
 	return r < 0 ? r : ferror(out) ? -EIO : 0;
 }
@@ -361,6 +375,10 @@ static const char fleet_style[] =
 	"body{font-family:sans-serif;margin:2em;max-width:80em}"
 	"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;"
 	"text-align:left;vertical-align:top}.drift{color:#a00}code{font-size:.95em}";
+
+static const struct drift_style html_drift = {
+	.escape = html_escape, .before = "", .after = "<br>", .more = "… and ", .more_after = " more",
+};
 
 int fleet_html(const struct fleet *f, FILE *out)
 {
@@ -405,7 +423,6 @@ int fleet_html(const struct fleet *f, FILE *out)
 		const struct fprog *p = &f->p[i];
 		_cleanup_free_ char *major = fstate_text(&p->v[p->major]);
 		char **vv = fprog_versions(p);
-		size_t shown = 0;
 		if (!major || !vv) {
 			strv_free(vv);
 			return -ENOMEM;
@@ -422,23 +439,8 @@ int fleet_html(const struct fleet *f, FILE *out)
 		}
 		strv_free(vv);
 		(void)fputs("</td><td class=\"drift\">", out);
-		for (size_t k = 0; k < p->n && r == 0; k++) {
-			_cleanup_free_ char *st = NULL;
-			if (!fprog_drifts(p, k))
-				continue;
-			if (++shown > DRIFT_SHOWN) {
-				(void)fprintf(out, "… and %zu more", p->n - p->n_major - DRIFT_SHOWN);
-				break;
-			}
-			st = fstate_text(&p->v[k]);
-			if (!st)
-				return -ENOMEM;
-			r = html_escape(out, f->t[p->v[k].target].name);
-			(void)fputs(": ", out);
-			if (r == 0)
-				r = html_escape(out, st);
-			(void)fputs("<br>", out);
-		}
+		if (r == 0)
+			r = drift_list(out, f, p, &html_drift);
 		(void)fputs("</td></tr>\n", out);
 	}
 	(void)fprintf(out, "</tbody>\n</table>\n<footer><p>Generated by suid2cap %s.</p></footer>\n"
