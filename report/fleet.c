@@ -154,6 +154,52 @@ static unsigned finding_bits(struct json_object *ids)
 	return bits;
 }
 
+/*
+ * Where a file of a package or image report comes from: its target, and for a
+ * package's file that package and its version.
+ */
+static int file_origin(struct fstate *s, struct json_object *origin, const size_t *target_of,
+		       size_t n_targets, const char *source, const char *where,
+		       struct s2c_error *err)
+{
+	struct json_object *ti = get(origin, "target", json_type_int);
+	struct json_object *ok = get(origin, "kind", json_type_string);
+	int64_t k = ti ? json_object_get_int64(ti) : -1;
+	int r = 0;
+
+	if (k < 0 || (uint64_t)k >= n_targets)
+		return s2c_error_set(err, -EINVAL, "%s: %s.origin.target: not a target of the "
+				     "report", source, where);
+	s->target = target_of[k];
+	/* A package's files belong to it and its version; an image's to the
+	 * package that owns them in the image. */
+	if (!ok || !s2c_streq(json_object_get_string(ok), "image")) {
+		free(s->package);
+		s->package = NULL;
+		r = str(origin, "name", false, &s->package, source, where, err);
+		if (r == 0)
+			r = str(origin, "version", false, &s->version, source, where, err);
+	}
+	return r;
+}
+
+/* @s as what its target says about @path; the fleet's on success, still the caller's on failure. */
+static int prog_add(struct fleet *f, const char *path, const struct fstate *s)
+{
+	struct fprog *p = prog_get(f, path);
+	struct fstate *v;
+
+	if (!p)
+		return -ENOMEM;
+	v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	v[p->n++] = *s;
+	f->t[s->target].files++;
+	return 0;
+}
+
 /* One file of a report into its program. */
 static int add_file(struct fleet *f, const char *source, struct json_object *file, size_t idx,
 		    const size_t *target_of, size_t n_targets, size_t report_target,
@@ -163,7 +209,6 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 	_cleanup_free_ char *path = NULL;
 	char where[64];
 	struct fstate s = { 0 };
-	struct fprog *p;
 	int r;
 
 	(void)snprintf(where, sizeof(where), "$.files[%zu]", idx);
@@ -190,27 +235,8 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 	s.findings = finding_bits(get(file, "findings", json_type_array));
 	s.target = report_target;
 	origin = get(file, "origin", json_type_object);
-	if (r == 0 && origin) {
-		struct json_object *ti = get(origin, "target", json_type_int);
-		struct json_object *ok = get(origin, "kind", json_type_string);
-		int64_t k = ti ? json_object_get_int64(ti) : -1;
-		if (k < 0 || (uint64_t)k >= n_targets) {
-			r = s2c_error_set(err, -EINVAL, "%s: %s.origin.target: not a target of the "
-					  "report", source, where);
-		} else {
-			s.target = target_of[k];
-			/* A package's files belong to it and its version; an image's to the
-			 * package that owns them in the image. */
-			if (!ok || !s2c_streq(json_object_get_string(ok), "image")) {
-				free(s.package);
-				s.package = NULL;
-				r = str(origin, "name", false, &s.package, source, where, err);
-				if (r == 0)
-					r = str(origin, "version", false, &s.version, source, where,
-						err);
-			}
-		}
-	}
+	if (r == 0 && origin)
+		r = file_origin(&s, origin, target_of, n_targets, source, where, err);
 	if (r == 0 && !s2c_streq(s.verdict, "migrate") && !s2c_streq(s.verdict, "drop") &&
 	    !s2c_streq(s.verdict, "keep") && !s2c_streq(s.verdict, "review"))
 		r = s2c_error_set(err, -EINVAL, "%s: %s.verdict: not a verdict", source, where);
@@ -223,20 +249,10 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 		if (!s.key)
 			r = -ENOMEM;
 	}
-	if (r == 0 && !(p = prog_get(f, path)))
-		r = -ENOMEM;
-	if (r == 0) {
-		struct fstate *v = realloc(p->v, (p->n + 1) * sizeof(*v));
-		if (!v) {
-			r = -ENOMEM;
-		} else {
-			p->v = v;
-			v[p->n++] = s;
-			f->t[s.target].files++;
-			return 0;
-		}
-	}
-	state_release(&s);
+	if (r == 0)
+		r = prog_add(f, path, &s);
+	if (r < 0)
+		state_release(&s);
 	return r;
 }
 
