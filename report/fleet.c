@@ -34,6 +34,21 @@ static void state_release(struct fstate *s)
 	free(s->key);
 }
 
+/* Drop the states of @p from @keep on. */
+static void prog_truncate(struct fprog *p, size_t keep)
+{
+	for (size_t j = keep; j < p->n; j++)
+		state_release(&p->v[j]);
+	p->n = keep;
+}
+
+static void prog_release(struct fprog *p)
+{
+	prog_truncate(p, 0);
+	free(p->v);
+	free(p->path);
+}
+
 static void ftarget_release(struct ftarget *t)
 {
 	free(t->name);
@@ -62,12 +77,8 @@ struct fleet *fleet_free(struct fleet *f)
 	for (size_t i = 0; i < f->n_t; i++)
 		ftarget_release(&f->t[i]);
 	free(f->t);
-	for (size_t i = 0; i < f->n_p; i++) {
-		for (size_t j = 0; j < f->p[i].n; j++)
-			state_release(&f->p[i].v[j]);
-		free(f->p[i].v);
-		free(f->p[i].path);
-	}
+	for (size_t i = 0; i < f->n_p; i++)
+		prog_release(&f->p[i]);
 	free(f->p);
 	strv_freen(f->reports, f->n_reports);
 	strv_freen(f->notes, f->n_notes);
@@ -322,15 +333,10 @@ static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_not
 		     const size_t *n_states)
 {
 	for (size_t i = 0; i < f->n_p; i++) {
-		struct fprog *p = &f->p[i];
-		size_t keep = i < n_p ? n_states[i] : 0;
-		for (size_t j = keep; j < p->n; j++)
-			state_release(&p->v[j]);
-		p->n = keep;
-		if (i >= n_p) {
-			free(p->v);
-			free(p->path);
-		}
+		if (i < n_p)
+			prog_truncate(&f->p[i], n_states[i]);
+		else
+			prog_release(&f->p[i]);
 	}
 	f->n_p = n_p;
 	for (size_t i = n_t; i < f->n_t; i++)
@@ -385,6 +391,10 @@ static void shared_release(struct shared *sh)
 	free(sh->tool);
 }
 
+/*
+ * Read them from the report @doc into @sh, which the caller releases, also on
+ * failure.  A tool version that is not a string is left out.
+ */
 static int shared_read(const char *source, struct json_object *doc, struct shared *sh,
 		       struct s2c_error *err)
 {
