@@ -561,7 +561,8 @@ static int cmp_prog(const void *a, const void *b)
 
 int fleet_finish(struct fleet *f)
 {
-	qsort(f->p, f->n_p, sizeof(*f->p), cmp_prog);
+	if (f->n_p)
+		qsort(f->p, f->n_p, sizeof(*f->p), cmp_prog);
 	for (size_t i = 0; i < f->n_p; i++) {
 		struct fprog *p = &f->p[i];
 		p->major = 0;
