@@ -84,7 +84,8 @@ void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_
 		.root = "/",
 		.opts = {
 			OPT_CALLBACK("root", a, "DIR", "treat DIR as the system root (an image or "
-				     "chroot)", opt_root),
+				     "chroot);\nPATH is then beneath DIR, and a relative one is\n"
+				     "read from a current directory inside DIR", opt_root),
 			OPT_CALLBACK("threads", a, "N", "worker threads (default: max(CPUs, 8), at "
 				     "most 16)", opt_threads),
 			OPT_CALLBACK("xdev", a, NULL, "stay on the filesystem of each PATH", opt_flag),
