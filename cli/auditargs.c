@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "auditargs.h"
@@ -17,12 +16,11 @@
 #include "html.h"
 #include "markdown.h"
 #include "sarif.h"
+#include "term.h"
 #include "scanargs.h"
 #include "util.h"
 #include "waiver.h"
 #include "common.h"
-
-#define TEXT_WIDTH 100
 
 const char *const auditargs_formats[] = {
 	[AUDIT_FORMAT_TEXT] = "text", [AUDIT_FORMAT_JSON] = "json",
@@ -86,9 +84,11 @@ void auditargs_init(struct auditargs *a, bool audit)
 			"waivers", &a->waivers, "FILE", "accept the findings FILE waives: reported as "
 			"waived,\nnot counted by --fail-on (repeatable; read after the\n"
 			"target's own " AUDITARGS_WAIVERS_FILE ")");
-	if (audit)
-		a->opts[n++] = (struct opt)OPT_BOOL(0, "no-color", &a->no_color,
-						    "no colour, even on a terminal");
+	if (audit) {
+		a->opts[n++] = (struct opt)TERM_OPT_COLOR;
+		a->opts[n++] = (struct opt)OPT_CALLBACK("no-color", NULL, NULL, "the same as "
+							"--color=never", term_opt_color);
+	}
 	a->opts[n] = (struct opt)OPT_END();
 }
 
@@ -147,23 +147,13 @@ bool auditargs_failed(const struct audit *au, unsigned fail_on)
 	return false;
 }
 
-static unsigned terminal_width(const struct s2c_ctx *ctx, bool to_stdout)
+/* @fd: where @out writes, for its width and whether it takes colour (cli/term.h). */
+static int render(const struct auditargs *a, const struct audit *au, int fd, FILE *out)
 {
-	struct winsize ws;
-
-	if (to_stdout && ctx->stdout_tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col >= 40)
-		return ws.ws_col;
-	return TEXT_WIDTH;
-}
-
-static int render(const struct auditargs *a, const struct audit *au, const struct s2c_ctx *ctx,
-		  FILE *out)
-{
-	bool to_stdout = out == stdout;
 	struct audittext_options o = {
-		.width = terminal_width(ctx, to_stdout),
-		.color = to_stdout && ctx->color && !a->no_color,
+		.width = term_width(fd),
+		.color = term_color(fd),
+		.quiet = a->quiet,
 	};
 
 	switch (a->format) {
@@ -189,7 +179,8 @@ int auditargs_write(const struct auditargs *a, const struct audit *au, const str
 
 	if (ex)
 		return ex;
-	r = render(a, au, ctx, out.f);
+	(void)ctx;      /* width and colour come from cli/term */
+	r = render(a, au, out.fd >= 0 ? out.fd : STDOUT_FILENO, out.f);
 	if (r < 0)
 		log_error("cannot write the audit: %s", strerror(-r));
 	ex = outfile_close(&out, r == 0);

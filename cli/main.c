@@ -97,7 +97,8 @@
  *           batch     directory walk, shards, reader threads
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
  *            report/targetout: package and image parts of the reports, identity;
- *            report/fleet: many audit reports joined, majority and drift)
+ *            report/fleet: many audit reports joined, majority and drift;
+ *            report/fleetout: the fleet report in every format)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
@@ -107,6 +108,7 @@
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
  *           opts      option tables, the parser and the generated --help
+ *           term      output width (COLUMNS, the terminal) and colour (--color, NO_COLOR)
  *           learned   learn records of the files explain and audit decide about
  *           auditargs report options of the auditing verbs, atomic output
  *           identity  host name, hashed machine id, time of an audit
@@ -132,6 +134,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "privs.h"
+#include "term.h"
 #include "common.h"
 
 /*
@@ -197,24 +200,25 @@ static const struct cmd commands[] = {
 	 * dispatch, phases, synopsis, one line */
 	{ "scan", cmd_scan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
-	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
+	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [--quiet] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--no-color] [--exclude PATH] [--other-roots] "
-	  "[PATH ...]",
+	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--quiet] [--exclude PATH] "
+	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--no-color] [--threads N] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--platform OS/ARCH] "
+	  "[--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
@@ -250,7 +254,7 @@ static const struct cmd commands[] = {
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] "
-	  "[--exclude PATH] [--other-roots] PATH ...",
+	  "[--color auto|always|never] [--exclude PATH] [--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
 	{ "rules", cmd_rules, 0, 1, CMD_ANY, "'lint' or 'list'", PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
@@ -258,7 +262,8 @@ static const struct cmd commands[] = {
 	{ "learn", cmd_learn, CMD_WRITES | CMD_OPTIONS_FIRST, 1, CMD_ANY, "COMMAND", CAPS_LEARN,
 	  phases_learn,
 	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] "
-	  "[--json | --format text|json] [--root DIR] [--db DIR] [--kernel VER] [--no-record] "
+	  "[--json | --format text|json] [--color auto|always|never] [--root DIR] [--db DIR] "
+	  "[--kernel VER] [--no-record] "
 	  "[--verbose] [--] COMMAND [ARG ...]",
 	  "run a program and record which capabilities it really uses" },
 	{ "privileges", cmd_privileges, 0, 1, 1, "VERB", CAPS_ALL, NULL, "VERB",
@@ -388,19 +393,14 @@ static void raise_fd_limit(void)
 
 static void ctx_init(struct s2c_ctx *ctx, const char *argv0)
 {
-	const char *nc = getenv("NO_COLOR");
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *term = getenv("TERM");
-	bool dumb = term && s2c_streq(term, "dumb");
 
 	ctx->argv0 = argv0;
 	ctx->stdout_tty = isatty(STDOUT_FILENO);
 	ctx->stderr_tty = isatty(STDERR_FILENO);
-	ctx->color = ctx->stdout_tty && s2c_isempty(nc) && !dumb;
-	ctx->color_err = ctx->stderr_tty && s2c_isempty(nc) && !dumb;
 	ctx->ncpus = n > 0 ? (unsigned)n : 1;
 	log_set_program(argv0);
-	log_set_color(ctx->color_err);
+	term_init();
 }
 
 /* Narrow, run the verb, and check stdout once for every verb (git's run_builtin). */

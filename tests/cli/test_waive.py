@@ -457,6 +457,13 @@ def test_waivers_fail_on(ctx):
         rc, out, err = audit(ctx, root, *args)
         ctx.check(f"fail-on {' '.join(a.replace(ctx.tmp + '/', '') for a in args)}", rc == want,
                   f"exit {rc}, want {want} {err!r}")
+    # --quiet lists what asks for a person: a waived finding has had one.
+    rc, out, err = audit(ctx, root, "--quiet")
+    ctx.check("quiet: the tool's review and writable bit", f"{TOOL}\n".encode() in out and
+              b"S2C008" in out, out.decode(errors="replace"))
+    rc, out, err = audit(ctx, root, "--quiet", "--waivers", tool)
+    ctx.check("quiet: waived findings left out", TOOL.encode() not in out and
+              b"; 2 waived; waivers: 0 stale, 0 expired\n" in out, out.decode(errors="replace"))
     rc, out, err = audit(ctx, root, "--fail-on", "S2C009")
     ctx.check("fail-on unknown id: usage error", rc == 2 and
               b"unknown --fail-on 'S2C009': expected review, migrate, risk or a finding id" in err,
