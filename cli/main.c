@@ -83,6 +83,10 @@
  *           stage     private 0700 directory for the members an audit reads
  *           arread    libarchive: formats, built-in decompressors, nested archives
  *           shparse   POSIX sh parser for maintainer scripts (analysis only)
+ *           shlex     inside it: parse state, characters, operators, here-documents
+ *           shword    inside it: words, quotes, expansions, substitutions
+ *           shcompound  inside it: if, case, for, while, until, groups, functions
+ *           shtree    inside it: the syntax tree as built and freed
  *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
  *           target    a package or image, its installed privileged files as facts
  *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
