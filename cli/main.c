@@ -88,6 +88,9 @@
  *           shcompound  inside it: if, case, for, while, until, groups, functions
  *           shtree    inside it: the syntax tree as built and freed
  *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
+ *           mseval    inside it: the state of one pass, fields, bounds
+ *           msexpand  inside it: words expanded, known command substitutions
+ *           mscommand inside it: chmod, chown, setcap, dpkg-statoverride, test, calls
  *           target    a package or image, its installed privileged files as facts
  *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
  *           oci       docker-save and OCI layouts, layers and whiteouts
