@@ -92,6 +92,9 @@
  *           msexpand  inside it: words expanded, known command substitutions
  *           mscommand inside it: chmod, chown, setcap, dpkg-statoverride, test, calls
  *           target    a package or image, its installed privileged files as facts
+ *           targetkeep  inside it: what a reader keeps of the members
+ *           targetfiles inside it: the installed state, actions applied, owner ids
+ *           targetlibs  inside it: libraries shared between sibling targets
  *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
  *           oci       docker-save and OCI layouts, layers and whiteouts
  *           batch     directory walk, shards, reader threads

@@ -52,6 +52,12 @@ int member_path(const char *name, char **ret, struct s2c_error *err)
 	return 0;
 }
 
+const char *member_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 struct member *member_new(const char *path)
 {
 	struct member *m = calloc(1, sizeof(*m));

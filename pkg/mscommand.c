@@ -219,7 +219,7 @@ static enum ms_st cmd_statoverride(struct ms_eval *e, const struct sh_node *n,
 
 static bool is_setcap_path(const char *s)
 {
-	return s2c_streq(msexpand_base_name(s), "setcap");
+	return s2c_streq(member_base_name(s), "setcap");
 }
 
 /* test / [ … ] */
@@ -326,7 +326,7 @@ enum ms_st mscommand_simple(struct ms_eval *e, const struct sh_node *n)
 	}
 	for (size_t i = 1; i < f.n; i++)
 		unknown_arg = unknown_arg || !f.v[i].known;
-	cmd = msexpand_base_name(f.v[0].s);
+	cmd = member_base_name(f.v[0].s);
 	fn = func_find(e, f.v[0].s);
 	if (fn) {
 		r = call_func(e, fn, &f);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "msexpand.h"
+#include "member.h"
 #include "mseval.h"
 #include "shparse.h"
 #include "util.h"
@@ -205,12 +206,6 @@ static const struct sh_node *only_simple(const struct sh_node *list)
 	return pipe->kids[0];
 }
 
-const char *msexpand_base_name(const char *s)
-{
-	const char *slash = strrchr(s, '/');
-	return slash ? slash + 1 : s;
-}
-
 /* What the few commands whose output the analysis knows would print.  NULL: unknown. */
 static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 {
@@ -228,7 +223,7 @@ static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 			mseval_fields_release(&f);
 			return NULL;
 		}
-	cmd = f.n ? msexpand_base_name(f.v[0].s) : "";
+	cmd = f.n ? member_base_name(f.v[0].s) : "";
 	if (s2c_streq(cmd, "dpkg-divert") && f.n == 3 && s2c_streq(f.v[1].s, "--truename"))
 		out = strdup(f.v[2].s);
 	else if (s2c_streq(cmd, "uname") && (f.n == 1 || (f.n == 2 && s2c_streq(f.v[1].s, "-s"))))
@@ -251,7 +246,7 @@ static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 			out = joined;
 		}
 	} else if (s2c_streq(cmd, "basename") && f.n == 2) {
-		out = strdup(msexpand_base_name(f.v[1].s));
+		out = strdup(member_base_name(f.v[1].s));
 	}
 	mseval_fields_release(&f);
 	if (!out && e->error == 0 && c)

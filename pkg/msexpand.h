@@ -29,7 +29,4 @@ void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struc
  */
 char *msexpand_string(struct ms_eval *e, const struct sh_word *w);
 
-/** What follows the last '/' of @s (borrowed from it). */
-const char *msexpand_base_name(const char *s);
-
 #endif /* S2C_PKG_MSEXPAND_H */
