@@ -97,6 +97,8 @@
  *           targetlibs  inside it: libraries shared between sibling targets
  *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
  *           oci       docker-save and OCI layouts, layers and whiteouts
+ *           ocisrc    inside it: a layout beneath its root, or a tar indexed once
+ *           ocimanifest  inside it: manifest.json, OCI indexes, manifests, config
  *           batch     directory walk, shards, reader threads
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
  *            report/targetout: package and image parts of the reports, identity;

@@ -125,8 +125,8 @@ static enum ms_st cmd_chmod(struct ms_eval *e, const struct sh_node *n, const st
 }
 
 /* chown [opts] OWNER[:GROUP] FILE…, chgrp [opts] GROUP FILE… */
-static enum ms_st cmd_chown(struct ms_eval *e, const struct sh_node *n, const struct ms_fields *f,
-			 bool chgrp)
+static enum ms_st cmd_chown(struct ms_eval *e, const struct sh_node *n,
+			    const struct ms_fields *f, bool chgrp)
 {
 	_cleanup_free_ char *owner = NULL, *group = NULL;
 	size_t i = 1;
@@ -315,7 +315,7 @@ enum ms_st mscommand_simple(struct ms_eval *e, const struct sh_node *n)
 	if (n->n_words == 0) {
 		for (size_t i = 0; i < n->n_assigns && !e->error; i++)
 			mseval_env_set(e, &e->env, n->assigns[i].name,
-				msexpand_string(e, &n->assigns[i].value));
+				       msexpand_string(e, &n->assigns[i].value));
 		return MS_TRUE;
 	}
 	for (size_t i = 0; i < n->n_words && !e->error; i++)

@@ -353,7 +353,7 @@ static int parse_command(struct shlex *p, struct sh_node **ret)
 	}
 	if (at_end_word(p) || shlex_at_word(p, "in"))
 		return shlex_fail(p, "unexpected '%.*s'", (int)strcspn(p->s + p->pos, " \t\n;"),
-			    p->s + p->pos);
+				  p->s + p->pos);
 	if (*shlex_peek_op(p) && !shlex_is_redirect(shlex_peek_op(p)))
 		return shlex_fail(p, "unexpected '%s'", shlex_peek_op(p));
 	return parse_simple(p, ret);
@@ -422,8 +422,9 @@ int sh_parse(const char *text, size_t len, struct sh_script **ret, struct s2c_er
 	if (r == 0)
 		r = shlex_skip_newlines(&p);
 	if (r == 0 && p.pos < p.len)
-		r = shlex_fail(&p, "unexpected '%.*s'", (int)S2C_MIN(strcspn(p.s + p.pos, " \t\n"),
-							      (size_t)20), p.s + p.pos);
+		r = shlex_fail(&p, "unexpected '%.*s'",
+			       (int)S2C_MIN(strcspn(p.s + p.pos, " \t\n"), (size_t)20),
+			       p.s + p.pos);
 	if (r == 0 && p.n_here)
 		r = shlex_fail(&p, "here-document without its end");
 	for (size_t i = 0; i < p.n_here; i++)
