@@ -45,6 +45,34 @@ static int expect_word(struct shlex *p, const char *w)
 	return 0;
 }
 
+/* The end of a compound command: @n with its last line in @ret, or freed after an error @r. */
+static int finish(struct shlex *p, struct sh_node *n, int r, struct sh_node **ret)
+{
+	if (r < 0) {
+		shtree_node_free(n);
+		return r;
+	}
+	n->line_end = p->line;
+	*ret = n;
+	return 0;
+}
+
+/* "do LIST done": the body of a loop, added to @n's kids. */
+static int parse_do_done(struct shlex *p, struct sh_node *n)
+{
+	struct sh_node *body = NULL;
+	int r = expect_word(p, "do");
+
+	if (r == 0)
+		r = shparse_list(p, &body);
+	if (r == 0)
+		r = shtree_kid_add(n, TAKE_PTR(body));
+	if (r == 0)
+		r = expect_word(p, "done");
+	shtree_node_free(body);
+	return r;
+}
+
 /* if … then … [elif … then …] [else …] fi; the caller consumed "if" or "elif". */
 static int parse_if(struct shlex *p, struct sh_node **ret)
 {
@@ -89,13 +117,7 @@ static int parse_if(struct shlex *p, struct sh_node **ret)
 	shtree_node_free(cond);
 	shtree_node_free(then);
 	shtree_node_free(els);
-	if (r < 0) {
-		shtree_node_free(n);
-		return r;
-	}
-	n->line_end = p->line;
-	*ret = n;
-	return 0;
+	return finish(p, n, r, ret);
 }
 
 static int parse_case(struct shlex *p, struct sh_node **ret)
@@ -169,19 +191,13 @@ static int parse_case(struct shlex *p, struct sh_node **ret)
 	}
 	if (r == 0)
 		r = expect_word(p, "esac");
-	if (r < 0) {
-		shtree_node_free(n);
-		return r;
-	}
-	n->line_end = p->line;
-	*ret = n;
-	return 0;
+	return finish(p, n, r, ret);
 }
 
 /* while/until LIST do LIST done */
 static int parse_loop(struct shlex *p, enum sh_kind kind, struct sh_node **ret)
 {
-	struct sh_node *n = NULL, *a = NULL, *b = NULL;
+	struct sh_node *n = NULL, *a = NULL;
 	int r = shtree_node_new(p, kind, &n);
 
 	if (r == 0)
@@ -189,27 +205,14 @@ static int parse_loop(struct shlex *p, enum sh_kind kind, struct sh_node **ret)
 	if (r == 0)
 		r = shtree_kid_add(n, TAKE_PTR(a));
 	if (r == 0)
-		r = expect_word(p, "do");
-	if (r == 0)
-		r = shparse_list(p, &b);
-	if (r == 0)
-		r = shtree_kid_add(n, TAKE_PTR(b));
-	if (r == 0)
-		r = expect_word(p, "done");
+		r = parse_do_done(p, n);
 	shtree_node_free(a);
-	shtree_node_free(b);
-	if (r < 0) {
-		shtree_node_free(n);
-		return r;
-	}
-	n->line_end = p->line;
-	*ret = n;
-	return 0;
+	return finish(p, n, r, ret);
 }
 
 static int parse_for(struct shlex *p, struct sh_node **ret)
 {
-	struct sh_node *n = NULL, *body = NULL;
+	struct sh_node *n = NULL;
 	struct sh_word name = { 0 };
 	int r = shtree_node_new(p, SH_FOR, &n);
 
@@ -250,21 +253,8 @@ static int parse_for(struct shlex *p, struct sh_node **ret)
 		shlex_advance(p, 1);
 	}
 	if (r == 0)
-		r = expect_word(p, "do");
-	if (r == 0)
-		r = shparse_list(p, &body);
-	if (r == 0)
-		r = shtree_kid_add(n, TAKE_PTR(body));
-	if (r == 0)
-		r = expect_word(p, "done");
-	shtree_node_free(body);
-	if (r < 0) {
-		shtree_node_free(n);
-		return r;
-	}
-	n->line_end = p->line;
-	*ret = n;
-	return 0;
+		r = parse_do_done(p, n);
+	return finish(p, n, r, ret);
 }
 
 /* { … } or ( … ) */
@@ -287,13 +277,7 @@ static int parse_group(struct shlex *p, enum sh_kind kind, struct sh_node **ret)
 			r = shlex_fail(p, "expected '%s'", kind == SH_GROUP ? "}" : ")");
 	}
 	shtree_node_free(body);
-	if (r < 0) {
-		shtree_node_free(n);
-		return r;
-	}
-	n->line_end = p->line;
-	*ret = n;
-	return 0;
+	return finish(p, n, r, ret);
 }
 
 /* bash: function name [()] compound */

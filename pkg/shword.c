@@ -277,6 +277,17 @@ static int parse_dollar(struct shlex *p, struct sh_word *w, bool quoted)
 	return lit_add(p, w, '$', quoted);
 }
 
+/* A "$", a "`" or a literal character @c at the position, inside double quotes or not. */
+static int parse_char(struct shlex *p, struct sh_word *w, int c, bool quoted)
+{
+	if (c == '$')
+		return parse_dollar(p, w, quoted);
+	if (c == '`')
+		return parse_backquote(p, w, quoted);
+	shlex_advance(p, 1);
+	return lit_add(p, w, c, quoted);
+}
+
 static int parse_dquote(struct shlex *p, struct sh_word *w)
 {
 	int r;
@@ -296,13 +307,8 @@ static int parse_dquote(struct shlex *p, struct sh_word *w)
 			if (e == '\n')
 				continue;
 			r = lit_add(p, w, e, true);
-		} else if (c == '$') {
-			r = parse_dollar(p, w, true);
-		} else if (c == '`') {
-			r = parse_backquote(p, w, true);
 		} else {
-			shlex_advance(p, 1);
-			r = lit_add(p, w, c, true);
+			r = parse_char(p, w, c, true);
 		}
 		if (r < 0)
 			return r;
@@ -369,13 +375,8 @@ int shword_parse(struct shlex *p, struct sh_word *w, int end)
 			r = parse_dquote(p, w);
 			if (r == 0 && w->n == before)
 				r = empty_quoted(p, w);
-		} else if (c == '$') {
-			r = parse_dollar(p, w, false);
-		} else if (c == '`') {
-			r = parse_backquote(p, w, false);
 		} else {
-			shlex_advance(p, 1);
-			r = lit_add(p, w, c, false);
+			r = parse_char(p, w, c, false);
 		}
 		if (r < 0)
 			return r;

@@ -39,17 +39,6 @@ int target_share_libs(struct target *t, struct target *const *all, size_t n)
 	return shared;
 }
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 void libindex_release(struct libindex *x)
 {
 	free(x->slots);
@@ -82,7 +71,7 @@ int libindex_build(struct libindex *x, struct target *const *all, size_t n)
 			    !targetkeep_in_lib_dir(m->path) || !targetkeep_is_shared_lib(m->path))
 				continue;
 			b = member_base_name(m->path);
-			j = (size_t)hash_name(b) & (x->n_slots - 1);
+			j = (size_t)member_hash(b) & (x->n_slots - 1);
 			while (x->slots[j].name &&
 			       !(x->slots[j].target == k && s2c_streq(x->slots[j].name, b)))
 				j = (j + 1) & (x->n_slots - 1);
@@ -103,7 +92,7 @@ size_t libindex_find(const struct libindex *x, size_t self, const char *soname,
 
 	if (!x->n_slots)
 		return SIZE_MAX;
-	for (size_t j = (size_t)hash_name(soname) & (x->n_slots - 1); x->slots[j].name;
+	for (size_t j = (size_t)member_hash(soname) & (x->n_slots - 1); x->slots[j].name;
 	     j = (j + 1) & (x->n_slots - 1)) {
 		const struct libentry *e = &x->slots[j];
 		if (!s2c_streq(e->name, soname))
