@@ -139,7 +139,11 @@ void applyargs_report(void *userdata, const struct apply_report *r)
 	bool bad = ev == APPLY_SKIPPED || ev == APPLY_FAILED || ev == APPLY_ROLLED_BACK ||
 		   ev == APPLY_NOT_RESTORED;
 
-	if (bad)
+	/* The paths in the plan and in the message are beneath the root: name it. */
+	if (bad && a && a->root && !s2c_streq(a->root, "/"))
+		log_warning("%s '%s' beneath the root '%s': %s", apply_event_name(ev), r->path,
+			    a->root, msg && *msg ? msg : "");
+	else if (bad)
 		log_warning("%s '%s': %s", apply_event_name(ev), r->path, msg && *msg ? msg : "");
 	if (a && a->result) {
 		record(a, r);
@@ -188,6 +192,7 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 		o.smoke_uid = pw->pw_uid;
 		o.smoke_gid = pw->pw_gid;
 	}
+	a->root = p->root;
 	/* Narrow to what this plan needs, before touching anything. */
 	r = privs_restrict(applyargs_caps(p, o.smoke), PRIVS_KEEP_BOUNDING);
 	if (r < 0) {

@@ -39,6 +39,8 @@ struct applyargs {
 	int format;                    /**< enum applyargs_format */
 	struct resultjson *result;     /**< with --format json, once started: the outcomes */
 	const char *action;            /**< the result action of the verb's own entries */
+	const char *root;              /**< the root the reported paths are beneath, as
+					    messages name it; NULL or "/" is not named */
 	struct opt opts[12];           /**< the options above, for a verb's table (OPT_TABLE) */
 	struct opt smoke_opts[4];      /**< the smoke-test options alone (verify --fix) */
 	struct opt undo_opts[4];       /**< --only, --quiet and --fault (rollback) */
@@ -82,8 +84,9 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke);
 /**
  * Run @p beneath @rootfd: narrow privileges, resolve the smoke user, apply
  * (every change checked against the privilege order with @caps), print each
- * outcome and a summary, or record them in @a->result.  @only, when not
- * NULL, replaces --only (verify --fix).
+ * outcome and a summary, or record them in @a->result; the warnings name
+ * the plan's root (@a->root is set to it).  @only, when not NULL, replaces
+ * --only (verify --fix).
  * Returns an exit code.
  */
 int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
@@ -92,9 +95,10 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 
 /**
  * The report callback (plan/apply.h) with the struct applyargs as @userdata:
- * problems as warnings on stderr; every outcome as a line on stdout (unless
- * --quiet) or, with a started result, as an event of @a->action ("recover"
- * for what an interrupted earlier run left).
+ * problems as warnings on stderr, naming @a->root when it is not "/" (the
+ * paths are beneath it); every outcome as a line on stdout (unless --quiet)
+ * or, with a started result, as an event of @a->action ("recover" for what
+ * an interrupted earlier run left).
  */
 void applyargs_report(void *userdata, const struct apply_report *r);
 

@@ -87,6 +87,15 @@ void log_set_color(bool on);
  */
 void print_line(const char *fmt, ...) S2C_PRINTF(1, 2);
 
+/**
+ * @path as messages name it, so that whoever reads the message can act on it
+ * wherever they are: an absolute path as it is, a relative one joined to the
+ * current directory (as typed, not resolved: "../x" stays recognisable).  A
+ * copy of @path when the current directory has no name; "/" for NULL.
+ * Returns a new string, NULL on OOM.
+ */
+char *shown_path(const char *path);
+
 /** Print a usage error for @verb and a hint; returns S2C_EXIT_USAGE. */
 int usage_error(const char *verb, const char *fmt, ...) S2C_PRINTF(2, 3);
 
@@ -117,7 +126,7 @@ struct plan_entry;
 
 /**
  * parents_check() callback of plan and migrate: a warning that @e is held back
- * because of @why.
+ * because of @why; @userdata is the root (a string), named when it is not "/".
  */
 void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why);
 

@@ -41,7 +41,9 @@ static const char apply_help[] =
 static int load_plan(const char *path, struct plan **ret, char hash[static HASH_HEX_LEN])
 {
 	struct s2c_error err = { 0 };
-	int r = plan_load_hashed(AT_FDCWD, path, path, geteuid() == 0, ret, hash, &err);
+	_cleanup_free_ char *shown = shown_path(path);
+	int r = shown ? plan_load_hashed(AT_FDCWD, path, shown, geteuid() == 0, ret, hash, &err)
+		      : -ENOMEM;
 
 	if (r == -EPERM) {
 		log_error("%s", err.msg);
@@ -260,7 +262,8 @@ static int recover_first(struct applyargs *a, const char *root)
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
-	r = apply_recover(fd, geteuid() == 0, applyargs_report, a, &rec, &err);
+	a->root = root;
+	r = apply_recover(fd, root, geteuid() == 0, applyargs_report, a, &rec, &err);
 	(void)close(fd);
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -359,12 +362,12 @@ static void journal_time(const char *name, char *buf, size_t size)
 		(void)snprintf(buf, size, "?");
 }
 
-static int list_journals(int rootfd)
+static int list_journals(int rootfd, const char *root)
 {
 	struct journal_info *v = NULL;
 	struct s2c_error err = { 0 };
 	size_t n = 0;
-	int r = journal_infos(rootfd, geteuid() == 0, &v, &n, &err);
+	int r = journal_infos(rootfd, root, geteuid() == 0, &v, &n, &err);
 
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
@@ -387,17 +390,23 @@ static int list_journals(int rootfd)
 	return S2C_EXIT_OK;
 }
 
-/* Undo @journal (NULL: the newest with a change left) beneath @rootfd.  Returns an exit code. */
-static int undo_journal(struct applyargs *a, int rootfd, const char *journal)
+/*
+ * Undo @journal (NULL: the newest with a change left) beneath @rootfd, @root as messages
+ * name it.  Returns an exit code.
+ */
+static int undo_journal(struct applyargs *a, int rootfd, const char *root, const char *journal)
 {
 	struct rollback_options o = {
-		.rootfd = rootfd, .journal = journal, .trusted = geteuid() == 0,
+		.rootfd = rootfd, .root = root, .journal = journal, .trusted = geteuid() == 0,
 		.only = a->only.n ? a->only.v : NULL, .fault = a->fault,
 		.report = applyargs_report, .userdata = a,
 	};
 	struct apply_result res;
 	struct s2c_error err = { 0 };
-	int r = rollback_run(&o, &res, &err);
+	int r;
+
+	a->root = root;
+	r = rollback_run(&o, &res, &err);
 
 	if (a->result)
 		(void)resultjson_set_journal(a->result, res.journal);
@@ -430,6 +439,7 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		OPT_END(),
 	};
 	struct s2c_error err = { 0 };
+	_cleanup_free_ char *shown_root = NULL;
 	int first, r, rootfd;
 
 	(void)ctx;
@@ -448,6 +458,11 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	if (s2c_isempty(root))
 		return usage_error("rollback", "--root needs a directory");
+	shown_root = shown_path(root);
+	if (!shown_root) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
 	rootfd = scan_open_root(root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
@@ -464,7 +479,8 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 		}
 	}
 	if (r == 0)
-		r = list ? list_journals(rootfd) : undo_journal(&a, rootfd, journal);
+		r = list ? list_journals(rootfd, shown_root)
+			 : undo_journal(&a, rootfd, shown_root, journal);
 	(void)close(rootfd);
 	return applyargs_result_finish(&a, root, r);
 }

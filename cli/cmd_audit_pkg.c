@@ -112,7 +112,10 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 	if (r <= 0)
 		return -r;
 	if (a.from_dir) {
-		r = batch_find(a.from_dir, &l, &err);
+		/* Messages name DIR and what is below it as the user can find them. */
+		_cleanup_free_ char *shown = shown_path(a.from_dir);
+
+		r = shown ? batch_find(a.from_dir, shown, &l, &err) : -ENOMEM;
 		if (r < 0) {
 			log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 			batch_list_release(&l);
@@ -120,7 +123,7 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 		}
 		if (l.skipped_links)
 			log_notice("%zu symbolic link%s below '%s' not followed", l.skipped_links,
-				   l.skipped_links == 1 ? "" : "s", a.from_dir);
+				   l.skipped_links == 1 ? "" : "s", shown);
 	} else {
 		for (size_t i = 0; i < a.n_files; i++)
 			if (batch_list_add(&l, a.files[i]) < 0) {

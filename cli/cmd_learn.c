@@ -236,8 +236,11 @@ static int locate(int rootfd, const char *root_real, const char *name, bool live
 		if (fd == -ENOENT)
 			log_error("command '%s' not found%s%s%s", name, live ? "" : " beneath '",
 				  live ? "" : root_real, live ? "" : "'");
+		else if (live)
+			log_error("cannot open '%s': %s", abs ? abs : name, strerror(-fd));
 		else
-			log_error("cannot open '%s': %s", name, strerror(-fd));
+			log_error("cannot open '%s' beneath the root '%s': %s", name, root_real,
+				  strerror(-fd));
 		return S2C_EXIT_USAGE;
 	}
 	ret->fd = fd;
@@ -527,7 +530,7 @@ static char *keep_record(int rootfd, const char *root, const struct learn_record
 	_cleanup_close_ int dfd = -1;
 	_cleanup_free_ char *name = NULL;
 	char *shown = NULL;
-	int r = learn_dir_open(rootfd, true, true, &dfd, &err);
+	int r = learn_dir_open(rootfd, root, true, true, &dfd, &err);
 
 	if (r == 0)
 		r = learn_record_save(dfd, rec, &name, &err);
@@ -715,7 +718,10 @@ int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	rootfd = open(a.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0 || !realpath(a.root, root_real)) {
-		log_error("cannot open root '%s': %s", a.root, strerror(errno));
+		int e = errno;
+		_cleanup_free_ char *shown = shown_path(a.root);
+
+		log_error("cannot open root '%s': %s", shown ? shown : a.root, strerror(e));
 		return S2C_EXIT_USAGE;
 	}
 	return learn(&a, ctx, rootfd, root_real);

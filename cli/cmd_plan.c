@@ -66,8 +66,8 @@ static int opt_format(const struct opt *o, const char *arg, const char *verb)
 	a->format = emit_format_from_name(arg);
 	a->format_set = true;
 	if (a->format < 0)
-		return usage_error(verb, "unknown format '%s': expected json, sh, rpm, deb or "
-				   "permissions", arg);
+		return usage_error(verb, "unknown format '%s': expected json, sh, rpm, deb, "
+				   "deb-postrm or permissions", arg);
 	return 0;
 }
 
@@ -87,8 +87,8 @@ static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s
 		OPT_TABLE(a->s.opts),
 		OPT_TABLE(a->db.opts),
 		OPT_CALLBACK("format", a, "FMT", "json (default), sh (a script that carries the "
-			     "plan out),\nrpm (%files lines), deb (a postinst), permissions "
-			     "(openSUSE)", opt_format),
+			     "plan out),\nrpm (%files lines), deb (a postinst), deb-postrm "
+			     "(its postrm),\npermissions (openSUSE)", opt_format),
 		OPT_STRING('o', "output", &a->output, "FILE", "write to FILE instead of standard "
 			   "output"),
 		OPT_BOOL(0, "timestamp", &a->timestamp, "record when the plan was made (the plan "
@@ -167,19 +167,24 @@ static int run_check(const char *path, const struct dbargs *dba)
 	struct jcheck_problems problems = { 0 };
 	struct s2c_error err = { 0 };
 	struct plan *p = NULL;
+	_cleanup_free_ char *shown = shown_path(path);
 	size_t n;
 	int r;
 
+	if (!shown) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
 	/* The verb runs with at most CAP_DAC_READ_SEARCH; a root caller acts on plans, so a
 	 * plan it checks must be as safe to trust as one it would apply. */
-	r = plan_load_all(AT_FDCWD, path, path, geteuid() == 0, &p, &problems, &err);
+	r = plan_load_all(AT_FDCWD, path, shown, geteuid() == 0, &p, &problems, &err);
 	if (r == -EINVAL && problems.n) {
 		for (size_t i = 0; i < problems.n; i++)
 			log_error("%s", problems.v[i]);
 		if (problems.dropped)
-			log_error("%s: %zu more problems not shown", path, problems.dropped);
+			log_error("%s: %zu more problems not shown", shown, problems.dropped);
 		n = problems.n + problems.dropped;
-		log_notice("'%s' is not a valid plan: %zu problem%s", path, n, n == 1 ? "" : "s");
+		log_notice("'%s' is not a valid plan: %zu problem%s", shown, n, n == 1 ? "" : "s");
 		jcheck_problems_release(&problems);
 		return S2C_EXIT_FINDINGS;
 	}
@@ -188,9 +193,9 @@ static int run_check(const char *path, const struct dbargs *dba)
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
-	r = check_privilege(path, p, dba);
+	r = check_privilege(shown, p, dba);
 	if (r == 0)
-		print_valid(path, p);
+		print_valid(shown, p);
 	plan_free(p);
 	return r;
 }
@@ -225,8 +230,14 @@ static int set_timestamp(struct plan *p)
 
 void cmd_plan_warn_held(void *userdata, const struct plan_entry *e, const char *why)
 {
-	(void)userdata;
-	log_warning("cannot change '%s' safely: %s, skipping", e->path, why);
+	const char *root = userdata;
+
+	/* The file and the directory in @why are beneath the root: name it. */
+	if (root && !s2c_streq(root, "/"))
+		log_warning("cannot change '%s' beneath the root '%s' safely: %s, skipping", e->path,
+			    root, why);
+	else
+		log_warning("cannot change '%s' safely: %s, skipping", e->path, why);
 }
 
 static int build(const struct plan_args *a, const struct decisions *ds,
@@ -244,7 +255,7 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 		       res->host, ret, &err);
 	/* What apply would refuse is held back now, and says why. */
 	if (r == 0)
-		r = parents_check(*ret, res->rootfd, cmd_plan_warn_held, NULL);
+		r = parents_check(*ret, res->rootfd, cmd_plan_warn_held, res->root);
 	if (r >= 0 && a->timestamp)
 		r = set_timestamp(*ret);
 	if (r < 0) {

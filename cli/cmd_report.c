@@ -69,12 +69,14 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 	for (int i = 0; i < argc; i++) {
 		struct s2c_error err = { 0 };
 		struct json_object *doc = NULL;
-		_cleanup_free_ char *text = NULL, *note = NULL;
+		/* Messages and notes name the report as the user can find it. */
+		_cleanup_free_ char *text = NULL, *note = NULL, *shown = shown_path(argv[i]);
 		size_t len;
 
-		r = jsonread_slurp(AT_FDCWD, argv[i], argv[i], &text, &len, NULL, NULL, &err);
+		r = shown ? jsonread_slurp(AT_FDCWD, argv[i], shown, &text, &len, NULL, NULL, &err)
+			  : -ENOMEM;
 		if (r == 0)
-			r = jsonread_parse_mem(text, len, argv[i], &doc, &err);
+			r = jsonread_parse_mem(text, len, shown, &doc, &err);
 		if (r == 0)
 			r = fleet_add(f, argv[i], doc, &err);
 		json_object_put(doc);
@@ -85,9 +87,9 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 		}
 		if (r < 0) {
 			failed++;
-			log_error("cannot read '%s': %s, skipping", argv[i],
+			log_error("cannot read '%s': %s, skipping", shown,
 				  err.msg[0] ? err.msg : strerror(-r));
-			if (asprintf(&note, "'%s' could not be read: %s", argv[i],
+			if (asprintf(&note, "'%s' could not be read: %s", shown,
 				     err.msg[0] ? err.msg : strerror(-r)) < 0 ||
 			    fleet_note(f, note) < 0) {
 				log_error("out of memory");

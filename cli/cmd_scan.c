@@ -3,10 +3,13 @@
  * suid2cap scan: the inventory of privileged files.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "facts.h"
+#include "scan.h"
 #include "scanargs.h"
 #include "scanout.h"
 #include "common.h"
@@ -14,7 +17,43 @@
 enum scan_format { FORMAT_TEXT, FORMAT_JSON };
 
 static const char intro[] =
-	"List every regular file that is setuid, setgid or has file capabilities.\n";
+	"List every regular file that is setuid, setgid or has file capabilities.\n"
+	"Exit status 1 when a file has a problem flag (writable, suid-and-caps,\n"
+	"caps-malformed, hardlinks), 3 when the scan was incomplete (which wins).\n";
+
+/*
+ * The flags that say something is wrong with a file, not only what it is: privilege
+ * others can rewrite, keep under another name, or that contradicts itself.  They are
+ * scan's findings (exit 1), as README and suid2cap(8) say; the others describe.
+ */
+static const enum facts_flags problems[] = { FACT_WRITABLE, FACT_SUID_AND_CAPS,
+					     FACT_CAPS_MALFORMED, FACT_HARDLINKS };
+
+/* Count the files with each problem flag and say so on stderr; returns the files with any. */
+static size_t report_problems(const struct scan_result *res)
+{
+	size_t count[S2C_ELEMENTSOF(problems)] = { 0 }, files = 0;
+	char line[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < res->n; i++) {
+		bool any = false;
+		for (size_t k = 0; k < S2C_ELEMENTSOF(problems); k++)
+			if (res->v[i]->flags & problems[k]) {
+				count[k]++;
+				any = true;
+			}
+		files += any;
+	}
+	for (size_t k = 0; k < S2C_ELEMENTSOF(problems) && len < sizeof(line); k++)
+		if (count[k])
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s (%zu)",
+						len ? ", " : "", facts_flag_name(problems[k]),
+						count[k]);
+	if (files)
+		log_notice("%zu file%s with findings: %s", files, files == 1 ? "" : "s", line);
+	return files;
+}
 
 static const char *const formats[] = { "text", "json", NULL };
 
@@ -68,6 +107,9 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = S2C_EXIT_FAILURE;
 	else if (res->warnings)
 		ex = S2C_EXIT_INCOMPLETE;
+	/* The findings are said even when an incomplete scan's status (3) wins. */
+	if (ex != S2C_EXIT_FAILURE && report_problems(res) && ex == S2C_EXIT_OK)
+		ex = S2C_EXIT_FINDINGS;
 	scan_result_free(res);
 	return ex;
 }

@@ -49,6 +49,9 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	struct s2c_error err = { 0 };
 	const char *name = install ? install : remove;
 	enum hook_kind kind = hook_kind_from_name(name);
+	/* The hooks' paths are beneath the root: name it when it is not this system's. */
+	bool image = !s2c_streq(root, "/");
+	const char *beneath = image ? " beneath the root '" : "", *beneath_root = image ? root : "";
 	int r;
 
 	if ((int)kind < 0)
@@ -66,7 +69,8 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 		}
 		r = hook_install(rootfd, kind, program, geteuid() == 0, &err);
 		if (r < 0) {
-			log_error("cannot install the %s hook: %s", name, err.msg);
+			log_error("cannot install the %s hook%s%s%s: %s", name, beneath,
+				  beneath_root, *beneath ? "'" : "", err.msg);
 			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 		}
 		print_line("installed %s, running %s", hook_path(kind), program);
@@ -74,7 +78,8 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	}
 	r = hook_remove(rootfd, kind, &err);
 	if (r < 0) {
-		log_error("%s", err.msg);
+		log_error("cannot remove the %s hook%s%s%s: %s", name, beneath, beneath_root,
+			  *beneath ? "'" : "", err.msg);
 		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
 	}
 	if (r > 0)
@@ -93,6 +98,7 @@ struct verify_args {
 	struct opt_list forgets;
 	const char *install, *remove, *hook_program;
 	bool fix;
+	const char *sdir;              /* the state directory as messages name it */
 };
 
 /* What check_all() found: the record and the drift of each of its entries. */
@@ -110,13 +116,19 @@ static void checked_release(struct checked *c)
 	state_free(c->state);
 }
 
-/* One drifted entry that --fix does not repair: named on stderr, and in the result. */
+/*
+ * One drifted entry that --fix does not repair: named on stderr with the root it is beneath
+ * (@a->root, when it is not "/"), and in the result.
+ */
 static void not_repaired(struct applyargs *a, const char *path, const char *why)
 {
 	struct resultjson_event ev = { .action = "repair", .path = path, .outcome = "not-repaired",
 				       .reason = why };
 
-	log_warning("not repaired '%s': %s", path, why);
+	if (a->root && !s2c_streq(a->root, "/"))
+		log_warning("not repaired '%s' beneath the root '%s': %s", path, a->root, why);
+	else
+		log_warning("not repaired '%s': %s", path, why);
 	if (a->result)
 		(void)resultjson_event(a->result, &ev);
 }
@@ -262,28 +274,33 @@ static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_
 	return unrepaired ? S2C_EXIT_FINDINGS : S2C_EXIT_OK;
 }
 
-/* verify --forget PATH…: drop records; the files are not touched. */
-static int forget(int rootfd, const char *const *paths, size_t n)
+/*
+ * verify --forget PATH…: drop records; the files are not touched.  @root and @sdir (its
+ * state directory) as messages name them.
+ */
+static int forget(int rootfd, const char *root, const char *sdir, const char *const *paths,
+		  size_t n)
 {
 	struct s2c_error err = { 0 };
 	struct state *state = NULL;
 	int statefd = -1, r, ex = S2C_EXIT_OK;
 
-	r = statedir_open(rootfd, false, geteuid() == 0, &statefd, NULL, &err);
+	r = statedir_open(rootfd, root, false, geteuid() == 0, &statefd, NULL, &err);
 	if (r == 0 && flock(statefd, LOCK_EX | LOCK_NB) < 0)
-		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running");
+		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running "
+				    "on '%s'", sdir);
 	if (r == 0)
-		r = state_load(statefd, "/", geteuid() == 0, &state, &err);
+		r = state_load(statefd, sdir, "/", geteuid() == 0, &state, &err);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		if (state_remove(state, paths[i])) {
 			print_line("forgotten  %s", paths[i]);
 		} else {
-			log_error("'%s' is not recorded as migrated", paths[i]);
+			log_error("'%s' is not recorded as migrated in '%s'", paths[i], sdir);
 			ex = S2C_EXIT_USAGE;
 		}
 	}
 	if (r == 0)
-		r = state_save(statefd, state, &err);
+		r = state_save(statefd, sdir, state, &err);
 	if (statefd >= 0)
 		(void)close(statefd);
 	state_free(state);
@@ -352,22 +369,23 @@ static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_c
 
 /*
  * Load the record, the target's facts and its package data, and compare
- * every recorded file with the disk.  Returns 0 with @ret filled, 1 when
- * nothing was ever migrated beneath @rootfd (no state directory), or -errno
- * with @err.
+ * every recorded file with the disk beneath @rootfd: the root @v->s.root,
+ * which messages name as @v->a.root, its state directory as @v->sdir.
+ * Returns 0 with @ret filled, 1 when nothing was ever migrated there (no
+ * state directory), or -errno with @err.
  */
-static int check_all(const char *root, int rootfd, bool host, struct checked *ret,
+static int check_all(const struct verify_args *v, int rootfd, bool host, struct checked *ret,
 		     struct s2c_error *err)
 {
 	_cleanup_free_ const char **paths = NULL;
 	struct checked c = { 0 };
 	int statefd = -1, r;
 
-	r = statedir_open(rootfd, false, geteuid() == 0, &statefd, NULL, err);
+	r = statedir_open(rootfd, v->a.root, false, geteuid() == 0, &statefd, NULL, err);
 	if (r == -ENOENT)
 		return 1;
 	if (r == 0)
-		r = state_load(statefd, root, geteuid() == 0, &c.state, err);
+		r = state_load(statefd, v->sdir, v->s.root, geteuid() == 0, &c.state, err);
 	if (statefd >= 0)
 		(void)close(statefd);
 	if (r == 0)
@@ -432,10 +450,10 @@ static int check_and_fix(struct verify_args *v, int rootfd, bool host)
 			return S2C_EXIT_PRIVILEGE;
 		}
 	}
-	r = check_all(v->s.root, rootfd, host, &c, &err);
+	r = check_all(v, rootfd, host, &c, &err);
 	if (r > 0) {
 		if (!v->a.quiet && !v->a.result)
-			(void)printf("nothing was migrated here (no state in %s)\n", S2C_STATEDIR);
+			print_line("nothing was migrated here (no state in %s)", v->sdir);
 		return S2C_EXIT_OK;
 	}
 	if (r < 0) {
@@ -459,20 +477,31 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct verify_args v = { 0 };
 	struct s2c_error err = { 0 };
+	_cleanup_free_ char *shown_root = NULL, *sdir = NULL;
 	bool host = false;
 	int r, ex, rootfd;
 
 	r = parse_args(argc, argv, &v, ctx);
 	if (r <= 0)
 		return -r;
+	/* Messages name the root, and the state directory beneath it, as the user can find them. */
+	shown_root = shown_path(v.s.root);
+	sdir = shown_root ? statedir_shown(shown_root, NULL) : NULL;
+	if (!sdir) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	v.a.root = shown_root;
+	v.sdir = sdir;
 	rootfd = scan_open_root(v.s.root, &host, &err);
 	if (rootfd < 0) {
 		log_error("%s", err.msg);
 		return S2C_EXIT_USAGE;
 	}
 	if (v.install || v.remove || v.forgets.n) {
-		ex = v.forgets.n ? forget(rootfd, v.forgets.v, v.forgets.n) :
-				   do_hooks(rootfd, v.s.root, v.install, v.remove, v.hook_program);
+		ex = v.forgets.n ? forget(rootfd, shown_root, sdir, v.forgets.v, v.forgets.n) :
+				   do_hooks(rootfd, shown_root, v.install, v.remove,
+					    v.hook_program);
 		(void)close(rootfd);
 		return ex;
 	}

@@ -126,13 +126,15 @@ int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db *
 	}
 	for (size_t i = 0; i < a->extra.n; i++) {
 		struct stat st;
-		/* Optional layers may be absent; one asked for by name may not. */
-		if (stat(a->extra.v[i], &st) < 0) {
-			log_error("cannot use --db '%s': %s", a->extra.v[i], strerror(errno));
-			return S2C_EXIT_USAGE;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			log_error("cannot use --db '%s': not a directory", a->extra.v[i]);
+		/* Optional layers may be absent; one asked for by name may not.  The message
+		 * names it absolutely: "nosuch" alone does not say where it was looked for. */
+		const char *why = stat(a->extra.v[i], &st) < 0 ? strerror(errno) :
+				  !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
+
+		if (why) {
+			_cleanup_free_ char *shown = shown_path(a->extra.v[i]);
+
+			log_error("cannot use --db '%s': %s", shown ? shown : a->extra.v[i], why);
 			return S2C_EXIT_USAGE;
 		}
 		layers[n++] = (struct rules_layer){ .dir = a->extra.v[i], .dirfd = -1, .label = "db" };

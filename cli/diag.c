@@ -111,3 +111,20 @@ int usage_error(const char *verb, const char *fmt, ...)
 		(void)fprintf(stderr, "Try '%s --help' for more information.\n", program);
 	return S2C_EXIT_USAGE;
 }
+
+char *shown_path(const char *path)
+{
+	_cleanup_free_ char *cwd = NULL;
+
+	if (!path || path[0] == '/')
+		return strdup(path ? path : "/");
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return strdup(path);    /* the directory has no name we can give */
+	while (path[0] == '.' && path[1] == '/')
+		for (path++; *path == '/'; path++)
+			;
+	if (!*path || s2c_streq(path, "."))
+		return TAKE_PTR(cwd);
+	return path_join(cwd, path);
+}

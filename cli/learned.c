@@ -24,7 +24,7 @@ struct learn_record **learned_load(const char *root, struct decision *const *v, 
 
 	if (rootfd < 0 || n == 0)
 		return NULL;
-	r = learn_dir_open(rootfd, false, geteuid() == 0, &dfd, &err);
+	r = learn_dir_open(rootfd, root, false, geteuid() == 0, &dfd, &err);
 	if (r == -ENOENT)
 		return NULL;
 	if (r < 0) {

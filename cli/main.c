@@ -54,21 +54,26 @@
  * report/   factsjson facts as JSON
  *           scanout   `scan` text table and JSON
  *           decisionout  decision as JSON, explain text
- *           auditout  audit model (finding ids), text and JSON reports
+ *           audit     audit model: findings (ids), summary, the rows of the file table
+ *           audittext, auditjson  the text and JSON audit reports
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
  *                     JSON; the file state object plans share
  *           (ldpath in scanner/: library search path under a root)
- * plan/     plan      plan model and JSON; planload: the strict loader
+ * plan/     plan      plan model; planjson: its JSON; plancheck: against a fresh
+ *                     decision and the order of privilege
+ *           planload, planentry  the strict loader, one entry at a time
  *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, Debian postinst, openSUSE permissions
+ *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
  *           journal   write-ahead journal (sealed JSON lines)
  *           state     root-only state directory, state.json for verify
  *           preflight per-filesystem checks before any change
  *           fileop    safe open, exact state, the never-neither write order
  *           parents   plan and migrate hold back what fileop would refuse
  *           smoke     smoke tests as nobody through the checked fd
- *           apply     apply, rollback, crash recovery
+ *           apply     the forward path of apply (applyrun: one run's state,
+ *                     journal, crash points, reports)
+ *           restore   rollback, crash recovery, the journal list
  *           hook      dpkg/apt/dnf hooks running verify --fix
  *           verify    drift: same content, an update, or tampering
  * learn/    run       a command in its own PID namespace as a user with candidate caps
@@ -228,7 +233,7 @@ static const struct cmd commands[] = {
 	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
-	  "[--format json|sh|rpm|deb|permissions] "
+	  "[--format json|sh|rpm|deb|deb-postrm|permissions] "
 	  "[--output FILE] [--timestamp] [--exclude PATH] [--other-roots] "
 	  "[--include-unpackaged] [PATH ...] | --check PLAN",
 	  "dry-run plan of the migration, as JSON, shell or packaging snippets" },

@@ -46,7 +46,7 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 		       res->host, &p, &err);
 	/* What apply would refuse for its directories is held back, and said, now. */
 	if (r == 0 && job->hold_unsafe)
-		r = parents_check(p, res->rootfd, cmd_plan_warn_held, NULL);
+		r = parents_check(p, res->rootfd, cmd_plan_warn_held, res->root);
 	if (r < 0) {
 		log_error("cannot make the plan: %s", err.msg[0] ? err.msg : strerror(-r));
 		ex = S2C_EXIT_FAILURE;

@@ -113,33 +113,45 @@ void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_
 
 int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const char *verb)
 {
+	static char real[PATH_MAX];
+	const char *why = NULL;
 	struct stat st;
 
-	if (stat(a->root, &st) < 0)
-		return usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return usage_error(verb, "root '%s' is not a directory", a->root);
-	/* Plans, journals and reports name the root absolutely. */
-	{
-		static char real[PATH_MAX];
-		if (!realpath(a->root, real))
-			return usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
-		a->root = real;
+	if (stat(a->root, &st) < 0 || !realpath(a->root, real))
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = strerror(ENOTDIR);
+	if (why) {
+		_cleanup_free_ char *shown = shown_path(a->root);
+		return usage_error(verb, "cannot use root '%s': %s", shown ? shown : a->root, why);
 	}
+	/* Plans, journals and reports name the root absolutely. */
+	a->root = real;
 	a->paths = first < argc ? (const char *const *)&argv[first] : NULL;
 	return 0;
 }
 
+/* What the walk's warnings need to name a path: the root it is beneath. */
+struct warn_ctx {
+	const char *root;
+};
+
 static void on_warning(void *userdata, const char *path, int error, const char *what)
 {
-	(void)userdata;
-	log_warning("%s '%s': %s", what, path, strerror(-error));
+	const struct warn_ctx *w = userdata;
+
+	if (w && w->root && !s2c_streq(w->root, "/"))
+		log_warning("%s '%s' beneath the root '%s': %s", what, path, w->root,
+			    strerror(-error));
+	else
+		log_warning("%s '%s': %s", what, path, strerror(-error));
 }
 
 int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const struct rules_db *db,
 		 struct scan_result **ret)
 {
 	struct walk_stats stats = { 0 };
+	struct warn_ctx w = { .root = a->root };
 	struct scan_options o = {
 		.root = a->root,
 		.paths = a->paths,
@@ -151,6 +163,7 @@ int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const stru
 		.exclude_file = SCANARGS_EXCLUDE_FILE,
 		.trusted = geteuid() == 0,
 		.on_warning = on_warning,
+		.userdata = &w,
 		.stats = &stats,
 	};
 	struct s2c_error err = { 0 };
@@ -226,6 +239,7 @@ static void outfile_release(struct outfile *o)
 	if (o->dirfd >= 0)
 		(void)close(o->dirfd);
 	free(o->path);
+	free(o->shown);
 	free(o->dir);
 	free(o->tmp);
 	*o = (struct outfile){ .f = stdout, .fd = -1, .dirfd = -1 };
@@ -238,7 +252,7 @@ static int open_dir(struct outfile *o)
 
 	o->base = slash ? slash + 1 : o->path;
 	if (!*o->base || s2c_streq(o->base, ".") || s2c_streq(o->base, "..")) {
-		log_error("cannot write '%s': %s", o->path, strerror(EISDIR));
+		log_error("cannot write '%s': %s", o->shown, strerror(EISDIR));
 		return S2C_EXIT_FAILURE;
 	}
 	o->dir = slash == o->path ? strdup("/") :
@@ -254,7 +268,7 @@ static int open_dir(struct outfile *o)
 	if (o->dirfd < 0 && errno == EACCES)
 		o->dirfd = open(o->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (o->dirfd < 0) {
-		log_error("cannot write '%s': %s", o->path, strerror(errno));
+		log_error("cannot write '%s': opening its directory: %s", o->shown, strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	return 0;
@@ -275,19 +289,19 @@ static int open_stream(struct outfile *o, const struct stat *st)
 	if (!S_ISSOCK(st->st_mode)) {
 		o->fd = openat(o->dirfd, o->base, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
 		if (o->fd < 0 || fstat(o->fd, &now) < 0) {
-			log_error("cannot write '%s': %s", o->path, strerror(errno));
+			log_error("cannot write '%s': opening it: %s", o->shown, strerror(errno));
 			return S2C_EXIT_FAILURE;
 		}
 	} else {
 		pfd = openat(o->dirfd, o->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (pfd < 0 || fstat(pfd, &now) < 0) {
-			log_error("cannot write '%s': %s", o->path, strerror(errno));
+			log_error("cannot write '%s': opening it: %s", o->shown, strerror(errno));
 			return S2C_EXIT_FAILURE;
 		}
 	}
 	if ((now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) || now.st_dev != st->st_dev ||
 	    now.st_ino != st->st_ino) {
-		log_error("'%s' changed while it was opened, not writing it", o->path);
+		log_error("'%s' changed while it was opened, not writing it", o->shown);
 		return S2C_EXIT_FAILURE;
 	}
 	if (pfd < 0)
@@ -295,7 +309,7 @@ static int open_stream(struct outfile *o, const struct stat *st)
 	(void)snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pfd);
 	o->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (o->fd < 0 || connect(o->fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		log_error("cannot write '%s': cannot connect to the socket: %s", o->path,
+		log_error("cannot write '%s': connecting to the socket: %s", o->shown,
 			  strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
@@ -346,8 +360,8 @@ static int open_replacement(struct outfile *o, const struct stat *st)
 	int r = create_tmp(o, st ? 0600 : 0666);
 
 	if (r < 0) {
-		log_error("cannot write '%s': cannot create a temporary file in '%s': %s", o->path,
-			  o->dir, strerror(-r));
+		log_error("cannot write '%s': creating a temporary file beside it: %s", o->shown,
+			  strerror(-r));
 		return S2C_EXIT_FAILURE;
 	}
 	if (!st)
@@ -356,19 +370,20 @@ static int open_replacement(struct outfile *o, const struct stat *st)
 	o->dev = st->st_dev;
 	o->ino = st->st_ino;
 	if (fstat(o->fd, &tst) < 0) {
-		log_error("cannot write '%s': %s", o->path, strerror(errno));
+		log_error("cannot write '%s': reading back its temporary file: %s", o->shown,
+			  strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	if ((tst.st_uid != st->st_uid || tst.st_gid != st->st_gid) &&
 	    fchown(o->fd, st->st_uid, st->st_gid) < 0) {
 		log_error("cannot replace '%s' keeping its owner and group (%u:%u): %s; remove it "
-			  "first or write elsewhere", o->path, (unsigned)st->st_uid,
+			  "first or write elsewhere", o->shown, (unsigned)st->st_uid,
 			  (unsigned)st->st_gid, strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	/* The permission bits; a report never needs set-ID or sticky bits. */
 	if (fchmod(o->fd, st->st_mode & 0777) < 0) {
-		log_error("cannot replace '%s' keeping its mode %04o: %s", o->path,
+		log_error("cannot replace '%s' keeping its mode %04o: %s", o->shown,
 			  (unsigned)(st->st_mode & 0777), strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
@@ -385,7 +400,7 @@ static int open_target(struct outfile *o)
 	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return open_replacement(o, NULL);
-		log_error("cannot write '%s': %s", o->path, strerror(errno));
+		log_error("cannot write '%s': %s", o->shown, strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	switch (st.st_mode & S_IFMT) {
@@ -396,14 +411,14 @@ static int open_target(struct outfile *o)
 	case S_IFSOCK:
 		return open_stream(o, &st);
 	case S_IFLNK:
-		log_error("'%s' is a symbolic link: -o neither follows nor replaces one", o->path);
+		log_error("'%s' is a symbolic link: -o neither follows nor replaces one", o->shown);
 		return S2C_EXIT_FAILURE;
 	case S_IFDIR:
-		log_error("cannot write '%s': %s", o->path, strerror(EISDIR));
+		log_error("cannot write '%s': %s", o->shown, strerror(EISDIR));
 		return S2C_EXIT_FAILURE;
 	default:
 		log_error("'%s' is a %s: -o writes only to a regular file, a character device, a "
-			  "FIFO or a socket", o->path, S_ISBLK(st.st_mode) ? "block device" :
+			  "FIFO or a socket", o->shown, S_ISBLK(st.st_mode) ? "block device" :
 			  "special file");
 		return S2C_EXIT_FAILURE;
 	}
@@ -418,15 +433,17 @@ int outfile_open(struct outfile *o, const char *path)
 	if (!path || s2c_streq(path, "-"))
 		return 0;
 	o->path = strdup(path);
-	if (!o->path) {
+	o->shown = shown_path(path);
+	if (!o->path || !o->shown) {
 		log_error("out of memory");
+		outfile_release(o);
 		return S2C_EXIT_FAILURE;
 	}
 	ex = open_target(o);
 	if (!ex) {
 		o->f = fopencookie(o, "w", io);
 		if (!o->f) {
-			log_error("cannot write '%s': %s", o->path, strerror(errno));
+			log_error("cannot write '%s': %s", o->shown, strerror(errno));
 			ex = S2C_EXIT_FAILURE;
 		}
 	}
@@ -450,7 +467,7 @@ static int put_in_place(struct outfile *o)
 		if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 		    st.st_dev != o->dev || st.st_ino != o->ino) {
 			log_error("'%s' changed while the report was written, leaving it alone",
-				  o->path);
+				  o->shown);
 			return S2C_EXIT_FAILURE;
 		}
 		r = renameat(o->dirfd, o->tmp, o->dirfd, o->base);
@@ -465,12 +482,13 @@ static int put_in_place(struct outfile *o)
 		}
 		if (r < 0 && errno == EEXIST) {
 			log_error("'%s' was created while the report was written, leaving it alone",
-				  o->path);
+				  o->shown);
 			return S2C_EXIT_FAILURE;
 		}
 	}
 	if (r < 0) {
-		log_error("cannot replace '%s': %s", o->path, strerror(errno));
+		log_error("cannot write '%s': renaming its temporary file into place: %s", o->shown,
+			  strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
 	return 0;
@@ -489,15 +507,15 @@ int outfile_close(struct outfile *o, bool ok)
 		o->f = NULL;
 	}
 	if (o->error) {
-		log_error("cannot write '%s': %s", o->path, strerror(o->error));
+		log_error("cannot write '%s': writing: %s", o->shown, strerror(o->error));
 		ok = false;
 	}
 	if (ok && o->tmp && fsync(o->fd) < 0) {
-		log_error("cannot write '%s': %s", o->path, strerror(errno));
+		log_error("cannot write '%s': syncing it to disk: %s", o->shown, strerror(errno));
 		ok = false;
 	}
 	if (o->fd >= 0 && close(TAKE_FD(o->fd)) < 0 && ok && o->tmp) {
-		log_error("cannot write '%s': %s", o->path, strerror(errno));
+		log_error("cannot write '%s': closing it: %s", o->shown, strerror(errno));
 		ok = false;
 	}
 	if (ok && o->tmp) {
@@ -506,7 +524,7 @@ int outfile_close(struct outfile *o, bool ok)
 			free(TAKE_PTR(o->tmp));
 			/* The rename is durable only once the directory is. */
 			if (o->sync_dir && fsync(o->dirfd) < 0 && errno != EINVAL) {
-				log_error("cannot write '%s': syncing its directory: %s", o->path,
+				log_error("cannot write '%s': syncing its directory: %s", o->shown,
 					  strerror(errno));
 				ex = S2C_EXIT_FAILURE;
 			}

@@ -103,7 +103,8 @@ int scanargs_plan_limits(const struct scanargs *a, const struct scan_result *res
  */
 struct outfile {
 	FILE *f;            /**< where to write: stdout, or a stream over @fd */
-	char *path;         /**< FILE as given (messages), NULL for stdout */
+	char *path;         /**< FILE as given, NULL for stdout */
+	char *shown;        /**< FILE as messages name it (shown_path()) */
 	char *dir;          /**< its directory, "." for a bare name */
 	const char *base;   /**< its last component, inside @path */
 	char *tmp;          /**< the temporary file's name in @dirfd, NULL when writing in place */

@@ -487,6 +487,129 @@ int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const c
 	return 0;
 }
 
+/* A target that could not be read, named as the user can find it (shown_path()). */
+static void warn_unreadable(const struct target *t)
+{
+	_cleanup_free_ char *shown = shown_path(t->source);
+
+	log_error("cannot read '%s': %s, skipping", shown ? shown : t->source, t->error);
+}
+
+/*
+ * The report's entry for target @i (@ts) and the origins of its files, which go into @v and
+ * @origins from *@k on.  Returns 0 or -ENOMEM.
+ */
+static int fill_target(struct tstate *ts, size_t i, struct audit_target *at, struct decision **v,
+		       struct audit_origin *origins, size_t *k)
+{
+	struct target *t = ts->t;
+
+	if (t->kind == TARGET_IMAGE) {
+		ts->layers = calloc(t->n_layers + 1, sizeof(char *));
+		ts->layer_cmds = calloc(t->n_layers + 1, sizeof(char *));
+		if (!ts->layers || !ts->layer_cmds)
+			return -ENOMEM;
+		for (size_t l = 0; l < t->n_layers; l++) {
+			ts->layers[l] = t->layers[l].digest;
+			ts->layer_cmds[l] = t->layers[l].created_by;
+		}
+	}
+	*at = (struct audit_target){
+		.kind = target_kind_name(t->kind),
+		.source = t->source,
+		.name = t->error ? NULL : t->name,
+		.version = t->error ? NULL : t->version,
+		.arch = t->error ? NULL : t->arch,
+		.error = t->error,
+		.notes = (const char *const *)ts->notes,
+		.layers = ts->layers,
+		.layer_commands = ts->layer_cmds,
+		.n_layers = t->kind == TARGET_IMAGE ? t->n_layers : 0,
+		.plan_format = ts->plan_format,
+		.plan = ts->plan,
+		.files = ts->n_files,
+	};
+	for (size_t f = 0; f < ts->n_files; f++, (*k)++) {
+		const struct fileinfo *fi = &ts->info[f];
+		v[*k] = ts->ds[f];
+		origins[*k] = (struct audit_origin){
+			.target = i,
+			.layer = t->kind == TARGET_IMAGE ? (long)ts->files[f].member->layer : -1,
+			.packed = fi->packed,
+			.fallback = fi->fallback,
+			.install = (const char *const *)fi->install,
+			.libs = fi->libs,
+			.n_libs = fi->n_libs,
+		};
+	}
+	return 0;
+}
+
+/*
+ * The facts of the report's target when no target has a privileged file: those of the empty
+ * root of the run.  Returns 0 or an exit code after printing.
+ */
+static int empty_host(const struct targetrun *tr, struct stage *run, struct host **ret)
+{
+	struct s2c_error err = { 0 };
+	struct host *h = NULL;
+	int r = host_new(stage_rootfd(run), false, tr->db.kernel, &h, &err);
+
+	if (r == 0 && tr->db.has_bounding)
+		r = host_set_bounding(h, tr->db.bounding, tr->db.bounding_what);
+	if (r < 0) {
+		host_free(h);
+		log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	*ret = h;
+	return 0;
+}
+
+/*
+ * Decide about the files of the @n targets of @ts; *@ret_total: how many there are in all.
+ * Returns 0 or an exit code after printing.
+ */
+static int decide_targets(const struct targetrun *tr, const struct rules_db *db, struct tstate *ts,
+			  struct target *const *targets, size_t n, size_t *ret_total)
+{
+	struct libindex li = { 0 };
+	size_t total = 0;
+	int r = libindex_build(&li, targets, n);
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		r = decide_target(tr, db, &ts[i], targets, n, i, &li);
+		if (r == 0)
+			r = collect_notes(&ts[i]);
+		total += ts[i].n_files;
+	}
+	libindex_release(&li);
+	if (r < 0) {
+		log_error("cannot decide: %s", strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	*ret_total = total;
+	return 0;
+}
+
+/* Write @au, completed with the facts every report carries, as the options say. */
+static int write_report(const struct targetrun *tr, struct audit *au,
+			struct target *const *targets, size_t n, const struct s2c_ctx *ctx)
+{
+	_cleanup_free_ char *pgr = NULL;
+	struct identity id;
+	int ex;
+
+	(void)host_sysctl(au->host, "net.ipv4.ping_group_range", &pgr);
+	identity_init(&id, n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage ?
+			   stage_rootfd(targets[0]->stage) : -1, false, tr->shard);
+	au->ping_group_range = pgr;
+	au->identity = &id.id;
+	ex = auditargs_write(&tr->out, au, ctx, !au->complete);
+	identity_release(&id);
+	return ex;
+}
+
 int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct target **targets,
 		    size_t n, struct stage *run, char **argv, const struct s2c_ctx *ctx)
 {
@@ -494,14 +617,10 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	_cleanup_free_ struct audit_target *at = calloc(n ? n : 1, sizeof(*at));
 	_cleanup_free_ struct decision **v = NULL;
 	_cleanup_free_ struct audit_origin *origins = NULL;
-	_cleanup_free_ char *pgr = NULL;
 	struct host *report_host = NULL, *own_host = NULL;
-	struct libindex li = { 0 };
-	struct identity id;
-	struct s2c_error err = { 0 };
 	size_t total = 0, k = 0, failed = 0;
 	struct audit au;
-	int ex, r = 0;
+	int ex;
 
 	if (!ts || !at) {
 		for (size_t i = 0; i < n; i++)
@@ -513,19 +632,9 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	qsort(targets, n, sizeof(*targets), cmp_target);
 	for (size_t i = 0; i < n; i++)
 		ts[i].t = targets[i];
-	ex = 0;
-	r = libindex_build(&li, targets, n);
-	for (size_t i = 0; i < n && r == 0; i++) {
-		r = decide_target(tr, db, &ts[i], targets, n, i, &li);
-		if (r == 0)
-			r = collect_notes(&ts[i]);
-		total += ts[i].n_files;
-	}
-	if (r < 0) {
-		log_error("cannot decide: %s", strerror(-r));
-		ex = S2C_EXIT_FAILURE;
+	ex = decide_targets(tr, db, ts, targets, n, &total);
+	if (ex)
 		goto out;
-	}
 	v = calloc(total ? total : 1, sizeof(*v));
 	origins = calloc(total ? total : 1, sizeof(*origins));
 	if (!v || !origins) {
@@ -534,70 +643,25 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct target *t = ts[i].t;
-
-		if (t->error) {
+		if (ts[i].t->error) {
 			failed++;
-			log_error("cannot read '%s': %s, skipping", t->source, t->error);
+			warn_unreadable(ts[i].t);
 		}
-		if (t->kind == TARGET_IMAGE) {
-			ts[i].layers = calloc(t->n_layers + 1, sizeof(char *));
-			ts[i].layer_cmds = calloc(t->n_layers + 1, sizeof(char *));
-			if (!ts[i].layers || !ts[i].layer_cmds) {
-				ex = S2C_EXIT_FAILURE;
-				goto out;
-			}
-			for (size_t l = 0; l < t->n_layers; l++) {
-				ts[i].layers[l] = t->layers[l].digest;
-				ts[i].layer_cmds[l] = t->layers[l].created_by;
-			}
-		}
-		at[i] = (struct audit_target){
-			.kind = target_kind_name(t->kind),
-			.source = t->source,
-			.name = t->error ? NULL : t->name,
-			.version = t->error ? NULL : t->version,
-			.arch = t->error ? NULL : t->arch,
-			.error = t->error,
-			.notes = (const char *const *)ts[i].notes,
-			.layers = ts[i].layers,
-			.layer_commands = ts[i].layer_cmds,
-			.n_layers = t->kind == TARGET_IMAGE ? t->n_layers : 0,
-			.plan_format = ts[i].plan_format,
-			.plan = ts[i].plan,
-			.files = ts[i].n_files,
-		};
-		if (!report_host && ts[i].host)
-			report_host = ts[i].host;
-		for (size_t f = 0; f < ts[i].n_files; f++, k++) {
-			const struct fileinfo *fi = &ts[i].info[f];
-			v[k] = ts[i].ds[f];
-			origins[k] = (struct audit_origin){
-				.target = i,
-				.layer = t->kind == TARGET_IMAGE ? (long)ts[i].files[f].member->layer : -1,
-				.packed = fi->packed,
-				.fallback = fi->fallback,
-				.install = (const char *const *)fi->install,
-				.libs = fi->libs,
-				.n_libs = fi->n_libs,
-			};
-		}
-	}
-	if (!report_host) {
-		/* Nothing privileged anywhere: the report's target facts come from an empty root. */
-		r = host_new(stage_rootfd(run), false, tr->db.kernel, &own_host, &err);
-		if (r == 0 && tr->db.has_bounding)
-			r = host_set_bounding(own_host, tr->db.bounding, tr->db.bounding_what);
-		if (r < 0) {
-			log_error("cannot read facts of the target: %s", err.msg[0] ? err.msg : strerror(-r));
+		if (fill_target(&ts[i], i, &at[i], v, origins, &k) < 0) {
+			log_error("out of memory");
 			ex = S2C_EXIT_FAILURE;
 			goto out;
 		}
+		if (!report_host && ts[i].host)
+			report_host = ts[i].host;
+	}
+	/* Nothing privileged anywhere: the report's target facts come from an empty root. */
+	if (!report_host) {
+		ex = empty_host(tr, run, &own_host);
+		if (ex)
+			goto out;
 		report_host = own_host;
 	}
-	(void)host_sysctl(report_host, "net.ipv4.ping_group_range", &pgr);
-	identity_init(&id, n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage ?
-			   stage_rootfd(targets[0]->stage) : -1, false, tr->shard);
 	au = (struct audit){
 		.root = "/",
 		.root_abs = "/",
@@ -607,19 +671,15 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		.entries = n,
 		.db = db,
 		.host = report_host,
-		.ping_group_range = pgr,
 		.v = v,
 		.n = total,
 		.argv = (const char *const *)argv,
-		.identity = &id.id,
 		.targets = at,
 		.n_targets = n,
 		.origins = origins,
 	};
-	ex = auditargs_write(&tr->out, &au, ctx, failed > 0);
-	identity_release(&id);
+	ex = write_report(tr, &au, targets, n, ctx);
 out:
-	libindex_release(&li);
 	host_free(own_host);
 	for (size_t i = 0; i < n; i++)
 		tstate_release(&ts[i]);

@@ -90,7 +90,7 @@ static inline void s2c_closedirp(DIR **d)
 
 /*
  * Library-specific cleanups live with the modules that wrap those libraries
- * (scanner/capset.h for libcap, scanner/elfinfo.c for libelf, common/json.h for
+ * (scanner/capset.h for libcap, scanner/elfread.h for libelf, common/jsonout.h for
  * json-c) so this header stays free of third-party includes.
  */
 

@@ -37,7 +37,8 @@ int dirlist(int dirfd, const char *glob, size_t max, char ***ret)
 	while ((max == 0 || n < max) && (de = readdir(d))) {
 		char **nv;
 
-		if (fnmatch(glob, de->d_name, FNM_PERIOD) != 0)
+		if (glob ? fnmatch(glob, de->d_name, FNM_PERIOD) != 0 :
+			   s2c_streq(de->d_name, ".") || s2c_streq(de->d_name, ".."))
 			continue;
 		nv = realloc(v, (n + 2) * sizeof(*v));
 		if (!nv)

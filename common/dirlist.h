@@ -10,8 +10,8 @@
 
 /**
  * The names in the directory open at @dirfd that match the fnmatch(3) @glob
- * (with FNM_PERIOD: a leading dot only matches a literal one), sorted by
- * bytes.  @dirfd itself is left open and unmoved.  At most @max names (0:
+ * (with FNM_PERIOD: a leading dot only matches a literal one), or with a NULL
+ * @glob every name but "." and "..", sorted by bytes.  @dirfd itself is left open and unmoved.  At most @max names (0:
  * no limit) are returned; the rest are ignored.
  * @ret  a NULL-terminated array, free with strv_free() (common/util.h).
  * Returns the number of names, or -errno.

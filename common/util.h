@@ -77,6 +77,12 @@ void hex_encode(const void *buf, size_t len, char *out);
 int hex_decode(const char *hex, char **ret_buf, size_t *ret_len);
 
 /**
+ * Undo \ooo octal escapes (\000 to \377) in place, as mountinfo(5) and
+ * mtree(5) write them (\040 for a space); other backslashes stay.
+ */
+void unescape_octal(char *s);
+
+/**
  * Join @dir and @name with exactly one '/' between them ("/" + "a" = "/a").
  * Returns a new string or NULL on OOM.
  */

@@ -27,12 +27,14 @@ struct s2c_error;
 
 /**
  * Open the records' directory beneath @rootfd; with @create make it and the
- * state directory (mode 0700) when absent.  With @trusted refuse a directory
- * not owned by root or accessible by group or others.
+ * state directory (statedir_open()) when absent.  With @trusted refuse a
+ * directory not owned by root or accessible by group or others.  @root is the
+ * root as the user named it, for messages ("/" or NULL: the running system).
  * Returns 0 with the directory fd in @ret_fd, -ENOENT when absent and not
  * @create, or another -errno with @err.
  */
-int learn_dir_open(int rootfd, bool create, bool trusted, int *ret_fd, struct s2c_error *err);
+int learn_dir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_fd,
+		   struct s2c_error *err);
 
 /**
  * Write @r to @dirfd/<sha256>.json atomically, mode 0600, replacing an

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "dirlist.h"
 #include "deb.h"
 #include "rpm.h"
 #include "target.h"
@@ -55,46 +55,48 @@ bool batch_is_package(const char *name)
 	       !ends_with(name, ".nosrc.rpm");
 }
 
-static int find_at(int fd, const char *path, unsigned depth, struct batch_list *l,
-		   struct s2c_error *err)
+/* Walk the directory @fd, @path in the list and @shown in messages. */
+static int find_at(int fd, const char *path, const char *shown, unsigned depth,
+		   struct batch_list *l, struct s2c_error *err)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-	int r = 0;
+	_cleanup_close_ int dfd = fd;
+	_cleanup_(strv_freep) char **names = NULL;
+	int r;
 
 	if (depth > FIND_DEPTH_MAX)
-		return s2c_error_set(err, -ELOOP, "'%s' is more than %d directories deep", path,
+		return s2c_error_set(err, -ELOOP, "'%s' is more than %d directories deep", shown,
 				     FIND_DEPTH_MAX);
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return s2c_error_errno(err, -errno, "cannot read '%s'", path);
-	}
-	while (r == 0 && (errno = 0, de = readdir(d))) {
+	r = dirlist(dfd, NULL, 0, &names);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot read '%s'", shown);
+	r = 0;
+	for (size_t i = 0; r == 0 && names[i]; i++) {
+		const char *name = names[i];
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
 
-		if (s2c_streq(de->d_name, ".") || s2c_streq(de->d_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;       /* gone meanwhile */
-		sub = path_join(path, de->d_name);
+		sub = path_join(path, name);
 		if (!sub)
 			return -ENOMEM;
 		if (S_ISLNK(st.st_mode)) {
 			l->skipped_links++;
 		} else if (S_ISDIR(st.st_mode)) {
-			int subfd = openat(dirfd(d), de->d_name,
-					   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			_cleanup_free_ char *shown_sub = path_join(shown, name);
+			int subfd;
+
+			if (!shown_sub)
+				return -ENOMEM;
+			subfd = openat(dfd, name,
+				       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (subfd < 0)
-				return s2c_error_errno(err, -errno, "cannot open '%s'", sub);
-			r = find_at(subfd, sub, depth + 1, l, err);
-		} else if (S_ISREG(st.st_mode) && batch_is_package(de->d_name)) {
+				return s2c_error_errno(err, -errno, "cannot open '%s'", shown_sub);
+			r = find_at(subfd, sub, shown_sub, depth + 1, l, err);
+		} else if (S_ISREG(st.st_mode) && batch_is_package(name)) {
 			r = batch_list_add(l, sub);
 		}
 	}
-	if (r == 0 && errno)
-		return s2c_error_errno(err, -errno, "cannot read '%s'", path);
 	return r;
 }
 
@@ -103,14 +105,16 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int batch_find(const char *dir, struct batch_list *l, struct s2c_error *err)
+int batch_find(const char *dir, const char *shown, struct batch_list *l, struct s2c_error *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int r;
 
+	if (!shown)
+		shown = dir;
 	if (fd < 0)
-		return s2c_error_errno(err, -errno, "cannot open '%s'", dir);
-	r = find_at(fd, dir, 0, l, err);
+		return s2c_error_errno(err, -errno, "cannot open '%s'", shown);
+	r = find_at(fd, dir, shown, 0, l, err);
 	if (r == 0)
 		qsort(l->paths, l->n, sizeof(*l->paths), cmp_str);
 	return r;

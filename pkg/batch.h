@@ -38,10 +38,11 @@ bool batch_is_package(const char *name);
 
 /**
  * Find every binary package below @dir (batch_is_package()), walking without
- * following symlinks, sorted by path.  Returns 0, or -errno with a message
- * naming the directory that could not be read.
+ * following symlinks, sorted by path; the paths in @l begin with @dir.
+ * @shown is @dir as messages name it (NULL: @dir itself).  Returns 0, or
+ * -errno with a message naming the directory that could not be read.
  */
-int batch_find(const char *dir, struct batch_list *l, struct s2c_error *err);
+int batch_find(const char *dir, const char *shown, struct batch_list *l, struct s2c_error *err);
 
 /** The shard of @path among @n (0-based): FNV-1a of its base name, modulo @n. */
 unsigned batch_shard_of(const char *path, unsigned n);

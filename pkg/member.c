@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,36 @@ static bool is_below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
+struct below {
+	const char *dir;
+	unsigned layer;         /* only members of an older layer; UINT_MAX: any */
+};
+
+static bool member_below(const struct member *m, const struct below *b)
+{
+	return m->layer < b->layer && is_below(m->path, b->dir);
+}
+
+/*
+ * Remove every member below @b.  remove_slot() re-seats the members after
+ * the slot it frees, into that slot or later ones, never before it: after a
+ * removal the same slot is looked at again, and one pass finds them all.
+ */
+static size_t remove_below(struct memberset *s, const struct below *b)
+{
+	size_t removed = 0;
+
+	for (size_t i = 0; i < s->n_slots;) {
+		if (s->slots[i] && member_below(s->slots[i], b)) {
+			remove_slot(s, i);
+			removed++;
+			continue;
+		}
+		i++;
+	}
+	return removed;
+}
+
 size_t memberset_remove(struct memberset *s, const char *path, bool below)
 {
 	size_t removed = 0;
@@ -213,36 +244,14 @@ size_t memberset_remove(struct memberset *s, const char *path, bool below)
 		remove_slot(s, slot_of(s, path));
 		removed++;
 	}
-	if (!below)
-		return removed;
-	/* Removal re-seats entries; restart the scan after each one. */
-	for (size_t i = 0; i < s->n_slots;) {
-		if (s->slots[i] && is_below(s->slots[i]->path, path)) {
-			remove_slot(s, i);
-			removed++;
-			i = 0;
-			continue;
-		}
-		i++;
-	}
+	if (below)
+		removed += remove_below(s, &(struct below){ .dir = path, .layer = UINT_MAX });
 	return removed;
 }
 
 size_t memberset_remove_older_below(struct memberset *s, const char *dir, unsigned layer)
 {
-	size_t removed = 0;
-
-	for (size_t i = 0; i < s->n_slots;) {
-		struct member *m = s->slots[i];
-		if (m && m->layer < layer && is_below(m->path, dir)) {
-			remove_slot(s, i);
-			removed++;
-			i = 0;
-			continue;
-		}
-		i++;
-	}
-	return removed;
+	return remove_below(s, &(struct below){ .dir = dir, .layer = layer });
 }
 
 static int cmp_member(const void *a, const void *b)

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "stage.h"
 #include "util.h"
 #include "common.h"
@@ -152,42 +152,35 @@ int stage_reserve(struct stage *s, uint64_t bytes, struct s2c_error *err)
 /* Empty the directory open on @fd (taken over), never following a symlink. */
 static int empty_dir(int fd, unsigned depth)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-	int r = 0;
+	_cleanup_close_ int dfd = fd;
+	_cleanup_(strv_freep) char **names = NULL;
+	int r;
 
-	if (depth > STAGE_DEPTH_MAX + 2) {
-		(void)close(fd);
+	if (depth > STAGE_DEPTH_MAX + 2)
 		return -ELOOP;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		(void)close(fd);
-		return -errno;
-	}
-	while ((errno = 0, de = readdir(d))) {
-		int sub;
-		if (s2c_streq(de->d_name, ".") || s2c_streq(de->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+	r = dirlist(dfd, NULL, 0, &names);
+	if (r < 0)
+		return r;
+	r = 0;
+	for (size_t i = 0; names[i]; i++) {
+		int sub, k;
+		if (unlinkat(dfd, names[i], 0) == 0)
 			continue;
 		if (errno != EISDIR && errno != EPERM) {
 			r = r ? r : -errno;
 			continue;
 		}
-		sub = open_dir_at(dirfd(d), de->d_name);
+		sub = open_dir_at(dfd, names[i]);
 		if (sub < 0) {
 			r = r ? r : -errno;
 			continue;
 		}
-		int k = empty_dir(sub, depth + 1);
+		k = empty_dir(sub, depth + 1);
 		if (k < 0 && !r)
 			r = k;
-		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && !r)
+		if (unlinkat(dfd, names[i], AT_REMOVEDIR) < 0 && !r)
 			r = -errno;
 	}
-	if (errno && !r)
-		r = -errno;
 	return r;
 }
 

@@ -87,7 +87,8 @@ struct apply_result {
  * privilege order (rules/privcheck.h): a change that would grant more than
  * the file has, or set a root-equivalent set without
  * @o->allow_root_equivalent, is skipped; the plan's own risk fields are not
- * trusted.
+ * trusted.  The state directory beneath the plan's root is made when it is
+ * absent (statedir_open()).
  * Returns 0 when the run finished (see the counts: skipped or failed entries
  * were reported), or -errno when it had to stop (the journal or state could
  * not be written; another run holds the lock), with @err.
@@ -97,14 +98,16 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 /**
  * Undo what an interrupted earlier run left half done beneath @rootfd (its
  * pending journal entries), before a new scan looks at the files.  Does
- * nothing when nothing was ever applied there.  Returns 0 or -errno.
+ * nothing, and makes nothing, when nothing was ever applied there.  @root is
+ * the root as the user named it, for messages.  Returns 0 or -errno.
  */
-int apply_recover(int rootfd, bool trusted, apply_report_fn fn, void *userdata,
-		  struct apply_result *ret, struct s2c_error *err);
+int apply_recover(int rootfd, const char *root, bool trusted, apply_report_fn fn,
+		  void *userdata, struct apply_result *ret, struct s2c_error *err);
 
 /** Options of rollback_run(). */
 struct rollback_options {
 	int rootfd;
+	const char *root;             /**< as the user named it, for messages */
 	const char *journal;          /**< name in the journal directory; NULL for the newest */
 	const char *const *only;
 	bool trusted;
@@ -121,7 +124,8 @@ struct rollback_options {
  * the state the change left; anything else is reported as not restored.
  * Without @o->journal, the newest journal with a change left to undo; when
  * every change is undone already, nothing is done and @ret->journal is "".
- * Returns 0 or -errno with @err (-ENOENT when there is no journal at all).
+ * Returns 0 or -errno with @err (-ENOENT when there is no journal at all, or
+ * no state directory: nothing is made).
  */
 int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err);
 
@@ -140,13 +144,14 @@ struct journal_info {
 };
 
 /**
- * Every journal beneath @rootfd, newest first.  With @trusted, the state
- * directory and each journal must pass the private trust check.
+ * Every journal beneath @rootfd, newest first; nothing is made.  With
+ * @trusted, the state directory and each journal must pass the private trust
+ * check.  @root is the root as the user named it, for messages.
  * @ret: array of @ret_n, free with journal_infos_free().
  * Returns 0 (an empty list when nothing was ever applied) or -errno with @err.
  */
-int journal_infos(int rootfd, bool trusted, struct journal_info **ret, size_t *ret_n,
-		  struct s2c_error *err);
+int journal_infos(int rootfd, const char *root, bool trusted, struct journal_info **ret,
+		  size_t *ret_n, struct s2c_error *err);
 
 /** Free what journal_infos() returned. */
 void journal_infos_free(struct journal_info *v, size_t n);

@@ -16,7 +16,7 @@
 #include "common.h"
 
 static const char *const format_names[_EMIT_MAX] = { "json", "sh", "rpm", "deb",
-						     "permissions" };
+						     "permissions", "deb-postrm" };
 
 const char *emit_format_name(enum emit_format f)
 {
@@ -157,10 +157,17 @@ static const char sh_intro[] =
 	"#    done\"), so a second run changes nothing;\n"
 	"#  - changes the owner first (chown clears capabilities and set-ID bits), then\n"
 	"#    sets the capabilities, then clears the set-ID bits, and checks the result.\n"
-	"# It stops at the first error.  ROOT is prepended to every path; it defaults to\n"
-	"# the plan's root (ROOT=/mnt/copy changes a copy of the system instead); ROOT\n"
-	"# itself is checked, the directories above it are trusted.\n"
+	"# It stops at the first error.  ROOT is prepended to every path; ROOT itself\n"
+	"# is checked, the directories above it are trusted.\n"
 	"# Needs sha256sum and stat (coreutils), chown, chmod, setcap and getcap.\n";
+
+/* Where the script acts: said in its header, and on stderr before anything changes. */
+static const char sh_root_note[] =
+	"#\n"
+	"# ROOT in the environment overrides the root above: ROOT=/mnt/copy sh SCRIPT\n"
+	"# changes the files beneath /mnt/copy instead (ROOT= means /).  Before it\n"
+	"# changes anything the script says on standard error which root it acts on,\n"
+	"# and whether that came from the plan or from the environment.\n";
 
 static const char sh_functions[] =
 	"fail() {\n"
@@ -280,14 +287,24 @@ int emit_sh(const struct plan *p, FILE *out)
 {
 	struct em e = { .f = out };
 	struct plan_summary s;
+	_cleanup_free_ char *shown = escape_text(p->root), *said = NULL;
 
 	plan_summarise(p, &s);
 	put(&e, "#!/bin/sh\n");
 	header(&e, p, "Shell script");
-	put(&e, "%s\nset -eu\n\nif [ -z \"${ROOT+set}\" ]; then\n\tROOT=", sh_intro);
+	put(&e, "%s%s\nset -eu\n\nif [ -z \"${ROOT+set}\" ]; then\n\tROOT=", sh_root_note,
+	    sh_intro);
 	put_quoted(&e, s2c_streq(p->root, "/") ? "" : p->root);
-	put(&e, "\nfi\n# A ROOT such as \"-x\" would read as an option.\ncase $ROOT in\n"
-	    "-*) ROOT=./$ROOT ;;\nesac\n\n%s", sh_functions);
+	if (!shown || asprintf(&said, "suid2cap: acting on the root %s (the plan's; ROOT=DIR in "
+				"the environment acts on DIR instead)", shown) < 0) {
+		said = NULL;
+		e.oom = true;
+	}
+	put(&e, "\n\tprintf '%%s\\n' ");
+	put_quoted(&e, said ? said : "");
+	put(&e, " >&2\nelse\n\t# A ROOT such as \"-x\" would read as an option.\n\tcase $ROOT in\n"
+	    "\t-*) ROOT=./$ROOT ;;\n\tesac\n\tprintf 'suid2cap: acting on the root %%s (ROOT in "
+	    "the environment)\\n' \"${ROOT:-/}\" >&2\nfi\n\n%s", sh_functions);
 	if (s.change)
 		put(&e, "\n# The directories on the way to every file first, so that a refusal there\n"
 		    "# changes nothing.\n");
@@ -421,6 +438,13 @@ static bool deb_path_ok(const char *path)
 	return !strpbrk(path, "\n*?[]\\");
 }
 
+/* How dpkg-statoverride takes an owner or group: the name when it is a plain one or
+ * plain text without a space (quoted by the caller), else "#ID". */
+static bool deb_id_named(const char *name)
+{
+	return name && *name && plain_text_ok(name) && !strchr(name, ' ');
+}
+
 /* Owner or group for dpkg-statoverride: the name as is when it is a plain one, else
  * quoted, or "#ID" when it has none. */
 static void deb_id(struct em *e, const char *name, uint32_t id)
@@ -428,7 +452,7 @@ static void deb_id(struct em *e, const char *name, uint32_t id)
 	if (name && *name && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") ==
 				     strlen(name))
 		put(e, "%s", name);
-	else if (name && plain_text_ok(name) && !strchr(name, ' '))
+	else if (deb_id_named(name))
 		put_quoted(e, name);
 	else
 		put(e, "'#%u'", id);
@@ -447,19 +471,26 @@ static void deb_chown_ids(struct em *e, const struct plan_state *s)
 		put(e, ":%u", s->gid);
 }
 
-/* Record the state after with dpkg-statoverride unless the admin has an override;
- * with @track, "added" says whether this snippet did (for the undo of a failed setcap). */
-static void deb_statoverride(struct em *e, const struct plan_entry *x, bool track)
+/*
+ * Record the state after with dpkg-statoverride unless the admin has an override, and put
+ * it on the file ("$f", its true name); "added" says whether this snippet did (for the undo
+ * of a failed setcap).  No --update: it would chown and chmod the package's name, which a
+ * diversion may have given to another file.  chown clears capabilities and set-ID bits, so
+ * it comes first.
+ */
+static void deb_statoverride(struct em *e, const struct plan_entry *x)
 {
-	put(e, "%s\tif ! dpkg-statoverride --list ", track ? "\tadded=0\n" : "");
+	put(e, "\tadded=0\n\tif ! dpkg-statoverride --list ");
 	put_quoted(e, x->path);
-	put(e, " >/dev/null 2>&1; then\n\t\tdpkg-statoverride --update --add ");
+	put(e, " >/dev/null 2>&1; then\n\t\tdpkg-statoverride --add ");
 	deb_id(e, x->after.owner, x->after.uid);
 	put(e, " ");
 	deb_id(e, x->after.group, x->after.gid);
 	put(e, " %04o ", x->after.mode);
 	put_quoted(e, x->path);
-	put(e, "\n%s\tfi\n", track ? "\t\tadded=1\n" : "");
+	put(e, "\n\t\tadded=1\n\t\tchown ");
+	deb_chown_ids(e, &x->after);
+	put(e, " \"$f\"\n\t\tchmod %04o \"$f\"\n\tfi\n", x->after.mode);
 }
 
 /*
@@ -476,11 +507,7 @@ static void deb_setcap(struct em *e, const struct plan_entry *x)
 
 	put(e, "\tif command -v setcap >/dev/null 2>&1 && setcap ");
 	put_quoted(e, x->after.caps_text);
-	put(e, " ");
-	put_quoted(e, x->path);
-	put(e, "; then\n\t\tchmod u-s ");
-	put_quoted(e, x->path);
-	put(e, "\n\telse\n\t\tprintf '%%s\\n' ");
+	put(e, " \"$f\"; then\n\t\tchmod u-s \"$f\"\n\telse\n\t\tprintf '%%s\\n' ");
 	if (!esc || asprintf(&msg, "setcap failed on %s, putting back mode %04o and owner %u:%u",
 			     esc, b->mode, b->uid, b->gid) < 0)
 		e->oom = true;
@@ -490,40 +517,48 @@ static void deb_setcap(struct em *e, const struct plan_entry *x)
 	put_quoted(e, x->path);
 	put(e, "\n\t\tfi\n\t\tchown ");
 	deb_chown_ids(e, b);
-	put(e, " ");
-	put_quoted(e, x->path);
-	put(e, "\n\t\tchmod %04o ", b->mode);
-	put_quoted(e, x->path);
-	put(e, "\n\tfi\n");
+	put(e, " \"$f\"\n\t\tchmod %04o \"$f\"\n\tfi\n", b->mode);
+}
+
+/* "# PATH: VERDICT: dpkg-statoverride cannot take this name...", or false when it can. */
+static bool deb_unnamed(struct em *e, const struct plan_entry *x)
+{
+	if (deb_path_ok(x->path))
+		return false;
+	put(e, "\t# ");
+	put_escaped(e, x->path);
+	put(e, ": %s: dpkg-statoverride cannot take this name literally (a newline, or a "
+	    "glob character), skipping it\n", verdict_name(x->verdict));
+	return true;
 }
 
 static void deb_entry(struct em *e, const struct plan_entry *x)
 {
 	const struct plan_state *a = &x->after;
 
+	if (deb_unnamed(e, x))
+		return;
 	put(e, "\t# ");
 	put_escaped(e, x->path);
-	if (!deb_path_ok(x->path)) {
-		put(e, ": %s: dpkg-statoverride cannot take this name literally (a newline, or a "
-		    "glob character), skipping it\n", verdict_name(x->verdict));
-		return;
-	}
 	if (x->verdict == VERDICT_MIGRATE) {
 		put(e, ": migrate to ");
 		put_escaped(e, a->caps_text);
 	} else {
 		put(e, ": drop every privilege");
 	}
-	put(e, "\n");
+	/* The file itself may have been diverted elsewhere; the override keeps the package's
+	 * name, which dpkg looks it up by when it unpacks. */
+	put(e, "\n\tf=$(dpkg-divert --truename ");
+	put_quoted(e, x->path);
+	put(e, ")\n");
 	/* The package ships the file set-ID: only a statoverride keeps the new mode across
-	 * upgrades.  Its --update chowns, and chown clears capabilities, so it goes first. */
-	deb_statoverride(e, x, x->verdict == VERDICT_MIGRATE && a->caps_text);
+	 * upgrades. */
+	deb_statoverride(e, x);
 	if (x->verdict == VERDICT_MIGRATE && a->caps_text) {
 		deb_setcap(e, x);
 	} else if (x->before.has_caps) {
-		put(e, "\tif command -v setcap >/dev/null 2>&1; then\n\t\tsetcap -r ");
-		put_quoted(e, x->path);
-		put(e, " 2>/dev/null || :\n\tfi\n");
+		put(e, "\tif command -v setcap >/dev/null 2>&1; then\n\t\tsetcap -r \"$f\" "
+		    "2>/dev/null || :\n\tfi\n");
 	}
 }
 
@@ -537,7 +572,10 @@ int emit_deb(const struct plan *p, FILE *out)
 	put(&e, "#\n# dpkg keeps no file capabilities, so setcap runs again on every configure;\n"
 	    "# dpkg-statoverride keeps the new mode and owner across upgrades, unless the\n"
 	    "# admin has an override.  Where setcap fails, the file gets back the owner,\n"
-	    "# group and mode it had, and the override added here is removed again.\n");
+	    "# group and mode it had, and the override added here is removed again.  The\n"
+	    "# override names the package's path; the changes go to the file\n"
+	    "# dpkg-divert --truename names, where a diversion put the program.  The postrm\n"
+	    "# from 'suid2cap plan --format deb-postrm' takes the overrides back.\n");
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].verdict != VERDICT_MIGRATE && p->v[i].verdict != VERDICT_DROP)
 			comment_entry(&e, "", &p->v[i]);
@@ -549,6 +587,69 @@ int emit_deb(const struct plan *p, FILE *out)
 		}
 	if (!done)
 		put(&e, "\t: nothing to migrate\n");
+	put(&e, "\t;;\nesac\n\n#DEBHELPER#\n\nexit 0\n");
+	return finish(&e);
+}
+
+/* An owner or group as dpkg-statoverride --list prints the one the postinst gave. */
+static char *deb_id_listed(const char *name, uint32_t id)
+{
+	char *s;
+
+	if (deb_id_named(name))
+		return strdup(name);
+	return asprintf(&s, "#%u", id) < 0 ? NULL : s;
+}
+
+static void deb_postrm_entry(struct em *e, const struct plan_entry *x)
+{
+	_cleanup_free_ char *owner = deb_id_listed(x->after.owner, x->after.uid);
+	_cleanup_free_ char *group = deb_id_listed(x->after.group, x->after.gid);
+	_cleanup_free_ char *fields = NULL, *msg = NULL, *esc = escape_text(x->path);
+
+	if (deb_unnamed(e, x))
+		return;
+	if (!owner || !group || !esc ||
+	    asprintf(&fields, "%s %s %o ", owner, group, x->after.mode & 07777) < 0 ||
+	    asprintf(&msg, "%s: keeping its dpkg-statoverride entry, which is not the one the "
+		     "postinst added", esc) < 0) {
+		e->oom = true;
+		return;
+	}
+	/* The path is one quoted word of its own, never part of a longer one. */
+	put(e, "\t# ");
+	put_escaped(e, x->path);
+	put(e, "\n\tp=");
+	put_quoted(e, x->path);
+	put(e, "\n\tover=$(dpkg-statoverride --list \"$p\" 2>/dev/null) || over=\n"
+	    "\tif [ \"$over\" = ");
+	put_quoted(e, fields);
+	put(e, "\"$p\" ]; then\n\t\tdpkg-statoverride --remove \"$p\"\n"
+	    "\telif [ -n \"$over\" ]; then\n\t\tprintf '%%s\\n' ");
+	put_quoted(e, msg);
+	put(e, " >&2\n\tfi\n");
+}
+
+int emit_deb_postrm(const struct plan *p, FILE *out)
+{
+	struct em e = { .f = out };
+	size_t done = 0;
+
+	put(&e, "#!/bin/sh\n");
+	header(&e, p, "Debian postrm");
+	put(&e, "#\n# The postrm of the postinst from 'suid2cap plan --format deb': on remove and\n"
+	    "# purge it takes back the dpkg-statoverride entries that postinst adds, and\n"
+	    "# only those.  An entry with another owner, group or mode (the admin's own, or\n"
+	    "# one changed since) stays, and the script says so; one with exactly those is\n"
+	    "# taken for the postinst's.  File capabilities go with the files.\n"
+	    "\nset -e\n\ncase \"$1\" in\nremove|purge)\n");
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].verdict == VERDICT_MIGRATE || p->v[i].verdict == VERDICT_DROP) {
+			deb_postrm_entry(&e, &p->v[i]);
+			done++;
+		}
+	if (!done)
+		put(&e, "\t: nothing was migrated\n");
 	put(&e, "\t;;\nesac\n\n#DEBHELPER#\n\nexit 0\n");
 	return finish(&e);
 }
@@ -623,6 +724,8 @@ int emit_plan(const struct plan *p, enum emit_format f, FILE *out)
 		return emit_deb(p, out);
 	case EMIT_PERMISSIONS:
 		return emit_permissions(p, out);
+	case EMIT_DEB_POSTRM:
+		return emit_deb_postrm(p, out);
 	default:
 		return -EINVAL;
 	}

@@ -2,7 +2,7 @@
 /*
  * Writing a plan out: as its JSON document, as a POSIX shell script that
  * carries it out, or as packaging snippets that make it durable (rpm %files
- * lines, a Debian postinst, openSUSE permissions entries).
+ * lines, a Debian postinst and its postrm, openSUSE permissions entries).
  *
  * Every format treats file names as untrusted: in shell they are single-quoted
  * (so any byte but NUL survives), in comments and messages they are escaped
@@ -25,11 +25,12 @@ enum emit_format {
 	EMIT_RPM,             /**< %attr/%caps lines for a spec's %files */
 	EMIT_DEB,             /**< postinst: dpkg-statoverride, setcap, exact undo on failure */
 	EMIT_PERMISSIONS,     /**< openSUSE permissions.local entries */
+	EMIT_DEB_POSTRM,      /**< postrm: takes back the statoverrides the postinst added */
 	_EMIT_MAX,
 	_EMIT_INVALID = -EINVAL,
 };
 
-/** "json", "sh", "rpm", "deb", "permissions". */
+/** "json", "sh", "rpm", "deb", "permissions", "deb-postrm". */
 const char *emit_format_name(enum emit_format f);
 
 /** Parse a format name; _EMIT_INVALID when unknown. */
@@ -69,14 +70,29 @@ int emit_rpm(const struct plan *p, FILE *out);
 
 /**
  * A Debian postinst: in "configure", for each migrate or drop entry,
- * dpkg-statoverride --update --add with the state after (unless the admin has
- * an override), so the new mode and owner survive upgrades; for a migrate
- * entry then setcap and chmod u-s, and where setcap fails, the owner, group
- * and mode of the state before and removal of the override just added.  A
- * name dpkg-statoverride cannot take literally (a newline, a glob character
- * or backslash) is a comment.  Returns 0, -ENOMEM or -EIO.
+ * dpkg-statoverride --add with the state after (unless the admin has an
+ * override), so the new mode and owner survive upgrades, and that owner and
+ * mode put on the file; for a migrate entry then setcap and chmod u-s, and
+ * where setcap fails, the owner, group and mode of the state before and
+ * removal of the override just added.  The override names the package's path
+ * (dpkg looks it up by that name), every change is made to the file
+ * `dpkg-divert --truename` names, as iputils-ping's postinst does, so a
+ * diverted program is changed where it really is and the file diverted to its
+ * name is left alone.  A name dpkg-statoverride cannot take literally (a
+ * newline, a glob character or backslash) is a comment.
+ * Returns 0, -ENOMEM or -EIO.
  */
 int emit_deb(const struct plan *p, FILE *out);
+
+/**
+ * The matching Debian postrm: on "remove" and "purge", for each entry the
+ * postinst gives an override, dpkg-statoverride --remove, but only when the
+ * override is still exactly the one the postinst adds (owner, group, mode and
+ * path as dpkg-statoverride --list prints them); another one (the admin's, or
+ * one changed since) stays, and the script says so.  Names are treated as in
+ * emit_deb().  Returns 0, -ENOMEM or -EIO.
+ */
+int emit_deb_postrm(const struct plan *p, FILE *out);
 
 /**
  * openSUSE permissions entries: "PATH OWNER:GROUP MODE" plus

@@ -137,7 +137,8 @@ int hook_install(int rootfd, enum hook_kind kind, const char *program, bool trus
 	(void)snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", hooks[kind].file, (int)getpid());
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return s2c_error_errno(err, -errno, "cannot create a file in '%s'", hooks[kind].dir);
+		return s2c_error_errno(err, -errno, "cannot write '%s': cannot create a temporary "
+				       "file beside it", hook_path(kind));
 	len = strlen(text);
 	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
 		r = -errno;
@@ -149,7 +150,8 @@ int hook_install(int rootfd, enum hook_kind kind, const char *program, bool trus
 	if (renameat(dfd, tmp, dfd, hooks[kind].file) < 0) {
 		r = -errno;
 		(void)unlinkat(dfd, tmp, 0);
-		return s2c_error_errno(err, r, "cannot install '%s'", hook_path(kind));
+		return s2c_error_errno(err, r, "cannot rename the new '%s' into place",
+				       hook_path(kind));
 	}
 	(void)fsync(dfd);
 	return 0;

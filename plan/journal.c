@@ -43,6 +43,7 @@ struct journal *journal_free(struct journal *j)
 	}
 	free(j->v);
 	free(j->name);
+	free(j->shown);
 	free(j->root);
 	free(j->plan_sha256);
 	free(j);
@@ -86,10 +87,11 @@ static int append(struct journal *j, struct json_object *rec, struct s2c_error *
 	if (!line)
 		return -ENOMEM;
 	if (j->fd < 0)
-		return s2c_error_set(err, -EBADF, "journal '%s' is not open for writing", j->name);
+		return s2c_error_set(err, -EBADF, "journal '%s' is not open for writing",
+				     j->shown ? j->shown : "(parsed)");
 	start = lseek(j->fd, 0, SEEK_END);
 	if (start < 0)
-		return s2c_error_errno(err, -errno, "cannot seek journal '%s'", j->name);
+		return s2c_error_errno(err, -errno, "cannot seek journal '%s'", j->shown);
 	len = strlen(line);
 	while (off < len) {
 		ssize_t n = write(j->fd, line + off, len - off);
@@ -100,7 +102,7 @@ static int append(struct journal *j, struct json_object *rec, struct s2c_error *
 			if (ftruncate(j->fd, start) < 0) {
 				/* the partial line stays; readers ignore a partial last line */
 			}
-			return s2c_error_errno(err, e, "cannot write journal '%s'", j->name);
+			return s2c_error_errno(err, e, "cannot write journal '%s'", j->shown);
 		}
 		off += (size_t)n;
 	}
@@ -109,7 +111,7 @@ static int append(struct journal *j, struct json_object *rec, struct s2c_error *
 		if (ftruncate(j->fd, start) < 0) {
 			/* as above: a partial or unsynced last record is ignored */
 		}
-		return s2c_error_errno(err, e, "cannot sync journal '%s'", j->name);
+		return s2c_error_errno(err, e, "cannot sync journal '%s'", j->shown);
 	}
 	return 0;
 }
@@ -292,8 +294,14 @@ static int new_name(char **ret)
 	return asprintf(ret, "%s.%09ldZ.journal", stamp, ts.tv_nsec) < 0 ? -ENOMEM : 0;
 }
 
-int journal_create(int dirfd, const char *root, const char *plan_sha256, enum journal_flags flags,
-		   struct journal **ret, struct s2c_error *err)
+/* @name as messages name it: beneath @dir when there is one. */
+static char *journal_shown(const char *dir, const char *name)
+{
+	return dir ? path_join(dir, name) : strdup(name);
+}
+
+int journal_create(int dirfd, const char *dir, const char *root, const char *plan_sha256,
+		   enum journal_flags flags, struct journal **ret, struct s2c_error *err)
 {
 	_cleanup_(journal_freep) struct journal *j = calloc(1, sizeof(*j));
 	struct json_object *rec;
@@ -307,14 +315,15 @@ int journal_create(int dirfd, const char *root, const char *plan_sha256, enum jo
 	r = new_name(&j->name);
 	if (r < 0)
 		return r;
+	j->shown = journal_shown(dir, j->name);
 	j->root = strdup(root);
 	j->plan_sha256 = strdup(plan_sha256);
-	if (!j->root || !j->plan_sha256)
+	if (!j->shown || !j->root || !j->plan_sha256)
 		return -ENOMEM;
 	j->fd = openat(dirfd, j->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
 		       0600);
 	if (j->fd < 0)
-		return s2c_error_errno(err, -errno, "cannot create journal '%s'", j->name);
+		return s2c_error_errno(err, -errno, "cannot create journal '%s'", j->shown);
 	rec = record("begin");
 	if (!rec || jsonout_add_int(rec, "v", JOURNAL_VERSION) < 0 ||
 	    jsonout_add_string(rec, "root", root) < 0 ||
@@ -326,7 +335,8 @@ int journal_create(int dirfd, const char *root, const char *plan_sha256, enum jo
 	}
 	r = append(j, rec, err);
 	if (r == 0 && fsync(dirfd) < 0)
-		r = s2c_error_errno(err, -errno, "cannot sync the journal directory");
+		r = s2c_error_errno(err, -errno, "cannot create journal '%s': syncing its directory",
+				    j->shown);
 	if (r < 0) {
 		(void)unlinkat(dirfd, j->name, 0);
 		return r;
@@ -698,7 +708,7 @@ int journal_parse(const char *text, size_t len, const char *display, struct jour
 		l = (size_t)(nl - (text + off));
 		r = unseal(&rd, text + off, l);
 		if (r == 0) {
-			char where[64];
+			char where[S2C_ERROR_MAX];
 			(void)snprintf(where, sizeof(where), "%s: line %zu", display, rd.lineno);
 			r = jsonread_parse_mem(text + off, l, where, &o, err);
 		}
@@ -715,41 +725,45 @@ int journal_parse(const char *text, size_t len, const char *display, struct jour
 	return 0;
 }
 
-int journal_open(int dirfd, const char *name, bool trusted, bool writable, struct journal **ret,
-		 struct s2c_error *err)
+int journal_open(int dirfd, const char *dir, const char *name, bool trusted, bool writable,
+		 struct journal **ret, struct s2c_error *err)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *buf = NULL, *shown = journal_shown(dir, name);
 	_cleanup_(journal_freep) struct journal *j = NULL;
 	uint32_t uid, mode;
 	size_t len;
 	int r;
 
-	r = jsonread_slurp(dirfd, name, name, &buf, &len, &uid, &mode, err);
+	if (!shown)
+		return -ENOMEM;
+	r = jsonread_slurp(dirfd, name, shown, &buf, &len, &uid, &mode, err);
 	if (r < 0)
 		return r;
 	if (trusted) {
-		r = trust_check(uid, mode, TRUST_PRIVATE, "journal", name, err);
+		r = trust_check(uid, mode, TRUST_PRIVATE, "journal", shown, err);
 		if (r < 0)
 			return r;
 	}
-	r = journal_parse(buf, len, name, &j, err);
+	r = journal_parse(buf, len, shown, &j, err);
 	if (r < 0)
 		return r;
 	j->name = strdup(name);
 	if (!j->name)
 		return -ENOMEM;
+	j->shown = TAKE_PTR(shown);
 	if (writable) {
 		j->fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 		if (j->fd < 0)
-			return s2c_error_errno(err, -errno, "cannot open journal '%s' for writing", name);
+			return s2c_error_errno(err, -errno, "cannot open journal '%s' for writing",
+					       j->shown);
 		if (j->truncated) {
 			const char *last = memrchr(buf, '\n', len);
 			off_t keep = last ? (off_t)(last - buf) + 1 : 0;
 			if (ftruncate(j->fd, keep) < 0 || fdatasync(j->fd) < 0)
-				return s2c_error_errno(err, -errno, "cannot repair journal '%s'", name);
+				return s2c_error_errno(err, -errno, "cannot repair journal '%s'",
+						       j->shown);
 		}
 	}
 	*ret = TAKE_PTR(j);
 	return 0;
 }
-

@@ -69,6 +69,7 @@ struct journal_entry {
 struct journal {
 	int fd;                 /**< open for appending; -1 when read-only */
 	char *name;             /**< file name in the journal directory */
+	char *shown;            /**< the journal as messages name it (journal_create(), _open()) */
 	char *root;             /**< root the journal applies to */
 	char *plan_sha256;      /**< hash of the plan it applied */
 	unsigned version;       /**< format version of the file (1 or 2) */
@@ -83,19 +84,22 @@ struct journal {
  * Create a new journal in @dirfd (the journal directory) for @root and the
  * plan whose SHA-256 is @plan_sha256, recording @flags: O_CREAT|O_EXCL|O_NOFOLLOW,
  * mode 0600, a "begin" record, fsync of the file and the directory.
+ * @dir: the journal directory as messages name it (statedir_shown()), or NULL
+ * to name a journal by its file name alone.
  * Returns 0 with @ret set, or -errno (-ENOSPC on a full disk) with @err.
  */
-int journal_create(int dirfd, const char *root, const char *plan_sha256, enum journal_flags flags,
-		   struct journal **ret, struct s2c_error *err);
+int journal_create(int dirfd, const char *dir, const char *root, const char *plan_sha256,
+		   enum journal_flags flags, struct journal **ret, struct s2c_error *err);
 
 /**
- * Open and parse the journal @name in @dirfd.  With @trusted, refuse a file
- * not owned by root or accessible by group or others.  With @writable, open
- * it for appending (a partial last line is cut off first).
- * Returns 0 or -errno with "name: line N: message" in @err.
+ * Open and parse the journal @name in @dirfd (@dir as in journal_create()).
+ * With @trusted, refuse a file not owned by root or accessible by group or
+ * others.  With @writable, open it for appending (a partial last line is cut
+ * off first).
+ * Returns 0 or -errno with "DIR/name: line N: message" in @err.
  */
-int journal_open(int dirfd, const char *name, bool trusted, bool writable, struct journal **ret,
-		 struct s2c_error *err);
+int journal_open(int dirfd, const char *dir, const char *name, bool trusted, bool writable,
+		 struct journal **ret, struct s2c_error *err);
 
 /**
  * Parse journal text (for tests and the fuzzer); @display names it in

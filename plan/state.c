@@ -19,72 +19,140 @@
 #define STATE_FILE "state.json"
 #define STATE_SCHEMA 1
 
-static int check_dir(int fd, const char *what, const char *name, bool trusted,
-		     struct s2c_error *err)
+/* @len bytes of @path beneath @root, for messages: "/tmp/img" + "/var/lib". */
+static char *beneath(const char *root, const char *path, size_t len)
 {
-	struct stat st;
+	size_t rl = root ? strlen(root) : 0;
+	char *out;
 
-	if (fstat(fd, &st) < 0)
-		return s2c_error_errno(err, -errno, "cannot stat %s '%s'", what, name);
-	if (!S_ISDIR(st.st_mode))
-		return s2c_error_set(err, -ENOTDIR, "%s '%s' is not a directory", what, name);
-	if (trusted)
-		return trust_check(st.st_uid, st.st_mode, TRUST_PRIVATE, what, name, err);
-	return 0;
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	if (asprintf(&out, "%.*s%.*s", (int)rl, rl ? root : "", (int)len, path) < 0)
+		return NULL;
+	return out;
 }
 
-/* Open (and with @create, make) @name in @parent as a 0700 directory. */
-static int open_sub(int parent, const char *name, bool create, int *ret)
+char *statedir_shown(const char *root, const char *name)
 {
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *dir = beneath(root, S2C_STATEDIR, strlen(S2C_STATEDIR));
 
+	return dir && name ? path_join(dir, name) : TAKE_PTR(dir);
+}
+
+/*
+ * One directory on the way to (or of) the state directory: @name in @parent, made with
+ * @mode when it is absent and @create, the way a package manager makes its directories
+ * (exactly @mode, whatever the umask or a set-group-ID parent says).  A symbolic link or
+ * anything but a directory is refused; with @trusted so is a directory that fails
+ * @policy.  @shown names it in messages.
+ */
+static int open_component(int parent, const char *name, mode_t mode, enum trust_policy policy,
+			  const char *what, bool create, bool trusted, const char *shown,
+			  int *ret, struct s2c_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	bool made = false;
+
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(parent, name, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		(void)fsync(parent);
+		if (mkdirat(parent, name, mode) == 0)
+			made = true;
+		else if (errno != EEXIST)
+			return s2c_error_errno(err, -errno, "cannot create %s '%s'", what, shown);
 		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
-	if (fd < 0)
-		return -errno;
-	*ret = fd;
+	if (fd < 0) {
+		int e = errno;
+
+		if ((e == ELOOP || e == ENOTDIR) &&
+		    fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return s2c_error_set(err, S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR,
+					     "%s '%s' is %s, refusing it", what, shown,
+					     S_ISLNK(st.st_mode) ? "a symbolic link" :
+					     "not a directory");
+		return s2c_error_errno(err, -e, "cannot open %s '%s'", what, shown);
+	}
+	if (made) {
+		if (fchmod(fd, mode) < 0)
+			return s2c_error_errno(err, -errno, "cannot set the mode of %s '%s'", what,
+					       shown);
+		(void)fsync(parent);
+	}
+	if (fstat(fd, &st) < 0)
+		return s2c_error_errno(err, -errno, "cannot stat %s '%s'", what, shown);
+	if (!S_ISDIR(st.st_mode))
+		return s2c_error_set(err, -ENOTDIR, "%s '%s' is not a directory, refusing it", what,
+				     shown);
+	if (trusted) {
+		int r = trust_check(st.st_uid, st.st_mode, policy, what, shown, err);
+		if (r < 0)
+			return r;
+	}
+	*ret = TAKE_FD(fd);
 	return 0;
 }
 
-int statedir_open(int rootfd, bool create, bool trusted, int *ret_dirfd, int *ret_journals,
-		  struct s2c_error *err)
+int statedir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_dirfd,
+		  int *ret_journals, struct s2c_error *err)
 {
-	const char *path = S2C_STATEDIR;
-	const char *slash = strrchr(path, '/');
-	_cleanup_free_ char *parent = strndup(path, (size_t)(slash - path));
-	_cleanup_close_ int pfd = -1, dfd = -1, jfd = -1;
+	const char *p = S2C_STATEDIR;
+	_cleanup_close_ int cur = -1, jfd = -1;
 	int r;
 
-	if (!parent)
-		return -ENOMEM;
-	/* The parent (/var/lib) must exist; it is not ours to create. */
-	pfd = resolve_open(rootfd, *parent ? parent : "/", O_RDONLY | O_DIRECTORY);
-	if (pfd < 0)
-		return s2c_error_errno(err, pfd, "cannot open '%s'", parent);
-	r = open_sub(pfd, slash + 1, create, &dfd);
-	if (r < 0)
-		return s2c_error_errno(err, r, "cannot open the state directory '%s'", path);
-	r = check_dir(dfd, "state directory", S2C_STATEDIR, trusted, err);
-	if (r < 0)
-		return r;
-	if (create && fchmod(dfd, 0700) < 0)
-		return s2c_error_errno(err, -errno, "cannot set the mode of '%s'", path);
+	/* A real fd, not O_PATH: a directory made in it is made durable with fsync. */
+	cur = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return s2c_error_errno(err, -errno, "cannot open the root '%s'", root ? root : "/");
+	while (*p) {
+		_cleanup_free_ char *name = NULL, *shown = NULL;
+		size_t n;
+		bool last;
+		int next;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		last = !p[n + strspn(p + n, "/")];
+		name = strndup(p, n);
+		shown = beneath(root, S2C_STATEDIR, (size_t)(p + n - S2C_STATEDIR));
+		if (!name || !shown)
+			return -ENOMEM;
+		if (s2c_streq(name, ".") || s2c_streq(name, ".."))
+			return s2c_error_set(err, -EINVAL, "the state directory '%s' is not a "
+					     "normalised path", S2C_STATEDIR);
+		r = open_component(cur, name, last ? 0700 : 0755,
+				   last ? TRUST_PRIVATE : TRUST_SHARED,
+				   last ? "state directory" : "directory", create, trusted, shown,
+				   &next, err);
+		if (r < 0)
+			return r;
+		(void)close(cur);
+		cur = next;
+		p += n;
+	}
+	/* An existing state directory made with another umask is put right when writing. */
+	if (create && fchmod(cur, 0700) < 0) {
+		_cleanup_free_ char *shown = statedir_shown(root, NULL);
+		return s2c_error_errno(err, -errno, "cannot set the mode of the state directory "
+				       "'%s'", shown ? shown : S2C_STATEDIR);
+	}
 	if (ret_journals) {
-		r = open_sub(dfd, JOURNAL_DIR, create, &jfd);
-		if (r < 0 && !(r == -ENOENT && !create))
-			return s2c_error_errno(err, r, "cannot open '%s/%s'", path, JOURNAL_DIR);
-		if (jfd >= 0) {
-			r = check_dir(jfd, "journal directory", S2C_STATEDIR "/" JOURNAL_DIR, trusted, err);
-			if (r < 0)
-				return r;
-		}
+		_cleanup_free_ char *shown = statedir_shown(root, JOURNAL_DIR);
+
+		if (!shown)
+			return -ENOMEM;
+		r = open_component(cur, JOURNAL_DIR, 0700, TRUST_PRIVATE, "journal directory",
+				   create, trusted, shown, &jfd, err);
+		if (r == -ENOENT && !create)
+			s2c_error_clear(err);
+		else if (r < 0)
+			return r;
 		*ret_journals = TAKE_FD(jfd);
 	}
-	*ret_dirfd = TAKE_FD(dfd);
+	*ret_dirfd = TAKE_FD(cur);
 	return 0;
 }
 
@@ -195,8 +263,9 @@ static struct json_object *entry_json(const struct state_entry *e)
 	return TAKE_PTR(o);
 }
 
-int state_save(int dirfd, const struct state *s, struct s2c_error *err)
+int state_save(int dirfd, const char *dir, const struct state *s, struct s2c_error *err)
 {
+	_cleanup_free_ char *shown = dir ? path_join(dir, STATE_FILE) : strdup(STATE_FILE);
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	const char *text;
@@ -204,7 +273,7 @@ int state_save(int dirfd, const struct state *s, struct s2c_error *err)
 	size_t len, off = 0;
 	int fd;
 
-	if (!doc || !arr) {
+	if (!doc || !arr || !shown) {
 		json_object_put(arr);
 		return -ENOMEM;
 	}
@@ -227,7 +296,8 @@ int state_save(int dirfd, const struct state *s, struct s2c_error *err)
 	(void)snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", STATE_FILE, (int)getpid());
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return s2c_error_errno(err, -errno, "cannot create '%s'", tmp);
+		return s2c_error_errno(err, -errno, "cannot write '%s': cannot create a temporary "
+				       "file beside it", shown);
 	len = strlen(text);
 	while (off < len) {
 		ssize_t n = write(fd, text + off, len - off);
@@ -237,7 +307,7 @@ int state_save(int dirfd, const struct state *s, struct s2c_error *err)
 			int e = n < 0 ? -errno : -ENOSPC;
 			(void)close(fd);
 			(void)unlinkat(dirfd, tmp, 0);
-			return s2c_error_errno(err, e, "cannot write the state file");
+			return s2c_error_errno(err, e, "cannot write '%s'", shown);
 		}
 		off += (size_t)n;
 	}
@@ -245,16 +315,17 @@ int state_save(int dirfd, const struct state *s, struct s2c_error *err)
 		int e = errno ? -errno : -EIO;
 		(void)close(fd);
 		(void)unlinkat(dirfd, tmp, 0);
-		return s2c_error_errno(err, e, "cannot write the state file");
+		return s2c_error_errno(err, e, "cannot write '%s'", shown);
 	}
 	(void)close(fd);
 	if (renameat(dirfd, tmp, dirfd, STATE_FILE) < 0) {
 		int e = -errno;
 		(void)unlinkat(dirfd, tmp, 0);
-		return s2c_error_errno(err, e, "cannot replace the state file");
+		return s2c_error_errno(err, e, "cannot rename the new '%s' into place", shown);
 	}
 	if (fsync(dirfd) < 0)
-		return s2c_error_errno(err, -errno, "cannot sync the state directory");
+		return s2c_error_errno(err, -errno, "cannot write '%s': syncing its directory",
+				       shown);
 	return 0;
 }
 
@@ -384,13 +455,18 @@ int state_parse(const char *text, size_t len, const char *display, struct state 
 	return 0;
 }
 
-int state_load(int dirfd, const char *root, bool trusted, struct state **ret,
+int state_load(int dirfd, const char *dir, const char *root, bool trusted, struct state **ret,
 	       struct s2c_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *shown = dir ? path_join(dir, STATE_FILE) : strdup(STATE_FILE);
 	uint32_t uid, mode;
 	size_t len;
-	int r = jsonread_slurp(dirfd, STATE_FILE, STATE_FILE, &buf, &len, &uid, &mode, err);
+	int r;
+
+	if (!shown)
+		return -ENOMEM;
+	r = jsonread_slurp(dirfd, STATE_FILE, shown, &buf, &len, &uid, &mode, err);
 
 	if (r == -ENOENT) {
 		struct state *s = calloc(1, sizeof(*s));
@@ -405,9 +481,9 @@ int state_load(int dirfd, const char *root, bool trusted, struct state **ret,
 	if (r < 0)
 		return r;
 	if (trusted) {
-		r = trust_check(uid, mode, TRUST_PRIVATE, "state file", STATE_FILE, err);
+		r = trust_check(uid, mode, TRUST_PRIVATE, "state file", shown, err);
 		if (r < 0)
 			return r;
 	}
-	return state_parse(buf, len, STATE_FILE, ret, err);
+	return state_parse(buf, len, shown, ret, err);
 }

@@ -40,29 +40,49 @@ struct state {
 };
 
 /**
- * Open the state directory beneath @rootfd (S2C_STATEDIR), creating it and
- * its journal directory with mode 0700 when @create.  With @trusted, refuse
- * a directory not owned by root or accessible by group or others.
+ * The state directory as messages name it: S2C_STATEDIR beneath @root, the root
+ * as the user named it ("/" or NULL for the running system), followed by
+ * "/@name" unless @name is NULL.  Returns a new string or NULL on OOM.
+ */
+char *statedir_shown(const char *root, const char *name);
+
+/**
+ * Open the state directory beneath @rootfd (S2C_STATEDIR) and, with
+ * @ret_journals, its journal directory.  With @create, what is missing of the
+ * path is made the way package managers make their directories: one component
+ * at a time, fd-relative, never through a symbolic link, owned by the caller,
+ * the directories above the state directory 0755, the state and journal
+ * directories 0700 (exactly, whatever the umask).  A component that is a
+ * symbolic link or not a directory is refused; with @trusted, so is one not
+ * owned by root or writable by group or others (the state and journal
+ * directories: accessible by them at all).  Without @create nothing is ever
+ * made.
+ * @root: the root as the user named it, for messages ("/" or NULL for the
+ * running system); every message names the full path beneath it.
  * @ret_dirfd: the state directory; @ret_journals: its journal directory
  * (optional; -1 when absent and not created).
  * Returns 0 or -errno (-ENOENT when absent and not @create) with @err.
  */
-int statedir_open(int rootfd, bool create, bool trusted, int *ret_dirfd, int *ret_journals,
-		  struct s2c_error *err);
+int statedir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_dirfd,
+		  int *ret_journals, struct s2c_error *err);
 
 /**
- * Read state.json from @dirfd; a missing file gives an empty state.
- * Returns 0 or -errno with "state.json: $.path: message" in @err.
+ * Read state.json from @dirfd; a missing file gives an empty state for @root.
+ * @dir: the state directory as messages name it (statedir_shown()), or NULL.
+ * Returns 0 or -errno with "DIR/state.json: $.path: message" in @err.
  */
-int state_load(int dirfd, const char *root, bool trusted, struct state **ret,
+int state_load(int dirfd, const char *dir, const char *root, bool trusted, struct state **ret,
 	       struct s2c_error *err);
 
 /** Parse state JSON text (tests, fuzzing). */
 int state_parse(const char *text, size_t len, const char *display, struct state **ret,
 		struct s2c_error *err);
 
-/** Write @s to @dirfd/state.json atomically.  Returns 0 or -errno. */
-int state_save(int dirfd, const struct state *s, struct s2c_error *err);
+/**
+ * Write @s to @dirfd/state.json atomically; @dir as in state_load().
+ * Returns 0 or -errno with @err naming the file and the step that failed.
+ */
+int state_save(int dirfd, const char *dir, const struct state *s, struct s2c_error *err);
 
 /** Add or replace the entry for @e->path (deep copy).  Returns 0 or -ENOMEM. */
 int state_put(struct state *s, const struct state_entry *e);

@@ -2,7 +2,7 @@
 /*
  * The audit report as SARIF 2.1.0, for code-scanning dashboards.
  *
- * One run; one reportingDescriptor per finding kind of auditout.h, with its
+ * One run; one reportingDescriptor per finding kind of audit.h, with its
  * stable id (S2C001…), descriptions, default level and "security-severity";
  * one result per finding of each file.  Locations are relative URIs
  * (percent-encoded bytes of the path without its leading "/") against the

@@ -26,9 +26,10 @@ const char *targetout_noun(const struct audit *a, size_t n)
 {
 	bool image;
 
-	if (!a->targets || a->n_targets == 0)
+	if (!a->targets)
 		return NULL;
-	image = s2c_streq(a->targets[0].kind, "image");
+	/* An image run has its one image, read or not; only a package run can have none. */
+	image = a->n_targets > 0 && s2c_streq(a->targets[0].kind, "image");
 	if (image)
 		return n == 1 ? "image" : "images";
 	return n == 1 ? "package" : "packages";

@@ -42,7 +42,10 @@ int targetout_lines(const struct audit *a, size_t i, struct targetout_line **ret
 /** Free lines from targetout_lines(). */
 void targetout_lines_free(struct targetout_line *v, size_t n);
 
-/** "package" or "packages", "image" or "images", for @a's targets (NULL for a tree). */
+/**
+ * "package" or "packages", "image" or "images", for @a's targets: packages when
+ * there are none (a package run that found nothing); NULL for a tree.
+ */
 const char *targetout_noun(const struct audit *a, size_t n);
 
 /**

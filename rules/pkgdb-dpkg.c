@@ -4,7 +4,6 @@
  * var/lib/dpkg/status the installed version, and info/PKG[:ARCH].md5sums the
  * MD5 of each file's content ("<32 hex>  <path without leading slash>").
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "pkgdb-backend.h"
 #include "resolve.h"
+#include "util.h"
 #include "common.h"
 
 #define INFO "/var/lib/dpkg/info"
@@ -35,7 +36,7 @@ static void claims_free(struct claim *c, size_t n)
 	free(c);
 }
 
-static int read_list(DIR *dir, const char *fname, struct pkgdb_query *q, struct claim *claims)
+static int read_list(int dfd, const char *fname, struct pkgdb_query *q, struct claim *claims)
 {
 	size_t len = strlen(fname) - 5;      /* without ".list" */
 	_cleanup_fclose_ FILE *f = NULL;
@@ -43,7 +44,7 @@ static int read_list(DIR *dir, const char *fname, struct pkgdb_query *q, struct 
 	size_t cap = 0;
 	ssize_t n;
 
-	if (pkgdb_fdopen(openat(dirfd(dir), fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+	if (pkgdb_fdopen(openat(dfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
 			 &f) < 0)
 		return 0;
 	while ((n = getline(&line, &cap, f)) > 0) {
@@ -135,7 +136,7 @@ static int read_status(int rootfd, struct pkgdb_query *q, struct claim *claims)
 }
 
 /* The md5sums of every package that claimed a path. */
-static int read_md5sums(DIR *dir, struct pkgdb_query *q, struct claim *claims)
+static int read_md5sums(int dfd, struct pkgdb_query *q, struct claim *claims)
 {
 	for (size_t i = 0; i < q->n; i++) {
 		_cleanup_free_ char *name = NULL, *line = NULL;
@@ -154,7 +155,7 @@ static int read_md5sums(DIR *dir, struct pkgdb_query *q, struct claim *claims)
 			name = NULL;
 			return -ENOMEM;
 		}
-		if (pkgdb_fdopen(openat(dirfd(dir), name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+		if (pkgdb_fdopen(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
 				 &f) < 0)
 			continue;
 		while ((n = getline(&line, &cap, f)) > 0) {
@@ -177,24 +178,19 @@ static int read_md5sums(DIR *dir, struct pkgdb_query *q, struct claim *claims)
 int pkgdb_dpkg_lookup(int rootfd, struct pkgdb_query *q)
 {
 	struct claim *claims = calloc(q->n ? q->n : 1, sizeof(*claims));
-	_cleanup_closedir_ DIR *dir = NULL;
-	struct dirent *de;
-	int fd, r = 0;
+	_cleanup_(strv_freep) char **lists = NULL;
+	_cleanup_close_ int fd = -1;
+	int r = 0;
 
 	if (!claims)
 		return -ENOMEM;
 	fd = resolve_open(rootfd, INFO, O_RDONLY | O_DIRECTORY);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			(void)close(fd);
+	if (fd < 0 || dirlist(fd, "*.list", 0, &lists) < 0) {
 		claims_free(claims, q->n);
 		return 0;
 	}
-	while (r == 0 && (de = readdir(dir))) {
-		size_t len = strlen(de->d_name);
-		if (len > 5 && s2c_streq(de->d_name + len - 5, ".list") && de->d_name[0] != '.')
-			r = read_list(dir, de->d_name, q, claims);
-	}
+	for (size_t k = 0; r == 0 && lists[k]; k++)
+		r = read_list(fd, lists[k], q, claims);
 	if (r == 0)
 		r = read_status(rootfd, q, claims);
 	/* A package the status file does not list (or no status file) still owns its files. */
@@ -202,7 +198,7 @@ int pkgdb_dpkg_lookup(int rootfd, struct pkgdb_query *q)
 		if (claims[i].base && !q->want[i].entry->package)
 			r = pkgdb_query_own(q, i, claims[i].name, NULL) < 0 ? -ENOMEM : 0;
 	if (r == 0)
-		r = read_md5sums(dir, q, claims);
+		r = read_md5sums(fd, q, claims);
 	claims_free(claims, q->n);
 	return r;
 }

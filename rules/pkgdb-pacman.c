@@ -7,7 +7,6 @@
  * line per file, "./usr/bin/ping time=… mode=4755 size=… sha256digest=…",
  * names with special characters written as \ooo octal escapes).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,8 +15,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dirlist.h"
 #include "pkgdb-backend.h"
 #include "resolve.h"
+#include "util.h"
 #include "common.h"
 
 /* Longest mtree line read; longer ones are skipped. */
@@ -45,23 +46,6 @@ static int desc_value(int dfd, const char *key, char *out, size_t size)
 		next = s2c_streq(line, key);
 	}
 	return 0;
-}
-
-/* mtree(5) \ooo escapes, in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
 }
 
 static void gzclosep(gzFile *g)
@@ -102,7 +86,7 @@ static int read_mtree(int dfd, struct pkgdb_query *q, const bool *mine)
 		if (strncmp(line, "./", 2) != 0 || !(sp = strchr(line, ' ')))
 			continue;
 		*sp = '\0';
-		unescape(line);
+		unescape_octal(line);
 		i = pkgdb_query_find(q, line + 1, strlen(line + 1), false);
 		if (i < 0 || !mine[i])
 			continue;
@@ -163,22 +147,16 @@ static int read_package(int localfd, const char *name, struct pkgdb_query *q, bo
 int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q)
 {
 	_cleanup_free_ bool *mine = calloc(q->n ? q->n : 1, sizeof(*mine));
-	_cleanup_closedir_ DIR *dir = NULL;
-	struct dirent *de;
-	int fd, r = 0;
+	_cleanup_(strv_freep) char **names = NULL;
+	_cleanup_close_ int fd = -1;
+	int r = 0;
 
 	if (!mine)
 		return -ENOMEM;
 	fd = resolve_open(rootfd, "/var/lib/pacman/local", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
+	if (fd < 0 || dirlist(fd, "*", 0, &names) < 0)
 		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		(void)close(fd);
-		return 0;
-	}
-	while (r == 0 && (de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			r = read_package(dirfd(dir), de->d_name, q, mine);
+	for (size_t k = 0; r == 0 && names[k]; k++)
+		r = read_package(fd, names[k], q, mine);
 	return r;
 }

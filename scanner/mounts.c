@@ -67,23 +67,6 @@ const char *mounts_magic_name(long magic)
 	return NULL;
 }
 
-/* Undo mountinfo's octal escapes (\040 for space, \011, \012, \134) in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
 static enum mount_flags parse_opts(const char *opts)
 {
 	static const struct {
@@ -212,7 +195,7 @@ static int parse_overlay(struct mount_entry *e, const char *opts)
 			v = strndup(eq + 1, len - (size_t)(eq + 1 - opts));
 			if (!v)
 				return -ENOMEM;
-			unescape(v);
+			unescape_octal(v);
 			r = add_layers(e, &n, kinds[k], v, k == 0);
 			break;
 		}
@@ -265,9 +248,9 @@ static int parse_line(char *line, struct mount_entry *e)
 	e->parent_id = v;
 	if (sscanf(field[2], "%u:%u", &e->major, &e->minor) != 2)
 		return -EINVAL;
-	unescape(field[4]);
-	unescape(field[sep + 1]);
-	unescape(field[sep + 2]);
+	unescape_octal(field[4]);
+	unescape_octal(field[sep + 1]);
+	unescape_octal(field[sep + 2]);
 	if (field[4][0] != '/')
 		return -EINVAL;
 	e->target = strdup(field[4]);

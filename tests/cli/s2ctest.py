@@ -52,13 +52,14 @@ class Ctx:
         os.makedirs(path)
         return path
 
-    def run(self, args, env=None, prefix=None, input=None):
+    def run(self, args, env=None, prefix=None, input=None, cwd=None):
+        """The binary with @args (in the directory @cwd, for relative paths)."""
         e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
              "SOURCE_DATE_EPOCH": str(FIXED_MTIME)}
         if env:
             e.update(env)
         cmd = (prefix or []) + [self.binary] + list(args)
-        p = subprocess.run(cmd, capture_output=True, env=e, input=input)
+        p = subprocess.run(cmd, capture_output=True, env=e, input=input, cwd=cwd)
         return p.returncode, p.stdout, p.stderr
 
     def check(self, name, cond, msg=""):

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -22,11 +23,12 @@ XATTR = "security.capability"
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 
 
-def stage(ctx, name, paths):
+def stage(ctx, name, paths, var=True):
     """A root with copies of @paths, setuid root and without capabilities, as
-    old systems had them, with their dpkg file lists and passwd/group."""
+    old systems had them, with their dpkg file lists (unless not @var: then the
+    root has no var/ at all) and passwd/group."""
     root = ctx.tree(name)
-    for d in ("var/lib/dpkg/info", "etc"):
+    for d in ("var/lib/dpkg/info", "etc") if var else ("etc",):
         os.makedirs(os.path.join(root, d))
     for f in ("passwd", "group"):
         shutil.copyfile("/etc/" + f, os.path.join(root, "etc", f))
@@ -36,7 +38,7 @@ def stage(ctx, name, paths):
         shutil.copyfile(path, dst)
         os.chown(dst, 0, 0)
         os.chmod(dst, 0o4755)
-        pkg = NET.get(path)
+        pkg = NET.get(path) if var else None
         for base in (pkg, pkg + ":amd64") if pkg else ():
             for ext in (".list", ".md5sums"):
                 src = os.path.join("/var/lib/dpkg/info", base + ext)
@@ -373,6 +375,94 @@ def test_bad_journal_and_state(ctx):
     ctx.check("intact journal still rolls back", rc == 0, f"{rc} {err!r}")
 
 
+def tree_listing(top):
+    """Every path under @top (symbolic links not followed) with its type, mode and owner."""
+    out = {}
+    for dirpath, dirs, files in os.walk(top):
+        for n in dirs + files:
+            st = os.lstat(os.path.join(dirpath, n))
+            out[os.path.join(dirpath, n)[len(top):]] = (st.st_mode, st.st_uid, st.st_gid)
+    return out
+
+
+def test_state_directory(ctx):
+    """A root with no var/ at all: read-only verbs make nothing, apply makes the state
+    directory the way package managers make theirs (root's, 0755 above it, 0700 itself);
+    a symbolic link, a file or a directory others can write on its way is refused with
+    the full path named, and nothing is made through it or changed."""
+    if not is_root():
+        return SKIP
+    progs = present(["/usr/bin/fping", "/usr/bin/mtr-packet", "/usr/bin/clockdiff"])
+    if not progs:
+        print("  (needs fping, mtr-packet or clockdiff)")
+        return SKIP
+    root = stage(ctx, "novar", progs, var=False)
+    plan, doc = make_plan(ctx, root)
+    ctx.check("novar: the plan changes something",
+              any(e["action"] == "change" for e in doc["entries"]), repr(doc["summary"]))
+    sd = os.path.join(root, "var/lib/suid2cap")
+    for argv, want_rc in ((["verify", "--root", root], 0), (["rollback", "--root", root, "--list"], 0),
+                          (["rollback", "--root", root, "--last"], 4)):
+        rc, out, err = ctx.run(argv)
+        ctx.check(f"novar: {' '.join(argv[:1] + argv[3:])} exit {want_rc}", rc == want_rc,
+                  f"{rc} {out!r} {err!r}")
+        ctx.check(f"novar: {' '.join(argv[:1] + argv[3:])} makes nothing",
+                  not os.path.lexists(os.path.join(root, "var")), "")
+    ctx.check("novar: rollback names the full path",
+              f"no state directory '{sd}'".encode() in err, f"{err!r}")
+    rc, out, err = ctx.run(["apply", "--no-smoke", plan])
+    ctx.check("novar: apply exit 0", rc == 0, f"{rc} {out!r} {err!r}")
+    for rel, mode in (("var", 0o755), ("var/lib", 0o755), ("var/lib/suid2cap", 0o700),
+                      ("var/lib/suid2cap/journals", 0o700)):
+        st = os.lstat(os.path.join(root, rel))
+        ctx.check(f"novar: {rel} is a directory {mode:04o} of root's",
+                  stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == mode and
+                  st.st_uid == 0, f"{st.st_mode:o} {st.st_uid}:{st.st_gid}")
+    ctx.check("novar: a journal and the state", len(os.listdir(os.path.join(sd, "journals"))) == 1
+              and os.path.isfile(os.path.join(sd, "state.json")), f"{os.listdir(sd)}")
+    rc, out, err = ctx.run(["verify", "--root", root])
+    ctx.check("novar: verify clean", rc == 0 and b"0 drifted" in out, f"{rc} {out!r} {err!r}")
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+    ctx.check("novar: rollback", rc == 0, f"{rc} {out!r} {err!r}")
+
+    # what is on the way must be a directory only root can change
+    outside = ctx.tree("outside")
+    cases = [
+        ("var/lib symlink", lambda r: (os.makedirs(os.path.join(r, "var")),
+                                       os.symlink(outside, os.path.join(r, "var/lib"))),
+         "directory '{r}/var/lib' is a symbolic link", 4),
+        ("var symlink", lambda r: os.symlink(outside, os.path.join(r, "var")),
+         "directory '{r}/var' is a symbolic link", 4),
+        ("state directory symlink", lambda r: (os.makedirs(os.path.join(r, "var/lib")),
+                                               os.symlink(outside, os.path.join(r, "var/lib/suid2cap"))),
+         "state directory '{r}/var/lib/suid2cap' is a symbolic link", 4),
+        ("var/lib a file", lambda r: (os.makedirs(os.path.join(r, "var")),
+                                      open(os.path.join(r, "var/lib"), "w").close()),
+         "directory '{r}/var/lib' is not a directory", 4),
+        ("var/lib group-writable", lambda r: os.makedirs(os.path.join(r, "var/lib"), 0o775) or
+         os.chmod(os.path.join(r, "var/lib"), 0o775),
+         "directory '{r}/var/lib' is writable by group or others", 5),
+        ("var not root's", lambda r: os.makedirs(os.path.join(r, "var/lib")) or
+         os.chown(os.path.join(r, "var"), 1, 1),
+         "directory '{r}/var' is not owned by root", 5),
+    ]
+    for name, make, needle, want_rc in cases:
+        r = stage(ctx, "statedir", progs, var=False)
+        p, _ = make_plan(ctx, r)
+        make(r)
+        before, around = snapshot(r), tree_listing(os.path.join(r, "var"))
+        for argv in (["apply", "--no-smoke", p], ["migrate", "--root", r, "--yes", "--no-smoke"]):
+            rc, out, err = ctx.run(argv)
+            ctx.check(f"{name}: {argv[0]} exit {want_rc}", rc == want_rc, f"{rc} {out!r} {err!r}")
+            ctx.check(f"{name}: {argv[0]} names the full path", needle.format(r=r).encode() in err,
+                      f"{err!r}")
+            ctx.check(f"{name}: {argv[0]} changes no file", snapshot(r) == before, "")
+            ctx.check(f"{name}: {argv[0]} makes nothing",
+                      tree_listing(os.path.join(r, "var")) == around and not os.listdir(outside),
+                      f"{tree_listing(os.path.join(r, 'var'))} {os.listdir(outside)}")
+    return None
+
+
 def test_smoke_failure_rolls_back(ctx):
     """A failing smoke test undoes that entry automatically and says so."""
     if not is_root():
@@ -646,7 +736,7 @@ def test_hook_files(ctx):
 
 TESTS = [test_end_to_end, test_privileges, test_crash_points, test_bad_plans, test_races,
          test_filesystems, test_bad_journal_and_state, test_smoke_failure_rolls_back, test_drift,
-         test_tampering, test_dpkg_hook, test_hook_files]
+         test_tampering, test_dpkg_hook, test_hook_files, test_state_directory]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -339,6 +339,20 @@ def test_hostile(ctx):
     ctx.check("no /evil", not os.path.lexists("/evil"), "")
 
 
+def test_relative_path(ctx):
+    """An image given by a relative name is named in messages with the directory it is
+    relative to, as typed; the report keeps the name as given."""
+    d = ctx.tree("relative")
+    mk.write(os.path.join(d, "random.tar"), b"\x00\x01garbage" * 100)
+    for name in ("random.tar", "./missing"):
+        rc, out, err = ctx.run(["audit-image", "--format", "json", name], cwd=d)
+        shown = os.path.join(d, name.removeprefix("./"))
+        ctx.check(f"{name}: exit 3, named in full", rc == 3 and
+                  f"cannot read '{shown}': ".encode() in err, f"{rc} {err!r}")
+        ctx.check(f"{name}: the report names it as given",
+                  json.loads(out)["targets"][0]["source"] == name, out[:300])
+
+
 def test_usage(ctx):
     rc, out, err = ctx.run(["audit-image", "--help"])
     ctx.check("help", rc == 0 and b"--platform" in out and b"whiteout" in out, f"{rc}")
@@ -353,7 +367,7 @@ def test_usage(ctx):
 
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
          test_known_bounding_set, test_package_databases, test_formats,
-         test_platform, test_hostile, test_usage]
+         test_platform, test_hostile, test_relative_path, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

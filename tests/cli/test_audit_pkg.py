@@ -19,6 +19,7 @@ import sys
 
 import mkarchive as mk
 import s2ctest
+import test_audit
 from s2ctest import SKIP
 
 KERNEL = ["--kernel", "6.1"]
@@ -192,7 +193,8 @@ def test_plans(ctx):
     t = doc["targets"][0]
     ctx.check("plan exit", rc == 0, f"{rc} {err!r}")
     ctx.check("plan is a postinst", t["plan"] and t["plan"]["format"] == "deb" and
-              "setcap 'cap_net_raw=p' '/bin/ping'" in t["plan"]["text"], json.dumps(t)[:800])
+              "f=$(dpkg-divert --truename '/bin/ping')" in t["plan"]["text"] and
+              "setcap 'cap_net_raw=p' \"$f\"" in t["plan"]["text"], json.dumps(t)[:800])
     post = os.path.join(root, "postinst")
     mk.write(post, t["plan"]["text"].encode())
     ctx.check("postinst parses", subprocess.run(["sh", "-n", post]).returncode == 0, "")
@@ -316,6 +318,60 @@ def test_from_dir_and_shards(ctx):
               f"{shards[0]} != {shards[1]}")
 
 
+def test_relative_paths(ctx):
+    """Packages and --from-dir given by relative names are named in messages with the
+    directory they are relative to, as typed; the report keeps the names as given."""
+    d = ctx.tree("relative")
+    elf = b"\x7fELF" + b"\0" * 60
+    mk.write(os.path.join(d, "good.deb"),
+             mk.deb_bytes(data=[mk.entry("./usr/bin/prog", mode=0o4755, data=elf)]))
+    mk.write(os.path.join(d, "bad.deb"), b"not a package")
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--format", "json", "good.deb", "bad.deb",
+                            "missing.deb"], cwd=d)
+    ctx.check("files: exit 3", rc == 3, f"{rc} {err!r}")
+    for name in ("bad.deb", "missing.deb"):
+        ctx.check(f"files: {name} named in full",
+                  f"cannot read '{os.path.join(d, name)}': ".encode() in err, repr(err))
+    ctx.check("files: the report names them as given",
+              sorted(t["source"] for t in json.loads(out)["targets"]) ==
+              ["bad.deb", "good.deb", "missing.deb"], out[:300])
+    os.makedirs(os.path.join(d, "pool", "sub"))
+    shutil.copy(os.path.join(d, "bad.deb"), os.path.join(d, "pool", "sub"))
+    os.symlink(os.path.join(d, "good.deb"), os.path.join(d, "pool", "link.deb"))
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--from-dir", "./pool/"], cwd=d)
+    ctx.check("from-dir: exit 3", rc == 3, f"{rc} {err!r}")
+    ctx.check("from-dir: the package named in full",
+              f"cannot read '{d}/pool/sub/bad.deb': ".encode() in err, repr(err))
+    ctx.check("from-dir: the directory named in full",
+              f"1 symbolic link below '{d}/pool/' not followed".encode() in err, repr(err))
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--from-dir", "nopool"], cwd=d)
+    ctx.check("from-dir missing: exit 2, named in full", rc == 2 and
+              f"cannot open '{d}/nopool': No such file".encode() in err, f"{rc} {err!r}")
+
+
+def test_nothing_found(ctx):
+    """--from-dir below which there is no package (or a shard that gets none): a report of
+    no packages in every format, exit 0, that report merge takes like any other."""
+    empty = ctx.tree("nopackages")
+    mk.write(os.path.join(empty, "README"), b"not a package")
+    for fmt in ("text", "json", "markdown", "html", "sarif"):
+        rc, out, err = audit(ctx, "--format", fmt, "--from-dir", empty)
+        ctx.check(f"{fmt}: exit 0", rc == 0 and out, f"{rc} {err!r}")
+        if fmt == "json":
+            validate(ctx, "json: valid", out)
+            doc = json.loads(out)
+            ctx.check("json: no packages", doc["targets"] == [] and doc["files"] == [],
+                      out[:300])
+            report = mk.write(os.path.join(empty, "shard.json"), out)
+        elif fmt == "sarif":
+            test_audit.validate_sarif(ctx, "sarif: valid", out)
+        elif fmt == "text":
+            ctx.check("text: says so", b"PACKAGES: 0, 0 with privileged files" in out, out)
+    rc, out, err = ctx.run(["report", "merge", "--format", "json", report])
+    ctx.check("merge: taken", rc == 0 and json.loads(out)["summary"]["reports"] == 1,
+              f"{rc} {err!r}")
+
+
 def hostile_debs(root, outside):
     """Packages that try to escape, lie or explode; each must be refused on its own."""
     elf = b"\x7fELF" + b"\0" * 60
@@ -413,7 +469,8 @@ def test_usage(ctx):
         ctx.check(f"usage {args}", rc == 2 and text in err and out == b"", f"{rc} {err!r}")
 
 
-TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_hostile, test_usage]
+TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
+         test_nothing_found, test_hostile, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

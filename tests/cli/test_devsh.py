@@ -71,7 +71,83 @@ def test_audit(ctx):
         ctx.check(f"the test packages include {heavy}", heavy in packages("TEST_PACKAGES"), "")
 
 
-TESTS = [test_audit]
+def checkout_with_shims(ctx, name):
+    """A copy of tools/dev.sh in a checkout of its own, and shims that record what it runs:
+    every package installed already, npm and tools/package.sh stand-ins."""
+    checkout = ctx.tree(name)
+    os.makedirs(os.path.join(checkout, "tools"))
+    shutil.copy(DEVSH, os.path.join(checkout, "tools", "dev.sh"))
+    log = os.path.join(ctx.tmp, name + ".log")
+    shims = ctx.tree(name + "-shims")
+    script(os.path.join(shims, "dpkg-query"), "echo 'install ok installed'\n")
+    script(os.path.join(shims, "apt-get"), f'echo "apt-get $*" >> {log}\n')
+    script(os.path.join(shims, "sudo"), '"$@"\n')
+    home = ctx.tree(name + "-home")
+    env = {"PATH": shims + ":/usr/bin:/bin", "HOME": home, "LC_ALL": "C"}
+    return checkout, shims, log, env
+
+
+def test_deps_npm(ctx):
+    """deps fetches the SARIF schema with npm into build/test-deps/ and nowhere else: npm's
+    cache and logs go to the temporary directory, which is removed; HOME stays empty."""
+    checkout, shims, log, env = checkout_with_shims(ctx, "deps")
+    # npm pack: record the arguments, write the tarball and a cache where --cache says
+    script(os.path.join(shims, "npm"), f"""echo "npm $* cwd=$(pwd)" >> {log}
+cache=
+while [ $# -gt 0 ]; do
+	[ "$1" = --cache ] && cache=$2
+	shift
+done
+[ -n "$cache" ] || cache=$HOME/.npm
+mkdir -p "$cache/_logs" package/lib/schemas
+echo '{{"title": "sarif"}}' > package/lib/schemas/sarif-2.1.0-rtm.5.json
+tar -czf microsoft-jest-sarif-1.0.0-beta.0.tgz package
+rm -r package
+""")
+    p = subprocess.run(["sh", os.path.join(checkout, "tools", "dev.sh"), "deps"], cwd=checkout,
+                       env=env, capture_output=True)
+    ctx.check("dev.sh deps ran", p.returncode == 0, p.stderr)
+    with open(log) as f:
+        lines = f.read().splitlines()
+    npm = [x for x in lines if x.startswith("npm ")]
+    ctx.check("npm pack once", len(npm) == 1 and " pack " in npm[0], lines)
+    m = re.search(r"--cache (\S+) .* cwd=(\S+)$", npm[0]) if npm else None
+    ctx.check("npm's cache in the temporary directory",
+              m is not None and m.group(1).startswith(m.group(2) + "/"), npm)
+    ctx.check("the temporary directory is gone", m is not None and not os.path.exists(m.group(2)),
+              npm)
+    ctx.check("HOME untouched", os.listdir(env["HOME"]) == [], os.listdir(env["HOME"]))
+    schema = os.path.join(checkout, "build", "test-deps", "sarif-2.1.0.json")
+    ctx.check("the schema in build/test-deps", os.path.isfile(schema) and
+              os.listdir(os.path.join(checkout, "build")) == ["test-deps"] and
+              os.listdir(os.path.join(checkout, "build", "test-deps")) == ["sarif-2.1.0.json"],
+              os.listdir(checkout))
+    ctx.check("nothing installed", not any(x.startswith("apt-get") for x in lines), lines)
+
+
+def test_package_test_skips(ctx):
+    """Without root the package test exits 77: dev.sh package says it skipped it and
+    succeeds; any other failure still fails."""
+    for rc, want in ((77, 0), (1, 1), (0, 0)):
+        checkout, shims, log, env = checkout_with_shims(ctx, f"package{rc}")
+        os.makedirs(os.path.join(checkout, "build", "test-deps"))
+        with open(os.path.join(checkout, "build", "test-deps", "sarif-2.1.0.json"), "w") as f:
+            f.write("{}")
+        script(os.path.join(checkout, "tools", "package.sh"),
+               f'echo "package.sh $*" >> {log}\n[ "$1" = test ] && exit {rc}\nexit 0\n')
+        p = subprocess.run(["sh", os.path.join(checkout, "tools", "dev.sh"), "package"],
+                           cwd=checkout, env=env, capture_output=True)
+        with open(log) as f:
+            steps = [x for x in f.read().splitlines() if x.startswith("package.sh")]
+        ctx.check(f"package test exit {rc}: dev.sh exit {want}", p.returncode == want,
+                  f"{p.returncode} {p.stdout!r} {p.stderr!r}")
+        ctx.check(f"package test exit {rc}: deb, rpm, test", steps == [
+            "package.sh deb", "package.sh rpm", "package.sh test"], steps)
+        ctx.check(f"package test exit {rc}: a skip is said", (b"needs root, skipped" in p.stdout)
+                  == (rc == 77), p.stdout)
+
+
+TESTS = [test_audit, test_deps_npm, test_package_test_skips]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -485,6 +485,8 @@ def test_privileges_verb(ctx):
               b"phase: start" in out and b"phase: run" in out and
               b"plus the candidate capabilities" in out, out)
     run = out.split(b"phase: run")[1] if b"phase: run" in out else b""
+    if not is_root():
+        return None     # an unprivileged process has no capability to keep or drop
     ctx.check("the run phase keeps only what a run needs",
               b"CapEff: cap_setgid,cap_setuid,cap_setpcap,cap_sys_ptrace,cap_sys_admin,"
               b"cap_syslog,cap_perfmon,cap_bpf\n" in run and b"no_new_privs: yes" in run, run)

@@ -128,7 +128,7 @@ def test_plan_formats(ctx):
     clean(ctx, "plan json stderr", err)
     ctx.check("plan json exact", exact_paths(json.loads(out)["entries"]) ==
               {path_of(n) for n in NAMES}, "")
-    for fmt in ("sh", "deb", "rpm", "permissions"):
+    for fmt in ("sh", "deb", "deb-postrm", "rpm", "permissions"):
         rc, out, err = ctx.run(["plan", "--root", root, "--db", db, "--format", fmt])
         ctx.check(f"plan {fmt} exit", rc == 0, f"{rc} {err!r}")
         clean(ctx, f"plan {fmt} stderr", err)
@@ -209,7 +209,8 @@ def test_apply_verify_rollback(ctx):
     rc, out, err = ctx.run(["apply", "--no-smoke", "--db", db, plan])
     clean(ctx, "apply race", out + err)
     ctx.check("apply race: skipped, escaped",
-              b"warning: skipped '/opt/csi\\x1b[31mred/tool': changed since the plan" in err,
+              b"warning: skipped '/opt/csi\\x1b[31mred/tool' beneath the root '" +
+              root.encode() + b"': changed since the plan" in err,
               f"{err!r}")
     ctx.run(["rollback", "--root", root, "--last"])
     rc, tty = run_tty_stderr(ctx, ["apply", "--no-smoke", "--db", db, plan])
@@ -252,7 +253,8 @@ def test_error_paths(ctx):
         rc, out, err = ctx.run(["rollback", "--root", migrated, journal])
         ctx.check(f"rollback missing journal {form!r}: fails", rc != 0, f"{rc} {err!r}")
         clean(ctx, f"rollback missing journal {form!r}", out + err)
-        shows(ctx, f"rollback missing journal {form!r}", err, [b"'journal-" + form + b"'"])
+        shows(ctx, f"rollback missing journal {form!r}", err,
+              [b"/var/lib/suid2cap/journals/journal-" + form + b"'"])
     # a plan whose entry path is not absolute: the loader quotes the value
     bad = os.path.join(d, b"relative.json")
     with open(bad, "wb") as f:

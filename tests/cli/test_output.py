@@ -277,9 +277,44 @@ def test_failure_keeps_old_file(ctx):
               f"{p.stderr!r}")
 
 
+def run_in(ctx, cwd, args, prefix=()):
+    """The binary with @args in the directory @cwd (relative -o paths)."""
+    p = subprocess.run([*prefix, ctx.binary, *args], capture_output=True, cwd=cwd,
+                       env={"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ["PATH"]})
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_relative_path(ctx):
+    """A relative FILE is named in messages with the directory it is relative to, and each
+    message says which step failed: opening the directory, creating the temporary file."""
+    root = scan_root(ctx)
+    d = ctx.tree("relative")
+    rc, out, err = run_in(ctx, d, ["scan", "--root", root, "-o", "report.txt"])
+    ctx.check("relative: exit 0", rc == 0, f"exit {rc} {err!r}")
+    ctx.check("relative: written there", os.path.isfile(os.path.join(d, "report.txt")), "")
+    rc, out, err = run_in(ctx, d, ["scan", "--root", root, "-o", "missing/report.txt"])
+    ctx.check("missing directory: exit 4", rc == 4, f"exit {rc}")
+    says(ctx, "missing directory", err, os.path.join(d, "missing/report.txt"),
+         "opening its directory: No such file or directory")
+    ro = os.path.join(d, "ro")
+    os.mkdir(ro, 0o555)
+    # root writes anywhere: the child loses the capabilities that let it
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] \
+        if is_root() else []
+    for verb in ("scan", "plan"):
+        rc, out, err = run_in(ctx, ro, [verb, "--root", root, "-o", "report.txt"], prefix)
+        ctx.check(f"{verb} read-only directory: exit 4", rc == 4, f"exit {rc} {err!r}")
+        says(ctx, f"{verb} read-only directory", err, os.path.join(ro, "report.txt"),
+             "creating a temporary file beside it: Permission denied")
+    ctx.check("read-only directory: still empty", os.listdir(ro) == [], f"{os.listdir(ro)}")
+    rc, out, err = run_in(ctx, d, ["scan", "--root", root, "-o", "./ro/../ro/x"], prefix)
+    says(ctx, "as typed", err, os.path.join(d, "ro/../ro/x"), "Permission denied")
+    return None
+
+
 TESTS = [test_device_node, test_full_device, test_fifo, test_socket,
          test_existing_file_keeps_mode_and_group, test_new_file_umask, test_refused,
-         test_failure_keeps_old_file]
+         test_failure_keeps_old_file, test_relative_path]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

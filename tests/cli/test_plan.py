@@ -18,7 +18,7 @@ from s2ctest import SKIP, is_root
 
 KERNEL = "6.1.0"
 FORMATS = (("json", "json"), ("sh", "sh"), ("rpm", "rpm"), ("deb", "deb"),
-           ("permissions", "permissions"))
+           ("deb-postrm", "postrm"), ("permissions", "permissions"))
 
 SOURCES = {
     # raw socket and setsockopt: weak evidence only, no rule -> review
@@ -203,7 +203,7 @@ def goldens(ctx, root, case):
             ctx.check(f"plan/{case}.json loads", rc == 0, f"exit {rc}: {err!r}")
             out = normalise_plan(out, ctx.tmp)
         else:
-            if fmt in ("sh", "deb"):
+            if fmt in ("sh", "deb", "deb-postrm"):
                 lint_script(ctx, f"plan/{case}.{ext}", out)
             out = normalise_text(out, ctx.tmp)
         ctx.golden("plan", f"{case}.{ext}", out)
@@ -262,6 +262,12 @@ def test_deterministic(ctx):
     validate(ctx, "plan --timestamp", out)
 
 
+def acting(root):
+    """What the script says on stderr before anything else when ROOT is the plan's."""
+    return (f"suid2cap: acting on the root {root} (the plan's; ROOT=DIR in the environment "
+            f"acts on DIR instead)\n").encode()
+
+
 def run_script(ctx, script, env=None):
     path = os.path.join(ctx.tmp, "plan-run.sh")
     with open(path, "wb") as f:
@@ -318,7 +324,10 @@ def test_sh_carries_out_plan(ctx):
 
 
 def test_sh_root_variable(ctx):
-    """ROOT points the script at a copy; the tree the plan was made on stays as it was."""
+    """ROOT points the script at a copy; the tree the plan was made on stays as it was.
+    The header says so, and the script says on stderr which root it acts on, and from
+    where, before it checks or changes anything; a root whose name tries to steer the
+    script is only ever a quoted word and an escaped message."""
     if not is_root() or not suid_ok(ctx):
         return SKIP
     root = tree_fixture(ctx)
@@ -327,12 +336,52 @@ def test_sh_root_variable(ctx):
     rc, out, _ = plan(ctx, root)
     doc = json.loads(out)
     rc, script, _ = plan(ctx, root, "--format", "sh")
+    ctx.check("ROOT in the header", b"\n# ROOT in the environment overrides the root above: "
+              b"ROOT=/mnt/copy sh SCRIPT\n" in script, script[:1500])
     before = {entry_path(root, e): state(entry_path(root, e)) for e in doc["entries"]}
     copy_before = {entry_path(copy, e): state(entry_path(copy, e)) for e in doc["entries"]}
     rc, out, err = run_script(ctx, script, {"ROOT": copy})
     ctx.check("ROOT copy exit", rc == 0, f"exit {rc}: {err!r}")
+    ctx.check("ROOT copy: says where, first", err.startswith(
+        f"suid2cap: acting on the root {copy} (ROOT in the environment)\n".encode()), f"{err!r}")
     ctx.check("ROOT original untouched", {p: state(p) for p in before} == before, "")
     check_applied(ctx, "ROOT copy", copy, doc, copy_before)
+
+    # said before the directories are checked: a refusal comes after it, nothing changed
+    bad = os.path.join(ctx.tmp, "fixture-bad")
+    subprocess.run(["cp", "-a", root, bad], check=True)
+    os.chmod(os.path.join(bad, "usr/bin"), 0o775)
+    bad_before = {entry_path(bad, e): state(entry_path(bad, e)) for e in doc["entries"]}
+    rc, out, err = run_script(ctx, script, {"ROOT": bad})
+    lines = err.splitlines()
+    ctx.check("unsafe copy: refused", rc == 1 and len(lines) == 2 and
+              lines[0] == f"suid2cap: acting on the root {bad} (ROOT in the environment)".encode()
+              and b"writable by group or others" in lines[1], f"exit {rc}: {err!r}")
+    ctx.check("unsafe copy: untouched", {p: state(p) for p in bad_before} == bad_before, "")
+
+    # the plan's own root, named to steer the script: quoted, escaped, obeyed as a path
+    steer = ctx.tree("r $(touch PWNED) `touch PWNED2` 'q\x1b[31m")
+    for rel in ("usr/local/bin/resvport", "usr/bin/clockdiff", "etc/passwd", "etc/group"):
+        os.makedirs(os.path.dirname(os.path.join(steer, rel)), exist_ok=True)
+        shutil.copy2(os.path.join(root, rel), os.path.join(steer, rel))
+    rc, out, _ = plan(ctx, steer)
+    sdoc = json.loads(out)
+    rc, script, _ = plan(ctx, steer, "--format", "sh")
+    lint_script(ctx, "steering root", script)
+    sbefore = {entry_path(steer, e): state(entry_path(steer, e)) for e in sdoc["entries"]}
+    path = os.path.join(ctx.tmp, "steer.sh")
+    with open(path, "wb") as f:
+        f.write(script)
+    p = subprocess.run(["sh", path], capture_output=True, cwd=ctx.tmp,
+                       env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
+    shown = steer.replace("\x1b", "\\x1b")
+    ctx.check("steering root: exit 0", p.returncode == 0, f"{p.returncode} {p.stderr!r}")
+    ctx.check("steering root: says where, escaped", p.stderr.startswith(
+        f"suid2cap: acting on the root {shown} (the plan's; ROOT=DIR in the environment acts "
+        f"on DIR instead)\n".encode()), f"{p.stderr!r}")
+    ctx.check("steering root: nothing run", not any(n.startswith("PWNED") for n in
+                                                    os.listdir(ctx.tmp)), f"{os.listdir(ctx.tmp)}")
+    check_applied(ctx, "steering root", steer, sdoc, sbefore)
 
 
 def test_sh_refuses(ctx):
@@ -405,7 +454,8 @@ def test_sh_unsafe_dirs(ctx):
         spoil(os.path.join(root, rel))
         before = snapshot_tree(root)
         rc, out, err = run_script(ctx, script)
-        ctx.check(f"unsafe {rel or '/'}: refused", rc == 1 and err == want, f"exit {rc}: {err!r}")
+        ctx.check(f"unsafe {rel or '/'}: refused", rc == 1 and err == acting(root) + want,
+                  f"exit {rc}: {err!r}")
         ctx.check(f"unsafe {rel or '/'}: nothing changed", snapshot_tree(root) == before, "")
     # a symbolic link on the way: the plan's directory moved, a link put in its place
     root = tree_fixture(ctx)
@@ -414,7 +464,7 @@ def test_sh_unsafe_dirs(ctx):
     os.symlink("local.real", os.path.join(root, "usr/local"))
     before = snapshot_tree(root)
     rc, out, err = run_script(ctx, script)
-    ctx.check("symlinked directory refused", rc == 1 and err ==
+    ctx.check("symlinked directory refused", rc == 1 and err == acting(root) +
               b"suid2cap: /usr/local/bin/aware: /usr/local is a symbolic link or not a directory, "
               b"refusing it\n", f"exit {rc}: {err!r}")
     ctx.check("symlinked directory: nothing changed", snapshot_tree(root) == before, "")
@@ -464,7 +514,7 @@ def test_sh_symlink_swap(ctx):
         os.chmod(os.path.join(wrap, tool), 0o755)
     rc, out, err = run_script(ctx, script, {"PATH": wrap + ":" + os.environ["PATH"],
                                             "SWAP": SWAP})
-    ctx.check("swap refused", rc == 1 and err ==
+    ctx.check("swap refused", rc == 1 and err == acting(root) +
               b"suid2cap: /opt/swap/tool: directory /opt/swap is owned by uid 65534, not root: "
               b"its owner could swap the file, refusing it\n", f"exit {rc}: {err!r}")
     ctx.check("swap: no chown, setcap or chmod ran", not os.path.exists(log),
@@ -633,6 +683,24 @@ def test_errors(ctx):
     ctx.check("help", rc == 0 and b"--check PLAN" in out and b"--timestamp" in out, out)
     rc, out, err = ctx.run(["plan", "--root", "/nonexistent-root"])
     ctx.check("missing root", rc == 2, f"exit {rc}")
+    # a relative path is named with the directory it is relative to
+    d = ctx.tree("relative")
+    env = {"LC_ALL": "C", "PATH": os.environ["PATH"]}
+    for argv, want, code in (
+            (["plan", "--root", d, "--db", "nosuch"],
+             f"cannot use --db '{d}/nosuch': No such file or directory", 2),
+            (["explain", "--root", d, "--db", "nosuch", "/x"],
+             f"cannot use --db '{d}/nosuch': No such file or directory", 2),
+            (["plan", "--check", "nosuch.json"],
+             f"cannot open '{d}/nosuch.json': No such file or directory", 4),
+            (["apply", "nosuch.json"],
+             f"cannot open '{d}/nosuch.json': No such file or directory", 4),
+            (["scan", "--root", "nosuch"],
+             f"cannot use root '{d}/nosuch': No such file or directory", 2)):
+        p = subprocess.run([ctx.binary, *argv], capture_output=True, cwd=d, env=env)
+        ctx.check(f"{' '.join(argv)}: exit {code}", p.returncode == code, f"exit {p.returncode}")
+        ctx.check(f"{' '.join(argv)}: names the full path", want.encode() in p.stderr,
+                  f"{p.stderr!r}")
 
 
 def test_output_file(ctx):
@@ -853,11 +921,11 @@ def test_rpm_hostile_names(ctx):
 # copied in; then the postinst, then the state of each file and of the database as JSON.
 DEB_NS = r'''
 import json, os, shutil, subprocess, sys
-new, fstype, tree, postinst, overrides = sys.argv[1:6]
-rels = sys.argv[6:]
+c = json.loads(sys.argv[1])
+new = c["new"]
 def run(*a):
     subprocess.run(a, check=True)
-run("mount", "-t", fstype, "s2ctest", new)
+run("mount", "-t", c["fstype"], "s2ctest", new)
 for d in ("usr", "etc", "dev", "var/lib/dpkg/updates", "tmp"):
     os.makedirs(os.path.join(new, d))
 for d in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -874,30 +942,57 @@ with open(new + "/etc/passwd", "w") as f:
 with open(new + "/etc/group", "w") as f:
     f.write("root:x:0:\ngames:x:60:\n")
 with open(new + "/var/lib/dpkg/statoverride", "w") as f:
-    f.write(overrides)
-run("cp", "-a", tree + "/opt", new + "/opt")
-shutil.copyfile(postinst, new + "/postinst")
-p = subprocess.run(["chroot", new, "/bin/sh", "/postinst", "configure"], capture_output=True)
-files = {}
-for rel in rels:
-    st = os.lstat(new + rel)
-    caps = subprocess.run(["getcap", new + rel], capture_output=True).stdout.decode()
-    files[rel] = [oct(st.st_mode & 0o7777)[2:], st.st_uid, st.st_gid,
-                  caps.split(" ", 1)[1].strip() if caps else None]
-with open(new + "/var/lib/dpkg/statoverride") as f:
-    db = sorted(f.read().splitlines())
-print(json.dumps({"rc": p.returncode, "stderr": p.stderr.decode(errors="replace"),
-                  "files": files, "statoverride": db}))
+    f.write(c["overrides"])
+run("cp", "-a", c["tree"] + "/opt", new + "/opt")
+for name in ("postinst", "postrm"):
+    if c.get(name):
+        shutil.copyfile(c[name], new + "/" + name)
+def chroot(*argv):
+    return subprocess.run(["chroot", new, *argv], capture_output=True, cwd=new + "/tmp")
+# a local diversion: the package's program moved aside, the admin's own file in its place
+for path, wrapper in c.get("divert", {}).items():
+    p = chroot("dpkg-divert", "--local", "--rename", "--divert", path + ".real", "--add", path)
+    assert p.returncode == 0, p.stderr
+    with open(new + path, "w") as f:
+        f.write(wrapper)
+    os.chmod(new + path, 0o750)
+def states():
+    files = {}
+    for rel in c["rels"]:
+        st = os.lstat(new + rel)
+        caps = subprocess.run(["getcap", new + rel], capture_output=True).stdout.decode()
+        files[rel] = [oct(st.st_mode & 0o7777)[2:], st.st_uid, st.st_gid,
+                      caps[len(new + rel):].strip() if caps else None]
+    return files
+def overrides():
+    with open(new + "/var/lib/dpkg/statoverride") as f:
+        return sorted(f.read().splitlines())
+out = {}
+p = chroot("/bin/sh", "/postinst", "configure")
+out["postinst"] = {"rc": p.returncode, "stderr": p.stderr.decode(errors="replace"),
+                   "files": states(), "statoverride": overrides()}
+if c.get("postrm"):
+    for line in c.get("changed", []):        # an override changed after the postinst
+        path = line.rsplit(" ", 1)[1]
+        assert chroot("dpkg-statoverride", "--remove", path).returncode == 0
+        assert chroot("dpkg-statoverride", "--add", *line.split(" ")).returncode == 0
+    p = chroot("/bin/sh", "/postrm", "remove")
+    out["postrm"] = {"rc": p.returncode, "stderr": p.stderr.decode(errors="replace"),
+                     "statoverride": overrides()}
+out["pwned"] = [n for n in os.listdir(new + "/tmp") + os.listdir(new) if "PWNED" in n]
+print(json.dumps(out))
 '''
 
+STEER = "/opt/s2ctest/bin/st'eer $(touch PWNED) `touch PWNED2`;x"
 DEB_FILES = ["/opt/s2ctest/games/mygame", "/opt/s2ctest/bin/pinger", "/opt/s2ctest/bin/drop.sh",
-             "/opt/s2ctest/bin/x*"]
+             "/opt/s2ctest/bin/x*", STEER]
 
 
 def tree_deb(ctx):
     """A setuid-root, setgid-games program a local rule migrates (6755 root:games -> 2755 +
-    caps: the set-group-ID bit to a non-root group stays), a
-    set-user-ID program, a set-user-ID script, and a set-user-ID program named "x*"."""
+    caps: the set-group-ID bit to a non-root group stays), a set-user-ID program, a
+    set-user-ID script, a set-user-ID program named "x*", and one whose name tries to
+    steer the scripts (quotes, $(...), backquotes, a semicolon)."""
     b = compiled(ctx)
     root = ctx.tree("deb")
     s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
@@ -907,6 +1002,7 @@ def tree_deb(ctx):
     install(root, "opt/s2ctest/bin/pinger", b["resvport"], 0o4755)
     install(root, "opt/s2ctest/bin/drop.sh", b"#!/bin/sh\necho hi\n", 0o4755)
     install(root, "opt/s2ctest/bin/x*", b["resvport"], 0o4755)
+    install(root, STEER, b["resvport"], 0o4755)
     s2ctest.fix_dir_times(root)
     db = ctx.tree("debdb")
     with open(os.path.join(db, "local.json"), "w") as f:
@@ -917,28 +1013,39 @@ def tree_deb(ctx):
     return root, db
 
 
-def run_postinst(ctx, fstype, root, postinst, overrides=""):
+def run_deb_scripts(ctx, fstype, root, postinst, postrm=None, overrides="", divert=None,
+                    changed=(), rels=DEB_FILES):
+    """The postinst (then the postrm with "remove") chrooted into a fresh @fstype with its
+    own dpkg database, in a private mount namespace."""
     new = ctx.tree("postinst-" + fstype)
+    conf = {"new": new, "fstype": fstype, "tree": root, "postinst": postinst, "postrm": postrm,
+            "overrides": overrides, "divert": divert or {}, "changed": list(changed),
+            "rels": list(rels)}
     p = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c",
-                        DEB_NS, new, fstype, root, postinst, overrides, *DEB_FILES],
+                        DEB_NS, json.dumps(conf)],
                        capture_output=True, env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
     ctx.check(f"postinst on {fstype} ran", p.returncode == 0, p.stderr.decode(errors="replace"))
     return json.loads(p.stdout) if p.returncode == 0 else None
 
 
 def test_deb_postinst(ctx):
-    """The postinst in a throwaway root: where setcap fails (ramfs) each file gets back
-    its exact owner, group and mode and the override added for it goes; where it works
-    (tmpfs) each file ends as planned; a name with a glob character is never handed to
-    dpkg-statoverride."""
+    """The postinst and postrm in a throwaway root: where setcap fails (ramfs) each file
+    gets back its exact owner, group and mode and the override added for it goes; where it
+    works (tmpfs) each file ends as planned; a name with a glob character is never handed
+    to dpkg-statoverride, and one that tries to steer the script is a quoted word; a
+    diverted program is changed where dpkg-divert --truename says it is, the admin's file
+    in its place is left alone; the postrm takes back exactly the overrides the postinst
+    added and keeps any other."""
     if not is_root() or not suid_ok(ctx):
         return SKIP
-    for tool in ("unshare", "chroot", "dpkg-statoverride", "setcap"):
+    for tool in ("unshare", "chroot", "dpkg-statoverride", "dpkg-divert", "setcap"):
         if not shutil.which(tool):
             print(f"  (needs {tool})")
             return SKIP
     with open("/var/lib/dpkg/statoverride", "rb") as f:
         host_db = f.read()
+    with open("/var/lib/dpkg/diversions", "rb") as f:
+        host_div = f.read()
     root, db = tree_deb(ctx)
     rc, out, err = plan(ctx, root, "--db", db)
     doc = json.loads(out)
@@ -946,6 +1053,7 @@ def test_deb_postinst(ctx):
     ctx.check("deb plan", rc == 0 and got == {
         "/opt/s2ctest/bin/drop.sh": ("drop", "change", "0755"),
         "/opt/s2ctest/bin/pinger": ("migrate", "change", "0755"),
+        STEER: ("migrate", "change", "0755"),
         "/opt/s2ctest/bin/x*": ("migrate", "change", "0755"),
         "/opt/s2ctest/games/mygame": ("migrate", "change", "2755")}, f"{got!r} {err!r}")
     ctx.check("deb: mygame keeps its set-group-ID games", doc["entries"][-1]["before"]["mode"] ==
@@ -956,36 +1064,84 @@ def test_deb_postinst(ctx):
               b"\t# /opt/s2ctest/bin/x*: migrate: dpkg-statoverride cannot take this name "
               b"literally (a newline, or a glob character), skipping it\n" in text, text)
     ctx.check("deb: never chmod u+s", b"u+s" not in text, text)
+    ctx.check("deb: the true name of each file", text.count(b"\tf=$(dpkg-divert --truename '") ==
+              4, text)
     postinst = write(ctx, "postinst", text)
+    rc, text, err = plan(ctx, root, "--db", db, "--format", "deb-postrm")
+    ctx.check("deb-postrm: exit 0", rc == 0, f"{rc} {err!r}")
+    lint_script(ctx, "deb postrm", text)
+    ctx.check("deb-postrm: no statoverride for x*", b"'/opt/s2ctest/bin/x*'" not in text, text)
+    postrm = write(ctx, "postrm", text)
+    added = sorted(["root games 2755 /opt/s2ctest/games/mygame",
+                    "root root 755 /opt/s2ctest/bin/pinger",
+                    "root root 755 /opt/s2ctest/bin/drop.sh",
+                    "root root 755 " + STEER])
+
     # where setcap fails, everything is as it was, and the admin's own override stays
     admin = "root root 4755 /opt/s2ctest/bin/pinger\n"
-    r = run_postinst(ctx, "ramfs", root, postinst, admin)
+    r = run_deb_scripts(ctx, "ramfs", root, postinst, postrm, admin)
     if r:
-        ctx.check("ramfs: postinst exit", r["rc"] == 0, r["stderr"])
+        i = r["postinst"]
+        ctx.check("ramfs: postinst exit", i["rc"] == 0, i["stderr"])
         ctx.check("ramfs: says what it put back",
                   "setcap failed on /opt/s2ctest/games/mygame, putting back mode 6755 and owner "
-                  "0:60\n" in r["stderr"], r["stderr"])
-        ctx.check("ramfs: states", r["files"] == {
+                  "0:60\n" in i["stderr"], i["stderr"])
+        ctx.check("ramfs: states", i["files"] == {
             "/opt/s2ctest/games/mygame": ["6755", 0, 60, None],
             "/opt/s2ctest/bin/pinger": ["4755", 0, 0, None],
             "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
-            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None]}, repr(r["files"]))
-        ctx.check("ramfs: overrides", r["statoverride"] == sorted([
-            "root root 755 /opt/s2ctest/bin/drop.sh", admin.strip()]), repr(r["statoverride"]))
-    r = run_postinst(ctx, "tmpfs", root, postinst)
+            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None],
+            STEER: ["4755", 0, 0, None]}, repr(i["files"]))
+        ctx.check("ramfs: overrides", i["statoverride"] == sorted([
+            "root root 755 /opt/s2ctest/bin/drop.sh", admin.strip()]), repr(i["statoverride"]))
+        rm = r["postrm"]
+        ctx.check("ramfs: postrm takes back its own, keeps the admin's",
+                  rm["rc"] == 0 and rm["statoverride"] == [admin.strip()] and
+                  "/opt/s2ctest/bin/pinger: keeping its dpkg-statoverride entry, which is not "
+                  "the one the postinst added\n" in rm["stderr"], repr(rm))
+        ctx.check("ramfs: nothing run from a name", r["pwned"] == [], repr(r["pwned"]))
+
+    # where it works, each file ends as planned; the postrm takes back what it added
+    r = run_deb_scripts(ctx, "tmpfs", root, postinst, postrm)
     if r:
-        ctx.check("tmpfs: postinst exit", r["rc"] == 0 and r["stderr"] == "", r["stderr"])
-        ctx.check("tmpfs: states as planned", r["files"] == {
+        i = r["postinst"]
+        ctx.check("tmpfs: postinst exit", i["rc"] == 0 and i["stderr"] == "", i["stderr"])
+        ctx.check("tmpfs: states as planned", i["files"] == {
             "/opt/s2ctest/games/mygame": ["2755", 0, 60, "cap_net_raw=ep"],
             "/opt/s2ctest/bin/pinger": ["755", 0, 0, "cap_net_bind_service=ep"],
             "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
-            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None]}, repr(r["files"]))
-        ctx.check("tmpfs: overrides", r["statoverride"] == sorted([
-            "root games 2755 /opt/s2ctest/games/mygame",
-            "root root 755 /opt/s2ctest/bin/pinger",
-            "root root 755 /opt/s2ctest/bin/drop.sh"]), repr(r["statoverride"]))
+            "/opt/s2ctest/bin/x*": ["4755", 0, 0, None],
+            STEER: ["755", 0, 0, "cap_net_bind_service=ep"]}, repr(i["files"]))
+        ctx.check("tmpfs: overrides", i["statoverride"] == added, repr(i["statoverride"]))
+        rm = r["postrm"]
+        ctx.check("tmpfs: postrm takes back every override it added",
+                  rm["rc"] == 0 and rm["statoverride"] == [] and rm["stderr"] == "", repr(rm))
+        ctx.check("tmpfs: nothing run from a name", r["pwned"] == [], repr(r["pwned"]))
+
+    # a diverted program: changed where it really is; the file in its place is left alone.
+    # An override changed after the postinst (mode 2750) is not the postrm's to remove.
+    pinger = "/opt/s2ctest/bin/pinger"
+    changed = "root games 2750 /opt/s2ctest/games/mygame"
+    r = run_deb_scripts(ctx, "tmpfs", root, postinst, postrm,
+                        divert={pinger: "#!/bin/sh\nexec /opt/s2ctest/bin/pinger.real \"$@\"\n"},
+                        changed=[changed], rels=[pinger, pinger + ".real"])
+    if r:
+        i = r["postinst"]
+        ctx.check("diverted: postinst exit", i["rc"] == 0 and i["stderr"] == "", i["stderr"])
+        ctx.check("diverted: the true file migrated, the admin's file untouched", i["files"] == {
+            pinger + ".real": ["755", 0, 0, "cap_net_bind_service=ep"],
+            pinger: ["750", 0, 0, None]}, repr(i["files"]))
+        ctx.check("diverted: the override names the package's path",
+                  "root root 755 " + pinger in i["statoverride"], repr(i["statoverride"]))
+        rm = r["postrm"]
+        ctx.check("diverted: postrm keeps the changed override, takes back the rest",
+                  rm["rc"] == 0 and rm["statoverride"] == [changed] and
+                  "/opt/s2ctest/games/mygame: keeping its dpkg-statoverride entry" in rm["stderr"],
+                  repr(rm))
     with open("/var/lib/dpkg/statoverride", "rb") as f:
         ctx.check("the host's statoverride database is untouched", f.read() == host_db, "")
+    with open("/var/lib/dpkg/diversions", "rb") as f:
+        ctx.check("the host's diversions are untouched", f.read() == host_div, "")
     return None
 
 

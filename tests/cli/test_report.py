@@ -181,6 +181,31 @@ def test_bad_reports(ctx):
               len(doc["notes"]) == 5, json.dumps(doc["summary"]))
 
 
+def test_relative_paths(ctx):
+    """Reports given by relative names are named in messages and notes with the directory
+    they are relative to; the fleet report lists the ones read as given."""
+    d = ctx.tree("relative")
+    img = host_image(d, "web1", "1" * 32, True)
+    rc, o, e = ctx.run(["audit-image", *KERNEL, "--format", "json", "-o", "web1.json", img],
+                       cwd=d)
+    ctx.check("relative: audit", rc == 0, f"{rc} {e!r}")
+    mk.write(os.path.join(d, "garbage.json"), b"{not json")
+    rc, out, err = ctx.run(["report", "merge", "--format", "json", "web1.json", "garbage.json",
+                            "./missing.json"], cwd=d)
+    doc = json.loads(out)
+    ctx.check("relative: exit 3", rc == 3, f"{rc} {err!r}")
+    for name, why in (("garbage.json", f"{d}/garbage.json:1:"),
+                      ("missing.json", "No such file")):
+        full = os.path.join(d, name)
+        ctx.check(f"relative: {name} named in full",
+                  f"cannot read '{full}': ".encode() in err and why.encode() in err, repr(err))
+        ctx.check(f"relative: {name} noted in full",
+                  any(n.startswith(f"'{full}' could not be read: ") for n in doc["notes"]),
+                  doc["notes"])
+    ctx.check("relative: the report read, as given", doc["reports"] == ["web1.json"],
+              doc["reports"])
+
+
 def test_usage(ctx):
     for args, text in ((["report"], b"missing 'merge'"), (["report", "join"], b"unknown report command"),
                        (["report", "merge"], b"at least one report"),
@@ -191,7 +216,8 @@ def test_usage(ctx):
     ctx.check("help", rc == 0 and b"--fail-on-drift" in out, f"{rc}")
 
 
-TESTS = [test_drift, test_formats, test_shards, test_bad_reports, test_usage]
+TESTS = [test_drift, test_formats, test_shards, test_bad_reports, test_relative_paths,
+         test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -87,11 +87,14 @@ def tree_caps(ctx):
     return root
 
 
-def scan_golden(ctx, root, case, extra=()):
+def scan_golden(ctx, root, case, extra=(), findings=None):
+    """@findings: the notice a tree with problem flags gives (and exit status 1)."""
+    want_err = b"suid2cap: " + findings.encode() + b"\n" if findings else b""
     for fmt, ext in (("text", "txt"), ("json", "json")):
         rc, out, err = ctx.run(["scan", "--root", root, "--format", fmt, *extra])
-        ctx.check(f"scan/{case}.{ext} exit", rc == 0, f"exit {rc}, stderr: {err!r}")
-        ctx.check(f"scan/{case}.{ext} stderr", err == b"", f"stderr: {err!r}")
+        ctx.check(f"scan/{case}.{ext} exit", rc == (1 if findings else 0),
+                  f"exit {rc}, stderr: {err!r}")
+        ctx.check(f"scan/{case}.{ext} stderr", err == want_err, f"stderr: {err!r}")
         if fmt == "json":
             validate(ctx, f"scan/{case}.json", out)
             out = normalise_json(out, ctx.tmp)
@@ -101,13 +104,13 @@ def scan_golden(ctx, root, case, extra=()):
 def test_perms(ctx):
     if not is_root():
         return SKIP
-    scan_golden(ctx, tree_perms(ctx), "perms")
+    scan_golden(ctx, tree_perms(ctx), "perms", findings="1 file with findings: writable (1)")
 
 
 def test_links(ctx):
     if not is_root():
         return SKIP
-    scan_golden(ctx, tree_links(ctx), "links")
+    scan_golden(ctx, tree_links(ctx), "links", findings="2 files with findings: hardlinks (2)")
 
 
 def test_names(ctx):
@@ -128,8 +131,9 @@ def test_caps(ctx):
     if not is_root():
         return SKIP
     root = tree_caps(ctx)
-    scan_golden(ctx, root, "caps")
-    scan_golden(ctx, root, "caps-all", ["--all-caps"])
+    both = "1 file with findings: suid-and-caps (1)"
+    scan_golden(ctx, root, "caps", findings=both)
+    scan_golden(ctx, root, "caps-all", ["--all-caps"], findings=both)
 
 
 def listing_find_getcap(root, all_caps):
@@ -199,10 +203,57 @@ def test_incomplete(ctx):
         prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
     rc, out, err = ctx.run(["scan", "--root", root], prefix=prefix)
     ctx.check("incomplete exit", rc == 3, f"exit {rc}, stderr {err!r}")
-    ctx.check("incomplete warning", b"cannot open directory '/locked': Permission denied" in err,
-              f"stderr {err!r}")
+    ctx.check("incomplete warning", b"cannot open directory '/locked' beneath the root '" +
+              root.encode() + b"': Permission denied" in err, f"stderr {err!r}")
     ctx.check("incomplete still lists", b"/ok/su" in out, f"stdout {out!r}")
     os.chmod(os.path.join(root, "locked"), 0o755)
+
+
+def test_exit_status(ctx):
+    """scan exits 1 when a file has a problem flag (writable, suid-and-caps, hardlinks;
+    caps-malformed too), says which on stderr, and still writes the whole report; 0 for a
+    tree of privileged files with none; 3 (incomplete) wins over 1."""
+    clean = ctx.tree("exit-clean")
+    mkfile(clean, "usr/bin/su", 0o4755)
+    mkfile(clean, "usr/bin/chage", 0o2755)
+    mkfile(clean, "usr/bin/latent", 0o4644)
+    mkfile(clean, "usr/bin/script", 0o4755, b"#!/bin/sh\n")
+    rc, out, err = ctx.run(["scan", "--root", clean])
+    ctx.check("no problem flag: exit 0", rc == 0 and err == b"", f"exit {rc} {err!r}")
+    cases = [("writable", lambda r: mkfile(r, "usr/bin/w", 0o4777)),
+             ("hardlinks", lambda r: os.link(mkfile(r, "usr/bin/h", 0o4755),
+                                             os.path.join(r, "usr/bin/h2")))]
+    if is_root():
+        def both(r):
+            setcap(mkfile(r, "usr/bin/b", 0o4755, uid=0, gid=0), "cap_net_raw+ep")
+
+        # (caps-malformed cannot be made here: the kernel refuses a malformed
+        # security.capability; unit.fcaps decodes such bytes)
+        cases.append(("suid-and-caps", both))
+    for flag, make in cases:
+        root = ctx.tree("exit-" + flag)
+        mkfile(root, "usr/bin/su", 0o4755)
+        make(root)
+        for fmt in ("text", "json"):
+            rc, out, err = ctx.run(["scan", "--root", root, "--format", fmt])
+            ctx.check(f"{flag} {fmt}: exit 1", rc == 1, f"exit {rc} {err!r}")
+            ctx.check(f"{flag} {fmt}: says which", f"with findings: {flag} (".encode() in err,
+                      f"{err!r}")
+            ctx.check(f"{flag} {fmt}: the report is whole",
+                      b"/usr/bin/su" in out and flag.encode() in out, f"{out!r}")
+    # incomplete wins, and the findings are still said
+    root = ctx.tree("exit-incomplete")
+    mkfile(root, "usr/bin/w", 0o4777)
+    mkfile(root, "locked/hidden", 0o4755)
+    os.chmod(os.path.join(root, "locked"), 0)
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] \
+        if is_root() else None
+    rc, out, err = ctx.run(["scan", "--root", root], prefix=prefix)
+    ctx.check("incomplete and writable: exit 3", rc == 3, f"exit {rc} {err!r}")
+    ctx.check("incomplete and writable: findings said", b"with findings: writable (1)" in err,
+              f"{err!r}")
+    os.chmod(os.path.join(root, "locked"), 0o755)
+    return None
 
 
 def test_output_file(ctx):
@@ -238,7 +289,7 @@ def test_full_stdout(ctx):
 
 
 TESTS = [test_perms, test_links, test_names, test_caps, test_same_as_find_and_getcap,
-         test_errors, test_incomplete, test_output_file, test_full_stdout]
+         test_errors, test_incomplete, test_exit_status, test_output_file, test_full_stdout]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

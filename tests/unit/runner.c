@@ -32,6 +32,7 @@ static const struct {
 	{ "journal", journal_suite, -1 },
 	{ "fileop", fileop_suite, CAP_SETFCAP },
 	{ "plan", plan_suite, -1 },
+	{ "plan_priv", plan_priv_suite, CAP_SETFCAP },
 	{ "privcheck", privcheck_suite, -1 },
 	{ "pkgdb", pkgdb_suite, -1 },
 	{ "learnrec", learnrec_suite, -1 },

@@ -19,6 +19,7 @@ Suite *engine_suite(void);
 Suite *journal_suite(void);
 Suite *fileop_suite(void);
 Suite *plan_suite(void);
+Suite *plan_priv_suite(void);
 Suite *privcheck_suite(void);
 Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);

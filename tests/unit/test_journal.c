@@ -87,7 +87,8 @@ START_TEST(test_roundtrip)
 	char *latest = NULL;
 	struct stat s;
 
-	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", JOURNAL_ROOT_EQUIVALENT, &j, &err), 0);
+	ck_assert_int_eq(journal_create(dirfd_, NULL, "/", "abc", JOURNAL_ROOT_EQUIVALENT, &j, &err),
+			 0);
 	ck_assert_int_eq(fstatat(dirfd_, j->name, &s, 0), 0);
 	ck_assert_uint_eq(s.st_mode & 07777, 0600);
 	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", &id1, &a, &seq, &err), 0);
@@ -96,7 +97,7 @@ START_TEST(test_roundtrip)
 	ck_assert_int_eq(journal_intent(j, "/odd/new\nline\xff", &id2, &a, &seq2, &err), 0);
 	ck_assert_int_eq(journal_end(j, &err), 0);
 	latest = strdup(j->name);
-	ck_assert_int_eq(journal_open(dirfd_, latest, false, true, &k, &err), 0);
+	ck_assert_int_eq(journal_open(dirfd_, NULL, latest, false, true, &k, &err), 0);
 	ck_assert_uint_eq(k->n, 2);
 	ck_assert_uint_eq(k->version, 2);
 	ck_assert_int_eq(k->flags, JOURNAL_ROOT_EQUIVALENT);
@@ -116,7 +117,7 @@ START_TEST(test_roundtrip)
 	ck_assert_int_eq(journal_undo(k, 1, false, &err), 0);
 	ck_assert_int_eq(journal_undo(k, 1, true, &err), 0);
 	journal_free(k);
-	ck_assert_int_eq(journal_open(dirfd_, latest, false, false, &k, &err), 0);
+	ck_assert_int_eq(journal_open(dirfd_, NULL, latest, false, false, &k, &err), 0);
 	ck_assert(k->v[0].undone);
 	journal_free(k);
 	journal_free(j);
@@ -135,7 +136,7 @@ START_TEST(test_damage)
 	size_t len;
 	int fd;
 
-	ck_assert_int_eq(journal_create(dirfd_, "/", "abc", 0, &j, &err), 0);
+	ck_assert_int_eq(journal_create(dirfd_, NULL, "/", "abc", 0, &j, &err), 0);
 	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", &id, &a, &seq, &err), 0);
 	name = strdup(j->name);
 	journal_free(j);
@@ -145,11 +146,11 @@ START_TEST(test_damage)
 	fd = openat(dirfd_, name, O_WRONLY | O_APPEND);
 	ck_assert_int_eq(write(fd, "{\"r\":\"done\",\"se", 15), 15);
 	close(fd);
-	ck_assert_int_eq(journal_open(dirfd_, name, false, true, &k, &err), 0);
+	ck_assert_int_eq(journal_open(dirfd_, NULL, name, false, true, &k, &err), 0);
 	ck_assert(k->truncated);
 	ck_assert_int_eq(journal_done(k, 1, JOURNAL_APPLIED, NULL, NULL, &err), 0);
 	journal_free(k);
-	ck_assert_int_eq(journal_open(dirfd_, name, false, false, &k, &err), 0);
+	ck_assert_int_eq(journal_open(dirfd_, NULL, name, false, false, &k, &err), 0);
 	ck_assert(!k->truncated);
 	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
 	journal_free(k);
@@ -160,7 +161,7 @@ START_TEST(test_damage)
 	ck_assert_ptr_nonnull(strstr(err.msg, "j: line 2: checksum mismatch"));
 	/* trust: a journal others can read is refused */
 	ck_assert_int_eq(fchmodat(dirfd_, name, 0644, 0), 0);
-	ck_assert_int_eq(journal_open(dirfd_, name, true, false, &k, &err), -EPERM);
+	ck_assert_int_eq(journal_open(dirfd_, NULL, name, true, false, &k, &err), -EPERM);
 	ck_assert_int_eq(journal_parse("", 0, "j", &k, &err), -EINVAL);
 	ck_assert_int_eq(journal_parse("{}\n", 3, "j", &k, &err), -EINVAL);
 	free(text);
@@ -249,15 +250,15 @@ START_TEST(test_state)
 
 	memset(e.sha256, 'a', 64);
 	e.sha256[64] = '\0';
-	ck_assert_int_eq(state_load(dirfd_, "/", false, &s, &err), 0);   /* missing: empty */
+	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &s, &err), 0);   /* missing: empty */
 	ck_assert_uint_eq(s->n, 0);
 	ck_assert_int_eq(state_put(s, &e), 0);
 	e.path = arping;
 	ck_assert_int_eq(state_put(s, &e), 0);
 	ck_assert_int_eq(state_put(s, &e), 0);                            /* replaces */
 	ck_assert_uint_eq(s->n, 2);
-	ck_assert_int_eq(state_save(dirfd_, s, &err), 0);
-	ck_assert_int_eq(state_load(dirfd_, "/", false, &t, &err), 0);
+	ck_assert_int_eq(state_save(dirfd_, NULL, s, &err), 0);
+	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &t, &err), 0);
 	ck_assert_uint_eq(t->n, 2);
 	ck_assert_str_eq(t->v[0].path, "/usr/bin/arping");                /* sorted */
 	ck_assert(filestate_equal(&t->v[1].after, &e.after));

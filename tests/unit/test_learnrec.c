@@ -214,8 +214,8 @@ START_TEST(test_store)
 	int dfd = -1;
 	struct stat st;
 
-	ck_assert_int_eq(learn_dir_open(rootfd, false, false, &dfd, &err), -ENOENT);
-	ck_assert_int_eq(learn_dir_open(rootfd, true, false, &dfd, &err), 0);
+	ck_assert_int_eq(learn_dir_open(rootfd, NULL, false, false, &dfd, &err), -ENOENT);
+	ck_assert_int_eq(learn_dir_open(rootfd, NULL, true, false, &dfd, &err), 0);
 	ck_assert_int_eq(fstat(dfd, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0700);
 	ck_assert_int_eq(learn_record_save(dfd, r, &name, &err), 0);
@@ -254,10 +254,10 @@ START_TEST(test_untrusted_dir)
 	char *dir = fx_path(root, "var/lib/suid2cap/learn");
 	int dfd = -1;
 
-	ck_assert_int_eq(learn_dir_open(rootfd, true, false, &dfd, &err), 0);
+	ck_assert_int_eq(learn_dir_open(rootfd, NULL, true, false, &dfd, &err), 0);
 	close(dfd);
 	ck_assert_int_eq(chmod(dir, 0755), 0);
-	ck_assert_int_eq(learn_dir_open(rootfd, false, true, &dfd, &err), -EPERM);
+	ck_assert_int_eq(learn_dir_open(rootfd, NULL, false, true, &dfd, &err), -EPERM);
 	free(dir);
 }
 END_TEST

@@ -1014,29 +1014,34 @@ START_TEST(test_emit_deb)
 	char *deb;
 
 	deb = deb_with(6, games);
-	ck_assert_ptr_nonnull(strstr(deb,
+	ck_assert_msg(strstr(deb,
 		"\t# /usr/bin/arping: migrate to cap_net_raw=p\n"
+		"\tf=$(dpkg-divert --truename '/usr/bin/arping')\n"
 		"\tadded=0\n"
 		"\tif ! dpkg-statoverride --list '/usr/bin/arping' >/dev/null 2>&1; then\n"
-		"\t\tdpkg-statoverride --update --add root games 2755 '/usr/bin/arping'\n"
+		"\t\tdpkg-statoverride --add root games 2755 '/usr/bin/arping'\n"
 		"\t\tadded=1\n"
+		"\t\tchown root:games \"$f\"\n"
+		"\t\tchmod 2755 \"$f\"\n"
 		"\tfi\n"
-		"\tif command -v setcap >/dev/null 2>&1 && setcap 'cap_net_raw=p' '/usr/bin/arping'; then\n"
-		"\t\tchmod u-s '/usr/bin/arping'\n"
+		"\tif command -v setcap >/dev/null 2>&1 && setcap 'cap_net_raw=p' \"$f\"; then\n"
+		"\t\tchmod u-s \"$f\"\n"
 		"\telse\n"
 		"\t\tprintf '%s\\n' 'setcap failed on /usr/bin/arping, putting back mode 2755 and owner "
 		"0:60' >&2\n"
 		"\t\tif [ \"$added\" = 1 ]; then\n"
 		"\t\t\tdpkg-statoverride --remove '/usr/bin/arping'\n"
 		"\t\tfi\n"
-		"\t\tchown root:games '/usr/bin/arping'\n"
-		"\t\tchmod 2755 '/usr/bin/arping'\n"
-		"\tfi\n"));
+		"\t\tchown root:games \"$f\"\n"
+		"\t\tchmod 2755 \"$f\"\n"
+		"\tfi\n"), "%s", deb);
 	ck_assert_ptr_null(strstr(deb, "u+s"));
+	/* --update would chown and chmod the package's name, which a diversion gives away */
+	ck_assert_ptr_null(strstr(deb, "--update"));
 	free(deb);
 	/* names chown cannot take as they are: the numbers */
 	deb = deb_with(2, odd_owner);
-	ck_assert_ptr_nonnull(strstr(deb, "\t\tchown 0:0 '/usr/bin/arping'\n\t\tchmod 4755 '/usr/bin/arping'\n"));
+	ck_assert_ptr_nonnull(strstr(deb, "\t\tchown 0:0 \"$f\"\n\t\tchmod 4755 \"$f\"\n"));
 	free(deb);
 	/* dpkg-statoverride --list takes a glob: such names are left out */
 	for (size_t i = 0; i < sizeof(glob_names) / sizeof(glob_names[0]); i++) {
@@ -1047,6 +1052,67 @@ START_TEST(test_emit_deb)
 		ck_assert_msg(!strstr(deb, "'/usr/bin/a"), "%s", deb);
 		free(deb);
 	}
+}
+END_TEST
+
+/* The postrm of valid_plan after @n changes (pointer, value pairs). */
+static char *postrm_with(size_t n, const char *const *changes)
+{
+	struct plan *p = NULL;
+	struct s2c_error err = { 0 };
+	char *t = mutate_all(n, changes), *rm;
+
+	ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
+	rm = emit_text(p, EMIT_DEB_POSTRM);
+	plan_free(p);
+	free(t);
+	return rm;
+}
+
+START_TEST(test_emit_deb_postrm)
+{
+	static const char *const games[] = {
+		"entries/0/before/gid", "60", "entries/0/before/group", "\"games\"",
+		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "60",
+		"entries/0/after/group", "\"games\"", "entries/0/after/mode", "\"2755\"",
+	};
+	static const char *const nameless[] = { "entries/0/after/owner", "null",
+						"entries/0/after/group", "\"r o\"" };
+	static const char *const quote[] = { "entries/0/path", "\"/usr/bin/a'b $(x)\"" };
+	static const char *const glob[] = { "entries/0/path", "\"/usr/bin/a*\"" };
+	char *rm;
+
+	/* exactly what the postinst adds, as dpkg-statoverride --list prints it */
+	rm = postrm_with(6, games);
+	ck_assert_msg(strstr(rm,
+		"case \"$1\" in\nremove|purge)\n"
+		"\t# /usr/bin/arping\n"
+		"\tp='/usr/bin/arping'\n"
+		"\tover=$(dpkg-statoverride --list \"$p\" 2>/dev/null) || over=\n"
+		"\tif [ \"$over\" = 'root games 2755 '\"$p\" ]; then\n"
+		"\t\tdpkg-statoverride --remove \"$p\"\n"
+		"\telif [ -n \"$over\" ]; then\n"
+		"\t\tprintf '%s\\n' '/usr/bin/arping: keeping its dpkg-statoverride entry, which "
+		"is not the one the postinst added' >&2\n"
+		"\tfi\n"), "%s", rm);
+	ck_assert_ptr_nonnull(strstr(rm, "\n#DEBHELPER#\n\nexit 0\n"));
+	free(rm);
+	/* an owner without a name is "#ID"; a group with a space is not a name either */
+	rm = postrm_with(2, nameless);
+	ck_assert_msg(strstr(rm, "\tif [ \"$over\" = '#0 #0 755 '\"$p\" ]; then\n"), "%s", rm);
+	free(rm);
+	/* a name that tries to steer the script is one quoted word wherever it goes */
+	rm = postrm_with(1, quote);
+	ck_assert_msg(strstr(rm, "\tp='/usr/bin/a'\\''b '\"\\$\"'(x)'\n"), "%s", rm);
+	ck_assert_ptr_null(strstr(rm, "root root 755 /usr/bin/a"));
+	free(rm);
+	/* a name dpkg-statoverride --list would take for a glob is never handed to it */
+	rm = postrm_with(1, glob);
+	ck_assert_msg(strstr(rm, "\t# /usr/bin/a*: migrate: dpkg-statoverride cannot take this "
+				 "name literally (a newline, or a glob character), skipping it\n"),
+		      "%s", rm);
+	ck_assert_ptr_null(strstr(rm, "'/usr/bin/a*'"));
+	free(rm);
 }
 END_TEST
 
@@ -1150,7 +1216,8 @@ START_TEST(test_check_parents)
 	ck_assert_ptr_nonnull(strstr(sh, "\n# migrate /usr/bin/clockdiff: directory '/usr/bin' is "
 					 "writable by group or others"));
 	deb = emit_text(q, EMIT_DEB);
-	ck_assert_ptr_nonnull(strstr(deb, "setcap 'cap_net_raw,cap_sys_nice=ep' '/usr/bin/clockdiff'"));
+	ck_assert_ptr_nonnull(strstr(deb, "f=$(dpkg-divert --truename '/usr/bin/clockdiff')\n"));
+	ck_assert_ptr_nonnull(strstr(deb, "setcap 'cap_net_raw,cap_sys_nice=ep' \"$f\""));
 	free(deb);
 	free(sh);
 	free(text);
@@ -1168,12 +1235,7 @@ Suite *plan_suite(void)
 
 	tcase_add_checked_fixture(build, setup, teardown);
 	tcase_set_timeout(build, 60);
-	tcase_add_test(build, test_build_and_round_trip);
 	tcase_add_test(build, test_deterministic);
-	tcase_add_test(build, test_change_needs_sha256);
-	tcase_add_test(build, test_check_parents);
-	tcase_add_test(build, test_only_packaged);
-	tcase_add_test(build, test_only_packaged_without_database);
 	suite_add_tcase(s, build);
 	tcase_add_checked_fixture(load, setup, teardown);
 	tcase_set_timeout(load, 30);
@@ -1189,8 +1251,30 @@ Suite *plan_suite(void)
 	tcase_add_test(load, test_emit_quoting);
 	tcase_add_test(load, test_emit_rpm);
 	tcase_add_test(load, test_emit_deb);
+	tcase_add_test(load, test_emit_deb_postrm);
 	tcase_add_test(load, test_loader_held);
 	tcase_add_test(load, test_not_scanned);
 	suite_add_tcase(s, load);
+	return s;
+}
+
+/*
+ * Plans that change files: only root's set-ID programs gain capabilities, so these
+ * need the fixture's files to be root's (the runner skips them without CAP_SETFCAP,
+ * as it does the engine's).
+ */
+Suite *plan_priv_suite(void)
+{
+	Suite *s = suite_create("plan_priv");
+	TCase *build = tcase_create("build");
+
+	tcase_add_checked_fixture(build, setup, teardown);
+	tcase_set_timeout(build, 60);
+	tcase_add_test(build, test_build_and_round_trip);
+	tcase_add_test(build, test_change_needs_sha256);
+	tcase_add_test(build, test_check_parents);
+	tcase_add_test(build, test_only_packaged);
+	tcase_add_test(build, test_only_packaged_without_database);
+	suite_add_tcase(s, build);
 	return s;
 }

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include "dirlist.h"
 #include "error.h"
+#include "fixture.h"
 #include "suites.h"
 #include "tri.h"
 #include "trust.h"
@@ -242,6 +246,49 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* mountinfo and mtree escapes: \ooo up to \377; anything else stays as it is. */
+START_TEST(test_unescape_octal)
+{
+	char a[] = "/mnt/with\\040space\\011tab\\134";
+	char b[] = "no\\escape\\9\\40\\400";
+
+	unescape_octal(a);
+	ck_assert_str_eq(a, "/mnt/with space\ttab\\");
+	unescape_octal(b);
+	ck_assert_str_eq(b, "no\\escape\\9\\40\\400");
+}
+END_TEST
+
+/* Sorted names; a glob with FNM_PERIOD; NULL lists every name but "." and "..". */
+START_TEST(test_dirlist)
+{
+	_cleanup_free_ char *dir = fx_tempdir();
+	char **v = NULL;
+	int fd;
+
+	fx_file(dir, "b.json", 0644, "");
+	fx_file(dir, "a.json", 0644, "");
+	fx_file(dir, ".hidden.json", 0644, "");
+	fx_mkdirs(dir, "sub");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dirlist(fd, "*.json", 0, &v), 2);
+	ck_assert_str_eq(v[0], "a.json");
+	ck_assert_str_eq(v[1], "b.json");
+	ck_assert_ptr_null(v[2]);
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, NULL, 0, &v), 4);
+	ck_assert_str_eq(v[0], ".hidden.json");
+	ck_assert_str_eq(v[3], "sub");
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*.none", 0, &v), 0);
+	ck_assert_ptr_null(v[0]);
+	strv_free(v);
+	(void)close(fd);
+	fx_rmrf(dir);
+}
+END_TEST
+
 /* Kleene's truth tables, row by row. */
 START_TEST(test_tri)
 {
@@ -284,6 +331,8 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_error);
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_tri);
+	tcase_add_test(tc, test_dirlist);
+	tcase_add_test(tc, test_unescape_octal);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,11 @@
 # database:  <sha256> (<n> rules)
 # entries:   4: 1 to change, 3 unchanged (migrate 4, drop 0, keep 0, review 0)
 #
+# ROOT in the environment overrides the root above: ROOT=/mnt/copy sh SCRIPT
+# changes the files beneath /mnt/copy instead (ROOT= means /).  Before it
+# changes anything the script says on standard error which root it acts on,
+# and whether that came from the plan or from the environment.
+#
 # Review it, then run it as root.  For each change it
 #  - refuses a file below a directory that is not owned by root or is writable
 #    by group or others, from ROOT down (their owners could swap the file for a
@@ -19,20 +24,22 @@
 #    done"), so a second run changes nothing;
 #  - changes the owner first (chown clears capabilities and set-ID bits), then
 #    sets the capabilities, then clears the set-ID bits, and checks the result.
-# It stops at the first error.  ROOT is prepended to every path; it defaults to
-# the plan's root (ROOT=/mnt/copy changes a copy of the system instead); ROOT
-# itself is checked, the directories above it are trusted.
+# It stops at the first error.  ROOT is prepended to every path; ROOT itself
+# is checked, the directories above it are trusted.
 # Needs sha256sum and stat (coreutils), chown, chmod, setcap and getcap.
 
 set -eu
 
 if [ -z "${ROOT+set}" ]; then
 	ROOT='<tmp>/parents'
+	printf '%s\n' 'suid2cap: acting on the root <tmp>/parents (the plan'\''s; ROOT=DIR in the environment acts on DIR instead)' >&2
+else
+	# A ROOT such as "-x" would read as an option.
+	case $ROOT in
+	-*) ROOT=./$ROOT ;;
+	esac
+	printf 'suid2cap: acting on the root %s (ROOT in the environment)\n' "${ROOT:-/}" >&2
 fi
-# A ROOT such as "-x" would read as an option.
-case $ROOT in
--*) ROOT=./$ROOT ;;
-esac
 
 fail() {
 	printf 'suid2cap: %s\n' "$1" >&2

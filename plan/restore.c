@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The way back: rollback of a journal, recovery of a run a crash
+ * interrupted, and the list of journals.  A file is restored only onto what
+ * the change left (same inode, same content, the journalled after-state).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "applyrun.h"
+#include "dirlist.h"
+#include "fileid.h"
+#include "fileop.h"
+#include "util.h"
+
+/* --- undoing one entry ---------------------------------------------------------------- */
+
+/* One field of a state somewhere between @b and @a, as a crash may leave it. */
+static bool between(uint32_t now, uint32_t b, uint32_t a)
+{
+	return now == b || now == a;
+}
+
+/*
+ * Is @now a state our own change of @e left?  After a finished change it is
+ * the state after (the same capability sets; libcap may have written v3).
+ * After an interrupted change or an interrupted undo, every field is the
+ * state before's, the state after's, or what chown leaves (no set-ID bits,
+ * no capabilities).
+ */
+static bool left_by_us(const struct journal_entry *e, const struct file_state *now)
+{
+	const struct file_state *b = &e->before, *a = &e->after;
+	uint32_t cleared = b->mode & ~(uint32_t)(S_ISUID | S_ISGID);
+	struct file_state caps_only = *now;
+
+	if (e->outcome != JOURNAL_PENDING && !e->undo_started)
+		return filestate_same(now, a);
+	if (!between(now->uid, b->uid, a->uid) || !between(now->gid, b->gid, a->gid) ||
+	    (!between(now->mode, b->mode, a->mode) && now->mode != cleared))
+		return false;
+	if (!now->has_xattr)
+		return true;
+	caps_only.uid = b->uid;
+	caps_only.gid = b->gid;
+	caps_only.mode = b->mode;
+	if (filestate_equal(&caps_only, b))
+		return true;
+	caps_only.uid = a->uid;
+	caps_only.gid = a->gid;
+	caps_only.mode = a->mode;
+	return filestate_same(&caps_only, a);
+}
+
+/* The content the file had when it was changed: from the journal, or, for a
+ * version 1 journal, from the state record of the same run. */
+static const char *changed_content(const struct run *run, const struct journal *j,
+				   const struct journal_entry *e)
+{
+	const struct state_entry *se;
+
+	if (e->sha256_after[0])
+		return e->sha256_after;
+	if (e->sha256[0])
+		return e->sha256;
+	se = run->state ? state_find(run->state, e->path) : NULL;
+	if (se && se->journal && s2c_streq(se->journal, j->name) && se->sha256[0] &&
+	    se->dev_major == e->dev_major && se->dev_minor == e->dev_minor && se->ino == e->ino)
+		return se->sha256;
+	return NULL;
+}
+
+
+static const struct file_state *seen_before(const struct seen *s)
+{
+	return s->found ? &s->before : NULL;
+}
+
+static const struct file_state *seen_after(const struct seen *s)
+{
+	return s->left ? &s->after : NULL;
+}
+
+/*
+ * Restore @e's previous state exactly, only onto what the change left: the
+ * same inode, the same content (SHA-256) and the state the change gave it.
+ * Writes "undo" before and "undone" after.  @seen receives the states the
+ * file was found in and left in, as far as they were read.
+ * Returns 1 restored (or already), 0 not restorable (@why says why), -errno
+ * when the journal cannot be written.
+ */
+int run_restore(struct run *run, struct journal *j, struct journal_entry *e,
+			 struct seen *seen, char *why, size_t whysize)
+{
+	struct s2c_error err = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct file_id id, changed;
+	const char *sha = changed_content(run, j, e);
+	char now[128], left[128];
+	int r;
+
+	*seen = (struct seen){ 0 };
+	run->seq = e->seq;
+	r = journal_undo(j, e->seq, false, &err);
+	if (r < 0)
+		return r;
+	run_fault(run, "undo");
+	fd = fileop_open(run->rootfd, e->path, NULL, &err);
+	if (fd < 0) {
+		(void)snprintf(why, whysize, "%s", err.msg);
+		return 0;
+	}
+	r = fileid_read(fd, true, &id);
+	if (r < 0) {
+		(void)snprintf(why, whysize, "cannot read it: %s", strerror(-r));
+		return 0;
+	}
+	seen->found = seen->left = true;
+	seen->before = seen->after = id.state;
+	changed = (struct file_id){ .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+				    .ino = e->ino };
+	if (fileid_diff(&changed, &id, FILEID_INODE)) {
+		(void)snprintf(why, whysize, "the file was replaced since the change (another inode, "
+			       "e.g. a package update); it is left as it is");
+		return 0;
+	}
+	if (!sha) {
+		filestate_describe(&e->before, left, sizeof(left));
+		(void)snprintf(why, whysize, "the journal (format 1) records no content hash for it, "
+			       "so it cannot be told from other content on the same inode; check it "
+			       "and restore '%s' by hand", left);
+		return 0;
+	}
+	if (!s2c_streq(id.sha256, sha)) {
+		(void)snprintf(why, whysize, "its content changed since the change (SHA-256 differs): "
+			       "it is not the program the journal changed; it is left as it is");
+		return 0;
+	}
+	if (!filestate_equal(&id.state, &e->before)) {
+		if (!left_by_us(e, &id.state)) {
+			filestate_describe(&id.state, now, sizeof(now));
+			filestate_describe(&e->after, left, sizeof(left));
+			(void)snprintf(why, whysize, "its owner, group, mode or capabilities changed since "
+				       "the change (it is '%s', the change left '%s'); it is left as it is",
+				       now, left);
+			return 0;
+		}
+		r = fileop_write(fd, &id.state, &e->before, true, run_step, run, &err);
+		seen->left = run_read_state(fd, &seen->after) != NULL;
+		if (r < 0) {
+			(void)snprintf(why, whysize, "%s", err.msg);
+			return 0;
+		}
+	}
+	r = journal_undo(j, e->seq, true, &err);
+	if (r < 0)
+		return r;
+	run_fault(run, "undone");
+	return 1;
+}
+
+/* Undo what an interrupted earlier run left half done, in every journal. */
+int run_recover(struct run *run, struct s2c_error *err)
+{
+	_cleanup_(strv_freep) char **names = NULL;
+	int r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
+
+	run->recovering = true;
+	for (size_t k = 0; r >= 0 && names[k]; k++) {
+		_cleanup_(journal_freep) struct journal *j = NULL;
+
+		r = journal_open(run->jdirfd, run->jdir, names[k], true, true, &j, err);
+		if (r < 0)
+			break;
+		if (j->ended)
+			continue;
+		for (size_t i = j->n; r == 0 && i-- > 0;) {
+			struct journal_entry *e = &j->v[i];
+			char why[S2C_ERROR_MAX + 64];
+			struct seen seen;
+
+			if (e->outcome != JOURNAL_PENDING || e->undone)
+				continue;
+			r = run_restore(run, j, e, &seen, why, sizeof(why));
+			if (r > 0) {
+				r = journal_done(j, e->seq, JOURNAL_FAILED,
+						 "interrupted; undone by a later run", NULL, err);
+				run_report(run, e->path, APPLY_RECOVERED, seen_before(&seen),
+				       seen_after(&seen),
+				       "an interrupted change from %s was undone", j->name);
+			} else if (r == 0) {
+				run_report(run, e->path, APPLY_NOT_RESTORED, seen_before(&seen),
+				       seen_after(&seen), "interrupted change from %s: %s", j->name,
+				       why);
+			}
+		}
+		if (r == 0)
+			r = journal_end(j, err);
+	}
+	run->recovering = false;
+	return r < 0 ? r : 0;
+}
+int apply_recover(int rootfd, const char *root, bool trusted, apply_report_fn fn,
+		  void *userdata, struct apply_result *ret, struct s2c_error *err)
+{
+	struct run run = { .rootfd = rootfd, .root = root, .statefd = -1, .jdirfd = -1,
+			   .report = fn, .userdata = userdata, .res = ret };
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = run_open_state(&run, false, trusted, err);
+	if (r == -ENOENT) {
+		s2c_error_clear(err);
+		run_release(&run);
+		return 0;       /* nothing was ever applied here */
+	}
+	if (r == 0)
+		r = state_load(run.statefd, run.sdir, "/", trusted, &run.state, err);
+	if (r == 0)
+		r = run_recover(&run, err);
+	run_release(&run);
+	return r;
+}
+
+static bool undoable(const struct journal_entry *e)
+{
+	return !e->undone && (e->outcome == JOURNAL_APPLIED || e->outcome == JOURNAL_PENDING);
+}
+
+/* Journal names in @dirfd, newest first (names sort by time). */
+static int journal_names(int dirfd, char ***ret)
+{
+	char **v = NULL;
+	int n = dirlist(dirfd, JOURNAL_GLOB, 0, &v);
+
+	if (n < 0)
+		return n;
+	for (int i = 0, k = n - 1; i < k; i++, k--) {
+		char *t = v[i];
+		v[i] = v[k];
+		v[k] = t;
+	}
+	*ret = v;
+	return n;
+}
+
+/* The newest journal with a change left to undo. */
+static int latest_undoable(struct run *run, bool trusted, char **ret, struct s2c_error *err)
+{
+	_cleanup_(strv_freep) char **names = NULL;
+	int n = journal_names(run->jdirfd, &names), r = n < 0 ? n : 0;
+
+	for (int i = 0; r == 0 && i < n; i++) {
+		_cleanup_(journal_freep) struct journal *j = NULL;
+		bool any = false;
+
+		r = journal_open(run->jdirfd, run->jdir, names[i], trusted, false, &j, err);
+		for (size_t k = 0; r == 0 && k < j->n && !any; k++)
+			any = undoable(&j->v[k]);
+		if (r == 0 && any)
+			return (*ret = strdup(names[i])) ? 0 : -ENOMEM;
+	}
+	if (r < 0)
+		return r;
+	if (n)
+		return -EALREADY;
+	return s2c_error_set(err, -ENOENT, "no journal to roll back: nothing was ever applied here");
+}
+
+int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err)
+{
+	struct run run = { .rootfd = o->rootfd, .root = o->root, .statefd = -1, .jdirfd = -1,
+			   .fault = o->fault, .report = o->report, .userdata = o->userdata,
+			   .res = ret };
+	_cleanup_free_ char *latest = NULL;
+	const char *name = o->journal;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = run_open_state(&run, false, o->trusted, err);
+	if (r == 0 && !name) {
+		r = latest_undoable(&run, o->trusted, &latest, err);
+		name = latest;
+		if (r == -EALREADY) {
+			run_release(&run);
+			return 0;       /* every change of every journal is undone already */
+		}
+	}
+	if (r == 0)
+		r = state_load(run.statefd, run.sdir, "/", o->trusted, &run.state, err);
+	if (r == 0)
+		r = journal_open(run.jdirfd, run.jdir, name, o->trusted, true, &run.j, err);
+	if (r == 0)
+		(void)snprintf(ret->journal, sizeof(ret->journal), "%s", run.j->name);
+	for (size_t i = run.j ? run.j->n : 0; r == 0 && i-- > 0;) {
+		struct journal_entry *e = &run.j->v[i];
+		char why[S2C_ERROR_MAX + 64];
+		struct seen seen;
+
+		if (!path_selected(o->only, e->path) || !undoable(e))
+			continue;
+		r = run_restore(&run, run.j, e, &seen, why, sizeof(why));
+		if (r > 0) {
+			struct state_entry *se = state_find(run.state, e->path);
+			if (se && se->journal && s2c_streq(se->journal, run.j->name)) {
+				state_remove(run.state, e->path);
+				r = state_save(run.statefd, run.sdir, run.state, err);
+			} else {
+				r = 0;
+			}
+			run_report(&run, e->path, APPLY_RESTORED, seen_before(&seen), seen_after(&seen),
+			       NULL);
+		} else if (r == 0) {
+			run_report(&run, e->path, APPLY_NOT_RESTORED, seen_before(&seen),
+			       seen_after(&seen), "%s", why);
+		}
+	}
+	run_release(&run);
+	return r;
+}
+void journal_infos_free(struct journal_info *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].root);
+	}
+	free(v);
+}
+
+static void journal_infop_free(struct journal_info **v)
+{
+	free(*v);
+}
+
+int journal_infos(int rootfd, const char *root, bool trusted, struct journal_info **ret,
+		  size_t *ret_n, struct s2c_error *err)
+{
+	struct run run = { .rootfd = rootfd, .root = root, .statefd = -1, .jdirfd = -1 };
+	_cleanup_(journal_infop_free) struct journal_info *v = NULL;
+	_cleanup_(strv_freep) char **names = NULL;
+	size_t n = 0, k = 0;
+	int r = -ENOMEM;
+
+	run.sdir = statedir_shown(root, NULL);
+	run.jdir = statedir_shown(root, JOURNAL_DIR);
+	if (run.sdir && run.jdir)
+		r = statedir_open(rootfd, root, false, trusted, &run.statefd, &run.jdirfd, err);
+	if (r == -ENOENT || (r == 0 && run.jdirfd < 0)) {
+		s2c_error_clear(err);
+		run_release(&run);
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (r == 0) {
+		int c = journal_names(run.jdirfd, &names);
+		r = c < 0 ? c : 0;
+		n = c < 0 ? 0 : (size_t)c;
+	}
+	if (r == 0 && !(v = calloc(n ? n : 1, sizeof(*v))))
+		r = -ENOMEM;
+	for (; r == 0 && k < n; k++) {
+		_cleanup_(journal_freep) struct journal *j = NULL;
+		struct journal_info *in = &v[k];
+
+		r = journal_open(run.jdirfd, run.jdir, names[k], trusted, false, &j, err);
+		if (r < 0)
+			break;
+		in->name = strdup(names[k]);
+		in->root = j->root ? strdup(j->root) : NULL;
+		if (!in->name || (j->root && !in->root)) {
+			r = -ENOMEM;
+			break;
+		}
+		in->version = j->version;
+		in->ended = j->ended;
+		in->root_equivalent = j->flags & JOURNAL_ROOT_EQUIVALENT;
+		in->entries = j->n;
+		for (size_t i = 0; i < j->n; i++) {
+			const struct journal_entry *e = &j->v[i];
+			if (e->undone)
+				in->undone++;
+			else if (e->outcome == JOURNAL_APPLIED)
+				in->applied++;
+			else if (e->outcome == JOURNAL_PENDING)
+				in->interrupted++;
+			else
+				in->other++;
+		}
+	}
+	run_release(&run);
+	if (r < 0) {
+		journal_infos_free(TAKE_PTR(v), k);
+		return r;
+	}
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}
