@@ -107,7 +107,8 @@
  *           batch     directory walk, shards, reader threads
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
  *            report/targetout: package and image parts of the reports, identity;
- *            report/fleet: many audit reports joined, majority and drift)
+ *            report/fleet: many audit reports joined, majority and drift;
+ *            report/fleetout: the fleet report in every format)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs

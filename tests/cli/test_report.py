@@ -179,6 +179,16 @@ def test_bad_reports(ctx):
                   repr(err))
     ctx.check("bad: the good ones merged", doc["summary"]["reports"] == 2 and
               len(doc["notes"]) == 5, json.dumps(doc["summary"]))
+    # Nothing readable at all: an empty report in every format, still exit 3.
+    for fmt in ("json", "text", "markdown", "html", "sarif"):
+        rc, out, err = merge(ctx, "--format", fmt, plan, garbage, missing)
+        ctx.check(f"bad: none readable, {fmt}: exit 3 and a report", rc == 3 and len(out) > 0 and
+                  b"garbage.json" in err, f"{rc} {out[:200]!r} {err[-300:]!r}")
+        if fmt in ("json", "sarif"):
+            doc = json.loads(out)
+            ctx.check(f"bad: none readable, {fmt}: no programs",
+                      doc.get("programs", []) == [] if fmt == "json" else
+                      doc["runs"][0]["results"] == [], json.dumps(doc)[:300])
 
 
 def test_relative_paths(ctx):

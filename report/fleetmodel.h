@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fleet model, internal to report/: what report/fleet.c builds from the
+ * audit reports (targets, programs and the state each target gives them,
+ * majorities) and report/fleetout.c renders in every format.  The public
+ * interface of both is report/fleet.h.
+ *
+ * Every string here comes from an untrusted report and is stored as read;
+ * the writers escape it for their format.  All of it is owned by the fleet
+ * and freed by fleet_free().
+ */
+#ifndef S2C_REPORT_FLEETMODEL_H
+#define S2C_REPORT_FLEETMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Most drifting targets listed per program in text, Markdown and HTML (JSON has them all). */
+#define DRIFT_SHOWN 20
+
+/* One target of the fleet: a host, a root, an image or a package. */
+struct ftarget {
+	char *name;             /* "web1", "image s2c/test:1", "iputils-ping 3:20221126 amd64" */
+	char *kind;             /* "host", "root", "image", "package" */
+	char *machine_id, *time, *source, *error, *tool;
+	size_t files;
+};
+
+/* What one target says about one program. */
+struct fstate {
+	size_t target;
+	char *verdict, *mode, *owner, *group, *caps, *caps_after, *risk, *package, *version;
+	unsigned findings;      /* bit k: finding S2C00(k+1) */
+	char *key;              /* the fields that make two states the same, joined */
+};
+
+struct fprog {
+	char *path;
+	struct fstate *v;
+	size_t n;
+	size_t major;           /* index in v of a state of the majority */
+	size_t n_major;         /* how many agree with it */
+};
+
+struct fleet {
+	struct ftarget *t;
+	size_t n_t;
+	struct fprog *p;
+	size_t n_p;
+	char **reports;         /* sources */
+	size_t n_reports;
+	char **notes;
+	size_t n_notes;
+};
+
+/**
+ * Whether state @k of @p differs from its majority.  Meaningful after
+ * fleet_finish(); @k < p->n.
+ */
+bool fprog_drifts(const struct fprog *p, size_t k);
+
+/**
+ * @s for people: "migrate, 4755 root:root, caps - -> cap_net_raw=p", not yet
+ * escaped.  Returns a new string (free() it) or NULL on OOM.
+ */
+char *fstate_text(const struct fstate *s);
+
+/**
+ * The package versions the targets of @p give: "iputils-ping 3:20221126 (2)",
+ * each once with how many targets have it, in the order first seen.
+ * Returns a NULL-terminated array (strv_free() it), or NULL when the array
+ * cannot be allocated; a version that cannot be formatted is left out.
+ */
+char **fprog_versions(const struct fprog *p);
+
+/** How many targets of @f could be read (have no error). */
+size_t fleet_targets_read(const struct fleet *f);
+
+#endif /* S2C_REPORT_FLEETMODEL_H */
