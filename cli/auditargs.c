@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "auditargs.h"
@@ -15,10 +14,9 @@
 #include "html.h"
 #include "markdown.h"
 #include "sarif.h"
+#include "term.h"
 #include "scanargs.h"
 #include "common.h"
-
-#define TEXT_WIDTH 100
 
 const char *const auditargs_formats[] = {
 	[AUDIT_FORMAT_TEXT] = "text", [AUDIT_FORMAT_JSON] = "json",
@@ -68,9 +66,11 @@ void auditargs_init(struct auditargs *a, bool audit)
 			"migration would change a file\n  risk     a file's risk after the verdict "
 			"is root (this\n           includes setuid in disguise and setuid-root\n"
 			"           programs kept)", opt_fail_on);
-	if (audit)
-		a->opts[n++] = (struct opt)OPT_BOOL(0, "no-color", &a->no_color,
-						    "no colour, even on a terminal");
+	if (audit) {
+		a->opts[n++] = (struct opt)TERM_OPT_COLOR;
+		a->opts[n++] = (struct opt)OPT_CALLBACK("no-color", NULL, NULL, "the same as "
+							"--color=never", term_opt_color);
+	}
 	a->opts[n] = (struct opt)OPT_END();
 }
 
@@ -90,23 +90,13 @@ bool auditargs_failed(const struct audit *au, unsigned fail_on)
 	return false;
 }
 
-static unsigned terminal_width(const struct s2c_ctx *ctx, bool to_stdout)
+/* @fd: where @out writes, for its width and whether it takes colour (cli/term.h). */
+static int render(const struct auditargs *a, const struct audit *au, int fd, FILE *out)
 {
-	struct winsize ws;
-
-	if (to_stdout && ctx->stdout_tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col >= 40)
-		return ws.ws_col;
-	return TEXT_WIDTH;
-}
-
-static int render(const struct auditargs *a, const struct audit *au, const struct s2c_ctx *ctx,
-		  FILE *out)
-{
-	bool to_stdout = out == stdout;
 	struct audittext_options o = {
-		.width = terminal_width(ctx, to_stdout),
-		.color = to_stdout && ctx->color && !a->no_color,
+		.width = term_width(fd),
+		.color = term_color(fd),
+		.quiet = a->quiet,
 	};
 
 	switch (a->format) {
@@ -132,7 +122,8 @@ int auditargs_write(const struct auditargs *a, const struct audit *au, const str
 
 	if (ex)
 		return ex;
-	r = render(a, au, ctx, out.f);
+	(void)ctx;      /* width and colour come from cli/term */
+	r = render(a, au, out.fd >= 0 ? out.fd : STDOUT_FILENO, out.f);
 	if (r < 0)
 		log_error("cannot write the audit: %s", strerror(-r));
 	ex = outfile_close(&out, r == 0);

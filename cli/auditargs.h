@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The report options every auditing verb shares (audit, audit-pkg,
- * audit-image): --format, --output, --fail-on, --no-color, as one table for
+ * audit-image): --format, --output, --fail-on, --color, as one table for
  * the option driver; writing the report atomically; and the exit status a CI
  * job gates on.
  */
@@ -38,13 +38,13 @@ struct auditargs {
 	int format;                   /**< enum audit_format */
 	const char *output;
 	unsigned fail_on;             /**< enum audit_fail_on bits */
-	bool no_color;
-	struct opt opts[5];           /**< the options above, for a verb's table (OPT_TABLE) */
+	bool quiet;                   /**< text: only the summary and the problems (audit -q) */
+	struct opt opts[6];           /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
 /**
  * Defaults and the table @a->opts.  @audit: the options of an audit report
- * (--fail-on, --no-color) besides --format and --output; report merge has its
+ * (--fail-on, --color, --no-color) besides --format and --output; report merge has its
  * own gate and no colour.
  */
 void auditargs_init(struct auditargs *a, bool audit);

@@ -40,8 +40,6 @@ struct s2c_ctx {
 	const char *argv0;        /**< program name for messages */
 	bool stdout_tty;          /**< stdout is a terminal */
 	bool stderr_tty;          /**< stderr is a terminal */
-	bool color;               /**< colour allowed on stdout (tty and no NO_COLOR) */
-	bool color_err;           /**< colour allowed on stderr */
 	unsigned ncpus;           /**< online CPUs */
 };
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 #include "cli.h"
@@ -12,13 +13,13 @@
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
-#include "resolve.h"
 #include "jsonout.h"
 #include "learned.h"
 #include "learnout.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "skip.h"
+#include "term.h"
 #include "common.h"
 
 static const char intro[] =
@@ -37,12 +38,13 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 		OPT_TABLE(s.opts),
 		OPT_TABLE(db.opts),
 		OPT_CHOICE("format", &format, formats, "FMT", "text (default) or json"),
+		TERM_OPT_COLOR,
 		OPT_END(),
 	};
 	struct scan_result *res = NULL;
 	struct decisions ds;
 	struct learn_record **learned = NULL;
-	bool json;
+	bool json, color;
 	int r, ex, first;
 
 	scanargs_init(&s, ctx, 0);
@@ -51,6 +53,7 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 	if (first <= 0)
 		return -first;
 	json = format == 1;
+	color = term_color(STDOUT_FILENO);
 	if (scanargs_finish(&s, argc, argv, first, "explain"))
 		return S2C_EXIT_USAGE;
 	ex = decide_scan(&db, &s, ctx, &res, &ds);
@@ -72,17 +75,17 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 		for (size_t i = 0; i < ds.n && r == 0; i++) {
 			if (i)
 				(void)fputc('\n', stdout);
-			r = decisionout_explain(ds.v[i], ctx->color, stdout);
+			r = decisionout_explain(ds.v[i], color, stdout);
 			if (r == 0 && learned && learned[i])
-				r = learnout_explain(learned[i], ds.v[i], ctx->color, stdout);
+				r = learnout_explain(learned[i], ds.v[i], color, stdout);
 		}
 	}
 	learned_free(learned, ds.n);
 	for (int i = first; i < argc; i++) {
 		bool found = false;
-		_cleanup_free_ char *norm = resolve_normalise(argv[i]);
-		const struct skip_entry *sk = norm ? scan_result_skipped(res, norm) : NULL;
-		for (size_t j = 0; norm && j < res->n && !found; j++)
+		const char *norm = s.operands[i - first];
+		const struct skip_entry *sk = scan_result_skipped(res, norm);
+		for (size_t j = 0; j < res->n && !found; j++)
 			found = strcmp(res->v[j]->path, norm) == 0;
 		if (!found && sk && skip_reason_is_other_root(sk->reason))
 			log_notice("'%s' was not looked at: '%s' is another system's (%s); explain it "

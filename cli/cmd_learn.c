@@ -39,6 +39,7 @@
 #include "run.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "term.h"
 #include "util.h"
 #include "common.h"
 
@@ -128,6 +129,7 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 			   "the kernel allows it,\nelse ptrace), bpf or ptrace"),
 		OPT_CHOICE("format", &a->format, formats, "FMT", "text (default) or json"),
 		OPT_BOOL(0, "json", &a->json, "short for --format json"),
+		TERM_OPT_COLOR,
 		OPT_STRING(0, "root", &a->root, "DIR", "look COMMAND up and keep the record "
 			   "beneath DIR"),
 		OPT_TABLE(a->db.opts),
@@ -545,7 +547,7 @@ static char *keep_record(int rootfd, const char *root, const struct learn_record
 }
 
 static int output(const struct learn_args *a, const struct learn_record *rec,
-		  struct json_object *draft, const char *record_file, const struct s2c_ctx *ctx)
+		  struct json_object *draft, const char *record_file)
 {
 	if (a->json) {
 		_cleanup_jsonput_ struct json_object *doc = learnout_json(rec);
@@ -561,7 +563,7 @@ static int output(const struct learn_args *a, const struct learn_record *rec,
 	}
 	return learnout_text(rec, draft,
 			     &(struct learnout_text_options){
-				     .color = ctx->color,
+				     .color = term_color(STDOUT_FILENO),
 				     .bpf_built = learn_bpf_built(),
 				     .record_file = record_file,
 				     .draft_file = S2C_SYSCONF_DBDIR "/local.json",
@@ -683,7 +685,7 @@ static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, co
 		if (!a->no_record)
 			record_file = keep_record(rootfd, root_real, rec);
 		draft = learnout_draft(rec, j.rule);
-		r = draft ? output(a, rec, draft, record_file, ctx) : -ENOMEM;
+		r = draft ? output(a, rec, draft, record_file) : -ENOMEM;
 		if (r < 0) {
 			log_error("cannot write the report: %s", strerror(-r));
 			ex = S2C_EXIT_FAILURE;

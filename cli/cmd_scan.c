@@ -6,12 +6,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "facts.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "scanout.h"
+#include "term.h"
 #include "common.h"
 
 enum scan_format { FORMAT_TEXT, FORMAT_JSON };
@@ -61,6 +63,7 @@ struct scan_args {
 	struct scanargs s;
 	int format;
 	const char *output;
+	bool quiet;
 };
 
 static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s2c_ctx *ctx)
@@ -70,6 +73,8 @@ static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s
 		OPT_CHOICE("format", &a->format, formats, "FMT", "text (default) or json"),
 		OPT_STRING('o', "output", &a->output, "FILE", "write to FILE instead of standard "
 			   "output"),
+		OPT_BOOL('q', "quiet", &a->quiet, "text: the table alone, without what was not "
+			 "scanned and\nthe summary line (nothing when no file is privileged)"),
 		OPT_END(),
 	};
 	int r;
@@ -78,6 +83,9 @@ static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s
 	r = opts_parse(cmd_lookup("scan"), opts, intro, argc, argv);
 	if (r <= 0)
 		return r;
+	if (a->quiet && a->format != FORMAT_TEXT)
+		return -usage_error("scan", "--quiet shapes the text table; --format json has no "
+				    "quiet form");
 	return scanargs_finish(&a->s, argc, argv, r, "scan") ? -S2C_EXIT_USAGE : 1;
 }
 
@@ -99,7 +107,15 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 		scan_result_free(res);
 		return ex;
 	}
-	r = a.format == FORMAT_JSON ? scanout_json(res, out.f) : scanout_text(res, out.f);
+	if (a.format == FORMAT_JSON) {
+		r = scanout_json(res, out.f);
+	} else {
+		struct scanout_text_options to = {
+			.width = term_width(out.fd >= 0 ? out.fd : STDOUT_FILENO),
+			.quiet = a.quiet,
+		};
+		r = scanout_text(res, &to, out.f);
+	}
 	if (r < 0)
 		log_error("cannot write the scan: %s", strerror(-r));
 	ex = outfile_close(&out, r == 0);

@@ -118,6 +118,7 @@
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
  *           opts      option tables, the parser and the generated --help
+ *           term      output width (COLUMNS, the terminal) and colour (--color, NO_COLOR)
  *           learned   learn records of the files explain and audit decide about
  *           auditargs report options of the auditing verbs, atomic output
  *           identity  host name, hashed machine id, time of an audit
@@ -143,6 +144,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "privs.h"
+#include "term.h"
 #include "common.h"
 
 /*
@@ -208,24 +210,25 @@ static const struct cmd commands[] = {
 	 * dispatch, phases, synopsis, one line */
 	{ "scan", cmd_scan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--format text|json] [--threads N] [--xdev] [--all-caps] "
-	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [PATH ...]",
+	  "[--cross-pseudo] [--exclude PATH] [--other-roots] [--output FILE] [--quiet] [PATH ...]",
 	  "list every setuid, setgid and capability-carrying file" },
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--no-color] [--exclude PATH] [--other-roots] "
-	  "[PATH ...]",
+	  "[--fail-on review|migrate|risk] [--color auto|always|never] [--quiet] [--exclude PATH] "
+	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--no-color] [--threads N] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk] [--color auto|always|never] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--no-color] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk] [--color auto|always|never] [--platform OS/ARCH] "
+	  "[--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
@@ -261,7 +264,7 @@ static const struct cmd commands[] = {
 	  "find and repair drift: set-ID bits back, capabilities lost in updates" },
 	{ "explain", cmd_explain, 0, 1, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] [--format text|json] "
-	  "[--exclude PATH] [--other-roots] PATH ...",
+	  "[--color auto|always|never] [--exclude PATH] [--other-roots] PATH ...",
 	  "explain the decision about a file: facts, rule, evidence, verdict" },
 	{ "rules", cmd_rules, 0, 1, CMD_ANY, "'lint' or 'list'", PRIVS_READ, phases_read,
 	  "lint [DIR ...] | list [--db DIR] [--format text|json]",
@@ -269,7 +272,8 @@ static const struct cmd commands[] = {
 	{ "learn", cmd_learn, CMD_WRITES | CMD_OPTIONS_FIRST, 1, CMD_ANY, "COMMAND", CAPS_LEARN,
 	  phases_learn,
 	  "[--user USER] [--caps SET] [--timeout S] [--mechanism auto|bpf|ptrace] "
-	  "[--json | --format text|json] [--root DIR] [--db DIR] [--kernel VER] [--no-record] "
+	  "[--json | --format text|json] [--color auto|always|never] [--root DIR] [--db DIR] "
+	  "[--kernel VER] [--no-record] "
 	  "[--verbose] [--] COMMAND [ARG ...]",
 	  "run a program and record which capabilities it really uses" },
 	{ "privileges", cmd_privileges, 0, 1, 1, "VERB", CAPS_ALL, NULL, "VERB",
@@ -399,19 +403,14 @@ static void raise_fd_limit(void)
 
 static void ctx_init(struct s2c_ctx *ctx, const char *argv0)
 {
-	const char *nc = getenv("NO_COLOR");
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *term = getenv("TERM");
-	bool dumb = term && s2c_streq(term, "dumb");
 
 	ctx->argv0 = argv0;
 	ctx->stdout_tty = isatty(STDOUT_FILENO);
 	ctx->stderr_tty = isatty(STDERR_FILENO);
-	ctx->color = ctx->stdout_tty && s2c_isempty(nc) && !dumb;
-	ctx->color_err = ctx->stderr_tty && s2c_isempty(nc) && !dumb;
 	ctx->ncpus = n > 0 ? (unsigned)n : 1;
 	log_set_program(argv0);
-	log_set_color(ctx->color_err);
+	term_init();
 }
 
 /* Narrow, run the verb, and check stdout once for every verb (git's run_builtin). */

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "progress.h"
+#include "resolve.h"
 #include "db.h"
 #include "scanargs.h"
 #include "scanout.h"
@@ -83,7 +84,8 @@ void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_
 		.root = "/",
 		.opts = {
 			OPT_CALLBACK("root", a, "DIR", "treat DIR as the system root (an image or "
-				     "chroot)", opt_root),
+				     "chroot);\nPATH is then beneath DIR, and a relative one is\n"
+				     "read from a current directory inside DIR", opt_root),
 			OPT_CALLBACK("threads", a, "N", "worker threads (default: max(CPUs, 8), at "
 				     "most 16)", opt_threads),
 			OPT_CALLBACK("xdev", a, NULL, "stay on the filesystem of each PATH", opt_flag),
@@ -111,9 +113,124 @@ void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_
 	a->threads = S2C_MIN(S2C_MAX(ctx->ncpus, 8u), 16u);
 }
 
+/*
+ * The operands as scanargs_finish() resolved them, and the start paths among them,
+ * kept for the life of the process as the root's path is.
+ */
+static char **resolved, **start;
+
+/* Where the relative operand @arg lies beneath the root @root, from the current directory. */
+static int beneath_cwd(const char *root, const char *arg, const char *verb, char **ret)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	size_t rlen = strlen(root);
+	const char *rest;
+
+	if (!cwd) {
+		log_error("cannot read the current directory for '%s': %s", arg, strerror(errno));
+		return S2C_EXIT_FAILURE;
+	}
+	if (s2c_streq(root, "/"))
+		rest = cwd;
+	else if (strncmp(cwd, root, rlen) == 0 && (cwd[rlen] == '\0' || cwd[rlen] == '/'))
+		rest = cwd + rlen;
+	else
+		return usage_error(verb, "'%s' is relative to the current directory '%s', which is "
+				   "not inside the root '%s': give PATH beneath the root as an "
+				   "absolute path, or change to a directory inside the root", arg,
+				   cwd, root);
+	*ret = path_join(*rest ? rest : "/", arg);
+	if (!*ret) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/*
+ * The file the operand @arg names beneath the root (@rootfd, @root): its links are
+ * followed, beneath the root, and the walk starts at what they lead to.  An operand
+ * that names nothing is a usage error; one that cannot be looked at for another
+ * reason (a directory on the way not searchable) is passed on for the walk to report.
+ */
+static int resolve_operand(int rootfd, const char *root, const char *arg, const char *verb,
+			   char **ret)
+{
+	_cleanup_free_ char *rel = NULL;
+	const char *where = arg;
+	bool host = s2c_streq(root, "/"), followed = false;
+	char *path = NULL;
+	int r;
+
+	if (arg[0] != '/') {
+		r = beneath_cwd(root, arg, verb, &rel);
+		if (r)
+			return r;
+		where = rel;
+	}
+	r = resolve_chase(rootfd, where, host ? 0 : RESOLVE_CHASE_NO_CLIMB, &path, &followed);
+	if (r == -ENOMEM) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	if (r == -EXDEV)
+		return usage_error(verb, "'%s' leads out of the root '%s'", arg, root);
+	if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -ENAMETOOLONG || r == -EINVAL) {
+		_cleanup_free_ char *norm = resolve_normalise(where), *detail = NULL;
+		int fd = norm ? resolve_open(rootfd, norm, O_PATH) : -EINVAL;
+		bool link = fd == -ELOOP && r != -ELOOP, given_rel = where != arg;
+
+		if (fd >= 0)
+			(void)close(fd);
+		/* " (/usr/bin/pnig beneath the root '/srv/img')": where a relative PATH led */
+		if ((!host || given_rel) && asprintf(&detail, " (%s%s%s%s%s)", given_rel ? where : "",
+					       given_rel && !host ? " " : "", host ? "" : "beneath the root '",
+					       host ? "" : root, host ? "" : "'") < 0)
+			detail = NULL;
+		return usage_error(verb, "cannot use '%s'%s: %s%s", arg, detail ? detail : "",
+				   strerror(-r), link ? " (it leads through a symbolic link)" : "");
+	}
+	if (r < 0) {
+		/* Not ours to judge: the walk says what it cannot open. */
+		path = strdup(where);
+		if (!path) {
+			log_error("out of memory");
+			return S2C_EXIT_FAILURE;
+		}
+	} else if (followed) {
+		log_notice("'%s' is or passes through a symbolic link: walking '%s' instead", arg,
+			   path);
+	}
+	*ret = path;
+	return 0;
+}
+
+/* Whether @path is @dir or lies below it. */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (s2c_streq(dir, "/"))
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether @a and @b (beneath @rootfd) are on one filesystem, so --xdev walks both from @b. */
+static bool same_device(int rootfd, const char *a, const char *b)
+{
+	_cleanup_close_ int fa = resolve_open(rootfd, a, O_PATH);
+	_cleanup_close_ int fb = resolve_open(rootfd, b, O_PATH);
+	struct stat sa, sb;
+
+	return fa >= 0 && fb >= 0 && fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev;
+}
+
 int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const char *verb)
 {
 	static char real[PATH_MAX];
+	_cleanup_close_ int rootfd = -1;
+	size_t n = first < argc ? (size_t)(argc - first) : 0, k = 0;
 	const char *why = NULL;
 	struct stat st;
 
@@ -127,7 +244,50 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
 	}
 	/* Plans, journals and reports name the root absolutely. */
 	a->root = real;
-	a->paths = first < argc ? (const char *const *)&argv[first] : NULL;
+	a->paths = NULL;
+	a->operands = NULL;
+	if (!n)
+		return 0;
+	rootfd = open(a->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return usage_error(verb, "cannot use root '%s': %s", a->root, strerror(errno));
+	resolved = strv_free(resolved);
+	start = strv_free(start);
+	resolved = calloc(n + 1, sizeof(*resolved));
+	start = calloc(n + 1, sizeof(*start));
+	if (!resolved || !start) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int ex = resolve_operand(rootfd, a->root, argv[first + i], verb, &resolved[i]);
+		if (ex)
+			return ex;
+	}
+	/*
+	 * Each file is walked once: an operand named twice (/bin and /usr/bin on a merged-/usr
+	 * system), or inside another one, is left out of the start paths; with --xdev one
+	 * inside another is kept when it is on another filesystem.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < n && !dup; j++) {
+			if (j == i || !path_within(resolved[i], resolved[j]))
+				continue;
+			if (s2c_streq(resolved[i], resolved[j]))
+				dup = j < i;
+			else
+				dup = !(a->flags & SCAN_XDEV) ||
+				      same_device(rootfd, resolved[i], resolved[j]);
+		}
+		if (!dup && !(start[k++] = strdup(resolved[i]))) {
+			log_error("out of memory");
+			return S2C_EXIT_FAILURE;
+		}
+	}
+	a->operands = (const char *const *)resolved;
+	a->paths = (const char *const *)start;
 	return 0;
 }
 

@@ -36,7 +36,8 @@ struct scanargs {
 	const char *root;
 	unsigned threads;
 	enum scan_flags flags;
-	const char *const *paths;   /**< points into argv, NULL for "/" */
+	const char *const *paths;   /**< start paths beneath the root, NULL for "/" */
+	const char *const *operands; /**< each PATH operand as resolved, parallel to them, or NULL */
 	const char *exclude[SCANARGS_MAX_EXCLUDE + 1]; /**< --exclude, into argv, NULL-terminated */
 	size_t n_exclude;
 	bool include_unpackaged;    /**< --include-unpackaged: plans may change unowned files */
@@ -52,8 +53,23 @@ struct scanargs {
 void scanargs_init(struct scanargs *a, const struct s2c_ctx *ctx, enum scanargs_flags flags);
 
 /**
- * Take the operands argv[first..] as start paths and check --root exists.
- * Returns 0, or S2C_EXIT_USAGE after printing the error.
+ * Check --root exists (and make it absolute), then take the operands
+ * argv[first..] as start paths, resolved beneath the root:
+ *
+ * - a relative PATH is read from the current directory; under --root DIR the
+ *   current directory must be DIR or inside it, and PATH is the same file
+ *   beneath the root (/srv/img/usr/bin with --root /srv/img: "ping" is
+ *   /usr/bin/ping); a ".." of PATH that would climb above DIR is refused;
+ * - its symbolic links are followed, beneath the root only (resolve_chase()),
+ *   and a notice says which path is walked instead; the walk itself never
+ *   follows a link, and results name the real paths;
+ * - a PATH that names nothing is a usage error naming it, before anything is
+ *   written; one that cannot be looked at (permissions) is left to the walk;
+ * - a PATH named twice, or inside another (with --xdev: on the same
+ *   filesystem), is walked once.
+ *
+ * Sets @a->paths (the start paths) and @a->operands (each operand resolved, in
+ * the order given).  Returns 0, or an exit code after printing the error.
  */
 int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const char *verb);
 

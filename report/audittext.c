@@ -85,6 +85,37 @@ static void wrap(FILE *out, const char *color, const char *lead, const char *tex
 	(void)fputc('\n', out);
 }
 
+/*
+ * Write the words of @text (already escaped), each after a space, on a line
+ * that has @col columns already; one that would pass @width starts a new line
+ * indented @indent.  Then end the line.
+ */
+static void words_from(FILE *out, const char *text, size_t col, size_t indent, unsigned width)
+{
+	for (const char *p = text; *p;) {
+		const char *w = p;
+		size_t len, wlen;
+
+		while (*p && *p != ' ')
+			p++;
+		len = (size_t)(p - w);
+		wlen = width_n(w, len);
+		if (col > indent && col + 1 + wlen > width) {
+			(void)fputc('\n', out);
+			pad(out, 0, indent);
+			col = indent;
+		} else {
+			(void)fputc(' ', out);
+			col++;
+		}
+		(void)fwrite(w, 1, len, out);
+		col += wlen;
+		while (*p == ' ')
+			p++;
+	}
+	(void)fputc('\n', out);
+}
+
 struct text_row {
 	char *path, *owner, *mode, *caps, *risk, *rule;
 };
@@ -125,12 +156,103 @@ static int text_row_fill(struct text_row *row, const struct audit_row *ar)
 		       0 : -ENOMEM;
 }
 
-struct text_widths {
-	size_t path, owner, mode, risk, rule;
+/* The columns after PATH, in the order they are shown. */
+enum text_col { COL_OWNER, COL_MODE, COL_RISK, COL_RULE, COL_CAPS, _COL_MAX };
+
+static const char *const col_title[_COL_MAX] = {
+	[COL_OWNER] = "OWNER:GROUP", [COL_MODE] = "MODE", [COL_RISK] = "RISK", [COL_RULE] = "RULE",
+	[COL_CAPS] = "CAPABILITIES",
 };
 
+static const char *cell(const struct text_row *r, enum text_col c)
+{
+	switch (c) {
+	case COL_OWNER: return r->owner;
+	case COL_MODE: return r->mode;
+	case COL_RISK: return r->risk;
+	case COL_RULE: return r->rule;
+	default: return r->caps;
+	}
+}
+
 /* Widest path column; longer paths take a line of their own. */
-#define PATH_COLUMN_MAX 36
+#define PATH_COLUMN_MAX ((size_t)36)
+/* How far the path column narrows before the capabilities leave the table. */
+#define PATH_COLUMN_NARROW ((size_t)24)
+
+/*
+ * How the file tables are laid out: the same for every verdict's table, so their
+ * columns line up.
+ */
+struct text_layout {
+	size_t path;                /* width of the path column */
+	size_t w[_COL_MAX];         /* width of each column */
+	bool shown[_COL_MAX];       /* in the table, else on a line of its own under each row */
+	unsigned wrap;              /* where reasons and notes are wrapped */
+};
+
+/* The widest path of at most @max columns, and at least "PATH". */
+static size_t path_width(const struct text_row *rows, size_t n, size_t max)
+{
+	size_t w = 4;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t pw = text_width(rows[i].path);
+		if (pw <= max)
+			w = S2C_MAX(w, pw);
+	}
+	return w;
+}
+
+static size_t row_width(const struct text_layout *l)
+{
+	size_t w = 2 + l->path;
+
+	for (size_t c = 0; c < _COL_MAX; c++)
+		if (l->shown[c])
+			w += 2 + l->w[c];
+	return w;
+}
+
+/* The path column as wide as the room the others leave, within [@floor, PATH_COLUMN_MAX]. */
+static void narrow_path(struct text_layout *l, const struct text_row *rows, size_t n,
+			unsigned width, size_t floor)
+{
+	size_t rest = row_width(l) - l->path;
+	size_t room = width > rest ? width - rest : 0;
+
+	l->path = path_width(rows, n, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
+}
+
+/*
+ * Fit the table in @width (0: no limit): first the rule leaves the table, then
+ * owner:group, then the path column narrows, then the capabilities go, and last
+ * the path column narrows to what is left.  Mode and risk always stay.
+ */
+static void text_layout(const struct text_row *rows, size_t n, unsigned width,
+			struct text_layout *l)
+{
+	*l = (struct text_layout){ .wrap = width ? width : AUDITTEXT_WRAP };
+	for (size_t c = 0; c < _COL_MAX; c++) {
+		l->shown[c] = true;
+		l->w[c] = text_width(col_title[c]);
+		for (size_t i = 0; i < n; i++)
+			l->w[c] = S2C_MAX(l->w[c], text_width(cell(&rows[i], (enum text_col)c)));
+	}
+	l->path = path_width(rows, n, PATH_COLUMN_MAX);
+	for (unsigned step = 0; width && row_width(l) > width && step < 5; step++) {
+		switch (step) {
+		case 0: l->shown[COL_RULE] = false; break;
+		case 1: l->shown[COL_OWNER] = false; break;
+		case 2: narrow_path(l, rows, n, width, PATH_COLUMN_NARROW); break;
+		case 3:
+			l->shown[COL_CAPS] = false;
+			narrow_path(l, rows, n, width, PATH_COLUMN_NARROW);
+			break;
+		default: narrow_path(l, rows, n, width, (size_t)4); break;
+		}
+	}
+}
 
 static int text_header(const struct audit *a, const struct audit_summary *s,
 		       const struct audittext_options *o, FILE *out)
@@ -236,33 +358,44 @@ static const char *group_title(enum verdict v)
 }
 
 static void text_row(const struct decision *d, const struct text_row *r,
-		     const struct text_widths *w, const struct audittext_options *o, FILE *out)
+		     const struct text_layout *l, const struct audittext_options *o, FILE *out)
 {
+	/* The cells that left the table, most important first. */
+	static const enum text_col below[] = { COL_CAPS, COL_OWNER, COL_RULE };
+	static const char *const label[] = { "capabilities: ", "owner: ", "rule: " };
 	const char *rc = o->color ? audit_risk_color(d->risk) : "";
-	size_t pw = text_width(r->path);
+	size_t pw = text_width(r->path), last = 0;
 
+	for (size_t c = 0; c < _COL_MAX; c++)
+		if (l->shown[c])
+			last = c;
 	(void)fputs("  ", out);
 	(void)fputs(r->path, out);
-	if (pw > w->path) {
+	if (pw > l->path) {
 		/* A long path gets its own line; the columns follow on the next. */
 		(void)fputc('\n', out);
-		pad(out, 0, 2 + w->path);
+		pad(out, 0, 2 + l->path);
 	} else {
-		pad(out, pw, w->path);
+		pad(out, pw, l->path);
 	}
-	(void)fprintf(out, "  %s", r->owner);
-	pad(out, text_width(r->owner), w->owner);
-	(void)fprintf(out, "  %s", r->mode);
-	pad(out, text_width(r->mode), w->mode);
-	(void)fprintf(out, "  %s%s%s", rc, r->risk, *rc ? C_RESET : "");
-	pad(out, text_width(r->risk), w->risk);
-	(void)fprintf(out, "  %s", r->rule);
-	pad(out, text_width(r->rule), w->rule);
-	(void)fprintf(out, "  %s\n", r->caps);
+	for (size_t c = 0; c < _COL_MAX; c++) {
+		const char *s = cell(r, (enum text_col)c);
+		bool risk = c == COL_RISK;
+
+		if (!l->shown[c])
+			continue;
+		(void)fprintf(out, "  %s%s%s", risk ? rc : "", s, risk && *rc ? C_RESET : "");
+		if (c != last)
+			pad(out, text_width(s), l->w[c]);
+	}
+	(void)fputc('\n', out);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(below); i++)
+		if (!l->shown[below[i]] && !s2c_streq(cell(r, below[i]), "-"))
+			wrap(out, "", label[i], cell(r, below[i]), 6, l->wrap);
 }
 
-static int text_notes(const struct audit *a, size_t idx, const struct audittext_options *o,
-		      FILE *out)
+static int text_notes(const struct audit *a, size_t idx, unsigned width,
+		      const struct audittext_options *o, FILE *out)
 {
 	const struct decision *d = a->v[idx];
 	_cleanup_free_ char *reason = escape_text(d->reason ? d->reason : "");
@@ -279,25 +412,25 @@ static int text_notes(const struct audit *a, size_t idx, const struct audittext_
 			return -ENOMEM;
 		}
 		(void)snprintf(lead, sizeof(lead), "%s: ", lines[i].label);
-		wrap(out, "", lead, text, 6, o->width);
+		wrap(out, "", lead, text, 6, width);
 	}
 	targetout_lines_free(lines, n_lines);
-	wrap(out, "", "", reason, 6, o->width);
+	wrap(out, "", "", reason, 6, width);
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if ((audit_findings(a, d) & (1u << AUDIT_DISGUISE)) && !d->disguise)
 		wrap(out, o->color ? "\033[1;31m" : "", "setuid in disguise: ",
-		     "its capabilities are root-equivalent", 6, o->width);
+		     "its capabilities are root-equivalent", 6, width);
 	for (size_t i = 0; i < d->n_warnings; i++) {
 		_cleanup_free_ char *w = escape_text(d->warnings[i]);
 		if (!w)
 			return -ENOMEM;
-		wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, o->width);
+		wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, width);
 	}
 	if (audit_learned(a, d)) {
 		_cleanup_free_ char *seen = learnout_audit_line(audit_learned(a, d));
 		if (!seen)
 			return -ENOMEM;
-		wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, o->width);
+		wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, width);
 	}
 	return 0;
 }
@@ -311,25 +444,36 @@ static size_t changes_in(const struct audit *a, enum verdict v)
 	return n;
 }
 
+static void text_table_header(const struct text_layout *l, FILE *out)
+{
+	size_t last = 0;
+
+	for (size_t c = 0; c < _COL_MAX; c++)
+		if (l->shown[c])
+			last = c;
+	(void)fprintf(out, "  %-*s", (int)l->path, "PATH");
+	for (size_t c = 0; c < _COL_MAX; c++) {
+		if (!l->shown[c])
+			continue;
+		if (c == last)
+			(void)fprintf(out, "  %s", col_title[c]);
+		else
+			(void)fprintf(out, "  %-*s", (int)l->w[c], col_title[c]);
+	}
+	(void)fputc('\n', out);
+}
+
 static int text_groups(const struct audit *a, const struct audit_summary *s,
 		       const struct audittext_options *o, struct text_row *rows, FILE *out)
 {
-	struct text_widths w = { 4, 11, 4, 4, 4 };
+	struct text_layout l;
 	int r;
 
-	for (size_t i = 0; i < a->n; i++) {
-		size_t pw = text_width(rows[i].path);
-		if (pw <= PATH_COLUMN_MAX)
-			w.path = S2C_MAX(w.path, pw);
-		w.owner = S2C_MAX(w.owner, text_width(rows[i].owner));
-		w.mode = S2C_MAX(w.mode, text_width(rows[i].mode));
-		w.risk = S2C_MAX(w.risk, text_width(rows[i].risk));
-		w.rule = S2C_MAX(w.rule, text_width(rows[i].rule));
-	}
+	text_layout(rows, a->n, o->width, &l);
 	for (size_t g = 0; g < S2C_ELEMENTSOF(text_order); g++) {
 		enum verdict v = text_order[g];
 		size_t n = s->verdicts[v];
-		_cleanup_free_ char *upper = strdup(verdict_name(v));
+		_cleanup_free_ char *upper = strdup(verdict_name(v)), *title = NULL;
 
 		if (n == 0)
 			continue;
@@ -337,21 +481,83 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 			return -ENOMEM;
 		for (char *c = upper; *c; c++)
 			*c = (char)(*c - 'a' + 'A');
-		(void)fprintf(out, "\n%s%s%s: %zu file%s", o->color ? audit_verdict_color(v) : "", upper,
-			      o->color ? C_RESET : "", n, n == 1 ? "" : "s");
 		if (v == VERDICT_MIGRATE || v == VERDICT_DROP)
-			(void)fprintf(out, " (%zu would change)", changes_in(a, v));
-		(void)fprintf(out, ", %s\n", group_title(v));
-		(void)fprintf(out, "  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w.path, "PATH",
-			      (int)w.owner, "OWNER:GROUP", (int)w.mode, "MODE", (int)w.risk, "RISK",
-			      (int)w.rule, "RULE", "CAPABILITIES");
+			r = asprintf(&title, "%zu file%s (%zu would change), %s", n, n == 1 ? "" : "s",
+				     changes_in(a, v), group_title(v));
+		else
+			r = asprintf(&title, "%zu file%s, %s", n, n == 1 ? "" : "s", group_title(v));
+		if (r < 0) {
+			title = NULL;
+			return -ENOMEM;
+		}
+		/* "MIGRATE:" and the title, wrapped below the title's first word */
+		(void)fprintf(out, "\n%s%s%s:", o->color ? audit_verdict_color(v) : "", upper,
+			      o->color ? C_RESET : "");
+		words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
+		text_table_header(&l, out);
 		for (size_t i = 0; i < a->n; i++) {
 			if (a->v[i]->verdict != v)
 				continue;
-			text_row(a->v[i], &rows[i], &w, o, out);
-			r = text_notes(a, i, o, out);
+			text_row(a->v[i], &rows[i], &l, o, out);
+			r = text_notes(a, i, l.wrap, o, out);
 			if (r < 0)
 				return r;
+		}
+	}
+	return 0;
+}
+
+/* The findings that ask for a person: everything but the verdicts migrate, drop and keep. */
+#define PROBLEMS (((1u << _AUDIT_FINDING_MAX) - 1) & \
+		  ~((1u << AUDIT_MIGRATE) | (1u << AUDIT_DROP) | (1u << AUDIT_KEEP)))
+
+/* audit --quiet: the summary line, INCOMPLETE, and each file's problems. */
+static int text_quiet(const struct audit *a, const struct audit_summary *s,
+		      const struct audittext_options *o, FILE *out)
+{
+	_cleanup_free_ char *root = escape_text(a->root);
+
+	if (!root)
+		return -ENOMEM;
+	if (a->targets)
+		(void)fprintf(out, "suid2cap audit of %zu %s", a->n_targets,
+			      targetout_noun(a, a->n_targets));
+	else
+		(void)fprintf(out, "suid2cap audit of %s", root);
+	for (size_t i = 0; !a->targets && a->paths && a->paths[i]; i++) {
+		_cleanup_free_ char *p = escape_text(a->paths[i]);
+		(void)fprintf(out, "%s%s", i ? ", " : ", paths ", p ? p : "?");
+	}
+	(void)fprintf(out, ": %zu privileged file%s: %zu migrate, %zu drop, %zu review, %zu keep; "
+		      "%zu would change; %zu setuid in disguise\n", s->files, s->files == 1 ? "" : "s",
+		      s->verdicts[VERDICT_MIGRATE], s->verdicts[VERDICT_DROP],
+		      s->verdicts[VERDICT_REVIEW], s->verdicts[VERDICT_KEEP], s->changes, s->disguise);
+	if (!a->complete)
+		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s could not be read (see the "
+			      "warnings on standard error)\n", a->scan_warnings,
+			      a->scan_warnings == 1 ? "" : "s");
+	for (size_t i = 0; i < a->n; i++) {
+		const struct decision *d = a->v[i];
+		unsigned f = audit_findings(a, d) & PROBLEMS;
+		_cleanup_free_ char *path = f ? escape_text(d->facts->path) : NULL;
+
+		if (!f)
+			continue;
+		if (!path)
+			return -ENOMEM;
+		(void)fprintf(out, "%s\n", path);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+			const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)k);
+			enum audit_level lv;
+
+			if (!(f & (1u << k)))
+				continue;
+			lv = audit_finding_level(a, d, (enum audit_finding)k);
+			(void)fprintf(out, "    %s%s%s %s\n",
+				      !o->color ? "" : lv == AUDIT_LEVEL_ERROR ? "\033[1;31m" :
+				      lv == AUDIT_LEVEL_WARNING ? "\033[33m" : "",
+				      fi->id, o->color && lv != AUDIT_LEVEL_NOTE ? C_RESET : "",
+				      fi->title);
 		}
 	}
 	return 0;
@@ -367,8 +573,13 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 
 	if (!rows)
 		return -ENOMEM;
-	opt.width = S2C_MAX(opt.width, 40u);
+	if (opt.width)
+		opt.width = S2C_MAX(opt.width, AUDITTEXT_MIN_WIDTH);
 	audit_summarise(a, &s);
+	if (opt.quiet) {
+		r = text_quiet(a, &s, &opt, out);
+		return r < 0 ? r : ferror(out) ? -EIO : 0;
+	}
 	r = audit_rows(a, &model);
 	for (size_t i = 0; i < a->n && r == 0; i++)
 		r = text_row_fill(&rows[i], &model[i]);

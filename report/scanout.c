@@ -159,16 +159,226 @@ struct json_object *scanout_skipped_json(const struct skip_entry *v, size_t n)
 	return TAKE_PTR(a);
 }
 
-int scanout_text(const struct scan_result *r, FILE *out)
+/* Columns @s takes on a terminal: one per UTF-8 sequence (escaped text is printable). */
+static size_t cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void pad(FILE *out, size_t have, size_t want)
+{
+	for (; have < want; have++)
+		(void)fputc(' ', out);
+}
+
+/* The widths of the wide table's columns. */
+struct widths {
+	size_t owner, group, caps, flags, path;
+};
+
+/* The flags the MODE, OWNER:GROUP and CAPABILITIES columns show already. */
+#define SHOWN_FLAGS (FACT_SETUID_ROOT | FACT_SETUID_USER | FACT_SETGID | FACT_CAPS)
+
+/* The narrow table: PATH first; owner and group in one column. */
+enum narrow_col { N_MODE, N_OWNER, N_CAPS, N_FLAGS, _N_MAX };
+
+/* Widest path column of the narrow table; longer paths take a line of their own. */
+#define PATH_COLUMN_MAX ((size_t)36)
+/* How far the path column narrows before the capabilities leave the table. */
+#define PATH_COLUMN_NARROW ((size_t)24)
+
+struct narrow {
+	size_t path;                 /* width of the path column */
+	size_t w[_N_MAX];
+	bool shown[_N_MAX];
+	char **owner;                /* "owner:group" of each row */
+};
+
+static const char *const narrow_title[_N_MAX] = { "MODE", "OWNER:GROUP", "CAPABILITIES", "FLAGS" };
+
+static const char *narrow_cell(const struct narrow *l, const struct row *row, size_t i,
+			       enum narrow_col c)
+{
+	switch (c) {
+	case N_MODE: return row->mode;
+	case N_OWNER: return l->owner[i];
+	case N_CAPS: return row->caps;
+	default: return row->flags;
+	}
+}
+
+static size_t narrow_path_width(const struct row *rows, size_t n, size_t max)
+{
+	size_t w = 4;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t pw = cols(rows[i].path);
+		if (pw <= max)
+			w = S2C_MAX(w, pw);
+	}
+	return w;
+}
+
+static size_t narrow_row_width(const struct narrow *l)
+{
+	size_t w = l->path;
+
+	for (size_t c = 0; c < _N_MAX; c++)
+		if (l->shown[c])
+			w += 2 + l->w[c];
+	return w;
+}
+
+/* The path column as wide as the room the others leave, within [@floor, PATH_COLUMN_MAX]. */
+static void narrow_path(struct narrow *l, const struct row *rows, size_t n, unsigned width,
+			size_t floor)
+{
+	size_t rest = narrow_row_width(l) - l->path;
+	size_t room = width > rest ? width - rest : 0;
+
+	l->path = narrow_path_width(rows, n, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
+}
+
+/* Fit the narrow table in @width: FLAGS go, the path column narrows, CAPABILITIES go. */
+static void narrow_layout(struct narrow *l, const struct row *rows, size_t n, unsigned width)
+{
+	for (size_t c = 0; c < _N_MAX; c++) {
+		l->shown[c] = true;
+		l->w[c] = cols(narrow_title[c]);
+		for (size_t i = 0; i < n; i++)
+			l->w[c] = S2C_MAX(l->w[c], cols(narrow_cell(l, &rows[i], i, (enum narrow_col)c)));
+	}
+	l->path = narrow_path_width(rows, n, PATH_COLUMN_MAX);
+	for (unsigned step = 0; narrow_row_width(l) > width && step < 4; step++) {
+		switch (step) {
+		case 0: l->shown[N_FLAGS] = false; break;
+		case 1: narrow_path(l, rows, n, width, PATH_COLUMN_NARROW); break;
+		case 2:
+			l->shown[N_CAPS] = false;
+			narrow_path(l, rows, n, width, PATH_COLUMN_NARROW);
+			break;
+		default: narrow_path(l, rows, n, width, (size_t)4); break;
+		}
+	}
+}
+
+static void narrow_line(const struct narrow *l, const char *const *cells, FILE *out)
+{
+	size_t last = 0;
+
+	for (size_t c = 0; c < _N_MAX; c++)
+		if (l->shown[c])
+			last = c;
+	for (size_t c = 0; c < _N_MAX; c++) {
+		if (!l->shown[c])
+			continue;
+		(void)fprintf(out, "  %s", cells[c]);
+		if (c != last)
+			pad(out, cols(cells[c]), l->w[c]);
+	}
+	(void)fputc('\n', out);
+}
+
+static int narrow_table(const struct scan_result *r, const struct row *rows, unsigned width,
+			FILE *out)
+{
+	struct narrow l = { 0 };
+	int ret = 0;
+
+	l.owner = calloc(r->n, sizeof(*l.owner));
+	if (!l.owner)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n && ret == 0; i++)
+		if (asprintf(&l.owner[i], "%s:%s", rows[i].owner, rows[i].group) < 0) {
+			l.owner[i] = NULL;
+			ret = -ENOMEM;
+		}
+	if (ret == 0) {
+		narrow_layout(&l, rows, r->n, width);
+		(void)fprintf(out, "%-*s", (int)l.path, "PATH");
+		narrow_line(&l, narrow_title, out);
+	}
+	for (size_t i = 0; i < r->n && ret == 0; i++) {
+		const char *cells[_N_MAX];
+		size_t pw = cols(rows[i].path);
+
+		for (size_t c = 0; c < _N_MAX; c++)
+			cells[c] = narrow_cell(&l, &rows[i], i, (enum narrow_col)c);
+		(void)fputs(rows[i].path, out);
+		if (pw > l.path) {
+			/* A long path gets its own line; the columns follow on the next. */
+			(void)fputc('\n', out);
+			pad(out, 0, l.path);
+		} else {
+			pad(out, pw, l.path);
+		}
+		narrow_line(&l, cells, out);
+		if (!l.shown[N_CAPS] && !s2c_streq(rows[i].caps, "-"))
+			(void)fprintf(out, "    capabilities: %s\n", rows[i].caps);
+		if (!l.shown[N_FLAGS] && (r->v[i]->flags & ~(enum facts_flags)SHOWN_FLAGS))
+			(void)fprintf(out, "    flags: %s\n", rows[i].flags);
+	}
+	for (size_t i = 0; i < r->n; i++)
+		free(l.owner[i]);
+	free(l.owner);
+	return ret;
+}
+
+/* The summary line, wrapped between words at @width (0: no limit), the rest indented. */
+static void summary_line(const char *line, unsigned width, FILE *out)
+{
+	size_t col = 0;
+
+	for (const char *p = line; *p;) {
+		const char *w = p;
+		size_t len;
+
+		while (*p && *p != ' ')
+			p++;
+		len = (size_t)(p - w);
+		if (width && col > 2 && col + 1 + len > width) {
+			(void)fputs("\n  ", out);
+			col = 2;
+		} else if (col) {
+			(void)fputc(' ', out);
+			col++;
+		}
+		(void)fwrite(w, 1, len, out);
+		col += len;
+		while (*p == ' ')
+			p++;
+	}
+	(void)fputc('\n', out);
+}
+
+static void wide_table(const struct scan_result *r, const struct row *rows,
+		       const struct widths *w, FILE *out)
+{
+	(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", "MODE", (int)w->owner, "OWNER",
+		      (int)w->group, "GROUP", (int)w->caps, "CAPABILITIES", (int)w->flags, "FLAGS",
+		      "PATH");
+	for (size_t i = 0; i < r->n; i++)
+		(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", rows[i].mode,
+			      (int)w->owner, rows[i].owner, (int)w->group, rows[i].group,
+			      (int)w->caps, rows[i].caps, (int)w->flags, rows[i].flags, rows[i].path);
+}
+
+int scanout_text(const struct scan_result *r, const struct scanout_text_options *o, FILE *out)
 {
 	_cleanup_free_ struct row *rows = calloc(r->n ? r->n : 1, sizeof(*rows));
-	size_t w_owner = 5, w_group = 5, w_caps = 12, w_flags = 5;
+	struct widths w = { 5, 5, 12, 5, 4 };
+	unsigned width = o && o->width ? S2C_MAX(o->width, SCANOUT_MIN_WIDTH) : 0;
+	bool quiet = o && o->quiet;
 	size_t suid_root, suid_user, sgid, caps;
 	int ret = 0;
 
 	if (!rows)
 		return -ENOMEM;
-	if (r->n_skipped) {
+	if (r->n_skipped && !quiet) {
 		ret = scanout_skipped_text(r->skipped, r->n_skipped, "", out);
 		if (ret < 0)
 			return ret;
@@ -177,31 +387,39 @@ int scanout_text(const struct scan_result *r, FILE *out)
 	for (size_t i = 0; i < r->n && ret == 0; i++) {
 		ret = row_fill(&rows[i], r->v[i]);
 		if (ret == 0) {
-			w_owner = S2C_MAX(w_owner, strlen(rows[i].owner));
-			w_group = S2C_MAX(w_group, strlen(rows[i].group));
-			w_caps = S2C_MAX(w_caps, strlen(rows[i].caps));
-			w_flags = S2C_MAX(w_flags, strlen(rows[i].flags));
+			/* bytes: the wide table pads with printf */
+			w.owner = S2C_MAX(w.owner, strlen(rows[i].owner));
+			w.group = S2C_MAX(w.group, strlen(rows[i].group));
+			w.caps = S2C_MAX(w.caps, strlen(rows[i].caps));
+			w.flags = S2C_MAX(w.flags, strlen(rows[i].flags));
+			w.path = S2C_MAX(w.path, cols(rows[i].path));
 		}
 	}
 	if (ret == 0 && r->n > 0) {
-		(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", "MODE", (int)w_owner, "OWNER",
-			      (int)w_group, "GROUP", (int)w_caps, "CAPABILITIES", (int)w_flags,
-			      "FLAGS", "PATH");
-		for (size_t i = 0; i < r->n; i++)
-			(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", rows[i].mode,
-				      (int)w_owner, rows[i].owner, (int)w_group, rows[i].group,
-				      (int)w_caps, rows[i].caps, (int)w_flags, rows[i].flags,
-				      rows[i].path);
+		/* The wide table, when its widest row fits. */
+		if (!width || 10 + 2 + w.owner + 2 + w.group + 2 + w.caps + 2 + w.flags + 2 + w.path <=
+			      width)
+			wide_table(r, rows, &w, out);
+		else
+			ret = narrow_table(r, rows, width, out);
 	}
 	for (size_t i = 0; i < r->n; i++)
 		row_release(&rows[i]);
 	if (ret < 0)
 		return ret;
-	summary_counts(r, &suid_root, &suid_user, &sgid, &caps);
-	(void)fprintf(out, "%s%zu privileged file%s: %zu setuid root, %zu setuid to another user, "
-		      "%zu setgid, %zu with capabilities%s\n",
-		      r->n ? "\n" : "", r->n, r->n == 1 ? "" : "s", suid_root, suid_user, sgid, caps,
-		      r->warnings ? " (incomplete: see warnings)" : "");
+	if (!quiet) {
+		_cleanup_free_ char *line = NULL;
+
+		summary_counts(r, &suid_root, &suid_user, &sgid, &caps);
+		if (asprintf(&line, "%zu privileged file%s: %zu setuid root, %zu setuid to another "
+			     "user, %zu setgid, %zu with capabilities%s", r->n, r->n == 1 ? "" : "s",
+			     suid_root, suid_user, sgid, caps,
+			     r->warnings ? " (incomplete: see warnings)" : "") < 0)
+			return -ENOMEM;
+		if (r->n)
+			(void)fputc('\n', out);
+		summary_line(line, width, out);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

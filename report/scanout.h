@@ -15,14 +15,33 @@ struct skip_entry;
 /** Version of the scan JSON document ("schema" key). */
 #define SCANOUT_SCHEMA 1
 
+/** Text table options. */
+struct scanout_text_options {
+	unsigned width;     /**< columns the table may take (at least SCANOUT_MIN_WIDTH), 0: no limit */
+	bool quiet;         /**< the table alone: no lines about what was not scanned, no summary */
+};
+
+/** The narrowest layout: a smaller width is taken as this one. */
+#define SCANOUT_MIN_WIDTH 40u
+
 /**
  * Write the text table: MODE, OWNER, GROUP, CAPABILITIES, FLAGS, PATH, then a
  * summary line; before them, the lines of scanout_skipped_line() for what was
  * not scanned.  File names are escaped (escape_text()) so no name can forge
  * a line or send terminal controls.
+ *
+ * When a row would not fit in @o->width, the table is laid out for a narrow
+ * terminal: PATH first, then MODE, OWNER:GROUP, CAPABILITIES and FLAGS; FLAGS
+ * leave the table first, then the path column narrows, then CAPABILITIES
+ * leave it; what left it is shown on "label: value" lines under the row (the
+ * capabilities unless "-", the flags when the row has one beyond set-ID and
+ * capabilities, which the other columns show).  A path is never cut: one
+ * wider than its column takes a line of its own and the cells follow on the
+ * next.  With a width, the summary line is wrapped between words too, the
+ * rest of it indented by two spaces.  @o may be NULL (no limit, not quiet).
  * Returns 0 or -EIO/-ENOMEM.
  */
-int scanout_text(const struct scan_result *r, FILE *out);
+int scanout_text(const struct scan_result *r, const struct scanout_text_options *o, FILE *out);
 
 /**
  * Write the JSON document: {"schema", "tool", "root", "complete", "stats",

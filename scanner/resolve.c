@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -172,4 +174,176 @@ int resolve_open_parent(int rootfd, const char *path, const char **ret_name)
 		return fd;
 	*ret_name = slash + 1;
 	return fd;
+}
+
+/* Whether the ".." components of @path climb above where it starts. */
+static bool climbs(const char *path)
+{
+	size_t depth = 0;
+
+	for (const char *p = path; *p;) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (depth == 0)
+				return true;
+			depth--;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+	}
+	return false;
+}
+
+/* The target of the link open as @fd (O_PATH | O_NOFOLLOW): a new string, or NULL with errno. */
+static char *read_link(int fd)
+{
+	_cleanup_free_ char *buf = malloc(PATH_MAX);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	n = readlinkat(fd, "", buf, PATH_MAX);
+	if (n < 0)
+		return NULL;
+	if (n == 0 || n == PATH_MAX) {
+		errno = n ? ENAMETOOLONG : ENOENT;
+		return NULL;
+	}
+	buf[n] = '\0';
+	return TAKE_PTR(buf);
+}
+
+/* Replace the fd in @cur with the directory @canon ("" for the root) beneath @rootfd. */
+static int reopen_dir(int rootfd, const char *canon, int *cur)
+{
+	int fd = resolve_open(rootfd, *canon ? canon : "/", O_PATH | O_DIRECTORY);
+
+	if (fd < 0)
+		return fd;
+	(void)close(*cur);
+	*cur = fd;
+	return 0;
+}
+
+/* The longest path resolve_chase() keeps still to resolve (links included). */
+#define CHASE_TODO_MAX (4 * PATH_MAX)
+
+int resolve_chase(int rootfd, const char *path, unsigned flags, char **ret_path,
+		  bool *ret_followed)
+{
+	_cleanup_free_ char *todo = NULL, *canon = NULL;
+	_cleanup_close_ int cur = -1;
+	unsigned links = 0;
+	size_t clen = 0;
+	bool followed = false;
+	const char *p;
+	char *out;
+	int r;
+
+	if (!*path)
+		return -EINVAL;
+	if ((flags & RESOLVE_CHASE_NO_CLIMB) && climbs(path))
+		return -EXDEV;
+	todo = strdup(path);
+	canon = malloc(PATH_MAX);
+	if (!todo || !canon)
+		return -ENOMEM;
+	canon[0] = '\0';
+	cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	for (p = todo;;) {
+		char name[NAME_MAX + 1];
+		struct stat st;
+		size_t n;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			/* canon has no link in it: its parent is the directory above. */
+			char *slash = strrchr(canon, '/');
+
+			p += n;
+			if (!slash)
+				continue;       /* ".." of the root is the root */
+			*slash = '\0';
+			clen = (size_t)(slash - canon);
+			r = reopen_dir(rootfd, canon, &cur);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (n > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			(void)close(fd);
+			return r;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			_cleanup_free_ char *target = NULL;
+			char *next = NULL;
+
+			target = ++links > RESOLVE_CHASE_MAX_LINKS ? NULL : read_link(fd);
+			r = links > RESOLVE_CHASE_MAX_LINKS ? -ELOOP : target ? 0 : -errno;
+			(void)close(fd);
+			if (r < 0)
+				return r;
+			if (strlen(target) + strlen(p) + 1 > CHASE_TODO_MAX)
+				return -ENAMETOOLONG;
+			if (asprintf(&next, "%s%s", target, p) < 0)
+				return -ENOMEM;
+			free(todo);
+			p = todo = next;
+			followed = true;
+			if (target[0] == '/') {
+				canon[0] = '\0';
+				clen = 0;
+				r = reopen_dir(rootfd, canon, &cur);
+				if (r < 0)
+					return r;
+			}
+			continue;
+		}
+		/* "file/..." and "file/" name nothing, as for the kernel. */
+		if (!S_ISDIR(st.st_mode) && *p == '/') {
+			(void)close(fd);
+			return -ENOTDIR;
+		}
+		if (clen + 1 + n >= PATH_MAX) {
+			(void)close(fd);
+			return -ENAMETOOLONG;
+		}
+		canon[clen++] = '/';
+		memcpy(canon + clen, name, n + 1);
+		clen += n;
+		(void)close(cur);
+		cur = fd;
+	}
+	out = strdup(clen ? canon : "/");
+	if (!out)
+		return -ENOMEM;
+	*ret_path = out;
+	if (ret_followed)
+		*ret_followed = followed;
+	return 0;
 }

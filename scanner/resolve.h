@@ -41,4 +41,34 @@ char *resolve_normalise(const char *path);
  */
 int resolve_open_parent(int rootfd, const char *path, const char **ret_name);
 
+/** resolve_chase() flags. */
+enum resolve_chase_flags {
+	/** A ".." of @path itself that would climb above the root is refused (-EXDEV) instead of
+	 *  staying at the root; ".." in a link's target always stays beneath the root. */
+	RESOLVE_CHASE_NO_CLIMB = 1 << 0,
+};
+
+/** Most symbolic links resolve_chase() follows for one path (the kernel's limit). */
+#define RESOLVE_CHASE_MAX_LINKS 40
+
+/**
+ * Find what @path (taken relative to @rootfd, as resolve_open() does) names when
+ * its symbolic links are followed the way a process chrooted to the root would
+ * follow them, and return that file's path: absolute, beneath the root, with no
+ * symbolic link, "." or ".." in it.  A link's absolute target starts again at
+ * the root and ".." never leaves it (openat2 RESOLVE_IN_ROOT semantics), so the
+ * result never names anything outside the root.  Nothing is opened but
+ * directories and links (O_PATH), and the result is a path, not a promise: a
+ * caller opens it again with resolve_open(), which refuses any link swapped in
+ * meanwhile.
+ * @flags         enum resolve_chase_flags
+ * @ret_path      on success, the path (free() it)
+ * @ret_followed  on success, whether a link was followed; may be NULL
+ * Returns 0, or -errno: -ENOENT (a component does not exist), -ENOTDIR, -ELOOP
+ * (more than RESOLVE_CHASE_MAX_LINKS links), -EXDEV (RESOLVE_CHASE_NO_CLIMB),
+ * -EINVAL (empty path), -ENAMETOOLONG, -ENOMEM, or what openat() says.
+ */
+int resolve_chase(int rootfd, const char *path, unsigned flags, char **ret_path,
+		  bool *ret_followed);
+
 #endif /* S2C_SCANNER_RESOLVE_H */

@@ -689,7 +689,7 @@ def test_errors(ctx):
     for argv, want, code in (
             (["plan", "--root", d, "--db", "nosuch"],
              f"cannot use --db '{d}/nosuch': No such file or directory", 2),
-            (["explain", "--root", d, "--db", "nosuch", "/x"],
+            (["explain", "--root", d, "--db", "nosuch", "/"],
              f"cannot use --db '{d}/nosuch': No such file or directory", 2),
             (["plan", "--check", "nosuch.json"],
              f"cannot open '{d}/nosuch.json': No such file or directory", 4),
