@@ -90,10 +90,22 @@
  *           stage     private 0700 directory for the members an audit reads
  *           arread    libarchive: formats, built-in decompressors, nested archives
  *           shparse   POSIX sh parser for maintainer scripts (analysis only)
+ *           shlex     inside it: parse state, characters, operators, here-documents
+ *           shword    inside it: words, quotes, expansions, substitutions
+ *           shcompound  inside it: if, case, for, while, until, groups, functions
+ *           shtree    inside it: the syntax tree as built and freed
  *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
+ *           mseval    inside it: the state of one pass, fields, bounds
+ *           msexpand  inside it: words expanded, known command substitutions
+ *           mscommand inside it: chmod, chown, setcap, dpkg-statoverride, test, calls
  *           target    a package or image, its installed privileged files as facts
+ *           targetkeep  inside it: what a reader keeps of the members
+ *           targetfiles inside it: the installed state, actions applied, owner ids
+ *           targetlibs  inside it: libraries shared between sibling targets
  *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
  *           oci       docker-save and OCI layouts, layers and whiteouts
+ *           ocisrc    inside it: a layout beneath its root, or a tar indexed once
+ *           ocimanifest  inside it: manifest.json, OCI indexes, manifests, config
  *           batch     directory walk, shards, reader threads
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
  *            report/targetout: package and image parts of the reports, identity;

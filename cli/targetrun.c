@@ -645,7 +645,8 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	qsort(targets, n, sizeof(*targets), cmp_target);
+	if (n)
+		qsort(targets, n, sizeof(*targets), cmp_target);
 	for (size_t i = 0; i < n; i++)
 		ts[i].t = targets[i];
 	ex = decide_targets(tr, db, ts, targets, n, &total);

@@ -115,7 +115,7 @@ int batch_find(const char *dir, const char *shown, struct batch_list *l, struct 
 	if (fd < 0)
 		return s2c_error_errno(err, -errno, "cannot open '%s'", shown);
 	r = find_at(fd, dir, shown, 0, l, err);
-	if (r == 0)
+	if (r == 0 && l->n)
 		qsort(l->paths, l->n, sizeof(*l->paths), cmp_str);
 	return r;
 }

@@ -53,6 +53,12 @@ int member_path(const char *name, char **ret, struct s2c_error *err)
 	return 0;
 }
 
+const char *member_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 struct member *member_new(const char *path)
 {
 	struct member *m = calloc(1, sizeof(*m));
@@ -105,8 +111,7 @@ struct member *member_dup(const struct member *m)
 
 /* --- the table ------------------------------------------------------------------------------ */
 
-/* FNV-1a, 64 bit. */
-static uint64_t hash_path(const char *s)
+uint64_t member_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -129,7 +134,7 @@ void memberset_release(struct memberset *s)
 static size_t slot_of(const struct memberset *s, const char *path)
 {
 	size_t mask = s->n_slots - 1;
-	size_t i = (size_t)hash_path(path) & mask;
+	size_t i = (size_t)member_hash(path) & mask;
 
 	while (s->slots[i] && !s2c_streq(s->slots[i]->path, path))
 		i = (i + 1) & mask;

@@ -61,6 +61,12 @@ struct member {
  */
 int member_path(const char *name, char **ret, struct s2c_error *err);
 
+/** The file name of @path, after its last '/' (borrowed from @path). */
+const char *member_base_name(const char *path);
+
+/** FNV-1a (64 bit) of the string @s: the hash of the tables by path and by name. */
+uint64_t member_hash(const char *s);
+
 /** A new zeroed member owning a copy of @path (already normalised).  NULL on OOM. */
 struct member *member_new(const char *path);
 

@@ -213,7 +213,8 @@ int state_put(struct state *s, const struct state_entry *e)
 		s->v = nv;
 		s->v[s->n++] = copy;
 	}
-	qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
 	return 0;
 }
 

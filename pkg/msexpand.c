@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Word expansion for the maintainer-script evaluator: parameters, field
+ * splitting, and the command substitutions whose output is known.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msexpand.h"
+#include "member.h"
+#include "mseval.h"
+#include "shparse.h"
+#include "util.h"
+#include "common.h"
+
+static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list);
+
+/* The whole word as one string (assignments, case words, patterns); NULL when unknown. */
+char *msexpand_string(struct ms_eval *e, const struct sh_word *w)
+{
+	struct ms_fields f = { 0 };
+	char *s = NULL;
+
+	msexpand_word(e, w, false, &f);
+	if (!e->error && f.n == 1 && f.v[0].known)
+		s = TAKE_PTR(f.v[0].s);
+	else if (!e->error && f.n == 0)
+		s = strdup("");
+	mseval_fields_release(&f);
+	return s;
+}
+
+/* A parameter's value: positional, special or a variable.  Sets *known. */
+static const char *param_value(struct ms_eval *e, const char *name, bool *known)
+{
+	unsigned idx;
+	struct ms_var *v;
+
+	*known = true;
+	if (parse_uint(name, 1000, &idx) == 0) {
+		if (idx == 0)
+			return e->name;
+		return idx <= e->n_pos ? e->pos[idx - 1] : "";
+	}
+	if (s2c_streq(name, "#")) {
+		(void)snprintf(e->numbuf, sizeof(e->numbuf), "%zu", e->n_pos);
+		return e->numbuf;
+	}
+	if (s2c_streq(name, "?") || s2c_streq(name, "$") || s2c_streq(name, "!") ||
+	    s2c_streq(name, "-")) {
+		*known = false;
+		return "";
+	}
+	v = mseval_env_find(&e->env, name);
+	if (!v)
+		return "";      /* unset: empty (DPKG_ROOT, DPKG_MAINTSCRIPT_*) */
+	if (!v->value) {
+		*known = false;
+		return "";
+	}
+	return v->value;
+}
+
+/* Add @s to the fields, splitting on blanks when @split. */
+static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field **cur, const char *s,
+		     bool known, bool split, bool quoted)
+{
+	if (!split || quoted) {
+		mseval_field_append(e, *cur, s, strlen(s));
+		if (!known)
+			(*cur)->known = false;
+		return;
+	}
+	while (*s) {
+		size_t n = strcspn(s, " \t\n");
+		mseval_field_append(e, *cur, s, n);
+		if (!known)
+			(*cur)->known = false;
+		for (size_t i = 0; i < n; i++)
+			if (strchr("*?[", s[i]))
+				(*cur)->glob = true;
+		s += n;
+		if (*s) {
+			s += strspn(s, " \t\n");
+			if (*s && !(*cur = mseval_field_new(e, out)))
+				return;
+		}
+	}
+}
+
+static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
+			 struct ms_fields *out, struct ms_field **cur)
+{
+	bool known;
+	const char *v;
+	_cleanup_free_ char *alt = NULL;
+
+	if (s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) {
+		for (size_t i = 0; i < e->n_pos; i++) {
+			if (i > 0 && (p->quoted ? s2c_streq(p->text, "@") : split)) {
+				if (!(*cur = mseval_field_new(e, out)))
+					return;
+			} else if (i > 0) {
+				mseval_field_append(e, *cur, " ", 1);
+			}
+			add_text(e, out, cur, e->pos[i], true, split, p->quoted);
+		}
+		return;
+	}
+	v = param_value(e, p->text, &known);
+	if (p->op[0] == 'L') {
+		char len[32];
+		(void)snprintf(len, sizeof(len), "%zu", strlen(v));
+		add_text(e, out, cur, len, known, false, true);
+		return;
+	}
+	if (p->op[0]) {
+		bool colon = p->op[0] == ':';
+		const char *op = colon ? p->op + 1 : p->op;
+		bool set = mseval_env_find(&e->env, p->text) || !known ||
+			   (parse_uint(p->text, 1000, &(unsigned){ 0 }) == 0 && *v);
+		bool empty = known && !*v;
+		bool use_arg = false;
+
+		if (op[0] == '-' || op[0] == '=' || op[0] == '?')
+			use_arg = !set || (colon && empty);
+		else if (op[0] == '+')
+			use_arg = set && !(colon && empty);
+		if (op[0] == '#' || op[0] == '%') {
+			/* Pattern removal: only the plain case is needed; otherwise unknown. */
+			add_text(e, out, cur, "", false, false, true);
+			return;
+		}
+		if (op[0] == '+' && !use_arg) {
+			add_text(e, out, cur, "", known, false, true);
+			return;
+		}
+		if (use_arg) {
+			alt = p->arg ? msexpand_string(e, p->arg) : strdup("");
+			if (e->error)
+				return;
+			if (op[0] == '=' && alt)
+				mseval_env_set(e, &e->env, p->text, strdup(alt));
+			add_text(e, out, cur, alt ? alt : "", alt != NULL, split, p->quoted);
+			return;
+		}
+	}
+	add_text(e, out, cur, v, known, split, p->quoted);
+}
+
+void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struct ms_fields *out)
+{
+	struct ms_field *cur = mseval_field_new(e, out);
+	bool any = false;
+
+	if (!cur)
+		return;
+	for (size_t i = 0; i < w->n && !e->error; i++) {
+		const struct sh_part *p = &w->parts[i];
+		switch (p->kind) {
+		case SH_PART_LIT:
+			mseval_field_append(e, cur, p->text, strlen(p->text));
+			if (!p->quoted && strpbrk(p->text, "*?["))
+				cur->glob = true;
+			any = true;
+			break;
+		case SH_PART_PARAM:
+			expand_param(e, p, split, out, &cur);
+			any = any || p->quoted;
+			break;
+		case SH_PART_CMDSUB: {
+			_cleanup_free_ char *o = cmdsub_output(e, p->sub);
+			add_text(e, out, &cur, o ? o : "", o != NULL, split, p->quoted);
+			any = any || p->quoted;
+			break;
+		}
+		case SH_PART_ARITH:
+			cur->known = false;
+			any = true;
+			break;
+		}
+		if (!cur)
+			return;
+	}
+	/* An unquoted expansion to nothing is no field at all. */
+	if (!any && cur->len == 0 && cur->known && split) {
+		free(cur->s);
+		out->n--;
+	}
+}
+
+/* --- command substitution ------------------------------------------------------------------- */
+
+/* The one simple command of @list, or NULL. */
+static const struct sh_node *only_simple(const struct sh_node *list)
+{
+	const struct sh_node *pipe;
+
+	if (!list || list->kind != SH_LIST || list->n_kids != 1)
+		return NULL;
+	pipe = list->kids[0];
+	if (pipe->kind != SH_PIPE || pipe->negated || pipe->n_kids != 1 ||
+	    pipe->kids[0]->kind != SH_SIMPLE)
+		return NULL;
+	return pipe->kids[0];
+}
+
+/* What the few commands whose output the analysis knows would print.  NULL: unknown. */
+static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
+{
+	const struct sh_node *c = only_simple(list);
+	struct ms_fields f = { 0 };
+	char *out = NULL;
+	const char *cmd;
+
+	if (!c || c->n_words == 0)
+		return NULL;
+	for (size_t i = 0; i < c->n_words && !e->error; i++)
+		msexpand_word(e, &c->words[i], true, &f);
+	for (size_t i = 0; i < f.n; i++)
+		if (!f.v[i].known) {
+			mseval_fields_release(&f);
+			return NULL;
+		}
+	cmd = f.n ? member_base_name(f.v[0].s) : "";
+	if (s2c_streq(cmd, "dpkg-divert") && f.n == 3 && s2c_streq(f.v[1].s, "--truename"))
+		out = strdup(f.v[2].s);
+	else if (s2c_streq(cmd, "uname") && (f.n == 1 || (f.n == 2 && s2c_streq(f.v[1].s, "-s"))))
+		out = strdup("Linux");
+	else if (s2c_streq(cmd, "dpkg") && f.n == 2 && s2c_streq(f.v[1].s, "--print-architecture") &&
+		 e->ctx->arch)
+		out = strdup(e->ctx->arch);
+	else if ((s2c_streq(cmd, "command") && f.n == 3 && s2c_streq(f.v[1].s, "-v") &&
+		  s2c_streq(f.v[2].s, "setcap")) ||
+		 (s2c_streq(cmd, "which") && f.n == 2 && s2c_streq(f.v[1].s, "setcap")))
+		out = strdup(e->sc == MS_SCENARIO_WORKS ? "/sbin/setcap" : "");
+	else if (s2c_streq(cmd, "echo")) {
+		size_t first = f.n > 1 && s2c_streq(f.v[1].s, "-n") ? 2 : 1;
+		out = strdup("");
+		for (size_t i = first; out && i < f.n; i++) {
+			char *joined = NULL;
+			if (asprintf(&joined, "%s%s%s", out, i > first ? " " : "", f.v[i].s) < 0)
+				joined = NULL;
+			free(out);
+			out = joined;
+		}
+	} else if (s2c_streq(cmd, "basename") && f.n == 2) {
+		out = strdup(member_base_name(f.v[1].s));
+	}
+	mseval_fields_release(&f);
+	if (!out && e->error == 0 && c)
+		return NULL;
+	return out;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside the maintainer-script evaluator (pkg/maintscript.h): words expanded
+ * into fields.  Parameters (positional, special, variables and the ${x:-word}
+ * forms), field splitting, globs noted but not matched, and the output of
+ * the few command substitutions whose output a fresh installation fixes
+ * (`dpkg-divert --truename X`, `uname -s`, `dpkg --print-architecture`,
+ * `command -v setcap`, echo, basename).  Not for use outside
+ * pkg/maintscript.c and pkg/ms*.c.
+ */
+#ifndef S2C_PKG_MSEXPAND_H
+#define S2C_PKG_MSEXPAND_H
+
+#include <stdbool.h>
+
+struct ms_eval;
+struct ms_fields;
+struct sh_word;
+
+/**
+ * Expand @w and append its fields to @out, split on blanks when @split (an
+ * unquoted expansion to nothing then adds no field).  Errors go to @e->error.
+ */
+void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struct ms_fields *out);
+
+/**
+ * The whole word as one string (assignments, case words, patterns): a new
+ * string, or NULL when it is not known (or on error, in @e->error).
+ */
+char *msexpand_string(struct ms_eval *e, const struct sh_word *w);
+
+#endif /* S2C_PKG_MSEXPAND_H */

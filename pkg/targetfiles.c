@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The privileged files of a target once installed (target_files()): the
+ * install-time actions applied in the order the scripts run, in the
+ * scenario where setcap works and in its fallback; owner and group names
+ * turned into ids; the facts of each staged copy for the engine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "facts.h"
+#include "fcaps.h"
+#include "resolve.h"
+#include "stage.h"
+#include "target.h"
+#include "targetkeep.h"
+#include "util.h"
+#include "common.h"
+
+/* --- owners --------------------------------------------------------------------------------- */
+
+struct idname {
+	char *name;
+	uint32_t id;
+};
+
+struct ids {
+	struct idname *v;
+	size_t n;
+	uint32_t next;          /* next placeholder */
+};
+
+static void ids_release(struct ids *ids)
+{
+	for (size_t i = 0; i < ids->n; i++)
+		free(ids->v[i].name);
+	free(ids->v);
+}
+
+/* Map @name to @id when not mapped yet. */
+static int ids_add(struct ids *ids, const char *name, uint32_t id)
+{
+	struct idname *v;
+
+	if (!name || !*name)
+		return 0;
+	for (size_t i = 0; i < ids->n; i++)
+		if (s2c_streq(ids->v[i].name, name))
+			return 0;
+	v = realloc(ids->v, (ids->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ids->v = v;
+	v[ids->n].name = strdup(name);
+	if (!v[ids->n].name)
+		return -ENOMEM;
+	v[ids->n++].id = id;
+	return 0;
+}
+
+/* The id of @name: as packed, 0 for root, a numeric name as itself, else a placeholder. */
+static int ids_get(struct ids *ids, const char *name, uint32_t *ret)
+{
+	unsigned n;
+
+	for (size_t i = 0; i < ids->n; i++)
+		if (s2c_streq(ids->v[i].name, name)) {
+			*ret = ids->v[i].id;
+			return 0;
+		}
+	if (parse_uint(name, UINT32_MAX - 1, &n) == 0) {
+		*ret = n;
+		return 0;
+	}
+	if (s2c_streq(name, "root")) {
+		*ret = 0;
+		return ids_add(ids, name, 0);
+	}
+	*ret = ids->next++;
+	return ids_add(ids, name, *ret);
+}
+
+/* Only plain account names go into the synthetic passwd and group files. */
+static bool plain_name(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-' || *s == '.' || *s == '$'))
+			return false;
+	return true;
+}
+
+static int write_ids(struct target *t, const struct ids *users, const struct ids *groups,
+		     struct s2c_error *err)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct ids *ids = pass ? groups : users;
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		_cleanup_close_ int fd = -1;
+		int r;
+
+		if (!f)
+			return -ENOMEM;
+		for (size_t i = 0; i < ids->n; i++)
+			if (plain_name(ids->v[i].name))
+				(void)fprintf(f, pass ? "%s:x:%u:\n" : "%s:x:%u:%u::/:/bin/false\n",
+					      ids->v[i].name, ids->v[i].id, ids->v[i].id);
+		if (fclose(f) != 0)
+			return -ENOMEM;
+		r = stage_reserve(t->stage, len, err);
+		if (r < 0)
+			return r;
+		fd = stage_create(t->stage, pass ? "/etc/group" : "/etc/passwd", err);
+		if (fd < 0)
+			return fd;
+		if (write(fd, text, len) != (ssize_t)len)
+			return s2c_error_errno(err, -errno, "cannot write a staged file");
+	}
+	return 0;
+}
+
+/* --- the installed files -------------------------------------------------------------------- */
+
+void target_files_free(struct target_file *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		facts_free(v[i].facts);
+		free(v[i].actions);
+	}
+	free(v);
+}
+
+static int script_rank(const char *script)
+{
+	if (s2c_streq(script, "preinst") || s2c_streq(script, "%pre"))
+		return 0;
+	if (s2c_streq(script, "postinst") || s2c_streq(script, "%post"))
+		return 1;
+	return 2;
+}
+
+static bool action_before(const struct ms_action *a, const struct ms_action *b,
+			  enum ms_scenario sc)
+{
+	int ra = script_rank(a->script), rb = script_rank(b->script);
+
+	return ra != rb ? ra < rb : a->seq[sc] < b->seq[sc];
+}
+
+/* The actions on @m, in the order of scenario @sc (those that ran in it). */
+static int actions_on(const struct target *t, const struct member *m, enum ms_scenario sc,
+		      const struct ms_action ***ret, size_t *ret_n)
+{
+	const struct ms_action **v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->scripts.n; i++) {
+		const struct ms_action *a = &t->scripts.v[i];
+		const struct ms_action **nv;
+		if (a->seq[sc] == SIZE_MAX || !targetkeep_action_names(a, m->path))
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n++] = a;
+	}
+	/* Scripts run one after the other (preinst, postinst, posttrans); within one, in the
+	 * scenario's order. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && action_before(v[j], v[j - 1], sc); j--) {
+			const struct ms_action *x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static void apply_all(const struct ms_action *const *v, size_t n, enum ms_scenario sc,
+		      struct ms_state *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ms_applies(v[i], sc))
+			(void)ms_apply(v[i], false, st);   /* a mode chmod refuses changes nothing */
+}
+
+static bool privileged(const struct ms_state *st)
+{
+	return (st->mode & 06000) || st->has_caps;
+}
+
+/* Facts of the staged copy of @m with the installed state @st. */
+static int make_facts(struct target *t, const struct member *m, const struct ms_state *st,
+		      struct ids *users, struct ids *groups, struct facts **ret,
+		      struct s2c_error *err)
+{
+	_cleanup_(facts_freep) struct facts *f = calloc(1, sizeof(*f));
+	const char *name;
+	_cleanup_close_ int dfd = -1, fd = -1;
+	struct stat sb;
+	char buf[256];
+	ssize_t n;
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	dfd = resolve_open_parent(stage_rootfd(t->stage), m->path, &name);
+	if (dfd < 0)
+		return s2c_error_errno(err, dfd, "'%s' was not kept", m->path);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return s2c_error_errno(err, fd < 0 ? -errno : -EINVAL, "'%s' was not kept", m->path);
+	f->path = strdup(m->path);
+	if (!f->path)
+		return -ENOMEM;
+	f->uid = m->uid;
+	f->gid = m->gid;
+	/* Images name owners from their own passwd and group (the caller does); packages
+	 * by the names they pack, which dpkg and rpm use when installing. */
+	if (t->kind != TARGET_IMAGE) {
+		f->owner = st->owner ? strdup(st->owner) : NULL;
+		f->group = st->group ? strdup(st->group) : NULL;
+		if ((st->owner && !f->owner) || (st->group && !f->group))
+			return -ENOMEM;
+		r = st->owner ? ids_get(users, st->owner, &f->uid) : 0;
+		if (r == 0 && st->group)
+			r = ids_get(groups, st->group, &f->gid);
+		if (r < 0)
+			return r;
+	}
+	f->mode = S_IFREG | (st->mode & 07777);
+	f->size = m->size;
+	f->mtime_sec = m->mtime;
+	/* The staged copy's identity, so the engine reads exactly that file. */
+	f->dev_major = major(sb.st_dev);
+	f->dev_minor = minor(sb.st_dev);
+	f->ino = sb.st_ino;
+	f->nlink = 1;
+	if (st->has_caps) {
+		struct s2c_error cerr = { 0 };
+		f->has_caps = true;
+		if (st->caps) {
+			/* setcap's text, as the script gives it */
+			if (fcaps_from_text(st->caps, &f->caps, &cerr) < 0) {
+				f->caps_error = strdup(cerr.msg[0] ? cerr.msg : "not a capability text");
+			} else {
+				int len = fcaps_encode(&f->caps, f->caps_raw);
+				f->caps_len = len > 0 ? (size_t)len : 0;
+				f->caps_text = fcaps_to_text(&f->caps);
+			}
+		} else if (m->caps_len == 0) {
+			f->caps_error = strdup("capability attribute larger than any valid layout");
+		} else {
+			memcpy(f->caps_raw, m->caps, m->caps_len);
+			f->caps_len = m->caps_len;
+			if (fcaps_decode(m->caps, m->caps_len, &f->caps, &cerr) < 0)
+				f->caps_error = strdup(cerr.msg);
+			else
+				f->caps_text = fcaps_to_text(&f->caps);
+		}
+		if (!f->caps_text && !f->caps_error)
+			return -ENOMEM;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+		char *p;
+		buf[n] = '\0';
+		p = buf + 2 + strspn(buf + 2, " \t");
+		if (!(f->interpreter = strndup(p, strcspn(p, " \t\n"))))
+			return -ENOMEM;
+	}
+	facts_set_flags(f);
+	*ret = TAKE_PTR(f);
+	return 0;
+}
+
+/* Hard links among the candidates: count the names of each content. */
+static uint32_t link_count(const struct target *t, const struct member *m)
+{
+	const char *content = m->type == MEMBER_HARDLINK ? m->target : m->path;
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < t->members.n_slots; i++) {
+		const struct member *o = t->members.slots[i];
+		if (!o)
+			continue;
+		if (s2c_streq(o->path, content) ||
+		    (o->type == MEMBER_HARDLINK && s2c_streq(o->target, content)))
+			n++;
+	}
+	return n ? n : 1;
+}
+
+/* The owners and groups the archive packed keep their ids; root is 0 whatever it says. */
+static int ids_packed(const struct target *t, struct member *const *sorted, struct ids *users,
+		      struct ids *groups)
+{
+	int r = ids_add(users, "root", 0);
+
+	if (r == 0)
+		r = ids_add(groups, "root", 0);
+	/* rpm packs names without numbers: those get placeholders (ids_get()). */
+	for (size_t i = 0; i < t->members.n && r == 0 && t->kind != TARGET_RPM; i++) {
+		r = ids_add(users, sorted[i]->uname, sorted[i]->uid);
+		if (r == 0)
+			r = ids_add(groups, sorted[i]->gname, sorted[i]->gid);
+	}
+	return r;
+}
+
+/* Append to @acts those of @more it does not hold yet. */
+static int actions_union(const struct ms_action ***acts, size_t *n,
+			 const struct ms_action *const *more, size_t n_more)
+{
+	for (size_t j = 0; j < n_more; j++) {
+		const struct ms_action **grown;
+		bool seen = false;
+
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = (*acts)[k] == more[j];
+		if (seen)
+			continue;
+		grown = realloc(*acts, (*n + 1) * sizeof(**acts));
+		if (!grown)
+			return -ENOMEM;
+		*acts = grown;
+		grown[(*n)++] = more[j];
+	}
+	return 0;
+}
+
+/*
+ * The states of @m once installed where setcap works (@st) and where it
+ * fails (@fb), and in @ret all the actions on it for the report: this
+ * scenario's, then the fallback's.
+ */
+static int installed_states(const struct target *t, const struct member *m, struct ms_state *st,
+			    struct ms_state *fb, const struct ms_action ***ret, size_t *ret_n)
+{
+	const struct ms_action **acts = NULL, **fb_acts = NULL;
+	size_t n_acts = 0, n_fb = 0;
+	int r;
+
+	*st = (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
+				 .has_caps = m->has_caps };
+	*fb = *st;
+	r = actions_on(t, m, MS_SCENARIO_WORKS, &acts, &n_acts);
+	if (r == 0)
+		r = actions_on(t, m, MS_SCENARIO_FAILS, &fb_acts, &n_fb);
+	if (r == 0) {
+		apply_all(acts, n_acts, MS_SCENARIO_WORKS, st);
+		apply_all(fb_acts, n_fb, MS_SCENARIO_FAILS, fb);
+		r = actions_union(&acts, &n_acts, fb_acts, n_fb);
+	}
+	free(fb_acts);
+	if (r < 0) {
+		free(acts);
+		return r;
+	}
+	*ret = acts;
+	*ret_n = n_acts;
+	return 0;
+}
+
+/*
+ * Complete @tf for its member @m, installed as @st with the fallback @fb:
+ * the ids of names the scripts introduce (placeholders, the same in facts
+ * and in the staged passwd and group), the facts, and what changed.
+ */
+static int installed_file(struct target *t, struct target_file *tf, const struct ms_state *st,
+			  const struct ms_state *fb, struct ids *users, struct ids *groups,
+			  struct s2c_error *err)
+{
+	const struct member *m = tf->member;
+	uint32_t dummy;
+	int r = 0;
+
+	if (st->owner)
+		r = ids_get(users, st->owner, &dummy);
+	if (r == 0 && st->group)
+		r = ids_get(groups, st->group, &dummy);
+	if (r == 0 && fb->owner)
+		r = ids_get(users, fb->owner, &dummy);
+	if (r == 0 && fb->group)
+		r = ids_get(groups, fb->group, &dummy);
+	if (r == 0)
+		r = make_facts(t, m, st, users, groups, &tf->facts, err);
+	if (r < 0)
+		return r;
+	tf->facts->nlink = link_count(t, m);
+	facts_set_flags(tf->facts);
+	tf->changed = tf->n_actions > 0 &&
+		      (st->mode != m->mode || st->has_caps != m->has_caps || st->caps ||
+		       st->owner != m->uname || st->group != m->gname);
+	if (fb->mode != st->mode || fb->has_caps != st->has_caps || fb->owner != st->owner ||
+	    fb->group != st->group) {
+		tf->has_fallback = true;
+		tf->fallback_mode = fb->mode;
+		tf->fallback_owner = fb->owner;
+		tf->fallback_group = fb->group;
+		tf->fallback_caps = fb->has_caps;
+	}
+	return 0;
+}
+
+int target_files(struct target *t, struct target_file **ret, size_t *ret_n, struct s2c_error *err)
+{
+	struct ids users = { .next = TARGET_ID_PLACEHOLDER }, groups = { .next = TARGET_ID_PLACEHOLDER };
+	_cleanup_free_ struct member **sorted = NULL;
+	struct target_file *v = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!t->stage) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	r = memberset_sorted(&t->members, &sorted);
+	if (r < 0)
+		return r;
+	r = ids_packed(t, sorted, &users, &groups);
+	for (size_t i = 0; i < t->members.n && r == 0; i++) {
+		const struct member *m = sorted[i];
+		struct ms_state st, fb;
+		struct target_file *nv;
+		const struct ms_action **acts = NULL;
+		size_t n_acts = 0;
+
+		if (!m->candidate)
+			continue;
+		r = installed_states(t, m, &st, &fb, &acts, &n_acts);
+		if (r < 0)
+			break;
+		if (!privileged(&st) && !privileged(&fb)) {
+			free(acts);
+			continue;
+		}
+		if (!m->staged) {
+			r = target_note(t, "%s: privileged once installed, but its content is not in "
+					"the archive's data (%s)", m->path,
+					m->type == MEMBER_HARDLINK ? "a hard link to a file not kept" :
+					"not kept");
+			free(acts);
+			continue;
+		}
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			free(acts);
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n] = (struct target_file){ .member = m, .actions = acts, .n_actions = n_acts };
+		r = installed_file(t, &v[n++], &st, &fb, &users, &groups, err);
+	}
+	if (r == 0 && t->kind != TARGET_IMAGE && n > 0)
+		r = write_ids(t, &users, &groups, err);
+	ids_release(&users);
+	ids_release(&groups);
+	if (r < 0) {
+		target_files_free(v, n);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
