@@ -15,6 +15,10 @@
 
 struct audit;
 struct s2c_ctx;
+struct waiver_list;
+
+/** A target's own waivers file, read beneath its root. */
+#define AUDITARGS_WAIVERS_FILE "/etc/suid2cap/waivers"
 
 /** Report formats, in the order of the --format words. */
 enum audit_format {
@@ -33,13 +37,17 @@ enum audit_fail_on {
 				           disguise included) */
 };
 
+/** The --fail-on bit of finding id k (enum audit_finding): a file has that finding. */
+#define AUDIT_FAIL_FINDING(k) (1u << (8 + (k)))
+
 /** Parsed report options. */
 struct auditargs {
 	int format;                   /**< enum audit_format */
 	const char *output;
-	unsigned fail_on;             /**< enum audit_fail_on bits */
+	unsigned fail_on;             /**< enum audit_fail_on and AUDIT_FAIL_FINDING() bits */
 	bool quiet;                   /**< text: only the summary and the problems (audit -q) */
-	struct opt opts[6];           /**< the options above, for a verb's table (OPT_TABLE) */
+	struct opt_list waivers;      /**< --waivers files, in order */
+	struct opt opts[7];           /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
 /**
@@ -52,7 +60,23 @@ void auditargs_init(struct auditargs *a, bool audit);
 /** The words of --format, NULL-terminated, indexed by enum audit_format. */
 extern const char *const auditargs_formats[];
 
-/** Whether any file of @au matches a --fail-on condition of @fail_on. */
+/**
+ * Read the waivers: the target's own AUDITARGS_WAIVERS_FILE beneath @rootfd
+ * (@rootfd < 0: the target has none, as packages; @display names it in
+ * messages and reports)
+ * and each --waivers file, trust-checked when running as root.  @ret is
+ * zero-initialised by the caller; free it with waiver_list_release() also on
+ * failure.  @ret_any: some waiver was read (the report then shows the waivers).
+ * Returns 0, or an exit code after printing: 2 for a malformed or missing
+ * file, 5 for an untrusted one, 4 when one cannot be read.
+ */
+int auditargs_waivers(const struct auditargs *a, int rootfd, const char *display,
+		      struct waiver_list *ret, bool *ret_any);
+
+/**
+ * Whether any file of @au matches a --fail-on condition of @fail_on; a
+ * waived finding (audit_waived()) never counts.
+ */
 bool auditargs_failed(const struct audit *au, unsigned fail_on);
 
 /**

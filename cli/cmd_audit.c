@@ -21,6 +21,8 @@
 #include "learned.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 static const char intro[] =
@@ -71,7 +73,9 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	struct identity id;
 	struct audit au;
 	struct learn_record **learned = NULL;
-	_cleanup_free_ char *pgr = NULL;
+	struct waiver_list waivers = { 0 };
+	bool any_waivers = false;
+	_cleanup_free_ char *pgr = NULL, *wfile = NULL;
 	char root_abs[PATH_MAX];
 	int r, ex;
 
@@ -85,6 +89,17 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
 	if (ex)
 		return ex;
+	/* The target's own waivers and the user's, before anything is written. */
+	wfile = s2c_streq(res->root, "/") ? strdup(AUDITARGS_WAIVERS_FILE) :
+					     path_join(res->root, AUDITARGS_WAIVERS_FILE);
+	ex = wfile ? auditargs_waivers(&a.out, res->rootfd, wfile, &waivers, &any_waivers) :
+		     S2C_EXIT_FAILURE;
+	if (ex) {
+		waiver_list_release(&waivers);
+		decisions_release(&ds);
+		scan_result_free(res);
+		return ex;
+	}
 	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
 	learned = learned_load(a.s.root, ds.v, ds.n);
 	identity_init(&id, res->rootfd, res->host, NULL);
@@ -106,8 +121,10 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		.argv = (const char *const *)argv,
 		.learned = learned,
 		.identity = &id.id,
+		.waivers = any_waivers ? &waivers : NULL,
 	};
 	ex = auditargs_write(&a.out, &au, ctx, res->warnings > 0);
+	waiver_list_release(&waivers);
 	identity_release(&id);
 	learned_free(learned, ds.n);
 	decisions_release(&ds);

@@ -16,16 +16,19 @@
 #include "dbargs.h"
 #include "jsonout.h"
 #include "lint.h"
+#include "override.h"
 #include "common.h"
 
 static const char intro[] =
 	"  rules lint [DIR ...]   check the database strictly and report every problem:\n"
 	"                         unknown keys, bad capabilities, duplicate ids, bad\n"
 	"                         globs, an area that is not the file name, overlapping\n"
-	"                         rules, and migrations to root-equivalent or dangerous\n"
-	"                         sets without accepted_risk; with DIRs, check those\n"
-	"                         directories layered in order on the bundled table\n"
-	"  rules list             list the rules of the layered database\n";
+	"                         rules, overrides of unknown rules, and migrations to\n"
+	"                         root-equivalent or dangerous sets without\n"
+	"                         accepted_risk; with DIRs, check those directories\n"
+	"                         layered in order on the bundled table\n"
+	"  rules list             list the rules of the layered database and the local\n"
+	"                         overrides of their verdicts\n";
 
 static const char *const formats[] = { "text", "json", NULL };
 
@@ -87,11 +90,13 @@ static int lint(int argc, char **argv)
 	for (size_t i = 0; i < problems.n; i++)
 		log_error("%s", problems.v[i]);
 	if (problems.n) {
-		(void)printf("%zu problem%s in %zu rules in %zu files\n", problems.n,
-			     problems.n == 1 ? "" : "s", db->n, db->n_files);
+		(void)printf("%zu problem%s in %zu rules and %zu override%s in %zu files\n",
+			     problems.n, problems.n == 1 ? "" : "s", db->n, db->n_overrides,
+			     db->n_overrides == 1 ? "" : "s", db->n_files);
 		ex = S2C_EXIT_FINDINGS;
 	} else {
-		(void)printf("%zu rules in %zu files, database %s: no problems found\n", db->n,
+		(void)printf("%zu rules and %zu override%s in %zu files, database %s: no problems "
+			     "found\n", db->n, db->n_overrides, db->n_overrides == 1 ? "" : "s",
 			     db->n_files, db->hash);
 		ex = S2C_EXIT_OK;
 	}
@@ -120,6 +125,21 @@ static int list(const struct rules_db *db, bool json)
 			    jsonout_add_int(o, "conditions", (int64_t)r->n_conditions) < 0)
 				return S2C_EXIT_FAILURE;
 		}
+		a = json_object_new_array();
+		if (!a || json_object_object_add(doc, "overrides", a) < 0)
+			return S2C_EXIT_FAILURE;
+		for (size_t i = 0; i < db->n_overrides; i++) {
+			const struct rule_override *ov = &db->overrides[i];
+			struct json_object *o = json_object_new_object();
+			if (!o || json_object_array_add(a, o) < 0 ||
+			    jsonout_add_string(o, "override", ov->rule_id) < 0 ||
+			    jsonout_add_string(o, "verdict", verdict_name(ov->verdict)) < 0 ||
+			    jsonout_add_name(o, "caps", ov->caps_text) < 0 ||
+			    jsonout_add_string(o, "reason", ov->reason) < 0 ||
+			    jsonout_add_string(o, "file", ov->file) < 0 ||
+			    jsonout_add_string(o, "where", ov->where) < 0)
+				return S2C_EXIT_FAILURE;
+		}
 		return jsonout_write(doc, stdout) < 0 ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
 	}
 	(void)printf("%-34s %-8s %-40s %s\n", "ID", "VERDICT", "CAPABILITIES", "PROGRAM");
@@ -128,7 +148,15 @@ static int list(const struct rules_db *db, bool json)
 		(void)printf("%-34s %-8s %-40s %s\n", r->id, verdict_name(r->verdict),
 			     r->caps_text ? r->caps_text : "-", r->program);
 	}
-	(void)printf("\n%zu rules, database %s\n", db->n, db->hash);
+	if (db->n_overrides)
+		(void)printf("\n%-34s %-8s %-40s %s\n", "OVERRIDE OF", "VERDICT", "CAPABILITIES", "FILE");
+	for (size_t i = 0; i < db->n_overrides; i++) {
+		const struct rule_override *ov = &db->overrides[i];
+		print_line("%-34s %-8s %-40s %s %s", ov->rule_id, verdict_name(ov->verdict),
+			   ov->caps_text ? ov->caps_text : "-", ov->file, ov->where);
+	}
+	(void)printf("\n%zu rules, %zu local override%s, database %s\n", db->n, db->n_overrides,
+		     db->n_overrides == 1 ? "" : "s", db->hash);
 	return S2C_EXIT_OK;
 }
 

@@ -45,6 +45,7 @@
  *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
  *           privcheck the privilege order: never more than the file has
+ *           override  local overrides of a rule's verdict, applied after the rule decides
  *           decide    decide_all(): every candidate of a scan
  *           engine    engine_decide(): verdict, caps, state after, risk, warnings
  *           decision  building a decision: reason, warnings, evidence, caps
@@ -56,6 +57,7 @@
  *           decisionout  decision as JSON, explain text
  *           audit     audit model: findings (ids), summary, the rows of the file table
  *           audittext, auditjson  the text and JSON audit reports
+ *           waiver    waivers files: accepted findings, parsed, matched, expired
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
  *                     JSON; the file state object plans share
@@ -215,19 +217,19 @@ static const struct cmd commands[] = {
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--color auto|always|never] [--quiet] [--exclude PATH] "
+	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--quiet] [--exclude PATH] "
 	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--color auto|always|never] [--threads N] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--color auto|always|never] [--platform OS/ARCH] "
+	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--platform OS/ARCH] "
 	  "[--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },

@@ -26,6 +26,7 @@
 #include "target.h"
 #include "targetrun.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 /* "16G", "512M", "1000" */
@@ -596,17 +597,32 @@ static int decide_targets(const struct targetrun *tr, const struct rules_db *db,
 static int write_report(const struct targetrun *tr, struct audit *au,
 			struct target *const *targets, size_t n, const struct s2c_ctx *ctx)
 {
-	_cleanup_free_ char *pgr = NULL;
+	bool image = n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage, any = false;
+	int rootfd = image ? stage_rootfd(targets[0]->stage) : -1;
+	_cleanup_free_ char *pgr = NULL, *wfile = NULL;
+	struct waiver_list waivers = { 0 };
 	struct identity id;
 	int ex;
 
+	/* An image has waivers of its own, beneath its root; packages only the user's. */
+	if (image && asprintf(&wfile, "%s:%s", targets[0]->source, AUDITARGS_WAIVERS_FILE) < 0) {
+		wfile = NULL;
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	ex = auditargs_waivers(&tr->out, rootfd, wfile, &waivers, &any);
+	if (ex) {
+		waiver_list_release(&waivers);
+		return ex;
+	}
 	(void)host_sysctl(au->host, "net.ipv4.ping_group_range", &pgr);
-	identity_init(&id, n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage ?
-			   stage_rootfd(targets[0]->stage) : -1, false, tr->shard);
+	identity_init(&id, rootfd, false, tr->shard);
 	au->ping_group_range = pgr;
 	au->identity = &id.id;
+	au->waivers = any ? &waivers : NULL;
 	ex = auditargs_write(&tr->out, au, ctx, !au->complete);
 	identity_release(&id);
+	waiver_list_release(&waivers);
 	return ex;
 }
 

@@ -62,7 +62,7 @@ bool targetkeep_is_shared_lib(const char *path)
 	return strstr(member_base_name(path), ".so") != NULL;
 }
 
-/* Files `audit --root` reads besides the candidates: accounts, os-release, sysctl, the
+/* Files `audit --root` reads besides the candidates: accounts, os-release, sysctl, waivers, the
  * container runtime's marker (the bounding set) and the package databases (rules/pkgdb*.c). */
 static bool system_file(const char *path)
 {
@@ -71,7 +71,7 @@ static bool system_file(const char *path)
 					     "/etc/sysctl.conf", "/etc/hostname", "/etc/machine-id",
 					     "/.dockerenv", "/run/.containerenv",
 					     "/var/lib/dpkg/status", "/lib/apk/db/installed",
-					     "/usr/lib/apk/db/installed" };
+					     "/usr/lib/apk/db/installed", "/etc/suid2cap/waivers" };
 	static const char *const dirs[] = { "/etc/ld.so.conf.d", "/etc/sysctl.d", "/usr/lib/sysctl.d",
 					    "/lib/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
 					    "/usr/lib/sysimage/rpm", "/var/lib/rpm" };

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "facts.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 /* --- the model ------------------------------------------------------------------------------ */
@@ -148,6 +149,10 @@ enum audit_level audit_finding_level(const struct audit *a, const struct decisio
 	switch (f) {
 	case AUDIT_MIGRATE:
 	case AUDIT_DROP:
+		/* Already in the state the verdict asks for: nothing to act on. */
+		if (!d->changes)
+			return AUDIT_LEVEL_NOTE;
+		return level_of_risk(d->risk_now);
 	case AUDIT_REVIEW:
 		return level_of_risk(d->risk_now);
 	case AUDIT_DANGEROUS_CAPS:
@@ -167,19 +172,108 @@ void audit_summarise(const struct audit *a, struct audit_summary *ret)
 
 	for (size_t i = 0; i < a->n; i++) {
 		const struct decision *d = a->v[i];
-		unsigned m = audit_findings(a, d);
+		unsigned m = audit_findings(a, d), waived = audit_waived(a, d);
 
 		s.verdicts[d->verdict]++;
 		s.risk_now[d->risk_now]++;
 		s.risk_after[d->risk]++;
 		s.changes += d->changes;
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			s.findings[k] += !!(m & (1u << k));
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+			if (!(m & (1u << k)))
+				continue;
+			s.findings[k]++;
+			if (waived & (1u << k))
+				s.waived++;
+			else
+				s.levels[audit_finding_level(a, d, (enum audit_finding)k)]++;
+		}
+	}
+	for (size_t i = 0; a->waivers && i < a->waivers->n; i++) {
+		enum audit_waiver_status st = audit_waiver_status(a, &a->waivers->v[i], NULL);
+		s.waivers_stale += st == AUDIT_WAIVER_STALE;
+		s.waivers_expired += st == AUDIT_WAIVER_EXPIRED;
 	}
 	s.disguise = s.findings[AUDIT_DISGUISE];
 	*ret = s;
 }
 
+/* --- waivers -------------------------------------------------------------------------------- */
+
+/* The day of the audit, "YYYY-MM-DD", or NULL: waivers expire against it. */
+static const char *audit_today(const struct audit *a)
+{
+	const char *t = a->identity ? a->identity->time : NULL;
+
+	return t && strlen(t) >= 10 ? t : NULL;
+}
+
+static const struct waiver *find_waiver(const struct audit *a, const struct decision *d,
+					enum audit_finding f, bool expired)
+{
+	const char *today = audit_today(a);
+
+	for (size_t i = 0; a->waivers && i < a->waivers->n; i++) {
+		const struct waiver *w = &a->waivers->v[i];
+		if (waiver_expired(w, today) == expired &&
+		    waiver_matches(w, (unsigned)f, d->facts->path))
+			return w;
+	}
+	return NULL;
+}
+
+const struct waiver *audit_waiver(const struct audit *a, const struct decision *d,
+				  enum audit_finding f)
+{
+	return find_waiver(a, d, f, false);
+}
+
+const struct waiver *audit_waiver_expired(const struct audit *a, const struct decision *d,
+					  enum audit_finding f)
+{
+	return find_waiver(a, d, f, true);
+}
+
+unsigned audit_waived(const struct audit *a, const struct decision *d)
+{
+	unsigned m, waived = 0;
+
+	if (!a->waivers || !a->waivers->n)
+		return 0;
+	m = audit_findings(a, d);
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+		if ((m & (1u << k)) && audit_waiver(a, d, (enum audit_finding)k))
+			waived |= 1u << k;
+	return waived;
+}
+
+const char *audit_waiver_status_name(enum audit_waiver_status s)
+{
+	static const char *const names[] = { "used", "stale", "expired" };
+
+	return s >= 0 && s < _AUDIT_WAIVER_STATUS_MAX ? names[s] : "stale";
+}
+
+enum audit_waiver_status audit_waiver_status(const struct audit *a, const struct waiver *w,
+					     size_t *ret_findings)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		if ((audit_findings(a, a->v[i]) & (1u << w->finding)) &&
+		    waiver_matches(w, w->finding, a->v[i]->facts->path))
+			n++;
+	if (ret_findings)
+		*ret_findings = n;
+	if (waiver_expired(w, audit_today(a)))
+		return AUDIT_WAIVER_EXPIRED;
+	return n ? AUDIT_WAIVER_USED : AUDIT_WAIVER_STALE;
+}
+
+char *audit_waiver_text(const struct waiver *w)
+{
+	return strdup_printf("%s (%s%s%s): %s", findings[w->finding].id, w->source,
+			     w->expires[0] ? ", expires " : "", w->expires, w->reason);
+}
 
 const char *audit_caps_now(const struct decision *d)
 {

@@ -31,6 +31,8 @@ struct host;
 struct learn_record;
 struct json_object;
 struct skip_entry;
+struct waiver;
+struct waiver_list;
 
 /** Version of the audit JSON document ("schema" key). */
 #define AUDIT_SCHEMA 1
@@ -148,6 +150,8 @@ struct audit {
 	const struct audit_target *targets; /**< packages or images; NULL for a tree */
 	size_t n_targets;
 	const struct audit_origin *origins; /**< parallel to v when targets is set */
+	const struct waiver_list *waivers; /**< accepted findings (report/waiver.h), or NULL; they
+					     expire after the day of identity->time */
 };
 
 /** Counts over all files of an audit. */
@@ -157,6 +161,12 @@ struct audit_summary {
 	size_t risk_now[_RISK_MAX];         /**< grade of what each file grants today */
 	size_t risk_after[_RISK_MAX];       /**< grade after the verdict */
 	size_t findings[_AUDIT_FINDING_MAX];/**< files with each finding */
+	size_t levels[_AUDIT_LEVEL_MAX];    /**< findings by their level (audit_finding_level()),
+					         every finding of every file once, but not the
+					         waived ones */
+	size_t waived;                      /**< findings a waiver accepts */
+	size_t waivers_stale;               /**< waivers in force that match no finding */
+	size_t waivers_expired;             /**< waivers past their expiry date */
 	size_t disguise;                    /**< files with AUDIT_DISGUISE */
 	size_t changes;                     /**< files the migration would change */
 };
@@ -176,11 +186,51 @@ unsigned audit_findings(const struct audit *a, const struct decision *d);
 /**
  * The level of finding @f for decision @d: verdict findings follow the risk
  * the file carries today (root: error, dangerous: warning, else note) except
- * keep, always a note; S2C005 and S2C008 are errors; S2C006 follows the grade
- * of the existing capabilities; S2C007 is a warning.
+ * keep, always a note, and migrate or drop of a file already in the state the
+ * verdict asks for ("nothing to change"), a note too; S2C005 and S2C008 are
+ * errors; S2C006 follows the grade of the existing capabilities; S2C007 is a
+ * warning.
  */
 enum audit_level audit_finding_level(const struct audit *a, const struct decision *d,
 			     enum audit_finding f);
+
+/**
+ * The waiver in force for finding @f of @d (the first of a->waivers that
+ * names it and has not expired), or NULL.
+ */
+const struct waiver *audit_waiver(const struct audit *a, const struct decision *d,
+				  enum audit_finding f);
+
+/** The first expired waiver naming finding @f of @d, or NULL. */
+const struct waiver *audit_waiver_expired(const struct audit *a, const struct decision *d,
+					  enum audit_finding f);
+
+/** The findings of @d a waiver accepts, as a bit mask like audit_findings(). */
+unsigned audit_waived(const struct audit *a, const struct decision *d);
+
+/** What became of a waiver. */
+enum audit_waiver_status {
+	AUDIT_WAIVER_USED,      /**< in force and names at least one finding */
+	AUDIT_WAIVER_STALE,     /**< in force but names no finding of this audit */
+	AUDIT_WAIVER_EXPIRED,   /**< past its expiry date: waives nothing */
+	_AUDIT_WAIVER_STATUS_MAX,
+};
+
+/** "used", "stale", "expired". */
+const char *audit_waiver_status_name(enum audit_waiver_status s);
+
+/**
+ * The status of waiver @w (one of a->waivers) and, in @ret_findings if not
+ * NULL, how many findings of the audit it names.
+ */
+enum audit_waiver_status audit_waiver_status(const struct audit *a, const struct waiver *w,
+					     size_t *ret_findings);
+
+/**
+ * A waiver for people, raw (each renderer escapes it): "S2C003 (FILE line 3,
+ * expires 2027-01-31): reason".  NULL on OOM; free() it.
+ */
+char *audit_waiver_text(const struct waiver *w);
 
 /** Fill @ret with the counts over every file of @a (written in full). */
 void audit_summarise(const struct audit *a, struct audit_summary *ret);

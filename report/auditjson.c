@@ -20,6 +20,7 @@
 #include "scanout.h"
 #include "targetout.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 struct json_object *auditjson_host(const struct audit *a)
@@ -139,7 +140,40 @@ static const char *finding_id_i(int f)
 	return audit_finding_info((enum audit_finding)f)->id;
 }
 
-static struct json_object *summary_json(const struct audit_summary *s)
+static const char *level_name_i(int l)
+{
+	return audit_level_name((enum audit_level)l);
+}
+
+struct json_object *auditjson_waiver(const struct audit *a, const struct waiver *w)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	size_t n = 0;
+
+	if (!o || jsonout_add_string(o, "finding", audit_finding_info(w->finding)->id) < 0 ||
+	    jsonout_add_string(o, "path", w->pattern) < 0 ||
+	    jsonout_add_string(o, "reason", w->reason) < 0 ||
+	    jsonout_add_name(o, "expires", w->expires[0] ? w->expires : NULL) < 0 ||
+	    jsonout_add_string(o, "source", w->source) < 0)
+		return NULL;
+	if (a && (jsonout_add_string(o, "status",
+				     audit_waiver_status_name(audit_waiver_status(a, w, &n))) < 0 ||
+		  jsonout_add_int(o, "findings", (int64_t)n) < 0))
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *auditjson_waivers(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; arr && a->waivers && i < a->waivers->n; i++)
+		if (jsonout_push(arr, auditjson_waiver(a, &a->waivers->v[i])) < 0)
+			return NULL;
+	return TAKE_PTR(arr);
+}
+
+static struct json_object *summary_json(const struct audit *a, const struct audit_summary *s)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
@@ -149,7 +183,13 @@ static struct json_object *summary_json(const struct audit_summary *s)
 	    jsonout_add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add_int(o, "setuid_in_disguise", (int64_t)s->disguise) < 0 ||
 	    jsonout_add_int(o, "changes", (int64_t)s->changes) < 0 ||
-	    jsonout_add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0)
+	    jsonout_add(o, "findings", counts_json(s->findings, _AUDIT_FINDING_MAX, finding_id_i)) < 0 ||
+	    jsonout_add(o, "levels", counts_json(s->levels, _AUDIT_LEVEL_MAX, level_name_i)) < 0)
+		return NULL;
+	/* Only with waivers: the levels above leave the waived findings out. */
+	if (a->waivers && (jsonout_add_int(o, "waived", (int64_t)s->waived) < 0 ||
+			   jsonout_add_int(o, "waivers_stale", (int64_t)s->waivers_stale) < 0 ||
+			   jsonout_add_int(o, "waivers_expired", (int64_t)s->waivers_expired) < 0))
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -186,6 +226,18 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if ((m & (1u << k)) && jsonout_push(ids, json_object_new_string(audit_finding_info((enum audit_finding)k)->id)) < 0)
 			return NULL;
+	if (audit_waived(a, d)) {
+		struct json_object *w = json_object_new_object();
+		if (jsonout_add(o, "waived", w) < 0)
+			return NULL;
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+			const struct waiver *wv = (m & (1u << k)) ?
+				audit_waiver(a, d, (enum audit_finding)k) : NULL;
+			if (wv && jsonout_add(w, audit_finding_info((enum audit_finding)k)->id,
+					      auditjson_waiver(NULL, wv)) < 0)
+				return NULL;
+		}
+	}
 	if (audit_learned(a, d) &&
 	    jsonout_add(o, "learned", learnout_evidence_json(audit_learned(a, d))) < 0)
 		return NULL;
@@ -220,9 +272,11 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
 	    jsonout_add(doc, "not_scanned", scanout_skipped_json(a->not_scanned,
 								 a->n_not_scanned)) < 0 ||
-	    jsonout_add(doc, "summary", summary_json(&s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
+	    jsonout_add(doc, "summary", summary_json(a, &s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
 		return NULL;
 	if (a->targets && jsonout_add(doc, "targets", targetout_json_targets(a)) < 0)
+		return NULL;
+	if (a->waivers && jsonout_add(doc, "waivers", auditjson_waivers(a)) < 0)
 		return NULL;
 	files = json_object_new_array();
 	if (jsonout_add(doc, "files", files) < 0)

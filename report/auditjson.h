@@ -39,6 +39,17 @@ struct json_object *auditjson_paths(const struct audit *a);
  */
 struct json_object *auditjson_database(const struct rules_db *db);
 
+struct waiver;
+
+/**
+ * One waiver as JSON: finding, path, reason, expires (or null), source, and
+ * with @a also its status and the number of findings it names.  NULL on OOM.
+ */
+struct json_object *auditjson_waiver(const struct audit *a, const struct waiver *w);
+
+/** The "waivers" array: every waiver of @a with its status.  NULL on OOM. */
+struct json_object *auditjson_waivers(const struct audit *a);
+
 /**
  * Write auditjson_object() to @out, pretty-printed.
  * Returns 0, -ENOMEM or -EIO.

@@ -9,6 +9,7 @@
 #include "audittext.h"
 #include "engine.h"
 #include "db.h"
+#include "decisionout.h"
 #include "facts.h"
 #include "fcaps.h"
 #include "host.h"
@@ -17,6 +18,7 @@
 #include "scanout.h"
 #include "targetout.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 
@@ -342,6 +344,14 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 	(void)fprintf(out, "  risk after  %zu root, %zu dangerous, %zu low, %zu none\n",
 		      s->risk_after[RISK_ROOT], s->risk_after[RISK_DANGEROUS],
 		      s->risk_after[RISK_LOW], s->risk_after[RISK_NONE]);
+	(void)fprintf(out, "  findings    %zu error%s, %zu warning%s, %zu note%s\n",
+		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
+	if (a->waivers)
+		(void)fprintf(out, "  waived      %zu finding%s (not counted above); waivers: %zu "
+			      "stale, %zu expired\n", s->waived, s->waived == 1 ? "" : "s",
+			      s->waivers_stale, s->waivers_expired);
 	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
 	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
 	return 0;
@@ -394,6 +404,74 @@ static void text_row(const struct decision *d, const struct text_row *r,
 			wrap(out, "", label[i], cell(r, below[i]), 6, l->wrap);
 }
 
+/* audit_waiver_text(), escaped. */
+static char *waiver_text(const struct waiver *w)
+{
+	_cleanup_free_ char *raw = audit_waiver_text(w);
+
+	return raw ? escape_text(raw) : NULL;
+}
+
+/* The file's waived findings, and those whose waiver expired. */
+static int text_waived(const struct audit *a, const struct decision *d, unsigned width,
+		       const struct audittext_options *o, FILE *out)
+{
+	unsigned m = audit_findings(a, d);
+
+	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX; k++) {
+		const struct waiver *w = NULL;
+		const char *lead = "waived: ";
+		_cleanup_free_ char *text = NULL;
+
+		if (!(m & (1u << k)))
+			continue;
+		if (!(w = audit_waiver(a, d, (enum audit_finding)k))) {
+			w = audit_waiver_expired(a, d, (enum audit_finding)k);
+			lead = "waiver expired: ";
+		}
+		if (!w)
+			continue;
+		text = waiver_text(w);
+		if (!text)
+			return -ENOMEM;
+		wrap(out, o->color ? "\033[2m" : "", lead, text, 6, width);
+	}
+	return 0;
+}
+
+/* Waivers that waive nothing: stale ones and expired ones. */
+static int text_waivers(const struct audit *a, const struct audit_summary *s,
+			const struct audittext_options *o, FILE *out)
+{
+	unsigned width = o->width ? o->width : AUDITTEXT_WRAP;
+
+	if (!a->waivers || (!s->waivers_stale && !s->waivers_expired))
+		return 0;
+	(void)fputs("\nWaivers that waive nothing\n", out);
+	for (size_t i = 0; i < a->waivers->n; i++) {
+		const struct waiver *w = &a->waivers->v[i];
+		enum audit_waiver_status st = audit_waiver_status(a, w, NULL);
+		_cleanup_free_ char *text = NULL;
+		char lead[64];
+
+		if (st == AUDIT_WAIVER_USED)
+			continue;
+		text = waiver_text(w);
+		if (!text)
+			return -ENOMEM;
+		(void)snprintf(lead, sizeof(lead), "%s %s: ", audit_waiver_status_name(st),
+			       st == AUDIT_WAIVER_STALE ? "(no such finding)" : "(past its date)");
+		wrap(out, o->color ? "\033[33m" : "", lead, text, 2, width);
+		{
+			_cleanup_free_ char *pat = escape_text(w->pattern);
+			if (!pat)
+				return -ENOMEM;
+			wrap(out, "", "path: ", pat, 6, width);
+		}
+	}
+	return 0;
+}
+
 static int text_notes(const struct audit *a, size_t idx, unsigned width,
 		      const struct audittext_options *o, FILE *out)
 {
@@ -401,6 +479,7 @@ static int text_notes(const struct audit *a, size_t idx, unsigned width,
 	_cleanup_free_ char *reason = escape_text(d->reason ? d->reason : "");
 	struct targetout_line *lines = NULL;
 	size_t n_lines = 0;
+	int r;
 
 	if (!reason || targetout_lines(a, idx, &lines, &n_lines) < 0)
 		return -ENOMEM;
@@ -415,7 +494,17 @@ static int text_notes(const struct audit *a, size_t idx, unsigned width,
 		wrap(out, "", lead, text, 6, width);
 	}
 	targetout_lines_free(lines, n_lines);
+	if (d->override) {
+		_cleanup_free_ char *raw = decisionout_override_text(d);
+		_cleanup_free_ char *text = raw ? escape_text(raw) : NULL;
+		if (!text)
+			return -ENOMEM;
+		wrap(out, o->color ? "\033[1m" : "", "override: ", text, 6, width);
+	}
 	wrap(out, "", "", reason, 6, width);
+	r = text_waived(a, d, width, o, out);
+	if (r < 0)
+		return r;
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if ((audit_findings(a, d) & (1u << AUDIT_DISGUISE)) && !d->disguise)
 		wrap(out, o->color ? "\033[1;31m" : "", "setuid in disguise: ",
@@ -529,16 +618,21 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 		(void)fprintf(out, "%s%s", i ? ", " : ", paths ", p ? p : "?");
 	}
 	(void)fprintf(out, ": %zu privileged file%s: %zu migrate, %zu drop, %zu review, %zu keep; "
-		      "%zu would change; %zu setuid in disguise\n", s->files, s->files == 1 ? "" : "s",
+		      "%zu would change; %zu setuid in disguise", s->files, s->files == 1 ? "" : "s",
 		      s->verdicts[VERDICT_MIGRATE], s->verdicts[VERDICT_DROP],
 		      s->verdicts[VERDICT_REVIEW], s->verdicts[VERDICT_KEEP], s->changes, s->disguise);
+	if (a->waivers)
+		(void)fprintf(out, "; %zu waived; waivers: %zu stale, %zu expired", s->waived,
+			      s->waivers_stale, s->waivers_expired);
+	(void)fputc('\n', out);
 	if (!a->complete)
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s could not be read (see the "
 			      "warnings on standard error)\n", a->scan_warnings,
 			      a->scan_warnings == 1 ? "" : "s");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct decision *d = a->v[i];
-		unsigned f = audit_findings(a, d) & PROBLEMS;
+		/* A waived finding has had its person. */
+		unsigned f = audit_findings(a, d) & PROBLEMS & ~audit_waived(a, d);
 		_cleanup_free_ char *path = f ? escape_text(d->facts->path) : NULL;
 
 		if (!f)
@@ -588,6 +682,8 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 		r = text_header(a, &s, &opt, out);
 	if (r == 0)
 		r = text_groups(a, &s, &opt, rows, out);
+	if (r == 0)
+		r = text_waivers(a, &s, &opt, out);
 	if (r == 0)
 		r = targetout_text(a, out);
 	for (size_t i = 0; i < a->n; i++)

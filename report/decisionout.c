@@ -14,6 +14,7 @@
 #include "facts.h"
 #include "factsjson.h"
 #include "jsonout.h"
+#include "override.h"
 #include "util.h"
 #include "common.h"
 
@@ -103,6 +104,37 @@ static struct json_object *rule_json(const struct decision *d)
 	return TAKE_PTR(o);
 }
 
+char *decisionout_override_text(const struct decision *d)
+{
+	const struct rule_override *o = d->override;
+	char *s = NULL;
+
+	if (!o)
+		return NULL;
+	if (asprintf(&s, "%s%s%s instead of the rule's %s, by the local override in %s %s",
+		     verdict_name(o->verdict), o->caps_text ? " to " : "",
+		     o->caps_text ? o->caps_text : "", verdict_name(d->overridden), o->file,
+		     o->where) < 0)
+		return NULL;
+	return s;
+}
+
+static struct json_object *override_json(const struct decision *d)
+{
+	const struct rule_override *o = d->override;
+	_cleanup_jsonput_ struct json_object *obj = json_object_new_object();
+
+	if (!obj || jsonout_add_name(obj, "file", o->file) < 0 ||
+	    jsonout_add_name(obj, "where", o->where) < 0 ||
+	    jsonout_add_name(obj, "verdict", verdict_name(o->verdict)) < 0 ||
+	    jsonout_add_name(obj, "caps", o->caps_text) < 0 ||
+	    jsonout_add_name(obj, "rule_verdict", verdict_name(d->overridden)) < 0 ||
+	    jsonout_add_name(obj, "reason", o->reason) < 0 ||
+	    jsonout_add_name(obj, "accepted_risk", o->accepted_risk) < 0)
+		return NULL;
+	return TAKE_PTR(obj);
+}
+
 static struct json_object *evidence_json(const struct decision *d)
 {
 	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
@@ -165,7 +197,9 @@ struct json_object *decisionout_json(const struct decision *d)
 	    jsonout_add_name(o, "sha256", d->sha256) < 0 ||
 	    add_nullable(o, "elf", d->elf ? elf_json(d) : NULL) < 0 ||
 	    jsonout_add_name(o, "elf_error", d->elf ? NULL : d->elf_error) < 0 ||
-	    add_nullable(o, "rule", d->rule ? rule_json(d) : NULL) < 0)
+	    add_nullable(o, "rule", d->rule ? rule_json(d) : NULL) < 0 ||
+	    (d->override ? jsonout_add(o, "override", override_json(d)) :
+			   add_nullable(o, "override", NULL)) < 0)
 		return NULL;
 	amb = json_object_new_array();
 	if (!amb || add_nullable(o, "ambiguous", amb) < 0)
@@ -330,6 +364,12 @@ static void explain_rule(const struct style *s, const struct decision *d)
 		(void)fputc('\n', s->out);
 	} else {
 		(void)fputs("(none)\n", s->out);
+	}
+	if (d->override) {
+		_cleanup_free_ char *text = decisionout_override_text(d);
+		heading(s, "override");
+		put_esc(s->out, text ? text : "?");
+		(void)fputc('\n', s->out);
 	}
 	for (size_t i = 0; i < d->n_conditions; i++) {
 		const struct condition_result *c = &d->conditions[i];

@@ -17,6 +17,7 @@
 #include "audit.h"
 #include "fleet.h"
 #include "fleetmodel.h"
+#include "jsonout.h"
 #include "util.h"
 #include "common.h"
 
@@ -31,6 +32,7 @@ static void state_release(struct fstate *s)
 	free(s->risk);
 	free(s->package);
 	free(s->version);
+	json_object_put(s->waived);
 	free(s->key);
 }
 
@@ -82,6 +84,7 @@ struct fleet *fleet_free(struct fleet *f)
 	free(f->p);
 	strv_freen(f->reports, f->n_reports);
 	strv_freen(f->notes, f->n_notes);
+	json_object_put(f->waivers);
 	free(f);
 	return NULL;
 }
@@ -244,6 +247,7 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 	if (r == 0 && caps)
 		r = str(caps, "text", false, &s.caps, source, where, err);
 	s.findings = finding_bits(get(file, "findings", json_type_array));
+	s.waived = json_object_get(get(file, "waived", json_type_object));
 	s.target = report_target;
 	origin = get(file, "origin", json_type_object);
 	if (r == 0 && origin)
@@ -525,6 +529,22 @@ static int note_duplicates(struct fleet *f, size_t first)
 	return 0;
 }
 
+/* What a report said about its waivers, kept as it said it; the last step of a report. */
+static int keep_waivers(struct fleet *f, const char *source, struct json_object *waivers)
+{
+	struct json_object *o;
+
+	if (!waivers)
+		return 0;
+	if (!f->waivers && !(f->waivers = json_object_new_array()))
+		return -ENOMEM;
+	o = json_object_new_object();
+	if (jsonout_push(f->waivers, o) < 0 || jsonout_add_string(o, "report", source) < 0 ||
+	    jsonout_add(o, "waivers", json_object_get(waivers)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
 			 struct s2c_error *err)
 {
@@ -549,6 +569,8 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 		r = add_files(f, source, files, targets != NULL, target_of, n_targets, whole, err);
 	if (r == 0)
 		r = note_duplicates(f, first);
+	if (r == 0)
+		r = keep_waivers(f, source, get(doc, "waivers", json_type_array));
 	return r;
 }
 

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct json_object;
+
 /* Most drifting targets listed per program in text, Markdown and HTML (JSON has them all). */
 #define DRIFT_SHOWN 20
 
@@ -31,6 +33,7 @@ struct fstate {
 	size_t target;
 	char *verdict, *mode, *owner, *group, *caps, *caps_after, *risk, *package, *version;
 	unsigned findings;      /* bit k: finding S2C00(k+1) */
+	struct json_object *waived; /* the file's "waived" object as its report gave it, or NULL */
 	char *key;              /* the fields that make two states the same, joined */
 };
 
@@ -51,6 +54,7 @@ struct fleet {
 	size_t n_reports;
 	char **notes;
 	size_t n_notes;
+	struct json_object *waivers; /* {"report", "waivers"} of each report that had waivers */
 };
 
 /**

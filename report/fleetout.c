@@ -50,6 +50,8 @@ static struct json_object *state_json(const struct fleet *f, const struct fstate
 		if ((s->findings & (1u << k)) &&
 		    jsonout_push(ids, json_object_new_string(audit_finding_info(k)->id)) < 0)
 			return NULL;
+	if (s->waived && jsonout_add(o, "waived", json_object_get(s->waived)) < 0)
+		return NULL;
 	return TAKE_PTR(o);
 }
 
@@ -153,7 +155,8 @@ struct json_object *fleet_json(const struct fleet *f)
 
 	if (!doc || head_json(doc, f) < 0 ||
 	    jsonout_add(doc, "reports", strings_json(f->reports, f->n_reports)) < 0 ||
-	    jsonout_add(doc, "notes", strings_json(f->notes, f->n_notes)) < 0)
+	    jsonout_add(doc, "notes", strings_json(f->notes, f->n_notes)) < 0 ||
+	    (f->waivers && jsonout_add(doc, "waivers", json_object_get(f->waivers)) < 0))
 		return NULL;
 	targets = json_object_new_array();
 	if (jsonout_add(doc, "targets", targets) < 0)

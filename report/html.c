@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "audit.h"
+#include "decisionout.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
@@ -15,6 +16,7 @@
 #include "html.h"
 #include "targetout.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 /* The page's only style and script; the CSP allows exactly these by hash. */
@@ -241,8 +243,12 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 			      "this report.</p>\n", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	(void)fprintf(out, "</header>\n<section id=\"summary\">\n<h2>Summary</h2>\n<p>%zu privileged "
 		      "file%s. Setuid in disguise: <strong>%zu</strong>. The migration would "
-		      "change <strong>%zu</strong>.</p>\n", s->files, s->files == 1 ? "" : "s",
-		      s->disguise, s->changes);
+		      "change <strong>%zu</strong>. Findings: <strong>%zu</strong> error%s, "
+		      "<strong>%zu</strong> warning%s, %zu note%s.</p>\n", s->files,
+		      s->files == 1 ? "" : "s", s->disguise, s->changes, s->levels[AUDIT_LEVEL_ERROR],
+		      s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s", s->levels[AUDIT_LEVEL_WARNING],
+		      s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s", s->levels[AUDIT_LEVEL_NOTE],
+		      s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
 	return r;
 }
 
@@ -349,9 +355,10 @@ static void finding_ids(const struct audit *a, const struct decision *d, FILE *o
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if (m & (1u << k)) {
 			enum audit_finding f = (enum audit_finding)k;
-			(void)fprintf(out, "%s<code title=\"%s (%s)\">%s</code>", first ? "" : " ",
+			(void)fprintf(out, "%s<code title=\"%s (%s)\">%s</code>%s", first ? "" : " ",
 				      audit_finding_info(f)->title,
-				      audit_level_name(audit_finding_level(a, d, f)), audit_finding_info(f)->id);
+				      audit_level_name(audit_finding_level(a, d, f)), audit_finding_info(f)->id,
+				      audit_waiver(a, d, f) ? " <em class=\"waived\">waived</em>" : "");
 			first = false;
 		}
 }
@@ -426,6 +433,58 @@ static int item(FILE *out, const char *label, const char *text)
 	(void)fprintf(out, "<dt>%s</dt><dd>", label);
 	r = html_escape(out, text);
 	(void)fputs("</dd>\n", out);
+	return r;
+}
+
+/* The file's waived findings, and those whose waiver expired. */
+static int detail_waived(const struct audit *a, const struct decision *d, FILE *out)
+{
+	unsigned m = audit_findings(a, d);
+	int r = 0;
+
+	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX && r == 0; k++) {
+		const struct waiver *w = (m & (1u << k)) ? audit_waiver(a, d, (enum audit_finding)k) :
+							   NULL;
+		const struct waiver *x = (m & (1u << k)) && !w ?
+			audit_waiver_expired(a, d, (enum audit_finding)k) : NULL;
+		_cleanup_free_ char *text = w || x ? audit_waiver_text(w ? w : x) : NULL;
+
+		if ((w || x) && !text)
+			return -ENOMEM;
+		if (text)
+			r = item(out, w ? "waived" : "waiver expired", text);
+	}
+	return r;
+}
+
+/* Every waiver with what became of it. */
+static int waivers(const struct audit *a, FILE *out)
+{
+	int r = 0;
+
+	if (!a->waivers)
+		return 0;
+	(void)fputs("<section id=\"waivers\">\n<h2>Waivers</h2>\n<table>\n<thead><tr><th>finding"
+		    "</th><th>path</th><th>status</th><th>findings</th><th>expires</th><th>reason"
+		    "</th><th>source</th></tr></thead>\n<tbody>\n", out);
+	for (size_t i = 0; i < a->waivers->n && r == 0; i++) {
+		const struct waiver *w = &a->waivers->v[i];
+		size_t n = 0;
+		enum audit_waiver_status st = audit_waiver_status(a, w, &n);
+
+		(void)fprintf(out, "<tr><td><code>%s</code></td><td class=\"path\">",
+			      audit_finding_info(w->finding)->id);
+		r = html_escape(out, w->pattern);
+		(void)fprintf(out, "</td><td>%s</td><td class=\"n\">%zu</td><td>%s</td><td>",
+			      audit_waiver_status_name(st), n, w->expires[0] ? w->expires : "never");
+		if (r == 0)
+			r = html_escape(out, w->reason);
+		(void)fputs("</td><td>", out);
+		if (r == 0)
+			r = html_escape(out, w->source);
+		(void)fputs("</td></tr>\n", out);
+	}
+	(void)fputs("</tbody>\n</table>\n</section>\n", out);
 	return r;
 }
 
@@ -511,9 +570,16 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 	} else if (r == 0) {
 		r = item(out, "rule", d->n_ambiguous ? d->match_how : "(none)");
 	}
+	if (r == 0 && d->override) {
+		_cleanup_free_ char *text = decisionout_override_text(d);
+		r = text ? item(out, "override", text) : -ENOMEM;
+	}
 	(void)fputs("<dt>findings</dt><dd>", out);
 	finding_ids(a, d, out);
-	(void)fputs("</dd>\n</dl>\n", out);
+	(void)fputs("</dd>\n", out);
+	if (r == 0)
+		r = detail_waived(a, d, out);
+	(void)fputs("</dl>\n", out);
 	return r;
 }
 
@@ -636,6 +702,10 @@ int html_audit(const struct audit *a, FILE *out)
 	r = head(a, out);
 	if (r == 0)
 		r = header(a, &s, out);
+	if (r == 0 && a->waivers)
+		(void)fprintf(out, "<p>Waived: <strong>%zu</strong> finding%s (not counted above); "
+			      "waivers: %zu stale, %zu expired.</p>\n", s.waived,
+			      s.waived == 1 ? "" : "s", s.waivers_stale, s.waivers_expired);
 	if (r == 0) {
 		(void)fputs("<div class=\"overview\">\n", out);
 		chart(&s, out);
@@ -644,6 +714,8 @@ int html_audit(const struct audit *a, FILE *out)
 	}
 	if (r == 0)
 		r = details(a, out);
+	if (r == 0)
+		r = waivers(a, out);
 	if (r == 0)
 		r = targetout_html(a, out);
 	if (r < 0)

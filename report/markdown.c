@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "audit.h"
+#include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
 #include "markdown.h"
 #include "targetout.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 /*
@@ -140,6 +142,14 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	(void)fprintf(out, "\n## Summary\n\n%zu privileged file%s; setuid in disguise: **%zu**; "
 		      "the migration would change **%zu**.\n\n", s->files, s->files == 1 ? "" : "s",
 		      s->disguise, s->changes);
+	(void)fprintf(out, "Findings: **%zu** error%s, **%zu** warning%s, %zu note%s.\n\n",
+		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
+		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
+	if (a->waivers)
+		(void)fprintf(out, "Waived: **%zu** finding%s (not counted above); waivers: %zu stale, "
+			      "%zu expired.\n\n", s->waived, s->waived == 1 ? "" : "s",
+			      s->waivers_stale, s->waivers_expired);
 	(void)fputs("| verdict | files |\n|---|---:|\n", out);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
 		(void)fprintf(out, "| %s | %zu |\n", verdict_name(order[i]), s->verdicts[order[i]]);
@@ -162,8 +172,9 @@ static void md_finding_ids(const struct audit *a, const struct decision *d, FILE
 
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 		if (m & (1u << k)) {
-			(void)fprintf(out, "%s%s", first ? "" : " ",
-				      audit_finding_info((enum audit_finding)k)->id);
+			(void)fprintf(out, "%s%s%s", first ? "" : " ",
+				      audit_finding_info((enum audit_finding)k)->id,
+				      audit_waiver(a, d, (enum audit_finding)k) ? " (waived)" : "");
 			first = false;
 		}
 }
@@ -298,6 +309,55 @@ static int md_lists(const struct decision *d, FILE *out)
 	return r;
 }
 
+/* The file's waived findings, and those whose waiver expired. */
+static int md_waived(const struct audit *a, const struct decision *d, FILE *out)
+{
+	unsigned m = audit_findings(a, d);
+	int r = 0;
+
+	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX && r == 0; k++) {
+		const struct waiver *w = (m & (1u << k)) ? audit_waiver(a, d, (enum audit_finding)k) :
+							   NULL;
+		const struct waiver *x = (m & (1u << k)) && !w ?
+			audit_waiver_expired(a, d, (enum audit_finding)k) : NULL;
+		_cleanup_free_ char *text = w || x ? audit_waiver_text(w ? w : x) : NULL;
+
+		if ((w || x) && !text)
+			return -ENOMEM;
+		if (text)
+			r = md_item(out, w ? "waived" : "waiver expired", text);
+	}
+	return r;
+}
+
+/* Every waiver with what became of it. */
+static int md_waivers(const struct audit *a, FILE *out)
+{
+	int r = 0;
+
+	if (!a->waivers)
+		return 0;
+	(void)fputs("\n## Waivers\n\n| finding | path | status | findings | expires | reason | "
+		    "source |\n|---|---|---|---:|---|---|---|\n", out);
+	for (size_t i = 0; i < a->waivers->n && r == 0; i++) {
+		const struct waiver *w = &a->waivers->v[i];
+		size_t n = 0;
+		enum audit_waiver_status st = audit_waiver_status(a, w, &n);
+
+		(void)fprintf(out, "| %s | ", audit_finding_info(w->finding)->id);
+		r = markdown_escape(out, w->pattern);
+		(void)fprintf(out, " | %s | %zu | %s | ", audit_waiver_status_name(st), n,
+			      w->expires[0] ? w->expires : "never");
+		if (r == 0)
+			r = markdown_escape(out, w->reason);
+		(void)fputs(" | ", out);
+		if (r == 0)
+			r = markdown_escape(out, w->source);
+		(void)fputs(" |\n", out);
+	}
+	return r;
+}
+
 static int md_file(const struct audit *a, size_t i, FILE *out)
 {
 	const struct decision *d = a->v[i];
@@ -327,6 +387,10 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 		(void)fprintf(out, "- **sha256**: `%s`\n", d->sha256);
 	if (r == 0)
 		r = md_item(out, "rule", d->rule ? d->rule->id : d->n_ambiguous ? "(ambiguous)" : "(none)");
+	if (r == 0 && d->override) {
+		_cleanup_free_ char *text = decisionout_override_text(d);
+		r = text ? md_item(out, "override", text) : -ENOMEM;
+	}
 	if (r == 0) {
 		if (asprintf(&after, "mode %s, owner %" PRIu32 ":%" PRIu32 ", capabilities %s, risk %s%s",
 			     m2, d->uid, d->gid, d->has_caps ? d->caps_text : "none",
@@ -341,9 +405,11 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 		(void)fputs("- **findings**:", out);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
 			if (m & (1u << k))
-				(void)fprintf(out, " %s (%s)", audit_finding_info((enum audit_finding)k)->id,
-					      audit_level_name(audit_finding_level(a, d, (enum audit_finding)k)));
+				(void)fprintf(out, " %s (%s%s)", audit_finding_info((enum audit_finding)k)->id,
+					      audit_level_name(audit_finding_level(a, d, (enum audit_finding)k)),
+					      audit_waiver(a, d, (enum audit_finding)k) ? ", waived" : "");
 		(void)fputc('\n', out);
+		r = md_waived(a, d, out);
 	}
 	if (r == 0)
 		r = md_evidence(d, out);
@@ -365,6 +431,8 @@ int markdown_audit(const struct audit *a, FILE *out)
 		(void)fputs("\n## Files\n", out);
 	for (size_t i = 0; i < a->n && r == 0; i++)
 		r = md_file(a, i, out);
+	if (r == 0)
+		r = md_waivers(a, out);
 	if (r == 0)
 		r = targetout_markdown(a, out);
 	if (r < 0)

@@ -10,6 +10,7 @@
 
 #include "audit.h"
 #include "auditjson.h"
+#include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
 #include "hash.h"
@@ -17,6 +18,7 @@
 #include "sarif.h"
 #include "targetout.h"
 #include "util.h"
+#include "waiver.h"
 #include "common.h"
 
 /* Key of partialFingerprints; bump the suffix if the way it is computed ever changes. */
@@ -253,8 +255,11 @@ static struct json_object *properties_json(const struct decision *d)
 {
 	const struct facts *f = d->facts;
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *override = decisionout_override_text(d);
 	char m1[5], m2[5];
 
+	if (d->override && !override)
+		return NULL;
 	facts_mode_octal(f->mode, m1);
 	facts_mode_octal(d->mode, m2);
 	if (!o || jsonout_add_string(o, "verdict", verdict_name(d->verdict)) < 0 ||
@@ -269,10 +274,27 @@ static struct json_object *properties_json(const struct decision *d)
 	    jsonout_add_string(o, "risk", risk_name(d->risk)) < 0 ||
 	    jsonout_add_string(o, "confidence", confidence_name(d->confidence)) < 0 ||
 	    add_str_or_null(o, "rule", d->rule ? d->rule->id : NULL) < 0 ||
+	    add_str_or_null(o, "override", override) < 0 ||
 	    add_str_or_null(o, "package", d->package) < 0 ||
 	    add_str_or_null(o, "sha256", d->sha256) < 0)
 		return NULL;
 	return TAKE_PTR(o);
+}
+
+/* A waived finding: suppressed outside the code (SARIF 2.1.0 §3.35), with the waiver's reason. */
+static struct json_object *suppressions_json(const struct audit *a, const struct decision *d,
+					     enum audit_finding k)
+{
+	const struct waiver *w = audit_waiver(a, d, k);
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	struct json_object *o = json_object_new_object();
+
+	if (!arr || jsonout_push(arr, o) < 0 || jsonout_add_string(o, "kind", "external") < 0 ||
+	    jsonout_add_string(o, "status", "accepted") < 0 ||
+	    jsonout_add_string(o, "justification", w->reason) < 0 ||
+	    jsonout_add(o, "properties", auditjson_waiver(NULL, w)) < 0)
+		return NULL;
+	return TAKE_PTR(arr);
 }
 
 static struct json_object *result_json(const struct audit *a, size_t idx, enum audit_finding k)
@@ -303,6 +325,8 @@ static struct json_object *result_json(const struct audit *a, size_t idx, enum a
 	    jsonout_add_string(fp, FINGERPRINT_KEY, digest) < 0 ||
 	    jsonout_add(o, "properties", props = properties_json(d)) < 0 ||
 	    (t && jsonout_add(props, "origin", targetout_json_origin(a, idx)) < 0))
+		return NULL;
+	if (audit_waiver(a, d, k) && jsonout_add(o, "suppressions", suppressions_json(a, d, k)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -387,7 +411,8 @@ static struct json_object *run_json(const struct audit *a)
 	    jsonout_add(props, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(props, "database", auditjson_database(a->db)) < 0 ||
-	    (a->targets && jsonout_add(props, "targets", targetout_json_targets(a)) < 0))
+	    (a->targets && jsonout_add(props, "targets", targetout_json_targets(a)) < 0) ||
+	    (a->waivers && jsonout_add(props, "waivers", auditjson_waivers(a)) < 0))
 		return NULL;
 	return TAKE_PTR(run);
 }

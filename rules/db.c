@@ -14,6 +14,7 @@
 #include "dirlist.h"
 #include "glob.h"
 #include "jsonread.h"
+#include "override.h"
 #include "resolve.h"
 #include "ruleparse.h"
 #include "util.h"
@@ -65,6 +66,7 @@ struct rules_db *rules_db_free(struct rules_db *db)
 		free(db->layers[i].dir);
 	free(db->layers);
 	free(db->rules);
+	free(db->overrides);
 	if (db->have_caps)
 		captable_release(&db->caps);
 	for (size_t i = 0; i < db->n_files; i++)
@@ -171,8 +173,9 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 			   struct rule ***layer, size_t *n_layer, struct rules_problems *collect,
 			   struct s2c_error *err)
 {
-	static const char *const keys[] = { "schema", "area", "description", "rules", NULL };
-	static const char *const req[] = { "schema", "area", "rules", NULL };
+	static const char *const keys[] = { "schema", "area", "description", "rules", "overrides",
+					    NULL };
+	static const char *const req[] = { "schema", "area", NULL };
 	struct json_object *arr = NULL;
 	const char *area = NULL, *descr = NULL;
 	int64_t schema;
@@ -188,7 +191,7 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 	if (r == 0)
 		r = jsonread_string(doc, &p, "description", false, &descr, err);
 	if (r == 0)
-		r = jsonread_array(doc, &p, "rules", true, &arr, err);
+		r = jsonread_array(doc, &p, "rules", false, &arr, err);
 	if (r < 0)
 		return r;
 	{
@@ -203,8 +206,11 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 					   base);
 		}
 	}
+	r = override_load_file(db, doc, &p, display, db->n_layers, arr != NULL, collect, err);
+	if (r < 0)
+		return r;
 	rp = jpath_key(&p, "rules");
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		struct jpath ip = jpath_index(&rp, i);
 		struct rule *rule = new_rule(db), **nl;
 
@@ -493,6 +499,8 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
 	r = problem(collect, check_caps_known(db, collect, &local), err, &local);
+	if (r == 0)
+		r = problem(collect, override_resolve(db, collect, &local), err, &local);
 	if (r == 0)
 		r = collect_needles(db);
 	if (r == 0 && (flags & RULES_LOAD_NO_OVERLAP))

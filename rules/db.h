@@ -21,6 +21,7 @@
 #include "cleanup.h"
 
 struct json_object;
+struct rule_override;
 struct s2c_error;
 
 /** What a rule (or the engine) decides. */
@@ -156,6 +157,9 @@ struct rules_db {
 	size_t n_prefixes;
 	struct rules_db_layer *layers;  /**< in loading order */
 	size_t n_layers;
+	struct rule_override *overrides; /**< local overrides of rules' verdicts in force
+					      (rules/override.h) */
+	size_t n_overrides;
 };
 
 /** Every problem found (rules lint), as "file: $.path: message". */

@@ -24,6 +24,7 @@
 #include "identify.h"
 #include "idmap.h"
 #include "match.h"
+#include "override.h"
 #include "pkgdb.h"
 #include "privcheck.h"
 #include "util.h"
@@ -281,7 +282,9 @@ static int guard(const struct engine *e, struct decision *d)
 	d->confidence = CONFIDENCE_HIGH;
 	d->disguise = false;
 	r = decision_set_reason(d, "%s%s%s would %s, but %s, so it is %s",
-				d->rule ? "the rule '" : "", d->rule ? d->rule->id : "the evidence",
+				d->override ? "the local override of '" :
+				d->rule ? "the rule '" : "",
+				d->rule ? d->rule->id : "the evidence",
 				d->rule ? "'" : "", was, why.msg,
 				d->verdict == VERDICT_KEEP ? "kept as it is" :
 				"left for a person to review");
@@ -474,8 +477,10 @@ static int general_warnings(const struct engine *e, struct decision *d, bool dro
 		r = decision_warn(d, "setuid in disguise: %s is root-equivalent, so this migration "
 				  "removes the setuid bit but not root", root);
 	}
+	/* One warning per cause: a rule's own "breaks" text says how the migration breaks
+	 * this program, and restates this one where it applies. */
 	if (r == 0 && d->verdict == VERDICT_MIGRATE && !d->aware && drops &&
-	    (f->flags & FACT_SETUID_ROOT))
+	    (f->flags & FACT_SETUID_ROOT) && !(d->rule && d->rule->breaks))
 		r = decision_warn(d, "capability-dumb program: its setuid(getuid()) no longer drops "
 				  "anything, so it keeps %s for its whole life", d->caps_text);
 	if (r == 0 && (f->flags & FACT_HARDLINKS))
@@ -549,13 +554,15 @@ static int choose_verdict(const struct engine *e, struct decision *d,
 	if (!d->rule)
 		return d->n_ambiguous ? identify_open_tie(e, d) : evidence_decide(e, d, ev);
 	r = apply_rule(e, d->rule, d);
-	if (r < 0 || d->tie != TIE_AGREE || d->verdict == VERDICT_REVIEW)
-		return r;
-	why = TAKE_PTR(d->reason);
-	d->confidence = CONFIDENCE_MEDIUM;
-	return decision_set_reason(d, "%s (%zu rules match equally well and all decide the "
-				   "same, so the first, '%s', is used)", why, d->n_ambiguous,
-				   d->rule->id);
+	if (r == 0 && d->tie == TIE_AGREE && d->verdict != VERDICT_REVIEW) {
+		why = TAKE_PTR(d->reason);
+		d->confidence = CONFIDENCE_MEDIUM;
+		r = decision_set_reason(d, "%s (%zu rules match equally well and all decide the "
+					"same, so the first, '%s', is used)", why, d->n_ambiguous,
+					d->rule->id);
+	}
+	/* A local override replaces the verdict the rule reached. */
+	return r < 0 ? r : override_apply(e->db, d, d->aware);
 }
 
 int engine_decide(const struct engine *e, const struct facts *f, struct binary *bin,

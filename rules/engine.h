@@ -107,6 +107,9 @@ struct decision {
 	const char *breaker;               /**< the warning (one of @warnings) saying the program
 					        is likely to break without setuid root, or NULL */
 	uint64_t proposed;                 /**< evidence-based proposal (no rule) */
+	const struct rule_override *override; /**< the local override that set the verdict
+					        (rules/override.h, borrowed), or NULL */
+	enum verdict overridden;           /**< with @override: the verdict the rule reached */
 };
 
 /** What the engine works with; all borrowed. */

@@ -8,6 +8,7 @@
 #include "captable.h"
 #include "db.h"
 #include "lint.h"
+#include "override.h"
 #include "common.h"
 
 /* A set written without capability names ("=eip", "=ep") names them all. */
@@ -16,9 +17,10 @@ static bool names_none(const char *text)
 	return text && !strstr(text, "cap_");
 }
 
-/* One migration to @caps (@text as written) at @where: a problem unless accepted. */
-static int check_set(const struct rules_db *db, const struct rule *r, const char *where,
-		     const struct fcaps *caps, const char *text, bool *risky,
+/* One migration to @caps (@text as written) at @where in @file: a problem unless
+ * @accepted_risk says why. */
+static int check_set(const struct rules_db *db, const char *file, const char *accepted_risk,
+		     const char *where, const struct fcaps *caps, const char *text, bool *risky,
 		     struct rules_problems *out)
 {
 	uint64_t mask = caps->permitted | caps->inheritable;
@@ -29,18 +31,18 @@ static int check_set(const struct rules_db *db, const struct rule *r, const char
 	if (risk < RISK_DANGEROUS)
 		return 0;
 	*risky = true;
-	if (r->accepted_risk)
+	if (accepted_risk)
 		return 0;
 	if (names_none(text)) {
 		n = asprintf(&msg, "%s: %s: '%s' names no capability, so it grants every one of "
-			     "them: setuid in disguise; name the capabilities the program needs", r->file,
+			     "them: setuid in disguise; name the capabilities the program needs", file,
 			     where, text);
 	} else {
 		names = fcaps_mask_names(captable_with_risk(&db->caps, mask, risk));
 		if (!names)
 			return -ENOMEM;
 		n = asprintf(&msg, "%s: %s: migrating to '%s' gives %s %s%s; keep the program "
-			     "set-ID, or say in accepted_risk why the risk is accepted", r->file, where,
+			     "set-ID, or say in accepted_risk why the risk is accepted", file, where,
 			     text, names, risk == RISK_ROOT ? "(root-equivalent)" : "(graded dangerous)",
 			     risk == RISK_ROOT ? ": setuid in disguise" : "");
 	}
@@ -57,7 +59,8 @@ static int lint_rule(const struct rules_db *db, const struct rule *r, struct rul
 
 	if (r->verdict == VERDICT_MIGRATE && r->has_caps) {
 		(void)snprintf(where, sizeof(where), "%s.caps", r->where);
-		ret = check_set(db, r, where, &r->caps, r->caps_text, &risky, out);
+		ret = check_set(db, r->file, r->accepted_risk, where, &r->caps, r->caps_text,
+				&risky, out);
 	}
 	for (size_t i = 0; ret == 0 && i < r->n_conditions; i++) {
 		const struct rule_condition *c = &r->conditions[i];
@@ -65,8 +68,10 @@ static int lint_rule(const struct rules_db *db, const struct rule *r, struct rul
 			continue;
 		(void)snprintf(where, sizeof(where), "%s.conditions[%zu]%s", r->where, i,
 			       c->has_caps ? ".caps" : " (the rule's caps)");
-		ret = c->has_caps ? check_set(db, r, where, &c->caps, c->caps_text, &risky, out) :
-		      r->has_caps ? check_set(db, r, where, &r->caps, r->caps_text, &risky, out) : 0;
+		ret = c->has_caps ? check_set(db, r->file, r->accepted_risk, where, &c->caps,
+					      c->caps_text, &risky, out) :
+		      r->has_caps ? check_set(db, r->file, r->accepted_risk, where, &r->caps,
+					      r->caps_text, &risky, out) : 0;
 	}
 	if (ret == 0 && r->accepted_risk && !risky) {
 		_cleanup_free_ char *msg = NULL;
@@ -79,11 +84,35 @@ static int lint_rule(const struct rules_db *db, const struct rule *r, struct rul
 	return ret;
 }
 
+/* An override is checked as a rule is: its own accepted_risk for its own set. */
+static int lint_override(const struct rules_db *db, const struct rule_override *o,
+			 struct rules_problems *out)
+{
+	_cleanup_free_ char *msg = NULL;
+	char where[96];
+	bool risky = false;
+	int ret = 0;
+
+	if (o->verdict == VERDICT_MIGRATE && o->has_caps) {
+		(void)snprintf(where, sizeof(where), "%s.caps", o->where);
+		ret = check_set(db, o->file, o->accepted_risk, where, &o->caps, o->caps_text, &risky,
+				out);
+	}
+	if (ret < 0 || !o->accepted_risk || risky)
+		return ret;
+	if (asprintf(&msg, "%s: %s.accepted_risk: the override migrates to no root-equivalent or "
+		     "dangerous set, so there is no risk to accept; remove it", o->file, o->where) < 0)
+		return -ENOMEM;
+	return rules_problems_add(out, msg);
+}
+
 int lint_rules(const struct rules_db *db, struct rules_problems *out)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < db->n && r == 0; i++)
 		r = lint_rule(db, db->rules[i], out);
+	for (size_t i = 0; i < db->n_overrides && r == 0; i++)
+		r = lint_override(db, &db->overrides[i], out);
 	return r;
 }

@@ -5,7 +5,8 @@
  * or dangerous in the capability table (a set written "=eip" with no names is
  * every capability) is a mistake unless the rule says why the risk is
  * accepted (accepted_risk), and accepted_risk on a rule without such a set is
- * stale.
+ * stale.  Local overrides (rules/override.h) are checked the same way, each
+ * with its own accepted_risk.
  */
 #ifndef S2C_RULES_LINT_H
 #define S2C_RULES_LINT_H
@@ -14,7 +15,7 @@ struct rules_db;
 struct rules_problems;
 
 /**
- * Check every rule of @db and record each problem in @out as
+ * Check every rule and override of @db and record each problem in @out as
  * "file: $.path: message".  Returns 0 or -ENOMEM.
  */
 int lint_rules(const struct rules_db *db, struct rules_problems *out);

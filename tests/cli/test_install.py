@@ -106,6 +106,16 @@ def test_installed_files(ctx):
     for path in paths:
         ctx.check(f"rules.d/README names {path}, which is installed", os.path.exists(dest + path), readme)
 
+    # the waivers file next to rules.d: comments only, accepted by the parser, no waiver
+    waivers = os.path.join(os.path.dirname(rulesd), "waivers")
+    ctx.check("waivers file in /etc, whatever the prefix", os.path.isfile(dest + waivers), waivers)
+    if os.path.isfile(dest + waivers):
+        empty = ctx.tree("install-waivers-root")
+        p = subprocess.run([dest + program, "audit", "--root", empty, "--format", "json",
+                            "--waivers", dest + waivers], capture_output=True)
+        ctx.check("installed waivers file parses and waives nothing", p.returncode == 0 and
+                  "waivers" not in json.loads(p.stdout), p.stderr)
+
     # the installed program finds the installed database, and the hook names it
     p = subprocess.run([dest + program, "rules", "list", "--format", "json"], capture_output=True)
     ctx.check("installed program lists the rules", p.returncode == 0, p.stderr)
