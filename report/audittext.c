@@ -256,8 +256,8 @@ static void text_layout(const struct text_row *rows, size_t n, unsigned width,
 	}
 }
 
-static int text_header(const struct audit *a, const struct audit_summary *s,
-		       const struct audittext_options *o, FILE *out)
+/* The title, the target and when and by whom it was audited. */
+static void text_title(const struct audit *a, const struct audittext_options *o, FILE *out)
 {
 	const struct host *h = a->host;
 	const struct audit_identity *id = a->identity;
@@ -289,7 +289,14 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 		(void)fprintf(out, "audited: %s%s%s%s%s, suid2cap %s\n", id->time,
 			      auditor ? " on " : "", auditor ? auditor : "",
 			      id->shard ? ", shard " : "", id->shard ? id->shard : "", S2C_VERSION);
-	if (h && h->pkgdb) {
+}
+
+/* Where owners and versions came from, and the container's bounding set. */
+static void text_target_db(const struct host *h, FILE *out)
+{
+	if (!h)
+		return;
+	if (h->pkgdb) {
 		const char *problem = pkgdb_problem(h->pkgdb);
 		_cleanup_free_ char *p = problem ? escape_text(problem) : NULL;
 		(void)fputs("package database:", out);
@@ -303,11 +310,16 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 			(void)fprintf(out, "; %s", p);
 		(void)fputc('\n', out);
 	}
-	if (h && h->bounding != HOST_BOUNDING_ALL) {
+	if (h->bounding != HOST_BOUNDING_ALL) {
 		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
 		(void)fprintf(out, "container: %s: %s\n", h->bounding_what ? h->bounding_what : "?",
 			      caps && *caps ? caps : "no capabilities");
 	}
+}
+
+/* The rules database and each local layer of it. */
+static void text_rules(const struct audit *a, FILE *out)
+{
 	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
 	for (size_t i = 0; i < a->db->n_layers; i++) {
 		const struct rules_db_layer *l = &a->db->layers[i];
@@ -323,6 +335,11 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 		else
 			(void)fprintf(out, "%s: %s: none\n", what, dir ? dir : "?");
 	}
+}
+
+/* What was not read: the paths not scanned and the parts that failed. */
+static int text_incomplete(const struct audit *a, FILE *out)
+{
 	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
 		return -ENOMEM;
 	if (!a->complete && a->targets)
@@ -333,6 +350,13 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	return 0;
+}
+
+/* The summary: verdicts, risk before and after, findings by level, waivers. */
+static void text_summary(const struct audit *a, const struct audit_summary *s,
+			 const struct audittext_options *o, FILE *out)
+{
 	(void)fprintf(out, "\n%sSummary:%s %zu privileged file%s\n", o->color ? C_BOLD : "",
 		      o->color ? C_RESET : "", s->files, s->files == 1 ? "" : "s");
 	(void)fprintf(out, "  verdict     %zu migrate, %zu drop, %zu review, %zu keep\n",
@@ -354,6 +378,20 @@ static int text_header(const struct audit *a, const struct audit_summary *s,
 			      s->waivers_stale, s->waivers_expired);
 	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
 	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
+}
+
+static int text_header(const struct audit *a, const struct audit_summary *s,
+		       const struct audittext_options *o, FILE *out)
+{
+	int r;
+
+	text_title(a, o, out);
+	text_target_db(a->host, out);
+	text_rules(a, out);
+	r = text_incomplete(a, out);
+	if (r < 0)
+		return r;
+	text_summary(a, s, o, out);
 	return 0;
 }
 

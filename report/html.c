@@ -488,32 +488,18 @@ static int waivers(const struct audit *a, FILE *out)
 	return r;
 }
 
-static int detail_facts(const struct audit *a, size_t idx, FILE *out)
+/* The file's state now and after the migration: mode, owner, capabilities, risk. */
+static int detail_states(const struct decision *d, FILE *out)
 {
-	const struct decision *d = a->v[idx];
 	const struct facts *f = d->facts;
-	const struct elfinfo *e = d->elf;
 	const char *now = audit_caps_now(d);
 	char mode[11], after[11];
 	int r;
 
 	facts_mode_string(f->mode, mode);
 	facts_mode_string((f->mode & ~07777u) | d->mode, after);
-	(void)fprintf(out, "<dl>\n<dt>verdict</dt><dd><span class=\"v v-%s\">%s</span> (confidence "
-		      "%s)%s</dd>\n", verdict_name(d->verdict), verdict_name(d->verdict),
-		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
-	r = item(out, "reason", d->reason);
-	if (r == 0) {
-		struct targetout_line *lines = NULL;
-		size_t n = 0;
-		r = targetout_lines(a, idx, &lines, &n);
-		for (size_t k = 0; k < n && r == 0; k++)
-			r = item(out, lines[k].label, lines[k].text);
-		targetout_lines_free(lines, n);
-	}
 	(void)fprintf(out, "<dt>now</dt><dd><code>%s</code> ", mode);
-	if (r == 0)
-		r = owner_group(f, out);
+	r = owner_group(f, out);
 	(void)fprintf(out, " (%" PRIu32 ":%" PRIu32 "), %" PRIu64 " bytes, %" PRIu32 " link%s, "
 		      "capabilities <code>", f->uid, f->gid, f->size, f->nlink, f->nlink == 1 ? "" : "s");
 	if (r == 0)
@@ -527,6 +513,15 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 	(void)fprintf(out, "</code>, risk <span class=\"r-%s\">%s</span>%s</dd>\n", risk_name(d->risk),
 		      risk_name(d->risk), d->disguise ? " <span class=\"disguise\">setuid in "
 		      "disguise</span>" : "");
+	return r;
+}
+
+/* Where the file is: its bytes when not UTF-8, package, content hash, filesystem. */
+static int detail_where(const struct audit *a, const struct decision *d, FILE *out)
+{
+	const struct facts *f = d->facts;
+	int r = 0;
+
 	if (!utf8_valid(f->path, strlen(f->path))) {
 		_cleanup_free_ char *hex = malloc(2 * strlen(f->path) + 1);
 		if (!hex)
@@ -549,6 +544,15 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 		(void)fprintf(out, "%s%s%s</dd>\n", f->mount.nosuid ? ", nosuid" : "",
 			      f->mount.rdonly ? ", read-only" : "", f->mount.noexec ? ", noexec" : "");
 	}
+	return r;
+}
+
+/* What decided: the binary's ELF facts, the rule and a local override. */
+static int detail_rule(const struct decision *d, FILE *out)
+{
+	const struct elfinfo *e = d->elf;
+	int r = 0;
+
 	if (e)
 		(void)fprintf(out, "<dt>binary</dt><dd>ELF %u-bit %s, %s%s, %zu imported symbols%s</dd>\n",
 			      e->elf_class, e->machine_name, e->is_static ? "static" : "dynamic",
@@ -574,6 +578,32 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 		_cleanup_free_ char *text = decisionout_override_text(d);
 		r = text ? item(out, "override", text) : -ENOMEM;
 	}
+	return r;
+}
+
+static int detail_facts(const struct audit *a, size_t idx, FILE *out)
+{
+	const struct decision *d = a->v[idx];
+	int r;
+
+	(void)fprintf(out, "<dl>\n<dt>verdict</dt><dd><span class=\"v v-%s\">%s</span> (confidence "
+		      "%s)%s</dd>\n", verdict_name(d->verdict), verdict_name(d->verdict),
+		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
+	r = item(out, "reason", d->reason);
+	if (r == 0) {
+		struct targetout_line *lines = NULL;
+		size_t n = 0;
+		r = targetout_lines(a, idx, &lines, &n);
+		for (size_t k = 0; k < n && r == 0; k++)
+			r = item(out, lines[k].label, lines[k].text);
+		targetout_lines_free(lines, n);
+	}
+	if (r == 0)
+		r = detail_states(d, out);
+	if (r == 0)
+		r = detail_where(a, d, out);
+	if (r == 0)
+		r = detail_rule(d, out);
 	(void)fputs("<dt>findings</dt><dd>", out);
 	finding_ids(a, d, out);
 	(void)fputs("</dd>\n", out);

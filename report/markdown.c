@@ -72,24 +72,12 @@ static const char *const verdict_titles[_VERDICT_MAX] = {
 static const enum verdict order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
 				      VERDICT_KEEP };
 
-static int md_header(const struct audit *a, const struct audit_summary *s, FILE *out)
+/* The rows about the target: what it is, its host name, machine and when it was audited. */
+static int md_target(const struct audit *a, FILE *out)
 {
 	const struct host *h = a->host;
-	int r;
+	int r = 0;
 
-	(void)fputs("# suid2cap audit of ", out);
-	if (a->targets) {
-		(void)fprintf(out, "%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
-		r = 0;
-	} else {
-		r = markdown_escape(out, a->root);
-	}
-	(void)fputs("\n\n| | |\n|---|---|\n", out);
-	for (size_t i = 0; r == 0 && !a->targets && a->paths && a->paths[i]; i++) {
-		(void)fputs(i ? ", " : "| paths | ", out);
-		r = markdown_escape(out, a->paths[i]);
-		(void)fputs(a->paths[i + 1] ? "" : " |\n", out);
-	}
 	(void)fputs("| target | ", out);
 	if (r == 0 && h) {
 		(void)fprintf(out, "%s, kernel ", a->targets ? targetout_noun(a, a->n_targets) :
@@ -123,22 +111,12 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 			(void)fprintf(out, ", suid2cap %s |\n", S2C_VERSION);
 		}
 	}
-	(void)fprintf(out, "| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
-	if (a->ping_group_range) {
-		(void)fputs("| net.ipv4.ping\\_group\\_range | ", out);
-		if (r == 0)
-			r = markdown_escape(out, a->ping_group_range);
-		(void)fputs(" |\n", out);
-	}
-	if (a->complete)
-		(void)fputs("| scan | complete |\n", out);
-	else if (a->targets)
-		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " %s could not be read |\n",
-			      a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
-	else
-		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
-			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	return r;
+}
 
+/* The summary: counts, then verdicts, risk and findings as tables. */
+static void md_summary(const struct audit *a, const struct audit_summary *s, FILE *out)
+{
 	(void)fprintf(out, "\n## Summary\n\n%zu privileged file%s; setuid in disguise: **%zu**; "
 		      "the migration would change **%zu**.\n\n", s->files, s->files == 1 ? "" : "s",
 		      s->disguise, s->changes);
@@ -162,6 +140,43 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 		const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)k);
 		(void)fprintf(out, "| %s | %s | %zu |\n", fi->id, fi->title, s->findings[k]);
 	}
+}
+
+static int md_header(const struct audit *a, const struct audit_summary *s, FILE *out)
+{
+	int r;
+
+	(void)fputs("# suid2cap audit of ", out);
+	if (a->targets) {
+		(void)fprintf(out, "%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
+		r = 0;
+	} else {
+		r = markdown_escape(out, a->root);
+	}
+	(void)fputs("\n\n| | |\n|---|---|\n", out);
+	for (size_t i = 0; r == 0 && !a->targets && a->paths && a->paths[i]; i++) {
+		(void)fputs(i ? ", " : "| paths | ", out);
+		r = markdown_escape(out, a->paths[i]);
+		(void)fputs(a->paths[i + 1] ? "" : " |\n", out);
+	}
+	if (r == 0)
+		r = md_target(a, out);
+	(void)fprintf(out, "| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
+	if (a->ping_group_range) {
+		(void)fputs("| net.ipv4.ping\\_group\\_range | ", out);
+		if (r == 0)
+			r = markdown_escape(out, a->ping_group_range);
+		(void)fputs(" |\n", out);
+	}
+	if (a->complete)
+		(void)fputs("| scan | complete |\n", out);
+	else if (a->targets)
+		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " %s could not be read |\n",
+			      a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
+	else
+		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
+			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	md_summary(a, s, out);
 	return r;
 }
 

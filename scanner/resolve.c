@@ -233,117 +233,147 @@ static int reopen_dir(int rootfd, const char *canon, int *cur)
 /* The longest path resolve_chase() keeps still to resolve (links included). */
 #define CHASE_TODO_MAX (4 * PATH_MAX)
 
+/* What resolve_chase() has resolved so far, and what it still has to. */
+struct chase {
+	int rootfd;
+	int cur;                /* the directory reached (O_PATH) */
+	char *todo;             /* what is left to resolve, link targets spliced in */
+	const char *p;          /* the next component, in todo */
+	char *canon;            /* cur's path beneath the root, no link in it; "" for the root */
+	size_t clen;
+	unsigned links;
+	bool followed;
+};
+
+/* "..": canon has no link in it, so its parent is the directory above. */
+static int chase_up(struct chase *c)
+{
+	char *slash = strrchr(c->canon, '/');
+
+	if (!slash)
+		return 0;       /* ".." of the root is the root */
+	*slash = '\0';
+	c->clen = (size_t)(slash - c->canon);
+	return reopen_dir(c->rootfd, c->canon, &c->cur);
+}
+
+/* The link open at @fd (taken over): its target goes in front of what is left. */
+static int chase_link(struct chase *c, int fd)
+{
+	_cleanup_close_ int lfd = fd;
+	_cleanup_free_ char *target = NULL;
+	char *next = NULL;
+
+	if (++c->links > RESOLVE_CHASE_MAX_LINKS)
+		return -ELOOP;
+	target = read_link(lfd);
+	if (!target)
+		return -errno;
+	if (strlen(target) + strlen(c->p) + 1 > CHASE_TODO_MAX)
+		return -ENAMETOOLONG;
+	if (asprintf(&next, "%s%s", target, c->p) < 0)
+		return -ENOMEM;
+	free(c->todo);
+	c->p = c->todo = next;
+	c->followed = true;
+	if (target[0] != '/')
+		return 0;
+	c->canon[0] = '\0';
+	c->clen = 0;
+	return reopen_dir(c->rootfd, c->canon, &c->cur);
+}
+
+/* Step into @name (@n bytes), open at @fd (taken over) with the status @st. */
+static int chase_enter(struct chase *c, int fd, const struct stat *st, const char *name, size_t n)
+{
+	_cleanup_close_ int nfd = fd;
+
+	/* "file/..." and "file/" name nothing, as for the kernel. */
+	if (!S_ISDIR(st->st_mode) && *c->p == '/')
+		return -ENOTDIR;
+	if (c->clen + 1 + n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	c->canon[c->clen++] = '/';
+	memcpy(c->canon + c->clen, name, n + 1);
+	c->clen += n;
+	(void)close(c->cur);
+	c->cur = TAKE_FD(nfd);
+	return 0;
+}
+
+/* Resolve the next component of what is left: 0, 1 when nothing is left, or -errno. */
+static int chase_step(struct chase *c)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	size_t n;
+	int fd;
+
+	while (*c->p == '/')
+		c->p++;
+	if (!*c->p)
+		return 1;
+	n = strcspn(c->p, "/");
+	if (n == 1 && c->p[0] == '.') {
+		c->p += n;
+		return 0;
+	}
+	if (n == 2 && c->p[0] == '.' && c->p[1] == '.') {
+		c->p += n;
+		return chase_up(c);
+	}
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(name, c->p, n);
+	name[n] = '\0';
+	c->p += n;
+	fd = openat(c->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		(void)close(fd);
+		return r;
+	}
+	if (S_ISLNK(st.st_mode))
+		return chase_link(c, fd);
+	return chase_enter(c, fd, &st, name, n);
+}
+
 int resolve_chase(int rootfd, const char *path, unsigned flags, char **ret_path,
 		  bool *ret_followed)
 {
-	_cleanup_free_ char *todo = NULL, *canon = NULL;
-	_cleanup_close_ int cur = -1;
-	unsigned links = 0;
-	size_t clen = 0;
-	bool followed = false;
-	const char *p;
-	char *out;
-	int r;
+	struct chase c = { .rootfd = rootfd, .cur = -1 };
+	char *out = NULL;
+	int r = 0;
 
 	if (!*path)
 		return -EINVAL;
 	if ((flags & RESOLVE_CHASE_NO_CLIMB) && climbs(path))
 		return -EXDEV;
-	todo = strdup(path);
-	canon = malloc(PATH_MAX);
-	if (!todo || !canon)
-		return -ENOMEM;
-	canon[0] = '\0';
-	cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return -errno;
-	for (p = todo;;) {
-		char name[NAME_MAX + 1];
-		struct stat st;
-		size_t n;
-		int fd;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		n = strcspn(p, "/");
-		if (n == 1 && p[0] == '.') {
-			p += n;
-			continue;
-		}
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			/* canon has no link in it: its parent is the directory above. */
-			char *slash = strrchr(canon, '/');
-
-			p += n;
-			if (!slash)
-				continue;       /* ".." of the root is the root */
-			*slash = '\0';
-			clen = (size_t)(slash - canon);
-			r = reopen_dir(rootfd, canon, &cur);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		if (n > NAME_MAX)
-			return -ENAMETOOLONG;
-		memcpy(name, p, n);
-		name[n] = '\0';
-		p += n;
-		fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		if (fstat(fd, &st) < 0) {
+	c.todo = strdup(path);
+	c.canon = malloc(PATH_MAX);
+	if (!c.todo || !c.canon)
+		r = -ENOMEM;
+	if (r == 0) {
+		c.canon[0] = '\0';
+		c.p = c.todo;
+		c.cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (c.cur < 0)
 			r = -errno;
-			(void)close(fd);
-			return r;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			_cleanup_free_ char *target = NULL;
-			char *next = NULL;
-
-			target = ++links > RESOLVE_CHASE_MAX_LINKS ? NULL : read_link(fd);
-			r = links > RESOLVE_CHASE_MAX_LINKS ? -ELOOP : target ? 0 : -errno;
-			(void)close(fd);
-			if (r < 0)
-				return r;
-			if (strlen(target) + strlen(p) + 1 > CHASE_TODO_MAX)
-				return -ENAMETOOLONG;
-			if (asprintf(&next, "%s%s", target, p) < 0)
-				return -ENOMEM;
-			free(todo);
-			p = todo = next;
-			followed = true;
-			if (target[0] == '/') {
-				canon[0] = '\0';
-				clen = 0;
-				r = reopen_dir(rootfd, canon, &cur);
-				if (r < 0)
-					return r;
-			}
-			continue;
-		}
-		/* "file/..." and "file/" name nothing, as for the kernel. */
-		if (!S_ISDIR(st.st_mode) && *p == '/') {
-			(void)close(fd);
-			return -ENOTDIR;
-		}
-		if (clen + 1 + n >= PATH_MAX) {
-			(void)close(fd);
-			return -ENAMETOOLONG;
-		}
-		canon[clen++] = '/';
-		memcpy(canon + clen, name, n + 1);
-		clen += n;
-		(void)close(cur);
-		cur = fd;
 	}
-	out = strdup(clen ? canon : "/");
-	if (!out)
-		return -ENOMEM;
+	while (r == 0)
+		r = chase_step(&c);
+	if (r > 0)
+		r = (out = strdup(c.clen ? c.canon : "/")) ? 0 : -ENOMEM;
+	free(c.todo);
+	free(c.canon);
+	if (c.cur >= 0)
+		(void)close(c.cur);
+	if (r < 0)
+		return r;
 	*ret_path = out;
 	if (ret_followed)
-		*ret_followed = followed;
+		*ret_followed = c.followed;
 	return 0;
 }
