@@ -20,6 +20,8 @@ enum scan_format { FORMAT_TEXT, FORMAT_JSON };
 
 static const char intro[] =
 	"List every regular file that is setuid, setgid or has file capabilities.\n"
+	"A PATH that is a symbolic link is followed (beneath the root), as find -H\n"
+	"does; no link met during the walk is.\n"
 	"Exit status 1 when a file has a problem flag (writable, suid-and-caps,\n"
 	"caps-malformed, hardlinks), 3 when the scan was incomplete (which wins).\n";
 
