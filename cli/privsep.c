@@ -20,6 +20,7 @@
 #include "privs.h"
 #include "privsep.h"
 #include "scanargs.h"
+#include "util.h"
 #include "common.h"
 
 /* A plan larger than this is not one we wrote. */
@@ -89,41 +90,6 @@ static _Noreturn void child(const struct privsep_job *job, int fd)
 	_exit(ex);
 }
 
-/* Read all of @fd into a new buffer. */
-static int slurp(int fd, char **ret, size_t *ret_len)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, size = 0;
-
-	for (;;) {
-		ssize_t n;
-		if (len == size) {
-			char *nb;
-			if (size >= PLAN_MAX)
-				return -EFBIG;
-			size = size ? size * 2 : 65536;
-			nb = realloc(buf, size + 1);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		n = read(fd, buf + len, size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
 int privsep_plan(const struct privsep_job *job, struct plan **ret_plan,
 		 char ret_sha256[static HASH_HEX_LEN], bool *ret_incomplete)
 {
@@ -151,7 +117,7 @@ int privsep_plan(const struct privsep_job *job, struct plan **ret_plan,
 		child(job, pfd[1]);
 	}
 	(void)close(pfd[1]);
-	rs = slurp(pfd[0], &buf, &len);
+	rs = read_all(pfd[0], PLAN_MAX, &buf, &len);
 	(void)close(pfd[0]);
 	if (rs < 0)
 		(void)kill(pid, SIGKILL);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "common.h"
@@ -298,6 +299,43 @@ char **strv_free(char **v)
 		free(v[i]);
 	free(v);
 	return NULL;
+}
+
+int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, size = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == size) {
+			char *nb;
+			if (size > max)
+				return -EFBIG;
+			size = S2C_MIN(size ? 2 * size : (size_t)65536, max + 1);
+			nb = realloc(buf, size + 1);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = read(fd, buf + len, size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max)
+		return -EFBIG;
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[len] = '\0';
+	*ret_buf = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
 }
 
 int strv_push(char ***v, size_t *n, char *s)

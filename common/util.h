@@ -95,6 +95,14 @@ char **strv_free(char **v);
 void strv_freen(char **v, size_t n);
 
 /**
+ * Read @fd to its end into a new buffer, NUL-terminated for convenience (the
+ * NUL is not counted in @ret_len).  The buffer grows as data comes, so pipes
+ * and files that grow while read work alike; read(2) is retried on EINTR.
+ * Returns 0, -EFBIG when there is more than @max bytes, -ENOMEM or -errno.
+ */
+int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len);
+
+/**
  * Append @s (taken over; NULL stands for a failed allocation) to the array
  * @v of @n strings, which stays NULL-terminated (strv_free() frees it).
  * Returns 0, or -ENOMEM (@s is freed, @v unchanged).

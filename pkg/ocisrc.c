@@ -232,30 +232,16 @@ static int read_doc(const struct ocisrc *s, const char *name, char **ret, size_t
 {
 	if (s->dirfd >= 0) {
 		_cleanup_close_ int fd = ocisrc_open_beneath(s->dirfd, name, err);
-		_cleanup_free_ char *buf = NULL;
-		size_t len = 0;
+		int r;
 
 		if (fd < 0)
 			return fd;
-		buf = malloc(OCI_JSON_MAX + 1);
-		if (!buf)
-			return -ENOMEM;
-		for (;;) {
-			ssize_t n = read(fd, buf + len, OCI_JSON_MAX + 1 - len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return s2c_error_errno(err, -errno, "cannot read '%s'", name);
-			if (n == 0)
-				break;
-			len += (size_t)n;
-			if (len > OCI_JSON_MAX)
-				return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", name,
-						     OCI_JSON_MAX);
-		}
-		buf[len] = '\0';
-		*ret = TAKE_PTR(buf);
-		*ret_len = len;
+		r = read_all(fd, OCI_JSON_MAX, ret, ret_len);
+		if (r == -EFBIG)
+			return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", name,
+					     OCI_JSON_MAX);
+		if (r < 0)
+			return s2c_error_errno(err, r, "cannot read '%s'", name);
 		return 0;
 	}
 	{

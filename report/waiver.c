@@ -240,22 +240,12 @@ int waiver_load(struct waiver_list *l, int dirfd, const char *path, const char *
 	if (st.st_size > WAIVER_FILE_MAX)
 		return s2c_error_set(err, -EINVAL, "waivers file '%s' is larger than %d bytes",
 				     display, WAIVER_FILE_MAX);
-	buf = malloc(WAIVER_FILE_MAX + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(fd, buf + len, WAIVER_FILE_MAX + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return s2c_error_errno(err, -errno, "cannot read waivers file '%s'", display);
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > WAIVER_FILE_MAX)
-			return s2c_error_set(err, -EINVAL, "waivers file '%s' is larger than %d "
-					     "bytes", display, WAIVER_FILE_MAX);
-	}
+	r = read_all(fd, WAIVER_FILE_MAX, &buf, &len);
+	if (r == -EFBIG)
+		return s2c_error_set(err, -EINVAL, "waivers file '%s' is larger than %d bytes",
+				     display, WAIVER_FILE_MAX);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot read waivers file '%s'", display);
 	r = waiver_parse(l, buf, len, display, err);
 	return r < 0 ? r : 1;
 }

@@ -176,6 +176,7 @@ int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
 	size_t off = 0;
+	int r;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -187,21 +188,12 @@ int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_
 	if ((uint64_t)st.st_size > JSONREAD_MAX_SIZE)
 		return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", display,
 				     JSONREAD_MAX_SIZE);
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (off < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return s2c_error_errno(err, -errno, "cannot read '%s'", display);
-		}
-		if (n == 0)
-			break;
-		off += (size_t)n;
-	}
-	buf[off] = '\0';
+	r = read_all(fd, JSONREAD_MAX_SIZE, &buf, &off);
+	if (r == -EFBIG)
+		return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", display,
+				     JSONREAD_MAX_SIZE);
+	if (r < 0)
+		return s2c_error_errno(err, r, "cannot read '%s'", display);
 	if (ret_uid)
 		*ret_uid = st.st_uid;
 	if (ret_mode)

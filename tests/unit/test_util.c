@@ -246,6 +246,48 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* read_all: to the end through a pipe, the limit exact, one byte over refused. */
+START_TEST(test_read_all)
+{
+	static char big[200000];
+	size_t len = 1;
+	char *buf = NULL;
+	int fd[2];
+
+	memset(big, 'x', sizeof(big));
+	ck_assert_int_eq(pipe(fd), 0);
+	(void)close(fd[1]);
+	ck_assert_int_eq(read_all(fd[0], 10, &buf, &len), 0);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_str_eq(buf, "");
+	free(buf);
+	(void)close(fd[0]);
+	for (int over = 0; over < 2; over++) {
+		char *dir = fx_tempdir(), *path = path_join(dir, "f");
+		int f;
+
+		fx_file(dir, "f", 0600, "");
+		f = open(path, O_WRONLY | O_CLOEXEC);
+		ck_assert_int_eq(write(f, big, sizeof(big)), (ssize_t)sizeof(big));
+		(void)close(f);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		buf = NULL;
+		ck_assert_int_eq(read_all(f, sizeof(big) - (size_t)over, &buf, &len),
+				 over ? -EFBIG : 0);
+		if (!over) {
+			ck_assert_uint_eq(len, sizeof(big));
+			ck_assert_int_eq(buf[len], '\0');
+			ck_assert_int_eq(memcmp(buf, big, len), 0);
+		}
+		free(buf);
+		(void)close(f);
+		free(path);
+		fx_rmrf(dir);
+		free(dir);
+	}
+}
+END_TEST
+
 /* mountinfo and mtree escapes: \ooo up to \377; anything else stays as it is. */
 START_TEST(test_unescape_octal)
 {
@@ -333,6 +375,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_tri);
 	tcase_add_test(tc, test_dirlist);
 	tcase_add_test(tc, test_unescape_octal);
+	tcase_add_test(tc, test_read_all);
 	suite_add_tcase(s, tc);
 	return s;
 }
