@@ -275,6 +275,32 @@ char *audit_waiver_text(const struct waiver *w)
 			     w->expires[0] ? ", expires " : "", w->expires, w->reason);
 }
 
+int audit_waived_each(const struct audit *a, const struct decision *d,
+		      int (*fn)(void *userdata, const char *label, const char *text),
+		      void *userdata)
+{
+	unsigned m = audit_findings(a, d);
+	int r = 0;
+
+	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX && r == 0; k++) {
+		const struct waiver *w = NULL;
+		const char *label = "waived";
+		_cleanup_free_ char *text = NULL;
+
+		if (!(m & (1u << k)))
+			continue;
+		if (!(w = audit_waiver(a, d, (enum audit_finding)k))) {
+			w = audit_waiver_expired(a, d, (enum audit_finding)k);
+			label = "waiver expired";
+		}
+		if (!w)
+			continue;
+		text = audit_waiver_text(w);
+		r = text ? fn(userdata, label, text) : -ENOMEM;
+	}
+	return r;
+}
+
 const char *audit_caps_now(const struct decision *d)
 {
 	const struct facts *f = d->facts;

@@ -232,6 +232,16 @@ enum audit_waiver_status audit_waiver_status(const struct audit *a, const struct
  */
 char *audit_waiver_text(const struct waiver *w);
 
+/**
+ * Call @fn for each finding of @d that a waiver names, in finding order:
+ * @label is "waived" (a waiver in force) or "waiver expired", @text the raw
+ * audit_waiver_text() of that waiver.  Returns 0, the first negative value
+ * @fn returns, or -ENOMEM.
+ */
+int audit_waived_each(const struct audit *a, const struct decision *d,
+		      int (*fn)(void *userdata, const char *label, const char *text),
+		      void *userdata);
+
 /** Fill @ret with the counts over every file of @a (written in full). */
 void audit_summarise(const struct audit *a, struct audit_summary *ret);
 

@@ -51,19 +51,17 @@ static void pad(FILE *out, size_t have, size_t want)
 }
 
 /*
- * Write @text (already escaped: no controls) wrapped at @width columns, every
- * line starting with @indent spaces and the first one with @lead after them,
- * in colour @color (an escape sequence, or "").
+ * Write the words of @text (already escaped) on a line that has @col columns
+ * already, each after a space (the first one too when @space_first); a word
+ * that would pass @width starts a new line indented @indent.  Then end the
+ * line.
  */
-static void wrap(FILE *out, const char *color, const char *lead, const char *text,
-		 unsigned indent, unsigned width)
+static void words(FILE *out, const char *text, size_t col, size_t indent, unsigned width,
+		  bool space_first)
 {
-	size_t start = indent + text_width(lead), col = start;
-	const char *p = text;
+	bool first = true;
 
-	pad(out, 0, indent);
-	(void)fprintf(out, "%s%s%s", color, lead, *color ? C_RESET : "");
-	while (*p) {
+	for (const char *p = text; *p; first = false) {
 		const char *w = p;
 		size_t len, wlen;
 
@@ -71,11 +69,11 @@ static void wrap(FILE *out, const char *color, const char *lead, const char *tex
 			p++;
 		len = (size_t)(p - w);
 		wlen = width_n(w, len);
-		if (col > start && col + 1 + wlen > width) {
+		if (col > indent && col + 1 + wlen > width) {
 			(void)fputc('\n', out);
-			pad(out, 0, start);
-			col = start;
-		} else if (col > start) {
+			pad(out, 0, indent);
+			col = indent;
+		} else if (space_first || !first) {
 			(void)fputc(' ', out);
 			col++;
 		}
@@ -88,34 +86,24 @@ static void wrap(FILE *out, const char *color, const char *lead, const char *tex
 }
 
 /*
- * Write the words of @text (already escaped), each after a space, on a line
- * that has @col columns already; one that would pass @width starts a new line
- * indented @indent.  Then end the line.
+ * Write @text (already escaped) wrapped at @width: every line starting with
+ * @indent spaces and the first one with @lead after them, in colour @color
+ * (an escape sequence, or "").
  */
+static void wrap(FILE *out, const char *color, const char *lead, const char *text,
+		 unsigned indent, unsigned width)
+{
+	size_t start = indent + text_width(lead);
+
+	pad(out, 0, indent);
+	(void)fprintf(out, "%s%s%s", color, lead, *color ? C_RESET : "");
+	words(out, text, start, start, width, false);
+}
+
+/* words() after a space, for text that goes on after something on the line. */
 static void words_from(FILE *out, const char *text, size_t col, size_t indent, unsigned width)
 {
-	for (const char *p = text; *p;) {
-		const char *w = p;
-		size_t len, wlen;
-
-		while (*p && *p != ' ')
-			p++;
-		len = (size_t)(p - w);
-		wlen = width_n(w, len);
-		if (col > indent && col + 1 + wlen > width) {
-			(void)fputc('\n', out);
-			pad(out, 0, indent);
-			col = indent;
-		} else {
-			(void)fputc(' ', out);
-			col++;
-		}
-		(void)fwrite(w, 1, len, out);
-		col += wlen;
-		while (*p == ' ')
-			p++;
-	}
-	(void)fputc('\n', out);
+	words(out, text, col, indent, width, true);
 }
 
 struct text_row {
@@ -450,31 +438,33 @@ static char *waiver_text(const struct waiver *w)
 	return raw ? escape_text(raw) : NULL;
 }
 
+struct waived_out {
+	FILE *out;
+	unsigned width;
+	bool color;
+};
+
+/* One waived finding of the file, for audit_waived_each(). */
+static int text_waived_item(void *userdata, const char *label, const char *raw)
+{
+	const struct waived_out *w = userdata;
+	_cleanup_free_ char *text = escape_text(raw);
+	char lead[32];
+
+	if (!text)
+		return -ENOMEM;
+	(void)snprintf(lead, sizeof(lead), "%s: ", label);
+	wrap(w->out, w->color ? "\033[2m" : "", lead, text, 6, w->width);
+	return 0;
+}
+
 /* The file's waived findings, and those whose waiver expired. */
 static int text_waived(const struct audit *a, const struct decision *d, unsigned width,
 		       const struct audittext_options *o, FILE *out)
 {
-	unsigned m = audit_findings(a, d);
+	struct waived_out w = { .out = out, .width = width, .color = o->color };
 
-	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX; k++) {
-		const struct waiver *w = NULL;
-		const char *lead = "waived: ";
-		_cleanup_free_ char *text = NULL;
-
-		if (!(m & (1u << k)))
-			continue;
-		if (!(w = audit_waiver(a, d, (enum audit_finding)k))) {
-			w = audit_waiver_expired(a, d, (enum audit_finding)k);
-			lead = "waiver expired: ";
-		}
-		if (!w)
-			continue;
-		text = waiver_text(w);
-		if (!text)
-			return -ENOMEM;
-		wrap(out, o->color ? "\033[2m" : "", lead, text, 6, width);
-	}
-	return 0;
+	return audit_waived_each(a, d, text_waived_item, &w);
 }
 
 /* Waivers that waive nothing: stale ones and expired ones. */

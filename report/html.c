@@ -436,25 +436,10 @@ static int item(FILE *out, const char *label, const char *text)
 	return r;
 }
 
-/* The file's waived findings, and those whose waiver expired. */
-static int detail_waived(const struct audit *a, const struct decision *d, FILE *out)
+/* item() for audit_waived_each(): one waived finding of the file. */
+static int waived_item(void *out, const char *label, const char *text)
 {
-	unsigned m = audit_findings(a, d);
-	int r = 0;
-
-	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX && r == 0; k++) {
-		const struct waiver *w = (m & (1u << k)) ? audit_waiver(a, d, (enum audit_finding)k) :
-							   NULL;
-		const struct waiver *x = (m & (1u << k)) && !w ?
-			audit_waiver_expired(a, d, (enum audit_finding)k) : NULL;
-		_cleanup_free_ char *text = w || x ? audit_waiver_text(w ? w : x) : NULL;
-
-		if ((w || x) && !text)
-			return -ENOMEM;
-		if (text)
-			r = item(out, w ? "waived" : "waiver expired", text);
-	}
-	return r;
+	return item(out, label, text);
 }
 
 /* Every waiver with what became of it. */
@@ -608,7 +593,7 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 	finding_ids(a, d, out);
 	(void)fputs("</dd>\n", out);
 	if (r == 0)
-		r = detail_waived(a, d, out);
+		r = audit_waived_each(a, d, waived_item, out);
 	(void)fputs("</dl>\n", out);
 	return r;
 }

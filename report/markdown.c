@@ -324,25 +324,10 @@ static int md_lists(const struct decision *d, FILE *out)
 	return r;
 }
 
-/* The file's waived findings, and those whose waiver expired. */
-static int md_waived(const struct audit *a, const struct decision *d, FILE *out)
+/* md_item() for audit_waived_each(): one waived finding of the file. */
+static int md_waived_item(void *out, const char *label, const char *text)
 {
-	unsigned m = audit_findings(a, d);
-	int r = 0;
-
-	for (unsigned k = 0; a->waivers && k < _AUDIT_FINDING_MAX && r == 0; k++) {
-		const struct waiver *w = (m & (1u << k)) ? audit_waiver(a, d, (enum audit_finding)k) :
-							   NULL;
-		const struct waiver *x = (m & (1u << k)) && !w ?
-			audit_waiver_expired(a, d, (enum audit_finding)k) : NULL;
-		_cleanup_free_ char *text = w || x ? audit_waiver_text(w ? w : x) : NULL;
-
-		if ((w || x) && !text)
-			return -ENOMEM;
-		if (text)
-			r = md_item(out, w ? "waived" : "waiver expired", text);
-	}
-	return r;
+	return md_item(out, label, text);
 }
 
 /* Every waiver with what became of it. */
@@ -424,7 +409,7 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 					      audit_level_name(audit_finding_level(a, d, (enum audit_finding)k)),
 					      audit_waiver(a, d, (enum audit_finding)k) ? ", waived" : "");
 		(void)fputc('\n', out);
-		r = md_waived(a, d, out);
+		r = audit_waived_each(a, d, md_waived_item, out);
 	}
 	if (r == 0)
 		r = md_evidence(d, out);
