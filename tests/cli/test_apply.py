@@ -580,7 +580,8 @@ def dpkg(args):
 
 
 HOOK_TRACES = ["/etc/dpkg/dpkg.cfg.d/suid2cap", "/etc/suid2cap", "/var/lib/suid2cap",
-               "/usr/lib/s2c-hook-test"]
+               "/usr/lib/s2c-hook-test", "/usr/local/sbin/s2c-hook-suid2cap",
+               "/usr/local/share/suid2cap"]
 
 
 def hook_traces():
@@ -615,7 +616,16 @@ def dpkg_hook_in_throwaway(ctx):
     rc, out, err = ctx.run(["migrate", "--yes", os.path.dirname(pinger)])
     ctx.check("hook: migrate on the running system", rc == 0 and xattr(pinger) is not None,
               f"{rc} {out!r} {err!r}")
-    rc, out, err = ctx.run(["verify", "--install-hook", "dpkg", "--hook-program", ctx.binary])
+    # The hook runs a program only from where nobody but root can replace it; the build
+    # tree may be anywhere (a clone under /tmp), so the copy's /usr/local holds the
+    # program and, where it looks for it, its bundled database.
+    hook_prog = "/usr/local/sbin/s2c-hook-suid2cap"
+    os.makedirs(os.path.dirname(hook_prog), exist_ok=True)
+    shutil.copyfile(ctx.binary, hook_prog)
+    os.chmod(hook_prog, 0o755)
+    shutil.copytree(os.path.join(os.path.dirname(os.path.dirname(ctx.binary)), "share/suid2cap"),
+                    "/usr/local/share/suid2cap", dirs_exist_ok=True)
+    rc, out, err = ctx.run(["verify", "--install-hook", "dpkg", "--hook-program", hook_prog])
     ctx.check("hook installed", rc == 0 and os.path.exists("/etc/dpkg/dpkg.cfg.d/suid2cap"),
               f"{rc} {err!r}")
     p = dpkg(["-i", build_deb(ctx, "2.0", "/usr/bin/fping")])
