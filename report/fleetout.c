@@ -511,6 +511,62 @@ static struct json_object *result(const char *id, int index, const char *level, 
 	return TAKE_PTR(o);
 }
 
+/*
+ * How many of the targets in @p's majority waive finding @id, and the reason
+ * the first of them gives (@ret_reason, borrowed from its report).
+ */
+static size_t majority_waived(const struct fprog *p, const char *id, const char **ret_reason)
+{
+	size_t n = 0;
+
+	*ret_reason = NULL;
+	for (size_t j = 0; j < p->n; j++) {
+		struct json_object *w, *reason;
+
+		if (fprog_drifts(p, j) || !p->v[j].waived ||
+		    !json_object_object_get_ex(p->v[j].waived, id, &w))
+			continue;
+		n++;
+		if (!*ret_reason && json_object_object_get_ex(w, "reason", &reason))
+			*ret_reason = json_object_get_string(reason);
+	}
+	return n;
+}
+
+/*
+ * The result of finding @k of @p's majority state @major: suppressed (SARIF
+ * 2.1.0 §3.35) when every target of the majority waives it, with the reason
+ * of the first; a partial waiver is said in the message.
+ */
+static struct json_object *finding_result(const struct fprog *p, unsigned k, const char *major)
+{
+	const struct audit_finding_info *fi = audit_finding_info(k);
+	const char *reason;
+	size_t waived = majority_waived(p, fi->id, &reason);
+	_cleanup_free_ char *msg = NULL;
+	_cleanup_jsonput_ struct json_object *o = NULL;
+	struct json_object *sup, *s;
+
+	if (waived == 0 || waived == p->n_major)
+		msg = strdup_printf("%s on %zu of %zu targets: %s%s", fi->title, p->n_major, p->n,
+				    major, waived ? " (waived on each of them)" : "");
+	else
+		msg = strdup_printf("%s on %zu of %zu targets: %s (waived on %zu of them)", fi->title,
+				    p->n_major, p->n, major, waived);
+	if (!msg || !(o = result(fi->id, (int)k, audit_level_name(fi->level), msg, p->path)))
+		return NULL;
+	if (waived == 0 || waived != p->n_major)
+		return TAKE_PTR(o);
+	sup = json_object_new_array();
+	s = json_object_new_object();
+	if (jsonout_add(o, "suppressions", sup) < 0 || jsonout_push(sup, s) < 0 ||
+	    jsonout_add_string(s, "kind", "external") < 0 ||
+	    jsonout_add_string(s, "status", "accepted") < 0 ||
+	    jsonout_add_string(s, "justification", reason ? reason : "waived") < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
 int fleet_sarif(const struct fleet *f, FILE *out)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
@@ -552,18 +608,10 @@ int fleet_sarif(const struct fleet *f, FILE *out)
 		_cleanup_free_ char *major = fstate_text(m);
 		if (!major)
 			return -ENOMEM;
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
-			const struct audit_finding_info *fi = audit_finding_info(k);
-			_cleanup_free_ char *msg = NULL;
-			if (!(m->findings & (1u << k)))
-				continue;
-			msg = strdup_printf("%s on %zu of %zu targets: %s", fi->title, p->n_major,
-					    p->n, major);
-			if (!msg || jsonout_push(results, result(fi->id, (int)k,
-								 audit_level_name(fi->level), msg,
-								 p->path)) < 0)
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if ((m->findings & (1u << k)) &&
+			    jsonout_push(results, finding_result(p, k, major)) < 0)
 				return -ENOMEM;
-		}
 		if (p->n_major != p->n) {
 			_cleanup_free_ char *msg = NULL;
 			size_t first = 0;

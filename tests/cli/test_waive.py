@@ -576,6 +576,29 @@ def test_waivers_merge_and_targets(ctx):
     ctx.check("waivers merge: the report's waivers kept as it gave them",
               len(kept) == 1 and kept[0]["report"] == report and
               kept[0]["waivers"] == json.load(open(report))["waivers"], f"{kept}")
+    # SARIF of the merge: suppressed where every target of the majority waives it.
+    import test_audit
+    rc, out, err = ctx.run(["report", "merge", "--format", "sarif", report])
+    schema = test_audit.sarif_schema(ctx)
+    if schema is not None:
+        import jsonschema
+        errors = list(jsonschema.Draft4Validator(schema).iter_errors(json.loads(out)))
+        ctx.check("waivers merge sarif: SARIF 2.1.0 schema", not errors,
+                  errors and f"{errors[0].message} at {list(errors[0].path)}")
+    su = [r for r in sarif_results(out) if r["ruleId"] == "S2C003" and
+          r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "usr/bin/su"]
+    sup = su[0].get("suppressions", []) if su else []
+    ctx.check("waivers merge sarif: waived on every target, suppressed",
+              rc == 0 and len(sup) == 1 and sup[0]["kind"] == "external" and
+              sup[0]["justification"] == "su must switch users", f"exit {rc} {su}")
+    plain = os.path.join(ctx.tmp, "waive-merge-plain.json")
+    audit(ctx, root, "--format", "json", "-o", plain)
+    rc, out, err = ctx.run(["report", "merge", "--format", "sarif", report, plain])
+    su = [r for r in sarif_results(out) if r["ruleId"] == "S2C003" and
+          r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "usr/bin/su"]
+    ctx.check("waivers merge sarif: waived on one target of two, not suppressed, said",
+              rc == 0 and su and "suppressions" not in su[0] and
+              "waived on 1 of them" in su[0]["message"]["text"], f"exit {rc} {su}")
     # audit-pkg and audit-image take --waivers too.
     su_bytes = open(SU, "rb").read()
     deb = mk.write(os.path.join(ctx.tmp, "waive-su_1_amd64.deb"), mk.deb_bytes(
