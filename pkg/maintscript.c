@@ -19,6 +19,7 @@
 #include "mseval.h"
 #include "msexpand.h"
 #include "shparse.h"
+#include "util.h"
 #include "common.h"
 
 /* --- small helpers -------------------------------------------------------------------------- */
@@ -312,24 +313,13 @@ static int take_notes(struct ms_eval *e, struct ms_analysis *out)
 static int add_note(struct ms_analysis *out, const char *fmt, ...) S2C_PRINTF(2, 3);
 static int add_note(struct ms_analysis *out, const char *fmt, ...)
 {
-	char *s = NULL;
-	char **v;
 	va_list ap;
+	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (!s)
-		return -ENOMEM;
-	v = realloc(out->notes, (out->n_notes + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return -ENOMEM;
-	}
-	out->notes = v;
-	v[out->n_notes++] = s;
-	return 0;
+	return strv_push(&out->notes, &out->n_notes, s);
 }
 
 static bool kind_needs_setcap(enum ms_kind k)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mseval.h"
+#include "util.h"
 #include "common.h"
 
 void mseval_action_release(struct ms_action *a)
@@ -32,27 +33,21 @@ void mseval_oom(struct ms_eval *e)
 void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL, *full = NULL;
-	char **v;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (!msg || asprintf(&full, "%s:%u: %s", e->name, line, msg) < 0) {
+	full = msg ? strdup_printf("%s:%u: %s", e->name, line, msg) : NULL;
+	if (!full) {
 		mseval_oom(e);
 		return;
 	}
 	for (size_t i = 0; i < e->n_notes; i++)
 		if (s2c_streq(e->notes[i], full))
 			return;
-	v = realloc(e->notes, (e->n_notes + 1) * sizeof(*v));
-	if (!v) {
+	if (strv_push(&e->notes, &e->n_notes, TAKE_PTR(full)) < 0)
 		mseval_oom(e);
-		return;
-	}
-	e->notes = v;
-	v[e->n_notes++] = TAKE_PTR(full);
 }
 
 /* --- variables ------------------------------------------------------------------------------ */

@@ -163,16 +163,7 @@ int oci_read(const char *path, const char *platform, const struct target_select 
 	if (!t)
 		return -ENOMEM;
 	r = read_image(path, platform, t, sel, run, stage_name, &err);
-	if (r == -ENOMEM) {
-		target_free(t);
-		return r;
-	}
-	if (r < 0 && target_fail(t, r, &err) < 0) {
-		target_free(t);
-		return -ENOMEM;
-	}
-	*ret = t;
-	return 0;
+	return target_read_done(t, r, &err, ret);
 }
 
 void oci_outside_bounding(uint64_t caps, uint64_t *ret_docker, uint64_t *ret_podman)

@@ -356,14 +356,5 @@ int rpm_read(int fd, const char *source, const struct target_select *sel, struct
 	if (!t)
 		return -ENOMEM;
 	r = read_rpm(fd, t, sel, run, stage_name, &err);
-	if (r == -ENOMEM) {
-		target_free(t);
-		return r;
-	}
-	if (r < 0 && target_fail(t, r, &err) < 0) {
-		target_free(t);
-		return -ENOMEM;
-	}
-	*ret = t;
-	return 0;
+	return target_read_done(t, r, &err, ret);
 }

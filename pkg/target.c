@@ -67,23 +67,22 @@ struct target *target_free(struct target *t)
 
 int target_note(struct target *t, const char *fmt, ...)
 {
-	char *s = NULL;
-	char **v;
 	va_list ap;
+	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (!s)
-		return -ENOMEM;
-	v = realloc(t->notes, (t->n_notes + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
+	return strv_push(&t->notes, &t->n_notes, s);
+}
+
+int target_read_done(struct target *t, int r, const struct s2c_error *err, struct target **ret)
+{
+	if (r == -ENOMEM || (r < 0 && target_fail(t, r, err) < 0)) {
+		target_free(t);
 		return -ENOMEM;
 	}
-	t->notes = v;
-	v[t->n_notes++] = s;
+	*ret = t;
 	return 0;
 }
 

@@ -83,6 +83,13 @@ int target_note(struct target *t, const char *fmt, ...) S2C_PRINTF(2, 3);
 int target_fail(struct target *t, int r, const struct s2c_error *err);
 
 /**
+ * The end of every reader: @r is what reading @t returned.  A failure other
+ * than -ENOMEM is recorded on @t (target_fail()) and @t is still returned in
+ * @ret, so the run goes on; -ENOMEM frees @t.  Returns 0 or -ENOMEM.
+ */
+int target_read_done(struct target *t, int r, const struct s2c_error *err, struct target **ret);
+
+/**
  * Whether a member at @path must be kept: set-ID or capabilities as packed,
  * named by an install-time action (also by a glob, or below a recursive
  * one), a library matching @sel->lib_globs, or (for system_files) a file the

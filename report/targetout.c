@@ -35,18 +35,6 @@ const char *targetout_noun(const struct audit *a, size_t n)
 	return n == 1 ? "package" : "packages";
 }
 
-S2C_PRINTF(1, 2) static char *fmt(const char *format, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, format);
-	n = vasprintf(&s, format, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
 void targetout_lines_free(struct targetout_line *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -87,12 +75,12 @@ int targetout_lines(const struct audit *a, size_t i, struct targetout_line **ret
 		if (r == 0 && o->layer >= 0 && (size_t)o->layer < t->n_layers) {
 			const char *digest = t->layers[o->layer], *cmd = t->layer_commands ?
 				t->layer_commands[o->layer] : NULL;
-			r = push(&v, &n, "layer", fmt("%ld %s%s%s%s", o->layer + 1,
+			r = push(&v, &n, "layer", strdup_printf("%ld %s%s%s%s", o->layer + 1,
 						      digest ? digest : "(no digest)", cmd ? " (" : "",
 						      cmd ? cmd : "", cmd ? ")" : ""));
 		}
 	} else {
-		r = push(&v, &n, "package", fmt("%s %s %s (%s)", t->name, t->version, t->arch,
+		r = push(&v, &n, "package", strdup_printf("%s %s %s (%s)", t->name, t->version, t->arch,
 						  t->source));
 	}
 	if (r == 0 && o->packed)
@@ -100,7 +88,7 @@ int targetout_lines(const struct audit *a, size_t i, struct targetout_line **ret
 	for (size_t k = 0; r == 0 && o->install && o->install[k]; k++)
 		r = push(&v, &n, "installed", strdup(o->install[k]));
 	if (r == 0 && o->fallback)
-		r = push(&v, &n, "fallback", fmt("%s where setcap fails", o->fallback));
+		r = push(&v, &n, "fallback", strdup_printf("%s where setcap fails", o->fallback));
 	if (r == 0 && o->n_libs) {
 		char *text = NULL;
 		size_t len = 0, missing = 0, found = 0;

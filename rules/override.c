@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "jsonread.h"
 #include "override.h"
+#include "util.h"
 #include "common.h"
 
 /* Shortest accepted_risk, as for a rule: a sentence, not a token. */
@@ -213,22 +214,12 @@ static int add_warning(struct decision *d, const char *fmt, ...) S2C_PRINTF(2, 3
 static int add_warning(struct decision *d, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL, **nw;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	nw = realloc(d->warnings, (d->n_warnings + 1) * sizeof(*nw));
-	if (!nw) {
-		free(s);
-		return -ENOMEM;
-	}
-	d->warnings = nw;
-	d->warnings[d->n_warnings++] = s;
-	return 0;
+	return strv_push(&d->warnings, &d->n_warnings, s);
 }
 
 /* The override's set, with the effective bit for a program that cannot raise it. */
