@@ -138,6 +138,7 @@ struct tstate {
 	char *plan;
 	const char *plan_format;
 	char **notes;                 /* NULL-terminated */
+	char **incomplete;            /* NULL-terminated */
 	const char **layers, **layer_cmds;
 };
 
@@ -158,6 +159,7 @@ static void tstate_release(struct tstate *ts)
 	host_free(ts->host);
 	free(ts->plan);
 	strv_free(ts->notes);
+	strv_free(ts->incomplete);
 	free(ts->layers);
 	free(ts->layer_cmds);
 	target_free(ts->t);
@@ -430,18 +432,20 @@ static int decide_target(const struct targetrun *tr, const struct rules_db *db, 
 	return r;
 }
 
-/* Notes of the target and of its scripts, NULL-terminated. */
+/* Notes of the target, and why its audit is incomplete (its own and its scripts'). */
 static int collect_notes(struct tstate *ts)
 {
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	int r = 0;
 
 	while (ts->notes && ts->notes[n])
 		n++;
 	for (size_t i = 0; i < ts->t->n_notes && r == 0; i++)
 		r = strv_push(&ts->notes, &n, strdup(ts->t->notes[i]));
-	for (size_t i = 0; i < ts->t->scripts.n_notes && r == 0; i++)
-		r = strv_push(&ts->notes, &n, strdup(ts->t->scripts.notes[i]));
+	for (size_t i = 0; i < ts->t->n_incomplete && r == 0; i++)
+		r = strv_push(&ts->incomplete, &k, strdup(ts->t->incomplete[i]));
+	for (size_t i = 0; i < ts->t->scripts.n_incomplete && r == 0; i++)
+		r = strv_push(&ts->incomplete, &k, strdup(ts->t->scripts.incomplete[i]));
 	return r;
 }
 
@@ -496,6 +500,18 @@ static void warn_unreadable(const struct target *t)
 	log_error("cannot read '%s': %s, skipping", shown ? shown : t->source, t->error);
 }
 
+/* The first reason the audit of @ts is incomplete, and how many more there are. */
+static void warn_incomplete(const struct tstate *ts)
+{
+	_cleanup_free_ char *shown = shown_path(ts->t->source);
+	size_t n = 0;
+
+	while (ts->incomplete[n])
+		n++;
+	log_warning("the audit of '%s' is incomplete: %s%s", shown ? shown : ts->t->source,
+		    ts->incomplete[0], n > 1 ? " (and more in the report)" : "");
+}
+
 /*
  * The report's entry for target @i (@ts) and the origins of its files, which go into @v and
  * @origins from *@k on.  Returns 0 or -ENOMEM.
@@ -523,6 +539,7 @@ static int fill_target(struct tstate *ts, size_t i, struct audit_target *at, str
 		.arch = t->error ? NULL : t->arch,
 		.error = t->error,
 		.notes = (const char *const *)ts->notes,
+		.incomplete = (const char *const *)ts->incomplete,
 		.layers = ts->layers,
 		.layer_commands = ts->layer_cmds,
 		.n_layers = t->kind == TARGET_IMAGE ? t->n_layers : 0,
@@ -634,7 +651,7 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	_cleanup_free_ struct decision **v = NULL;
 	_cleanup_free_ struct audit_origin *origins = NULL;
 	struct host *report_host = NULL, *own_host = NULL;
-	size_t total = 0, k = 0, failed = 0;
+	size_t total = 0, k = 0, failed = 0, incomplete = 0;
 	struct audit au;
 	int ex;
 
@@ -663,6 +680,9 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		if (ts[i].t->error) {
 			failed++;
 			warn_unreadable(ts[i].t);
+		} else if (ts[i].incomplete) {
+			incomplete++;
+			warn_incomplete(&ts[i]);
 		}
 		if (fill_target(&ts[i], i, &at[i], v, origins, &k) < 0) {
 			log_error("out of memory");
@@ -682,8 +702,9 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 	au = (struct audit){
 		.root = "/",
 		.root_abs = "/",
-		.complete = failed == 0,
+		.complete = failed == 0 && incomplete == 0,
 		.scan_warnings = failed,
+		.targets_incomplete = incomplete,
 		.directories = 0,
 		.entries = n,
 		.db = db,

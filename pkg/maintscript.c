@@ -47,9 +47,9 @@ void ms_analysis_release(struct ms_analysis *a)
 	for (size_t i = 0; i < a->n; i++)
 		mseval_action_release(&a->v[i]);
 	free(a->v);
-	for (size_t i = 0; i < a->n_notes; i++)
-		free(a->notes[i]);
-	free(a->notes);
+	for (size_t i = 0; i < a->n_incomplete; i++)
+		free(a->incomplete[i]);
+	free(a->incomplete);
 	*a = (struct ms_analysis){ 0 };
 }
 
@@ -242,7 +242,7 @@ enum ms_st maintscript_eval(struct ms_eval *e, const struct sh_node *n)
 		return MS_TRUE;
 	if (++e->steps > MSEVAL_STEPS_MAX) {
 		if (e->steps == MSEVAL_STEPS_MAX + 1)
-			mseval_note(e, n->line, "more than %d steps; the rest is not analysed",
+			mseval_incomplete(e, n->line, "more than %d steps; the rest is not analysed",
 				    MSEVAL_STEPS_MAX);
 		e->exited = true;
 		return MS_UNKNOWN;
@@ -287,31 +287,31 @@ static void eval_release(struct ms_eval *e)
 	for (size_t i = 0; i < e->n_acts; i++)
 		mseval_action_release(&e->acts[i]);
 	free(e->acts);
-	for (size_t i = 0; i < e->n_notes; i++)
-		free(e->notes[i]);
-	free(e->notes);
+	for (size_t i = 0; i < e->n_incomplete; i++)
+		free(e->incomplete[i]);
+	free(e->incomplete);
 }
 
-static int take_notes(struct ms_eval *e, struct ms_analysis *out)
+static int take_incomplete(struct ms_eval *e, struct ms_analysis *out)
 {
-	for (size_t i = 0; i < e->n_notes; i++) {
+	for (size_t i = 0; i < e->n_incomplete; i++) {
 		char **v;
 		bool dup = false;
-		for (size_t j = 0; j < out->n_notes && !dup; j++)
-			dup = s2c_streq(out->notes[j], e->notes[i]);
+		for (size_t j = 0; j < out->n_incomplete && !dup; j++)
+			dup = s2c_streq(out->incomplete[j], e->incomplete[i]);
 		if (dup)
 			continue;
-		v = realloc(out->notes, (out->n_notes + 1) * sizeof(*v));
+		v = realloc(out->incomplete, (out->n_incomplete + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		out->notes = v;
-		v[out->n_notes++] = TAKE_PTR(e->notes[i]);
+		out->incomplete = v;
+		v[out->n_incomplete++] = TAKE_PTR(e->incomplete[i]);
 	}
 	return 0;
 }
 
-static int add_note(struct ms_analysis *out, const char *fmt, ...) S2C_PRINTF(2, 3);
-static int add_note(struct ms_analysis *out, const char *fmt, ...)
+static int add_incomplete(struct ms_analysis *out, const char *fmt, ...) S2C_PRINTF(2, 3);
+static int add_incomplete(struct ms_analysis *out, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -319,7 +319,7 @@ static int add_note(struct ms_analysis *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	return strv_push(&out->notes, &out->n_notes, s);
+	return strv_push(&out->incomplete, &out->n_incomplete, s);
 }
 
 static bool kind_needs_setcap(enum ms_kind k)
@@ -340,7 +340,7 @@ int maintscript_analyse(const char *name, const char *text, size_t len,
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return add_note(out, "%s: %s; not analysed", name, err.msg);
+		return add_incomplete(out, "%s: %s; not analysed", name, err.msg);
 	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX; sc++) {
 		struct ms_eval *e = &pass[sc];
 		*e = (struct ms_eval){ .name = name, .ctx = ctx, .sc = (enum ms_scenario)sc };
@@ -351,7 +351,7 @@ int maintscript_analyse(const char *name, const char *text, size_t len,
 	sh_script_free(script);
 	r = pass[0].error ? pass[0].error : pass[1].error;
 	if (r == -E2BIG)
-		r = add_note(out, "%s: a command with more than %d words; not analysed", name,
+		r = add_incomplete(out, "%s: a command with more than %d words; not analysed", name,
 			     MSEVAL_FIELDS_MAX);
 	if (r == 0) {
 		/* Merge: an action of both passes happens always; of one, in that scenario. */
@@ -387,7 +387,7 @@ int maintscript_analyse(const char *name, const char *text, size_t len,
 				out->n++;
 			}
 			if (r == 0)
-				r = take_notes(&pass[sc], out);
+				r = take_incomplete(&pass[sc], out);
 		}
 	}
 	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX; sc++)

@@ -21,7 +21,7 @@
  *
  * Recognised actions: chmod, chown, chgrp, setcap (and setcap -r),
  * dpkg-statoverride --add.  A file name the evaluator cannot work out
- * becomes a note, never a guess.
+ * makes the analysis incomplete, never a guess.
  */
 #ifndef S2C_PKG_MAINTSCRIPT_H
 #define S2C_PKG_MAINTSCRIPT_H
@@ -79,8 +79,9 @@ struct ms_action {
 struct ms_analysis {
 	struct ms_action *v;
 	size_t n;
-	char **notes;           /**< "postinst:12: …": what could not be worked out */
-	size_t n_notes;
+	char **incomplete;      /**< "postinst:12: …": what could not be worked out, so that
+				     the installed state may differ from what the actions say */
+	size_t n_incomplete;
 };
 
 /** How the package manager calls the script on a fresh installation. */
@@ -92,9 +93,10 @@ struct ms_context {
 
 /**
  * Analyse the script @name ("postinst") of @len bytes at @text and append its
- * actions and notes to @out.  A script that does not parse is not an error:
- * it becomes a note ("postinst: line 3: unterminated double quote; not
- * analysed"), since the package is still audited by its archive.
+ * actions and what it could not work out to @out.  A script that does not
+ * parse is not an error: it makes the analysis incomplete ("postinst: line 3:
+ * unterminated double quote; not analysed"), and the package is still
+ * audited by its archive.
  * Returns 0, or -ENOMEM.
  */
 int maintscript_analyse(const char *name, const char *text, size_t len,

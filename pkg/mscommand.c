@@ -56,14 +56,14 @@ static void act(struct ms_eval *e, const struct sh_node *n, enum ms_kind kind,
 	}
 	if (!path->known || path->s[0] != '/') {
 		_cleanup_free_ char *shown = escape_text(cmd);
-		mseval_note(e, n->line, "%s: cannot tell which file it changes%s",
+		mseval_incomplete(e, n->line, "%s: cannot tell which file it changes%s",
 			    shown ? shown : "?", e->cond ? " (under a condition)" : "");
 		return;
 	}
 	r = member_path(path->s + 1, &a.path, NULL);
 	if (r < 0 && r != -ENOMEM) {
 		_cleanup_free_ char *shown = escape_text(cmd);
-		mseval_note(e, n->line, "%s: the file name is not usable", shown ? shown : "?");
+		mseval_incomplete(e, n->line, "%s: the file name is not usable", shown ? shown : "?");
 		return;
 	}
 	if (r < 0 || (mode && !(a.mode = strdup(mode))) || (owner && !(a.owner = strdup(owner))) ||
@@ -116,7 +116,7 @@ static enum ms_st cmd_chmod(struct ms_eval *e, const struct sh_node *n, const st
 	if (i >= f->n)
 		return MS_UNKNOWN;
 	if (!f->v[i].known) {
-		mseval_note(e, n->line, "chmod with a mode that is not known");
+		mseval_incomplete(e, n->line, "chmod with a mode that is not known");
 		return MS_UNKNOWN;
 	}
 	for (size_t j = i + 1; j < f->n; j++)
@@ -143,7 +143,7 @@ static enum ms_st cmd_chown(struct ms_eval *e, const struct sh_node *n,
 	if (i >= f->n)
 		return MS_UNKNOWN;
 	if (!f->v[i].known) {
-		mseval_note(e, n->line, "%s with an owner that is not known",
+		mseval_incomplete(e, n->line, "%s with an owner that is not known",
 			    chgrp ? "chgrp" : "chown");
 		return MS_UNKNOWN;
 	}
@@ -177,7 +177,7 @@ static enum ms_st cmd_setcap(struct ms_eval *e, const struct sh_node *n, const s
 		i += s2c_streq(f->v[i].s, "-n") ? 2 : 1;
 	for (; i + 1 < f->n; i += 2) {
 		if (!f->v[i].known) {
-			mseval_note(e, n->line, "setcap with capabilities that are not known");
+			mseval_incomplete(e, n->line, "setcap with capabilities that are not known");
 			continue;
 		}
 		if (s2c_streq(f->v[i].s, "-r"))
@@ -199,12 +199,12 @@ static enum ms_st cmd_statoverride(struct ms_eval *e, const struct sh_node *n,
 			return MS_FALSE;
 		if (s2c_streq(f->v[i].s, "--add")) {
 			if (i + 4 >= f->n) {
-				mseval_note(e, n->line,
+				mseval_incomplete(e, n->line,
 					    "dpkg-statoverride --add with too few arguments");
 				return MS_UNKNOWN;
 			}
 			if (!f->v[i + 1].known || !f->v[i + 2].known || !f->v[i + 3].known) {
-				mseval_note(e, n->line,
+				mseval_incomplete(e, n->line,
 					    "dpkg-statoverride --add with an owner, group or "
 					    "mode that is not known");
 				return MS_UNKNOWN;
@@ -280,7 +280,7 @@ static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const s
 	enum ms_st r;
 
 	if (e->calls >= MSEVAL_CALLS_MAX) {
-		mseval_note(e, fn->body->line,
+		mseval_incomplete(e, fn->body->line,
 			    "function calls nested more than %d deep; not followed",
 			    MSEVAL_CALLS_MAX);
 		return MS_UNKNOWN;

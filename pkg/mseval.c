@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The state of one evaluation pass: actions and notes, variables (copied,
+ * The state of one evaluation pass: actions and what could not be worked out, variables (copied,
  * merged after two branches) and fields of expanded words.
  */
 #include <errno.h>
@@ -30,7 +30,7 @@ void mseval_oom(struct ms_eval *e)
 	e->error = -ENOMEM;
 }
 
-void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...)
+void mseval_incomplete(struct ms_eval *e, unsigned line, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL, *full = NULL;
 	va_list ap;
@@ -43,10 +43,10 @@ void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...)
 		mseval_oom(e);
 		return;
 	}
-	for (size_t i = 0; i < e->n_notes; i++)
-		if (s2c_streq(e->notes[i], full))
+	for (size_t i = 0; i < e->n_incomplete; i++)
+		if (s2c_streq(e->incomplete[i], full))
 			return;
-	if (strv_push(&e->notes, &e->n_notes, TAKE_PTR(full)) < 0)
+	if (strv_push(&e->incomplete, &e->n_incomplete, TAKE_PTR(full)) < 0)
 		mseval_oom(e);
 }
 

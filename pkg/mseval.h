@@ -3,7 +3,7 @@
  * Inside the maintainer-script evaluator (pkg/maintscript.h): what its files
  * share.  The state of one pass over a script (variables, functions,
  * positional parameters, whether it is inside an undecided branch, the
- * actions and notes so far, the first error), values as fields that are
+ * actions and what it could not work out so far, the first error), values as fields that are
  * known or unknown, and the bounds on work.  maintscript.c walks the tree,
  * msexpand.c expands words, mscommand.c runs the commands.  Not for use
  * outside pkg/maintscript.c and pkg/ms*.c.
@@ -85,8 +85,8 @@ struct ms_eval {
 	char numbuf[32];        /**< $# */
 	struct ms_action *acts; /**< this pass, owned */
 	size_t n_acts;
-	char **notes;           /**< "postinst:12: …", owned */
-	size_t n_notes;
+	char **incomplete;      /**< "postinst:12: …": what could not be worked out, owned */
+	size_t n_incomplete;
 };
 
 /** Free what @a holds and zero it. */
@@ -98,8 +98,12 @@ bool mseval_action_same(const struct ms_action *a, const struct ms_action *b);
 /** Record -ENOMEM in @e; evaluation stops. */
 void mseval_oom(struct ms_eval *e);
 
-/** Add the note "NAME:LINE: message" to @e once (duplicates are dropped). */
-void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...) S2C_PRINTF(3, 4);
+/**
+ * Record once (duplicates are dropped) that the pass could not work out
+ * something at line @line, as "NAME:LINE: message": the analysis of the
+ * script is then incomplete.
+ */
+void mseval_incomplete(struct ms_eval *e, unsigned line, const char *fmt, ...) S2C_PRINTF(3, 4);
 
 /** Free the variables of @env and zero it. */
 void mseval_env_release(struct ms_env *env);

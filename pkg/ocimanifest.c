@@ -109,7 +109,7 @@ int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanif
 	if (!json_object_is_type(doc, json_type_array) || json_object_array_length(doc) == 0)
 		return s2c_error_set(err, -EINVAL, "manifest.json lists no image");
 	if (json_object_array_length(doc) > 1)
-		r = target_note(t, "manifest.json lists %zu images; the first is audited",
+		r = target_incomplete(t, "manifest.json lists %zu images; only the first is audited",
 				json_object_array_length(doc));
 	first = json_object_array_get_idx(doc, 0);
 	config = jstr(first, "Config");

@@ -138,7 +138,8 @@ static int header_members(Header h, struct target *t, const struct target_select
 			if (fcaps_from_text(caps, &c, &cerr) == 0 && (len = fcaps_encode(&c, m->caps)) > 0)
 				m->caps_len = (size_t)len;
 			else
-				r = target_note(t, "%s: %%caps(%s) is not a capability text", path, caps);
+				r = target_incomplete(t, "%s: %%caps(%s) is not a capability text",
+						      path, caps);
 		}
 		if (r == 0 && target_wants(t, sel, m, &candidate))
 			m->candidate = candidate;
@@ -177,7 +178,7 @@ static int analyse_scripts(Header h, struct target *t)
 		if (shell && !s2c_streq(shell, "sh") && !s2c_streq(shell, "bash") &&
 		    !s2c_streq(shell, "dash")) {
 			_cleanup_free_ char *shown = escape_text(prog);
-			r = target_note(t, "%s runs in %s: not analysed", scripts[i].name,
+			r = target_incomplete(t, "%s runs in %s: not analysed", scripts[i].name,
 					shown ? shown : "?");
 			continue;
 		}

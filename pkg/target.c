@@ -55,6 +55,9 @@ struct target *target_free(struct target *t)
 	for (size_t i = 0; i < t->n_notes; i++)
 		free(t->notes[i]);
 	free(t->notes);
+	for (size_t i = 0; i < t->n_incomplete; i++)
+		free(t->incomplete[i]);
+	free(t->incomplete);
 	for (size_t i = 0; i < t->n_layers; i++) {
 		free(t->layers[i].digest);
 		free(t->layers[i].created_by);
@@ -74,6 +77,22 @@ int target_note(struct target *t, const char *fmt, ...)
 	s = strdup_vprintf(fmt, ap);
 	va_end(ap);
 	return strv_push(&t->notes, &t->n_notes, s);
+}
+
+int target_incomplete(struct target *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = strdup_vprintf(fmt, ap);
+	va_end(ap);
+	return strv_push(&t->incomplete, &t->n_incomplete, s);
+}
+
+bool target_complete(const struct target *t)
+{
+	return t->n_incomplete == 0 && t->scripts.n_incomplete == 0;
 }
 
 int target_read_done(struct target *t, int r, const struct s2c_error *err, struct target **ret)

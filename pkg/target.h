@@ -62,9 +62,14 @@ struct target {
 	char *arch;             /**< package or image architecture */
 	struct memberset members;
 	struct stage *stage;    /**< owned; the content of the members that matter */
-	struct ms_analysis scripts; /**< install-time actions and notes */
-	char **notes;           /**< other non-fatal problems ("… not kept: larger than …") */
+	struct ms_analysis scripts; /**< install-time actions, and what they could not work out */
+	char **notes;           /**< other non-fatal problems ("… not kept: larger than …") that
+				     leave the installed state known */
 	size_t n_notes;
+	char **incomplete;      /**< why the installed state may differ from what the audit
+				     predicts, besides scripts.incomplete: a scriptlet in another
+				     language, an image not audited */
+	size_t n_incomplete;
 	struct target_layer *layers; /**< images, in order */
 	size_t n_layers;
 	char *error;            /**< why the target could not be read, or NULL */
@@ -78,6 +83,15 @@ struct target *target_free(struct target *t);
 
 /** Append a formatted note.  Returns 0 or -ENOMEM. */
 int target_note(struct target *t, const char *fmt, ...) S2C_PRINTF(2, 3);
+
+/**
+ * Record why the audit of @t is incomplete: something that can change the
+ * installed state of its files was not modelled.  Returns 0 or -ENOMEM.
+ */
+int target_incomplete(struct target *t, const char *fmt, ...) S2C_PRINTF(2, 3);
+
+/** Whether @t's audit is complete: neither the target nor its scripts are incomplete. */
+bool target_complete(const struct target *t);
 
 /** Record @err (or @r's text) as the target's error and drop its stage.  Returns -ENOMEM or 0. */
 int target_fail(struct target *t, int r, const struct s2c_error *err);

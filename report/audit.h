@@ -117,6 +117,8 @@ struct audit_target {
 	const char *arch;           /**< architecture */
 	const char *error;          /**< why it could not be read, or NULL */
 	const char *const *notes;   /**< NULL-terminated, or NULL */
+	const char *const *incomplete; /**< why the installed state may differ from the report
+				         (NULL-terminated), or NULL when the audit is complete */
 	const char *const *layers;  /**< images: layer digests, in order (entries may be NULL) */
 	const char *const *layer_commands; /**< images: what made each layer, or NULL entries */
 	size_t n_layers;
@@ -133,7 +135,9 @@ struct audit {
 	const char *root_abs;       /**< the same, absolute and without a trailing "/" except "/";
 				         used for SARIF originalUriBaseIds */
 	bool complete;              /**< the scan read everything (no warnings) */
-	uint64_t scan_warnings;     /**< parts the scan could not read */
+	uint64_t scan_warnings;     /**< parts the scan could not read (targets: that could not be
+				         read) */
+	size_t targets_incomplete;  /**< targets read whose audit is incomplete */
 	uint64_t directories;       /**< directories walked */
 	uint64_t entries;           /**< directory entries seen */
 	const struct skip_entry *not_scanned; /**< what the scan left out, sorted (scan.h) */

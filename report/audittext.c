@@ -330,14 +330,16 @@ static int text_incomplete(const struct audit *a, FILE *out)
 {
 	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
 		return -ENOMEM;
-	if (!a->complete && a->targets)
-		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " %s could not be read (named below and on "
-			      "standard error)\n", a->scan_warnings,
-			      targetout_noun(a, (size_t)a->scan_warnings));
-	else if (!a->complete)
+	if (!a->complete && a->targets) {
+		_cleanup_free_ char *why = targetout_incomplete(a);
+		if (!why)
+			return -ENOMEM;
+		(void)fprintf(out, "INCOMPLETE: %s (named below and on standard error)\n", why);
+	} else if (!a->complete) {
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+	}
 	return 0;
 }
 
@@ -653,10 +655,16 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 		(void)fprintf(out, "; %zu waived; waivers: %zu stale, %zu expired", s->waived,
 			      s->waivers_stale, s->waivers_expired);
 	(void)fputc('\n', out);
-	if (!a->complete)
+	if (!a->complete && a->targets) {
+		_cleanup_free_ char *why = targetout_incomplete(a);
+		if (!why)
+			return -ENOMEM;
+		(void)fprintf(out, "INCOMPLETE: %s (see the warnings on standard error)\n", why);
+	} else if (!a->complete) {
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s could not be read (see the "
 			      "warnings on standard error)\n", a->scan_warnings,
 			      a->scan_warnings == 1 ? "" : "s");
+	}
 	for (size_t i = 0; i < a->n; i++) {
 		const struct decision *d = a->v[i];
 		/* A waived finding has had its person. */

@@ -233,11 +233,13 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 	}
 	(void)fprintf(out, "Rules: %zu rules, database <code>%.12s</code>.</p>\n", a->db->n,
 		      a->db->hash);
-	if (!a->complete && a->targets)
-		(void)fprintf(out, "<p class=\"incomplete\"><strong>Incomplete:</strong> %" PRIu64
-			      " %s could not be read; see the list below.</p>\n", a->scan_warnings,
-			      targetout_noun(a, (size_t)a->scan_warnings));
-	else if (!a->complete)
+	if (!a->complete && a->targets) {
+		_cleanup_free_ char *why = targetout_incomplete(a);
+		if (!why)
+			return -ENOMEM;
+		(void)fprintf(out, "<p class=\"incomplete\"><strong>Incomplete:</strong> %s; see the "
+			      "list below.</p>\n", why);
+	} else if (!a->complete)
 		(void)fprintf(out, "<p class=\"incomplete\"><strong>Incomplete scan:</strong> %" PRIu64
 			      " part%s of the tree could not be read; files there are missing from "
 			      "this report.</p>\n", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");

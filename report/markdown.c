@@ -170,10 +170,12 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	}
 	if (a->complete)
 		(void)fputs("| scan | complete |\n", out);
-	else if (a->targets)
-		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " %s could not be read |\n",
-			      a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
-	else
+	else if (a->targets) {
+		_cleanup_free_ char *why = targetout_incomplete(a);
+		if (!why)
+			return -ENOMEM;
+		(void)fprintf(out, "| scan | **incomplete**: %s |\n", why);
+	} else
 		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	md_summary(a, s, out);

@@ -335,7 +335,8 @@ static struct json_object *invocation_json(const struct audit *a)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *args, *notes, *n;
-	char text[128];
+	_cleanup_free_ char *why = NULL;
+	char text[256];
 
 	if (!o || jsonout_add_bool(o, "executionSuccessful", a->complete) < 0)
 		return NULL;
@@ -349,10 +350,12 @@ static struct json_object *invocation_json(const struct audit *a)
 	}
 	if (a->complete)
 		return TAKE_PTR(o);
-	if (a->targets)
-		(void)snprintf(text, sizeof(text), "incomplete: %" PRIu64 " %s could not be read",
-			       a->scan_warnings, targetout_noun(a, (size_t)a->scan_warnings));
-	else
+	if (a->targets) {
+		why = targetout_incomplete(a);
+		if (!why)
+			return NULL;
+		(void)snprintf(text, sizeof(text), "incomplete: %s", why);
+	} else
 		(void)snprintf(text, sizeof(text), "incomplete scan: %" PRIu64 " part%s of the tree "
 			       "could not be read", a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	notes = json_object_new_array();

@@ -35,6 +35,22 @@ const char *targetout_noun(const struct audit *a, size_t n)
 	return n == 1 ? "package" : "packages";
 }
 
+char *targetout_incomplete(const struct audit *a)
+{
+	size_t failed = (size_t)a->scan_warnings, inc = a->targets_incomplete;
+	_cleanup_free_ char *unread = NULL, *partly = NULL;
+
+	if (!a->targets || a->complete)
+		return NULL;
+	unread = strdup_printf("%zu %s could not be read", failed, targetout_noun(a, failed));
+	partly = strdup_printf("the audit of %zu %s is incomplete", inc, targetout_noun(a, inc));
+	if (!unread || !partly)
+		return NULL;
+	if (failed && inc)
+		return strdup_printf("%s, %s", unread, partly);
+	return strdup(failed ? unread : partly);
+}
+
 void targetout_lines_free(struct targetout_line *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -196,7 +212,7 @@ static void target_title(const struct audit_target *t, FILE *out)
 
 int targetout_text(const struct audit *a, FILE *out)
 {
-	size_t failed = 0, with = 0;
+	size_t failed = 0, with = 0, partly = 0;
 	_cleanup_free_ char *upper = NULL;
 
 	if (!a->targets)
@@ -204,19 +220,20 @@ int targetout_text(const struct audit *a, FILE *out)
 	for (size_t i = 0; i < a->n_targets; i++) {
 		failed += a->targets[i].error != NULL;
 		with += a->targets[i].files > 0;
+		partly += a->targets[i].incomplete != NULL;
 	}
 	upper = strdup(targetout_noun(a, 2));
 	if (!upper)
 		return -ENOMEM;
 	for (char *c = upper; *c; c++)
 		*c = (char)(*c - 'a' + 'A');
-	(void)fprintf(out, "\n%s: %zu, %zu with privileged files, %zu could not be read\n", upper,
-		      a->n_targets, with, failed);
+	(void)fprintf(out, "\n%s: %zu, %zu with privileged files, %zu could not be read, "
+		      "%zu incomplete\n", upper, a->n_targets, with, failed, partly);
 	for (size_t i = 0; i < a->n_targets; i++) {
 		const struct audit_target *t = &a->targets[i];
 
 		/* Packages without anything to say stay out of the list. */
-		if (!t->error && !t->files && !t->notes && a->n_targets > 1)
+		if (!t->error && !t->files && !t->notes && !t->incomplete && a->n_targets > 1)
 			continue;
 		(void)fputs("  ", out);
 		target_title(t, out);
@@ -226,7 +243,13 @@ int targetout_text(const struct audit *a, FILE *out)
 			(void)fputc('\n', out);
 			continue;
 		}
-		(void)fprintf(out, ": %zu privileged file%s\n", t->files, t->files == 1 ? "" : "s");
+		(void)fprintf(out, ": %zu privileged file%s%s\n", t->files, t->files == 1 ? "" : "s",
+			      t->incomplete ? ", INCOMPLETE" : "");
+		for (size_t k = 0; t->incomplete && t->incomplete[k]; k++) {
+			(void)fputs("      incomplete: ", out);
+			put_escaped(out, t->incomplete[k]);
+			(void)fputc('\n', out);
+		}
 		for (size_t k = 0; t->notes && t->notes[k]; k++) {
 			(void)fputs("      note: ", out);
 			put_escaped(out, t->notes[k]);
@@ -272,11 +295,16 @@ int targetout_markdown(const struct audit *a, FILE *out)
 	}
 	for (size_t i = 0; i < a->n_targets && r == 0; i++) {
 		const struct audit_target *t = &a->targets[i];
-		if (!t->plan && !t->notes)
+		if (!t->plan && !t->notes && !t->incomplete)
 			continue;
 		(void)fputs("\n### ", out);
 		r = markdown_escape(out, t->name ? t->name : t->source);
 		(void)fputs("\n\n", out);
+		for (size_t k = 0; r == 0 && t->incomplete && t->incomplete[k]; k++) {
+			(void)fputs("- **incomplete**: ", out);
+			r = markdown_escape(out, t->incomplete[k]);
+			(void)fputc('\n', out);
+		}
 		for (size_t k = 0; r == 0 && t->notes && t->notes[k]; k++) {
 			(void)fputs("- note: ", out);
 			r = markdown_escape(out, t->notes[k]);
@@ -289,7 +317,7 @@ int targetout_markdown(const struct audit *a, FILE *out)
 				run = *c == '`' ? run + 1 : 0;
 				longest = S2C_MAX(longest, run);
 			}
-			(void)fprintf(out, "%sPlan (%s):\n\n", t->notes && t->notes[0] ? "\n" : "",
+			(void)fprintf(out, "%sPlan (%s):\n\n", t->notes || t->incomplete ? "\n" : "",
 				      t->plan_format);
 			for (size_t k = 0; k < S2C_MAX(longest + 1, (size_t)3); k++)
 				(void)fputc('`', out);
@@ -344,11 +372,16 @@ int targetout_html(const struct audit *a, FILE *out)
 	(void)fputs("</tbody>\n</table>\n", out);
 	for (size_t i = 0; i < a->n_targets && r == 0; i++) {
 		const struct audit_target *t = &a->targets[i];
-		if (!t->plan && !t->notes)
+		if (!t->plan && !t->notes && !t->incomplete)
 			continue;
-		(void)fputs("<details>\n<summary>", out);
+		(void)fprintf(out, "<details%s>\n<summary>", t->incomplete ? " open" : "");
 		r = html_escape(out, t->name ? t->name : t->source);
 		(void)fputs("</summary>\n", out);
+		for (size_t k = 0; r == 0 && t->incomplete && t->incomplete[k]; k++) {
+			(void)fputs("<p class=\"incomplete\">incomplete: ", out);
+			r = html_escape(out, t->incomplete[k]);
+			(void)fputs("</p>\n", out);
+		}
 		for (size_t k = 0; r == 0 && t->notes && t->notes[k]; k++) {
 			(void)fputs("<p>note: ", out);
 			r = html_escape(out, t->notes[k]);
@@ -407,6 +440,8 @@ struct json_object *targetout_json_targets(const struct audit *a)
 		    jsonout_add_name(o, "architecture", t->arch) < 0 ||
 		    jsonout_add_name(o, "error", t->error) < 0 ||
 		    jsonout_add_int(o, "files", (int64_t)t->files) < 0 ||
+		    jsonout_add_bool(o, "complete", !t->error && !t->incomplete) < 0 ||
+		    jsonout_add(o, "incomplete", strv_json(t->incomplete, SIZE_MAX)) < 0 ||
 		    jsonout_add(o, "notes", strv_json(t->notes, SIZE_MAX)) < 0)
 			return NULL;
 		if (s2c_streq(t->kind, "image")) {

@@ -49,6 +49,14 @@ void targetout_lines_free(struct targetout_line *v, size_t n);
 const char *targetout_noun(const struct audit *a, size_t n);
 
 /**
+ * Why an audit of targets is incomplete, in one sentence without a final
+ * period: "1 package could not be read, the audit of 2 packages is
+ * incomplete".  NULL when @a has no targets or is complete; a new string,
+ * or NULL on OOM (check @a->complete first).
+ */
+char *targetout_incomplete(const struct audit *a);
+
+/**
  * The targets as text: one line per package or image with its privileged
  * files, then its error or notes and, where something would change, the
  * snippet (a Debian postinst, rpm %files lines, a Dockerfile RUN line),

@@ -453,6 +453,50 @@ def test_hostile(ctx):
         ctx.check(f"hostile: no {p}", not os.path.lexists(p), "")
 
 
+def test_incomplete(ctx):
+    """A script the evaluator cannot work out makes its package incomplete in every format:
+    named with the script and line, on standard error too, and the run exits 3 whatever
+    --fail-on says; a complete package in the same run stays complete."""
+    root = ctx.tree("incomplete")
+    unknown = mk.write(os.path.join(root, "unknown_1_amd64.deb"), mk.deb_bytes(
+        "unknown", scripts={"postinst": '#!/bin/sh\nset -e\nf=$(cat /etc/which)\n'
+                                         'chmod 4755 "$f"\n'},
+        data=[mk.entry("./usr/bin/", "dir", 0o755),
+              mk.entry("./usr/bin/plain", mode=0o755, data=b"\x7fELF")]))
+    plain = mk.write(os.path.join(root, "plain_1_amd64.deb"), mk.deb_bytes(
+        "plain", data=[mk.entry("./usr/bin/", "dir", 0o755),
+                       mk.entry("./usr/bin/other", mode=0o755, data=b"\x7fELF")]))
+    rc, out, err = audit(ctx, "--format", "json", unknown, plain)
+    validate(ctx, "incomplete.json", out)
+    doc = json.loads(out)
+    by = {t["name"]: t for t in doc["targets"]}
+    ctx.check("json: exit 3", rc == 3, f"exit {rc} {err!r}")
+    ctx.check("json: run incomplete", doc["complete"] is False, "")
+    ctx.check("json: target incomplete with script and line",
+              by["unknown"]["complete"] is False and
+              any(r.startswith("postinst:4:") for r in by["unknown"]["incomplete"]),
+              json.dumps(by["unknown"]))
+    ctx.check("json: the other complete", by["plain"]["complete"] is True and
+              by["plain"]["incomplete"] == [], json.dumps(by["plain"]))
+    ctx.check("stderr names it", b"unknown_1_amd64.deb" in err and b"incomplete" in err,
+              repr(err))
+    for gate in ("review", "risk", "migrate"):
+        rc, out, err = audit(ctx, "--fail-on", gate, unknown)
+        ctx.check(f"--fail-on {gate}: fails closed", rc == 3, f"exit {rc}")
+    rc, out, err = audit(ctx, unknown)
+    ctx.check("text: says so", b"INCOMPLETE: the audit of 1 package is incomplete" in out and
+              b"incomplete: postinst:4:" in out and b"1 incomplete" in out, out.decode())
+    rc, out, err = audit(ctx, "--format", "markdown", unknown)
+    ctx.check("markdown: says so", b"**incomplete**: postinst:4:" in out, out.decode()[-600:])
+    rc, out, err = audit(ctx, "--format", "html", unknown)
+    ctx.check("html: says so", b'class="incomplete">incomplete: postinst:4:' in out, "")
+    rc, out, err = audit(ctx, "--format", "sarif", unknown)
+    test_audit.validate_sarif(ctx, "sarif: valid", out)
+    inv = json.loads(out)["runs"][0]["invocations"][0]
+    ctx.check("sarif: a notification", inv["executionSuccessful"] is False and
+              "incomplete" in json.dumps(inv["toolExecutionNotifications"]), json.dumps(inv))
+
+
 def test_usage(ctx):
     rc, out, err = ctx.run(["audit-pkg", "--help"])
     ctx.check("help", rc == 0 and b"--from-dir" in out and b"--shard" in out and
@@ -470,7 +514,7 @@ def test_usage(ctx):
 
 
 TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
-         test_nothing_found, test_hostile, test_usage]
+         test_nothing_found, test_hostile, test_incomplete, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

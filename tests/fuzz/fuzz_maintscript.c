@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st.mode & ~07777u)
 			abort();
 	}
-	for (size_t i = 0; i < a.n_notes; i++)
-		if (!a.notes[i] || !a.notes[i][0])
+	for (size_t i = 0; i < a.n_incomplete; i++)
+		if (!a.incomplete[i] || !a.incomplete[i][0])
 			abort();
 	ms_analysis_release(&a);
 	return 0;

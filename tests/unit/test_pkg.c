@@ -310,7 +310,7 @@ START_TEST(test_ms_ping)
 	struct ms_state ok = state_after(&a, "/bin/ping", 0755, MS_SCENARIO_WORKS);
 	struct ms_state fails = state_after(&a, "/bin/ping", 0755, MS_SCENARIO_FAILS);
 
-	ck_assert_uint_eq(a.n_notes, 0);
+	ck_assert_uint_eq(a.n_incomplete, 0);
 	ck_assert_int_eq(ok.mode, 0755);
 	ck_assert(ok.has_caps);
 	ck_assert_str_eq(ok.caps, "cap_net_raw+ep");
@@ -460,9 +460,9 @@ START_TEST(test_ms_forms)
 	}
 	ck_assert(glob);
 	ck_assert(cond);
-	ck_assert_uint_eq(a.n_notes, 1);
-	ck_assert_ptr_nonnull(strstr(a.notes[0], "postinst:6:"));
-	ck_assert_ptr_nonnull(strstr(a.notes[0], "cannot tell which file"));
+	ck_assert_uint_eq(a.n_incomplete, 1);
+	ck_assert_ptr_nonnull(strstr(a.incomplete[0], "postinst:6:"));
+	ck_assert_ptr_nonnull(strstr(a.incomplete[0], "cannot tell which file"));
 	ms_analysis_release(&a);
 }
 END_TEST
@@ -483,13 +483,13 @@ START_TEST(test_ms_hostile)
 		ck_assert_int_eq(maintscript_analyse("postinst", bad[i], strlen(bad[i]), &ctx, &a), 0);
 	}
 	/* Syntax errors are notes; the recursive function and the loop terminate. */
-	ck_assert_uint_ge(a.n_notes, 5);
+	ck_assert_uint_ge(a.n_incomplete, 5);
 	/* Nesting beyond the limit is refused, not a stack overflow. */
 	deep = malloc(100000);
 	for (int i = 0; i < 20000; i++)
 		n += (size_t)sprintf(deep + n, "$(");
 	ck_assert_int_eq(maintscript_analyse("postinst", deep, n, &ctx, &a), 0);
-	ck_assert_ptr_nonnull(strstr(a.notes[a.n_notes - 1], "nested more than"));
+	ck_assert_ptr_nonnull(strstr(a.incomplete[a.n_incomplete - 1], "nested more than"));
 	free(deep);
 	ms_analysis_release(&a);
 }
