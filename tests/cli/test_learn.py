@@ -663,6 +663,42 @@ def test_errors(ctx):
               f"{p.returncode} {p.stdout!r} {p.stderr!r}")
 
 
+# Where libbpf looks for the kernel's BTF when /sys/kernel/btf/vmlinux is not there.
+BTF_ELSEWHERE = ["/boot", "/lib/modules", "/usr/lib/modules", "/usr/lib/debug"]
+
+
+def test_bpf_missing(ctx):
+    """Without the kernel's BTF (hidden in a private mount namespace) BPF cannot hook
+    anything: learn says what is missing, not only which attach calls failed."""
+    if not can_learn():
+        return SKIP
+    root = make_root(ctx)
+    rc, doc, err = learn(ctx, ["--no-record", "--caps", "none", "--", "/usr/bin/none"], "ptrace")
+    if not doc or not doc["bpf_support"] or not os.path.exists("/sys/kernel/btf/vmlinux"):
+        print("skip: no BPF in this build, or no BTF to hide", file=sys.stderr)
+        return SKIP
+    hide = ["/sys/kernel/btf"] + [d for d in BTF_ELSEWHERE
+                                   if os.path.isdir(d) and not os.path.islink(d)]
+    script = "".join(f"mount -t tmpfs s2ctest '{d}' && " for d in hide) + 'exec "$@"'
+    env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    def hidden(*args):
+        return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script,
+                               "sh", ctx.binary, "learn", "--root", root, "--no-record",
+                               *args], capture_output=True, env=env)
+    want = b"missing here: the kernel's BTF, /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)"
+    p = hidden("--mechanism", "bpf", "--caps", "none", "--", "/usr/bin/none")
+    ctx.check("no BTF: --mechanism bpf says what is missing", p.returncode == 4 and
+              b"BPF is not available: no way to hook" in p.stderr and want in p.stderr,
+              f"{p.returncode} {p.stderr!r}")
+    p = hidden("--json", "--caps", "none", "--", "/usr/bin/none")
+    doc = json.loads(p.stdout) if p.returncode == 0 and p.stdout else {}
+    ctx.check("no BTF: auto falls back to ptrace and keeps the reason",
+              doc.get("mechanism", {}).get("name") == "ptrace" and
+              want.decode() in (doc["mechanism"]["fallback"] or ""),
+              f"{p.returncode} {doc.get('mechanism')} {p.stderr!r}")
+
+
 def test_help(ctx):
     rc, out, err = ctx.run(["learn", "--help"])
     ctx.check("learn --help", rc == 0 and b"usage: suid2cap learn" in out and
@@ -672,7 +708,8 @@ def test_help(ctx):
 
 
 TESTS = [test_help, test_privileges_verb, test_exact, test_draft_rule, test_failing,
-         test_timeout, test_many_children, test_credentials, test_ping, test_errors]
+         test_timeout, test_many_children, test_credentials, test_ping, test_errors,
+         test_bpf_missing]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
