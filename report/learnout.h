@@ -16,7 +16,7 @@
  *
  * The JSON document (docs/schema/learn.schema.json) is both the output of
  * `learn --format json` and, without its "rule" and "record" keys, the stored
- * record that learn/record.c reads back.
+ * record that learn/record.c reads back.  The draft rule is report/learndraft's.
  */
 #ifndef S2C_REPORT_LEARNOUT_H
 #define S2C_REPORT_LEARNOUT_H
@@ -132,20 +132,6 @@ bool learn_record_succeeded(const struct learn_record *r);
  * Returns a new object or NULL on OOM.
  */
 struct json_object *learnout_json(const struct learn_record *r);
-
-/**
- * The draft rules file for @r, ready to save as <area>.json in a rules
- * directory: {"schema", "area": "local", "description", "rules": [one rule]}.
- * @replaces: the rule that matches the program today, or NULL.  The draft
- * then takes its id, so that it replaces it, and its match.packages and
- * identify, so that it describes the same program and not the others of that
- * name; without one it is "local.<name>".  The verdict is migrate
- * with the capabilities used (=p for an aware program, =ep otherwise), drop
- * when a successful run used none or the program is a #! script (whose
- * privilege the kernel never honours), review with "needs" when the run
- * failed or was denied something.  Returns a new object or NULL on OOM.
- */
-struct json_object *learnout_draft(const struct learn_record *r, const struct rule *replaces);
 
 /** Text options of the learn report. */
 struct learnout_text_options {

@@ -5,6 +5,7 @@ learned exactly, through BPF and through ptrace; a migrated ping; failing,
 hanging and forking commands leave nothing running; the command gets only its
 candidates; records reach explain and audit; clear errors."""
 import ctypes
+import hashlib
 import json
 import os
 import platform
@@ -574,6 +575,16 @@ def test_ping(ctx):
     d = json.loads(out)[0] if rc == 0 else {}
     ctx.check("draft loads as a rules layer", rc == 0 and d.get("rule") and
               d["rule"]["file"].endswith("local.json"), f"{rc} {err!r}")
+    # It never takes the bundled rule's id (saved, it would replace that rule and its
+    # conditions): it is about this build only, and says which conditions it lacks.
+    draft = doc_rule(ctx, root, mechanisms(ctx)[-1])
+    r = draft["rules"][0] if draft else {}
+    ctx.check("draft: a fresh local id, this build only", r.get("id") == "local.ping" and
+              r["match"].get("sha256") == [doc_sha(ctx, ping)], r)
+    ctx.check("draft: names the conditions of iputils.ping it lacks",
+              "goes before rule 'iputils.ping'" in draft.get("description", "") and
+              "when net.ipv4.ping_group_range covers 0..2147483647: drop" in draft["description"]
+              and "when the kernel is below 5.17: migrate" in draft["description"], draft)
 
     # A record others could have written is not believed.
     os.chmod(rec, 0o644)
@@ -587,6 +598,16 @@ def test_ping(ctx):
     s2ctest.setcap(ping, "cap_net_raw=p")
     rc, out, err = ctx.run(["explain", "--root", root, "/usr/bin/ping"])
     ctx.check("changed binary has no learned evidence", rc == 0 and b"learned" not in out, out)
+    rc, out, err = ctx.run(["explain", "--root", root, "--db", dbdir, "--format", "json",
+                            "/usr/bin/ping"])
+    d = json.loads(out)[0] if rc == 0 else {}
+    ctx.check("another build keeps the bundled rule", d.get("rule", {}).get("id") == "iputils.ping",
+              f"{rc} {err!r} {d.get('rule')}")
+
+
+def doc_sha(ctx, path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def doc_rule(ctx, root, mech):
