@@ -690,7 +690,8 @@ static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, co
 		if (r < 0) {
 			log_error("cannot write the report: %s", strerror(-r));
 			ex = S2C_EXIT_FAILURE;
-		} else if (!learn_record_succeeded(rec) || rec->denied) {
+		} else if (!learn_record_succeeded(rec) || rec->denied ||
+			   !learn_record_complete(rec)) {
 			ex = S2C_EXIT_FINDINGS;
 		}
 	}

@@ -83,33 +83,55 @@ static char *caps_clause(uint64_t mask, bool aware)
 	return out;
 }
 
+/* What the run could not see, as a clause of the reason ("" when it saw everything). */
+static char *unseen(const struct learn_record *r)
+{
+	_cleanup_free_ char *untraced = NULL, *lost = NULL;
+	char *s = NULL;
+
+	if (learn_record_complete(r))
+		return strdup("");
+	if (r->untraced && asprintf(&untraced, "ptrace could not follow %" PRIu64 " of its "
+				    "processes or threads (clone with CLONE_UNTRACED; learn "
+				    "--mechanism bpf sees them)", r->untraced) < 0)
+		return NULL;
+	if (r->lost && asprintf(&lost, "%" PRIu64 " capability checks could not be counted",
+				r->lost) < 0)
+		return NULL;
+	if (asprintf(&s, "; but %s%s%s, and what went unseen may have used more",
+		     untraced ? untraced : "", untraced && lost ? " and " : "", lost ? lost : "") < 0)
+		return NULL;
+	return s;
+}
+
 static char *draft_reason(const struct learn_record *r, const char *verdict)
 {
 	_cleanup_free_ char *used = fcaps_mask_names(r->used);
 	_cleanup_free_ char *denied = fcaps_mask_names(r->denied);
+	_cleanup_free_ char *missed = unseen(r);
 	char *s = NULL;
 	int n;
 
-	if (!used || !denied)
+	if (!used || !denied || !missed)
 		return NULL;
 	n = asprintf(&s, "Observed by suid2cap learn (%s, %s): run as %s, the program %s, used %s "
-		     "and was denied %s%s.", learn_mechanism_name(r->mechanism),
+		     "and was denied %s%s%s.", learn_mechanism_name(r->mechanism),
 		     r->time ? r->time : "?", r->user ? r->user : "?",
 		     learn_record_succeeded(r) ? "succeeded" :
 		     r->timed_out ? "hit the time limit" : "failed",
-		     *used ? used : "no capability", *denied ? denied : "nothing",
+		     *used ? used : "no capability", *denied ? denied : "nothing", missed,
 		     r->script ? "; it is a #! script, and the kernel ignores set-ID bits and "
 				 "capabilities on scripts, so its interpreter is what would need them" :
 		     s2c_streq(verdict, "review") ? ", so a person must check what it needs" : "");
 	return n < 0 ? NULL : s;
 }
 
-/* Drop for a script; review unless the run succeeded and was denied nothing. */
+/* Drop for a script; review unless the run succeeded, was denied nothing and was seen whole. */
 static const char *draft_verdict(const struct learn_record *r)
 {
 	if (r->script)
 		return "drop";      /* privilege on a script is never honoured */
-	if (!learn_record_succeeded(r) || r->denied)
+	if (!learn_record_succeeded(r) || r->denied || !learn_record_complete(r))
 		return "review";
 	return r->used ? "migrate" : "drop";
 }

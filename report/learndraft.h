@@ -10,7 +10,8 @@
  * program today, the draft is about the observed build only (match.sha256):
  * for it the draft goes first (rules/match.c), every other build keeps that
  * rule, and the draft's description names the conditions of that rule it
- * lacks.  A run that did not succeed drafts review, never migrate or drop.
+ * lacks.  A run that was not seen whole (learn_record_complete()) or did not
+ * succeed drafts review, never migrate or drop.
  */
 #ifndef S2C_REPORT_LEARNDRAFT_H
 #define S2C_REPORT_LEARNDRAFT_H
@@ -28,7 +29,8 @@ struct rules_db;
  * The id is "local.<name>" (then "-2", "-3"… while @db has it); the match
  * is the program's path, plus its SHA-256 when @matching is set.  The verdict
  * is drop for a #! script (whose privilege the kernel never honours), review
- * with "needs" when the run failed or was denied something, else migrate with the capabilities used (=p for an aware program,
+ * with "needs" when the run failed, was denied something or was not seen
+ * whole, else migrate with the capabilities used (=p for an aware program,
  * =ep otherwise), or drop when it used none.
  * Returns a new object or NULL on OOM.
  */

@@ -195,6 +195,11 @@ bool learn_record_succeeded(const struct learn_record *r)
 	return !r->timed_out && !r->signal && r->exit_code == 0;
 }
 
+bool learn_record_complete(const struct learn_record *r)
+{
+	return !r->untraced && !r->lost;
+}
+
 /* --- JSON -------------------------------------------------------------------------------- */
 
 /* Capability names, or null for none. */
@@ -287,6 +292,8 @@ static struct json_object *run_json(const struct learn_record *r)
 	    jsonout_add_int(o, "processes", (int64_t)r->processes) < 0 ||
 	    jsonout_add_int(o, "killed", (int64_t)r->killed) < 0 ||
 	    jsonout_add_int(o, "lost", (int64_t)r->lost) < 0 ||
+	    jsonout_add_int(o, "untraced", (int64_t)r->untraced) < 0 ||
+	    jsonout_add_bool(o, "complete", learn_record_complete(r)) < 0 ||
 	    jsonout_add_bool(o, "succeeded", learn_record_succeeded(r)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
@@ -382,6 +389,29 @@ static void put_outcome(FILE *out, const struct learn_record *r)
 	(void)fputc('\n', out);
 }
 
+/*
+ * What an incomplete run did not show, a line each under @label ("" after the
+ * first), after @prefix: the tasks ptrace could not follow, the checks lost.
+ */
+static void put_unseen(const struct style *s, const struct learn_record *r, const char *label,
+		       const char *prefix)
+{
+	if (r->untraced) {
+		heading(s, label);
+		(void)fprintf(s->out, "%sptrace could not follow %" PRIu64 " process%s or thread%s "
+			      "of the run (started with clone(CLONE_UNTRACED)): what %s did is not "
+			      "seen, so it may have used more; learn --mechanism bpf sees every "
+			      "process\n", prefix, r->untraced, r->untraced == 1 ? "" : "es",
+			      r->untraced == 1 ? "" : "s", r->untraced == 1 ? "it" : "they");
+		label = "";
+	}
+	if (r->lost) {
+		heading(s, label);
+		(void)fprintf(s->out, "%s%" PRIu64 " checks could not be counted (maps full)\n",
+			      prefix, r->lost);
+	}
+}
+
 static void text_checks(const struct style *s, const struct learn_record *r)
 {
 	FILE *out = s->out;
@@ -468,10 +498,7 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 	}
 	heading(&s, "result");
 	put_outcome(out, r);
-	if (r->lost) {
-		heading(&s, "");
-		(void)fprintf(out, "%" PRIu64 " checks could not be counted (maps full)\n", r->lost);
-	}
+	put_unseen(&s, r, "incomplete", "");
 	(void)fputc('\n', out);
 	heading(&s, "used");
 	put_mask(out, r->used, "no capability");
@@ -531,6 +558,7 @@ struct json_object *learnout_evidence_json(const struct learn_record *r)
 	    jsonout_add(o, "user", TAKE_PTR(user)) < 0 ||
 	    add_mask(o, "candidates", r->candidates) < 0 ||
 	    jsonout_add_bool(o, "succeeded", learn_record_succeeded(r)) < 0 ||
+	    jsonout_add_bool(o, "complete", learn_record_complete(r)) < 0 ||
 	    add_mask(o, "used", r->used) < 0 || add_mask(o, "denied", r->denied) < 0 ||
 	    add_mask(o, "denied_without_effect", r->denied_harmless) < 0)
 		return NULL;
@@ -562,6 +590,7 @@ int learnout_explain(const struct learn_record *r, const struct decision *d, boo
 	put_mask(out, r->candidates, "no capabilities");
 	(void)fputs(": ", out);
 	put_outcome(out, r);
+	put_unseen(&s, r, "", "incomplete: ");
 	heading(&s, "");
 	(void)fputs("used ", out);
 	put_mask(out, r->used, "no capability");
@@ -591,10 +620,11 @@ char *learnout_audit_line(const struct learn_record *r)
 	char *line = NULL;
 
 	if (!used || !denied || !when ||
-	    asprintf(&line, "used %s; denied %s (suid2cap learn, %s, %s%s)",
+	    asprintf(&line, "used %s; denied %s (suid2cap learn, %s, %s%s%s)",
 		     *used ? used : "no capability", *denied ? denied : "nothing",
 		     learn_mechanism_name(r->mechanism), when,
-		     learn_record_succeeded(r) ? "" : ", the run failed") < 0)
+		     learn_record_succeeded(r) ? "" : ", the run failed",
+		     learn_record_complete(r) ? "" : ", incomplete: the run was not seen whole") < 0)
 		return NULL;
 	return line;
 }

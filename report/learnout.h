@@ -81,6 +81,7 @@ struct learn_record {
 	uint64_t processes;   /**< the command and every process it started */
 	uint64_t killed;      /**< processes still running at the end, killed */
 	uint64_t lost;        /**< checks that could not be counted (maps full) */
+	uint64_t untraced;    /**< processes or threads of the run ptrace could not follow */
 
 	struct learn_check *checks;
 	size_t n_checks;
@@ -128,6 +129,13 @@ void learn_record_finish(struct learn_record *r);
 bool learn_record_succeeded(const struct learn_record *r);
 
 /**
+ * Everything the run did was seen: every process and thread followed
+ * (untraced 0) and every check counted (lost 0).  An incomplete record may
+ * miss capabilities the run used.
+ */
+bool learn_record_complete(const struct learn_record *r);
+
+/**
  * The record as a JSON object (the stored form: no "rule", no "record").
  * Returns a new object or NULL on OOM.
  */
@@ -153,7 +161,7 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 /**
  * The "learned" evidence object explain and audit add to a file's decision:
  * {"evidence": "observed", "time", "mechanism", "attach", "command", "user",
- * "candidates", "succeeded", "used", "denied", "denied_without_effect"}.
+ * "candidates", "succeeded", "complete", "used", "denied", "denied_without_effect"}.
  * Returns a new object or NULL on OOM.
  */
 struct json_object *learnout_evidence_json(const struct learn_record *r);

@@ -169,6 +169,44 @@ int main(int argc, char **argv)
 	return 0;
 }
 """,
+    # A child started with clone(CLONE_UNTRACED), or clone3 with it ("clone3"), which
+    # ptrace cannot follow, opens a raw socket; the parent does nothing privileged.
+    "untraced": r"""
+#define _GNU_SOURCE
+#include <linux/sched.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	struct clone_args args;
+	int status;
+	long pid;
+
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_UNTRACED;
+	args.exit_signal = SIGCHLD;
+	if (argc > 1 && strcmp(argv[1], "clone3") == 0)
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+	else
+		pid = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0) {
+		perror("clone");
+		return 2;
+	}
+	if (pid == 0)
+		_exit(socket(AF_INET, SOCK_RAW, IPPROTO_ICMP) < 0);
+	if (waitpid((pid_t)pid, &status, 0) < 0)
+		return 2;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+""",
     # Prints its own credentials (on learn's standard error).
     "creds": r"""
 #include <stdio.h>
@@ -308,6 +346,8 @@ def test_exact(ctx):
             ctx.check(label + " succeeded", doc["run"]["succeeded"], doc["run"])
             ctx.check(label + " used", doc["used"] == cap, f"used {doc['used']}, want {cap}")
             ctx.check(label + " denied", doc["denied"] is None, doc["denied"])
+            ctx.check(label + " seen whole", doc["run"]["complete"] and
+                      doc["run"]["untraced"] == 0, doc["run"])
             ctx.check(label + " candidates hold it", not cap or cap in (doc["candidates"] or ""),
                       doc["candidates"])
             # Without it, the run is refused exactly that capability.
@@ -406,6 +446,8 @@ def test_many_children(ctx):
         if doc:
             run = doc["run"]
             ctx.check(f"{mech} forker: processes counted", run["processes"] >= 61, run)
+            ctx.check(f"{mech} forker: every process followed", run["complete"] and
+                      run["untraced"] == 0, run)
             ctx.check(f"{mech} forker: leftovers killed and said so", run["killed"] >= 30, run)
         ctx.check(f"{mech} forker: nothing left", not leftovers(Env.root), leftovers(Env.root))
         # The same at the time limit, while the parent still runs.
@@ -415,6 +457,54 @@ def test_many_children(ctx):
                   doc["run"]["timed_out"] and doc["run"]["killed"] >= 41, doc and doc["run"])
         ctx.check(f"{mech} forker at the time limit: nothing left", not leftovers(Env.root),
                   leftovers(Env.root))
+
+
+def test_untraced(ctx):
+    """A child started with clone(CLONE_UNTRACED) (and clone3) opens a raw socket: BPF
+    sees cap_net_raw; ptrace cannot follow the child, and the record, the report and
+    the draft say the run is incomplete (review, never drop), also for auto where BPF
+    is not available."""
+    if not can_learn() or not have("cap_net_raw"):
+        return SKIP
+    root = make_root(ctx)
+    for how in ("clone", "clone3"):
+        for mech in mechanisms(ctx):
+            label = f"{mech} {how}"
+            rc, doc, err = learn(ctx, ["--caps", "cap_net_raw", "--", "/usr/bin/untraced", how],
+                                 mech)
+            ctx.check(label + ": a report", doc is not None, f"{rc} {err!r}")
+            if not doc:
+                continue
+            run, rule = doc["run"], doc["rule"]["rules"][0]
+            if mech == "bpf":
+                ctx.check(label + ": sees cap_net_raw", rc == 0 and doc["used"] == "cap_net_raw" and
+                          run["complete"] and run["untraced"] == 0 and
+                          rule["verdict"] == "migrate", f"{rc} {doc['used']} {run} {rule}")
+                continue
+            ctx.check(label + ": says what it could not see", rc == 1 and run["untraced"] >= 1 and
+                      not run["complete"] and run["succeeded"], f"{rc} {run}")
+            ctx.check(label + ": the draft is review, not drop", rule["verdict"] == "review" and
+                      "CLONE_UNTRACED" in rule["reason"], rule)
+            with open(os.path.join(root, "var/lib/suid2cap/learn",
+                                   doc["program"]["sha256"] + ".json")) as f:
+                kept = json.load(f)["run"]
+            ctx.check(label + ": the record says so", not kept["complete"] and
+                      kept["untraced"] == run["untraced"], kept)
+    rc, out, err = ctx.run(["learn", "--root", root, "--no-record", "--mechanism", "ptrace",
+                            "--caps", "cap_net_raw", "--", "/usr/bin/untraced"])
+    ctx.check("ptrace: the text report says so", rc == 1 and
+              b"  incomplete  ptrace could not follow 1 process or thread of the run (started "
+              b"with clone(CLONE_UNTRACED))" in out and b'"verdict": "review"' in out, out)
+    # auto where BPF is unavailable: ptrace, with the same honesty
+    p = subprocess.run([ctx.binary, "learn", "--root", root, "--no-record", "--json", "--caps",
+                        "cap_net_raw", "--", "/usr/bin/untraced"], capture_output=True,
+                       env={"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                       preexec_fn=seccomp_deny_bpf)
+    doc = json.loads(p.stdout) if p.stdout else {}
+    ctx.check("auto without BPF: ptrace, incomplete, review",
+              doc.get("mechanism", {}).get("name") == "ptrace" and
+              not doc["run"]["complete"] and doc["rule"]["rules"][0]["verdict"] == "review",
+              f"{p.returncode} {doc.get('run')} {p.stderr!r}")
 
 
 def creds_of(err):
@@ -729,8 +819,8 @@ def test_help(ctx):
 
 
 TESTS = [test_help, test_privileges_verb, test_exact, test_draft_rule, test_failing,
-         test_timeout, test_many_children, test_credentials, test_ping, test_errors,
-         test_bpf_missing]
+         test_timeout, test_many_children, test_untraced, test_credentials, test_ping,
+         test_errors, test_bpf_missing]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

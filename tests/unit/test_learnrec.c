@@ -175,6 +175,17 @@ START_TEST(test_draft)
 	ck_assert_str_eq(str_at(rule, "verdict"), "migrate");
 	ck_assert_str_eq(str_at(rule, "caps"), "cap_net_raw=ep");
 	json_object_put(d);
+	/* A run ptrace did not see whole: review, and the reason says what was missed. */
+	r->untraced = 1;
+	d = learndraft_build(r, NULL, NULL);
+	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
+	ck_assert_str_eq(str_at(rule, "verdict"), "review");
+	ck_assert_str_eq(str_at(rule, "needs"), "cap_net_raw=ep");
+	ck_assert_msg(strstr(str_at(rule, "reason"), "but ptrace could not follow 1 of its processes "
+			     "or threads (clone with CLONE_UNTRACED; learn --mechanism bpf sees "
+			     "them), and what went unseen may have used more"), "%s",
+		      str_at(rule, "reason"));
+	json_object_put(d);
 	learn_record_free(r);
 }
 END_TEST
@@ -189,6 +200,18 @@ START_TEST(test_roundtrip)
 	b = text_of(back);
 	ck_assert_str_eq(a, b);
 	ck_assert_uint_eq(back->denied_harmless, r->denied_harmless);
+	learn_record_free(back);
+	back = NULL;
+	/* A record written before "untraced" and "complete" existed still reads. */
+	{
+		char *at = strstr(a, "\"untraced\":0,\"complete\":true,");
+		ck_assert_ptr_nonnull(at);
+		memmove(at, at + strlen("\"untraced\":0,\"complete\":true,"),
+			strlen(at + strlen("\"untraced\":0,\"complete\":true,")) + 1);
+		ck_assert_msg(learn_record_parse(a, strlen(a), "old.json", &back, &err) == 0, "%s",
+			      err.msg);
+		ck_assert(learn_record_complete(back));
+	}
 	free(a);
 	free(b);
 	learn_record_free(back);
@@ -224,6 +247,8 @@ START_TEST(test_refused)
 		"does not follow");
 	refused("\"signal\":null", "\"signal\":\"KILL\"", "exactly one of exit_code and signal");
 	refused("\"succeeded\":true", "\"succeeded\":false", "succeeded does not follow");
+	refused("\"complete\":true", "\"complete\":false", "complete does not follow");
+	refused("\"untraced\":0", "\"untraced\":2", "complete does not follow");
 	refused("\"EPERM\"", "\"EWHAT\"", "unknown errno");
 	refused("\"granted\"", "\"maybe\"", "granted or denied");
 	refused("\"name\":\"bpf\"", "\"name\":\"strace\"", "unknown mechanism");
