@@ -46,6 +46,7 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	for (size_t i = 0; i < db->n_storage; i++) {
 		struct rule *r = &db->storage[i];
 		free(r->paths);
+		strv_free(r->layout);
 		free(r->names);
 		free(r->packages);
 		free(r->sha256);
@@ -572,6 +573,23 @@ static bool packages_disjoint(const struct rule *a, const struct rule *b)
 	return true;
 }
 
+/*
+ * Can one file match path @x of @a and path @y of @b?  A file matches a glob as
+ * written or in its layout form (rules/match.h), so every pairing counts.
+ */
+static int paths_intersect(const struct rule *a, size_t x, const struct rule *b, size_t y)
+{
+	const char *ga[2] = { a->paths[x], a->layout[x] }, *gb[2] = { b->paths[y], b->layout[y] };
+
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < 2; j++) {
+			int hit = glob_intersect(ga[i], gb[j]);
+			if (hit != 0)
+				return hit;
+		}
+	return 0;
+}
+
 static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 		    struct s2c_error *err)
 {
@@ -583,7 +601,7 @@ static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 				continue;
 			for (size_t x = 0; a->paths && a->paths[x]; x++)
 				for (size_t y = 0; b->paths && b->paths[y]; y++) {
-					int hit = glob_intersect(a->paths[x], b->paths[y]);
+					int hit = paths_intersect(a, x, b, y);
 					if (hit < 0)
 						return hit;
 					if (!hit)

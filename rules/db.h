@@ -101,6 +101,8 @@ struct rule {
 	const char *file;       /**< file it came from, for messages */
 	char where[512];        /**< "$.rules[3]" */
 	const char **paths, **names, **packages, **sha256;   /**< NULL-terminated or NULL */
+	char **layout;          /**< the layout form of each of @paths (rules/layout.h), same
+				     indexes, owned; NULL without paths */
 	enum verdict verdict;
 	bool has_caps;
 	struct fcaps caps;

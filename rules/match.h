@@ -2,12 +2,17 @@
 /*
  * Which rule describes a file.
  *
- * A rule matches by path glob, or (weaker, only when no rule matches by path)
- * by file name.  When the owning package is known, rules listing other
- * packages do not match and rules listing this one are preferred.  A rule
- * with sha256 digests matches only files with one of them.  Among the rest an
- * exact path beats a glob, and a glob with more literal characters beats a
- * looser one; a tie is ambiguous and reported as such.
+ * A rule matches by path glob, as written or in the layout form
+ * (rules/layout.h: /usr, sbin and lib directories merged), so a rule finds
+ * its program wherever a distribution installs it.  Weaker, and only when no
+ * rule matches so: by the package-directory form (/usr/libexec/NAME and
+ * /usr/lib/PKG/NAME, when PKG is the rule's project or one of its packages);
+ * weakest, by file name.  When the owning package is known, rules listing
+ * other packages do not match and rules listing this one are preferred.  A
+ * rule with sha256 digests matches only files with one of them.  Among the
+ * rest an exact path beats a glob, and a glob with more literal characters
+ * beats a looser one; a tie is ambiguous and reported as such (rules/identify.h
+ * settles it when it can).
  */
 #ifndef S2C_RULES_MATCH_H
 #define S2C_RULES_MATCH_H

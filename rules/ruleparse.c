@@ -5,6 +5,7 @@
  * error naming the file and the JSON path.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "db.h"
 #include "glob.h"
 #include "jsonread.h"
+#include "layout.h"
 #include "ruleparse.h"
 #include "util.h"
 #include "common.h"
@@ -338,12 +340,19 @@ static int parse_match(struct json_object *o, const struct jpath *p, struct rule
 		return r;
 	if (!rule->paths && !rule->names)
 		return jpath_error(p, err, "needs 'paths' or 'names'");
-	for (size_t i = 0; rule->paths && rule->paths[i]; i++) {
+	for (size_t i = 0, n = 0; rule->paths && rule->paths[i]; i++) {
 		const char *why = glob_invalid(rule->paths[i]);
+		char form[PATH_MAX];
+
+		if (!why && layout_form(rule->paths[i], form, sizeof(form)) < 0)
+			why = "too long";
 		if (why) {
 			struct jpath kp = jpath_key(p, "paths"), ip = jpath_index(&kp, i);
 			return jpath_error(&ip, err, "bad glob '%s': %s", rule->paths[i], why);
 		}
+		r = strv_push(&rule->layout, &n, strdup(form));
+		if (r < 0)
+			return r;
 	}
 	for (size_t i = 0; rule->names && rule->names[i]; i++)
 		if (!*rule->names[i] || strchr(rule->names[i], '/')) {
