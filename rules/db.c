@@ -50,6 +50,7 @@ struct rules_db *rules_db_free(struct rules_db *db)
 		free(r->names);
 		free(r->packages);
 		free(r->sha256);
+		free(r->groups);
 		free(r->sources);
 		free(r->smoke);
 		for (size_t j = 0; j < r->n_conditions; j++)
@@ -562,15 +563,26 @@ const struct rule *rules_db_find(const struct rules_db *db, const char *id)
 	return NULL;
 }
 
-static bool packages_disjoint(const struct rule *a, const struct rule *b)
+/* Two match lists (packages, groups) that both restrict and share no entry. */
+static bool lists_disjoint(const char *const *a, const char *const *b)
 {
-	if (!a->packages || !b->packages)
+	if (!a || !b)
 		return false;
-	for (size_t i = 0; a->packages[i]; i++)
-		for (size_t j = 0; b->packages[j]; j++)
-			if (s2c_streq(a->packages[i], b->packages[j]))
+	for (size_t i = 0; a[i]; i++)
+		for (size_t j = 0; b[j]; j++)
+			if (s2c_streq(a[i], b[j]))
 				return false;
 	return true;
+}
+
+/*
+ * Path @x of @a is a pattern narrowed to groups that @b does not name: it may
+ * cover @b's files too, whose own path, being narrower, decides for them
+ * (the games of a distribution that puts them in /usr/bin).
+ */
+static bool group_pattern(const struct rule *a, size_t x, const struct rule *b)
+{
+	return a->groups && !b->groups && a->paths[x][strcspn(a->paths[x], "*?[")];
 }
 
 /*
@@ -597,11 +609,13 @@ static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 		for (size_t j = i + 1; j < db->n; j++) {
 			const struct rule *a = db->rules[i], *b = db->rules[j];
 
-			if (packages_disjoint(a, b))
+			if (lists_disjoint(a->packages, b->packages) ||
+			    lists_disjoint(a->groups, b->groups))
 				continue;
 			for (size_t x = 0; a->paths && a->paths[x]; x++)
 				for (size_t y = 0; b->paths && b->paths[y]; y++) {
-					int hit = paths_intersect(a, x, b, y);
+					int hit = group_pattern(a, x, b) || group_pattern(b, y, a) ? 0 :
+						  paths_intersect(a, x, b, y);
 					if (hit < 0)
 						return hit;
 					if (!hit)

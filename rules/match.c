@@ -26,7 +26,7 @@ enum how {
 
 /* The file being matched, in every form. */
 struct file {
-	const char *path, *base, *package, *sha256;
+	const char *path, *base, *package, *sha256, *group;
 	char form[PATH_MAX];
 	bool has_package_dir;
 	const char *flat, *dir;        /* its package-directory form */
@@ -154,6 +154,8 @@ static void match_pass(const struct rules_db *db, const struct file *f, enum pas
 		}
 		if (r->sha256 && (!f->sha256 || !in_list(r->sha256, f->sha256)))
 			continue;
+		if (r->groups && (!f->group || !in_list(r->groups, f->group)))
+			continue;
 		c = res->n_tied ? score_cmp(s, *ret_best) : 1;
 		if (c > 0) {
 			*ret_best = s;
@@ -187,9 +189,9 @@ static void describe(const struct file *f, enum pass pass, const struct hit *h, 
 }
 
 void match_file(const struct rules_db *db, const char *path, const char *package,
-		const char *sha256, struct match_result *res)
+		const char *group, const char *sha256, struct match_result *res)
 {
-	struct file f = { .path = path, .package = package, .sha256 = sha256 };
+	struct file f = { .path = path, .package = package, .group = group, .sha256 = sha256 };
 	struct score best = { 0, 0 };
 	struct hit hit = { 0, NULL, HOW_PATH };
 	enum pass pass;

@@ -9,7 +9,8 @@
  * /usr/lib/PKG/NAME, when PKG is the rule's project or one of its packages);
  * weakest, by file name.  When the owning package is known, rules listing
  * other packages do not match and rules listing this one are preferred.  A
- * rule with sha256 digests matches only files with one of them.  Among the
+ * rule with sha256 digests matches only files with one of them, a rule with
+ * groups only files of one of those groups.  Among the
  * rest an exact path beats a glob, and a glob with more literal characters
  * beats a looser one; a tie is ambiguous and reported as such (rules/identify.h
  * settles it when it can).
@@ -34,11 +35,13 @@ struct match_result {
 /**
  * Match @path (and its basename) against @db.
  * @package  owning package, or NULL when unknown.
+ * @group    the name of the file's group, or NULL when unknown (rules with
+ *           groups then do not match).
  * @sha256   lowercase hex digest of the file, or NULL when not computed
  *           (rules with digests then do not match).
  * Always succeeds; result->rule is NULL when nothing or several rules match.
  */
 void match_file(const struct rules_db *db, const char *path, const char *package,
-		const char *sha256, struct match_result *result);
+		const char *group, const char *sha256, struct match_result *result);
 
 #endif /* S2C_RULES_MATCH_H */

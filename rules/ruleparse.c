@@ -324,7 +324,8 @@ static int parse_conditions(struct json_object *arr, const struct jpath *ap, str
 static int parse_match(struct json_object *o, const struct jpath *p, struct rule *rule,
 		       struct s2c_error *err)
 {
-	static const char *const keys[] = { "paths", "names", "packages", "sha256", NULL };
+	static const char *const keys[] = { "paths", "names", "packages", "sha256", "groups",
+					    NULL };
 	int r;
 
 	r = jsonread_keys(o, p, keys, NULL, err);
@@ -336,6 +337,8 @@ static int parse_match(struct json_object *o, const struct jpath *p, struct rule
 		r = jsonread_strv(o, p, "packages", false, 1, &rule->packages, NULL, err);
 	if (r == 0)
 		r = jsonread_strv(o, p, "sha256", false, 1, &rule->sha256, NULL, err);
+	if (r == 0)
+		r = jsonread_strv(o, p, "groups", false, 1, &rule->groups, NULL, err);
 	if (r < 0)
 		return r;
 	if (!rule->paths && !rule->names)
@@ -358,6 +361,11 @@ static int parse_match(struct json_object *o, const struct jpath *p, struct rule
 		if (!*rule->names[i] || strchr(rule->names[i], '/')) {
 			struct jpath kp = jpath_key(p, "names"), ip = jpath_index(&kp, i);
 			return jpath_error(&ip, err, "a name is a file name without '/'");
+		}
+	for (size_t i = 0; rule->groups && rule->groups[i]; i++)
+		if (!*rule->groups[i] || strpbrk(rule->groups[i], ":/ \t\n")) {
+			struct jpath kp = jpath_key(p, "groups"), ip = jpath_index(&kp, i);
+			return jpath_error(&ip, err, "a group is a name without ':', '/' or blanks");
 		}
 	for (size_t i = 0; rule->sha256 && rule->sha256[i]; i++) {
 		const char *h = rule->sha256[i];

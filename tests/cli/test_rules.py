@@ -58,7 +58,34 @@ def test_versioned_corrections(ctx):
                       d["mode_after"])
 
 
-TESTS = [test_versioned_corrections]
+def test_games(ctx):
+    """Set-group-ID games wherever distributions put them: /usr/games (Debian), a directory
+    of /usr/lib/games (Debian's nethack-console), /usr/bin (Fedora), found by their group;
+    another program of /usr/bin is not taken for a game."""
+    if not is_root():
+        return SKIP
+    groups = "root:x:0:\nmail:x:8:\ngames:x:60:\n"
+    files = {"/usr/games/hack": (0o2755, 60),
+             "/usr/lib/games/nethack/nethack-console": (0o2755, 60),
+             "/usr/bin/monsterz": (0o2755, 60), "/usr/bin/robotfindskitten": (0o6755, 60),
+             "/usr/bin/not-a-game": (0o2755, 8), "/usr/bin/dotlockfile": (0o2755, 60)}
+    root = image(ctx, "games", "fedora", files, groups=groups)
+    d = explain(ctx, root, list(files))
+    check_decision(ctx, "bsdgames hack", d.get("/usr/games/hack"), "games.setgid-games", "keep")
+    check_decision(ctx, "nethack-console", d.get("/usr/lib/games/nethack/nethack-console"),
+                   "games.setgid-games-elsewhere", "keep", reason="high-score")
+    check_decision(ctx, "Fedora's monsterz", d.get("/usr/bin/monsterz"),
+                   "games.setgid-games-elsewhere", "keep")
+    check_decision(ctx, "a setuid-root game", d.get("/usr/bin/robotfindskitten"),
+                   "games.setgid-games-elsewhere", "review", reason="2755 root:games")
+    dd = d.get("/usr/bin/not-a-game") or {}
+    ctx.check("a set-group-ID mail program is not a game", (dd.get("rule") or {}).get("id") is None,
+              repr(dd.get("rule")))
+    check_decision(ctx, "a program with its own rule", d.get("/usr/bin/dotlockfile"),
+                   "liblockfile.dotlockfile", "keep")
+
+
+TESTS = [test_versioned_corrections, test_games]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -401,24 +401,24 @@ START_TEST(test_match)
 	struct match_result m;
 
 	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
-	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, &m);
+	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "iputils.ping");
-	match_file(db, "/usr/bin/ping", "inetutils-ping", NULL, &m);
+	match_file(db, "/usr/bin/ping", "inetutils-ping", NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "inetutils.ping");
-	match_file(db, "/usr/bin/ping", "busybox", NULL, &m);
+	match_file(db, "/usr/bin/ping", "busybox", NULL, NULL, &m);
 	ck_assert_ptr_null(m.rule);
 	ck_assert_uint_eq(m.n_tied, 0);
-	match_file(db, "/usr/bin/ping", NULL, NULL, &m);     /* unknown owner: ambiguous */
+	match_file(db, "/usr/bin/ping", NULL, NULL, NULL, &m);     /* unknown owner: ambiguous */
 	ck_assert_ptr_null(m.rule);
 	ck_assert_uint_eq(m.n_tied, 2);
-	match_file(db, "/usr/lib/x86_64-linux-gnu/gst-ptp-helper", NULL, NULL, &m);
+	match_file(db, "/usr/lib/x86_64-linux-gnu/gst-ptp-helper", NULL, NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "gst.helper");
-	match_file(db, "/somewhere/else/named-only", NULL, NULL, &m);
+	match_file(db, "/somewhere/else/named-only", NULL, NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "x.named");
 	ck_assert_ptr_nonnull(strstr(m.how, "file name"));
-	match_file(db, "/opt/h", NULL, "1111111111111111111111111111111111111111111111111111111111111111", &m);
+	match_file(db, "/opt/h", NULL, NULL, "1111111111111111111111111111111111111111111111111111111111111111", &m);
 	ck_assert_ptr_null(m.rule);
-	match_file(db, "/opt/h", NULL, "0000000000000000000000000000000000000000000000000000000000000000", &m);
+	match_file(db, "/opt/h", NULL, NULL, "0000000000000000000000000000000000000000000000000000000000000000", &m);
 	ck_assert_str_eq(m.rule->id, "x.hashed");
 	rules_db_free(db);
 }
@@ -523,19 +523,19 @@ START_TEST(test_match_layouts)
 
 	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(found); i++) {
-		match_file(db, found[i][0], NULL, NULL, &m);
+		match_file(db, found[i][0], NULL, NULL, NULL, &m);
 		ck_assert_msg(m.rule && strcmp(m.rule->id, found[i][1]) == 0, "'%s' matched %s", found[i][0],
 			      m.rule ? m.rule->id : "nothing");
 	}
 	for (size_t i = 0; i < S2C_ELEMENTSOF(missed); i++) {
-		match_file(db, missed[i], NULL, NULL, &m);
+		match_file(db, missed[i], NULL, NULL, NULL, &m);
 		ck_assert_msg(!m.rule && !m.n_tied, "'%s' matched %s", missed[i], m.rule ? m.rule->id : "");
 	}
-	match_file(db, "/sbin/mount.nfs", NULL, NULL, &m);
+	match_file(db, "/sbin/mount.nfs", NULL, NULL, NULL, &m);
 	ck_assert_str_eq(m.how, "path matches '/sbin/mount.nfs'");
-	match_file(db, "/usr/bin/mount.nfs", NULL, NULL, &m);
+	match_file(db, "/usr/bin/mount.nfs", NULL, NULL, NULL, &m);
 	ck_assert_ptr_nonnull(strstr(m.how, "in another layout (both are '/usr/bin/mount.nfs'"));
-	match_file(db, "/usr/lib/gvfs/gvfsd-nfs", NULL, NULL, &m);
+	match_file(db, "/usr/lib/gvfs/gvfsd-nfs", NULL, NULL, NULL, &m);
 	ck_assert_ptr_nonnull(strstr(m.how, "but for the package directory"));
 	rules_db_free(db);
 
@@ -550,6 +550,61 @@ START_TEST(test_match_layouts)
 	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
 	expect_error_text(t = file_of(body), "overlaps '/usr/lib64/x/y'");
 	free(t), free(body), free(a), free(b);
+}
+END_TEST
+
+/* A rule of the files of @group under @path. */
+static char *grouped(const char *id, const char *path, const char *group)
+{
+	char *s = NULL;
+
+	ck_assert_int_gt(asprintf(&s, "{\"id\": \"%s\", \"program\": \"p\", \"match\": {\"paths\": "
+				  "[\"%s\"], \"groups\": [\"%s\"]}, \"verdict\": \"keep\", \"reason\": "
+				  "\"r\", \"sources\": [\"man:a(1)\"]}", id, path, group), 0);
+	return s;
+}
+
+/* match.groups: only files of those groups; such a pattern may cover other rules' paths. */
+START_TEST(test_match_groups)
+{
+	const char *text =
+		"{\"schema\": 1, \"area\": \"test\", \"rules\": ["
+		"{\"id\": \"games.any\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/*\"], \"groups\": [\"games\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"x.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}"
+		"]}";
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	struct match_result m;
+	char *a, *b, *body = NULL, *t;
+
+	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
+	match_file(db, "/usr/bin/nethack", NULL, "games", NULL, &m);
+	ck_assert_str_eq(m.rule->id, "games.any");
+	match_file(db, "/usr/sbin/robots", NULL, "games", NULL, &m);      /* in another layout */
+	ck_assert_str_eq(m.rule->id, "games.any");
+	match_file(db, "/usr/bin/nethack", NULL, "root", NULL, &m);
+	ck_assert_ptr_null(m.rule);
+	match_file(db, "/usr/bin/nethack", NULL, NULL, NULL, &m);         /* group unknown */
+	ck_assert_ptr_null(m.rule);
+	match_file(db, "/usr/bin/ping", NULL, "games", NULL, &m);         /* the exact path wins */
+	ck_assert_str_eq(m.rule->id, "x.ping");
+	rules_db_free(db);
+	/* a literal path narrowed to a group still overlaps; disjoint groups do not */
+	a = rule("x.a", "/usr/bin/x", "keep", NULL, NULL);
+	b = grouped("x.b", "/usr/bin/x", "games");
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	expect_error_text(t = file_of(body), "overlaps '/usr/bin/x'");
+	free(t), free(body), free(a), free(b);
+	a = grouped("x.a", "/usr/bin/*", "mail");
+	b = grouped("x.b", "/usr/bin/*", "games");
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	t = file_of(body);
+	ck_assert_msg(load_text(t, &db, &err) == 0, "%s", err.msg);
+	rules_db_free(db);
+	free(t), free(body), free(a), free(b);
+	expect_error(grouped("x.a", "/usr/bin/x", "a:b"), "a group is a name without");
 }
 END_TEST
 
@@ -639,6 +694,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_layout_form);
 	tcase_add_test(tc, test_match_layouts);
+	tcase_add_test(tc, test_match_groups);
 	tcase_add_test(tc, test_host_image);
 	tcase_add_test(tc, test_host_live);
 	suite_add_tcase(s, tc);
