@@ -607,7 +607,7 @@ static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct program
 	}
 	e = (struct engine){ .db = j->ds.db, .host = j->ds.host, .ids = j->ds.ids,
 			     .rootfd = j->res->rootfd };
-	match_file(j->ds.db, p->path, host_package_of(j->ds.host, p->path), p->sha256, &m);
+	match_file(j->ds.db, p->path, host_package_of(j->ds.host, p->path), NULL, p->sha256, &m);
 	j->rule = m.rule;
 	if (!p->script)
 		(void)elfinfo_load_fd(p->fd, &eo, &elf, NULL);

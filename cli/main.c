@@ -44,6 +44,7 @@
  *           host      target facts: kernel, sysctl, os-release, package of a file
  *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
  *           match     which rule describes a file
+ *           layout    a path beyond the layout: merged /usr and sbin, lib64, libexec
  *           privcheck the privilege order: never more than the file has
  *           override  local overrides of a rule's verdict, applied after the rule decides
  *           decide    decide_all(): every candidate of a scan

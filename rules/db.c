@@ -46,9 +46,11 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	for (size_t i = 0; i < db->n_storage; i++) {
 		struct rule *r = &db->storage[i];
 		free(r->paths);
+		strv_free(r->layout);
 		free(r->names);
 		free(r->packages);
 		free(r->sha256);
+		free(r->groups);
 		free(r->sources);
 		free(r->smoke);
 		for (size_t j = 0; j < r->n_conditions; j++)
@@ -561,19 +563,16 @@ const struct rule *rules_db_find(const struct rules_db *db, const char *id)
 	return NULL;
 }
 
-/* Do the NULL-terminated lists @a and @b have a string in common? */
-static bool lists_meet(const char *const *a, const char *const *b)
+/* Two match lists (packages, groups) that both restrict and share no entry. */
+static bool lists_disjoint(const char *const *a, const char *const *b)
 {
+	if (!a || !b)
+		return false;
 	for (size_t i = 0; a[i]; i++)
 		for (size_t j = 0; b[j]; j++)
 			if (s2c_streq(a[i], b[j]))
-				return true;
-	return false;
-}
-
-static bool packages_disjoint(const struct rule *a, const struct rule *b)
-{
-	return a->packages && b->packages && !lists_meet(a->packages, b->packages);
+				return false;
+	return true;
 }
 
 /*
@@ -583,9 +582,34 @@ static bool packages_disjoint(const struct rule *a, const struct rule *b)
  */
 static bool builds_apart(const struct rule *a, const struct rule *b)
 {
-	if (!a->sha256 != !b->sha256)
-		return true;
-	return a->sha256 && !lists_meet(a->sha256, b->sha256);
+	return !a->sha256 != !b->sha256 || lists_disjoint(a->sha256, b->sha256);
+}
+
+/*
+ * Path @x of @a is a pattern narrowed to groups that @b does not name: it may
+ * cover @b's files too, whose own path, being narrower, decides for them
+ * (the games of a distribution that puts them in /usr/bin).
+ */
+static bool group_pattern(const struct rule *a, size_t x, const struct rule *b)
+{
+	return a->groups && !b->groups && a->paths[x][strcspn(a->paths[x], "*?[")];
+}
+
+/*
+ * Can one file match path @x of @a and path @y of @b?  A file matches a glob as
+ * written or in its layout form (rules/match.h), so every pairing counts.
+ */
+static int paths_intersect(const struct rule *a, size_t x, const struct rule *b, size_t y)
+{
+	const char *ga[2] = { a->paths[x], a->layout[x] }, *gb[2] = { b->paths[y], b->layout[y] };
+
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < 2; j++) {
+			int hit = glob_intersect(ga[i], gb[j]);
+			if (hit != 0)
+				return hit;
+		}
+	return 0;
 }
 
 static int overlaps(const struct rules_db *db, struct rules_problems *collect,
@@ -595,11 +619,13 @@ static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 		for (size_t j = i + 1; j < db->n; j++) {
 			const struct rule *a = db->rules[i], *b = db->rules[j];
 
-			if (packages_disjoint(a, b) || builds_apart(a, b))
+			if (lists_disjoint(a->packages, b->packages) ||
+			    lists_disjoint(a->groups, b->groups) || builds_apart(a, b))
 				continue;
 			for (size_t x = 0; a->paths && a->paths[x]; x++)
 				for (size_t y = 0; b->paths && b->paths[y]; y++) {
-					int hit = glob_intersect(a->paths[x], b->paths[y]);
+					int hit = group_pattern(a, x, b) || group_pattern(b, y, a) ? 0 :
+						  paths_intersect(a, x, b, y);
 					if (hit < 0)
 						return hit;
 					if (!hit)

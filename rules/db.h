@@ -101,6 +101,10 @@ struct rule {
 	const char *file;       /**< file it came from, for messages */
 	char where[512];        /**< "$.rules[3]" */
 	const char **paths, **names, **packages, **sha256;   /**< NULL-terminated or NULL */
+	char **layout;          /**< the layout form of each of @paths (rules/layout.h), same
+				     indexes, owned; NULL without paths */
+	const char **groups;    /**< match.groups: the file's group is one of these names, or
+				     NULL */
 	enum verdict verdict;
 	bool has_caps;
 	struct fcaps caps;
@@ -228,7 +232,9 @@ const struct rule *rules_db_find(const struct rules_db *db, const char *id);
 
 /**
  * Check the layered database for overlaps: two rules whose path globs (or
- * names) can match the same file and whose package lists are not disjoint.
+ * names) can match the same file in any layout and whose package and group
+ * lists are not disjoint.  A pattern of a rule narrowed to groups may cover
+ * the paths of rules that name no group: theirs are narrower and decide.
  * Returns 0 or -EINVAL naming both rules in @err.
  */
 int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err);

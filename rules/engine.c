@@ -532,7 +532,7 @@ static int find_rule(const struct engine *e, struct decision *d)
 {
 	struct match_result m;
 
-	match_file(e->db, d->facts->path, d->package, d->sha256, &m);
+	match_file(e->db, d->facts->path, d->package, d->facts->group, d->sha256, &m);
 	if (m.rule) {
 		d->rule = m.rule;
 		d->match_how = strdup(m.how);
@@ -621,7 +621,7 @@ int engine_aware(const struct engine *e, const char *path, const char *sha256,
 	evidence_release(&d);
 	if (r < 0)
 		return r;
-	match_file(e->db, path, NULL, sha256, &m);
+	match_file(e->db, path, NULL, NULL, sha256, &m);
 	if (m.rule && m.rule->aware >= 0)
 		aware = m.rule->aware;
 	*ret_aware = aware;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +18,40 @@ static bool names_none(const char *text)
 	return text && !strstr(text, "cap_");
 }
 
+/* Does @text name @cap ("cap_sys_admin", in any case) as a word of its own? */
+static bool names_cap(const char *text, const char *cap)
+{
+	size_t n = strlen(cap);
+
+	for (const char *p = text; (p = strcasestr(p, cap)); p++) {
+		bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[n]) || p[n] == '_';
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @accepted_risk accepts a set whose root-equivalent capabilities are @root:
+ * it must name each of them, so that a capability added to the set later is
+ * not accepted by a sentence written for the others.  Returns the names it
+ * leaves out ("cap_a,cap_b"), "" when none, or NULL when memory ran out.
+ */
+static char *unnamed_caps(const struct rules_db *db, const char *accepted_risk, uint64_t root)
+{
+	uint64_t missing = 0;
+
+	for (unsigned b = 0; b < 64; b++) {
+		const char *name = db->caps.caps[b].name;
+		if ((root & S2C_CAPMASK(b)) && (!name || !names_cap(accepted_risk, name)))
+			missing |= S2C_CAPMASK(b);
+	}
+	return missing ? fcaps_mask_names(missing) : strdup("");
+}
+
 /* One migration to @caps (@text as written) at @where in @file: a problem unless
- * @accepted_risk says why. */
+ * @accepted_risk says why, naming each root-equivalent capability it accepts. */
 static int check_set(const struct rules_db *db, const char *file, const char *accepted_risk,
 		     const char *where, const struct fcaps *caps, const char *text, bool *risky,
 		     struct rules_problems *out)
@@ -31,9 +64,16 @@ static int check_set(const struct rules_db *db, const char *file, const char *ac
 	if (risk < RISK_DANGEROUS)
 		return 0;
 	*risky = true;
-	if (accepted_risk)
-		return 0;
-	if (names_none(text)) {
+	if (accepted_risk) {
+		names = unnamed_caps(db, accepted_risk, captable_with_risk(&db->caps, mask, RISK_ROOT));
+		if (!names)
+			return -ENOMEM;
+		if (!*names)
+			return 0;
+		n = asprintf(&msg, "%s: %s: accepted_risk does not name %s, which '%s' grants "
+			     "(root-equivalent); say why each root-equivalent capability is accepted",
+			     file, where, names, text);
+	} else if (names_none(text)) {
 		n = asprintf(&msg, "%s: %s: '%s' names no capability, so it grants every one of "
 			     "them: setuid in disguise; name the capabilities the program needs", file,
 			     where, text);

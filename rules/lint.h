@@ -4,8 +4,10 @@
  * any capability set a rule names; a migration to a set graded root-equivalent
  * or dangerous in the capability table (a set written "=eip" with no names is
  * every capability) is a mistake unless the rule says why the risk is
- * accepted (accepted_risk), and accepted_risk on a rule without such a set is
- * stale.  Local overrides (rules/override.h) are checked the same way, each
+ * accepted (accepted_risk), naming each root-equivalent capability of the set
+ * as a word of its own (in any case), so that a capability added to the set
+ * later is not accepted by a sentence written for the others; accepted_risk
+ * on a rule without such a set is stale.  Local overrides (rules/override.h) are checked the same way, each
  * with its own accepted_risk.
  */
 #ifndef S2C_RULES_LINT_H

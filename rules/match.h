@@ -2,13 +2,19 @@
 /*
  * Which rule describes a file.
  *
- * A rule matches by path glob, or (weaker, only when no rule matches by path)
- * by file name.  When the owning package is known, rules listing other
- * packages do not match and rules listing this one are preferred.  A rule
- * with sha256 digests matches only files with one of them, and goes before
- * every rule without: it is about that exact build.  Among the rest an
- * exact path beats a glob, and a glob with more literal characters beats a
- * looser one; a tie is ambiguous and reported as such.
+ * A rule matches by path glob, as written or in the layout form
+ * (rules/layout.h: /usr, sbin and lib directories merged), so a rule finds
+ * its program wherever a distribution installs it.  Weaker, and only when no
+ * rule matches so: by the package-directory form (/usr/libexec/NAME and
+ * /usr/lib/PKG/NAME, when PKG is the rule's project or one of its packages);
+ * weakest, by file name.  When the owning package is known, rules listing
+ * other packages do not match and rules listing this one are preferred.  A
+ * rule with sha256 digests matches only files with one of them, and goes
+ * before every rule without: it is about that exact build.  A rule with
+ * groups matches only files of one of those groups.  Among the
+ * rest an exact path beats a glob, and a glob with more literal characters
+ * beats a looser one; a tie is ambiguous and reported as such (rules/identify.h
+ * settles it when it can).
  */
 #ifndef S2C_RULES_MATCH_H
 #define S2C_RULES_MATCH_H
@@ -30,11 +36,13 @@ struct match_result {
 /**
  * Match @path (and its basename) against @db.
  * @package  owning package, or NULL when unknown.
+ * @group    the name of the file's group, or NULL when unknown (rules with
+ *           groups then do not match).
  * @sha256   lowercase hex digest of the file, or NULL when not computed
  *           (rules with digests then do not match).
  * Always succeeds; result->rule is NULL when nothing or several rules match.
  */
 void match_file(const struct rules_db *db, const char *path, const char *package,
-		const char *sha256, struct match_result *result);
+		const char *group, const char *sha256, struct match_result *result);
 
 #endif /* S2C_RULES_MATCH_H */

@@ -5,6 +5,7 @@
  * error naming the file and the JSON path.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "db.h"
 #include "glob.h"
 #include "jsonread.h"
+#include "layout.h"
 #include "ruleparse.h"
 #include "util.h"
 #include "common.h"
@@ -322,7 +324,8 @@ static int parse_conditions(struct json_object *arr, const struct jpath *ap, str
 static int parse_match(struct json_object *o, const struct jpath *p, struct rule *rule,
 		       struct s2c_error *err)
 {
-	static const char *const keys[] = { "paths", "names", "packages", "sha256", NULL };
+	static const char *const keys[] = { "paths", "names", "packages", "sha256", "groups",
+					    NULL };
 	int r;
 
 	r = jsonread_keys(o, p, keys, NULL, err);
@@ -334,21 +337,35 @@ static int parse_match(struct json_object *o, const struct jpath *p, struct rule
 		r = jsonread_strv(o, p, "packages", false, 1, &rule->packages, NULL, err);
 	if (r == 0)
 		r = jsonread_strv(o, p, "sha256", false, 1, &rule->sha256, NULL, err);
+	if (r == 0)
+		r = jsonread_strv(o, p, "groups", false, 1, &rule->groups, NULL, err);
 	if (r < 0)
 		return r;
 	if (!rule->paths && !rule->names)
 		return jpath_error(p, err, "needs 'paths' or 'names'");
-	for (size_t i = 0; rule->paths && rule->paths[i]; i++) {
+	for (size_t i = 0, n = 0; rule->paths && rule->paths[i]; i++) {
 		const char *why = glob_invalid(rule->paths[i]);
+		char form[PATH_MAX];
+
+		if (!why && layout_form(rule->paths[i], form, sizeof(form)) < 0)
+			why = "too long";
 		if (why) {
 			struct jpath kp = jpath_key(p, "paths"), ip = jpath_index(&kp, i);
 			return jpath_error(&ip, err, "bad glob '%s': %s", rule->paths[i], why);
 		}
+		r = strv_push(&rule->layout, &n, strdup(form));
+		if (r < 0)
+			return r;
 	}
 	for (size_t i = 0; rule->names && rule->names[i]; i++)
 		if (!*rule->names[i] || strchr(rule->names[i], '/')) {
 			struct jpath kp = jpath_key(p, "names"), ip = jpath_index(&kp, i);
 			return jpath_error(&ip, err, "a name is a file name without '/'");
+		}
+	for (size_t i = 0; rule->groups && rule->groups[i]; i++)
+		if (!*rule->groups[i] || strpbrk(rule->groups[i], ":/ \t\n")) {
+			struct jpath kp = jpath_key(p, "groups"), ip = jpath_index(&kp, i);
+			return jpath_error(&ip, err, "a group is a name without ':', '/' or blanks");
 		}
 	for (size_t i = 0; rule->sha256 && rule->sha256[i]; i++) {
 		const char *h = rule->sha256[i];

@@ -58,6 +58,12 @@ def test_lint_every_problem(ctx):
         rule("t.unknown", "/opt/t/unknown", colour="red"),
         rule("t.over1", "/opt/t/over/*"),
         rule("t.over2", "/opt/t/over/x"),
+        rule("t.partial", "/opt/t/partial", "migrate", caps="cap_sys_admin,cap_net_raw=ep",
+             accepted_risk="cap_net_raw is all it needs to send ICMP echo requests"),
+        rule("t.named", "/opt/t/named", "migrate", caps="cap_sys_admin,cap_net_raw=ep",
+             accepted_risk="CAP_SYS_ADMIN mounts its filesystem and cap_net_raw sends probes"),
+        rule("t.prefix", "/opt/t/prefix", "migrate", caps="cap_setgid=ep",
+             accepted_risk="cap_setgids is not a capability, so nothing here is named"),
     ])
     rules_file(db, "elsewhere.json", [rule("e.one", "/opt/e/one")], area="network")
     with open(os.path.join(db, "broken.json"), "w") as f:
@@ -80,11 +86,14 @@ def test_lint_every_problem(ctx):
         ("t.json: $.rules[8].match.paths[0]: '/opt/t/over/*' overlaps '/opt/t/over/x'", "overlap"),
         ("elsewhere.json: $.area: area 'network' differs from the file name", "area"),
         ("broken.json", "broken JSON"),
+        ("t.json: $.rules[10].caps: accepted_risk does not name cap_sys_admin, which "
+         "'cap_sys_admin,cap_net_raw=ep' grants (root-equivalent)", "unnamed root capability"),
+        ("t.json: $.rules[12].caps: accepted_risk does not name cap_setgid", "a name as a word"),
     ]
     for text, what in expect:
         ctx.check(f"lint finds {what}", any(text in l for l in lines), "\n".join(lines))
-    ctx.check("lint leaves the accepted risk alone", not any("$.rules[4]" in l for l in lines),
-              "\n".join(lines))
+    ctx.check("lint leaves the accepted risk alone", not any("$.rules[4]" in l or "$.rules[11]" in l
+                                                             for l in lines), "\n".join(lines))
     ctx.check("lint counts them", b"%d problems" % len([l for l in lines if "error:" in l]) in out,
               out)
     ctx.check("lint messages sorted", lines == sorted(lines), "\n".join(lines))

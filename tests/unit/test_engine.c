@@ -303,9 +303,12 @@ START_TEST(test_existing_caps)
 	ck_assert(has_warning(d, "interpreter"));
 	world_free(&w);
 
-	/* Fedora ships the helper with cap_sys_nice as well; a file that has fewer
-	 * capabilities never gains one on its own: a person decides. */
-	fx_write(root, "etc/os-release", "ID=fedora\n");
+	/* From GStreamer 1.24 the helper is shipped with cap_sys_nice as well; a file
+	 * that has fewer capabilities never gains one on its own: a person decides. */
+	fx_write(root, "var/lib/dpkg/info/libgstreamer1.0-0.list", "/" "usr/lib/x86_64-linux-gnu/"
+		 "gstreamer1.0/gstreamer-1.0/gst-ptp-helper\n");
+	fx_write(root, "var/lib/dpkg/status", "Package: libgstreamer1.0-0\nStatus: install ok "
+		 "installed\nVersion: 1.26.2-2\n");
 	w = decide(NULL);
 	d = get(&w, "/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-ptp-helper");
 	ck_assert(!d->changes);

@@ -202,7 +202,7 @@ START_TEST(test_collect_and_lint)
 		"{\"override\": \"util-linux.su\", \"verdict\": \"review\", \"reason\": \"r\"},"
 		"{\"override\": \"util-linux.mount\", \"verdict\": \"migrate\", \"caps\": "
 		"\"cap_sys_admin=ep\", \"reason\": \"r\", \"accepted_risk\": \"mount helpers here are "
-		"trusted, and the setuid bit they had was worse\"}");
+		"trusted with cap_sys_admin, and the setuid bit they had was worse\"}");
 	char *dir = layer("lint", "site.json", text);
 	const char *dirs[] = { dir, NULL };
 	struct rules_problems problems = { 0 };

@@ -15,6 +15,7 @@
 #include "fixture.h"
 #include "glob.h"
 #include "host.h"
+#include "layout.h"
 #include "match.h"
 #include "suites.h"
 
@@ -317,9 +318,16 @@ START_TEST(test_bundled_db_lints)
 	dirs[1] = NULL;
 	ck_assert_msg(rules_db_load(dirs, RULES_LOAD_NO_OVERLAP, &db, &err) == 0, "%s", err.msg);
 	ck_assert_uint_gt(db->n, 100);
-	for (size_t i = 0; i < db->n; i++)
-		ck_assert_msg(db->rules[i]->sources && db->rules[i]->sources[0], "%s has no source",
-			      db->rules[i]->id);
+	for (size_t i = 0; i < db->n; i++) {
+		const struct rule *r = db->rules[i];
+		ck_assert_msg(r->sources && r->sources[0], "%s has no source", r->id);
+		/* the matcher finds a path in every layout: one form of it is enough */
+		for (size_t x = 0; r->layout && r->layout[x]; x++)
+			for (size_t y = x + 1; r->layout[y]; y++)
+				ck_assert_msg(strcmp(r->layout[x], r->layout[y]) != 0,
+					      "%s lists '%s' and '%s', one file in another layout",
+					      r->id, r->paths[x], r->paths[y]);
+	}
 	rules_db_free(db);
 	free(dir);
 }
@@ -393,24 +401,24 @@ START_TEST(test_match)
 	struct match_result m;
 
 	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
-	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, &m);
+	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "iputils.ping");
-	match_file(db, "/usr/bin/ping", "inetutils-ping", NULL, &m);
+	match_file(db, "/usr/bin/ping", "inetutils-ping", NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "inetutils.ping");
-	match_file(db, "/usr/bin/ping", "busybox", NULL, &m);
+	match_file(db, "/usr/bin/ping", "busybox", NULL, NULL, &m);
 	ck_assert_ptr_null(m.rule);
 	ck_assert_uint_eq(m.n_tied, 0);
-	match_file(db, "/usr/bin/ping", NULL, NULL, &m);     /* unknown owner: ambiguous */
+	match_file(db, "/usr/bin/ping", NULL, NULL, NULL, &m);     /* unknown owner: ambiguous */
 	ck_assert_ptr_null(m.rule);
 	ck_assert_uint_eq(m.n_tied, 2);
-	match_file(db, "/usr/lib/x86_64-linux-gnu/gst-ptp-helper", NULL, NULL, &m);
+	match_file(db, "/usr/lib/x86_64-linux-gnu/gst-ptp-helper", NULL, NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "gst.helper");
-	match_file(db, "/somewhere/else/named-only", NULL, NULL, &m);
+	match_file(db, "/somewhere/else/named-only", NULL, NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "x.named");
 	ck_assert_ptr_nonnull(strstr(m.how, "file name"));
-	match_file(db, "/opt/h", NULL, "1111111111111111111111111111111111111111111111111111111111111111", &m);
+	match_file(db, "/opt/h", NULL, NULL, "1111111111111111111111111111111111111111111111111111111111111111", &m);
 	ck_assert_ptr_null(m.rule);
-	match_file(db, "/opt/h", NULL, "0000000000000000000000000000000000000000000000000000000000000000", &m);
+	match_file(db, "/opt/h", NULL, NULL, "0000000000000000000000000000000000000000000000000000000000000000", &m);
 	ck_assert_str_eq(m.rule->id, "x.hashed");
 	rules_db_free(db);
 }
@@ -435,12 +443,12 @@ START_TEST(test_exact_build)
 	ck_assert_int_gt(asprintf(&body, "%s, %s", general, exact), 0);
 	text = file_of(body);
 	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
-	match_file(db, "/usr/bin/ping", "iputils-ping", zero, &m);
+	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, zero, &m);
 	ck_assert_str_eq(m.rule->id, "local.ping");
 	ck_assert_ptr_nonnull(strstr(m.how, "SHA-256 is listed"));
-	match_file(db, "/usr/bin/ping", "iputils-ping", one, &m);
+	match_file(db, "/usr/bin/ping", "iputils-ping", NULL, one, &m);
 	ck_assert_str_eq(m.rule->id, "iputils.ping");
-	match_file(db, "/usr/bin/ping", NULL, NULL, &m);
+	match_file(db, "/usr/bin/ping", NULL, NULL, NULL, &m);
 	ck_assert_str_eq(m.rule->id, "iputils.ping");
 	rules_db_free(db);
 	free(text), free(body);
@@ -451,6 +459,190 @@ START_TEST(test_exact_build)
 	expect_error_text(text = file_of(body), "overlaps '/usr/bin/ping' of rule");
 	free(text), free(body);
 	free(general), free(exact), free(again);
+}
+END_TEST
+
+/* The layout form: merged /usr, merged sbin, lib64, libexec and multiarch folded into lib. */
+START_TEST(test_layout_form)
+{
+	static const char *const cases[][2] = {
+		{ "/bin/ping", "/usr/bin/ping" },
+		{ "/sbin/mount.nfs", "/usr/bin/mount.nfs" },
+		{ "/usr/sbin/mount.nfs", "/usr/bin/mount.nfs" },
+		{ "/usr/bin/ping", "/usr/bin/ping" },
+		{ "/lib64/vte/gnome-pty-helper", "/usr/lib/vte/gnome-pty-helper" },
+		{ "/usr/lib64/vte/gnome-pty-helper", "/usr/lib/vte/gnome-pty-helper" },
+		{ "/usr/libexec/gvfsd-nfs", "/usr/lib/gvfsd-nfs" },
+		{ "/usr/lib/x86_64-linux-gnu/libexec/kf5/start_kdeinit", "/usr/lib/kf5/start_kdeinit" },
+		{ "/usr/lib64/libexec/kf5/start_kdeinit", "/usr/lib/kf5/start_kdeinit" },
+		{ "/usr/lib/arm-linux-gnueabihf/utempter/utempter", "/usr/lib/utempter/utempter" },
+		{ "/lib/x86_64-linux-musl/x", "/usr/lib/x" },
+		{ "/usr/lib/*/gstreamer1.0/gst-ptp-helper", "/usr/lib/gstreamer1.0/gst-ptp-helper" },
+		/* the last component is the file, never a directory to fold */
+		{ "/usr/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu" },
+		{ "/usr/lib/libexec", "/usr/lib/libexec" },
+		{ "/usr/lib/*", "/usr/lib/*" },
+		{ "/usr/sbin", "/usr/sbin" },
+		/* not layout directories, or not literal */
+		{ "/usr/games/hack", "/usr/games/hack" },
+		{ "/usr/local/bin/x", "/usr/local/bin/x" },
+		{ "/usr/lib*/x", "/usr/lib*/x" },
+		{ "/usr/lib/x86_64-linux/x", "/usr/lib/x86_64-linux/x" },
+		{ "/usr/lib/linux-gnu/x", "/usr/lib/linux-gnu/x" },
+		{ "/opt/bin/x", "/opt/bin/x" },
+		{ "/binx/y", "/binx/y" },
+	};
+	char buf[64];
+	const char *flat, *dir;
+	size_t len;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(cases); i++) {
+		ck_assert_int_ge(layout_form(cases[i][0], buf, sizeof(buf)), 0);
+		ck_assert_msg(strcmp(buf, cases[i][1]) == 0, "'%s' gave '%s', not '%s'", cases[i][0],
+			      buf, cases[i][1]);
+	}
+	ck_assert_int_eq(layout_form("/usr/lib/a-very-long-name-that-does-not-fit-the-buffer/x",
+				     buf, 16), -ENAMETOOLONG);
+	ck_assert(layout_package_dir("/usr/lib/gvfs/gvfsd-nfs", &flat, &dir, &len));
+	ck_assert_str_eq(flat, "gvfsd-nfs");
+	ck_assert_uint_eq(len, 4);
+	ck_assert(strncmp(dir, "gvfs", 4) == 0);
+	ck_assert(layout_package_dir("/usr/lib/gvfsd-nfs", &flat, &dir, &len));
+	ck_assert_str_eq(flat, "gvfsd-nfs");
+	ck_assert_ptr_null(dir);
+	ck_assert(!layout_package_dir("/usr/lib/news/bin/innbind", &flat, &dir, &len));
+	ck_assert(!layout_package_dir("/usr/bin/ping", &flat, &dir, &len));
+}
+END_TEST
+
+/* A rule written for one layout finds its program in every other; a package directory
+ * counts only when it is the rule's; literal overlaps are overlaps in every layout. */
+START_TEST(test_match_layouts)
+{
+	const char *text =
+		"{\"schema\": 1, \"area\": \"test\", \"rules\": ["
+		"{\"id\": \"nfs-utils.mount.nfs\", \"program\": \"p\", \"match\": {\"paths\": [\"/sbin/mount.nfs\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"gvfs.gvfsd-nfs\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/libexec/gvfsd-nfs\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"dma.mbox\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/lib/dma/dma-mbox-create\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"kinit.start_kdeinit\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/lib/*/libexec/kf5/start_kdeinit\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"vte.helper\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/lib/vte/gnome-pty-helper\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}"
+		"]}";
+	static const char *const found[][2] = {
+		{ "/sbin/mount.nfs", "nfs-utils.mount.nfs" },
+		{ "/usr/sbin/mount.nfs", "nfs-utils.mount.nfs" },
+		{ "/usr/bin/mount.nfs", "nfs-utils.mount.nfs" },
+		{ "/bin/mount.nfs", "nfs-utils.mount.nfs" },
+		{ "/usr/libexec/gvfsd-nfs", "gvfs.gvfsd-nfs" },
+		{ "/usr/lib/gvfs/gvfsd-nfs", "gvfs.gvfsd-nfs" },
+		{ "/usr/lib/x86_64-linux-gnu/gvfs/gvfsd-nfs", "gvfs.gvfsd-nfs" },
+		{ "/usr/libexec/dma-mbox-create", "dma.mbox" },
+		{ "/usr/libexec/dma/dma-mbox-create", "dma.mbox" },
+		{ "/usr/libexec/kf5/start_kdeinit", "kinit.start_kdeinit" },
+		{ "/usr/lib64/libexec/kf5/start_kdeinit", "kinit.start_kdeinit" },
+		{ "/usr/lib/aarch64-linux-gnu/libexec/kf5/start_kdeinit", "kinit.start_kdeinit" },
+		{ "/usr/lib64/vte/gnome-pty-helper", "vte.helper" },
+		{ "/usr/libexec/vte/gnome-pty-helper", "vte.helper" },
+		{ "/usr/libexec/gnome-pty-helper", "vte.helper" },     /* 'vte' is the project */
+	};
+	static const char *const missed[] = {
+		"/usr/local/sbin/mount.nfs", "/usr/lib/other/gvfsd-nfs", "/usr/lib/gvfs/x/gvfsd-nfs",
+		"/usr/lib/other/dma-mbox-create", "/usr/libexec/kf6/start_kdeinit",
+		"/usr/lib/x86_64-linux-gnu/other/gvfsd-nfs",
+	};
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	struct match_result m;
+	char *a, *b, *body = NULL, *t;
+
+	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(found); i++) {
+		match_file(db, found[i][0], NULL, NULL, NULL, &m);
+		ck_assert_msg(m.rule && strcmp(m.rule->id, found[i][1]) == 0, "'%s' matched %s", found[i][0],
+			      m.rule ? m.rule->id : "nothing");
+	}
+	for (size_t i = 0; i < S2C_ELEMENTSOF(missed); i++) {
+		match_file(db, missed[i], NULL, NULL, NULL, &m);
+		ck_assert_msg(!m.rule && !m.n_tied, "'%s' matched %s", missed[i], m.rule ? m.rule->id : "");
+	}
+	match_file(db, "/sbin/mount.nfs", NULL, NULL, NULL, &m);
+	ck_assert_str_eq(m.how, "path matches '/sbin/mount.nfs'");
+	match_file(db, "/usr/bin/mount.nfs", NULL, NULL, NULL, &m);
+	ck_assert_ptr_nonnull(strstr(m.how, "in another layout (both are '/usr/bin/mount.nfs'"));
+	match_file(db, "/usr/lib/gvfs/gvfsd-nfs", NULL, NULL, NULL, &m);
+	ck_assert_ptr_nonnull(strstr(m.how, "but for the package directory"));
+	rules_db_free(db);
+
+	/* /sbin/x and /usr/bin/x are one file on a merged system: an overlap */
+	a = rule("x.a", "/sbin/x", "keep", NULL, NULL);
+	b = rule("x.b", "/usr/bin/x", "keep", NULL, NULL);
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	expect_error_text(t = file_of(body), "'/sbin/x' overlaps '/usr/bin/x' of rule 'x.b'");
+	free(t), free(body), free(a), free(b);
+	a = rule("x.a", "/usr/lib/*/x/y", "keep", NULL, NULL);
+	b = rule("x.b", "/usr/lib64/x/y", "keep", NULL, NULL);
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	expect_error_text(t = file_of(body), "overlaps '/usr/lib64/x/y'");
+	free(t), free(body), free(a), free(b);
+}
+END_TEST
+
+/* A rule of the files of @group under @path. */
+static char *grouped(const char *id, const char *path, const char *group)
+{
+	char *s = NULL;
+
+	ck_assert_int_gt(asprintf(&s, "{\"id\": \"%s\", \"program\": \"p\", \"match\": {\"paths\": "
+				  "[\"%s\"], \"groups\": [\"%s\"]}, \"verdict\": \"keep\", \"reason\": "
+				  "\"r\", \"sources\": [\"man:a(1)\"]}", id, path, group), 0);
+	return s;
+}
+
+/* match.groups: only files of those groups; such a pattern may cover other rules' paths. */
+START_TEST(test_match_groups)
+{
+	const char *text =
+		"{\"schema\": 1, \"area\": \"test\", \"rules\": ["
+		"{\"id\": \"games.any\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/*\"], \"groups\": [\"games\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]},"
+		"{\"id\": \"x.ping\", \"program\": \"p\", \"match\": {\"paths\": [\"/usr/bin/ping\"]},"
+		" \"verdict\": \"keep\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}"
+		"]}";
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	struct match_result m;
+	char *a, *b, *body = NULL, *t;
+
+	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
+	match_file(db, "/usr/bin/nethack", NULL, "games", NULL, &m);
+	ck_assert_str_eq(m.rule->id, "games.any");
+	match_file(db, "/usr/sbin/robots", NULL, "games", NULL, &m);      /* in another layout */
+	ck_assert_str_eq(m.rule->id, "games.any");
+	match_file(db, "/usr/bin/nethack", NULL, "root", NULL, &m);
+	ck_assert_ptr_null(m.rule);
+	match_file(db, "/usr/bin/nethack", NULL, NULL, NULL, &m);         /* group unknown */
+	ck_assert_ptr_null(m.rule);
+	match_file(db, "/usr/bin/ping", NULL, "games", NULL, &m);         /* the exact path wins */
+	ck_assert_str_eq(m.rule->id, "x.ping");
+	rules_db_free(db);
+	/* a literal path narrowed to a group still overlaps; disjoint groups do not */
+	a = rule("x.a", "/usr/bin/x", "keep", NULL, NULL);
+	b = grouped("x.b", "/usr/bin/x", "games");
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	expect_error_text(t = file_of(body), "overlaps '/usr/bin/x'");
+	free(t), free(body), free(a), free(b);
+	a = grouped("x.a", "/usr/bin/*", "mail");
+	b = grouped("x.b", "/usr/bin/*", "games");
+	ck_assert_int_gt(asprintf(&body, "%s, %s", a, b), 0);
+	t = file_of(body);
+	ck_assert_msg(load_text(t, &db, &err) == 0, "%s", err.msg);
+	rules_db_free(db);
+	free(t), free(body), free(a), free(b);
+	expect_error(grouped("x.a", "/usr/bin/x", "a:b"), "a group is a name without");
 }
 END_TEST
 
@@ -539,6 +731,9 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_glob);
 	tcase_add_test(tc, test_glob_like_fnmatch);
 	tcase_add_test(tc, test_match);
+	tcase_add_test(tc, test_layout_form);
+	tcase_add_test(tc, test_match_layouts);
+	tcase_add_test(tc, test_match_groups);
 	tcase_add_test(tc, test_host_image);
 	tcase_add_test(tc, test_host_live);
 	suite_add_tcase(s, tc);
