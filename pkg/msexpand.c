@@ -62,18 +62,50 @@ static const char *param_value(struct ms_eval *e, const char *name, bool *known)
 	return v->value;
 }
 
-/* Add @s to the fields, splitting on blanks when @split. */
+/* The characters IFS splits on ("" for none), or NULL when IFS is not known. */
+static const char *ifs_chars(const struct ms_eval *e)
+{
+	const struct ms_var *v = mseval_env_find(&e->env, "IFS");
+
+	return v ? v->value : " \t\n";
+}
+
+/* Skip a field separator: IFS blanks, at most one other IFS character, IFS blanks. */
+static const char *skip_separator(const char *s, const char *ifs)
+{
+	while (*s && strchr(ifs, *s) && strchr(" \t\n", *s))
+		s++;
+	if (*s && strchr(ifs, *s)) {
+		s++;
+		while (*s && strchr(ifs, *s) && strchr(" \t\n", *s))
+			s++;
+	}
+	return s;
+}
+
+/* Add @s to the fields, split on IFS when @split and not @quoted. */
 static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field **cur, const char *s,
 		     bool known, bool split, bool quoted)
 {
-	if (!split || quoted) {
+	const char *ifs = split && !quoted ? ifs_chars(e) : "";
+
+	if (!ifs) {
+		/* how IFS splits it is not known */
+		mseval_field_append(e, *cur, s, strlen(s));
+		(*cur)->known = false;
+		return;
+	}
+	if (!*ifs) {
 		mseval_field_append(e, *cur, s, strlen(s));
 		if (!known)
 			(*cur)->known = false;
+		for (const char *c = s; split && !quoted && *c; c++)
+			if (strchr("*?[", *c))
+				(*cur)->glob = true;
 		return;
 	}
 	while (*s) {
-		size_t n = strcspn(s, " \t\n");
+		size_t n = strcspn(s, ifs);
 		mseval_field_append(e, *cur, s, n);
 		if (!known)
 			(*cur)->known = false;
@@ -82,9 +114,28 @@ static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field *
 				(*cur)->glob = true;
 		s += n;
 		if (*s) {
-			s += strspn(s, " \t\n");
+			s = skip_separator(s, ifs);
 			if (*s && !(*cur = mseval_field_new(e, out)))
 				return;
+		}
+	}
+}
+
+/* $((…)): its value is not followed; a command substitution or an assignment inside is not
+ * modelled. */
+static void check_arith(struct ms_eval *e, const struct sh_part *p, unsigned line)
+{
+	const char *t = p->text ? p->text : "";
+
+	if (strstr(t, "$(") || strchr(t, '`')) {
+		mseval_incomplete(e, line, "arithmetic that runs a command substitution");
+		return;
+	}
+	for (const char *c = t; *c; c++) {
+		if ((c[0] == '+' && c[1] == '+') || (c[0] == '-' && c[1] == '-') ||
+		    (c[0] == '=' && c[1] != '=' && (c == t || !strchr("=!<>", c[-1])))) {
+			mseval_incomplete(e, line, "arithmetic that assigns a variable");
+			return;
 		}
 	}
 }
@@ -176,6 +227,7 @@ void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struc
 			break;
 		}
 		case SH_PART_ARITH:
+			check_arith(e, p, w->line);
 			cur->known = false;
 			any = true;
 			break;
@@ -206,15 +258,22 @@ static const struct sh_node *only_simple(const struct sh_node *list)
 	return pipe->kids[0];
 }
 
-/* What the few commands whose output the analysis knows would print.  NULL: unknown. */
+/*
+ * Run the command substitution @list (in a subshell: what it does to files
+ * counts), then what the few commands whose output the analysis knows would
+ * print.  NULL: unknown.
+ */
 static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 {
 	const struct sh_node *c = only_simple(list);
 	struct ms_fields f = { 0 };
 	char *out = NULL;
 	const char *cmd;
+	enum ms_st status;
 
-	if (!c || c->n_words == 0)
+	status = maintscript_eval_subshell(e, list);
+	e->cmdsub_status = status;
+	if (!c || c->n_words == 0 || e->error)
 		return NULL;
 	for (size_t i = 0; i < c->n_words && !e->error; i++)
 		msexpand_word(e, &c->words[i], true, &f);

@@ -47,6 +47,15 @@ struct target_select {
 				           library directories, as `audit --root` reads them */
 };
 
+/** Most debconf alternatives shown for a package. */
+#define TARGET_ALTS_MAX 8
+
+/** What the scripts do where one debconf question is answered otherwise than by default. */
+struct target_alt {
+	char *label;                /**< "where debconf wireshark-common/install-setuid is true" */
+	struct ms_analysis scripts; /**< the actions and what was not worked out */
+};
+
 /** One layer of an image. */
 struct target_layer {
 	char *digest;           /**< "sha256:…" (the diff id, else the blob digest), or NULL */
@@ -62,7 +71,10 @@ struct target {
 	char *arch;             /**< package or image architecture */
 	struct memberset members;
 	struct stage *stage;    /**< owned; the content of the members that matter */
-	struct ms_analysis scripts; /**< install-time actions, and what they could not work out */
+	struct ms_analysis scripts; /**< install-time actions, and what they could not work out,
+				         with the default debconf answers */
+	struct target_alt *alts;    /**< the same with another answer to a debconf question */
+	size_t n_alts;
 	char **notes;           /**< other non-fatal problems ("… not kept: larger than …") that
 				     leave the installed state known */
 	size_t n_notes;
@@ -129,6 +141,16 @@ struct arread_budget;
 int target_take_entry(struct target *t, struct archive *a, struct archive_entry *e,
 		      const struct target_select *sel, struct stage *run, const char *stage_name,
 		      unsigned layer, struct s2c_error *err);
+
+/**
+ * On a second reading of a target's archive: keep the content of the entry
+ * @e of @a when its member is one of the @n @paths and is not kept yet (the
+ * scripts' second analysis, with the members known, named it).
+ * Returns 0, or -errno with a message naming the member.
+ */
+int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
+		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
+		      struct s2c_error *err);
 
 /** Drop the members that are neither kept, candidates, nor shared libraries. */
 void target_trim(struct target *t);
