@@ -321,8 +321,10 @@ static enum ms_st eval_funcdef(struct ms_eval *e, const struct sh_node *n)
 		return MS_UNKNOWN;
 	}
 	e->funcs = v;
+	/* Defined in a branch that may not run: the command of that name may run instead.  (Where
+	 * the rest of the script may not run, a later call runs only after the definition.) */
 	v[e->n_funcs] = (struct ms_func){ .name = strdup(n->name), .body = n->kids[0],
-					  .maybe = mseval_uncertain(e) };
+					  .maybe = e->cond > 0 };
 	if (!v[e->n_funcs].name) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
@@ -670,6 +672,10 @@ static void run_pass(struct ms_eval *e, const struct sh_script *script, const ch
 			       .cwd = strdup("/"), .cmdsub_status = MS_TRUE };
 	if (!e->cwd)
 		mseval_oom(e);
+	/* dpkg's environment: PATH, exported */
+	mseval_env_set(e, &e->env, "PATH", strdup(MSEVAL_DPKG_PATH));
+	if (!e->error)
+		mseval_env_find(&e->env, "PATH")->exported = true;
 	for (size_t i = 0; i < before->n_answers && !e->error; i++) {
 		_cleanup_free_ char *var = strdup_printf("%s%s", MSEVAL_DEBCONF_PREFIX,
 							 before->answers[i].template);
@@ -763,7 +769,26 @@ static bool names(const struct ms_action *a, const char *path)
 	return a->recursive && strncmp(path, a->path, n) == 0 && path[n] == '/';
 }
 
-/* Whether @m is privileged as packed or made so (or changed) by an action. */
+/* Whether @a can leave a file set-ID or with capabilities. */
+static bool adds_privilege(const struct ms_action *a)
+{
+	uint32_t x = 0, y = 0;
+
+	switch (a->kind) {
+	case MS_SETCAP:
+		return true;
+	case MS_CHMOD:
+		return (ms_chmod(a->mode, 0755, false, &x) == 0 && (x & 06000)) ||
+		       (ms_chmod(a->mode, 0, false, &y) == 0 && (y & 06000));
+	case MS_STATOVERRIDE:
+	case MS_INSTALL:
+		return strtoul(a->mode, NULL, 8) & 06000;
+	default:
+		return false;
+	}
+}
+
+/* Whether @m is privileged as packed or made so by an action. */
 static bool privileged_member(const struct ms_analysis *a, const struct member *m)
 {
 	if (m->type != MEMBER_FILE && m->type != MEMBER_HARDLINK)
@@ -771,7 +796,7 @@ static bool privileged_member(const struct ms_analysis *a, const struct member *
 	if ((m->mode & 06000) || m->has_caps)
 		return true;
 	for (size_t i = 0; i < a->n; i++)
-		if (names(&a->v[i], m->path))
+		if (adds_privilege(&a->v[i]) && names(&a->v[i], m->path))
 			return true;
 	return false;
 }
@@ -800,6 +825,17 @@ static const struct member *touched(const struct ms_analysis *a, const struct me
 	return NULL;
 }
 
+/* add_incomplete() unless it is there. */
+static int add_incomplete_once(struct ms_analysis *a, char *s)
+{
+	for (size_t i = 0; s && i < a->n_incomplete; i++)
+		if (s2c_streq(a->incomplete[i], s)) {
+			free(s);
+			return 0;
+		}
+	return strv_push(&a->incomplete, &a->n_incomplete, s);
+}
+
 int maintscript_check(struct ms_analysis *a, const struct memberset *members)
 {
 	bool any = false;
@@ -812,16 +848,17 @@ int maintscript_check(struct ms_analysis *a, const struct memberset *members)
 		const struct member *m;
 		if (!t->path) {
 			if (any)
-				r = add_incomplete(a, "%s:%u: it %s a file it cannot name, and the "
-						   "package has privileged files", t->script, t->line,
-						   t->what);
+				r = add_incomplete_once(a, strdup_printf(
+					"%s:%u: it %s a file it cannot name, and the package has "
+					"privileged files", t->script, t->line, t->what));
 			continue;
 		}
 		m = touched(a, members, t);
 		if (m) {
 			_cleanup_free_ char *shown = escape_text(m->path);
-			r = add_incomplete(a, "%s:%u: it %s '%s', which is privileged: not modelled",
-					   t->script, t->line, t->what, shown ? shown : "?");
+			r = add_incomplete_once(a, strdup_printf(
+				"%s:%u: it %s '%s', which is privileged: not modelled", t->script,
+				t->line, t->what, shown ? shown : "?"));
 		}
 	}
 	return r;

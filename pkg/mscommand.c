@@ -150,7 +150,7 @@ static bool search_path(struct ms_eval *e, const struct ms_call *c, char ***ret,
 	for (p = v->value; !e->error;) {
 		size_t n = strcspn(p, ":");
 		char *dir = strndup(p, n);
-		if (!dir || (dir[0] != '/' && n)) {
+		if (!dir || dir[0] != '/') {
 			free(dir);
 			mscommand_incomplete(e, c, "PATH holds a relative directory");
 			strv_freen(*ret, *ret_n);
@@ -293,33 +293,59 @@ static const char *alias_of(const struct ms_eval *e, const char *name)
 }
 
 /*
- * dash expands an alias in the first word: its value is split on blanks
- * (a value with shell syntax beyond words is not followed).
+ * The words of the alias @value, when it is one simple command of words only
+ * (parsed and kept in @e, as dash reads it where the alias is used); NULL
+ * otherwise.
  */
+static const struct sh_node *alias_words(struct ms_eval *e, const char *value)
+{
+	struct sh_script *script = NULL;
+	const struct sh_node *n;
+	struct sh_script **v;
+
+	if (sh_parse(value, strlen(value), &script, NULL) < 0)
+		return NULL;
+	n = script->root;
+	if (n->n_kids == 1 && n->kids[0]->kind == SH_PIPE && n->kids[0]->n_kids == 1 &&
+	    !n->kids[0]->negated)
+		n = n->kids[0]->kids[0];
+	if (n->kind != SH_SIMPLE || n->n_assigns || n->n_redirs || !n->n_words) {
+		sh_script_free(script);
+		return NULL;
+	}
+	v = realloc(e->subs, (e->n_subs + 1) * sizeof(*v));
+	if (!v) {
+		sh_script_free(script);
+		mseval_oom(e);
+		return NULL;
+	}
+	e->subs = v;
+	v[e->n_subs++] = script;
+	return n;
+}
+
+/* dash expands an alias in the first word of a command: its words come first. */
 static void expand_alias(struct ms_eval *e, const struct sh_node *n, struct ms_fields *f)
 {
-	const char *plain = n->n_words ? n->words[0].n == 1 && !n->words[0].parts[0].quoted &&
-			    n->words[0].parts[0].kind == SH_PART_LIT ? n->words[0].parts[0].text : NULL :
-			    NULL;
+	const struct sh_word *w0 = &n->words[0];
+	const char *plain = w0->n == 1 && !w0->parts[0].quoted && w0->parts[0].kind == SH_PART_LIT ?
+			    w0->parts[0].text : NULL;
 	const char *value = plain && !e->bash ? alias_of(e, plain) : NULL;
+	const struct sh_node *a;
 
-	if (!value) {
-		msexpand_word(e, &n->words[0], true, f);
+	if (!value || !*value) {
+		msexpand_word(e, w0, true, f);
 		return;
 	}
-	if (value[strcspn(value, "|&;<>()$`\\\"'*?[#~=%")]) {
-		mseval_incomplete(e, n->line, "the alias '%s' holds shell syntax; not followed",
-				  plain);
+	a = alias_words(e, value);
+	if (!a) {
+		if (!e->error)
+			mseval_incomplete(e, n->line, "the alias '%s' is more than a command with "
+					  "words; not followed", plain);
 		return;
 	}
-	for (const char *p = value + strspn(value, " \t\n"); *p && !e->error;) {
-		size_t len = strcspn(p, " \t\n");
-		struct ms_field *x = mseval_field_new(e, f);
-		if (x)
-			mseval_field_append(e, x, p, len);
-		p += len;
-		p += strspn(p, " \t\n");
-	}
+	for (size_t i = 0; i < a->n_words && !e->error; i++)
+		msexpand_word(e, &a->words[i], true, f);
 }
 
 void mscommand_redirects(struct ms_eval *e, const struct sh_node *n)

@@ -39,6 +39,8 @@ struct sh_script;
 #define MSEVAL_VALUE_MAX 65536
 /** Longest command text kept with an action, in bytes. */
 #define MSEVAL_COMMAND_TEXT_MAX 200
+/** The PATH dpkg runs maintainer scripts with. */
+#define MSEVAL_DPKG_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /** Variables named with this prefix and a template hold the debconf answers. */
 #define MSEVAL_DEBCONF_PREFIX "\001debconf:"
 

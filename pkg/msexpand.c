@@ -259,6 +259,36 @@ static const struct sh_node *only_simple(const struct sh_node *list)
 }
 
 /*
+ * The name mktemp prints: its template (tmp.XXXXXXXXXX) in its directory
+ * ($TMPDIR or /tmp for -t, -p or a template without /), a file it made that
+ * is never one of the package's.
+ */
+static char *mktemp_name(struct ms_eval *e, const struct ms_fields *f)
+{
+	const char *tmpl = "tmp.XXXXXXXXXX", *dir = NULL;
+	bool in_tmp = false;
+	char *name;
+
+	for (size_t i = 1; i < f->n; i++) {
+		const char *o = f->v[i].s;
+		if (s2c_streq(o, "-p") && i + 1 < f->n)
+			dir = f->v[++i].s;
+		else if (strncmp(o, "--tmpdir=", 9) == 0)
+			dir = o + 9;
+		else if (s2c_streq(o, "-t") || s2c_streq(o, "--tmpdir"))
+			in_tmp = true;
+		else if (o[0] != '-')
+			tmpl = o;
+	}
+	if (!dir && (in_tmp || !strchr(tmpl, '/')))
+		dir = "/tmp";
+	name = dir && !strchr(tmpl, '/') ? path_join(dir, tmpl) : strdup(tmpl);
+	if (name && name[0] == '/')
+		mseval_strset_add(e, &e->made, &e->n_made, name);
+	return name;
+}
+
+/*
  * Run the command substitution @list (in a subshell: what it does to files
  * counts), then what the few commands whose output the analysis knows would
  * print.  NULL: unknown.
@@ -306,6 +336,8 @@ static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 		}
 	} else if (s2c_streq(cmd, "basename") && f.n == 2) {
 		out = strdup(member_base_name(f.v[1].s));
+	} else if (s2c_streq(cmd, "mktemp")) {
+		out = mktemp_name(e, &f);
 	}
 	mseval_fields_release(&f);
 	if (!out && e->error == 0 && c)

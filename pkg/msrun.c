@@ -436,6 +436,39 @@ static bool known_library(const char *path)
 	return false;
 }
 
+/* Whether the script wrote to @path (its content is then the script's doing). */
+static bool written(const struct ms_eval *e, const char *path)
+{
+	for (size_t i = 0; i < e->n_touches; i++)
+		if (!e->touches[i].path || s2c_streq(e->touches[i].path, path))
+			return true;
+	return false;
+}
+
+/*
+ * . of a file that is not the package's: the administrator's settings in /etc
+ * (which the script did not write) leave every variable unknown; anything
+ * else is code the audit does not see.
+ */
+static enum ms_st source_foreign(struct ms_eval *e, const struct ms_call *c, const char *path)
+{
+	size_t plen = strlen(MSEVAL_DEBCONF_PREFIX);
+
+	if (strncmp(path, "/etc/", 5) != 0 || written(e, path)) {
+		mscommand_incomplete(e, c, "reads a file that is not the package's");
+		return MS_UNKNOWN;
+	}
+	mseval_note(e, c->n->line, "the settings read from %s are not known (PATH is taken to "
+		    "stay)", path);
+	for (size_t i = 0; i < e->env.n; i++)
+		if (strncmp(e->env.v[i].name, MSEVAL_DEBCONF_PREFIX, plen) != 0 &&
+		    !s2c_streq(e->env.v[i].name, "PATH")) {
+			free(e->env.v[i].value);
+			e->env.v[i].value = NULL;
+		}
+	return MS_TRUE;
+}
+
 /* . FILE (source FILE): read in this shell.  A name without / is found on PATH. */
 enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 {
@@ -458,10 +491,8 @@ enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		return MS_UNKNOWN;
 	}
-	if (!msfile_member(e, path)) {
-		mscommand_incomplete(e, c, "reads a file that is not the package's");
-		return MS_UNKNOWN;
-	}
+	if (!msfile_member(e, path))
+		return source_foreign(e, c, path);
 	text = member_text(e, path, &len);
 	if (!text) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);

@@ -230,12 +230,12 @@ enum ms_st msshell_unset(struct ms_eval *e, const struct ms_call *c)
 			mseval_oom(e);
 			break;
 		}
-		/* Unset where the script may not come: the function may still be there. */
-		if (mseval_uncertain(e))
+		/* Unset in a branch that may not run: the function may still be there. */
+		if (e->cond)
 			for (size_t k = 0; k < e->n_funcs; k++)
 				if (s2c_streq(e->funcs[k].name, f->s))
 					e->funcs[k].maybe = true;
-		if (!mseval_uncertain(e))
+		if (!e->cond)
 			e->n_funcs++;
 		else
 			free(v[e->n_funcs].name);
