@@ -409,8 +409,6 @@ enum ms_st maintscript_eval_text(struct ms_eval *e, unsigned line, const char *w
 		e->subs = v;
 		v[e->n_subs++] = script;
 	}
-	for (size_t i = 0; i < script->n_heredoc_cmdsubs; i++)
-		mseval_incomplete(e, line, "%s: a here-document runs a command substitution", what);
 	e->nest++;
 	if (!e->at_line)
 		e->at_line = line;
@@ -687,9 +685,6 @@ static void run_pass(struct ms_eval *e, const struct sh_script *script, const ch
 		}
 		mseval_env_set(e, &e->env, var, value);
 	}
-	for (size_t i = 0; i < script->n_heredoc_cmdsubs; i++)
-		mseval_incomplete(e, script->heredoc_cmdsubs[i],
-				  "a here-document runs a command substitution");
 	(void)maintscript_eval(e, script->root);
 	if (!e->error)
 		run_traps(e, script->root->line_end);

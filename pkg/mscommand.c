@@ -348,6 +348,38 @@ static void expand_alias(struct ms_eval *e, const struct sh_node *n, struct ms_f
 		msexpand_word(e, &a->words[i], true, f);
 }
 
+/*
+ * A here-document the shell expands: its command substitutions run.  Its body
+ * reads as a double-quoted word in which '"' is a plain character.
+ */
+static void heredoc(struct ms_eval *e, const struct sh_node *n, const char *body)
+{
+	size_t len = strlen(body), k = 0;
+	_cleanup_free_ char *text = malloc(4 * len + 8);
+
+	if (!text) {
+		mseval_oom(e);
+		return;
+	}
+	memcpy(text, ": \"", 3);
+	k = 3;
+	for (const char *c = body; *c; c++) {
+		if (*c == '\\' && c[1] == '"') {
+			/* a literal backslash and quote */
+			memcpy(text + k, "\\\\\\\"", 4);
+			k += 4;
+			c++;
+			continue;
+		}
+		if (*c == '"')
+			text[k++] = '\\';
+		text[k++] = *c;
+	}
+	text[k++] = '"';
+	text[k] = '\0';
+	(void)maintscript_eval_text(e, n->line, "a here-document", text, k);
+}
+
 void mscommand_redirects(struct ms_eval *e, const struct sh_node *n)
 {
 	for (size_t i = 0; i < n->n_redirs && !e->error; i++) {
@@ -355,6 +387,10 @@ void mscommand_redirects(struct ms_eval *e, const struct sh_node *n)
 		_cleanup_free_ char *target = NULL, *path = NULL;
 		bool writes = rd->op[0] == '>' || s2c_streq(rd->op, "<>");
 
+		if (rd->heredoc) {
+			heredoc(e, n, rd->heredoc);
+			continue;
+		}
 		if (s2c_streq(rd->op, "<<") || s2c_streq(rd->op, "<<-"))
 			continue;
 		target = msexpand_string(e, &rd->target);

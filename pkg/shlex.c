@@ -85,19 +85,6 @@ void shlex_skip_blank(struct shlex *p)
 	}
 }
 
-/* Note that the here-document body starting at @line runs a command substitution. */
-static int heredoc_cmdsub(struct shlex *p, unsigned line)
-{
-	struct shlex_buffers *b = p->bufs;
-	unsigned *v = realloc(b->heredoc_cmdsubs, (b->n_heredoc_cmdsubs + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	b->heredoc_cmdsubs = v;
-	v[b->n_heredoc_cmdsubs++] = line;
-	return 0;
-}
-
 /* Skip the bodies of pending here-documents after a newline was consumed. */
 static int skip_heredocs(struct shlex *p)
 {
@@ -105,7 +92,7 @@ static int skip_heredocs(struct shlex *p)
 		struct shlex_heredoc *h = &p->here[i];
 		size_t dl = strlen(h->delim);
 		bool found = false, cmdsub = false;
-		unsigned line = p->line;
+		size_t body = p->pos, body_end = p->pos;
 
 		while (p->pos < p->len) {
 			size_t start = p->pos, end;
@@ -123,13 +110,19 @@ static int skip_heredocs(struct shlex *p)
 				found = true;
 				break;
 			}
+			body_end = p->pos;
 			/* An expanded body runs its command substitutions. */
 			for (size_t k = start; h->expands && !cmdsub && k < end; k++)
 				cmdsub = p->s[k] == '`' || (p->s[k] == '$' && k + 1 < end &&
 							    p->s[k + 1] == '(');
 		}
-		if (cmdsub && heredoc_cmdsub(p, line) < 0)
-			return -ENOMEM;
+		if (cmdsub && h->node) {
+			char **slot = &h->node->redirs[h->redir].heredoc;
+			free(*slot);
+			*slot = strndup(p->s + body, body_end - body);
+			if (!*slot)
+				return -ENOMEM;
+		}
 		if (!found)
 			return shlex_fail(p, "here-document without its end '%s'", h->delim);
 	}

@@ -28,15 +28,14 @@ struct shlex_heredoc {
 	char *delim;            /**< its end line, quotes removed; owned */
 	bool strip_tabs;        /**< "<<-": leading tabs do not count */
 	bool expands;           /**< the delimiter is unquoted: the body is expanded */
+	struct sh_node *node;   /**< the command whose redirection it is (borrowed) … */
+	size_t redir;           /**< … and which one: its body goes to sh_redir::heredoc */
 };
 
 /** The unescaped texts of `…`, which the script keeps (its nodes point into them). */
 struct shlex_buffers {
 	char **v;               /**< owned, each and the array */
 	size_t n;
-	unsigned *heredoc_cmdsubs; /**< lines of expanded here-document bodies with a command
-				        substitution (sh_script::heredoc_cmdsubs), owned */
-	size_t n_heredoc_cmdsubs;
 };
 
 /**

@@ -27,7 +27,6 @@ struct sh_script *sh_script_free(struct sh_script *s)
 	for (size_t i = 0; i < s->n_bufs; i++)
 		free(s->bufs[i]);
 	free(s->bufs);
-	free(s->heredoc_cmdsubs);
 	free(s->text);
 	free(s);
 	return NULL;
@@ -62,7 +61,8 @@ static int heredoc_delim(struct shlex *p, const struct sh_word *target, char **r
 }
 
 /* Queue the here-document whose delimiter is @target (operator @op). */
-static int queue_heredoc(struct shlex *p, const char *op, const struct sh_word *target)
+static int queue_heredoc(struct shlex *p, const char *op, const struct sh_word *target,
+			 struct sh_node *n)
 {
 	char *d = NULL;
 	bool quoted;
@@ -75,7 +75,8 @@ static int queue_heredoc(struct shlex *p, const char *op, const struct sh_word *
 		return r;
 	p->here[p->n_here++] = (struct shlex_heredoc){ .delim = d,
 						       .strip_tabs = s2c_streq(op, "<<-"),
-						       .expands = !quoted };
+						       .expands = !quoted, .node = n,
+						       .redir = n->n_redirs };
 	return 0;
 }
 
@@ -95,7 +96,7 @@ int shparse_redirect(struct shlex *p, struct sh_node *n)
 	if (r == 0 && rd.target.n == 0)
 		r = shlex_fail(p, "redirection without a target");
 	if (r == 0 && heredoc)
-		r = queue_heredoc(p, op, &rd.target);
+		r = queue_heredoc(p, op, &rd.target, n);
 	v = r == 0 ? realloc(n->redirs, (n->n_redirs + 1) * sizeof(*v)) : NULL;
 	if (r == 0 && !v)
 		r = -ENOMEM;
@@ -461,14 +462,11 @@ int sh_parse(const char *text, size_t len, struct sh_script **ret, struct s2c_er
 		for (size_t i = 0; i < bufs.n; i++)
 			free(bufs.v[i]);
 		free(bufs.v);
-		free(bufs.heredoc_cmdsubs);
 		return r;
 	}
 	/* Backquote texts live as long as the script: nodes point into them. */
 	s->bufs = bufs.v;
 	s->n_bufs = bufs.n;
-	s->heredoc_cmdsubs = bufs.heredoc_cmdsubs;
-	s->n_heredoc_cmdsubs = bufs.n_heredoc_cmdsubs;
 	*ret = TAKE_PTR(s);
 	return 0;
 }

@@ -12,8 +12,8 @@
  * escapes, parameter expansions ($x, ${x}, ${x:-word} …), command
  * substitution ($(…) and `…`, parsed recursively) and arithmetic ($((…)),
  * kept as text).  Redirections are kept with their targets; the bodies of
- * here-documents are skipped, and those the shell would expand with a
- * command substitution inside are listed by line.  Anything it does not understand is a syntax error, with the
+ * here-documents are skipped, except those the shell would expand that hold
+ * a command substitution, which are kept with their redirection.  Anything it does not understand is a syntax error, with the
  * line number.
  *
  * The input is untrusted: its size, the nesting depth and the number of
@@ -91,6 +91,8 @@ struct sh_arm {
 struct sh_redir {
 	char op[4];             /**< ">", ">>", ">|", "<", "<>", ">&", "<&", "<<", "<<-" */
 	struct sh_word target;  /**< the file, descriptor or here-document delimiter */
+	char *heredoc;          /**< the body of a here-document the shell expands, when it holds
+				     a command substitution ($(…) or `…`), owned; else NULL */
 };
 
 /** A variable assignment "name=word" of a simple command. */
@@ -129,9 +131,6 @@ struct sh_script {
 	size_t len;
 	char **bufs;            /**< unescaped `…` texts, owned (their nodes point into them) */
 	size_t n_bufs;
-	unsigned *heredoc_cmdsubs; /**< lines of here-document bodies that the shell expands and
-				        that hold a command substitution ($(…) or `…`), owned */
-	size_t n_heredoc_cmdsubs;
 };
 
 /**
