@@ -168,7 +168,8 @@ static int analyse_with(const struct target *t, const struct control *c,
 {
 	static const char *const first[N_CONTROL] = { "configure", "install", "configure" };
 	const char *args[] = { "configure", "" };
-	struct ms_context ctx = { .args = args, .n_args = 2, .arch = t->arch, .members = members,
+	struct ms_context ctx = { .args = args, .n_args = 2, .arch = t->arch, .package = t->name,
+				  .members = members,
 				  .stagefd = stagefd, .templates = tpl,
 				  .answer_template = answer_template,
 				  .answer_value = answer_value };

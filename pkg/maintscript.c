@@ -25,25 +25,36 @@
 #include "util.h"
 #include "common.h"
 
-/* Evaluate both branches of an undecided condition from the same variables. */
-static void both(struct ms_eval *e, const struct sh_node *a, const struct sh_node *b)
+/* The status of one of two branches: known when both agree. */
+static enum ms_st either(enum ms_st a, enum ms_st b)
+{
+	return a == b ? a : MS_UNKNOWN;
+}
+
+/*
+ * Evaluate both branches of an undecided condition from the same variables
+ * (a missing branch is true, as a missing else is).  Returns their status.
+ */
+static enum ms_st both(struct ms_eval *e, const struct sh_node *a, const struct sh_node *b)
 {
 	struct ms_env saved = { 0 }, after_a = { 0 };
+	enum ms_st ra = MS_TRUE, rb = MS_TRUE;
 
 	if (mseval_env_copy(&e->env, &saved) < 0) {
 		mseval_oom(e);
-		return;
+		return MS_UNKNOWN;
 	}
 	e->cond++;
 	if (a)
-		(void)maintscript_eval(e, a);
+		ra = maintscript_eval(e, a);
 	after_a = e->env;
 	e->env = saved;
 	if (b)
-		(void)maintscript_eval(e, b);
+		rb = maintscript_eval(e, b);
 	e->cond--;
 	mseval_env_merge(e, &e->env, &after_a);
 	mseval_env_release(&after_a);
+	return either(ra, rb);
 }
 
 static bool stop(const struct ms_eval *e)
@@ -82,7 +93,7 @@ static enum ms_st eval_case(struct ms_eval *e, const struct sh_node *n)
 		if (match)
 			return arm->body ? maintscript_eval(e, arm->body) : MS_TRUE;
 		if (unsure && arm->body)
-			both(e, arm->body, NULL);
+			(void)both(e, arm->body, NULL);
 	}
 	return MS_TRUE;
 }
@@ -178,8 +189,9 @@ static enum ms_st eval_andor(struct ms_eval *e, const struct sh_node *n)
 	if (stop(e))
 		return r;
 	if (r == MS_UNKNOWN) {
-		both(e, n->kids[1], NULL);
-		return MS_UNKNOWN;
+		/* a || b: true when a is, else b's; a && b: a's failure, else b's */
+		enum ms_st rb = both(e, n->kids[1], NULL);
+		return is_and ? MS_UNKNOWN : either(rb, MS_TRUE);
 	}
 	if ((r == MS_TRUE) == is_and)
 		return maintscript_eval(e, n->kids[1]);
@@ -196,8 +208,7 @@ static enum ms_st eval_if(struct ms_eval *e, const struct sh_node *n)
 		return maintscript_eval(e, n->kids[1]);
 	if (r == MS_FALSE)
 		return n->kids[2] ? maintscript_eval(e, n->kids[2]) : MS_TRUE;
-	both(e, n->kids[1], n->kids[2]);
-	return MS_UNKNOWN;
+	return both(e, n->kids[1], n->kids[2]);
 }
 
 /*

@@ -142,6 +142,8 @@ struct ms_context {
 	const char *const *args;  /**< $1, $2, …: {"configure", ""} for a postinst */
 	size_t n_args;
 	const char *arch;         /**< `dpkg --print-architecture`, or NULL */
+	const char *package;      /**< the package's name: a program it ships runs as the table
+				       row of that name only when the row names the package */
 	const struct memberset *members; /**< the package's files, once its data is read: paths
 					    resolve through its symbolic links, its own programs
 					    and sourced scripts are found; NULL before */

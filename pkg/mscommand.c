@@ -122,6 +122,21 @@ static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const s
 
 /* --- lookup --------------------------------------------------------------------------------- */
 
+/* Whether @row models the program the package itself ships: it is one of the row's packages. */
+static bool provided(const struct ms_eval *e, const struct mscmd *row)
+{
+	const char *pkg = e->ctx->package, *p;
+	size_t n;
+
+	if (!row || !row->by || !pkg)
+		return false;
+	n = strlen(pkg);
+	for (p = row->by; (p = strstr(p, pkg)); p += n)
+		if ((p == row->by || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 static enum ms_st run_row(struct ms_eval *e, const struct mscmd *row, const struct ms_call *c)
 {
 	if (row->fn)
@@ -195,7 +210,7 @@ static enum ms_st run_program(struct ms_eval *e, const struct ms_call *c, const 
 			break;
 		}
 		if (msfile_member(e, path)) {
-			r = msrun_member(e, c, path);
+			r = provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
 			done = true;
 		} else if (!standard_dir(dirs[i])) {
 			mscommand_incomplete(e, c, "PATH holds a directory the audit cannot see into");
@@ -226,14 +241,14 @@ static enum ms_st run_path(struct ms_eval *e, const struct ms_call *c)
 			mscommand_incomplete(e, c, "runs a program whose path is not known");
 		return MS_UNKNOWN;
 	}
+	row = mscmd_find(member_base_name(path));
 	if (msfile_member(e, path))
-		return msrun_member(e, c, path);
+		return provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
 	dir = strndup(path, (size_t)(member_base_name(path) - path - 1));
 	if (!dir) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	row = mscmd_find(member_base_name(path));
 	if ((standard_dir(dir) || !*dir) && row && !(row->flags & MSCMD_BUILTIN))
 		return run_row(e, row, c);
 	if (!msfile_members_known(e)) {

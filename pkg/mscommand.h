@@ -46,6 +46,8 @@ struct mscmd {
 	mscmd_fn fn;            /**< the model, or NULL for MSCMD_NOEFFECT rows */
 	unsigned flags;         /**< enum mscmd_flags */
 	const char *why;        /**< what it does, and why that is its model */
+	const char *by;         /**< the Debian packages that ship the program (blank-separated):
+				     when one of them runs its own copy, the row models it; NULL */
 };
 
 /** The row of the table for @name, or NULL. */
@@ -191,6 +193,7 @@ enum ms_st msrun_dpkg(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msrun_member(struct ms_eval *e, const struct ms_call *c, const char *path);
 enum ms_st msrun_tmpfiles(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msrun_ssd(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_modprobe(struct ms_eval *e, const struct ms_call *c);
 
 /* msdebconf.c: debconf */
 enum ms_st msdebconf_get(struct ms_eval *e, const struct ms_call *c);

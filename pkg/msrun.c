@@ -469,6 +469,15 @@ static enum ms_st source_foreign(struct ms_eval *e, const struct ms_call *c, con
 	return MS_TRUE;
 }
 
+/* Whether the package is the one that ships those libraries. */
+static bool library_package(const struct ms_eval *e)
+{
+	const char *p = e->ctx->package;
+
+	return p && (s2c_streq(p, "debconf") || s2c_streq(p, "lsb-base") ||
+		     s2c_streq(p, "sysvinit-utils") || s2c_streq(p, "gettext-base"));
+}
+
 /* . FILE (source FILE): read in this shell.  A name without / is found on PATH. */
 enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 {
@@ -485,7 +494,7 @@ enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 		mscommand_incomplete(e, c, "reads a file whose name is not known");
 		return MS_UNKNOWN;
 	}
-	if (known_library(path) && !msfile_member(e, path))
+	if (known_library(path) && (!msfile_member(e, path) || library_package(e)))
 		return MS_TRUE;
 	if (!msfile_members_known(e)) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
@@ -740,4 +749,32 @@ enum ms_st msrun_ssd(struct ms_eval *e, const struct ms_call *c)
 	}
 	mseval_fields_release(&f);
 	return r;
+}
+
+/* modprobe NAME: a module the package ships itself is code the audit does not see. */
+enum ms_st msrun_modprobe(struct ms_eval *e, const struct ms_call *c)
+{
+	const struct memberset *ms = e->ctx->members;
+
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		if (mscommand_is_option(f))
+			continue;
+		if (!f->known) {
+			mscommand_incomplete(e, c, "loads a kernel module whose name is not known");
+			return MS_UNKNOWN;
+		}
+		for (size_t k = 0; ms && k < ms->n_slots; k++) {
+			const struct member *m = ms->slots[k];
+			const char *b = m ? member_base_name(m->path) : NULL;
+			size_t n = strlen(f->s);
+			if (b && (strstr(m->path, "/lib/modules/") == m->path ||
+				  strstr(m->path, "/usr/lib/modules/") == m->path) &&
+			    strncmp(b, f->s, n) == 0 && strncmp(b + n, ".ko", 3) == 0) {
+				mscommand_incomplete(e, c, "loads a kernel module the package ships");
+				return MS_UNKNOWN;
+			}
+		}
+	}
+	return MS_UNKNOWN;
 }
