@@ -592,13 +592,19 @@ enum ms_st msrun_find(struct ms_eval *e, const struct ms_call *c)
 	return r;
 }
 
-/* busybox APPLET ARGS: the applet as the program of that name. */
+/*
+ * busybox APPLET ARGS: the applet as the program of that name, where busybox
+ * is installed (it is not essential): whether it runs is not known.
+ */
 enum ms_st msrun_busybox(struct ms_eval *e, const struct ms_call *c)
 {
 	if (c->argc < 2 || (c->v[1].known && c->v[1].s[0] == '-'))
-		return MS_TRUE;
+		return MS_UNKNOWN;
 	struct ms_call inner = mscommand_shift(c, 1);
-	return mscommand_call(e, &inner, MSCALL_PROGRAM);
+	e->cond++;
+	(void)mscommand_call(e, &inner, MSCALL_PROGRAM);
+	e->cond--;
+	return MS_UNKNOWN;
 }
 
 /* su, runuser, sudo, chroot, setpriv, unshare: another user, root or namespace. */

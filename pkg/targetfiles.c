@@ -299,6 +299,8 @@ static int make_facts(struct target *t, const struct member *m, const struct ms_
 			r = ids_get(groups, st->group, &f->gid);
 		if (r < 0)
 			return r;
+		f->uid_later = f->uid >= TARGET_ID_PLACEHOLDER;
+		f->gid_later = f->gid >= TARGET_ID_PLACEHOLDER;
 	}
 	f->mode = S_IFREG | (st->mode & 07777);
 	f->size = m->size;
