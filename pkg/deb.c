@@ -288,7 +288,7 @@ static int missing_members(struct target *t, const struct target_select *sel, ch
 	}
 	for (size_t i = 0; i < t->scripts.n_wants && r == 0; i++) {
 		struct member *m = NULL;
-		if (memberset_resolve(&t->members, t->scripts.wants[i], &m) == 0 && !m->staged)
+		if (memberset_reach(&t->members, t->scripts.wants[i], &m) == 0 && !m->staged)
 			r = strv_push(ret, ret_n, strdup(m->path));
 	}
 	return r;
@@ -416,6 +416,8 @@ int deb_read(int fd, const char *source, const struct target_select *sel, struct
 		r = second_reading(fd, t, sel, run, stage_name, &c, &err);
 	if (r == 0)
 		r = alternatives(t, &c);
+	if (r == 0)
+		r = target_alt_notes(t);
 	control_release(&c);
 	return target_read_done(t, r, &err, ret);
 }

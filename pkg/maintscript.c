@@ -817,7 +817,7 @@ static const struct member *touched(const struct ms_analysis *a, const struct me
 	/* rm, mv and a new file put there act on a link itself; the others follow it */
 	if (!m || (m->type == MEMBER_SYMLINK && !s2c_streq(t->what, "removes") &&
 		   !s2c_streq(t->what, "replaces") && !s2c_streq(t->what, "moves")))
-		(void)memberset_resolve(members, t->path, &m);
+		(void)memberset_reach(members, t->path, &m);
 	if (m && privileged_member(a, m))
 		return m;
 	if (!t->below)

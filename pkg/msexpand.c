@@ -104,6 +104,8 @@ static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field *
 				(*cur)->glob = true;
 		return;
 	}
+	if (!known)
+		(*cur)->known = false;  /* how it splits is not known either */
 	while (*s) {
 		size_t n = strcspn(s, ifs);
 		mseval_field_append(e, *cur, s, n);

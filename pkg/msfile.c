@@ -21,40 +21,6 @@
 
 /* --- names ---------------------------------------------------------------------------------- */
 
-/* "/a/./b//c/../d" -> "/a/b/d"; ".." stops at "/". */
-static char *normalise(const char *abs)
-{
-	char *out = malloc(strlen(abs) + 2);
-	size_t n = 0;
-
-	if (!out)
-		return NULL;
-	for (const char *p = abs; *p;) {
-		size_t len;
-		p += strspn(p, "/");
-		len = strcspn(p, "/");
-		if (len == 0)
-			break;
-		if (len == 1 && p[0] == '.') {
-			/* nothing */
-		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-		} else {
-			out[n++] = '/';
-			memcpy(out + n, p, len);
-			n += len;
-		}
-		p += len;
-	}
-	if (n == 0)
-		out[n++] = '/';
-	out[n] = '\0';
-	return out;
-}
-
 /* @path with the links the script made resolved (a prefix that is one is replaced). */
 static char *through_links(struct ms_eval *e, char *path)
 {
@@ -79,7 +45,7 @@ static char *through_links(struct ms_eval *e, char *path)
 		joined = hit->target[0] == '/' ? strdup_printf("%s%s", hit->target, path + hl) :
 			 strdup_printf("%s/%s%s", dir, hit->target, path + hl);
 		free(path);
-		path = joined ? normalise(joined) : NULL;
+		path = joined ? member_normalise(joined) : NULL;
 	}
 	if (!path)
 		return NULL;
@@ -99,7 +65,7 @@ char *msfile_path(struct ms_eval *e, const struct ms_field *f)
 		abs = strdup_printf("%s/%s", e->cwd, f->s);
 	else
 		return NULL;
-	path = abs ? normalise(abs) : NULL;
+	path = abs ? member_normalise(abs) : NULL;
 	if (path)
 		path = through_links(e, path);
 	if (!path)
@@ -116,9 +82,7 @@ struct member *msfile_member(const struct ms_eval *e, const char *path)
 {
 	struct member *m = NULL;
 
-	if (!e->ctx->members)
-		return NULL;
-	if (memberset_resolve(e->ctx->members, path, &m) < 0)
+	if (!e->ctx->members || memberset_reach(e->ctx->members, path, &m) < 0)
 		return NULL;
 	return m;
 }

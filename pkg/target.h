@@ -183,6 +183,14 @@ struct target_file {
  */
 int target_files(struct target *t, struct target_file **ret, size_t *ret_n, struct s2c_error *err);
 
+/**
+ * Note on @t what each of its debconf alternatives (t->alts) would install
+ * differently: every file whose state differs from the default answers' and
+ * is privileged in one of them, and what could not be worked out there.
+ * Called by the reader while every member is known.  Returns 0 or -ENOMEM.
+ */
+int target_alt_notes(struct target *t);
+
 /** Free @n files from target_files(). */
 void target_files_free(struct target_file *v, size_t n);
 

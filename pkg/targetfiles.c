@@ -505,14 +505,10 @@ static int state_by(const struct ms_analysis *scripts, const struct member *m,
 	return r;
 }
 
-/*
- * What another debconf answer would install, as notes: each file whose state
- * differs from the default answers' and is privileged in one of them, and
- * what could not be worked out there.
- */
-static int alternative_notes(struct target *t, struct member *const *sorted)
+int target_alt_notes(struct target *t)
 {
-	int r = 0;
+	_cleanup_free_ struct member **sorted = NULL;
+	int r = memberset_sorted(&t->members, &sorted);
 
 	for (size_t a = 0; a < t->n_alts && r == 0; a++) {
 		const struct target_alt *alt = &t->alts[a];
@@ -599,8 +595,6 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 		v[n] = (struct target_file){ .member = m, .actions = acts, .n_actions = n_acts };
 		r = installed_file(t, &v[n++], &st, &fb, &users, &groups, err);
 	}
-	if (r == 0)
-		r = alternative_notes(t, sorted);
 	if (r == 0 && t->kind != TARGET_IMAGE && n > 0)
 		r = write_ids(t, &users, &groups, err);
 	ids_release(&users);
