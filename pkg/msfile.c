@@ -183,8 +183,12 @@ void msfile_act(struct ms_eval *e, const struct ms_call *c, enum ms_kind kind,
 	bool skip = false;
 	int r;
 
-	if (e->error)
-		return;
+	if (e->error || (f->known && !f->len))
+		return;                 /* "": no such file, the command fails */
+	if (path && recursive && msfile_member(e, path) &&
+	    msfile_member(e, path)->type != MEMBER_DIR)
+		recursive = false;      /* -R on a file is that file */
+	a.recursive = recursive;
 	if (!path) {
 		if (adds_privilege(kind, mode))
 			mscommand_incomplete(e, c, "cannot tell which file it changes");
@@ -219,6 +223,8 @@ static enum ms_st files_status(struct ms_eval *e, const struct ms_call *c, size_
 		return MS_TRUE;
 	for (size_t i = from; i < c->argc; i++) {
 		_cleanup_free_ char *p = msfile_path(e, &c->v[i]);
+		if (c->v[i].known && !c->v[i].len)
+			return MS_FALSE;
 		if (!p || !msfile_exists(e, p))
 			return MS_UNKNOWN;
 	}

@@ -326,6 +326,9 @@ int shparse_list(struct shlex *p, struct sh_node **ret)
 				bool is_and = shlex_at_op(p, "&&");
 				shlex_advance(p, 2);
 				r = shlex_skip_newlines(p);
+				if (r == 0 && shlex_peekc(p, 0) < 0)
+					r = shlex_fail(p, "a command is missing after '%s'",
+						       is_and ? "&&" : "||");
 				if (r == 0)
 					r = parse_pipeline(p, &right);
 				if (r == 0)
@@ -411,6 +414,8 @@ static int parse_pipeline(struct shlex *p, struct sh_node **ret)
 		if (shlex_at_op(p, "|")) {
 			shlex_advance(p, 1);
 			r = shlex_skip_newlines(p);
+			if (r == 0 && shlex_peekc(p, 0) < 0)
+				r = shlex_fail(p, "a command is missing after '|'");
 			if (r < 0)
 				break;
 			continue;
