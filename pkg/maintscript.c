@@ -115,6 +115,10 @@ static enum ms_st eval_for(struct ms_eval *e, const struct sh_node *n)
 	if (n->has_words) {
 		for (size_t i = 0; i < n->n_words && !e->error; i++)
 			msexpand_word(e, &n->words[i], true, &f);
+	} else if (e->pos_unknown) {
+		struct ms_field *x = mseval_field_new(e, &f);
+		if (x)
+			mseval_field_unknown(x);
 	} else {
 		for (size_t i = 0; i < e->n_pos; i++) {
 			struct ms_field *x = mseval_field_new(e, &f);

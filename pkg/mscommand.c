@@ -90,7 +90,7 @@ static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const s
 {
 	const char *const *saved = e->pos;
 	size_t n_saved = e->n_pos, locals = e->n_locals;
-	bool maybe_returned = e->maybe_returned;
+	bool maybe_returned = e->maybe_returned, pos_unknown = e->pos_unknown;
 	const char **args;
 	enum ms_st r;
 
@@ -104,8 +104,11 @@ static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const s
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	for (size_t i = 1; i < c->argc; i++)
-		args[i - 1] = c->v[i].s;     /* unknown arguments read as their text so far */
+	e->pos_unknown = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		args[i - 1] = c->v[i].s;
+		e->pos_unknown = e->pos_unknown || !c->v[i].known;  /* then none is known */
+	}
 	e->pos = args;
 	e->n_pos = c->argc - 1;
 	e->calls++;
@@ -116,6 +119,7 @@ static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const s
 	locals_restore(e, locals);
 	e->pos = saved;
 	e->n_pos = n_saved;
+	e->pos_unknown = pos_unknown;
 	free(args);
 	return r;
 }

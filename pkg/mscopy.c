@@ -30,6 +30,7 @@ struct copyopts {
 	bool symbolic;              /* ln -s, cp -s */
 	bool directory;             /* install -d */
 	const char *mode, *owner, *group; /* install -m, -o, -g */
+	bool unknown_value;         /* an option's value is not known */
 	size_t first;               /* the first operand */
 };
 
@@ -92,8 +93,8 @@ static bool copy_options(struct ms_eval *e, const struct ms_call *c, struct copy
 		}
 		r = value_option(c, &i, install, o);
 		if (r < 0) {
-			mscommand_incomplete(e, c, "an option whose value is not known");
-			return false;
+			o->unknown_value = true;        /* matters unless it makes directories */
+			continue;
 		}
 		if (r > 0) {
 			continue;
@@ -208,6 +209,10 @@ enum ms_st mscopy_cp(struct ms_eval *e, const struct ms_call *c)
 
 	if (!copy_options(e, c, &o))
 		return MS_UNKNOWN;
+	if (o.unknown_value) {
+		mscommand_incomplete(e, c, "an option whose value is not known");
+		return MS_UNKNOWN;
+	}
 	return copy_like(e, c, &o, o.hardlink ? "links to" : o.preserve ? "copies with its mode" :
 			 NULL);
 }
@@ -218,8 +223,35 @@ enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c)
 
 	if (!copy_options(e, c, &o))
 		return MS_UNKNOWN;
+	if (o.unknown_value) {
+		mscommand_incomplete(e, c, "an option whose value is not known");
+		return MS_UNKNOWN;
+	}
 	o.recursive = true;     /* a directory moves with what is in it */
 	return copy_like(e, c, &o, "moves");
+}
+
+/*
+ * The directory a link of unknown name lands in, from the known start of its
+ * name ("/run/x/openvpn.$b" -> "/run/x"); NULL (incomplete) when even that is
+ * not known.
+ */
+static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
+			      const struct copyopts *o, size_t k)
+{
+	const struct ms_field *f = o->target_dir || c->argc - o->first > 2 ? NULL :
+				   &c->v[c->argc - 1];
+	_cleanup_free_ char *start = f && !f->known && f->prefix ? strndup(f->s, f->prefix) : NULL;
+	char *slash = start ? strrchr(start, '/') : NULL;
+
+	(void)k;
+	if (!slash || start[0] != '/') {
+		mscommand_incomplete(e, c, "a symbolic link whose name is not known");
+		return NULL;
+	}
+	*slash = '\0';
+	mseval_touch(e, c->n->line, *start ? start : "/", true, "puts a link of unknown name in");
+	return member_normalise(*start ? start : "/");
 }
 
 /* ln: a symbolic link is remembered, so later paths go through it; a hard link is a touch. */
@@ -231,6 +263,10 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 
 	if (!copy_options(e, c, &o))
 		return MS_UNKNOWN;
+	if (o.unknown_value) {
+		mscommand_incomplete(e, c, "an option whose value is not known");
+		return MS_UNKNOWN;
+	}
 	if (!o.symbolic)
 		return copy_like(e, c, &o, "links to");
 	if (c->argc - o.first < 1)
@@ -241,9 +277,12 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 	for (size_t k = o.first; k < end && !e->error; k++) {
 		_cleanup_free_ char *to = destination(e, c, &o, k, dest);
 		struct ms_link *v;
-		if (!to || !c->v[k].known) {
-			mscommand_incomplete(e, c, "a symbolic link whose name or target is not known");
-			continue;
+		if (!to) {
+			/* a link whose name is not known: below the directory its name starts in,
+			 * no later path is known */
+			to = unknown_link_dir(e, c, &o, k);
+			if (!to)
+				continue;
 		}
 		mseval_touch(e, c->n->line, to, false, "replaces");
 		msfile_made(e, to);
@@ -253,9 +292,10 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 			break;
 		}
 		e->links = v;
-		v[e->n_links] = (struct ms_link){ .path = TAKE_PTR(to), .target = strdup(c->v[k].s) };
+		v[e->n_links] = (struct ms_link){ .path = TAKE_PTR(to),
+						  .target = c->v[k].known ? strdup(c->v[k].s) : NULL };
 		e->n_links++;
-		if (!v[e->n_links - 1].target)
+		if (c->v[k].known && !v[e->n_links - 1].target)
 			mseval_oom(e);
 	}
 	return MS_TRUE;
@@ -272,6 +312,10 @@ enum ms_st mscopy_install(struct ms_eval *e, const struct ms_call *c)
 
 	if (!copy_options(e, c, &o))
 		return MS_UNKNOWN;
+	if (o.unknown_value && !o.directory) {
+		mscommand_incomplete(e, c, "an option whose value is not known");
+		return MS_UNKNOWN;
+	}
 	if (o.directory) {
 		for (size_t k = o.first; k < c->argc; k++) {
 			_cleanup_free_ char *p = msfile_path(e, &c->v[k]);

@@ -240,12 +240,19 @@ struct ms_field *mseval_field_new(struct ms_eval *e, struct ms_fields *f)
 	return &v[f->n++];
 }
 
+void mseval_field_unknown(struct ms_field *f)
+{
+	if (f->known)
+		f->prefix = f->len;
+	f->known = false;
+}
+
 void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, size_t n)
 {
 	char *b;
 
 	if (f->len + n > MSEVAL_VALUE_MAX) {
-		f->known = false;
+		mseval_field_unknown(f);
 		return;
 	}
 	b = realloc(f->s, f->len + n + 1);

@@ -78,7 +78,8 @@ struct ms_alias {
 /** A symbolic link the script made (ln -s): later paths resolve through it. */
 struct ms_link {
 	char *path;             /**< absolute, normalised; owned */
-	char *target;           /**< as given; owned */
+	char *target;           /**< as given, owned; NULL: not known (with a name not known,
+				     @path is the directory it is in) */
 };
 
 /** One field of an expanded word. */
@@ -86,6 +87,8 @@ struct ms_field {
 	char *s;                /**< owned; the text so far when not known */
 	size_t len;
 	bool known;
+	size_t prefix;          /**< when not known: the bytes of @s known before the first
+				     unknown part */
 	bool glob;              /**< unquoted glob characters */
 };
 
@@ -103,6 +106,7 @@ struct ms_eval {
 	struct ms_env env;
 	const char *const *pos; /**< positional parameters, borrowed */
 	size_t n_pos;
+	bool pos_unknown;       /**< `set --` with words not known: so are the parameters */
 	struct ms_func *funcs;
 	size_t n_funcs;
 	unsigned cond;          /**< > 0: inside an undecided branch */
@@ -229,6 +233,9 @@ void mseval_fields_release(struct ms_fields *f);
  * or -ENOMEM).
  */
 struct ms_field *mseval_field_new(struct ms_eval *e, struct ms_fields *f);
+
+/** Make @f unknown from here on (what it holds so far stays its known prefix). */
+void mseval_field_unknown(struct ms_field *f);
 
 /** Append @n bytes of @s to @f; past MSEVAL_VALUE_MAX @f becomes unknown instead. */
 void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, size_t n);

@@ -41,9 +41,11 @@ static const char *param_value(struct ms_eval *e, const char *name, bool *known)
 	if (parse_uint(name, 1000, &idx) == 0) {
 		if (idx == 0)
 			return e->name;
+		*known = !e->pos_unknown;
 		return idx <= e->n_pos ? e->pos[idx - 1] : "";
 	}
 	if (s2c_streq(name, "#")) {
+		*known = !e->pos_unknown;
 		(void)snprintf(e->numbuf, sizeof(e->numbuf), "%zu", e->n_pos);
 		return e->numbuf;
 	}
@@ -91,26 +93,24 @@ static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field *
 
 	if (!ifs) {
 		/* how IFS splits it is not known */
+		mseval_field_unknown(*cur);
 		mseval_field_append(e, *cur, s, strlen(s));
-		(*cur)->known = false;
 		return;
 	}
+	if (!known)
+		mseval_field_unknown(*cur);
 	if (!*ifs) {
 		mseval_field_append(e, *cur, s, strlen(s));
-		if (!known)
-			(*cur)->known = false;
 		for (const char *c = s; split && !quoted && *c; c++)
 			if (strchr("*?[", *c))
 				(*cur)->glob = true;
 		return;
 	}
-	if (!known)
-		(*cur)->known = false;  /* how it splits is not known either */
 	while (*s) {
 		size_t n = strcspn(s, ifs);
 		mseval_field_append(e, *cur, s, n);
 		if (!known)
-			(*cur)->known = false;
+			mseval_field_unknown(*cur);
 		for (size_t i = 0; i < n; i++)
 			if (strchr("*?[", s[i]))
 				(*cur)->glob = true;
@@ -149,6 +149,10 @@ static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
 	const char *v;
 	_cleanup_free_ char *alt = NULL;
 
+	if ((s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) && e->pos_unknown) {
+		add_text(e, out, cur, "", false, split, p->quoted);
+		return;
+	}
 	if (s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) {
 		for (size_t i = 0; i < e->n_pos; i++) {
 			if (i > 0 && (p->quoted ? s2c_streq(p->text, "@") : split)) {
@@ -230,7 +234,7 @@ void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struc
 		}
 		case SH_PART_ARITH:
 			check_arith(e, p, w->line);
-			cur->known = false;
+			mseval_field_unknown(cur);
 			any = true;
 			break;
 		}

@@ -37,6 +37,10 @@ static char *through_links(struct ms_eval *e, char *path)
 		}
 		if (!hit)
 			return path;
+		if (!hit->target) {
+			free(path);     /* through a link to somewhere not known */
+			return NULL;
+		}
 		_cleanup_free_ char *dir = strndup(hit->path, (size_t)(member_base_name(hit->path) -
 								      hit->path));
 		_cleanup_free_ char *joined = NULL;
@@ -216,18 +220,16 @@ void msfile_act(struct ms_eval *e, const struct ms_call *c, enum ms_kind kind,
 		mseval_oom(e);
 }
 
-/* The status of a command on files: true when each is the package's or the script's. */
+/*
+ * The status of a command on files: it works (an installation in which it
+ * fails stops with an error dpkg reports), except on an empty name.
+ */
 static enum ms_st files_status(struct ms_eval *e, const struct ms_call *c, size_t from)
 {
-	if (!msfile_members_known(e))
-		return MS_TRUE;
-	for (size_t i = from; i < c->argc; i++) {
-		_cleanup_free_ char *p = msfile_path(e, &c->v[i]);
+	(void)e;
+	for (size_t i = from; i < c->argc; i++)
 		if (c->v[i].known && !c->v[i].len)
 			return MS_FALSE;
-		if (!p || !msfile_exists(e, p))
-			return MS_UNKNOWN;
-	}
 	return MS_TRUE;
 }
 
@@ -261,8 +263,15 @@ enum ms_st msfile_chmod(struct ms_eval *e, const struct ms_call *c)
 	if (i >= c->argc)
 		return MS_FALSE;
 	if (!c->v[i].known) {
-		mscommand_incomplete(e, c, "a mode that is not known");
-		return MS_UNKNOWN;
+		/* on directories the script made it changes no privileged file */
+		for (size_t j = i + 1; j < c->argc; j++) {
+			_cleanup_free_ char *p = msfile_path(e, &c->v[j]);
+			if (!p || !made(e, p) || msfile_member(e, p)) {
+				mscommand_incomplete(e, c, "a mode that is not known");
+				return MS_UNKNOWN;
+			}
+		}
+		return MS_TRUE;
 	}
 	if (ms_chmod(c->v[i].s, 0755, false, &dummy) < 0)
 		return MS_FALSE;        /* chmod refuses it and changes nothing */
@@ -315,8 +324,12 @@ enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c)
 	if (i >= c->argc)
 		return MS_FALSE;
 	if (!c->v[i].known) {
-		mscommand_incomplete(e, c, "an owner that is not known");
-		return MS_UNKNOWN;
+		/* a new owner takes privilege away: it matters only on a privileged file */
+		for (size_t j = i + 1; j < c->argc; j++) {
+			_cleanup_free_ char *p = msfile_path(e, &c->v[j]);
+			mseval_touch(e, c->n->line, p, recursive, "gives an owner not known to");
+		}
+		return MS_TRUE;
 	}
 	if (chgrp)
 		r = (group = strdup(c->v[i].s)) ? 0 : -ENOMEM;
@@ -363,26 +376,6 @@ enum ms_st msfile_setcap(struct ms_eval *e, const struct ms_call *c)
 	return e->sc == MS_SCENARIO_WORKS ? MS_TRUE : MS_FALSE;
 }
 
-/* Groups and users a fresh Debian system has (base-passwd), or the scripts made. */
-static bool account_exists(const struct ms_eval *e, const char *name)
-{
-	static const char *const base[] = {
-		"root", "daemon", "bin", "sys", "adm", "tty", "disk", "lp", "mail", "news", "uucp",
-		"man", "proxy", "kmem", "dialout", "fax", "voice", "cdrom", "floppy", "tape", "sudo",
-		"audio", "dip", "www-data", "backup", "operator", "list", "irc", "src", "shadow",
-		"utmp", "video", "sasl", "plugdev", "staff", "games", "users", "nogroup", "nobody",
-		"sync", "gnats",
-	};
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(base); i++)
-		if (s2c_streq(base[i], name))
-			return true;
-	for (size_t i = 0; i < e->n_groups; i++)
-		if (s2c_streq(e->groups[i], name))
-			return true;
-	return false;
-}
-
 static enum ms_st statoverride_add(struct ms_eval *e, const struct ms_call *c, size_t i,
 				   bool update)
 {
@@ -403,8 +396,8 @@ static enum ms_st statoverride_add(struct ms_eval *e, const struct ms_call *c, s
 		return MS_TRUE;
 	}
 	msfile_act(e, c, MS_STATOVERRIDE, &c->v[i + 3], mode->s, user->s, group->s, NULL, false);
-	/* dpkg-statoverride fails for an account that does not exist */
-	return account_exists(e, user->s) && account_exists(e, group->s) ? MS_TRUE : MS_UNKNOWN;
+	/* it fails for an account that does not exist: the installation then fails */
+	return MS_TRUE;
 }
 
 /* dpkg-statoverride [opts] --add USER GROUP MODE FILE; --list: none on a fresh system */

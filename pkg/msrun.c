@@ -94,9 +94,10 @@ static void child_env(struct ms_eval *e, const struct ms_env *parent)
  * exported stay behind; debconf's answers are shared.
  */
 static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, const char *text,
-			    size_t len, const char *const *args, size_t n_args, bool bash,
-			    bool errexit)
+			    size_t len, const char *const *args, size_t n_args, bool unknown_args,
+			    bool bash, bool errexit)
 {
+	bool pos_unknown = e->pos_unknown;
 	struct child_saved s = { .env = e->env, .funcs = e->funcs, .n_funcs = e->n_funcs,
 				 .aliases = e->aliases, .n_aliases = e->n_aliases, .pos = e->pos,
 				 .n_pos = e->n_pos, .trap_exit = e->trap_exit,
@@ -112,6 +113,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	e->n_aliases = 0;
 	e->pos = args;
 	e->n_pos = n_args;
+	e->pos_unknown = unknown_args;
 	e->trap_exit = NULL;
 	e->errexit = errexit;
 	e->bash = bash;
@@ -145,6 +147,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	e->n_aliases = s.n_aliases;
 	e->pos = s.pos;
 	e->n_pos = s.n_pos;
+	e->pos_unknown = pos_unknown;
 	e->trap_exit = s.trap_exit;
 	e->errexit = s.errexit;
 	e->bash = s.bash;
@@ -155,18 +158,25 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	return r;
 }
 
-/* The known texts of @c's fields from @from, as positional parameters (borrowed). */
-static const char **field_args(struct ms_eval *e, const struct ms_call *c, size_t from, size_t *n)
+/*
+ * The texts of @c's fields from @from, as positional parameters (borrowed);
+ * *@unknown when one of them is not known (then none is).
+ */
+static const char **field_args(struct ms_eval *e, const struct ms_call *c, size_t from, size_t *n,
+			       bool *unknown)
 {
 	const char **v = calloc(c->argc + 1, sizeof(*v));
 
 	*n = 0;
+	*unknown = false;
 	if (!v) {
 		mseval_oom(e);
 		return NULL;
 	}
-	for (size_t i = from; i < c->argc; i++)
+	for (size_t i = from; i < c->argc; i++) {
 		v[(*n)++] = c->v[i].s;
+		*unknown = *unknown || !c->v[i].known;
+	}
 	return v;
 }
 
@@ -177,7 +187,7 @@ static enum ms_st run_script_file(struct ms_eval *e, const struct ms_call *c, co
 	_cleanup_free_ char *text = NULL, *what = NULL;
 	_cleanup_free_ const char **args = NULL;
 	size_t len, n;
-	bool bash = false;
+	bool bash = false, unknown;
 
 	if (!msfile_members_known(e)) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
@@ -199,11 +209,11 @@ static enum ms_st run_script_file(struct ms_eval *e, const struct ms_call *c, co
 				     "not run");
 		return MS_UNKNOWN;
 	}
-	args = field_args(e, c, from, &n);
+	args = field_args(e, c, from, &n, &unknown);
 	what = strdup(path);
 	if (!args || !what)
 		return MS_UNKNOWN;
-	return run_child(e, c->n->line, what, text, len, args, n, bash, errexit);
+	return run_child(e, c->n->line, what, text, len, args, n, unknown, bash, errexit);
 }
 
 enum ms_st msrun_member(struct ms_eval *e, const struct ms_call *c, const char *path)
@@ -318,7 +328,7 @@ enum ms_st msrun_prefix(struct ms_eval *e, const struct ms_call *c)
 			return MS_UNKNOWN;
 		}
 		return run_child(e, c->n->line, "flock -c", c->v[i + 1].s, c->v[i + 1].len, NULL, 0,
-				 false, false);
+				 false, false, false);
 	}
 	if (i >= c->argc)
 		return MS_TRUE;         /* flock FD, nice alone: nothing runs */
@@ -391,16 +401,17 @@ enum ms_st msrun_shell(struct ms_eval *e, const struct ms_call *c)
 		if (o[0] == '-' && o[1] != '-' && strchr(o, 'c')) {
 			_cleanup_free_ const char **args = NULL;
 			size_t n;
+			bool unknown;
 			if (i + 1 >= c->argc || !c->v[i + 1].known) {
 				mscommand_incomplete(e, c, "a command text that is not known");
 				return MS_UNKNOWN;
 			}
 			/* $0 is the next operand, then $1 … */
-			args = field_args(e, c, S2C_MIN(i + 3, c->argc), &n);
+			args = field_args(e, c, S2C_MIN(i + 3, c->argc), &n, &unknown);
 			if (!args)
 				return MS_UNKNOWN;
 			return run_child(e, c->n->line, "sh -c", c->v[i + 1].s, c->v[i + 1].len, args, n,
-					 bash, errexit);
+					 unknown, bash, errexit);
 		}
 		if (o[1] == '-' && !s2c_streq(o, "--posix") && !s2c_streq(o, "--norc") &&
 		    !s2c_streq(o, "--noprofile")) {

@@ -96,10 +96,11 @@ static enum ms_st set_positional(struct ms_eval *e, const struct ms_call *c, siz
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
+	e->pos_unknown = false;
 	for (size_t i = from; i < c->argc; i++) {
 		char *s = strdup(c->v[i].s);
 		if (!c->v[i].known)
-			mscommand_incomplete(e, c, "positional parameters that are not known");
+			e->pos_unknown = true;  /* their number and values are not known */
 		if (!s || strv_push(&e->owned, &e->n_owned, s) < 0) {
 			mseval_oom(e);
 			return MS_UNKNOWN;
@@ -133,6 +134,30 @@ enum ms_st msshell_set(struct ms_eval *e, const struct ms_call *c)
 			e->errexit = o[0] == '-';
 	}
 	return MS_TRUE;
+}
+
+static bool shell_name(const char *s, size_t n)
+{
+	if (!n || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* Every variable (but PATH and debconf's answers) becomes unknown. */
+static void forget_variables(struct ms_eval *e)
+{
+	size_t plen = strlen(MSEVAL_DEBCONF_PREFIX);
+
+	for (size_t i = 0; i < e->env.n; i++)
+		if (strncmp(e->env.v[i].name, MSEVAL_DEBCONF_PREFIX, plen) != 0 &&
+		    !s2c_streq(e->env.v[i].name, "PATH")) {
+			free(e->env.v[i].value);
+			e->env.v[i].value = NULL;
+		}
 }
 
 /* Remember what `local` hides, to put it back when the function returns. */
@@ -177,7 +202,19 @@ enum ms_st msshell_export(struct ms_eval *e, const struct ms_call *c)
 		if (mscommand_is_option(f))
 			continue;
 		if (!f->known) {
-			mscommand_incomplete(e, c, "assigns a variable whose name is not known");
+			/* NAME=… with the name known before the unknown part: that variable is not
+			 * known; otherwise any variable may have changed */
+			const char *eq2 = memchr(f->s, '=', f->prefix);
+			size_t k = eq2 ? (size_t)(eq2 - f->s) : 0;
+			bool named = k > 0 && shell_name(f->s, k);
+			_cleanup_free_ char *nm = named ? strndup(f->s, k) : NULL;
+			if (named && nm) {
+				if (local && e->calls)
+					hide_local(e, nm);
+				mseval_env_set(e, &e->env, nm, NULL);
+			} else {
+				forget_variables(e);
+			}
 			continue;
 		}
 		if (local && e->calls)
@@ -345,7 +382,16 @@ static bool is_setcap_path(const char *s)
 	return s2c_streq(member_base_name(s), "setcap");
 }
 
-/* -e, -f, -d, -x, -L on a file of the package: it is there once unpacked. */
+/* Whether an action of this pass so far names @path. */
+static bool changed(const struct ms_eval *e, const char *path)
+{
+	for (size_t i = 0; i < e->n_acts; i++)
+		if (s2c_streq(e->acts[i].path, path) || e->acts[i].glob || e->acts[i].recursive)
+			return true;
+	return false;
+}
+
+/* -e, -f, -d, -x on a file of the package: it is there once unpacked. */
 static enum ms_st file_test(struct ms_eval *e, const char *op, const struct ms_field *f)
 {
 	_cleanup_free_ char *path = NULL;
@@ -363,6 +409,8 @@ static enum ms_st file_test(struct ms_eval *e, const char *op, const struct ms_f
 		return MS_UNKNOWN;      /* not the package's, or the script moved things */
 	if (s2c_streq(op, "-e") || s2c_streq(op, "-r"))
 		return MS_TRUE;
+	if (s2c_streq(op, "-x") && m->type == MEMBER_FILE && !changed(e, m->path))
+		return m->mode & 0111 ? MS_TRUE : MS_FALSE;
 	if (s2c_streq(op, "-f"))
 		return m->type == MEMBER_FILE || m->type == MEMBER_HARDLINK ? MS_TRUE : MS_FALSE;
 	if (s2c_streq(op, "-d"))
@@ -396,18 +444,46 @@ static enum ms_st compare_ints(const char *a, const char *op, const char *b)
 	return MS_UNKNOWN;
 }
 
+static enum ms_st test_expr(struct ms_eval *e, const struct ms_field *a, size_t argc);
+
+/* A test with -a and -o (-a binds tighter), each side evaluated on its own. */
+static enum ms_st test_andor(struct ms_eval *e, const struct ms_field *a, size_t argc)
+{
+	for (size_t i = argc; i-- > 1;)         /* the last -o, then the last -a */
+		if (a[i].known && s2c_streq(a[i].s, "-o") && i + 1 < argc) {
+			enum ms_st x = test_andor(e, a, i), y = test_expr(e, a + i + 1, argc - i - 1);
+			return x == MS_TRUE || y == MS_TRUE ? MS_TRUE :
+			       x == MS_FALSE && y == MS_FALSE ? MS_FALSE : MS_UNKNOWN;
+		}
+	for (size_t i = argc; i-- > 1;)
+		if (a[i].known && s2c_streq(a[i].s, "-a") && i + 1 < argc) {
+			enum ms_st x = test_andor(e, a, i), y = test_expr(e, a + i + 1, argc - i - 1);
+			return x == MS_FALSE || y == MS_FALSE ? MS_FALSE :
+			       x == MS_TRUE && y == MS_TRUE ? MS_TRUE : MS_UNKNOWN;
+		}
+	return test_expr(e, a, argc);
+}
+
 /* test / [ … ] */
 enum ms_st msshell_test(struct ms_eval *e, const struct ms_call *c)
 {
 	bool bracket = s2c_streq(c->v[0].s, "[");
-	const struct ms_field *a = c->v + 1;
 	size_t argc = c->argc - 1 - (bracket ? 1 : 0);
-	bool negate = false;
-	enum ms_st r = MS_UNKNOWN;
 
 	if (bracket && (c->argc < 2 || !c->v[c->argc - 1].known ||
 			!s2c_streq(c->v[c->argc - 1].s, "]")))
 		return MS_UNKNOWN;
+	if (argc > 4)
+		return test_andor(e, c->v + 1, argc);
+	return test_expr(e, c->v + 1, argc);
+}
+
+/* A test of at most four arguments. */
+static enum ms_st test_expr(struct ms_eval *e, const struct ms_field *a, size_t argc)
+{
+	bool negate = false;
+	enum ms_st r = MS_UNKNOWN;
+
 	if (argc >= 1 && a[0].known && s2c_streq(a[0].s, "!") && argc != 1) {
 		negate = true;
 		a++;
