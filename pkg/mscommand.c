@@ -248,6 +248,9 @@ static enum ms_st run_path(struct ms_eval *e, const struct ms_call *c)
 	row = mscmd_find(member_base_name(path));
 	if (msfile_member(e, path))
 		return provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
+	/* a helper known by its full path (another package's) */
+	if (mscmd_find(path) && !(mscmd_find(path)->flags & MSCMD_BUILTIN))
+		return run_row(e, mscmd_find(path), c);
 	dir = strndup(path, (size_t)(member_base_name(path) - path - 1));
 	if (!dir) {
 		mseval_oom(e);

@@ -280,6 +280,21 @@ enum ms_st msfile_chmod(struct ms_eval *e, const struct ms_call *c)
 	return files_status(e, c, i + 1);
 }
 
+static bool login_group_known(const struct ms_eval *e, const char *user)
+{
+	static const char *const base[] = { "root", "daemon", "bin", "sys", "man", "lp", "mail",
+					    "news", "uucp", "proxy", "www-data", "backup", "list",
+					    "irc", "gnats", "nobody" };
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(base); i++)
+		if (s2c_streq(base[i], user))
+			return true;
+	for (size_t i = 0; i < e->n_groups; i++)
+		if (s2c_streq(e->groups[i], user))
+			return true;
+	return false;
+}
+
 /* "owner:group", "owner.group", ":group", "owner" */
 static int owner_spec(struct ms_eval *e, const struct ms_call *c, const char *spec, char **owner,
 		      char **group)
@@ -291,8 +306,15 @@ static int owner_spec(struct ms_eval *e, const struct ms_call *c, const char *sp
 	if ((k && !*owner) || (spec[k] && spec[k + 1] && !*group))
 		return -ENOMEM;
 	if (spec[k] && !spec[k + 1] && k) {
-		mscommand_incomplete(e, c, "the owner's login group is not known");
-		return -EINVAL;
+		/* "owner:" is the owner's login group: known for an account the script made with
+		 * a group of its name, and for Debian's static ones */
+		if (!login_group_known(e, *owner)) {
+			mscommand_incomplete(e, c, "the owner's login group is not known");
+			return -EINVAL;
+		}
+		*group = strdup(s2c_streq(*owner, "nobody") ? "nogroup" : *owner);
+		if (!*group)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -468,7 +490,5 @@ enum ms_st msfile_useradd(struct ms_eval *e, const struct ms_call *c)
 	/* "adduser USER GROUP" adds a user to a group that exists */
 	if (last && with_group && names == 1)
 		mseval_strset_add(e, &e->groups, &e->n_groups, last);
-	else if (last && s2c_streq(cmd, "adduser") && names == 1)
-		mseval_strset_add(e, &e->groups, &e->n_groups, last);   /* the user itself */
 	return MS_TRUE;
 }

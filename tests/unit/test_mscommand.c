@@ -159,7 +159,9 @@ START_TEST(test_chown)
 	a = run("chgrp -h staff /usr/bin/link");
 	ck_assert_uint_eq(a.n, 0);            /* the link itself */
 	ms_analysis_release(&a);
-	expect_incomplete("chown daemon: /usr/bin/prog", "login group");
+	expect_incomplete("chown s2cuser: /usr/bin/prog", "login group");
+	expect_mode("adduser --system --group s2cuser\nchown s2cuser: /usr/bin/prog\n"
+		    "chmod 2755 /usr/bin/prog", 02755);
 }
 END_TEST
 
