@@ -25,6 +25,7 @@
 #include "fcaps.h"
 #include "maintscript.h"
 #include "rpm.h"
+#include "rpmscript.h"
 #include "stage.h"
 #include "target.h"
 #include "util.h"
@@ -149,41 +150,6 @@ static int header_members(Header h, struct target *t, const struct target_select
 			member_free(m);
 	}
 	rpmfilesFree(fi);
-	return r;
-}
-
-static int analyse_scripts(Header h, struct target *t)
-{
-	static const struct {
-		rpmTagVal body, prog;
-		const char *name;
-	} scripts[] = {
-		{ RPMTAG_PREIN, RPMTAG_PREINPROG, "%pre" },
-		{ RPMTAG_POSTIN, RPMTAG_POSTINPROG, "%post" },
-		{ RPMTAG_POSTTRANS, RPMTAG_POSTTRANSPROG, "%posttrans" },
-	};
-	/* A first installation: rpm passes the number of instances after it, 1. */
-	static const char *const args[] = { "1" };
-	struct ms_context ctx = { args, 1, t->arch };
-	int r = 0;
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(scripts) && r == 0; i++) {
-		_cleanup_free_ char *body = tag_string(h, scripts[i].body);
-		_cleanup_free_ char *prog = tag_string(h, scripts[i].prog);
-		const char *shell = prog ? strrchr(prog, '/') : NULL;
-
-		if (!body)
-			continue;
-		shell = shell ? shell + 1 : prog;
-		if (shell && !s2c_streq(shell, "sh") && !s2c_streq(shell, "bash") &&
-		    !s2c_streq(shell, "dash")) {
-			_cleanup_free_ char *shown = escape_text(prog);
-			r = target_incomplete(t, "%s runs in %s: not analysed", scripts[i].name,
-					shown ? shown : "?");
-			continue;
-		}
-		r = maintscript_analyse(scripts[i].name, body, strlen(body), &ctx, &t->scripts);
-	}
 	return r;
 }
 
@@ -323,7 +289,7 @@ static int read_rpm(int fd, struct target *t, const struct target_select *sel, s
 		else
 			r = asprintf(&t->version, "%s-%s", version, release) < 0 ? -ENOMEM : 0;
 		if (r == 0)
-			r = analyse_scripts(h, t);
+			r = rpmscript_analyse(h, t);
 		if (r == 0)
 			r = header_members(h, t, sel, err);
 	}

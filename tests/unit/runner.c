@@ -38,6 +38,7 @@ static const struct {
 	{ "learnrec", learnrec_suite, -1 },
 	{ "resultjson", resultjson_suite, -1 },
 	{ "pkg", pkg_suite, -1 },
+	{ "rpmlua", rpmlua_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },
 };

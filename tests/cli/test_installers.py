@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What audit-pkg and audit-image predict, against what the real installers produce.
+
+rpm: packages built here with rpmbuild (plain ones and hostile ones: triggers on
+themselves and on other packages, file triggers, lua, programs without a script)
+are installed with `rpm --root` into a throwaway root, in a private mount
+namespace where the host's /usr is bound read-only so that the scriptlets can run.
+Images: OCI layouts and docker-save archives written here (hostile ones among
+them) are unpacked with `umoci unpack` (docker archives after `skopeo copy` to an
+OCI layout).  Every installed file's mode, owner, group and capabilities are
+compared with the JSON prediction: each file exactly, or the target says it is
+incomplete; never complete and wrong.  Needs root (77 otherwise).
+"""
+import json
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+
+import mkarchive as mk
+import s2ctest
+from s2ctest import SKIP
+
+KERNEL = ["--kernel", "6.1"]
+PASSWD = b"root:x:0:0:root:/root:/bin/sh\ndaemon:x:1:1::/:/bin/false\nbin:x:2:2::/:/bin/false\n"
+GROUP = b"root:x:0:\ndaemon:x:1:\nbin:x:2:\n"
+
+
+def caps_text(path):
+    """getcap's text of @path's capabilities, or None."""
+    p = subprocess.run(["getcap", path], capture_output=True, text=True)
+    out = p.stdout.strip()
+    if p.returncode != 0 or not out:
+        return None
+    return out.split(None, 1)[1].replace(" ", "") if " " in out else None
+
+
+def installed_state(root, under, names):
+    """{path: (mode, owner, group, caps)} of every privileged regular file below @under
+    in @root, owners by @names ({uid: name}, {gid: name})."""
+    got = {}
+    base = os.path.join(root, under.lstrip("/"))
+    for dirpath, _, files in os.walk(base):
+        for name in files:
+            full = os.path.join(dirpath, name)
+            st = os.lstat(full)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            caps = caps_text(full)
+            if not (st.st_mode & 0o6000) and not caps:
+                continue
+            path = "/" + os.path.relpath(full, root)
+            got[path] = ("%04o" % (st.st_mode & 0o7777), names[0].get(st.st_uid, str(st.st_uid)),
+                         names[1].get(st.st_gid, str(st.st_gid)), caps)
+    return got
+
+
+def predicted_state(doc, under):
+    """{path: (mode, owner, group, caps)} of the report's files below @under."""
+    want = {}
+    for f in doc["files"]:
+        fa = f["file"]
+        if not fa["path"].startswith(under + "/"):
+            continue
+        caps = fa["caps"]["text"] if fa.get("caps") else None
+        want[fa["path"]] = (fa["mode"], fa["owner"], fa["group"], caps)
+    return want
+
+
+def norm_caps(c):
+    """'cap_net_raw=ep' and 'cap_net_raw+ep' alike."""
+    return c.replace("+", "=") if c else c
+
+
+def compare(ctx, name, doc, got, under, want_complete=None):
+    """Exact, or the target says it is incomplete; never complete and wrong."""
+    t = doc["targets"][0]
+    want = predicted_state(doc, under)
+    same = {p: (m, o, g, norm_caps(c)) for p, (m, o, g, c) in want.items()} == \
+           {p: (m, o, g, norm_caps(c)) for p, (m, o, g, c) in got.items()}
+    ctx.check(f"{name}: exact or incomplete", same or not t["complete"],
+              f"complete={t['complete']}\npredicted {want}\ninstalled {got}")
+    if want_complete is not None:
+        ctx.check(f"{name}: complete is {want_complete}", t["complete"] == want_complete,
+                  json.dumps(t.get("incomplete")))
+    return same
+
+
+# --- rpm ------------------------------------------------------------------------------------
+
+HEAD = """Name: NAME
+Version: 1.0
+Release: 1
+Summary: suid2cap installer test
+License: GPL-2.0-or-later
+BuildArch: noarch
+%description
+Built by the suid2cap tests.
+%install
+mkdir -p %{buildroot}/opt/NAME
+for f in FILES; do printf 'x' > %{buildroot}/opt/NAME/$f; done
+%files
+%attr(0755,root,root) /opt/NAME/*
+"""
+
+
+def spec(name, files, body, attrs=""):
+    """A noarch spec installing /opt/@name/<each of @files> 0755, with @attrs lines
+    replacing the %files default for some, and the scriptlets in @body."""
+    s = HEAD.replace("NAME", name).replace("FILES", " ".join(files))
+    if attrs:
+        s = s.replace("%attr(0755,root,root) /opt/" + name + "/*\n", attrs)
+    return s + body
+
+
+# Every scriptlet here is modelled exactly: the audit must be complete and right.
+EXACT = spec("s2c-exact", "a c d e f g h i j l".split(), """
+%pre
+echo pre
+%post -p "/bin/chmod 4755 /opt/s2c-exact/a"
+%triggerin -- s2c-exact
+chmod 4755 /opt/s2c-exact/c
+%triggerin -- s2c-exact < 1.0
+chmod 4755 /opt/s2c-exact/d
+%triggerprein -- s2c-exact
+chmod 4755 /opt/s2c-exact/e
+%triggerun -- s2c-exact
+chmod 4755 /opt/s2c-exact/f
+%filetriggerin -- /opt/s2c-exact
+chmod 2755 /opt/s2c-exact/g
+%transfiletriggerin -- /opt/s2c-ex
+chmod 4711 /opt/s2c-exact/h
+""", attrs="""%attr(0755,root,root) /opt/s2c-exact/[ac-h]
+%attr(4750,root,daemon) /opt/s2c-exact/i
+%attr(0755,root,root) %caps(cap_net_raw=ep) /opt/s2c-exact/j
+%attr(0755,root,root) /opt/s2c-exact/l
+""")
+
+# lua that names only what is modelled, or nothing that reaches a file: complete and right.
+LUA = spec("s2c-lua", ["b", "k", "m"], """
+%pretrans -p <lua>
+-- posix.chmod("/opt/s2c-lua/m", "4755") in a comment, and os.execute in a string:
+print("nothing but words: os.execute")
+%posttrans -p <lua>
+posix.chmod("/opt/s2c-lua/b", "4755")
+posix.chown("/opt/s2c-lua/k", "daemon", "bin");
+posix.chmod("/opt/s2c-lua/k", "u+s")
+os.execute("chmod g+s /opt/s2c-lua/k")
+""")
+
+# Scriptlets that may or may not run, or that are not modelled: incomplete.
+MAYBE = spec("s2c-maybe", "a b c d".split(), """
+%triggerin -- s2c-other
+chmod 4755 /opt/s2c-maybe/a
+%filetriggerin -- /opt/s2c-other
+chmod 4755 /opt/s2c-maybe/b
+%post -p <lua>
+local p = "/opt/s2c-maybe/" .. "c"
+posix.chmod(p, "4755")
+%posttrans -p /usr/bin/perl
+chmod 04755, "/opt/s2c-maybe/d";
+""")
+
+OTHER = spec("s2c-other", ["x"], "")
+
+
+def rpmbuild(ctx, top, text):
+    name = text.split("\n", 1)[0].split()[1]
+    path = os.path.join(top, name + ".spec")
+    mk.write(path, text.encode())
+    p = subprocess.run(["rpmbuild", "--define", f"_topdir {top}/top", "--define",
+                        f"_dbpath {top}/db", "--define", "_build_id_links none", "-bb", path],
+                       capture_output=True)
+    if p.returncode != 0:
+        ctx.check(f"rpmbuild {name}", False, p.stderr.decode(errors="replace")[-800:])
+        return None
+    return os.path.join(top, "top", "RPMS", "noarch", f"{name}-1.0-1.noarch.rpm")
+
+
+# Mount the host's /usr read-only in the new root (the scriptlets' /bin/sh and tools),
+# then install: everything else rpm writes stays inside the root.
+INSTALL = r"""
+set -e
+R=$1; shift
+mkdir -p "$R/usr" "$R/tmp" "$R/etc" "$R/var/tmp"
+for d in bin sbin lib lib64; do [ -e "/$d" ] && ln -s "usr/$d" "$R/$d"; done
+mount --bind /usr "$R/usr"
+mount -o remount,bind,ro "$R/usr"
+rpm --root "$R" --initdb
+for p in "$@"; do rpm --root "$R" -i --nodeps --nosignature --noplugins "$p" 2>&1; done
+"""
+
+
+def rpm_install(ctx, name, rpms):
+    root = ctx.tree(name)
+    os.makedirs(os.path.join(root, "etc"))
+    mk.write(os.path.join(root, "etc", "passwd"), PASSWD)
+    mk.write(os.path.join(root, "etc", "group"), GROUP)
+    p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSTALL,
+                        "install", root, *rpms], capture_output=True, timeout=300)
+    ctx.check(f"rpm --root {name}", p.returncode == 0, p.stdout.decode(errors="replace")[-800:]
+              + p.stderr.decode(errors="replace")[-800:])
+    return root
+
+
+def audit_pkg(ctx, rpm):
+    rc, out, err = ctx.run(["audit-pkg", *KERNEL, "--format", "json", rpm])
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        ctx.check(f"audit-pkg {rpm}", False, f"{rc} {err!r}")
+        return rc, None, err
+
+
+def test_rpm_installs(ctx):
+    """Each file's installed state is the prediction; a scriptlet that may not run, or
+    one in a language not modelled, makes the target incomplete."""
+    if not s2ctest.is_root():
+        return SKIP
+    for tool in ("rpmbuild", "rpm", "unshare", "getcap"):
+        if not shutil.which(tool):
+            print(f"note: {tool} missing", file=sys.stderr)
+            return SKIP
+    top = ctx.tree("rpmbuild")
+    built = {n: rpmbuild(ctx, top, s) for n, s in (("exact", EXACT), ("lua", LUA),
+                                                   ("maybe", MAYBE), ("other", OTHER))}
+    if None in built.values():
+        return None
+    names = ({0: "root", 1: "daemon", 2: "bin"}, {0: "root", 1: "daemon", 2: "bin"})
+    for name, want in (("exact", "acghij"), ("lua", "bk")):
+        rc, doc, err = audit_pkg(ctx, built[name])
+        if not doc:
+            continue
+        ctx.check(f"{name}: exit 0", rc == 0, f"{rc} {err!r}")
+        got = installed_state(rpm_install(ctx, name, [built[name]]), "/opt", names)
+        compare(ctx, name, doc, got, "/opt", want_complete=True)
+        ctx.check(f"{name}: what rpm did", sorted(got) == [f"/opt/s2c-{name}/{c}" for c in want],
+                  f"{sorted(got)}")
+    rc, doc, err = audit_pkg(ctx, built["maybe"])
+    if doc:
+        why = " ".join(doc["targets"][0]["incomplete"])
+        ctx.check("maybe: exit 3, incomplete", rc == 3 and not doc["targets"][0]["complete"],
+                  f"{rc} {err!r}")
+        for frag in ("%triggerin -- s2c-other runs only when s2c-other is installed",
+                     "%filetriggerin -- /opt/s2c-other runs only when a file under",
+                     "%post: a lua scriptlet that can reach files or programs (posix)",
+                     "%posttrans: runs in /usr/bin/perl"):
+            ctx.check(f"maybe: names {frag!r}", frag in why, why)
+        # Alone and with the other package present: neither is predicted exactly.
+        for label, rpms in (("alone", [built["maybe"]]),
+                            ("with s2c-other", [built["other"], built["maybe"]])):
+            got = installed_state(rpm_install(ctx, "maybe", rpms), "/opt/s2c-maybe", names)
+            compare(ctx, f"maybe {label}", doc, got, "/opt/s2c-maybe")
+            ctx.check(f"maybe {label}: the lua and perl scriptlets ran",
+                      {"/opt/s2c-maybe/c", "/opt/s2c-maybe/d"} <= set(got), f"{sorted(got)}")
+        ctx.check("maybe with s2c-other: the triggers fired",
+                  {"/opt/s2c-maybe/a", "/opt/s2c-maybe/b"} <= set(got), f"{sorted(got)}")
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(s2ctest.main([test_rpm_installs], sys.argv[1:]))
