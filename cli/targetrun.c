@@ -614,14 +614,15 @@ static int decide_targets(const struct targetrun *tr, const struct rules_db *db,
 static int write_report(const struct targetrun *tr, struct audit *au,
 			struct target *const *targets, size_t n, const struct s2c_ctx *ctx)
 {
-	bool image = n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage, any = false;
+	/* An image's own waivers only when it is trusted (--trust-image-config). */
+	bool image = n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage &&
+		     tr->trust_image, any = false;
 	int rootfd = image ? stage_rootfd(targets[0]->stage) : -1;
 	_cleanup_free_ char *pgr = NULL, *wfile = NULL;
 	struct waiver_list waivers = { 0 };
 	struct identity id;
 	int ex;
 
-	/* An image has waivers of its own, beneath its root; packages only the user's. */
 	if (image && asprintf(&wfile, "%s:%s", targets[0]->source, AUDITARGS_WAIVERS_FILE) < 0) {
 		wfile = NULL;
 		log_error("out of memory");

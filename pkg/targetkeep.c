@@ -74,7 +74,8 @@ static bool system_file(const char *path)
 					     "/usr/lib/apk/db/installed", "/etc/suid2cap/waivers" };
 	static const char *const dirs[] = { "/etc/ld.so.conf.d", "/etc/sysctl.d", "/usr/lib/sysctl.d",
 					    "/lib/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
-					    "/usr/lib/sysimage/rpm", "/var/lib/rpm" };
+					    "/usr/lib/sysimage/rpm", "/var/lib/rpm",
+					    "/etc/suid2cap/rules.d" };
 	static const char *const pacman[] = { "desc", "files", "mtree" };
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(exact); i++)

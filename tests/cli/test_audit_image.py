@@ -9,6 +9,7 @@ import base64
 import hashlib
 import json
 import os
+import platform
 import sys
 
 import mkarchive as mk
@@ -240,10 +241,11 @@ def test_formats(ctx):
 
 
 def test_platform(ctx):
-    """A multi-platform index: --platform picks the image, the default is the first linux one."""
+    """A multi-platform index: --platform picks the image, the default is this host's, the
+    others are named; --platform all audits each."""
     root = ctx.tree("multi")
     arm = mk.oci_layout(os.path.join(root, "arm"), [[mk.entry("usr/bin/armonly", mode=0o4755,
-                                                             data=ELF)]])
+                                                             data=ELF)]], arch="arm64")
     amd = mk.oci_layout(os.path.join(root, "amd"), [[mk.entry("usr/bin/amdonly", mode=0o4755,
                                                              data=ELF)]])
     # One layout with both manifests: blobs of both, an index naming both platforms.
@@ -260,12 +262,27 @@ def test_platform(ctx):
     mk.write(os.path.join(multi, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
     mk.write(os.path.join(multi, "index.json"), json.dumps({"schemaVersion": 2,
                                                             "manifests": manifests}).encode())
-    for args, want in (([], "/usr/bin/armonly"), (["--platform", "linux/amd64"],
-                                                   "/usr/bin/amdonly"),
-                       (["--platform", "linux/arm64"], "/usr/bin/armonly")):
+    host = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine())
+    for args, want, other in (([], f"/usr/bin/{(host or '')[:3]}only", "arm64"),
+                              (["--platform", "linux/amd64"], "/usr/bin/amdonly", "arm64"),
+                              (["--platform", "linux/arm64"], "/usr/bin/armonly", "amd64")):
+        if not args and not host:
+            continue
+        if not args and host == "arm64":
+            other = "amd64"
         rc, out, err = audit(ctx, "--format", "json", *args, multi)
-        got = sorted(files_by_path(json.loads(out))) if rc == 0 else err
+        doc = json.loads(out) if rc == 0 else {"targets": [{"notes": []}]}
+        got = sorted(files_by_path(doc)) if rc == 0 else err
         ctx.check(f"platform {args}", got == [want], f"{rc} {got}")
+        ctx.check(f"platform {args}: the other named", any(
+            f"not audited: the image's image for linux/{other}" in n
+            for n in doc["targets"][0]["notes"]), json.dumps(doc["targets"][0]["notes"]))
+    rc, out, err = audit(ctx, "--format", "json", "--platform", "all", multi)
+    doc = json.loads(out) if rc == 0 else {"targets": [], "files": []}
+    ctx.check("platform all: both", rc == 0 and
+              sorted(t["architecture"] for t in doc["targets"]) == ["linux/amd64", "linux/arm64"]
+              and sorted(files_by_path(doc)) == ["/usr/bin/amdonly", "/usr/bin/armonly"],
+              f"{rc} {err!r} {json.dumps(doc['targets'])[:300]}")
     rc, out, err = audit(ctx, "--platform", "linux/s390x", multi)
     ctx.check("platform missing", rc == 3 and b"has no image for linux/s390x" in err, f"{rc} {err!r}")
 
@@ -291,9 +308,6 @@ def hostile_images(ctx, outside):
         [mk.entry("../../evil", mode=0o4755, data=ELF)]])
     out["absolute-member"] = mk.docker_archive(os.path.join(root, "absmember.tar"), [
         [mk.entry("/evil", mode=0o4755, data=ELF)]])
-    out["through-symlink"] = mk.docker_archive(os.path.join(root, "through.tar"), [
-        [mk.entry("usr/lib/libcap.so.9", "symlink", 0o777, link=outside)],
-        [mk.entry("usr/lib/libcap.so.9/evil", mode=0o4755, data=ELF)]])
     bad = mk.oci_layout(os.path.join(root, "digest-dotdot"), good)
     idx = json.load(open(os.path.join(bad, "index.json")))
     idx["manifests"][0]["digest"] = "sha256:../../../../etc/passwd"
@@ -320,7 +334,7 @@ def test_hostile(ctx):
             "layer-symlink-escapes": "leads out of the image",
             "blob-symlink-out-of-dir": "leads out of the image directory",
             "dotdot-member": "'..' component", "absolute-member": "absolute name",
-            "through-symlink": "libcap.so.9/evil", "digest-with-path": "without a plain digest",
+            "digest-with-path": "without a plain digest",
             "manifest-garbage": "not valid JSON", "not-an-image": "",
             "truncated": "", "bomb": "bytes to unpack"}
     for name, path in images.items():
@@ -334,6 +348,15 @@ def test_hostile(ctx):
         ctx.check(f"{name}: secret not read", b"not for the audit" not in out, "")
         ctx.check(f"{name}: private directory removed", os.listdir(tmpdir) == [],
                   f"{os.listdir(tmpdir)}")
+    # A later layer's file beneath an earlier layer's symlink to a directory outside: the
+    # unpacker follows the link inside the image's root, so the file is there, in the image.
+    through = mk.docker_archive(os.path.join(ctx.tree("through"), "through.tar"), [
+        [mk.entry("usr/lib/libcap.so.9", "symlink", 0o777, link=outside)],
+        [mk.entry("usr/lib/libcap.so.9/evil", mode=0o4755, data=ELF)]])
+    rc, out, err = audit(ctx, "--format", "json", "--tmpdir", tmpdir, through)
+    got = sorted(files_by_path(json.loads(out))) if out else err
+    ctx.check("through-symlink: the file where the unpacker puts it",
+              rc == 0 and got == [outside + "/evil"], f"{rc} {got}")
     ctx.check("nothing written outside", sorted(os.listdir(outside)) == before,
               f"{os.listdir(outside)}")
     ctx.check("no /evil", not os.path.lexists("/evil"), "")
