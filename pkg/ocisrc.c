@@ -186,8 +186,9 @@ int ocisrc_spool(struct ocisrc *s, char *const *names, size_t n, struct stage *r
 		r = arread_stage(a, s->spool, name, (uint64_t)t->size, &serr);
 		if (r == 0 && !(t->spool = strdup(name)))
 			r = -ENOMEM;
-		else if (r == -EFBIG)
-			r = 0;          /* over the limits: read from the stream again when needed */
+		else if (r == -EFBIG || r == -ENOSPC || r == -EDQUOT)
+			/* over the limits, or no room: read from the stream again when needed */
+			r = stage_remove(s->spool, name);
 		else if (r < 0 && r != -ENOMEM)
 			r = s2c_error_set(err, r, "member '%s': %s", t->name, serr.msg);
 	}

@@ -59,7 +59,7 @@ def installed_state(root, under, names):
 
 
 def predicted_state(doc, under):
-    """{path: (mode, owner, group, caps)} of the report's files below @under."""
+    """{path: (mode, owner, group, caps)} of the report's files below @under ("" for all)."""
     want = {}
     for f in doc["files"]:
         fa = f["file"]
@@ -261,5 +261,153 @@ def test_rpm_installs(ctx):
     return None
 
 
+# --- images ---------------------------------------------------------------------------------
+
+ELF = b"\x7fELF-fixture\n"
+IMG_PASSWD = b"root:x:0:0:root:/root:/bin/sh\ndaemon:x:1:1::/:/bin/false\n"
+IMG_GROUP = b"root:x:0:\ndaemon:x:1:\nshadow:x:42:\n"
+CAPS_RAW = bytes([1, 0, 0, 2, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+
+
+def accounts():
+    return [mk.entry("etc/", "dir", 0o755), mk.entry("etc/passwd", data=IMG_PASSWD),
+            mk.entry("etc/group", data=IMG_GROUP)]
+
+
+def hostile_layers():
+    """{name: layers} of images whose layers act through symbolic links: what containerd
+    and umoci do there is what the audit must predict."""
+    e = mk.entry
+    return {
+        # a whiteout and an opaque marker reached through a symlinked directory, a symlink
+        # replacing a directory, a file placed through an absolute symlink
+        "through-links": [
+            accounts() + [e("b/", "dir", 0o755), e("b/x", mode=0o4755, data=ELF),
+                          e("b/y", mode=0o4755, data=ELF), e("a", "symlink", 0o777, link="b"),
+                          e("d/", "dir", 0o755), e("d/z", mode=0o4755, data=ELF),
+                          e("c", "symlink", 0o777, link="/b"), e("e/", "dir", 0o755),
+                          e("e/f", mode=0o755, data=ELF, xattrs={"security.capability": CAPS_RAW})],
+            [e("a/.wh.x", data=b""), e("d", "symlink", 0o777, link="b"),
+             e("c/w", mode=0o2755, gid=42, gname="shadow", data=ELF),
+             e("e/g", mode=0o2750, gid=42, gname="shadow", data=ELF)],
+            [e("c/.wh..wh..opq", data=b"")]],
+        # a file put through a symlink that is later pointed elsewhere, then "whited out"
+        # through the new target: the file stays
+        "retargeted": [
+            accounts() + [e("b/", "dir", 0o755), e("c/", "dir", 0o755),
+                          e("a", "symlink", 0o777, link="b")],
+            [e("a/v", mode=0o4755, data=ELF)],
+            [e("a", "symlink", 0o777, link="c")],
+            [e("a/.wh.v", data=b"")]],
+        # whiteouts hide only the lower layers; ".." never climbs above the root; a hard
+        # link through a symlinked directory
+        "same-layer": [
+            accounts() + [e("s/", "dir", 0o755), e("s/old", mode=0o4755, data=ELF),
+                          e("l", "symlink", 0o777, link="../../../x"), e("x/", "dir", 0o755),
+                          e("h/", "dir", 0o755), e("h/orig", mode=0o4755, data=ELF),
+                          e("k", "symlink", 0o777, link="h")],
+            [e("s/new", mode=0o4755, data=ELF), e("s/.wh.new", data=b""),
+             e("s/.wh..wh..opq", data=b""), e("l/p", mode=0o4755, data=ELF),
+             e("k/again", "hardlink", 0o4755, link="k/orig")]],
+    }
+
+
+def plain_layers():
+    """The everyday case: setuid files, a whiteout, an opaque directory, a setgid tool, a
+    capability, a setuid bit a later layer clears."""
+    e = mk.entry
+    return [accounts() + [e("usr/", "dir", 0o755), e("usr/bin/", "dir", 0o755),
+                          e("usr/bin/ping", mode=0o4755, data=ELF),
+                          e("usr/bin/su", mode=0o4755, data=ELF),
+                          e("usr/bin/gone", mode=0o4755, data=ELF),
+                          e("opt/app/", "dir", 0o755), e("opt/app/helper", mode=0o4755, data=ELF),
+                          e("usr/sbin/netd", mode=0o755, data=ELF,
+                            xattrs={"security.capability": CAPS_RAW})],
+            [e("usr/bin/.wh.gone", data=b""), e("opt/app/.wh..wh..opq", data=b""),
+             e("usr/local/bin/tool", mode=0o2750, gid=42, gname="shadow", data=ELF)],
+            [e("usr/bin/su", mode=0o755, data=ELF)]]
+
+
+def image_names(rootfs):
+    """({uid: name}, {gid: name}) from the unpacked image's own passwd and group."""
+    names = ({}, {})
+    for i, f in enumerate(("etc/passwd", "etc/group")):
+        try:
+            for line in open(os.path.join(rootfs, f)):
+                p = line.split(":")
+                if len(p) > 2 and p[2].isdigit():
+                    names[i].setdefault(int(p[2]), p[0])
+        except OSError:
+            pass
+    return names
+
+
+def umoci_unpack(ctx, layout, name):
+    bundle = os.path.join(ctx.tree("bundle-" + name), "bundle")
+    p = subprocess.run(["umoci", "unpack", "--image", layout + ":test", bundle],
+                       capture_output=True, timeout=300)
+    if p.returncode != 0:
+        return None, p.stderr.decode(errors="replace")[-500:]
+    rootfs = os.path.join(bundle, "rootfs")
+    return installed_state(rootfs, "/", image_names(rootfs)), None
+
+
+def audit_image(ctx, path):
+    rc, out, err = ctx.run(["audit-image", *KERNEL, "--format", "json", path])
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        ctx.check(f"audit-image {path}", False, f"{rc} {err!r}")
+        return rc, None, err
+
+
+def test_images_unpacked(ctx):
+    """OCI layouts and docker-save archives (converted by skopeo) unpacked by umoci: each
+    privileged file as predicted, or the image incomplete."""
+    if not s2ctest.is_root():
+        return SKIP
+    for tool in ("umoci", "skopeo", "getcap"):
+        if not shutil.which(tool):
+            print(f"note: {tool} missing (Debian packages umoci, skopeo)", file=sys.stderr)
+            return SKIP
+    root = ctx.tree("images")
+    cases = dict(hostile_layers(), plain=plain_layers())
+    for name, layers in cases.items():
+        layout = mk.oci_layout(os.path.join(root, name), layers, tag="test")
+        archive = mk.docker_archive(os.path.join(root, name + ".tar"), layers)
+        converted = os.path.join(root, name + "-skopeo")
+        p = subprocess.run(["skopeo", "--insecure-policy", "copy", "docker-archive:" + archive,
+                            "oci:" + converted + ":test"], capture_output=True, timeout=300)
+        ctx.check(f"{name}: skopeo copy", p.returncode == 0, p.stderr.decode(errors="replace"))
+        for label, audited, unpacked in ((name, layout, layout),
+                                         (name + " (docker-archive)", archive, converted)):
+            rc, doc, err = audit_image(ctx, audited)
+            got, why = umoci_unpack(ctx, unpacked, name)
+            if doc is None or got is None:
+                ctx.check(f"{label}: umoci unpack", got is not None, why or "")
+                continue
+            ctx.check(f"{label}: exit 0, complete", rc == 0 and doc["targets"][0]["complete"],
+                      f"{rc} {err!r}")
+            compare(ctx, label, doc, got, "")
+    return None
+
+
+def test_image_beneath_a_file(ctx):
+    """A layer's file beneath a lower layer's file: umoci refuses the image, the audit says
+    it is incomplete."""
+    if not s2ctest.is_root() or not shutil.which("umoci"):
+        return SKIP
+    layers = [accounts() + [mk.entry("f", data=b"x")], [mk.entry("f/g", mode=0o4755, data=ELF)]]
+    layout = mk.oci_layout(os.path.join(ctx.tree("beneath"), "img"), layers, tag="test")
+    got, why = umoci_unpack(ctx, layout, "beneath")
+    ctx.check("umoci refuses it", got is None and "not a directory" in (why or ""), f"{got} {why}")
+    rc, doc, err = audit_image(ctx, layout)
+    ctx.check("the audit is incomplete", doc and rc == 3 and not doc["targets"][0]["complete"]
+              and "lies beneath a file" in " ".join(doc["targets"][0]["incomplete"]),
+              f"{rc} {err!r}")
+    return None
+
+
 if __name__ == "__main__":
-    sys.exit(s2ctest.main([test_rpm_installs], sys.argv[1:]))
+    sys.exit(s2ctest.main([test_rpm_installs, test_images_unpacked, test_image_beneath_a_file],
+                          sys.argv[1:]))
