@@ -614,9 +614,7 @@ static int decide_targets(const struct targetrun *tr, const struct rules_db *db,
 static int write_report(const struct targetrun *tr, struct audit *au,
 			struct target *const *targets, size_t n, const struct s2c_ctx *ctx)
 {
-	/* An image's own waivers only when it is trusted (--trust-image-config). */
-	bool image = n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage &&
-		     tr->trust_image, any = false;
+	bool image = n == 1 && targets[0]->kind == TARGET_IMAGE && targets[0]->stage, any = false;
 	int rootfd = image ? stage_rootfd(targets[0]->stage) : -1;
 	_cleanup_free_ char *pgr = NULL, *wfile = NULL;
 	struct waiver_list waivers = { 0 };
@@ -628,7 +626,8 @@ static int write_report(const struct targetrun *tr, struct audit *au,
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	ex = auditargs_waivers(&tr->out, rootfd, wfile, &waivers, &any);
+	/* An image's own waivers only when it is trusted (--trust-image-config). */
+	ex = auditargs_waivers(&tr->out, tr->trust_image ? rootfd : -1, wfile, &waivers, &any);
 	if (ex) {
 		waiver_list_release(&waivers);
 		return ex;

@@ -269,10 +269,16 @@ static int pick_images(const struct ocimanifest_list *l, const char *platform, c
 	/* One image of another platform than the host's: that one is the image. */
 	if (n == 0 && !platform && images == 1 && only != SIZE_MAX)
 		pick[n++] = only;
-	if (n == 0)
-		return s2c_error_set(err, -ENOENT, "'index.json' has no image for %s%s",
+	if (n == 0) {
+		char have[256] = "";
+		for (size_t i = 0, o = 0; i < l->n && o < sizeof(have); i++)
+			if (!not_an_image(&l->v[i]))
+				o += (size_t)snprintf(have + o, sizeof(have) - o, "%s%s", o ? ", " : "",
+						      l->v[i].platform ? l->v[i].platform : "?");
+		return s2c_error_set(err, -ENOENT, "'index.json' has no image for %s%s; it has %s",
 				     want, platform ? "" : " (this host's platform; --platform "
-				     "picks another, or all)");
+				     "picks another, or all)", have);
+	}
 	return (int)n;
 }
 

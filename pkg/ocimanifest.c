@@ -179,11 +179,23 @@ static bool is_index_type(const char *mt)
 		      s2c_streq(mt, "application/vnd.docker.distribution.manifest.list.v2+json"));
 }
 
+/* A platform word as the image gives it when it is a plain one, else "?" (messages show it). */
+static const char *plain_word(const char *s)
+{
+	if (!s)
+		return NULL;
+	if (!*s || strlen(s) > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789._-") != strlen(s))
+		return "?";
+	return s;
+}
+
 /* "os/arch[/variant]" of a descriptor's platform, or NULL (none, or out of memory: @ret). */
 static int desc_platform(struct json_object *d, char **ret)
 {
 	struct json_object *p = jget(d, "platform", json_type_object);
-	const char *os = jstr(p, "os"), *arch = jstr(p, "architecture"), *variant = jstr(p, "variant");
+	const char *os = plain_word(jstr(p, "os")), *arch = plain_word(jstr(p, "architecture"));
+	const char *variant = plain_word(jstr(p, "variant"));
 
 	*ret = NULL;
 	if (!p)
