@@ -179,6 +179,21 @@ static int plain_scriptlets(struct scriptlets *s, Header h)
 	return r;
 }
 
+/* Add trigger @x with its one-word program @prog, taking over what it holds. */
+static int add_trigger(struct scriptlets *s, struct scriptlet *x, const char *prog)
+{
+	int r = prog_word(prog, &x->prog);
+
+	if (r == 0)
+		r = add(s, x);
+	if (r < 0) {
+		free(x->name);
+		free(x->unless);
+		free(x->prog);
+	}
+	return r;
+}
+
 /* The package's own name, version and release match the trigger condition @k. */
 static bool fires_on_self(Header h, const char *self, rpmtd names, rpmtd versions, rpmtd flags,
 			  uint32_t k)
@@ -275,14 +290,7 @@ static int triggers(struct scriptlets *s, Header h, const char *self)
 		}
 		x.args = x.stage == ST_TRIGGERPREIN ? prein : x.stage == ST_LATER ? un : in;
 		x.n_args = 2;
-		r = prog_word(td_string(progs, i), &x.prog);
-		if (r == 0)
-			r = add(s, &x);
-		if (r < 0) {
-			free(x.name);
-			free(x.unless);
-			free(x.prog);
-		}
+		r = add_trigger(s, &x, td_string(progs, i));
 	}
 	return r;
 }
@@ -360,14 +368,11 @@ static int file_triggers(struct scriptlets *s, Header h, const struct ftags *ft)
 				       .args = args, .n_args = 1,
 				       .priority = (int)td_number(prio, i) };
 		r = file_trigger_of(h, ft, names, flags, index, i, &x);
-		if (r == 0)
-			r = prog_word(td_string(progs, i), &x.prog);
-		if (r == 0)
-			r = add(s, &x);
-		if (r < 0) {
+		if (r == 0) {
+			r = add_trigger(s, &x, td_string(progs, i));
+		} else {
 			free(x.name);
 			free(x.unless);
-			free(x.prog);
 		}
 	}
 	return r;
