@@ -419,6 +419,12 @@ static int read_index(struct ocisrc *s, const char *path, const char *platform, 
 			r = note_others(t, &l, pick, (size_t)k);
 		if (r == 0)
 			r = read_layers(s, &im, t, sel, run, sname, &terr);
+		/* What is audited is what the config says; the index may have said otherwise. */
+		if (r == 0 && l.v[pick[i]].platform && t->arch &&
+		    !platform_is(t->arch, l.v[pick[i]].platform) &&
+		    !platform_is(l.v[pick[i]].platform, t->arch))
+			r = target_note(t, "the index lists this image for %s, its config says %s",
+					l.v[pick[i]].platform, t->arch);
 		ocimanifest_release(&im);
 		if (image_done(t, r, &terr, v, n) < 0)
 			k = -ENOMEM;

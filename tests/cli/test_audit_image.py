@@ -281,6 +281,14 @@ def test_platform(ctx):
         ctx.check(f"platform {args}: the other named", any(
             f"not audited: the image's image for linux/{other}" in n
             for n in doc["targets"][0]["notes"]), json.dumps(doc["targets"][0]["notes"]))
+    # An index that says amd64 for an image whose config says arm64: the note says so.
+    liar = os.path.join(root, "liar")
+    shutil.copytree(arm, liar)
+    rc, out, err = audit(ctx, "--format", "json", liar)
+    notes = json.loads(out)["targets"][0]["notes"] if out else []
+    ctx.check("platform: the index and the config disagree", rc == 0 and any(
+        "the index lists this image for linux/amd64, its config says linux/arm64" in n
+        for n in notes), f"{rc} {err!r} {notes}")
     rc, out, err = audit(ctx, "--format", "json", "--platform", "all", multi)
     doc = json.loads(out) if rc == 0 else {"targets": [], "files": []}
     ctx.check("platform all: both", rc == 0 and
