@@ -5,7 +5,8 @@
 rpm: packages built here with rpmbuild (plain ones and hostile ones: triggers on
 themselves and on other packages, file triggers, lua, programs without a script)
 are installed with `rpm --root` into a throwaway root, in a private mount
-namespace where the host's /usr is bound read-only so that the scriptlets can run.
+namespace where the host's /usr is the lower layer of an overlay, so that the
+scriptlets can run and nothing is written to the host.
 Images: OCI layouts and docker-save archives written here (hostile ones among
 them) are unpacked with `umoci unpack` (docker archives after `skopeo copy` to an
 OCI layout).  Every installed file's mode, owner, group and capabilities are
@@ -22,6 +23,7 @@ import sys
 
 import mkarchive as mk
 import s2ctest
+import test_audit_pkg
 from s2ctest import SKIP
 
 KERNEL = ["--kernel", "6.1"]
@@ -167,7 +169,7 @@ chmod 04755, "/opt/s2c-maybe/d";
 OTHER = spec("s2c-other", ["x"], "")
 
 
-def rpmbuild(ctx, top, text):
+def rpmbuild(ctx, top, text, arch="noarch"):
     name = text.split("\n", 1)[0].split()[1]
     path = os.path.join(top, name + ".spec")
     mk.write(path, text.encode())
@@ -177,33 +179,39 @@ def rpmbuild(ctx, top, text):
     if p.returncode != 0:
         ctx.check(f"rpmbuild {name}", False, p.stderr.decode(errors="replace")[-800:])
         return None
-    return os.path.join(top, "top", "RPMS", "noarch", f"{name}-1.0-1.noarch.rpm")
+    rpms = os.path.join(top, "top", "RPMS", arch)
+    return os.path.join(rpms, next(f for f in os.listdir(rpms) if f.startswith(name + "-")))
 
 
-# Mount the host's /usr read-only in the new root (the scriptlets' /bin/sh and tools),
-# then install: everything else rpm writes stays inside the root.
+# The host's /usr in the new root as the lower layer of an overlay (the scriptlets' /bin/sh
+# and tools; what the packages put in /usr goes to the upper layer, a directory beside the
+# root), then install: everything rpm writes stays in the root and the upper layer.
 INSTALL = r"""
 set -e
-R=$1; shift
+R=$1 U=$2 W=$3; shift 3
 mkdir -p "$R/usr" "$R/tmp" "$R/etc" "$R/var/tmp"
 for d in bin sbin lib lib64; do [ -e "/$d" ] && ln -s "usr/$d" "$R/$d"; done
-mount --bind /usr "$R/usr"
-mount -o remount,bind,ro "$R/usr"
+mount -t overlay -o "lowerdir=/usr,upperdir=$U,workdir=$W" s2c-usr "$R/usr"
 rpm --root "$R" --initdb
 for p in "$@"; do rpm --root "$R" -i --nodeps --nosignature --noplugins "$p" 2>&1; done
 """
 
 
-def rpm_install(ctx, name, rpms):
+def rpm_install(ctx, name, rpms, names):
+    """Install @rpms into a new root; {path: state} of the privileged files below /opt and
+    those the packages put in /usr."""
     root = ctx.tree(name)
+    upper, work = ctx.tree(name + "-usr"), ctx.tree(name + "-work")
     os.makedirs(os.path.join(root, "etc"))
     mk.write(os.path.join(root, "etc", "passwd"), PASSWD)
     mk.write(os.path.join(root, "etc", "group"), GROUP)
     p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSTALL,
-                        "install", root, *rpms], capture_output=True, timeout=300)
+                        "install", root, upper, work, *rpms], capture_output=True, timeout=300)
     ctx.check(f"rpm --root {name}", p.returncode == 0, p.stdout.decode(errors="replace")[-800:]
               + p.stderr.decode(errors="replace")[-800:])
-    return root
+    got = installed_state(root, "/opt", names)
+    got.update({"/usr" + path: st for path, st in installed_state(upper, "/", names).items()})
+    return got
 
 
 def audit_pkg(ctx, rpm):
@@ -227,18 +235,22 @@ def test_rpm_installs(ctx):
     top = ctx.tree("rpmbuild")
     built = {n: rpmbuild(ctx, top, s) for n, s in (("exact", EXACT), ("lua", LUA),
                                                    ("maybe", MAYBE), ("other", OTHER))}
+    # The package of the audit-pkg tests: setuid, %caps with owner names, a %post chmod.
+    built["rpmtest"] = rpmbuild(ctx, top, test_audit_pkg.SPEC.replace("PROGRAM", "/usr/bin/true"),
+                                "x86_64")
     if None in built.values():
         return None
     names = ({0: "root", 1: "daemon", 2: "bin"}, {0: "root", 1: "daemon", 2: "bin"})
-    for name, want in (("exact", "acghij"), ("lua", "bk")):
+    for name, want in (("exact", "acghij"), ("lua", "bk"), ("rpmtest", None)):
         rc, doc, err = audit_pkg(ctx, built[name])
         if not doc:
             continue
         ctx.check(f"{name}: exit 0", rc == 0, f"{rc} {err!r}")
-        got = installed_state(rpm_install(ctx, name, [built[name]]), "/opt", names)
-        compare(ctx, name, doc, got, "/opt", want_complete=True)
-        ctx.check(f"{name}: what rpm did", sorted(got) == [f"/opt/s2c-{name}/{c}" for c in want],
-                  f"{sorted(got)}")
+        got = rpm_install(ctx, name, [built[name]], names)
+        compare(ctx, name, doc, got, "", want_complete=True)
+        if want:
+            ctx.check(f"{name}: what rpm did",
+                      sorted(got) == [f"/opt/s2c-{name}/{c}" for c in want], f"{sorted(got)}")
     rc, doc, err = audit_pkg(ctx, built["maybe"])
     if doc:
         why = " ".join(doc["targets"][0]["incomplete"])
@@ -252,8 +264,8 @@ def test_rpm_installs(ctx):
         # Alone and with the other package present: neither is predicted exactly.
         for label, rpms in (("alone", [built["maybe"]]),
                             ("with s2c-other", [built["other"], built["maybe"]])):
-            got = installed_state(rpm_install(ctx, "maybe", rpms), "/opt/s2c-maybe", names)
-            compare(ctx, f"maybe {label}", doc, got, "/opt/s2c-maybe")
+            got = rpm_install(ctx, "maybe", rpms, names)
+            compare(ctx, f"maybe {label}", doc, got, "")
             ctx.check(f"maybe {label}: the lua and perl scriptlets ran",
                       {"/opt/s2c-maybe/c", "/opt/s2c-maybe/d"} <= set(got), f"{sorted(got)}")
         ctx.check("maybe with s2c-other: the triggers fired",
