@@ -493,7 +493,13 @@ static int analyse_all(struct target *t, struct scriptlets *s)
 		size_t before = t->scripts.n;
 
 		r = analyse_one(t, x);
-		if (r < 0 || !x->unless || t->scripts.n == before)
+		/* Before the files are unpacked, none of them exists on a fresh installation,
+		 * and rpm then writes each with its packed mode and owner: what these scripts do
+		 * to the package's files has no effect. */
+		for (size_t k = before; r == 0 && x->stage < ST_FILETRIGGERIN && k < t->scripts.n; k++)
+			t->scripts.v[k].seq[MS_SCENARIO_WORKS] =
+				t->scripts.v[k].seq[MS_SCENARIO_FAILS] = SIZE_MAX;
+		if (r < 0 || !x->unless || x->stage < ST_FILETRIGGERIN || t->scripts.n == before)
 			continue;
 		/* It may not run: what it does is conditional, and the prediction not exact. */
 		for (size_t k = before; k < t->scripts.n; k++)

@@ -21,6 +21,10 @@
  *  - any other interpreter, and a script rpm expands at install time
  *    (-e, -q), make the audit incomplete.
  *
+ * What %pretrans, %triggerprein and %pre do to the package's own files has
+ * no effect on a fresh installation: the files do not exist yet, and rpm
+ * then writes each with its packed mode and owner.
+ *
  * A trigger that fires only when another package is (or becomes) installed
  * or removed, or a file trigger over files this package does not have, may
  * or may not run: its actions are conditional, and when it has any the

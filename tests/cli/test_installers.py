@@ -120,8 +120,10 @@ def spec(name, files, body, attrs=""):
 
 # Every scriptlet here is modelled exactly: the audit must be complete and right.
 EXACT = spec("s2c-exact", "a c d e f g h i j l".split(), """
+%pretrans
+chmod 4755 /opt/s2c-exact/l 2>/dev/null || :
 %pre
-echo pre
+chmod 4755 /opt/s2c-exact/l 2>/dev/null || :
 %post -p "/bin/chmod 4755 /opt/s2c-exact/a"
 %triggerin -- s2c-exact
 chmod 4755 /opt/s2c-exact/c
