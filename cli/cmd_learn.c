@@ -30,6 +30,7 @@
 #include "hash.h"
 #include "host.h"
 #include "jsonout.h"
+#include "learndraft.h"
 #include "learnout.h"
 #include "opts.h"
 #include "match.h"
@@ -684,12 +685,13 @@ static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, co
 		learn_record_finish(rec);
 		if (!a->no_record)
 			record_file = keep_record(rootfd, root_real, rec);
-		draft = learnout_draft(rec, j.rule);
+		draft = learndraft_build(rec, j.rule, j.ds.db);
 		r = draft ? output(a, rec, draft, record_file) : -ENOMEM;
 		if (r < 0) {
 			log_error("cannot write the report: %s", strerror(-r));
 			ex = S2C_EXIT_FAILURE;
-		} else if (!learn_record_succeeded(rec) || rec->denied) {
+		} else if (!learn_record_succeeded(rec) || rec->denied ||
+			   !learn_record_complete(rec)) {
 			ex = S2C_EXIT_FINDINGS;
 		}
 	}

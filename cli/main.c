@@ -85,7 +85,8 @@
  *           ksyms     kernel function names of the checks' stacks
  *           sysnames  syscall names of this architecture
  *           record    learn records by SHA-256 in the state directory
- * report/   learnout  learn record model, report, draft rule, observed evidence
+ * report/   learnout  learn record model, report, observed evidence
+ *           learndraft  the draft rule: a fresh id, this build only, what it lacks
  * pkg/      member    archive members as packed, the table by path
  *           stage     private 0700 directory for the members an audit reads
  *           arread    libarchive: formats, built-in decompressors, nested archives

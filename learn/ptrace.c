@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <linux/audit.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ struct tracee {
 	pid_t pid;
 	bool process;             /**< a thread-group leader: counts as a process */
 	bool in_call;             /**< between a syscall's entry and exit stops */
+	bool got_child;           /**< a fork, vfork or clone event came during that syscall */
 	struct sysmap_call call;  /**< the syscall in progress, as seen at its entry */
 };
 
@@ -34,6 +36,9 @@ struct ptracer {
 	pid_t init;               /**< the run's init: followed, never stopped at syscalls */
 	bool armed;               /**< the command has been executed */
 	uint64_t started;
+	uint64_t tasks;           /**< every thread ever followed, the init's included */
+	uint64_t untraced;        /**< tasks started that ptrace did not follow */
+	uint64_t refused;         /**< forks and clones that failed (each may have taken a pid) */
 	struct tracee *v;
 	size_t n, cap;
 };
@@ -96,17 +101,33 @@ static struct tracee *add(struct ptracer *t, pid_t pid, bool process)
 	}
 	e = &t->v[t->n++];
 	*e = (struct tracee){ .pid = pid, .process = process };
+	t->tasks++;
 	if (process && pid != t->init)
 		t->started++;
 	return e;
 }
 
+/*
+ * @pid ended.  One never seen before (killed before its first stop) still
+ * counts as followed.  One that ended inside a fork or clone, before its
+ * syscall-exit stop, may have started a child: with CLONE_UNTRACED one
+ * nobody follows, else one whose event never came (it may have taken a pid).
+ */
 static void drop(struct ptracer *t, pid_t pid)
 {
 	struct tracee *e = find(t, pid);
 
-	if (e)
-		*e = t->v[--t->n];
+	if (!e) {
+		t->tasks++;
+		return;
+	}
+	if (e->in_call && e->call.spawns && !e->got_child) {
+		if (e->call.clone_flags & CLONE_UNTRACED)
+			t->untraced++;
+		else
+			t->refused++;
+	}
+	*e = t->v[--t->n];
 }
 
 int ptracer_seize(struct ptracer *t, pid_t pid)
@@ -125,6 +146,14 @@ int ptracer_seize(struct ptracer *t, pid_t pid)
 uint64_t ptracer_started(const struct ptracer *t)
 {
 	return t->started;
+}
+
+uint64_t ptracer_untraced(const struct ptracer *t, uint64_t allocated)
+{
+	uint64_t known = t->tasks + t->refused;
+	uint64_t beyond = allocated > known ? allocated - known : 0;
+
+	return S2C_MAX(t->untraced, beyond);
 }
 
 uint64_t ptracer_running(const struct ptracer *t)
@@ -154,6 +183,7 @@ static int syscall_stop(struct ptracer *t, struct tracee *e)
 		return 0;
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		e->in_call = info.arch == NATIVE_ARCH;
+		e->got_child = false;
 		if (e->in_call) {
 			memcpy(args, info.entry.args, sizeof(args));
 			sysmap_enter(e->pid, (long)info.entry.nr, args, &e->call);
@@ -163,6 +193,10 @@ static int syscall_stop(struct ptracer *t, struct tracee *e)
 	if (info.op != PTRACE_SYSCALL_INFO_EXIT || !e->in_call)
 		return 0;
 	e->in_call = false;
+	/* A child started (its pid returned) with no event: CLONE_UNTRACED, or lost to us. */
+	if (e->call.spawns && !info.exit.is_error && info.exit.rval > 0 && !e->got_child)
+		t->untraced++;
+	t->refused += e->call.spawns && info.exit.is_error;
 	return sysmap_exit(&e->call, info.exit.rval, info.exit.is_error, t->rec);
 }
 
@@ -188,6 +222,7 @@ int ptracer_event(struct ptracer *t, pid_t pid, int status)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
+		e->got_child = true;
 		if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) == 0 &&
 		    !add(t, (pid_t)msg, event != PTRACE_EVENT_CLONE || leads((pid_t)msg)))
 			r = -ENOMEM;

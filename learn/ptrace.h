@@ -9,6 +9,12 @@
  * The run's init is seized before it starts the command; it is followed but
  * never stopped at syscalls, and the command's set-up between fork and exec
  * is not looked at either.
+ *
+ * ptrace cannot follow a child started with clone(CLONE_UNTRACED): such a
+ * task is counted, never hidden.  It shows as a fork, vfork, clone or
+ * clone3 that returned a child's pid with no event for it (or a tracee that
+ * died inside a clone with CLONE_UNTRACED), and as tasks of the run's PID
+ * namespace beyond the ones followed (ptracer_untraced()).
  */
 #ifndef S2C_LEARN_PTRACE_H
 #define S2C_LEARN_PTRACE_H
@@ -36,6 +42,15 @@ int ptracer_event(struct ptracer *t, pid_t pid, int status);
 
 /** Processes of the run started so far, the command included. */
 uint64_t ptracer_started(const struct ptracer *t);
+
+/**
+ * Tasks (processes or threads) of the run that were not followed: those
+ * seen starting without an event, or, when @allocated (the last pid the
+ * run's PID namespace handed out, every task of the run having one there; 0
+ * when unknown) is larger, the difference to the tasks followed and the
+ * forks that failed (a failed fork may have taken a pid).
+ */
+uint64_t ptracer_untraced(const struct ptracer *t, uint64_t allocated);
 
 /** Processes of the run still running (the init not counted). */
 uint64_t ptracer_running(const struct ptracer *t);

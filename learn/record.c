@@ -283,12 +283,16 @@ static int read_run(struct learn_record *rec, struct json_object *o, const struc
 		    struct s2c_error *err)
 {
 	static const char *const keys[] = { "exit_code", "signal", "timed_out", "timeout",
-					    "elapsed_ms", "processes", "killed", "lost", "succeeded",
-					    NULL };
+					    "elapsed_ms", "processes", "killed", "lost", "untraced",
+					    "complete", "succeeded", NULL };
+	/* Records from before "untraced" and "complete" were written lack them. */
+	static const char *const req[] = { "exit_code", "signal", "timed_out", "timeout",
+					   "elapsed_ms", "processes", "killed", "lost", "succeeded",
+					   NULL };
 	_cleanup_free_ char *sig = NULL;
 	int64_t code = -1, timeout = 0;
-	bool succeeded = false;
-	int r = jsonread_keys(o, p, keys, keys, err);
+	bool succeeded = false, complete;
+	int r = jsonread_keys(o, p, keys, req, err);
 
 	if (r == 0 && !is_null(o, "exit_code"))
 		r = jsonread_int(o, p, "exit_code", true, 0, 255, &code, err);
@@ -299,9 +303,15 @@ static int read_run(struct learn_record *rec, struct json_object *o, const struc
 	if (r == 0) r = read_count(o, p, "processes", 0, &rec->processes, err);
 	if (r == 0) r = read_count(o, p, "killed", 0, &rec->killed, err);
 	if (r == 0) r = read_count(o, p, "lost", 0, &rec->lost, err);
+	if (r == 0 && json_object_object_get_ex(o, "untraced", NULL))
+		r = read_count(o, p, "untraced", 0, &rec->untraced, err);
+	complete = learn_record_complete(rec);
+	if (r == 0) r = jsonread_bool(o, p, "complete", false, &complete, err);
 	if (r == 0) r = jsonread_bool(o, p, "succeeded", true, &succeeded, err);
 	if (r < 0)
 		return r;
+	if (complete != learn_record_complete(rec))
+		return jpath_error(p, err, "complete does not follow from untraced and lost");
 	if ((code < 0) == !sig)
 		return jpath_error(p, err, "exactly one of exit_code and signal must be set");
 	rec->exit_code = (int)code;

@@ -21,6 +21,7 @@
 #include "bpf.h"
 #include "ptrace.h"
 #include "run.h"
+#include "util.h"
 #include "common.h"
 
 /** Where the set-up of the run failed, reported by the child. */
@@ -174,6 +175,25 @@ static _Noreturn void command(const struct learn_spec *s, int errfd, const sigse
 /* --- the run's init -------------------------------------------------------------------------- */
 
 /*
+ * The last pid the run's PID namespace handed out (ns_last_pid answers for
+ * the reader's namespace), to @fd: every task of the run took one, so the
+ * tracer can tell whether it followed them all.
+ */
+static void report_allocated(int fd)
+{
+	char buf[32] = { 0 };
+	_cleanup_close_ int f = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+	uint64_t last;
+
+	if (f < 0 || read(f, buf, sizeof(buf) - 1) <= 0)
+		return;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (parse_u64(buf, 10, UINT32_MAX, &last) < 0)
+		return;
+	(void)!write(fd, &last, sizeof(last));
+}
+
+/*
  * Pid 1 of the run's namespace: start the command when told, reap whatever
  * ends, report the command's wait status, and exit when told (or when
  * suid2cap is gone): the kernel then kills the rest of the namespace.
@@ -217,6 +237,7 @@ static _Noreturn void init(const struct learn_spec *s, int pipes[3][2], const si
 	if (write(statfd, &status, sizeof(status)) != sizeof(status))
 		_exit(126);
 	(void)!read(go, &b, 1);
+	report_allocated(statfd);
 	_exit(0);
 }
 
@@ -235,6 +256,7 @@ struct run {
 	struct report report;
 	bool have_report;
 	uint64_t running_at_end;
+	uint64_t allocated;           /**< the namespace's last pid, from the init; 0: unknown */
 };
 
 static uint64_t running(const struct run *r)
@@ -269,6 +291,19 @@ static void end_run(struct run *r)
 	}
 }
 
+/* The init's report of the last pid of the run's namespace, then the end of its pipe. */
+static void read_allocated(struct run *r)
+{
+	uint64_t last;
+
+	if (r->statp < 0)
+		return;
+	if (read(r->statp, &last, sizeof(last)) == sizeof(last))
+		r->allocated = last;
+	(void)close(r->statp);
+	r->statp = -1;
+}
+
 static void read_pipes(struct run *r, const struct pollfd *p)
 {
 	if (p[1].revents) {
@@ -280,7 +315,7 @@ static void read_pipes(struct run *r, const struct pollfd *p)
 			r->errp = -1;
 		}
 	}
-	if (p[2].revents) {
+	if (p[2].revents && !r->have_status) {
 		ssize_t n = read(r->statp, &r->status, sizeof(r->status));
 		if (n == sizeof(r->status)) {
 			r->have_status = true;
@@ -289,9 +324,12 @@ static void read_pipes(struct run *r, const struct pollfd *p)
 			r->running_at_end = running(r);
 			(void)close(r->go);
 			r->go = -1;
+			return;         /* the init's last word, its namespace's last pid, follows */
 		}
 		(void)close(r->statp);
 		r->statp = -1;
+	} else if (p[2].revents) {
+		read_allocated(r);
 	}
 }
 
@@ -398,6 +436,7 @@ static void outcome(struct run *r, long elapsed)
 
 	rec->elapsed_ms = (uint64_t)S2C_MAX(elapsed, 0L);
 	rec->processes = r->tracer ? ptracer_started(r->tracer) : learn_bpf_started(r->s->bpf);
+	rec->untraced = r->tracer ? ptracer_untraced(r->tracer, r->allocated) : 0;
 	rec->killed = r->running_at_end;
 	if (rec->timed_out || !r->have_status) {
 		rec->exit_code = -1;
@@ -455,6 +494,8 @@ int learn_run(const struct learn_spec *s, struct learn_record *rec, struct s2c_e
 		if (e == 0 && o < 0)
 			e = s2c_error_errno(err, o, "cannot follow the run");
 	}
+	if (r.have_status)
+		read_allocated(&r);
 	outcome(&r, now_ms() - start);
 	/* A report written just before the init ended. */
 	if (r.errp >= 0 && !r.have_report &&

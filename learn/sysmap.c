@@ -607,6 +607,36 @@ static void other_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_cal
 	}
 }
 
+/*
+ * Whether @nr starts a process or thread, and with which clone flags: clone's
+ * first argument, the first field of clone3's struct clone_args.
+ */
+static void spawn_rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
+{
+	switch (nr) {
+#ifdef SYS_fork
+	case SYS_fork:
+	case SYS_vfork:
+		c->spawns = true;
+		break;
+#endif
+	case SYS_clone:
+		c->spawns = true;
+		c->clone_flags = a[0];
+		break;
+#ifdef SYS_clone3
+	case SYS_clone3:
+		c->spawns = true;
+		if (a[0] && a[1] >= sizeof(uint64_t) &&
+		    peek(pid, a[0], &c->clone_flags, sizeof(c->clone_flags)) == 0)
+			namespaces(c->clone_flags, c);
+		break;
+#endif
+	default:
+		break;
+	}
+}
+
 /* What syscall @nr with @a needs: a fixed rule, or one that reads the arguments. */
 static void rules(pid_t pid, long nr, const uint64_t *a, struct sysmap_call *c)
 {
@@ -623,6 +653,7 @@ void sysmap_enter(pid_t pid, long nr, const uint64_t args[6], struct sysmap_call
 {
 	*ret = (struct sysmap_call){ .nr = nr, .name = sysnames_name(nr) };
 	rules(pid, nr, args, ret);
+	spawn_rules(pid, nr, args, ret);
 }
 
 static unsigned refusal_of(int err)

@@ -43,6 +43,8 @@ struct sysmap_call {
 	uint64_t explains;    /**< capabilities a refusal points at (needs, or the candidates
 				   of a refusal that cannot be predicted) */
 	unsigned refusals;    /**< SYSMAP_* errors that mean "refused" for this call */
+	bool spawns;          /**< fork, vfork, clone or clone3: it starts a process or thread */
+	uint64_t clone_flags; /**< their flags (clone3's read from the tracee; fork: none) */
 };
 
 /**

@@ -520,6 +520,24 @@ static void deb_setcap(struct em *e, const struct plan_entry *x)
 	put(e, " \"$f\"\n\t\tchmod %04o \"$f\"\n\tfi\n", b->mode);
 }
 
+/*
+ * Drop: the capabilities go too.  A fresh unpack has none (dpkg keeps none); a failed
+ * setcap -r is said, never swallowed.
+ */
+static void deb_setcap_r(struct em *e, const struct plan_entry *x)
+{
+	_cleanup_free_ char *esc = escape_text(x->path), *msg = NULL;
+
+	if (!esc || asprintf(&msg, "setcap -r failed on %s: it keeps its capabilities", esc) < 0) {
+		e->oom = true;
+		return;
+	}
+	put(e, "\tif command -v setcap >/dev/null 2>&1 && [ -n \"$(getcap \"$f\")\" ] &&\n"
+	    "\t    ! setcap -r \"$f\"; then\n\t\tprintf '%%s\\n' ");
+	put_quoted(e, msg);
+	put(e, " >&2\n\tfi\n");
+}
+
 /* "# PATH: VERDICT: dpkg-statoverride cannot take this name...", or false when it can. */
 static bool deb_unnamed(struct em *e, const struct plan_entry *x)
 {
@@ -557,8 +575,7 @@ static void deb_entry(struct em *e, const struct plan_entry *x)
 	if (x->verdict == VERDICT_MIGRATE && a->caps_text) {
 		deb_setcap(e, x);
 	} else if (x->before.has_caps) {
-		put(e, "\tif command -v setcap >/dev/null 2>&1; then\n\t\tsetcap -r \"$f\" "
-		    "2>/dev/null || :\n\tfi\n");
+		deb_setcap_r(e, x);
 	}
 }
 

@@ -139,6 +139,68 @@ static int write_caps(int fd, const struct file_state *want, bool exact, struct 
 	return 0;
 }
 
+/*
+ * Does the mode go before the capabilities, on the way from @mode to @want?
+ * When set-ID bits come back (rollback); when they go (apply), the
+ * capabilities come first and the mode last.  Either way the file never has
+ * neither.
+ */
+static bool mode_first(uint32_t mode, const struct file_state *want)
+{
+	return want->mode & ~mode & (S_ISUID | S_ISGID);
+}
+
+/*
+ * What root's fchown() leaves of @s, as the owner of @want: no capabilities,
+ * no set-user-ID bit, and no set-group-ID bit when the file is
+ * group-executable (without it, kernels differ: both are returned).
+ * Returns the number of states in @ret.
+ */
+static size_t chowned(const struct file_state *s, const struct file_state *want,
+		      struct file_state ret[2])
+{
+	struct file_state c = *s;
+
+	c.uid = want->uid;
+	c.gid = want->gid;
+	c.has_xattr = false;
+	c.xattr_len = 0;
+	c.mode &= ~(uint32_t)S_ISUID;
+	ret[0] = c;
+	ret[0].mode &= ~(uint32_t)S_ISGID;
+	if (!(c.mode & S_ISGID) || (c.mode & S_IXGRP))
+		return 1;
+	ret[1] = c;
+	return 2;
+}
+
+size_t fileop_stops(const struct file_state *from, const struct file_state *want,
+		    struct file_state ret[FILEOP_STOPS_MAX])
+{
+	struct file_state mid[2] = { *from };
+	size_t m = 1, n = 0;
+
+	if (from->uid != want->uid || from->gid != want->gid) {
+		m = chowned(from, want, mid);
+		for (size_t i = 0; i < m; i++)
+			ret[n++] = mid[i];
+	}
+	for (size_t i = 0; i < m; i++) {
+		struct file_state s = mid[i];
+
+		if (mode_first(s.mode, want)) {
+			s.mode = want->mode;
+		} else {
+			s.has_xattr = want->has_xattr;
+			s.xattr_len = want->xattr_len;
+			memcpy(s.xattr, want->xattr, sizeof(s.xattr));
+		}
+		ret[n++] = s;
+	}
+	ret[n++] = *want;
+	return n;
+}
+
 int fileop_write(int fd, const struct file_state *now, const struct file_state *want,
 		 bool exact, fileop_step_fn step, void *userdata, struct s2c_error *err)
 {
@@ -154,15 +216,13 @@ int fileop_write(int fd, const struct file_state *now, const struct file_state *
 			step(userdata, "chown");
 	}
 	/*
-	 * Never leave a moment with neither privilege: when the set-ID bits come
-	 * back (rollback), the mode goes first and the capabilities after; when
-	 * they go (apply), the capabilities come first and the mode last.  chmod
-	 * keeps capabilities and setting them keeps the mode, so either order is
-	 * exact; only the window differs.
+	 * Never leave a moment with neither privilege (mode_first()).  chmod keeps
+	 * capabilities and setting them keeps the mode, so either order is exact;
+	 * only the window differs.
 	 */
 	if (fstat(fd, &st) < 0)
 		return s2c_error_errno(err, -errno, "cannot stat the file");
-	if (want->mode & ~(uint32_t)st.st_mode & (S_ISUID | S_ISGID)) {
+	if (mode_first((uint32_t)st.st_mode, want)) {
 		if (fchmod(fd, want->mode) < 0)
 			return s2c_error_errno(err, -errno, "cannot change the mode");
 		if (step)

@@ -17,6 +17,7 @@
 #define S2C_PLAN_FILEOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -54,5 +55,19 @@ typedef void (*fileop_step_fn)(void *userdata, const char *step);
  */
 int fileop_write(int fd, const struct file_state *now, const struct file_state *want,
 		 bool exact, fileop_step_fn step, void *userdata, struct s2c_error *err);
+
+/** The most states fileop_stops() returns. */
+#define FILEOP_STOPS_MAX 5
+
+/**
+ * Every state fileop_write() can leave a file in, on its way from @from to
+ * @want, when it stops between two steps (a crash, a failed step): after the
+ * chown (both forms where kernels differ), after the first of capabilities
+ * and mode, and @want itself.  Capabilities are @want's bytes; compare with
+ * filestate_same(), as libcap may write another form.
+ * Returns the number of states written to @ret (at most FILEOP_STOPS_MAX).
+ */
+size_t fileop_stops(const struct file_state *from, const struct file_state *want,
+		    struct file_state ret[FILEOP_STOPS_MAX]);
 
 #endif /* S2C_PLAN_FILEOP_H */

@@ -20,41 +20,47 @@
 
 /* --- undoing one entry ---------------------------------------------------------------- */
 
-/* One field of a state somewhere between @b and @a, as a crash may leave it. */
-static bool between(uint32_t now, uint32_t b, uint32_t a)
+/* Is @s among the @n states of @v (by what they grant)? */
+static bool among(const struct file_state *v, size_t n, const struct file_state *s)
 {
-	return now == b || now == a;
+	for (size_t i = 0; i < n; i++)
+		if (filestate_same(&v[i], s))
+			return true;
+	return false;
 }
 
 /*
- * Is @now a state our own change of @e left?  After a finished change it is
- * the state after (the same capability sets; libcap may have written v3).
- * After an interrupted change or an interrupted undo, every field is the
- * state before's, the state after's, or what chown leaves (no set-ID bits,
- * no capabilities).
+ * Could an interrupted change or undo of @e have left the file in @now?
+ * Exactly the states fileop_write() stops at: on the way from the state
+ * before to the state after (unless the change finished), and on the way
+ * back to the state before from any of those, again from any state an
+ * interrupted undo left (a rollback may be interrupted more than once).
+ * Every field comes from the state before, the state after or what chown
+ * leaves, so there are few; a closure that would not fit is refused.
  */
-static bool left_by_us(const struct journal_entry *e, const struct file_state *now)
+static bool interrupted_left(const struct journal_entry *e, const struct file_state *now)
 {
-	const struct file_state *b = &e->before, *a = &e->after;
-	uint32_t cleared = b->mode & ~(uint32_t)(S_ISUID | S_ISGID);
-	struct file_state caps_only = *now;
+	struct file_state v[96];
+	size_t n = 0;
 
-	if (e->outcome != JOURNAL_PENDING && !e->undo_started)
-		return filestate_same(now, a);
-	if (!between(now->uid, b->uid, a->uid) || !between(now->gid, b->gid, a->gid) ||
-	    (!between(now->mode, b->mode, a->mode) && now->mode != cleared))
-		return false;
-	if (!now->has_xattr)
-		return true;
-	caps_only.uid = b->uid;
-	caps_only.gid = b->gid;
-	caps_only.mode = b->mode;
-	if (filestate_equal(&caps_only, b))
-		return true;
-	caps_only.uid = a->uid;
-	caps_only.gid = a->gid;
-	caps_only.mode = a->mode;
-	return filestate_same(&caps_only, a);
+	v[n++] = e->after;
+	if (e->outcome == JOURNAL_PENDING) {
+		v[n++] = e->before;
+		n += fileop_stops(&e->before, &e->after, v + n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct file_state next[FILEOP_STOPS_MAX];
+		size_t k = fileop_stops(&v[i], &e->before, next);
+
+		for (size_t j = 0; j < k; j++) {
+			if (among(v, n, &next[j]))
+				continue;
+			if (n == S2C_ELEMENTSOF(v))
+				return false;
+			v[n++] = next[j];
+		}
+	}
+	return among(v, n, now);
 }
 
 /* The content the file had when it was changed: from the journal, or, for a
@@ -87,8 +93,66 @@ static const struct file_state *seen_after(const struct seen *s)
 }
 
 /*
- * Restore @e's previous state exactly, only onto what the change left: the
- * same inode, the same content (SHA-256) and the state the change gave it.
+ * May @e be undone on the file @now (read with its SHA-256)?  Only on the
+ * inode and the content the change left, and only in the state it left: the
+ * state after for a finished change (fileid_left(), the comparison verify
+ * makes), a state the interrupted change or undo passed through
+ * (interrupted_left()), or the state before already.  Anything else is a
+ * later decision of someone else, which a rollback must not overrule.
+ * Returns true, or false with the reason in @why.
+ */
+static bool restorable(const struct run *run, const struct journal *j,
+		       const struct journal_entry *e, const struct file_id *now, char *why,
+		       size_t whysize)
+{
+	const char *sha = changed_content(run, j, e);
+	struct file_id left = { .dev_major = e->dev_major, .dev_minor = e->dev_minor,
+				.ino = e->ino, .state = e->after };
+	bool finished = e->outcome != JOURNAL_PENDING && !e->undo_started;
+	char is[128], was[128], back[128], what[512];
+	enum fileid_left how;
+
+	(void)snprintf(left.sha256, sizeof(left.sha256), "%s", sha ? sha : "");
+	how = fileid_left(&left, now);
+	if (how == FILEID_AS_LEFT)
+		return true;
+	if (how == FILEID_REPLACED) {
+		(void)snprintf(why, whysize, "the file was replaced since the change (another inode, "
+			       "e.g. a package update); it is left as it is");
+		return false;
+	}
+	if (!sha) {
+		filestate_describe(&e->before, back, sizeof(back));
+		(void)snprintf(why, whysize, "the journal (format 1) records no content hash for it, "
+			       "so it cannot be told from other content on the same inode; check it "
+			       "and restore '%s' by hand", back);
+		return false;
+	}
+	if (how == FILEID_RESTATED) {
+		if (filestate_equal(&now->state, &e->before) ||
+		    (!finished && interrupted_left(e, &now->state)))
+			return true;
+		filestate_change(&e->after, &now->state, what, sizeof(what));
+		filestate_describe(&now->state, is, sizeof(is));
+		filestate_describe(&e->after, was, sizeof(was));
+		filestate_describe(&e->before, back, sizeof(back));
+		if (finished)
+			(void)snprintf(why, whysize, "since the change, %s (it is '%s', the change left "
+				       "'%s'): restoring '%s' would overrule that, so it is left as it "
+				       "is", what, is, was, back);
+		else
+			(void)snprintf(why, whysize, "it is '%s', which the interrupted change from '%s' "
+				       "to '%s' cannot have left (%s): restoring it would overrule a "
+				       "later change, so it is left as it is", is, back, was, what);
+		return false;
+	}
+	(void)snprintf(why, whysize, "its content changed since the change (SHA-256 differs): "
+		       "it is not the program the journal changed; it is left as it is");
+	return false;
+}
+
+/*
+ * Restore @e's previous state exactly, only onto what the change left (restorable()).
  * Writes "undo" before and "undone" after.  @seen receives the states the
  * file was found in and left in, as far as they were read.
  * Returns 1 restored (or already), 0 not restorable (@why says why), -errno
@@ -99,17 +163,11 @@ int run_restore(struct run *run, struct journal *j, struct journal_entry *e,
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_id id, changed;
-	const char *sha = changed_content(run, j, e);
-	char now[128], left[128];
+	struct file_id id;
 	int r;
 
 	*seen = (struct seen){ 0 };
 	run->seq = e->seq;
-	r = journal_undo(j, e->seq, false, &err);
-	if (r < 0)
-		return r;
-	run_fault(run, "undo");
 	fd = fileop_open(run->rootfd, e->path, NULL, &err);
 	if (fd < 0) {
 		(void)snprintf(why, whysize, "%s", err.msg);
@@ -122,34 +180,14 @@ int run_restore(struct run *run, struct journal *j, struct journal_entry *e,
 	}
 	seen->found = seen->left = true;
 	seen->before = seen->after = id.state;
-	changed = (struct file_id){ .dev_major = e->dev_major, .dev_minor = e->dev_minor,
-				    .ino = e->ino };
-	if (fileid_diff(&changed, &id, FILEID_INODE)) {
-		(void)snprintf(why, whysize, "the file was replaced since the change (another inode, "
-			       "e.g. a package update); it is left as it is");
+	/* Decided before "undo" is written: that record makes a later run lenient. */
+	if (!restorable(run, j, e, &id, why, whysize))
 		return 0;
-	}
-	if (!sha) {
-		filestate_describe(&e->before, left, sizeof(left));
-		(void)snprintf(why, whysize, "the journal (format 1) records no content hash for it, "
-			       "so it cannot be told from other content on the same inode; check it "
-			       "and restore '%s' by hand", left);
-		return 0;
-	}
-	if (!s2c_streq(id.sha256, sha)) {
-		(void)snprintf(why, whysize, "its content changed since the change (SHA-256 differs): "
-			       "it is not the program the journal changed; it is left as it is");
-		return 0;
-	}
+	r = journal_undo(j, e->seq, false, &err);
+	if (r < 0)
+		return r;
+	run_fault(run, "undo");
 	if (!filestate_equal(&id.state, &e->before)) {
-		if (!left_by_us(e, &id.state)) {
-			filestate_describe(&id.state, now, sizeof(now));
-			filestate_describe(&e->after, left, sizeof(left));
-			(void)snprintf(why, whysize, "its owner, group, mode or capabilities changed since "
-				       "the change (it is '%s', the change left '%s'); it is left as it is",
-				       now, left);
-			return 0;
-		}
 		r = fileop_write(fd, &id.state, &e->before, true, run_step, run, &err);
 		seen->left = run_read_state(fd, &seen->after) != NULL;
 		if (r < 0) {

@@ -32,28 +32,25 @@ S2C_PRINTF(3, 4) static int drifted(struct drift *d, enum drift_kind kind, const
 	return 0;
 }
 
-/* Same content, another state: what changed, and whether applying the record again is safe. */
+/*
+ * Same content, another state: what changed (filestate_change(), as rollback
+ * says it), and whether applying the record again is safe.
+ */
 static int state_drift(const struct state_entry *e, struct drift *d)
 {
 	const struct file_state *now = &d->now.state, *rec = &e->after;
+	const uint32_t setid = S_ISUID | S_ISGID;
+	char what[320];
 
+	filestate_change(rec, now, what, sizeof(what));
 	/* Applying the record again never adds privilege when the set-ID bit is back:
 	 * that is the state the migration replaced. */
-	d->fixable = (now->mode & (S_ISUID | S_ISGID)) && !(rec->mode & (S_ISUID | S_ISGID)) &&
-		     now->uid == rec->uid;
-	if ((now->mode & (S_ISUID | S_ISGID)) && !(rec->mode & (S_ISUID | S_ISGID)))
-		return drifted(d, DRIFT_STATE, "the set-ID bit is back (mode %04o)", now->mode);
-	if (!now->has_xattr && rec->has_xattr)
-		return drifted(d, DRIFT_STATE, "its capabilities are gone and it has no set-ID bit: "
-			       "giving them back would add privilege, so it is not repaired (if that "
-			       "is wanted, plan and apply it again; 'verify --forget' stops tracking it)");
-	if (!filestate_same(now, rec) && now->has_xattr != rec->has_xattr)
-		return drifted(d, DRIFT_STATE, "its capabilities are different");
-	if (now->has_xattr && rec->has_xattr && !filestate_same(now, rec) &&
-	    now->uid == rec->uid && now->gid == rec->gid && now->mode == rec->mode)
-		return drifted(d, DRIFT_STATE, "its capabilities are different");
-	return drifted(d, DRIFT_STATE, "its owner, group or mode changed (%04o %u:%u)", now->mode,
-		       now->uid, now->gid);
+	d->fixable = (now->mode & setid) && !(rec->mode & setid) && now->uid == rec->uid;
+	if (!now->has_xattr && rec->has_xattr && !(now->mode & setid))
+		return drifted(d, DRIFT_STATE, "%s and it has no set-ID bit: giving them back would "
+			       "add privilege, so it is not repaired (if that is wanted, plan and "
+			       "apply it again; 'verify --forget' stops tracking it)", what);
+	return drifted(d, DRIFT_STATE, "%s", what);
 }
 
 /* New content: an update from the package, or something else. */
@@ -104,11 +101,18 @@ int verify_entry(int rootfd, const struct host *h, const struct state_entry *e,
 		return r;
 	if (r < 0)
 		return drifted(ret, DRIFT_GONE, "cannot read it: %s", strerror(-r));
-	if (fileid_diff(&rec, &ret->now, FILEID_INODE))
-		return content_drift(fd, h, e, ret, true);
-	if (fileid_diff(&rec, &ret->now, FILEID_CONTENT))
-		return content_drift(fd, h, e, ret, false);
-	if (filestate_same(&ret->now.state, &e->after))
+	switch (fileid_left(&rec, &ret->now)) {
+	case FILEID_AS_LEFT:
 		return 0;
-	return state_drift(e, ret);
+	case FILEID_REPLACED:
+		return content_drift(fd, h, e, ret, true);
+	case FILEID_REWRITTEN:
+		return content_drift(fd, h, e, ret, false);
+	case FILEID_RESTATED:
+		return state_drift(e, ret);
+	case _FILEID_LEFT_MAX:
+	case _FILEID_LEFT_INVALID:
+		break;
+	}
+	return -EINVAL;
 }

@@ -195,6 +195,11 @@ bool learn_record_succeeded(const struct learn_record *r)
 	return !r->timed_out && !r->signal && r->exit_code == 0;
 }
 
+bool learn_record_complete(const struct learn_record *r)
+{
+	return !r->untraced && !r->lost;
+}
+
 /* --- JSON -------------------------------------------------------------------------------- */
 
 /* Capability names, or null for none. */
@@ -287,6 +292,8 @@ static struct json_object *run_json(const struct learn_record *r)
 	    jsonout_add_int(o, "processes", (int64_t)r->processes) < 0 ||
 	    jsonout_add_int(o, "killed", (int64_t)r->killed) < 0 ||
 	    jsonout_add_int(o, "lost", (int64_t)r->lost) < 0 ||
+	    jsonout_add_int(o, "untraced", (int64_t)r->untraced) < 0 ||
+	    jsonout_add_bool(o, "complete", learn_record_complete(r)) < 0 ||
 	    jsonout_add_bool(o, "succeeded", learn_record_succeeded(r)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
@@ -327,168 +334,6 @@ struct json_object *learnout_json(const struct learn_record *r)
 	    jsonout_add(o, "failures", failures_json(r)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
-}
-
-/* --- the draft rule ------------------------------------------------------------------------ */
-
-/* "local.<basename>" in the id alphabet: lowercase letters, digits, _ + -. */
-static char *local_id(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	char *id;
-	size_t n = 0;
-
-	base = base ? base + 1 : path;
-	id = malloc(strlen("local.") + strlen(base) + strlen("program") + 1);
-	if (!id)
-		return NULL;
-	memcpy(id, "local.", 6);
-	n = 6;
-	for (const char *p = base; *p; p++) {
-		char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
-		bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '+' ||
-			  c == '-';
-		id[n++] = ok ? c : '-';
-	}
-	if (n == 6) {
-		memcpy(id + n, "program", 7);
-		n += 7;
-	}
-	id[n] = '\0';
-	return id;
-}
-
-/* The path as a literal glob: backslash before the glob characters. */
-static char *literal_glob(const char *path)
-{
-	char *g = malloc(2 * strlen(path) + 1), *q = g;
-
-	if (!g)
-		return NULL;
-	for (const char *p = path; *p; p++) {
-		if (strchr("*?[]\\", *p))
-			*q++ = '\\';
-		*q++ = *p;
-	}
-	*q = '\0';
-	return g;
-}
-
-static char *caps_clause(uint64_t mask, bool aware)
-{
-	_cleanup_free_ char *names = fcaps_mask_names(mask);
-	char *out = NULL;
-
-	if (!names || asprintf(&out, "%s=%s", names, aware ? "p" : "ep") < 0)
-		return NULL;
-	return out;
-}
-
-static char *draft_reason(const struct learn_record *r, const char *verdict)
-{
-	_cleanup_free_ char *used = fcaps_mask_names(r->used);
-	_cleanup_free_ char *denied = fcaps_mask_names(r->denied);
-	char *s = NULL;
-	int n;
-
-	if (!used || !denied)
-		return NULL;
-	n = asprintf(&s, "Observed by suid2cap learn (%s, %s): run as %s, the program %s, used %s "
-		     "and was denied %s%s.", learn_mechanism_name(r->mechanism),
-		     r->time ? r->time : "?", r->user ? r->user : "?",
-		     learn_record_succeeded(r) ? "succeeded" :
-		     r->timed_out ? "hit the time limit" : "failed",
-		     *used ? used : "no capability", *denied ? denied : "nothing",
-		     r->script ? "; it is a #! script, and the kernel ignores set-ID bits and "
-				 "capabilities on scripts, so its interpreter is what would need them" :
-		     s2c_streq(verdict, "review") ? ", so a person must check what it needs" : "");
-	return n < 0 ? NULL : s;
-}
-
-/* A NULL-terminated string list as a JSON array added as @key, when there is one. */
-static int add_strv(struct json_object *o, const char *key, const char *const *v)
-{
-	struct json_object *a;
-
-	if (!v)
-		return 0;
-	a = json_object_new_array();
-	if (jsonout_add(o, key, a) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; v[i]; i++)
-		if (jsonout_push(a, jsonout_string(v[i])) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
-/*
- * What tells the replaced rule's program apart from others at the same path
- * (its packages, and what identifies its binary): the draft keeps it, or it
- * would overlap the rules of those others.
- */
-static int add_same_program(struct json_object *rule, struct json_object *match,
-			    const struct rule *replaces)
-{
-	struct json_object *id;
-
-	if (!replaces)
-		return 0;
-	if (add_strv(match, "packages", replaces->packages) < 0)
-		return -ENOMEM;
-	if (!replaces->has_identify)
-		return 0;
-	id = json_object_new_object();
-	if (jsonout_add(rule, "identify", id) < 0 ||
-	    add_strv(id, "needed", replaces->identify.needed) < 0 ||
-	    add_strv(id, "soname", replaces->identify.soname) < 0 ||
-	    add_strv(id, "strings", replaces->identify.strings) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-struct json_object *learnout_draft(const struct learn_record *r, const struct rule *replaces)
-{
-	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
-	_cleanup_jsonput_ struct json_object *rules = json_object_new_array();
-	_cleanup_jsonput_ struct json_object *rule = json_object_new_object();
-	_cleanup_jsonput_ struct json_object *match = json_object_new_object();
-	_cleanup_jsonput_ struct json_object *paths = json_object_new_array();
-	_cleanup_jsonput_ struct json_object *sources = json_object_new_array();
-	_cleanup_free_ char *id = replaces ? strdup(replaces->id) : local_id(r->path);
-	_cleanup_free_ char *glob = literal_glob(r->path);
-	_cleanup_free_ char *caps = NULL, *reason = NULL;
-	const char *base = strrchr(r->path, '/');
-	bool ok = learn_record_succeeded(r) && !r->denied;
-	/* Privilege on a script is never honoured: whatever it used, the answer is drop. */
-	const char *verdict = r->script ? "drop" : !ok ? "review" : r->used ? "migrate" : "drop";
-
-	if (!doc || !rules || !rule || !match || !paths || !sources || !id || !glob)
-		return NULL;
-	if (!s2c_streq(verdict, "drop") && (r->used | r->denied) &&
-	    !(caps = caps_clause(ok ? r->used : r->used | r->denied, r->aware)))
-		return NULL;
-	if (!(reason = draft_reason(r, verdict)))
-		return NULL;
-	if (jsonout_push(paths, jsonout_string(glob)) < 0 ||
-	    jsonout_add(match, "paths", TAKE_PTR(paths)) < 0 ||
-	    add_same_program(rule, match, replaces) < 0 ||
-	    jsonout_push(sources, json_object_new_string("man:suid2cap(8)")) < 0 ||
-	    jsonout_add_string(rule, "id", id) < 0 ||
-	    jsonout_add_string(rule, "program", base ? base + 1 : r->path) < 0 ||
-	    jsonout_add(rule, "match", TAKE_PTR(match)) < 0 ||
-	    jsonout_add_string(rule, "verdict", verdict) < 0 ||
-	    (caps && jsonout_add_string(rule, s2c_streq(verdict, "migrate") ? "caps" : "needs",
-					caps) < 0) ||
-	    jsonout_add_string(rule, "reason", reason) < 0 ||
-	    jsonout_add(rule, "sources", TAKE_PTR(sources)) < 0 ||
-	    jsonout_push(rules, TAKE_PTR(rule)) < 0 ||
-	    jsonout_add_int(doc, "schema", 1) < 0 ||
-	    jsonout_add_string(doc, "area", "local") < 0 ||
-	    jsonout_add_string(doc, "description", "Rules drafted by suid2cap learn from observed "
-			       "runs, to be reviewed before use.") < 0 ||
-	    jsonout_add(doc, "rules", TAKE_PTR(rules)) < 0)
-		return NULL;
-	return TAKE_PTR(doc);
 }
 
 /* --- text -------------------------------------------------------------------------------- */
@@ -542,6 +387,29 @@ static void put_outcome(FILE *out, const struct learn_record *r)
 	if (r->killed)
 		(void)fprintf(out, ", %" PRIu64 " still running and killed", r->killed);
 	(void)fputc('\n', out);
+}
+
+/*
+ * What an incomplete run did not show, a line each under @label ("" after the
+ * first), after @prefix: the tasks ptrace could not follow, the checks lost.
+ */
+static void put_unseen(const struct style *s, const struct learn_record *r, const char *label,
+		       const char *prefix)
+{
+	if (r->untraced) {
+		heading(s, label);
+		(void)fprintf(s->out, "%sptrace could not follow %" PRIu64 " process%s or thread%s "
+			      "of the run (started with clone(CLONE_UNTRACED)): what %s did is not "
+			      "seen, so it may have used more; learn --mechanism bpf sees every "
+			      "process\n", prefix, r->untraced, r->untraced == 1 ? "" : "es",
+			      r->untraced == 1 ? "" : "s", r->untraced == 1 ? "it" : "they");
+		label = "";
+	}
+	if (r->lost) {
+		heading(s, label);
+		(void)fprintf(s->out, "%s%" PRIu64 " checks could not be counted (maps full)\n",
+			      prefix, r->lost);
+	}
 }
 
 static void text_checks(const struct style *s, const struct learn_record *r)
@@ -630,10 +498,7 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 	}
 	heading(&s, "result");
 	put_outcome(out, r);
-	if (r->lost) {
-		heading(&s, "");
-		(void)fprintf(out, "%" PRIu64 " checks could not be counted (maps full)\n", r->lost);
-	}
+	put_unseen(&s, r, "incomplete", "");
 	(void)fputc('\n', out);
 	heading(&s, "used");
 	put_mask(out, r->used, "no capability");
@@ -693,6 +558,7 @@ struct json_object *learnout_evidence_json(const struct learn_record *r)
 	    jsonout_add(o, "user", TAKE_PTR(user)) < 0 ||
 	    add_mask(o, "candidates", r->candidates) < 0 ||
 	    jsonout_add_bool(o, "succeeded", learn_record_succeeded(r)) < 0 ||
+	    jsonout_add_bool(o, "complete", learn_record_complete(r)) < 0 ||
 	    add_mask(o, "used", r->used) < 0 || add_mask(o, "denied", r->denied) < 0 ||
 	    add_mask(o, "denied_without_effect", r->denied_harmless) < 0)
 		return NULL;
@@ -724,6 +590,7 @@ int learnout_explain(const struct learn_record *r, const struct decision *d, boo
 	put_mask(out, r->candidates, "no capabilities");
 	(void)fputs(": ", out);
 	put_outcome(out, r);
+	put_unseen(&s, r, "", "incomplete: ");
 	heading(&s, "");
 	(void)fputs("used ", out);
 	put_mask(out, r->used, "no capability");
@@ -753,10 +620,11 @@ char *learnout_audit_line(const struct learn_record *r)
 	char *line = NULL;
 
 	if (!used || !denied || !when ||
-	    asprintf(&line, "used %s; denied %s (suid2cap learn, %s, %s%s)",
+	    asprintf(&line, "used %s; denied %s (suid2cap learn, %s, %s%s%s)",
 		     *used ? used : "no capability", *denied ? denied : "nothing",
 		     learn_mechanism_name(r->mechanism), when,
-		     learn_record_succeeded(r) ? "" : ", the run failed") < 0)
+		     learn_record_succeeded(r) ? "" : ", the run failed",
+		     learn_record_complete(r) ? "" : ", incomplete: the run was not seen whole") < 0)
 		return NULL;
 	return line;
 }

@@ -16,7 +16,7 @@
  *
  * The JSON document (docs/schema/learn.schema.json) is both the output of
  * `learn --format json` and, without its "rule" and "record" keys, the stored
- * record that learn/record.c reads back.
+ * record that learn/record.c reads back.  The draft rule is report/learndraft's.
  */
 #ifndef S2C_REPORT_LEARNOUT_H
 #define S2C_REPORT_LEARNOUT_H
@@ -81,6 +81,7 @@ struct learn_record {
 	uint64_t processes;   /**< the command and every process it started */
 	uint64_t killed;      /**< processes still running at the end, killed */
 	uint64_t lost;        /**< checks that could not be counted (maps full) */
+	uint64_t untraced;    /**< processes or threads of the run ptrace could not follow */
 
 	struct learn_check *checks;
 	size_t n_checks;
@@ -128,24 +129,17 @@ void learn_record_finish(struct learn_record *r);
 bool learn_record_succeeded(const struct learn_record *r);
 
 /**
+ * Everything the run did was seen: every process and thread followed
+ * (untraced 0) and every check counted (lost 0).  An incomplete record may
+ * miss capabilities the run used.
+ */
+bool learn_record_complete(const struct learn_record *r);
+
+/**
  * The record as a JSON object (the stored form: no "rule", no "record").
  * Returns a new object or NULL on OOM.
  */
 struct json_object *learnout_json(const struct learn_record *r);
-
-/**
- * The draft rules file for @r, ready to save as <area>.json in a rules
- * directory: {"schema", "area": "local", "description", "rules": [one rule]}.
- * @replaces: the rule that matches the program today, or NULL.  The draft
- * then takes its id, so that it replaces it, and its match.packages and
- * identify, so that it describes the same program and not the others of that
- * name; without one it is "local.<name>".  The verdict is migrate
- * with the capabilities used (=p for an aware program, =ep otherwise), drop
- * when a successful run used none or the program is a #! script (whose
- * privilege the kernel never honours), review with "needs" when the run
- * failed or was denied something.  Returns a new object or NULL on OOM.
- */
-struct json_object *learnout_draft(const struct learn_record *r, const struct rule *replaces);
 
 /** Text options of the learn report. */
 struct learnout_text_options {
@@ -167,7 +161,7 @@ int learnout_text(const struct learn_record *r, const struct json_object *draft,
 /**
  * The "learned" evidence object explain and audit add to a file's decision:
  * {"evidence": "observed", "time", "mechanism", "attach", "command", "user",
- * "candidates", "succeeded", "used", "denied", "denied_without_effect"}.
+ * "candidates", "succeeded", "complete", "used", "denied", "denied_without_effect"}.
  * Returns a new object or NULL on OOM.
  */
 struct json_object *learnout_evidence_json(const struct learn_record *r);

@@ -25,14 +25,19 @@ struct when_text {
 };
 
 /* Append to @t. */
+S2C_PRINTF(2, 0) static void vsay(struct when_text *t, const char *format, va_list ap)
+{
+	if (t->len >= sizeof(t->buf))
+		return;
+	t->len += (size_t)vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, format, ap);
+}
+
 S2C_PRINTF(2, 3) static void say(struct when_text *t, const char *format, ...)
 {
 	va_list ap;
 
-	if (t->len >= sizeof(t->buf))
-		return;
 	va_start(ap, format);
-	t->len += (size_t)vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, format, ap);
+	vsay(t, format, ap);
 	va_end(ap);
 }
 
@@ -78,25 +83,44 @@ static int when_kernel(const struct host *h, bool at_least, const unsigned versi
 	return tri_of(ok);
 }
 
+/* What the sysctl clause compares with: "covers 0..2147483647", "equals '1'", … */
+static void sysctl_test(const struct rule_when *w, struct when_text *t)
+{
+	switch (w->sysctl_op) {
+	case SYSCTL_RANGE_COVERS:
+		say(t, "covers %lld..%lld", (long long)w->sysctl_a, (long long)w->sysctl_b);
+		break;
+	case SYSCTL_EQUALS:
+		say(t, "equals '%s'", w->sysctl_equals);
+		break;
+	case SYSCTL_AT_LEAST:
+		say(t, "is at least %lld", (long long)w->sysctl_a);
+		break;
+	case SYSCTL_AT_MOST:
+		say(t, "is at most %lld", (long long)w->sysctl_a);
+		break;
+	default:
+		say(t, "is set");
+		break;
+	}
+}
+
 /* The comparison of sysctl value @v with the condition's. */
 static int sysctl_compare(const struct rule_when *w, const char *v, struct when_text *t)
 {
 	long long a = 0, b = 0;
 	int n = sscanf(v, "%lld %lld", &a, &b);
 
+	say(t, "%s = '%s' ", w->sysctl_name, v);
+	sysctl_test(w, t);
 	switch (w->sysctl_op) {
 	case SYSCTL_RANGE_COVERS:
-		say(t, "%s = '%s' covers %lld..%lld", w->sysctl_name, v, (long long)w->sysctl_a,
-		    (long long)w->sysctl_b);
 		return n == 2 ? tri_of(a <= w->sysctl_a && b >= w->sysctl_b) : TRI_UNKNOWN;
 	case SYSCTL_EQUALS:
-		say(t, "%s = '%s' equals '%s'", w->sysctl_name, v, w->sysctl_equals);
 		return tri_of(s2c_streq(v, w->sysctl_equals));
 	case SYSCTL_AT_LEAST:
-		say(t, "%s = '%s' is at least %lld", w->sysctl_name, v, (long long)w->sysctl_a);
 		return n >= 1 ? tri_of(a >= w->sysctl_a) : TRI_UNKNOWN;
 	case SYSCTL_AT_MOST:
-		say(t, "%s = '%s' is at most %lld", w->sysctl_name, v, (long long)w->sysctl_a);
 		return n >= 1 ? tri_of(a <= w->sysctl_a) : TRI_UNKNOWN;
 	default:
 		return TRI_UNKNOWN;
@@ -283,4 +307,51 @@ void conditions_outcome(const struct rule *rule, const struct rule_condition *c,
 		ret->caps = NULL;
 	if (c && c->has_needs)
 		ret->needs = c->needs.permitted | c->needs.inheritable;
+}
+
+/* A clause of a description: " and " before every one but the first. */
+S2C_PRINTF(3, 4) static void also(struct when_text *t, bool *first, const char *format, ...)
+{
+	va_list ap;
+
+	if (!*first)
+		say(t, " and ");
+	*first = false;
+	va_start(ap, format);
+	vsay(t, format, ap);
+	va_end(ap);
+}
+
+void conditions_describe(const struct rule_condition *c, char *buf, size_t size)
+{
+	const struct rule_when *w = &c->when;
+	struct when_text t = { .len = 0 };
+	bool first = true;
+
+	say(&t, "when ");
+	if (w->has_kernel_min)
+		also(&t, &first, "the kernel is at least %s", w->kernel_min_text);
+	if (w->has_kernel_max)
+		also(&t, &first, "the kernel is below %s", w->kernel_max_text);
+	if (w->sysctl_name) {
+		also(&t, &first, "%s ", w->sysctl_name);
+		sysctl_test(w, &t);
+	}
+	for (size_t i = 0; w->os && w->os[i]; i++) {
+		if (i)
+			say(&t, " or %s", w->os[i]);
+		else
+			also(&t, &first, "the distribution is %s", w->os[i]);
+	}
+	if (w->file_exists)
+		also(&t, &first, "%s exists", w->file_exists);
+	if (w->setuid_root >= 0)
+		also(&t, &first, "the file is %sset-user-ID root", w->setuid_root ? "" : "not ");
+	if (w->version_min)
+		also(&t, &first, "its version is at least %s", w->version_min);
+	if (w->version_max)
+		also(&t, &first, "its version is below %s", w->version_max);
+	say(&t, ": %s%s%s", verdict_name(c->verdict), c->has_caps ? " " : "",
+	    c->has_caps ? c->caps_text : "");
+	(void)snprintf(buf, size, "%s", t.buf);
 }

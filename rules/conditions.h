@@ -10,6 +10,7 @@
 #ifndef S2C_RULES_CONDITIONS_H
 #define S2C_RULES_CONDITIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "db.h"
@@ -64,5 +65,13 @@ int conditions_first(const struct engine *e, const struct decision *d, const str
  */
 int conditions_program_version(const struct decision *d, const struct rule *rule, char **ret,
 			       const char **ret_source);
+
+/**
+ * The condition @c in words, as a rule states it, without evaluating it:
+ * "when net.ipv4.ping_group_range covers 0..2147483647: drop", "when the
+ * kernel is below 5.17: migrate cap_net_raw,cap_net_admin=p".  Into @buf
+ * (cut at @size).
+ */
+void conditions_describe(const struct rule_condition *c, char *buf, size_t size);
 
 #endif /* S2C_RULES_CONDITIONS_H */

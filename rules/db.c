@@ -561,15 +561,31 @@ const struct rule *rules_db_find(const struct rules_db *db, const char *id)
 	return NULL;
 }
 
+/* Do the NULL-terminated lists @a and @b have a string in common? */
+static bool lists_meet(const char *const *a, const char *const *b)
+{
+	for (size_t i = 0; a[i]; i++)
+		for (size_t j = 0; b[j]; j++)
+			if (s2c_streq(a[i], b[j]))
+				return true;
+	return false;
+}
+
 static bool packages_disjoint(const struct rule *a, const struct rule *b)
 {
-	if (!a->packages || !b->packages)
-		return false;
-	for (size_t i = 0; a->packages[i]; i++)
-		for (size_t j = 0; b->packages[j]; j++)
-			if (s2c_streq(a->packages[i], b->packages[j]))
-				return false;
-	return true;
+	return a->packages && b->packages && !lists_meet(a->packages, b->packages);
+}
+
+/*
+ * A rule about exact builds (match.sha256) and one about every build of a path
+ * do not collide: the exact one goes first for its builds (rules/match.c).  Two
+ * rules about exact builds collide only over a build both name.
+ */
+static bool builds_apart(const struct rule *a, const struct rule *b)
+{
+	if (!a->sha256 != !b->sha256)
+		return true;
+	return a->sha256 && !lists_meet(a->sha256, b->sha256);
 }
 
 static int overlaps(const struct rules_db *db, struct rules_problems *collect,
@@ -579,7 +595,7 @@ static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 		for (size_t j = i + 1; j < db->n; j++) {
 			const struct rule *a = db->rules[i], *b = db->rules[j];
 
-			if (packages_disjoint(a, b))
+			if (packages_disjoint(a, b) || builds_apart(a, b))
 				continue;
 			for (size_t x = 0; a->paths && a->paths[x]; x++)
 				for (size_t y = 0; b->paths && b->paths[y]; y++) {

@@ -31,12 +31,15 @@ static bool in_list(const char *const *list, const char *s)
 }
 
 struct score {
+	unsigned build;        /* 1: the rule lists the file's SHA-256 (one exact build) */
 	unsigned pkg;          /* 1: the rule lists the owning package */
 	unsigned path;         /* glob score, 0 for a name match */
 };
 
 static int score_cmp(struct score a, struct score b)
 {
+	if (a.build != b.build)
+		return a.build < b.build ? -1 : 1;
 	if (a.pkg != b.pkg)
 		return a.pkg < b.pkg ? -1 : 1;
 	if (a.path != b.path)
@@ -48,7 +51,7 @@ void match_file(const struct rules_db *db, const char *path, const char *package
 		const char *sha256, struct match_result *res)
 {
 	const char *base = strrchr(path, '/');
-	struct score best = { 0, 0 };
+	struct score best = { 0, 0, 0 };
 	bool by_path = false;
 	const char *best_glob = NULL;
 
@@ -60,7 +63,7 @@ void match_file(const struct rules_db *db, const char *path, const char *package
 			break;
 		for (size_t i = 0; i < db->n; i++) {
 			const struct rule *r = db->rules[i];
-			struct score s = { 0, 0 };
+			struct score s = { 0, 0, 0 };
 			const char *glob = NULL;
 			int c;
 
@@ -83,6 +86,7 @@ void match_file(const struct rules_db *db, const char *path, const char *package
 			}
 			if (r->sha256 && (!sha256 || !in_list(r->sha256, sha256)))
 				continue;
+			s.build = r->sha256 != NULL;
 			if (pass == 0)
 				by_path = true;
 			c = res->n_tied ? score_cmp(s, best) : 1;
@@ -99,9 +103,10 @@ void match_file(const struct rules_db *db, const char *path, const char *package
 		res->rule = res->tied[0];
 		res->n_tied = 0;
 		if (by_path)
-			(void)snprintf(res->how, sizeof(res->how), "path matches '%s'%s%s%s", best_glob,
+			(void)snprintf(res->how, sizeof(res->how), "path matches '%s'%s%s%s%s", best_glob,
 				       best.pkg ? " and package '" : "", best.pkg ? package : "",
-				       best.pkg ? "' is listed" : "");
+				       best.pkg ? "' is listed" : "",
+				       best.build ? " and its SHA-256 is listed (this build only)" : "");
 		else
 			(void)snprintf(res->how, sizeof(res->how),
 				       "file name '%s' matches (no rule matches the path)", base);

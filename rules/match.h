@@ -5,7 +5,8 @@
  * A rule matches by path glob, or (weaker, only when no rule matches by path)
  * by file name.  When the owning package is known, rules listing other
  * packages do not match and rules listing this one are preferred.  A rule
- * with sha256 digests matches only files with one of them.  Among the rest an
+ * with sha256 digests matches only files with one of them, and goes before
+ * every rule without: it is about that exact build.  Among the rest an
  * exact path beats a glob, and a glob with more literal characters beats a
  * looser one; a tie is ambiguous and reported as such.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,15 +70,79 @@ void filestate_set_caps(struct file_state *s, const struct fcaps *caps)
 	s->xattr_len = n > 0 ? (size_t)n : 0;
 }
 
-void filestate_describe(const struct file_state *s, char *buf, size_t size)
+/* The capability sets of @s as text ("cap_net_raw=ep"); NULL for none, malformed or no memory. */
+static char *caps_text(const struct file_state *s)
 {
 	struct fcaps c;
-	_cleanup_free_ char *text = NULL;
 
-	if (s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, &c, NULL) == 0)
-		text = fcaps_to_text(&c);
+	if (!s->has_xattr || fcaps_decode(s->xattr, s->xattr_len, &c, NULL) < 0)
+		return NULL;
+	return fcaps_to_text(&c);
+}
+
+void filestate_describe(const struct file_state *s, char *buf, size_t size)
+{
+	_cleanup_free_ char *text = caps_text(s);
+
 	(void)snprintf(buf, size, "%04o %u:%u %s", s->mode, s->uid, s->gid,
 		       s->has_xattr ? (text ? text : "(malformed caps)") : "no capabilities");
+}
+
+/* Append a phrase to the "; "-separated list in @buf (cut at @size). */
+S2C_PRINTF(3, 4) static void add_phrase(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len && len + 2 < size) {
+		memcpy(buf + len, "; ", 3);
+		len += 2;
+	}
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The capability part of filestate_change(). */
+static void caps_change(const struct file_state *left, const struct file_state *now, char *buf,
+			size_t size)
+{
+	_cleanup_free_ char *was = caps_text(left), *is = caps_text(now);
+
+	if (left->has_xattr && !now->has_xattr)
+		add_phrase(buf, size, "its capabilities are gone");
+	else if (!left->has_xattr && now->has_xattr)
+		add_phrase(buf, size, "it has capabilities it was not given (%s)",
+			   is ? is : "malformed");
+	else
+		add_phrase(buf, size, "its capabilities are different (%s, was %s)",
+			   is ? is : "malformed", was ? was : "malformed");
+}
+
+void filestate_change(const struct file_state *left, const struct file_state *now, char *buf,
+		      size_t size)
+{
+	const uint32_t setid = S_ISUID | S_ISGID;
+	struct file_state caps_only = *left;
+
+	if (size)
+		buf[0] = '\0';
+	if (now->mode & ~left->mode & setid)
+		add_phrase(buf, size, "the set-ID bit is back (mode %04o)", now->mode);
+	else if (now->mode != left->mode)
+		add_phrase(buf, size, "its mode is %s (%04o, was %04o)",
+			   now->mode & ~left->mode ? "wider" : "narrower", now->mode, left->mode);
+	if (now->uid != left->uid)
+		add_phrase(buf, size, "its owner changed (%u, was %u)", now->uid, left->uid);
+	if (now->gid != left->gid)
+		add_phrase(buf, size, "its group changed (%u, was %u)", now->gid, left->gid);
+	caps_only.has_xattr = now->has_xattr;
+	caps_only.xattr_len = now->xattr_len;
+	memcpy(caps_only.xattr, now->xattr, sizeof(caps_only.xattr));
+	if (!filestate_same(&caps_only, left))
+		caps_change(left, now, buf, size);
 }
 
 int fileid_read(int fd, bool hash, struct file_id *ret)
@@ -125,4 +190,15 @@ const char *fileid_diff(const struct file_id *want, const struct file_id *got,
 	if ((parts & FILEID_STATE) && !filestate_equal(&want->state, &got->state))
 		return "its owner, group, mode or capabilities differ";
 	return NULL;
+}
+
+enum fileid_left fileid_left(const struct file_id *left, const struct file_id *now)
+{
+	if (fileid_diff(left, now, FILEID_INODE))
+		return FILEID_REPLACED;
+	if (fileid_diff(left, now, FILEID_CONTENT))
+		return FILEID_REWRITTEN;
+	if (!filestate_same(&left->state, &now->state))
+		return FILEID_RESTATED;
+	return FILEID_AS_LEFT;
 }

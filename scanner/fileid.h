@@ -84,4 +84,34 @@ int fileid_read(int fd, bool hash, struct file_id *ret);
 const char *fileid_diff(const struct file_id *want, const struct file_id *got,
 			enum fileid_parts parts);
 
+/** How a file differs from what a change left it as (fileid_left()). */
+enum fileid_left {
+	FILEID_AS_LEFT,          /**< the same inode, the same content, a state that grants the same */
+	FILEID_REPLACED,         /**< another inode at the path (a package update, a rename) */
+	FILEID_REWRITTEN,        /**< the same inode, other content (or no SHA-256 to compare) */
+	FILEID_RESTATED,         /**< the same file and content, another owner, group, mode or
+				      capabilities */
+	_FILEID_LEFT_MAX,
+	_FILEID_LEFT_INVALID = -22,
+};
+
+/**
+ * Is @now (read with its SHA-256) still the file a change left: the device,
+ * inode, SHA-256 and state of @left?  States compare by what they grant
+ * (filestate_same()).  The one comparison behind verify's drift and
+ * rollback's refusal, so both say the same of the same file.
+ * Returns how it differs; the parts after the first difference are not
+ * looked at.
+ */
+enum fileid_left fileid_left(const struct file_id *left, const struct file_id *now);
+
+/**
+ * Say what changed from the state @left to @now, in words for a report:
+ * "the set-ID bit is back (mode 4755)", "its capabilities are gone", "its
+ * mode is narrower (0700)", "its owner changed (1000)" …, joined by "; ".
+ * Writes "" when the two states grant the same.
+ */
+void filestate_change(const struct file_state *left, const struct file_state *now, char *buf,
+		      size_t size);
+
 #endif /* S2C_SCANNER_FILEID_H */

@@ -3,7 +3,9 @@
 """CLI tests of `suid2cap audit-image`: OCI layouts (directory and tar) and docker-save
 archives written here by tests/cli/mkarchive.py, layers with whiteouts and opaque
 directories, docker's symlinked layer tars, container bounding sets, the image's package
-databases, the Dockerfile plan, and hostile images.  No container engine is used; nothing here needs root.
+databases, the Dockerfile plan, platforms, digests, the image's own configuration, and
+hostile images.  No container engine is used; only the run of the Dockerfile line and the
+small private directory need root (a private mount namespace), the rest does not.
 """
 import base64
 import gzip
@@ -11,9 +13,10 @@ import hashlib
 import io
 import json
 import os
-import shutil
-import tarfile
 import platform
+import shutil
+import subprocess
+import tarfile
 import sys
 
 import mkarchive as mk
@@ -135,8 +138,10 @@ def test_plan_and_bounding(ctx):
     doc = json.loads(out)
     plan = doc["targets"][0]["plan"]
     ctx.check("dockerfile plan", plan and plan["format"] == "dockerfile" and
-              "setcap 'cap_net_raw=ep' '/usr/bin/ping' && chmod 0755 '/usr/bin/ping'" in
-              plan["text"], json.dumps(plan)[:600])
+              "setcap 'cap_net_raw=ep' '/usr/bin/ping' || { printf '%s\\n' 'suid2cap: setcap "
+              "failed on /usr/bin/ping, stopping the build (the file would keep its set-ID "
+              "bit)' >&2; exit 1; }; \\\n    chmod 0755 '/usr/bin/ping'" in plan["text"],
+              json.dumps(plan)[:600])
     netd = files_by_path(doc).get("/usr/sbin/netd")
     ctx.check("bounding: cap_net_admin flagged for Docker and Podman", netd and any(
         "cap_net_admin is outside the default bounding set of Docker and Podman" in w and
@@ -146,6 +151,93 @@ def test_plan_and_bounding(ctx):
     ctx.check("bounding: cap_net_raw flagged for Podman only", ping and any(
         "outside the default bounding set of Podman containers (Docker has it)" in w
         for w in ping["warnings"]), json.dumps(ping["warnings"] if ping else None))
+
+
+# The RUN line in a private mount namespace: /opt a fresh tmpfs (setcap works there),
+# /opt/s2ctest/a-ram a ramfs (no extended attributes: setcap fails) when asked, the
+# image's files copied in with their modes, owners and capabilities, then the line run
+# by sh as Docker runs it; prints its exit status, stderr and each file's state.
+RUN_NS = r'''
+import json, os, subprocess, sys
+c = json.loads(sys.argv[1])
+subprocess.run(["mount", "-t", "tmpfs", "s2ctest", "/opt"], check=True)
+if c["ramfs"]:
+    os.makedirs("/opt/s2ctest/a-ram")
+    subprocess.run(["mount", "-t", "ramfs", "s2ctest", "/opt/s2ctest/a-ram"], check=True)
+for path, (mode, gid, caps) in c["files"].items():
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(b"\\x7fELF-fixture\\n")
+    os.chown(path, 0, gid)
+    os.chmod(path, mode)
+    if caps:
+        os.setxattr(path, "security.capability", bytes.fromhex(caps))
+p = subprocess.run(["sh", "-c", c["line"]], capture_output=True)
+states = {}
+for path in c["files"]:
+    st = os.stat(path)
+    caps = subprocess.run(["getcap", path], capture_output=True).stdout.decode().split()
+    states[path] = [oct(st.st_mode & 0o7777), st.st_uid, st.st_gid, caps[1] if caps else None]
+print(json.dumps({"rc": p.returncode, "stderr": p.stderr.decode(errors="replace"),
+                  "files": states}))
+'''
+
+
+def test_dockerfile_line_fails_loudly(ctx):
+    """The RUN line run for real: where setcap works every file ends as planned; where it
+    fails for a file that is not the last, the build stops there with a message, the file
+    keeps its set-ID bit and nothing after it changes."""
+    if not s2ctest.is_root() or not os.path.isdir("/opt"):
+        return SKIP
+    files = {"/opt/s2ctest/a-ram/pinger": (0o4755, 0, None),
+             "/opt/s2ctest/bin/grouped": (0o4755, 0, None),
+             "/opt/s2ctest/bin/netd": (0o4755, 0, CAPS_NET.hex()),
+             "/opt/s2ctest/bin/pinger": (0o4755, 0, None)}
+    image = [mk.entry("etc/", "dir", 0o755), mk.entry("etc/passwd", data=PASSWD),
+             mk.entry("etc/group", data=GROUP + b"games:x:60:\n"),
+             mk.entry("etc/os-release", data=OS_RELEASE)]
+    image += [mk.entry(p.lstrip("/"), mode=m, data=ELF, xattrs={"security.capability":
+                                                                  bytes.fromhex(c)} if c else None)
+              for p, (m, _, c) in files.items()]
+    root = ctx.tree("run-line")
+    path = mk.oci_layout(os.path.join(root, "oci"), [image])
+    rule = {"program": "a test program", "reason": "test", "sources": ["man:ping(8)"]}
+    with open(os.path.join(root, "local.json"), "w") as f:
+        json.dump({"schema": 1, "area": "local", "rules": [
+            dict(rule, id="local.pinger", verdict="migrate", caps="cap_net_raw=ep", match={
+                "paths": ["/opt/s2ctest/a-ram/pinger", "/opt/s2ctest/bin/pinger"]}),
+            dict(rule, id="local.grouped", verdict="migrate", caps="cap_net_raw=ep",
+                 group="games", match={"paths": ["/opt/s2ctest/bin/grouped"]}),
+            dict(rule, id="local.netd", verdict="drop", match={"paths": ["/opt/s2ctest/bin/netd"]}),
+        ]}, f)
+    rc, out, err = audit(ctx, "--format", "json", "--bounding-set", "all", "--db", root, path)
+    plan = json.loads(out)["targets"][0]["plan"]["text"] if rc == 0 else ""
+    line = plan.split("\nRUN ", 1)[-1].replace("\\\n", "") if "\nRUN " in plan else ""
+    ctx.check("a RUN line with chown, setcap and setcap -r", "chown 0:60 " in line and
+              "setcap -r " in line and line.count("setcap 'cap_net_raw=ep'") == 3,
+              f"{rc} {err!r} {plan}")
+    want = {"/opt/s2ctest/a-ram/pinger": ["0o755", 0, 0, "cap_net_raw=ep"],
+            "/opt/s2ctest/bin/grouped": ["0o755", 0, 60, "cap_net_raw=ep"],
+            "/opt/s2ctest/bin/netd": ["0o755", 0, 0, None],
+            "/opt/s2ctest/bin/pinger": ["0o755", 0, 0, "cap_net_raw=ep"]}
+    before = {p: [oct(m), 0, g, "cap_net_admin,cap_net_raw=ep" if c else None]
+              for p, (m, g, c) in files.items()}
+    for ramfs in (False, True):
+        conf = {"ramfs": ramfs, "files": files, "line": line}
+        p = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c",
+                            RUN_NS, json.dumps(conf)], capture_output=True,
+                           env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
+        ctx.check(f"ramfs {ramfs}: ran", p.returncode == 0, p.stderr.decode(errors="replace"))
+        got = json.loads(p.stdout) if p.returncode == 0 else {"rc": None, "stderr": "", "files": {}}
+        if not ramfs:
+            ctx.check("tmpfs: builds, every file as planned", got["rc"] == 0 and
+                      got["files"] == want, repr(got))
+            continue
+        ctx.check("ramfs: the build fails at the first file, saying so", got["rc"] == 1 and
+                  "suid2cap: setcap failed on /opt/s2ctest/a-ram/pinger, stopping the build" in
+                  got["stderr"], repr(got))
+        ctx.check("ramfs: that file keeps its set-ID bit, no later file changed",
+                  got["files"] == before, f"{got['files']} != {before}")
 
 
 def test_known_bounding_set(ctx):
@@ -560,6 +652,7 @@ def test_usage(ctx):
 
 
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
+         test_dockerfile_line_fails_loudly,
          test_known_bounding_set, test_package_databases, test_formats,
          test_platform, test_hostile, test_relative_path, test_untrusted_config,
          test_digests, test_spool_budget, test_usage]

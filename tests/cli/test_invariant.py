@@ -7,7 +7,9 @@ The reproductions of known ways around it, then a property test: random trees
 (owners, groups, modes, capabilities, hard links), random rule sets and random
 edits of the plan, through plan, apply, verify --fix and rollback, checked
 after every step against an independent statement of what a file grants."""
+import collections
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -288,6 +290,59 @@ def test_rollback_last_skips_empty(ctx):
               f"{rc} {out!r}")
 
 
+def admin_change(path, kind):
+    """What an admin may do to a migrated program: each a decision of theirs that
+    neither rollback nor verify --fix may overrule."""
+    if kind == "capabilities removed":
+        if xattr(path) is not None:
+            subprocess.run(["setcap", "-r", path], check=True)
+    elif kind == "mode tightened":
+        os.chmod(path, os.stat(path).st_mode & 0o7777 & ~0o007)
+    elif kind == "owner changed":
+        os.chown(path, UUCP, -1)
+    elif kind == "group changed":
+        os.chown(path, -1, GAMES if os.stat(path).st_gid != GAMES else SHADOW)
+    elif kind == "content replaced":
+        with open("/usr/bin/true", "rb") as src, open(path, "r+b") as f:
+            f.truncate(0)
+            f.write(src.read())
+
+
+ADMIN_CHANGES = ["capabilities removed", "mode tightened", "owner changed", "group changed",
+                 "content replaced"]
+
+
+def test_rollback_leaves_later_changes(ctx):
+    """After apply, an admin's own change to the file (fping 4755 -> 0755
+    cap_net_raw=ep, then setcap -r, chmod, chown, new content) is left alone by
+    rollback, twice, which names it and exits non-zero; verify says the same."""
+    prog = next((p for p in ("/usr/bin/fping", "/usr/bin/ping") if os.path.exists(p)), None)
+    if not is_root() or not prog:
+        return SKIP
+    for kind in ADMIN_CHANGES:
+        root = make_root(ctx, "later-" + kind.replace(" ", "-"))
+        path = place(root, prog, prog, 0o4755)
+        with_package(root, "fping" if prog.endswith("fping") else "iputils-ping")
+        rc, out, err = ctx.run(["migrate", "--root", root, "--yes", "--no-smoke"])
+        ctx.check(f"{kind}: migrate", rc == 0 and xattr(path) is not None, f"{rc} {err!r}")
+        admin_change(path, kind)
+        changed = snapshot(root)
+        rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke"])
+        drift = re.search(rb"drift +\S+: (.*)", out)
+        ctx.check(f"{kind}: verify names it, does not repair it", rc == 1 and drift and
+                  b"not repaired '" + prog.encode() in err and snapshot(root) == changed,
+                  f"{rc} {out!r} {err!r}")
+        for attempt in ("first", "second"):
+            rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+            ctx.check(f"{kind}: {attempt} rollback leaves it, names it, exits 4",
+                      rc == 4 and b"not restored '" + prog.encode() in err and
+                      b"it is left as it is" in err and snapshot(root) == changed,
+                      f"{rc} {out!r} {err!r} {changed[prog][:4]} -> {snapshot(root)[prog][:4]}")
+        # the same reasoning: rollback's reason begins with what verify saw
+        said = drift.group(1).split(b" and it has no set-ID bit")[0].split(b",")[0] if drift else b"?"
+        ctx.check(f"{kind}: verify and rollback say the same", said in err, f"{said!r} {err!r}")
+
+
 # --- the property test -----------------------------------------------------------------
 
 PROGRAMS = [p for p in ("/usr/bin/ping", "/usr/bin/fping", "/usr/bin/true", "/usr/bin/id",
@@ -360,6 +415,24 @@ def random_edit(rnd, doc):
             e["risk"], e["setuid_in_disguise"] = "none", False
 
 
+def admin_decisions(rnd, kinds, root, s0, candidates):
+    """Change up to three of @candidates as an admin would (admin_change(), the
+    next of @kinds, a cycle of ADMIN_CHANGES, for each).  Returns
+    the snapshot after and {inode: what was done} of each file now in a state
+    that is neither the one apply left nor the one before it."""
+    admin = {}
+    for p in rnd.sample(candidates, k=min(3, len(candidates))):
+        was = snapshot(root)[p]
+        kind = next(kinds)
+        if kind == "capabilities removed" and not was[3]:
+            kind = next(kinds)
+        admin_change(os.path.join(root, p.lstrip("/")), kind)
+        now = snapshot(root)[p]
+        if now[4] != was[4] or now[:4] not in (was[:4], s0[p][:4]):
+            admin[now[5]] = kind
+    return snapshot(root), admin
+
+
 def test_property(ctx):
     """Random trees, rules and plan edits through every verb that changes files."""
     if not is_root() or not PROGRAMS:
@@ -370,6 +443,7 @@ def test_property(ctx):
     rounds = int(os.environ.get("S2C_PROPERTY_ROUNDS", "16"))
     print(f"property test seed {seed} ({rounds} rounds)")
     rnd = random.Random(seed)
+    decisions, kinds = collections.Counter(), itertools.cycle(ADMIN_CHANGES)
     for rnd_i in range(rounds):
         tag = f"seed {seed} round {rnd_i}"
         root, paths = random_tree(ctx, rnd, rnd.randrange(3, 9))
@@ -426,19 +500,41 @@ def test_property(ctx):
             os.rename(new, full)
             s1 = snapshot(root)
             baseline[victim] = s1[victim]
+        # 3b. an admin's own later decisions, which nothing may overrule
+        # (not on an inode whose name the update took: its way back is gone with it)
+        lost = {s0[p][5] for p in planned if baseline[p] != s0[p]}
+        s1, admin = admin_decisions(rnd, kinds, root, s0, [p for p in touched if s0[p][5] not in lost])
+        for p in s1:
+            if s1[p][5] in admin:
+                baseline[p] = s1[p]
         rc, out, err = ctx.run(["verify", "--root", root, "--fix", "--no-smoke", "--db", db, *flags[:1]])
         s2 = snapshot(root)
         check_no_worse(ctx, f"{tag}: verify --fix (exit {rc})", s1, s2, planned)
+        for p in s1:
+            if s1[p][5] in admin:
+                ctx.check(f"{tag}: {p} ({admin[s1[p][5]]}) not repaired", s2[p] == s1[p],
+                          f"{s1[p][:4]} -> {s2[p][:4]}")
         # 4. roll every journal back, newest first: what we changed goes back to its bytes
         rc, out, err = ctx.run(["rollback", "--root", root, "--list"])
         journals = re.findall(r"\S+\.journal", out.decode())
+        refused = b""
         for j in journals:
             rc, out, err = ctx.run(["rollback", "--root", root, j])
+            refused += err if rc == 4 else b""
         s3 = snapshot(root)
         check_no_worse(ctx, f"{tag}: rollback (exit {rc})", baseline, s3, planned)
+        decisions.update(admin.values())
+        for ino, kind in admin.items():
+            names = [p for p in s1 if s1[p][5] == ino]
+            ctx.check(f"{tag}: {names} ({kind}) left, named, exit 4", all(
+                s3[p] == baseline[p] for p in names) and any(
+                b"not restored '%s'" % p.encode() in refused for p in names),
+                f"{[(baseline[p][:4], s3[p][:4]) for p in names]} {refused!r}")
         # a replaced name takes the journal's way back for the inode's other names with it
         gone = {s0[p][5] for p in planned if baseline[p][4:] != s0[p][4:]}
         for p in planned:
+            if s1[p][5] in admin:
+                continue
             if baseline[p][4:] == s0[p][4:] and s0[p][5] not in gone:
                 ctx.check(f"{tag}: {p} back byte for byte", s3[p] == s0[p],
                           f"{s0[p][:4]} -> {s3[p][:4]}")
@@ -446,13 +542,15 @@ def test_property(ctx):
                 ctx.check(f"{tag}: {p} replaced by others: left as it was", s3[p] == baseline[p],
                           f"{baseline[p][:4]} -> {s3[p][:4]}")
         for p in s0:
-            if p not in planned:
+            if p not in planned and s1[p][5] not in admin:
                 ctx.check(f"{tag}: {p} never touched", s3[p] == s0[p], f"{s0[p][:4]} -> {s3[p][:4]}")
         shutil.rmtree(root)
+    print("later decisions of an admin left alone:", dict(decisions))
 
 
 TESTS = [test_foreign_setid_gains_nothing, test_edited_plan_refused,
-         test_root_equivalent_needs_acceptance, test_rollback_last_skips_empty, test_property]
+         test_root_equivalent_needs_acceptance, test_rollback_last_skips_empty,
+         test_rollback_leaves_later_changes, test_property]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -5,6 +5,7 @@ learned exactly, through BPF and through ptrace; a migrated ping; failing,
 hanging and forking commands leave nothing running; the command gets only its
 candidates; records reach explain and audit; clear errors."""
 import ctypes
+import hashlib
 import json
 import os
 import platform
@@ -168,6 +169,44 @@ int main(int argc, char **argv)
 	return 0;
 }
 """,
+    # A child started with clone(CLONE_UNTRACED), or clone3 with it ("clone3"), which
+    # ptrace cannot follow, opens a raw socket; the parent does nothing privileged.
+    "untraced": r"""
+#define _GNU_SOURCE
+#include <linux/sched.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	struct clone_args args;
+	int status;
+	long pid;
+
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_UNTRACED;
+	args.exit_signal = SIGCHLD;
+	if (argc > 1 && strcmp(argv[1], "clone3") == 0)
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+	else
+		pid = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0) {
+		perror("clone");
+		return 2;
+	}
+	if (pid == 0)
+		_exit(socket(AF_INET, SOCK_RAW, IPPROTO_ICMP) < 0);
+	if (waitpid((pid_t)pid, &status, 0) < 0)
+		return 2;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+""",
     # Prints its own credentials (on learn's standard error).
     "creds": r"""
 #include <stdio.h>
@@ -307,6 +346,8 @@ def test_exact(ctx):
             ctx.check(label + " succeeded", doc["run"]["succeeded"], doc["run"])
             ctx.check(label + " used", doc["used"] == cap, f"used {doc['used']}, want {cap}")
             ctx.check(label + " denied", doc["denied"] is None, doc["denied"])
+            ctx.check(label + " seen whole", doc["run"]["complete"] and
+                      doc["run"]["untraced"] == 0, doc["run"])
             ctx.check(label + " candidates hold it", not cap or cap in (doc["candidates"] or ""),
                       doc["candidates"])
             # Without it, the run is refused exactly that capability.
@@ -405,6 +446,8 @@ def test_many_children(ctx):
         if doc:
             run = doc["run"]
             ctx.check(f"{mech} forker: processes counted", run["processes"] >= 61, run)
+            ctx.check(f"{mech} forker: every process followed", run["complete"] and
+                      run["untraced"] == 0, run)
             ctx.check(f"{mech} forker: leftovers killed and said so", run["killed"] >= 30, run)
         ctx.check(f"{mech} forker: nothing left", not leftovers(Env.root), leftovers(Env.root))
         # The same at the time limit, while the parent still runs.
@@ -414,6 +457,54 @@ def test_many_children(ctx):
                   doc["run"]["timed_out"] and doc["run"]["killed"] >= 41, doc and doc["run"])
         ctx.check(f"{mech} forker at the time limit: nothing left", not leftovers(Env.root),
                   leftovers(Env.root))
+
+
+def test_untraced(ctx):
+    """A child started with clone(CLONE_UNTRACED) (and clone3) opens a raw socket: BPF
+    sees cap_net_raw; ptrace cannot follow the child, and the record, the report and
+    the draft say the run is incomplete (review, never drop), also for auto where BPF
+    is not available."""
+    if not can_learn() or not have("cap_net_raw"):
+        return SKIP
+    root = make_root(ctx)
+    for how in ("clone", "clone3"):
+        for mech in mechanisms(ctx):
+            label = f"{mech} {how}"
+            rc, doc, err = learn(ctx, ["--caps", "cap_net_raw", "--", "/usr/bin/untraced", how],
+                                 mech)
+            ctx.check(label + ": a report", doc is not None, f"{rc} {err!r}")
+            if not doc:
+                continue
+            run, rule = doc["run"], doc["rule"]["rules"][0]
+            if mech == "bpf":
+                ctx.check(label + ": sees cap_net_raw", rc == 0 and doc["used"] == "cap_net_raw" and
+                          run["complete"] and run["untraced"] == 0 and
+                          rule["verdict"] == "migrate", f"{rc} {doc['used']} {run} {rule}")
+                continue
+            ctx.check(label + ": says what it could not see", rc == 1 and run["untraced"] >= 1 and
+                      not run["complete"] and run["succeeded"], f"{rc} {run}")
+            ctx.check(label + ": the draft is review, not drop", rule["verdict"] == "review" and
+                      "CLONE_UNTRACED" in rule["reason"], rule)
+            with open(os.path.join(root, "var/lib/suid2cap/learn",
+                                   doc["program"]["sha256"] + ".json")) as f:
+                kept = json.load(f)["run"]
+            ctx.check(label + ": the record says so", not kept["complete"] and
+                      kept["untraced"] == run["untraced"], kept)
+    rc, out, err = ctx.run(["learn", "--root", root, "--no-record", "--mechanism", "ptrace",
+                            "--caps", "cap_net_raw", "--", "/usr/bin/untraced"])
+    ctx.check("ptrace: the text report says so", rc == 1 and
+              b"  incomplete  ptrace could not follow 1 process or thread of the run (started "
+              b"with clone(CLONE_UNTRACED))" in out and b'"verdict": "review"' in out, out)
+    # auto where BPF is unavailable: ptrace, with the same honesty
+    p = subprocess.run([ctx.binary, "learn", "--root", root, "--no-record", "--json", "--caps",
+                        "cap_net_raw", "--", "/usr/bin/untraced"], capture_output=True,
+                       env={"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                       preexec_fn=seccomp_deny_bpf)
+    doc = json.loads(p.stdout) if p.stdout else {}
+    ctx.check("auto without BPF: ptrace, incomplete, review",
+              doc.get("mechanism", {}).get("name") == "ptrace" and
+              not doc["run"]["complete"] and doc["rule"]["rules"][0]["verdict"] == "review",
+              f"{p.returncode} {doc.get('run')} {p.stderr!r}")
 
 
 def creds_of(err):
@@ -574,6 +665,16 @@ def test_ping(ctx):
     d = json.loads(out)[0] if rc == 0 else {}
     ctx.check("draft loads as a rules layer", rc == 0 and d.get("rule") and
               d["rule"]["file"].endswith("local.json"), f"{rc} {err!r}")
+    # It never takes the bundled rule's id (saved, it would replace that rule and its
+    # conditions): it is about this build only, and says which conditions it lacks.
+    draft = doc_rule(ctx, root, mechanisms(ctx)[-1])
+    r = draft["rules"][0] if draft else {}
+    ctx.check("draft: a fresh local id, this build only", r.get("id") == "local.ping" and
+              r["match"].get("sha256") == [doc_sha(ctx, ping)], r)
+    ctx.check("draft: names the conditions of iputils.ping it lacks",
+              "goes before rule 'iputils.ping'" in draft.get("description", "") and
+              "when net.ipv4.ping_group_range covers 0..2147483647: drop" in draft["description"]
+              and "when the kernel is below 5.17: migrate" in draft["description"], draft)
 
     # A record others could have written is not believed.
     os.chmod(rec, 0o644)
@@ -587,6 +688,16 @@ def test_ping(ctx):
     s2ctest.setcap(ping, "cap_net_raw=p")
     rc, out, err = ctx.run(["explain", "--root", root, "/usr/bin/ping"])
     ctx.check("changed binary has no learned evidence", rc == 0 and b"learned" not in out, out)
+    rc, out, err = ctx.run(["explain", "--root", root, "--db", dbdir, "--format", "json",
+                            "/usr/bin/ping"])
+    d = json.loads(out)[0] if rc == 0 else {}
+    ctx.check("another build keeps the bundled rule", d.get("rule", {}).get("id") == "iputils.ping",
+              f"{rc} {err!r} {d.get('rule')}")
+
+
+def doc_sha(ctx, path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def doc_rule(ctx, root, mech):
@@ -663,6 +774,42 @@ def test_errors(ctx):
               f"{p.returncode} {p.stdout!r} {p.stderr!r}")
 
 
+# Where libbpf looks for the kernel's BTF when /sys/kernel/btf/vmlinux is not there.
+BTF_ELSEWHERE = ["/boot", "/lib/modules", "/usr/lib/modules", "/usr/lib/debug"]
+
+
+def test_bpf_missing(ctx):
+    """Without the kernel's BTF (hidden in a private mount namespace) BPF cannot hook
+    anything: learn says what is missing, not only which attach calls failed."""
+    if not can_learn():
+        return SKIP
+    root = make_root(ctx)
+    rc, doc, err = learn(ctx, ["--no-record", "--caps", "none", "--", "/usr/bin/none"], "ptrace")
+    if not doc or not doc["bpf_support"] or not os.path.exists("/sys/kernel/btf/vmlinux"):
+        print("skip: no BPF in this build, or no BTF to hide", file=sys.stderr)
+        return SKIP
+    hide = ["/sys/kernel/btf"] + [d for d in BTF_ELSEWHERE
+                                   if os.path.isdir(d) and not os.path.islink(d)]
+    script = "".join(f"mount -t tmpfs s2ctest '{d}' && " for d in hide) + 'exec "$@"'
+    env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    def hidden(*args):
+        return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script,
+                               "sh", ctx.binary, "learn", "--root", root, "--no-record",
+                               *args], capture_output=True, env=env)
+    want = b"missing here: the kernel's BTF, /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)"
+    p = hidden("--mechanism", "bpf", "--caps", "none", "--", "/usr/bin/none")
+    ctx.check("no BTF: --mechanism bpf says what is missing", p.returncode == 4 and
+              b"BPF is not available: no way to hook" in p.stderr and want in p.stderr,
+              f"{p.returncode} {p.stderr!r}")
+    p = hidden("--json", "--caps", "none", "--", "/usr/bin/none")
+    doc = json.loads(p.stdout) if p.returncode == 0 and p.stdout else {}
+    ctx.check("no BTF: auto falls back to ptrace and keeps the reason",
+              doc.get("mechanism", {}).get("name") == "ptrace" and
+              want.decode() in (doc["mechanism"]["fallback"] or ""),
+              f"{p.returncode} {doc.get('mechanism')} {p.stderr!r}")
+
+
 def test_help(ctx):
     rc, out, err = ctx.run(["learn", "--help"])
     ctx.check("learn --help", rc == 0 and b"usage: suid2cap learn" in out and
@@ -672,7 +819,8 @@ def test_help(ctx):
 
 
 TESTS = [test_help, test_privileges_verb, test_exact, test_draft_rule, test_failing,
-         test_timeout, test_many_children, test_credentials, test_ping, test_errors]
+         test_timeout, test_many_children, test_untraced, test_credentials, test_ping,
+         test_errors, test_bpf_missing]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -273,6 +273,45 @@ START_TEST(test_state)
 }
 END_TEST
 
+/* What a file is now against what a change left: the comparison verify and rollback share. */
+START_TEST(test_left)
+{
+	struct file_id left = { .dev_major = 8, .ino = 12, .state = st(0755, "cap_net_raw=ep") };
+	struct file_id now = left;
+	char what[256];
+
+	memset(left.sha256, 'a', HASH_HEX_LEN - 1);
+	now = left;
+	ck_assert_int_eq(fileid_left(&left, &now), FILEID_AS_LEFT);
+	now.ino = 13;
+	ck_assert_int_eq(fileid_left(&left, &now), FILEID_REPLACED);
+	now.ino = 12;
+	now.sha256[0] = 'b';
+	ck_assert_int_eq(fileid_left(&left, &now), FILEID_REWRITTEN);
+	now.sha256[0] = '\0';
+	ck_assert_int_eq(fileid_left(&left, &now), FILEID_REWRITTEN);   /* nothing to compare */
+	now = left;
+	now.state = st(0755, NULL);
+	ck_assert_int_eq(fileid_left(&left, &now), FILEID_RESTATED);
+	filestate_change(&left.state, &now.state, what, sizeof(what));
+	ck_assert_str_eq(what, "its capabilities are gone");
+	now.state = st(04750, "cap_net_raw,cap_net_admin=ep");
+	now.state.uid = 10;
+	filestate_change(&left.state, &now.state, what, sizeof(what));
+	ck_assert_str_eq(what, "the set-ID bit is back (mode 4750); its owner changed (10, was 0); "
+			 "its capabilities are different (cap_net_admin,cap_net_raw=ep, was "
+			 "cap_net_raw=ep)");
+	now.state = st(0700, "cap_net_raw=ep");
+	now.state.gid = 60;
+	filestate_change(&left.state, &now.state, what, sizeof(what));
+	ck_assert_str_eq(what, "its mode is narrower (0700, was 0755); its group changed (60, was 0)");
+	filestate_change(&now.state, &left.state, what, 40);
+	ck_assert_str_eq(what, "its mode is wider (0755, was 0700); its");
+	filestate_change(&left.state, &left.state, what, sizeof(what));
+	ck_assert_str_eq(what, "");
+}
+END_TEST
+
 /* --- privileged: real files ------------------------------------------------------------ */
 
 START_TEST(test_fileop_order)
@@ -298,6 +337,66 @@ START_TEST(test_fileop_order)
 	ck_assert_int_eq(filestate_read(fd, &got), 0);
 	ck_assert(filestate_equal(&got, &before));
 	close(fd);
+}
+END_TEST
+
+struct stops {
+	int fd;
+	struct file_state v[FILEOP_STOPS_MAX];
+	size_t n, seen;
+};
+
+/* A step of fileop_write(): the file must be in one of the states fileop_stops() lists. */
+static void check_stop(void *userdata, const char *step)
+{
+	struct stops *s = userdata;
+	struct file_state now;
+	char buf[128];
+	bool found = false;
+
+	ck_assert_int_eq(filestate_read(s->fd, &now), 0);
+	for (size_t i = 0; i < s->n; i++)
+		found |= filestate_same(&now, &s->v[i]);
+	filestate_describe(&now, buf, sizeof(buf));
+	ck_assert_msg(found, "after %s the file is '%s', which fileop_stops() does not list", step,
+		      buf);
+	s->seen++;
+}
+
+/* fileop_stops() lists every state fileop_write() stops at, chown and both orders included. */
+START_TEST(test_fileop_stops)
+{
+	static const struct { uint32_t mode, gid; const char *caps; } states[] = {
+		{ 04755, 0, NULL }, { 0755, 0, "cap_net_raw=p" }, { 0755, 1, "cap_net_raw=ep" },
+		{ 02755, 60, NULL }, { 02710, 1, NULL }, { 0710, 0, "cap_sys_nice=ep" },
+		{ 06755, 0, NULL },
+	};
+	struct s2c_error err = { 0 };
+	struct file_state from, want, got;
+	struct stops s = { 0 };
+
+	fx_file(root, "usr/bin/ping", 04755, "\177ELF");
+	s.fd = fileop_open(dirfd_, "/usr/bin/ping", NULL, &err);
+	ck_assert_msg(s.fd >= 0, "%s", err.msg);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(states); i++) {
+		for (size_t k = 0; k < S2C_ELEMENTSOF(states); k++) {
+			if (i == k)
+				continue;
+			from = st(states[i].mode, states[i].caps);
+			from.gid = states[i].gid;
+			want = st(states[k].mode, states[k].caps);
+			want.gid = states[k].gid;
+			ck_assert_int_eq(filestate_read(s.fd, &got), 0);
+			ck_assert_int_eq(fileop_write(s.fd, &got, &from, true, NULL, NULL, &err), 0);
+			s.n = fileop_stops(&from, &want, s.v);
+			ck_assert_uint_le(s.n, FILEOP_STOPS_MAX);
+			/* apply's way (libcap) and rollback's (exact bytes) */
+			ck_assert_int_eq(fileop_write(s.fd, &from, &want, k % 2, check_stop, &s, &err),
+					 0);
+		}
+	}
+	ck_assert_uint_ge(s.seen, 2 * 7 * 6);
+	close(s.fd);
 }
 END_TEST
 
@@ -333,6 +432,7 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_state);
+	tcase_add_test(tc, test_left);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -344,6 +444,7 @@ Suite *fileop_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fileop_order);
+	tcase_add_test(tc, test_fileop_stops);
 	tcase_add_test(tc, test_fileop_refuses);
 	suite_add_tcase(s, tc);
 	return s;

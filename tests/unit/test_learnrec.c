@@ -13,6 +13,7 @@
 #include "db.h"
 #include "error.h"
 #include "fixture.h"
+#include "learndraft.h"
 #include "learnout.h"
 #include "record.h"
 #include "suites.h"
@@ -107,47 +108,83 @@ START_TEST(test_summary)
 }
 END_TEST
 
+static const char *str_at(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
 START_TEST(test_draft)
 {
 	struct learn_record *r = sample();
 	struct json_object *d, *rule, *v, *match;
 	const char *packages[] = { "iputils-ping", "iputils", NULL };
-	const char *needed[] = { "libcap.so.*", NULL };
-	struct rule replaced = { .id = "iputils.ping", .packages = packages, .has_identify = true,
-				 .identify = { .needed = needed } };
+	struct rule_condition conds[2] = {
+		{ .when = { .sysctl_name = "net.ipv4.ping_group_range",
+			    .sysctl_op = SYSCTL_RANGE_COVERS, .sysctl_a = 0, .sysctl_b = 2147483647,
+			    .setuid_root = -1 },
+		  .verdict = VERDICT_DROP, .mode = -1 },
+		{ .when = { .has_kernel_max = true, .kernel_max_text = "5.17", .setuid_root = -1 },
+		  .verdict = VERDICT_MIGRATE, .has_caps = true,
+		  .caps_text = "cap_net_raw,cap_net_admin=p", .mode = -1 },
+	};
+	struct rule replaced = { .id = "iputils.ping", .file = "db/network.json",
+				 .packages = packages, .conditions = conds, .n_conditions = 2 };
+	struct rule taken = { .id = "local.ping" };
+	struct rule *in_db[] = { &replaced, &taken };
+	struct rules_db db = { .rules = in_db, .n = 2 };
 
 	/* Denied something: a person reviews, with what it would need. */
-	d = learnout_draft(r, &replaced);
+	d = learndraft_build(r, &replaced, NULL);
 	ck_assert_ptr_nonnull(d);
 	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "id")), "iputils.ping");
-	/* It replaces that rule: the same program, not the others of the name
-	 * (GNU inetutils' ping), so their packages and identify are kept. */
+	/* Never the matching rule's id: saved, it would replace that rule and its conditions. */
+	ck_assert_str_eq(str_at(rule, "id"), "local.ping");
+	/* About this build only, which it takes from the matching rule. */
 	match = json_object_object_get(rule, "match");
-	ck_assert_str_eq(json_object_to_json_string_ext(json_object_object_get(match, "packages"),
-							JSON_C_TO_STRING_PLAIN),
-			 "[\"iputils-ping\",\"iputils\"]");
-	ck_assert_str_eq(json_object_to_json_string_ext(json_object_object_get(rule, "identify"),
-							JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-			 "{\"needed\":[\"libcap.so.*\"]}");
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "verdict")), "review");
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "needs")),
-			 "cap_net_admin,cap_net_raw=p");
+	ck_assert_str_eq(json_object_to_json_string_ext(json_object_object_get(match, "sha256"),
+							JSON_C_TO_STRING_PLAIN), "[\"" SHA "\"]");
+	ck_assert(!json_object_object_get_ex(match, "packages", &v));
+	ck_assert_msg(strstr(str_at(d, "description"), "goes before rule 'iputils.ping' "
+			     "(db/network.json), which still decides every other build. It lacks "
+			     "that rule's conditions, which the run did not test; add those that "
+			     "hold for this build: when net.ipv4.ping_group_range covers "
+			     "0..2147483647: drop; when the kernel is below 5.17: migrate "
+			     "cap_net_raw,cap_net_admin=p."), "%s", str_at(d, "description"));
+	ck_assert_str_eq(str_at(rule, "verdict"), "review");
+	ck_assert_str_eq(str_at(rule, "needs"), "cap_net_admin,cap_net_raw=p");
 	ck_assert(!json_object_object_get_ex(rule, "caps", &v));
+	json_object_put(d);
+	/* A fresh id: local.ping is taken. */
+	d = learndraft_build(r, &replaced, &db);
+	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
+	ck_assert_str_eq(str_at(rule, "id"), "local.ping-2");
 	json_object_put(d);
 	/* Succeeded, denied nothing: migrate; =ep for a capability-dumb program. */
 	free(r->failures[0].syscall);
 	r->n_failures = 0;
 	r->aware = false;
 	learn_record_finish(r);
-	d = learnout_draft(r, NULL);
+	d = learndraft_build(r, NULL, NULL);
 	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "id")), "local.ping");
-	ck_assert(!json_object_object_get_ex(json_object_object_get(rule, "match"), "packages", &v));
-	ck_assert(!json_object_object_get_ex(rule, "identify", &v));
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "verdict")), "migrate");
-	ck_assert_str_eq(json_object_get_string(json_object_object_get(rule, "caps")),
-			 "cap_net_raw=ep");
+	ck_assert_str_eq(str_at(rule, "id"), "local.ping");
+	ck_assert(!json_object_object_get_ex(json_object_object_get(rule, "match"), "sha256", &v));
+	ck_assert_str_eq(str_at(d, "description"), "Rules drafted by suid2cap learn from observed "
+			 "runs, to be reviewed before use.");
+	ck_assert_str_eq(str_at(rule, "verdict"), "migrate");
+	ck_assert_str_eq(str_at(rule, "caps"), "cap_net_raw=ep");
+	json_object_put(d);
+	/* A run ptrace did not see whole: review, and the reason says what was missed. */
+	r->untraced = 1;
+	d = learndraft_build(r, NULL, NULL);
+	rule = json_object_array_get_idx(json_object_object_get(d, "rules"), 0);
+	ck_assert_str_eq(str_at(rule, "verdict"), "review");
+	ck_assert_str_eq(str_at(rule, "needs"), "cap_net_raw=ep");
+	ck_assert_msg(strstr(str_at(rule, "reason"), "but ptrace could not follow 1 of its processes "
+			     "or threads (clone with CLONE_UNTRACED; learn --mechanism bpf sees "
+			     "them), and what went unseen may have used more"), "%s",
+		      str_at(rule, "reason"));
 	json_object_put(d);
 	learn_record_free(r);
 }
@@ -163,6 +200,18 @@ START_TEST(test_roundtrip)
 	b = text_of(back);
 	ck_assert_str_eq(a, b);
 	ck_assert_uint_eq(back->denied_harmless, r->denied_harmless);
+	learn_record_free(back);
+	back = NULL;
+	/* A record written before "untraced" and "complete" existed still reads. */
+	{
+		char *at = strstr(a, "\"untraced\":0,\"complete\":true,");
+		ck_assert_ptr_nonnull(at);
+		memmove(at, at + strlen("\"untraced\":0,\"complete\":true,"),
+			strlen(at + strlen("\"untraced\":0,\"complete\":true,")) + 1);
+		ck_assert_msg(learn_record_parse(a, strlen(a), "old.json", &back, &err) == 0, "%s",
+			      err.msg);
+		ck_assert(learn_record_complete(back));
+	}
 	free(a);
 	free(b);
 	learn_record_free(back);
@@ -198,6 +247,8 @@ START_TEST(test_refused)
 		"does not follow");
 	refused("\"signal\":null", "\"signal\":\"KILL\"", "exactly one of exit_code and signal");
 	refused("\"succeeded\":true", "\"succeeded\":false", "succeeded does not follow");
+	refused("\"complete\":true", "\"complete\":false", "complete does not follow");
+	refused("\"untraced\":0", "\"untraced\":2", "complete does not follow");
 	refused("\"EPERM\"", "\"EWHAT\"", "unknown errno");
 	refused("\"granted\"", "\"maybe\"", "granted or denied");
 	refused("\"name\":\"bpf\"", "\"name\":\"strace\"", "unknown mechanism");

@@ -1009,6 +1009,11 @@ START_TEST(test_emit_deb)
 		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "60",
 		"entries/0/after/group", "\"games\"", "entries/0/after/mode", "\"2755\"",
 	};
+	static const char *const drop_caps[] = {
+		"entries/0/verdict", "\"drop\"", "entries/0/before/caps", "\"cap_net_raw=ep\"",
+		"entries/0/before/caps_raw", "\"0100000200200000000000000000000000000000\"",
+		"entries/0/after/caps", "null", "summary/migrate", "1", "summary/drop", "1",
+	};
 	static const char *const odd_owner[] = { "entries/0/before/owner", "\"r o\"",
 						 "entries/0/before/group", "null" };
 	char *deb;
@@ -1038,6 +1043,15 @@ START_TEST(test_emit_deb)
 	ck_assert_ptr_null(strstr(deb, "u+s"));
 	/* --update would chown and chmod the package's name, which a diversion gives away */
 	ck_assert_ptr_null(strstr(deb, "--update"));
+	free(deb);
+	/* a drop of a file with capabilities: a failed setcap -r is said */
+	deb = deb_with(6, drop_caps);
+	ck_assert_msg(strstr(deb,
+		"\tif command -v setcap >/dev/null 2>&1 && [ -n \"$(getcap \"$f\")\" ] &&\n"
+		"\t    ! setcap -r \"$f\"; then\n"
+		"\t\tprintf '%s\\n' 'setcap -r failed on /usr/bin/arping: it keeps its "
+		"capabilities' >&2\n\tfi\n"), "%s", deb);
+	ck_assert_ptr_null(strstr(deb, "|| :"));
 	free(deb);
 	/* names chown cannot take as they are: the numbers */
 	deb = deb_with(2, odd_owner);

@@ -416,6 +416,44 @@ START_TEST(test_match)
 }
 END_TEST
 
+/* A rule about one exact build (sha256) goes before the rule of every build at its path. */
+START_TEST(test_exact_build)
+{
+	static const char zero[] = "0000000000000000000000000000000000000000000000000000000000000000";
+	static const char one[] = "1111111111111111111111111111111111111111111111111111111111111111";
+	char *general, *exact = NULL, *again = NULL, *body = NULL, *text;
+	struct rules_db *db = NULL;
+	struct s2c_error err = { 0 };
+	struct match_result m;
+
+	general = strdup("{\"id\": \"iputils.ping\", \"program\": \"p\", \"match\": {\"paths\": "
+			 "[\"/usr/bin/ping\"], \"packages\": [\"iputils-ping\"]}, \"verdict\": \"keep\", "
+			 "\"reason\": \"r\", \"sources\": [\"man:a(1)\"]}");
+	ck_assert_int_gt(asprintf(&exact, "{\"id\": \"local.ping\", \"program\": \"p\", \"match\": "
+				  "{\"paths\": [\"/usr/bin/ping\"], \"sha256\": [\"%s\"]}, \"verdict\": "
+				  "\"drop\", \"reason\": \"r\", \"sources\": [\"man:a(1)\"]}", zero), 0);
+	ck_assert_int_gt(asprintf(&body, "%s, %s", general, exact), 0);
+	text = file_of(body);
+	ck_assert_msg(load_text(text, &db, &err) == 0, "%s", err.msg);
+	match_file(db, "/usr/bin/ping", "iputils-ping", zero, &m);
+	ck_assert_str_eq(m.rule->id, "local.ping");
+	ck_assert_ptr_nonnull(strstr(m.how, "SHA-256 is listed"));
+	match_file(db, "/usr/bin/ping", "iputils-ping", one, &m);
+	ck_assert_str_eq(m.rule->id, "iputils.ping");
+	match_file(db, "/usr/bin/ping", NULL, NULL, &m);
+	ck_assert_str_eq(m.rule->id, "iputils.ping");
+	rules_db_free(db);
+	free(text), free(body);
+	/* two rules about the same build collide */
+	again = strdup(exact);
+	memcpy(strstr(again, "local.ping"), "local.pong", 10);
+	ck_assert_int_gt(asprintf(&body, "%s, %s", exact, again), 0);
+	expect_error_text(text = file_of(body), "overlaps '/usr/bin/ping' of rule");
+	free(text), free(body);
+	free(general), free(exact), free(again);
+}
+END_TEST
+
 START_TEST(test_host_image)
 {
 	struct host *h = NULL;
@@ -493,6 +531,7 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, test_valid_and_hash);
 	tcase_add_test(tc, test_error_classes);
 	tcase_add_test(tc, test_duplicates_and_overlaps);
+	tcase_add_test(tc, test_exact_build);
 	tcase_add_test(tc, test_layers_override);
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_missing_table);
