@@ -112,8 +112,11 @@
  *           targetfiles inside it: the installed state, actions applied, owner ids
  *           targetlibs  inside it: libraries shared between sibling targets
  *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
- *           oci       docker-save and OCI layouts, layers and whiteouts
+ *           rpmscript rpm scriptlets, triggers and file triggers in rpm's order
+ *           rpmlua    inside it: lua scriptlets, harmless or literal calls
+ *           oci       docker-save and OCI layouts, platforms, layers and whiteouts
  *           ocisrc    inside it: a layout beneath its root, or a tar indexed once
+ *           ociblob   inside it: blobs read once, digests checked as they stream
  *           ocimanifest  inside it: manifest.json, OCI indexes, manifests, config
  *           batch     directory walk, shards, reader threads
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;

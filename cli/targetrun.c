@@ -621,13 +621,13 @@ static int write_report(const struct targetrun *tr, struct audit *au,
 	struct identity id;
 	int ex;
 
-	/* An image has waivers of its own, beneath its root; packages only the user's. */
 	if (image && asprintf(&wfile, "%s:%s", targets[0]->source, AUDITARGS_WAIVERS_FILE) < 0) {
 		wfile = NULL;
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	ex = auditargs_waivers(&tr->out, rootfd, wfile, &waivers, &any);
+	/* An image's own waivers only when it is trusted (--trust-image-config). */
+	ex = auditargs_waivers(&tr->out, tr->trust_image ? rootfd : -1, wfile, &waivers, &any);
 	if (ex) {
 		waiver_list_release(&waivers);
 		return ex;

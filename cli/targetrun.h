@@ -30,6 +30,7 @@ struct targetrun {
 	struct stage_limits lim;
 	const char *shard;            /**< "K/N" of --shard, or NULL */
 	const char *verb;             /**< for messages */
+	bool trust_image;             /**< audit-image: use the image's own waivers */
 	struct opt opts[4];           /**< --tmpdir, --max-unpacked, --threads (OPT_TABLE) */
 };
 

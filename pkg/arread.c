@@ -24,7 +24,7 @@ static const char *aerr(struct archive *a)
 }
 
 /* Set @err to libarchive's message for @a, its first word in lower case as ours are. */
-static int aerror(struct s2c_error *err, int code, struct archive *a)
+int arread_error(struct s2c_error *err, int code, struct archive *a)
 {
 	int r = s2c_error_set(err, code, "%s", aerr(a));
 
@@ -71,6 +71,9 @@ int arread_new(enum arread_format format, struct archive **ret)
 	case ARREAD_CPIO:
 		r = archive_read_support_format_cpio(a);
 		break;
+	case ARREAD_RAW:
+		r = archive_read_support_format_raw(a);
+		break;
 	case ARREAD_TAR:
 	default:
 		r = archive_read_support_format_tar(a);
@@ -87,14 +90,14 @@ int arread_new(enum arread_format format, struct archive **ret)
 int arread_open_fd(struct archive *a, int fd, struct s2c_error *err)
 {
 	if (archive_read_open_fd(a, fd, ARREAD_BLOCK) != ARCHIVE_OK)
-		return aerror(err, -EIO, a);
+		return arread_error(err, -EIO, a);
 	return 0;
 }
 
 int arread_open_memory(struct archive *a, const void *data, size_t size, struct s2c_error *err)
 {
 	if (archive_read_open_memory(a, data, size) != ARCHIVE_OK)
-		return aerror(err, -EIO, a);
+		return arread_error(err, -EIO, a);
 	return 0;
 }
 
@@ -144,7 +147,7 @@ int arread_open_nested(struct archive *inner, struct archive *outer, struct s2c_
 	n->outer = outer;
 	/* archive_read_open() calls the close callback (and frees n) on failure too. */
 	if (archive_read_open(inner, n, NULL, nested_read, nested_close) != ARCHIVE_OK)
-		return aerror(err, -EIO, inner);
+		return arread_error(err, -EIO, inner);
 	return 0;
 }
 
@@ -158,7 +161,7 @@ int arread_next(struct archive *a, struct arread_budget *b, struct archive_entry
 	if (r == ARCHIVE_EOF)
 		return 0;
 	if (r < ARCHIVE_WARN)
-		return aerror(err, -EIO, a);
+		return arread_error(err, -EIO, a);
 	if (++b->members > b->lim->max_members)
 		return s2c_error_set(err, -EFBIG, "more than %llu entries",
 				     (unsigned long long)b->lim->max_members);
@@ -287,7 +290,7 @@ int arread_stage(struct archive *a, struct stage *s, const char *path, uint64_t 
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN)
-			return aerror(err, -EIO, a);
+			return arread_error(err, -EIO, a);
 		if (off < 0 || (uint64_t)off > size || n > size - (uint64_t)off)
 			return s2c_error_set(err, -EIO, "data beyond the size its header declares");
 		while (n > 0) {
@@ -325,7 +328,7 @@ int arread_slurp(struct archive *a, size_t max, char **ret, size_t *ret_len,
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN)
-			return aerror(err, -EIO, a);
+			return arread_error(err, -EIO, a);
 		if (off < 0 || (uint64_t)off > max || n > max - (size_t)off)
 			return s2c_error_set(err, -EFBIG, "larger than %zu bytes", max);
 		if ((size_t)off + n + 1 > cap) {
@@ -352,6 +355,6 @@ int arread_slurp(struct archive *a, size_t max, char **ret, size_t *ret_len,
 int arread_skip(struct archive *a, struct s2c_error *err)
 {
 	if (archive_read_data_skip(a) < ARCHIVE_WARN)
-		return aerror(err, -EIO, a);
+		return arread_error(err, -EIO, a);
 	return 0;
 }

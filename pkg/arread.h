@@ -32,6 +32,8 @@ enum arread_format {
 	ARREAD_AR,              /**< the outer archive of a .deb */
 	ARREAD_TAR,             /**< control and data of a .deb, image layers, docker-save */
 	ARREAD_CPIO,            /**< an rpm payload */
+	ARREAD_RAW,             /**< no format: the decompressed bytes as one entry (an image
+				     layer, hashed before its tar is read) */
 };
 
 /** What one target has read so far, checked against its limits. */
@@ -46,6 +48,12 @@ struct arread_budget {
  * Returns 0 with the reader in @ret (archive_read_free() it), or -ENOMEM.
  */
 int arread_new(enum arread_format format, struct archive **ret);
+
+/**
+ * Set @err to libarchive's message for @a (its first word in lower case, as
+ * ours are) and return @code.
+ */
+int arread_error(struct s2c_error *err, int code, struct archive *a);
 
 /** Open @a on @fd (borrowed, read from its current offset).  Returns 0 or -EIO with a message. */
 int arread_open_fd(struct archive *a, int fd, struct s2c_error *err);

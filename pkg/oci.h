@@ -33,14 +33,21 @@ struct target_select;
 
 /**
  * Read the image at @path (a tar file or an OCI layout directory), keeping
- * what @sel asks for in a new stage @stage_name inside @run.  @platform
- * ("linux/amd64", or NULL for the first linux manifest) picks one image from
- * a multi-platform index.
- * Returns 0 with a new target in @ret (t->error set when the image could not
- * be read), or -ENOMEM.
+ * what @sel asks for in a new stage @stage_name (then "@stage_name-2", …)
+ * inside @run.  From a multi-platform index, @platform picks the images:
+ * "os/arch[/variant]" the first of that platform, "all" every linux one,
+ * NULL the one of @host ("linux/amd64"), else the only one there is; each
+ * target notes the platforms not audited.  Every blob is checked against its
+ * digest as it is read: the documents, the config, each layer as stored and
+ * uncompressed (its diff_id).
+ * Returns 0 with a new array of targets in @ret (at least one; free each and
+ * the array; t->error set for an image that could not be read, and
+ * t->bad_digest when that is because a blob does not match its digest), or
+ * -ENOMEM.
  */
-int oci_read(const char *path, const char *platform, const struct target_select *sel,
-	     struct stage *run, const char *stage_name, struct target **ret);
+int oci_read(const char *path, const char *platform, const char *host,
+	     const struct target_select *sel, struct stage *run, const char *stage_name,
+	     struct target ***ret, size_t *ret_n);
 
 /**
  * The capabilities of @caps (bit n = capability n) that a container does not

@@ -67,9 +67,24 @@ void ocimanifest_release(struct ocimanifest *im)
 	for (size_t i = 0; i < im->n_layers; i++) {
 		free(im->layers[i]);
 		free(im->layer_digests[i]);
+		free(im->diff_ids ? im->diff_ids[i] : NULL);
 	}
 	free(im->layers);
 	free(im->layer_digests);
+	free(im->diff_ids);
+	*im = (struct ocimanifest){ 0 };
+}
+
+void ocimanifest_list_release(struct ocimanifest_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].blob);
+		free(l->v[i].digest);
+		free(l->v[i].platform);
+		free(l->v[i].ref);
+	}
+	free(l->v);
+	*l = (struct ocimanifest_list){ 0 };
 }
 
 static int add_layer(struct ocimanifest *im, const char *name, const char *digest)
@@ -95,6 +110,21 @@ static int add_layer(struct ocimanifest *im, const char *name, const char *diges
 	return im->n_layers > OCI_LAYERS_MAX ? -E2BIG : 0;
 }
 
+/* The digest a docker-save member's name gives: "sha256:<hex>" of "<hex>.json" or
+ * "blobs/sha256/<hex>"; NULL when it gives none. */
+static char *name_digest(const char *name)
+{
+	const char *b = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	size_t n = strspn(b, "0123456789abcdef");
+	char *d = NULL;
+
+	if (n != 64 || !(b[n] == '\0' || s2c_streq(b + n, ".json")))
+		return NULL;
+	if (b != name && !(b - name == 13 && strncmp(name, "blobs/sha256/", 13) == 0))
+		return NULL;
+	return asprintf(&d, "sha256:%.64s", b) < 0 ? NULL : d;
+}
+
 /* docker save: manifest.json = [{"Config": …, "RepoTags": […], "Layers": […]}] */
 int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanifest *im,
 		       struct s2c_error *err)
@@ -102,7 +132,7 @@ int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanif
 	_cleanup_(jputp) struct json_object *doc = NULL;
 	struct json_object *first, *layers, *tags;
 	const char *config;
-	int r = ocisrc_parse_doc(s, "manifest.json", &doc, err);
+	int r = ocisrc_parse_doc(s, "manifest.json", NULL, &doc, err);
 
 	if (r < 0)
 		return r;
@@ -119,13 +149,12 @@ int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanif
 	im->config = strdup(config);
 	if (!im->config)
 		return -ENOMEM;
-	/* "<hex>.json" (docker) or "blobs/sha256/<hex>" (docker 25 and later) */
-	{
-		const char *b = strrchr(config, '/') ? strrchr(config, '/') + 1 : config;
-		size_t n = strcspn(b, ".");
-		if (asprintf(&im->config_digest, "sha256:%.*s", (int)n, b) < 0)
-			return -ENOMEM;
-	}
+	/* "<hex>.json" (docker) or "blobs/sha256/<hex>" (docker 25 and later): named by the
+	 * digest of its content, which is checked. */
+	im->config_digest = name_digest(config);
+	if (!im->config_digest)
+		return s2c_error_set(err, -EBADMSG, "manifest.json: the config '%.80s' is not named "
+				     "by its digest, so it cannot be checked", config);
 	tags = jget(first, "RepoTags", json_type_array);
 	if (tags && json_object_array_length(tags) > 0 &&
 	    json_object_is_type(json_object_array_get_idx(tags, 0), json_type_string) &&
@@ -133,29 +162,15 @@ int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanif
 		return -ENOMEM;
 	for (size_t i = 0; i < json_object_array_length(layers) && r == 0; i++) {
 		struct json_object *l = json_object_array_get_idx(layers, i);
+		_cleanup_free_ char *digest = NULL;
 		if (!json_object_is_type(l, json_type_string))
 			return s2c_error_set(err, -EINVAL, "manifest.json: Layers[%zu] is not a name", i);
-		r = add_layer(im, json_object_get_string(l), NULL);
+		/* docker 25 and later: blobs/sha256/<hex>, whose name is its digest */
+		if (strncmp(json_object_get_string(l), "blobs/", 6) == 0)
+			digest = name_digest(json_object_get_string(l));
+		r = add_layer(im, json_object_get_string(l), digest);
 	}
 	return r == -E2BIG ? s2c_error_set(err, r, "more than %d layers", OCI_LAYERS_MAX) : r;
-}
-
-static bool platform_matches(struct json_object *desc, const char *platform)
-{
-	struct json_object *p = jget(desc, "platform", json_type_object);
-	const char *os = jstr(p, "os"), *arch = jstr(p, "architecture"), *variant = jstr(p, "variant");
-	char have[128];
-
-	if (!p)
-		return !platform;
-	if (os && !s2c_streq(os, "linux"))
-		return false;
-	if (!platform)
-		return true;
-	(void)snprintf(have, sizeof(have), "%s/%s%s%s", os ? os : "linux", arch ? arch : "",
-		       variant ? "/" : "", variant ? variant : "");
-	return s2c_streq(have, platform) || (strncmp(have, platform, strlen(platform)) == 0 &&
-					     have[strlen(platform)] == '/');
 }
 
 static bool is_index_type(const char *mt)
@@ -164,79 +179,141 @@ static bool is_index_type(const char *mt)
 		      s2c_streq(mt, "application/vnd.docker.distribution.manifest.list.v2+json"));
 }
 
-/* OCI: index.json -> (nested indexes) -> a manifest -> config and layers. */
-int ocimanifest_index(const struct ocisrc *s, const char *name, const char *platform,
-		      unsigned depth, struct target *t, struct ocimanifest *im,
+/* A platform word as the image gives it when it is a plain one, else "?" (messages show it). */
+static const char *plain_word(const char *s)
+{
+	if (!s)
+		return NULL;
+	if (!*s || strlen(s) > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789._-") != strlen(s))
+		return "?";
+	return s;
+}
+
+/* "os/arch[/variant]" of a descriptor's platform, or NULL (none, or out of memory: @ret). */
+static int desc_platform(struct json_object *d, char **ret)
+{
+	struct json_object *p = jget(d, "platform", json_type_object);
+	const char *os = plain_word(jstr(p, "os")), *arch = plain_word(jstr(p, "architecture"));
+	const char *variant = plain_word(jstr(p, "variant"));
+
+	*ret = NULL;
+	if (!p)
+		return 0;
+	if (asprintf(ret, "%s/%s%s%s", os ? os : "?", arch ? arch : "?", variant ? "/" : "",
+		     variant ? variant : "") < 0) {
+		*ret = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_desc(struct ocimanifest_list *l, struct json_object *d, const char *ref,
+		    char *blob, struct s2c_error *err)
+{
+	struct ocimanifest_desc *v;
+	struct ocimanifest_desc *x;
+
+	if (l->n >= OCIMANIFEST_IMAGES_MAX) {
+		free(blob);
+		return s2c_error_set(err, -E2BIG, "more than %d images", OCIMANIFEST_IMAGES_MAX);
+	}
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v) {
+		free(blob);
+		return -ENOMEM;
+	}
+	l->v = v;
+	x = &v[l->n++];
+	*x = (struct ocimanifest_desc){ .blob = blob, .digest = strdup(jstr(d, "digest")) };
+	if (ref && !(x->ref = strdup(ref)))
+		return -ENOMEM;
+	return x->digest ? desc_platform(d, &x->platform) : -ENOMEM;
+}
+
+/* The image manifests of the index @name (checked against @digest unless NULL). */
+static int list_index(const struct ocisrc *s, const char *name, const char *digest,
+		      const char *ref, unsigned depth, struct ocimanifest_list *l,
 		      struct s2c_error *err)
 {
 	_cleanup_(jputp) struct json_object *doc = NULL;
-	struct json_object *manifests, *chosen = NULL;
-	_cleanup_free_ char *next = NULL;
-	const char *ref;
+	struct json_object *manifests;
 	int r;
 
 	if (depth > OCIMANIFEST_DEPTH_MAX)
 		return s2c_error_set(err, -ELOOP, "image indexes nested more than %d deep",
 				     OCIMANIFEST_DEPTH_MAX);
-	r = ocisrc_parse_doc(s, name, &doc, err);
+	r = ocisrc_parse_doc(s, name, digest, &doc, err);
 	if (r < 0)
 		return r;
 	manifests = jget(doc, "manifests", json_type_array);
 	if (!manifests || json_object_array_length(manifests) == 0)
 		return s2c_error_set(err, -EINVAL, "'%s' lists no manifest", name);
-	for (size_t i = 0; i < json_object_array_length(manifests) && !chosen; i++) {
+	for (size_t i = 0; i < json_object_array_length(manifests) && r == 0; i++) {
 		struct json_object *d = json_object_array_get_idx(manifests, i);
-		if (platform_matches(d, platform) || is_index_type(jstr(d, "mediaType")))
-			chosen = d;
-	}
-	if (!chosen)
-		return s2c_error_set(err, -ENOENT, "'%s' has no image for %s", name,
-				     platform ? platform : "linux");
-	ref = jstr(jget(chosen, "annotations", json_type_object), "org.opencontainers.image.ref.name");
-	if (ref && !im->ref && !(im->ref = strdup(ref)))
-		return -ENOMEM;
-	next = blob_path(jstr(chosen, "digest"));
-	if (!next)
-		return s2c_error_set(err, -EINVAL, "'%s': a manifest without a plain digest", name);
-	if (is_index_type(jstr(chosen, "mediaType")))
-		return ocimanifest_index(s, next, platform, depth + 1, t, im, err);
-	/* The image manifest. */
-	{
-		_cleanup_(jputp) struct json_object *man = NULL;
-		struct json_object *config, *layers;
-		r = ocisrc_parse_doc(s, next, &man, err);
-		if (r < 0)
-			return r;
-		config = jget(man, "config", json_type_object);
-		layers = jget(man, "layers", json_type_array);
-		if (!config || !layers)
-			return s2c_error_set(err, -EINVAL, "'%s': no config or layers", next);
-		im->config = blob_path(jstr(config, "digest"));
-		im->config_digest = jstr(config, "digest") ? strdup(jstr(config, "digest")) : NULL;
-		if (!im->config || !im->config_digest)
-			return s2c_error_set(err, -EINVAL, "'%s': a config without a plain digest", next);
-		for (size_t i = 0; i < json_object_array_length(layers) && r == 0; i++) {
-			struct json_object *l = json_object_array_get_idx(layers, i);
-			_cleanup_free_ char *blob = blob_path(jstr(l, "digest"));
-			if (!blob)
-				return s2c_error_set(err, -EINVAL, "'%s': layers[%zu] without a plain "
-						     "digest", next, i);
-			r = add_layer(im, blob, jstr(l, "digest"));
+		const char *mt = jstr(d, "mediaType");
+		const char *own = jstr(jget(d, "annotations", json_type_object),
+				       "org.opencontainers.image.ref.name");
+		char *next = blob_path(jstr(d, "digest"));
+
+		if (!next)
+			return s2c_error_set(err, -EINVAL, "'%s': manifests[%zu] without a plain "
+					     "digest", name, i);
+		if (is_index_type(mt)) {
+			r = list_index(s, next, jstr(d, "digest"), ref ? ref : own, depth + 1, l, err);
+			free(next);
+		} else {
+			r = add_desc(l, d, ref ? ref : own, next, err);
 		}
 	}
-	(void)t;
+	return r;
+}
+
+int ocimanifest_index(const struct ocisrc *s, struct ocimanifest_list *ret,
+		      struct s2c_error *err)
+{
+	return list_index(s, "index.json", NULL, NULL, 0, ret, err);
+}
+
+int ocimanifest_read(const struct ocisrc *s, const struct ocimanifest_desc *d,
+		     struct ocimanifest *im, struct s2c_error *err)
+{
+	_cleanup_(jputp) struct json_object *man = NULL;
+	struct json_object *config, *layers;
+	int r = ocisrc_parse_doc(s, d->blob, d->digest, &man, err);
+
+	if (r < 0)
+		return r;
+	if (d->ref && !(im->ref = strdup(d->ref)))
+		return -ENOMEM;
+	config = jget(man, "config", json_type_object);
+	layers = jget(man, "layers", json_type_array);
+	if (!config || !layers)
+		return s2c_error_set(err, -EINVAL, "'%s': no config or layers", d->blob);
+	im->config = blob_path(jstr(config, "digest"));
+	im->config_digest = jstr(config, "digest") ? strdup(jstr(config, "digest")) : NULL;
+	if (!im->config || !im->config_digest)
+		return s2c_error_set(err, -EINVAL, "'%s': a config without a plain digest", d->blob);
+	for (size_t i = 0; i < json_object_array_length(layers) && r == 0; i++) {
+		struct json_object *l = json_object_array_get_idx(layers, i);
+		_cleanup_free_ char *blob = blob_path(jstr(l, "digest"));
+		if (!blob)
+			return s2c_error_set(err, -EINVAL, "'%s': layers[%zu] without a plain "
+					     "digest", d->blob, i);
+		r = add_layer(im, blob, jstr(l, "digest"));
+	}
 	return r == -E2BIG ? s2c_error_set(err, r, "more than %d layers", OCI_LAYERS_MAX) : r;
 }
 
 /* Identity and layer names from the config. */
-int ocimanifest_config(const struct ocisrc *s, struct target *t, const struct ocimanifest *im,
+int ocimanifest_config(const struct ocisrc *s, struct target *t, struct ocimanifest *im,
 		       struct s2c_error *err)
 {
 	_cleanup_(jputp) struct json_object *cfg = NULL;
 	struct json_object *diff_ids, *history;
 	const char *os, *arch, *variant;
 	size_t h = 0;
-	int r = ocisrc_parse_doc(s, im->config, &cfg, err);
+	int r = ocisrc_parse_doc(s, im->config, im->config_digest, &cfg, err);
 
 	if (r < 0)
 		return r;
@@ -252,15 +329,24 @@ int ocimanifest_config(const struct ocisrc *s, struct target *t, const struct oc
 		return -ENOMEM;
 	diff_ids = jget(jget(cfg, "rootfs", json_type_object), "diff_ids", json_type_array);
 	history = jget(cfg, "history", json_type_array);
+	if (!diff_ids || json_object_array_length(diff_ids) != im->n_layers)
+		return s2c_error_set(err, -EBADMSG, "the config lists %zu diff_ids for %zu layers, "
+				     "so the layers cannot be checked",
+				     diff_ids ? json_object_array_length(diff_ids) : 0, im->n_layers);
+	im->diff_ids = calloc(im->n_layers ? im->n_layers : 1, sizeof(*im->diff_ids));
+	if (!im->diff_ids)
+		return -ENOMEM;
 	t->layers = calloc(im->n_layers ? im->n_layers : 1, sizeof(*t->layers));
 	if (!t->layers)
 		return -ENOMEM;
 	t->n_layers = im->n_layers;
 	for (size_t i = 0; i < im->n_layers; i++) {
-		struct json_object *d = diff_ids ? json_object_array_get_idx(diff_ids, i) : NULL;
-		const char *digest = d && json_object_is_type(d, json_type_string) ?
-			json_object_get_string(d) : im->layer_digests[i];
-		if (digest && !(t->layers[i].digest = strdup(digest)))
+		struct json_object *d = json_object_array_get_idx(diff_ids, i);
+		if (!json_object_is_type(d, json_type_string))
+			return s2c_error_set(err, -EBADMSG, "the config's diff_ids[%zu] is not a digest",
+					     i);
+		if (!(t->layers[i].digest = strdup(json_object_get_string(d))) ||
+		    !(im->diff_ids[i] = strdup(json_object_get_string(d))))
 			return -ENOMEM;
 		/* The history entries that made a layer are those without empty_layer. */
 		while (history && h < json_object_array_length(history)) {
@@ -274,8 +360,5 @@ int ocimanifest_config(const struct ocisrc *s, struct target *t, const struct oc
 			break;
 		}
 	}
-	if (diff_ids && json_object_array_length(diff_ids) != im->n_layers)
-		r = target_note(t, "the config lists %zu layers, the manifest %zu",
-				json_object_array_length(diff_ids), im->n_layers);
 	return r;
 }

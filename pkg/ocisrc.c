@@ -21,6 +21,7 @@
 #include "arread.h"
 #include "member.h"
 #include "oci.h"
+#include "ociblob.h"
 #include "ocisrc.h"
 #include "stage.h"
 #include "util.h"
@@ -50,7 +51,7 @@ void ocisrc_release(struct ocisrc *s)
 
 /* --- the tar index -------------------------------------------------------------------------- */
 
-int ocisrc_index_tar(struct ocisrc *s, struct stage *run, struct s2c_error *err)
+int ocisrc_index_tar(struct ocisrc *s, struct s2c_error *err)
 {
 	_cleanup_(archive_freep) struct archive *a = NULL;
 	struct archive_entry *e;
@@ -71,9 +72,10 @@ int ocisrc_index_tar(struct ocisrc *s, struct stage *run, struct s2c_error *err)
 		if (!v)
 			return -ENOMEM;
 		s->v = v;
-		t = &v[s->n++];
+		t = &v[s->n];
 		*t = (struct ocisrc_ent){ .header = archive_read_header_position(a),
-				      .size = archive_entry_size(e) };
+				      .size = archive_entry_size(e), .ordinal = (unsigned)s->n };
+		s->n++;
 		t->name = strdup(path + 1);
 		if (!t->name)
 			return -ENOMEM;
@@ -98,29 +100,100 @@ int ocisrc_index_tar(struct ocisrc *s, struct stage *run, struct s2c_error *err)
 			t->type = MEMBER_OTHER;
 			continue;
 		}
-		if (t->size >= 0 && (uint64_t)t->size <= OCI_JSON_MAX) {
+		/* Small members (documents, small layers) in memory, up to a total; the others
+		 * are read where they are when needed. */
+		if (t->size >= 0 && (uint64_t)t->size <= OCI_JSON_MAX &&
+		    (uint64_t)t->size <= OCISRC_MEMORY_MAX - s->in_memory) {
 			r = arread_slurp(a, OCI_JSON_MAX, &t->data, &t->len, err);
-		} else if (s->compressed) {
-			/* No seeking back into a compressed stream: keep the blob aside. */
-			struct s2c_error serr = { 0 };
-			char name[32];
-			if (!s->spool) {
-				struct stage_limits lim = *stage_limits(run);
-				r = stage_new_sub(run, "spool", &s->spool, err);
-				if (r < 0)
-					break;
-				lim.max_file = lim.max_total = lim.max_unpacked;
-				stage_set_limits(s->spool, &lim);
-			}
-			(void)snprintf(name, sizeof(name), "/%zu", s->n);
-			r = arread_stage(a, s->spool, name, (uint64_t)t->size, &serr);
-			if (r == 0 && !(t->spool = strdup(name)))
-				r = -ENOMEM;
-			else if (r < 0 && r != -ENOMEM)
-				r = s2c_error_set(err, r, "member '%s': %s", t->name, serr.msg);
+			s->in_memory += t->len;
 		}
 	}
 	return r < 0 ? r : 0;
+}
+
+/*
+ * Open the image tar again on its member @t: seek to its header (uncompressed), or read the
+ * compressed stream from its start up to it.  @a then stands on @t's entry; @fd is a new
+ * descriptor of the tar.
+ */
+static int reopen_member(const struct ocisrc *s, const struct ocisrc_ent *t, struct archive **a,
+			 int *fd, struct s2c_error *err)
+{
+	struct archive_entry *e;
+	off_t start = s->compressed ? 0 : t->header;
+	unsigned skip = s->compressed ? t->ordinal : 0;
+	int r;
+
+	*fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
+	if (*fd < 0)
+		return -errno;
+	if (lseek(*fd, start, SEEK_SET) != start)
+		return s2c_error_errno(err, -errno, "cannot seek to '%s'", t->name);
+	r = arread_new(ARREAD_TAR, a);
+	if (r == 0)
+		r = arread_open_fd(*a, *fd, err);
+	for (unsigned i = 0; r == 0 && i <= skip; i++)
+		if (archive_read_next_header(*a, &e) != ARCHIVE_OK)
+			r = s2c_error_set(err, -EIO, "cannot read '%s' again", t->name);
+	if (r == 0 && archive_read_header_position(*a) != t->header - start)
+		r = s2c_error_set(err, -EIO, "'%s' moved when read again", t->name);
+	return r;
+}
+
+int ocisrc_spool(struct ocisrc *s, char *const *names, size_t n, struct stage *run,
+		 struct s2c_error *err)
+{
+	_cleanup_(archive_freep) struct archive *a = NULL;
+	_cleanup_close_ int fd = -1;
+	struct archive_entry *e;
+	unsigned ordinal = 0;
+	int r = 0;
+
+	if (s->dirfd >= 0 || !s->compressed)
+		return 0;
+	/* Which members are wanted: the blobs named, resolved, not already in memory. */
+	bool *want = calloc(s->n ? s->n : 1, sizeof(*want));
+	bool any = false;
+	if (!want)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct ocisrc_ent *t;
+		struct s2c_error ferr = { 0 };
+		if (ocisrc_find(s, names[i], &t, &ferr) == 0 && !t->data && !t->spool)
+			any = want[t->ordinal] = true;
+	}
+	if (any) {
+		struct stage_limits lim = *stage_limits(run);
+		r = stage_new_sub(run, "spool", &s->spool, err);
+		if (r == 0)
+			stage_set_limits(s->spool, &lim);
+		fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
+		if (r == 0 && (fd < 0 || lseek(fd, 0, SEEK_SET) != 0))
+			r = s2c_error_errno(err, -errno, "cannot read the image again");
+		if (r == 0)
+			r = arread_new(ARREAD_TAR, &a);
+		if (r == 0)
+			r = arread_open_fd(a, fd, err);
+	}
+	while (any && r == 0 && archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		struct ocisrc_ent *t = ordinal < s->n ? &s->v[ordinal] : NULL;
+		struct s2c_error serr = { 0 };
+		char name[32];
+
+		if (!t || !want[ordinal++])
+			continue;
+		(void)snprintf(name, sizeof(name), "/%u", t->ordinal);
+		r = arread_stage(a, s->spool, name, (uint64_t)t->size, &serr);
+		if (r == 0 && !(t->spool = strdup(name)))
+			r = -ENOMEM;
+		else if (r == -EFBIG || r == -ENOSPC || r == -EDQUOT)
+			/* over the limits, or no room: read from the stream again when needed */
+			r = stage_remove(s->spool, name);
+		else if (r < 0 && r != -ENOMEM)
+			r = s2c_error_set(err, r, "member '%s': %s", t->name, serr.msg);
+	}
+	free(want);
+	return r;
 }
 
 /* Resolve @name among the tar's members, following symlinks that stay inside. */
@@ -226,13 +299,36 @@ int ocisrc_open_beneath(int dirfd, const char *name, struct s2c_error *err)
 	return fd;
 }
 
+/* A member of the image tar that is not in memory, read into memory: at most @max bytes. */
+static int slurp_member(const struct ocisrc *s, const struct ocisrc_ent *t, size_t max,
+			char **ret, size_t *ret_len, struct s2c_error *err)
+{
+	_cleanup_(archive_freep) struct archive *a = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (t->size < 0 || (uint64_t)t->size > max)
+		return s2c_error_set(err, -EFBIG, "'%s' is larger than %zu bytes", t->name, max);
+	if (t->spool) {
+		fd = openat(stage_rootfd(s->spool), t->spool + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return s2c_error_errno(err, -errno, "cannot open the spooled '%s'", t->name);
+		r = read_all(fd, max, ret, ret_len);
+		return r < 0 ? s2c_error_errno(err, r, "cannot read '%s'", t->name) : 0;
+	}
+	r = reopen_member(s, t, &a, &fd, err);
+	return r < 0 ? r : arread_slurp(a, max, ret, ret_len, err);
+}
+
 /* A small document of the image (JSON), NUL-terminated. */
 static int read_doc(const struct ocisrc *s, const char *name, char **ret, size_t *ret_len,
 		    struct s2c_error *err)
 {
+	const struct ocisrc_ent *t;
+	int r;
+
 	if (s->dirfd >= 0) {
 		_cleanup_close_ int fd = ocisrc_open_beneath(s->dirfd, name, err);
-		int r;
 
 		if (fd < 0)
 			return fd;
@@ -244,26 +340,22 @@ static int read_doc(const struct ocisrc *s, const char *name, char **ret, size_t
 			return s2c_error_errno(err, r, "cannot read '%s'", name);
 		return 0;
 	}
-	{
-		const struct ocisrc_ent *t;
-		int r = ocisrc_find(s, name, &t, err);
-		if (r < 0)
-			return r;
-		if (!t->data)
-			return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", name,
-					     OCI_JSON_MAX);
-		*ret = malloc(t->len + 1);
-		if (!*ret)
-			return -ENOMEM;
-		memcpy(*ret, t->data, t->len);
-		(*ret)[t->len] = '\0';
-		*ret_len = t->len;
-		return 0;
-	}
+	r = ocisrc_find(s, name, &t, err);
+	if (r < 0)
+		return r;
+	if (!t->data)
+		return slurp_member(s, t, OCI_JSON_MAX, ret, ret_len, err);
+	*ret = malloc(t->len + 1);
+	if (!*ret)
+		return -ENOMEM;
+	memcpy(*ret, t->data, t->len);
+	(*ret)[t->len] = '\0';
+	*ret_len = t->len;
+	return 0;
 }
 
-int ocisrc_parse_doc(const struct ocisrc *s, const char *name, struct json_object **ret,
-		     struct s2c_error *err)
+int ocisrc_parse_doc(const struct ocisrc *s, const char *name, const char *digest,
+		     struct json_object **ret, struct s2c_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	struct json_tokener *tok;
@@ -271,8 +363,10 @@ int ocisrc_parse_doc(const struct ocisrc *s, const char *name, struct json_objec
 	size_t len = 0;
 	int r = read_doc(s, name, &text, &len, err);
 
+	if (r == 0 && digest)
+		r = ociblob_check(text, len, digest, err);
 	if (r < 0)
-		return r;
+		return r == -EBADMSG ? s2c_error_prefix(err, "'%s'", name) : r;
 	tok = json_tokener_new_ex(64);
 	if (!tok)
 		return -ENOMEM;
@@ -293,52 +387,47 @@ int ocisrc_parse_doc(const struct ocisrc *s, const char *name, struct json_objec
 
 void ocisrc_layer_release(struct ocisrc_layer *l)
 {
-	if (l->a)
-		archive_read_free(l->a);
+	ociblob_release(&l->blob);
 	if (l->outer)
 		archive_read_free(l->outer);
 	if (l->fd >= 0)
 		(void)close(l->fd);
+	l->outer = NULL;
+	l->fd = -1;
 }
 
-int ocisrc_open_layer(const struct ocisrc *s, const char *name, struct ocisrc_layer *l,
-		      struct s2c_error *err)
+int ocisrc_open_layer(const struct ocisrc *s, const char *name, const char *stored,
+		      const char *unpacked, struct ocisrc_layer *l, struct s2c_error *err)
 {
+	struct ociblob_source src = { .fd = -1 };
 	const struct ocisrc_ent *t;
-	struct archive_entry *e;
 	int r;
 
 	*l = (struct ocisrc_layer){ .fd = -1 };
-	r = arread_new(ARREAD_TAR, &l->a);
-	if (r < 0)
-		return r;
 	if (s->dirfd >= 0) {
 		l->fd = ocisrc_open_beneath(s->dirfd, name, err);
-		return l->fd < 0 ? l->fd : arread_open_fd(l->a, l->fd, err);
+		if (l->fd < 0)
+			return l->fd;
+		src.fd = l->fd;
+		return ociblob_open(&l->blob, &src, stored, unpacked, err);
 	}
 	r = ocisrc_find(s, name, &t, err);
 	if (r < 0)
 		return r;
-	if (t->data)
-		return arread_open_memory(l->a, t->data, t->len, err);
-	if (t->spool) {
+	if (t->data) {
+		src.mem = t->data;
+		src.mem_len = t->len;
+	} else if (t->spool) {
 		l->fd = openat(stage_rootfd(s->spool), t->spool + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (l->fd < 0)
 			return s2c_error_errno(err, -errno, "cannot open the spooled '%s'", name);
-		return arread_open_fd(l->a, l->fd, err);
+		src.fd = l->fd;
+	} else {
+		/* Where it is in the image tar: seek to it, or read the compressed stream again. */
+		r = reopen_member(s, t, &l->outer, &l->fd, err);
+		if (r < 0)
+			return r;
+		src.outer = l->outer;
 	}
-	/* Uncompressed image tar: seek to the member's header and read it from there. */
-	l->fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
-	if (l->fd < 0)
-		return -errno;
-	if (lseek(l->fd, t->header, SEEK_SET) != t->header)
-		return s2c_error_errno(err, -errno, "cannot seek to '%s'", name);
-	r = arread_new(ARREAD_TAR, &l->outer);
-	if (r == 0)
-		r = arread_open_fd(l->outer, l->fd, err);
-	if (r == 0 && archive_read_next_header(l->outer, &e) != ARCHIVE_OK)
-		r = s2c_error_set(err, -EIO, "cannot read '%s' again", name);
-	if (r == 0)
-		r = arread_open_nested(l->a, l->outer, err);
-	return r;
+	return ociblob_open(&l->blob, &src, stored, unpacked, err);
 }

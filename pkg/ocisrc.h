@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "member.h"
+#include "ociblob.h"
 
 struct archive;
 struct arread_budget;
@@ -24,6 +25,9 @@ struct stage;
 
 /** Most symlinks followed to find one member of an image tar. */
 #define OCISRC_LINKS_MAX 16
+
+/** Most bytes of small members (at most OCI_JSON_MAX each) kept in memory from one tar. */
+#define OCISRC_MEMORY_MAX (64u << 20)
 
 /** One member of an image tar. */
 struct ocisrc_ent {
@@ -36,6 +40,7 @@ struct ocisrc_ent {
 	char *data;             /**< content, when small enough to keep */
 	size_t len;
 	char *spool;            /**< path in the spool stage (compressed tars) */
+	unsigned ordinal;       /**< its position among the tar's entries */
 };
 
 /** Where the image's files come from. */
@@ -43,17 +48,19 @@ struct ocisrc {
 	const char *path;       /**< as given, borrowed */
 	int dirfd;              /**< an OCI layout directory, or -1 */
 	int fd;                 /**< a tar, or -1 */
-	bool compressed;        /**< the tar is compressed: large members are spooled */
+	bool compressed;        /**< the tar is compressed: members not in memory are spooled
+				     (ocisrc_spool()) or read by reading the stream again */
 	struct ocisrc_ent *v;   /**< the tar's members, owned */
 	size_t n;
+	size_t in_memory;       /**< bytes of members kept in memory */
 	struct stage *spool;    /**< owned, or NULL */
 	struct arread_budget *budget; /**< borrowed: what reading may cost */
 };
 
-/** The reader of one layer blob: a tar, possibly compressed. */
+/** The reader of one layer blob: a tar, possibly compressed, its digests checked. */
 struct ocisrc_layer {
 	struct archive *outer;  /**< the image tar positioned on the member, or NULL */
-	struct archive *a;      /**< the layer's tar */
+	struct ociblob blob;    /**< blob.a: the layer's tar */
 	int fd;
 };
 
@@ -62,10 +69,20 @@ void ocisrc_release(struct ocisrc *s);
 
 /**
  * Index the image tar open at @s->fd: every member's name, type, offset and
- * link; small members kept in memory, large ones of a compressed tar spooled
- * into a new stage inside @run.  Returns 0, or -errno with a message in @err.
+ * link; small members kept in memory (OCISRC_MEMORY_MAX in all).  Returns
+ * 0, or -errno with a message in @err.
  */
-int ocisrc_index_tar(struct ocisrc *s, struct stage *run, struct s2c_error *err);
+int ocisrc_index_tar(struct ocisrc *s, struct s2c_error *err);
+
+/**
+ * For a compressed tar, read it once more and keep the @n blobs @names
+ * (those the manifest names, not already in memory) in a new stage inside
+ * @run, within its limits (the largest file, the total); a blob that does
+ * not fit is read later by reading the stream again up to it.  Nothing for
+ * a directory or an uncompressed tar.  Returns 0, or -errno with a message.
+ */
+int ocisrc_spool(struct ocisrc *s, char *const *names, size_t n, struct stage *run,
+		 struct s2c_error *err);
 
 /**
  * Resolve @name among the tar's members, following symlinks (at most
@@ -82,21 +99,25 @@ int ocisrc_find(const struct ocisrc *s, const char *name, const struct ocisrc_en
 int ocisrc_open_beneath(int dirfd, const char *name, struct s2c_error *err);
 
 /**
- * Read the JSON document @name of the image (at most OCI_JSON_MAX bytes).
+ * Read the JSON document @name of the image (at most OCI_JSON_MAX bytes),
+ * checked against @digest ("sha256:…") unless that is NULL.
  * Returns 0 with a new object in @ret (json_object_put() it), or -errno with
- * a message ("'…' is not valid JSON").
+ * a message ("'…' is not valid JSON"; -EBADMSG: it does not match @digest).
  */
-int ocisrc_parse_doc(const struct ocisrc *s, const char *name, struct json_object **ret,
-		     struct s2c_error *err);
+int ocisrc_parse_doc(const struct ocisrc *s, const char *name, const char *digest,
+		     struct json_object **ret, struct s2c_error *err);
 
 /** Close what ocisrc_open_layer() opened (also after it failed). */
 void ocisrc_layer_release(struct ocisrc_layer *l);
 
 /**
- * Open the layer blob @name as a tar reader in @l (always initialised; free
- * with ocisrc_layer_release()).  Returns 0, or -errno with a message.
+ * Open the layer blob @name as a tar reader in @l (l->blob.a; always
+ * initialised, free with ocisrc_layer_release()), to be checked against
+ * @stored (the blob's digest) and @unpacked (the diff_id), either NULL when
+ * there is none, by ociblob_finish(&l->blob) once read.  Returns 0, or
+ * -errno with a message.
  */
-int ocisrc_open_layer(const struct ocisrc *s, const char *name, struct ocisrc_layer *l,
-		      struct s2c_error *err);
+int ocisrc_open_layer(const struct ocisrc *s, const char *name, const char *stored,
+		      const char *unpacked, struct ocisrc_layer *l, struct s2c_error *err);
 
 #endif /* S2C_PKG_OCISRC_H */

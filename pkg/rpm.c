@@ -25,6 +25,7 @@
 #include "fcaps.h"
 #include "maintscript.h"
 #include "rpm.h"
+#include "rpmscript.h"
 #include "stage.h"
 #include "target.h"
 #include "util.h"
@@ -152,41 +153,6 @@ static int header_members(Header h, struct target *t, const struct target_select
 	return r;
 }
 
-static int analyse_scripts(Header h, struct target *t)
-{
-	static const struct {
-		rpmTagVal body, prog;
-		const char *name;
-	} scripts[] = {
-		{ RPMTAG_PREIN, RPMTAG_PREINPROG, "%pre" },
-		{ RPMTAG_POSTIN, RPMTAG_POSTINPROG, "%post" },
-		{ RPMTAG_POSTTRANS, RPMTAG_POSTTRANSPROG, "%posttrans" },
-	};
-	/* A first installation: rpm passes the number of instances after it, 1. */
-	static const char *const args[] = { "1" };
-	struct ms_context ctx = { .args = args, .n_args = 1, .arch = t->arch, .stagefd = -1 };
-	int r = 0;
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(scripts) && r == 0; i++) {
-		_cleanup_free_ char *body = tag_string(h, scripts[i].body);
-		_cleanup_free_ char *prog = tag_string(h, scripts[i].prog);
-		const char *shell = prog ? strrchr(prog, '/') : NULL;
-
-		if (!body)
-			continue;
-		shell = shell ? shell + 1 : prog;
-		if (shell && !s2c_streq(shell, "sh") && !s2c_streq(shell, "bash") &&
-		    !s2c_streq(shell, "dash")) {
-			_cleanup_free_ char *shown = escape_text(prog);
-			r = target_incomplete(t, "%s runs in %s: not analysed", scripts[i].name,
-					shown ? shown : "?");
-			continue;
-		}
-		r = maintscript_analyse(scripts[i].name, body, strlen(body), &ctx, &t->scripts);
-	}
-	return r;
-}
-
 /* Read the header under the lock; the fd is left at the payload. */
 static int read_header(int fd, Header *ret, struct s2c_error *err)
 {
@@ -253,8 +219,9 @@ static int read_payload(int fd, struct target *t, const struct target_select *se
 					  shown ? shown : "?");
 			break;
 		}
-		if (!target_wants(t, sel, m, &candidate))
+		if (!target_wants(t, sel, m, &candidate) || m->staged)
 			continue;
+		m->candidate = candidate;
 		if (!t->stage) {
 			r = stage_new_sub(run, stage_name, &t->stage, err);
 			if (r < 0)
@@ -287,14 +254,59 @@ static int read_payload(int fd, struct target *t, const struct target_select *se
 	return r < 0 ? s2c_error_prefix(err, "payload") : 0;
 }
 
+/* Whether a member the scripts' second reading wants (a candidate, a file they run or read) is
+ * not kept yet; the candidates are marked as it says. */
+static bool wants_more(struct target *t, const struct target_select *sel)
+{
+	bool more = false;
+
+	for (size_t i = 0; i < t->members.n_slots; i++) {
+		struct member *m = t->members.slots[i];
+		bool candidate;
+		if (!m)
+			continue;
+		if (target_wants(t, sel, m, &candidate) && !m->staged &&
+		    (m->type == MEMBER_FILE || m->type == MEMBER_SYMLINK))
+			more = true;
+		m->candidate = candidate;
+	}
+	return more;
+}
+
+/*
+ * The scriptlets once more with the package's files known (links among them, its own
+ * programs and sourced scripts), replacing the first reading (@n_incomplete: the target's
+ * reasons before it); what that names and is not kept yet is read from the payload at
+ * @payload again, and the scriptlets read once more, at most twice.
+ */
+static int second_reading(int fd, off_t payload, Header h, struct target *t,
+			  const struct target_select *sel, struct stage *run, const char *stage_name,
+			  size_t n_incomplete, struct s2c_error *err)
+{
+	int r = 0;
+
+	for (int round = 0; round < 3 && r == 0; round++) {
+		rpmscript_forget(t, n_incomplete);
+		r = rpmscript_analyse(h, t, &t->members, t->stage ? stage_rootfd(t->stage) : -1);
+		if (r < 0 || round == 2 || payload < 0 || !wants_more(t, sel))
+			break;
+		if (lseek(fd, payload, SEEK_SET) < 0)
+			break;  /* what is not kept says so in the analysis */
+		r = read_payload(fd, t, sel, run, stage_name, err);
+	}
+	return r;
+}
+
 static int read_rpm(int fd, struct target *t, const struct target_select *sel, struct stage *run,
 		    const char *stage_name, struct s2c_error *err)
 {
 	Header h = NULL;
+	off_t payload;
 	_cleanup_free_ char *name = NULL, *version = NULL, *release = NULL, *format = NULL;
 	_cleanup_free_ char *arch = NULL;
 	uint64_t epoch;
 	bool has_epoch;
+	size_t n_incomplete = 0;
 	int r = read_header(fd, &h, err);
 
 	if (r < 0)
@@ -323,13 +335,18 @@ static int read_rpm(int fd, struct target *t, const struct target_select *sel, s
 		else
 			r = asprintf(&t->version, "%s-%s", version, release) < 0 ? -ENOMEM : 0;
 		if (r == 0)
-			r = analyse_scripts(h, t);
-		if (r == 0)
 			r = header_members(h, t, sel, err);
+		/* First without the files: what the scriptlets name is kept from the payload. */
+		n_incomplete = t->n_incomplete;
+		if (r == 0)
+			r = rpmscript_analyse(h, t, NULL, -1);
 	}
-	headerFree(h);
+	payload = lseek(fd, 0, SEEK_CUR);
 	if (r == 0)
 		r = read_payload(fd, t, sel, run, stage_name, err);
+	if (r == 0)
+		r = second_reading(fd, payload, h, t, sel, run, stage_name, n_incomplete, err);
+	headerFree(h);
 	return r;
 }
 

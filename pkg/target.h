@@ -85,6 +85,7 @@ struct target {
 	struct target_layer *layers; /**< images, in order */
 	size_t n_layers;
 	char *error;            /**< why the target could not be read, or NULL */
+	bool bad_digest;        /**< images: the error is a blob that does not match its digest */
 };
 
 /** A new empty target of @kind for @source.  NULL on OOM. */

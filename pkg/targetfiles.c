@@ -140,25 +140,32 @@ void target_files_free(struct target_file *v, size_t n)
 	free(v);
 }
 
-/* Scripts run one after the other: debconf's config, preinst, postinst (rpm: %pre, %post, then
- * %posttrans). */
+/* When a script runs on installation: dpkg's three (debconf's config first), then rpm's scriptlets and triggers in the
+ * order rpm runs them (rpmscript.h); a name is matched up to its " -- " conditions. */
 static int script_rank(const char *script)
 {
-	if (s2c_streq(script, "config"))
-		return 0;
-	if (s2c_streq(script, "preinst") || s2c_streq(script, "%pre"))
-		return 1;
-	if (s2c_streq(script, "postinst") || s2c_streq(script, "%post"))
-		return 2;
-	return 3;
+	static const char *const order[] = {
+		"config", "preinst", "postinst", "%pretrans", "%triggerprein", "%pre", "%filetriggerin",
+		"%post", "%triggerin", "%posttrans", "%transfiletriggerin",
+	};
+	size_t n = strcspn(script, " ");
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
+		if (strlen(order[i]) == n && strncmp(script, order[i], n) == 0)
+			return (int)i;
+	return (int)S2C_ELEMENTSOF(order);
 }
 
+/* Scripts run one after the other, each in the order of its actions; two scripts of one rank
+ * (two triggers) in the order they were analysed, which is where their actions are. */
 static bool action_before(const struct ms_action *a, const struct ms_action *b,
 			  enum ms_scenario sc)
 {
 	int ra = script_rank(a->script), rb = script_rank(b->script);
 
-	return ra != rb ? ra < rb : a->seq[sc] < b->seq[sc];
+	if (ra != rb)
+		return ra < rb;
+	return s2c_streq(a->script, b->script) ? a->seq[sc] < b->seq[sc] : a < b;
 }
 
 /* The actions of @scripts on @m, in the order of scenario @sc (those that ran in it). */

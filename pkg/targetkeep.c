@@ -74,7 +74,8 @@ static bool system_file(const char *path)
 					     "/usr/lib/apk/db/installed", "/etc/suid2cap/waivers" };
 	static const char *const dirs[] = { "/etc/ld.so.conf.d", "/etc/sysctl.d", "/usr/lib/sysctl.d",
 					    "/lib/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
-					    "/usr/lib/sysimage/rpm", "/var/lib/rpm" };
+					    "/usr/lib/sysimage/rpm", "/var/lib/rpm",
+					    "/etc/suid2cap/rules.d" };
 	static const char *const pacman[] = { "desc", "files", "mtree" };
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(exact); i++)
@@ -117,6 +118,10 @@ bool target_wants(const struct target *t, const struct target_select *sel, const
 		return false;
 	if (lib_wanted(sel, m->path))
 		return true;
+	/* a file the scripts run or read: its content decides what they do */
+	for (size_t i = 0; i < t->scripts.n_wants; i++)
+		if (s2c_streq(t->scripts.wants[i], m->path))
+			return true;
 	if (!sel->system_files)
 		return false;
 	if (targetkeep_is_shared_lib(m->path) && targetkeep_in_lib_dir(m->path))

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <openssl/evp.h>
 
@@ -79,16 +81,73 @@ unsigned hash_algo_hex_len(enum hash_algo a)
 	return (unsigned)a < _HASH_ALGO_MAX ? algos[a].hex : 0;
 }
 
-int hash_fd_algo(int fd, enum hash_algo a, char hex[static HASH_ANY_HEX_LEN])
+static const EVP_MD *algo_md(enum hash_algo a)
 {
 	switch (a) {
-	case HASH_MD5: return hash_fd(fd, EVP_md5(), hex);
-	case HASH_SHA1: return hash_fd(fd, EVP_sha1(), hex);
-	case HASH_SHA256: return hash_fd(fd, EVP_sha256(), hex);
-	case HASH_SHA384: return hash_fd(fd, EVP_sha384(), hex);
-	case HASH_SHA512: return hash_fd(fd, EVP_sha512(), hex);
-	default: return -EINVAL;
+	case HASH_MD5: return EVP_md5();
+	case HASH_SHA1: return EVP_sha1();
+	case HASH_SHA256: return EVP_sha256();
+	case HASH_SHA384: return EVP_sha384();
+	case HASH_SHA512: return EVP_sha512();
+	default: return NULL;
 	}
+}
+
+int hash_fd_algo(int fd, enum hash_algo a, char hex[static HASH_ANY_HEX_LEN])
+{
+	const EVP_MD *md = algo_md(a);
+
+	return md ? hash_fd(fd, md, hex) : -EINVAL;
+}
+
+enum hash_algo hash_algo_from_name(const char *name)
+{
+	for (unsigned a = HASH_NONE + 1; a < _HASH_ALGO_MAX; a++)
+		if (s2c_streq(algos[a].name, name))
+			return (enum hash_algo)a;
+	return HASH_NONE;
+}
+
+struct hash_stream {
+	EVP_MD_CTX *md;
+};
+
+int hash_stream_new(enum hash_algo a, struct hash_stream **ret)
+{
+	const EVP_MD *type = algo_md(a);
+	struct hash_stream *h;
+
+	if (!type)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->md = EVP_MD_CTX_new();
+	if (!h->md || EVP_DigestInit_ex(h->md, type, NULL) != 1) {
+		hash_stream_free(h);
+		return -ENOMEM;
+	}
+	*ret = h;
+	return 0;
+}
+
+int hash_stream_update(struct hash_stream *h, const void *data, size_t len)
+{
+	return EVP_DigestUpdate(h->md, data, len) == 1 ? 0 : -EIO;
+}
+
+int hash_stream_final(struct hash_stream *h, char hex[static HASH_ANY_HEX_LEN])
+{
+	return finish(h->md, hex);
+}
+
+struct hash_stream *hash_stream_free(struct hash_stream *h)
+{
+	if (h) {
+		EVP_MD_CTX_free(h->md);
+		free(h);
+	}
+	return NULL;
 }
 
 int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN])

@@ -54,6 +54,24 @@ unsigned hash_algo_hex_len(enum hash_algo a);
  */
 int hash_fd_algo(int fd, enum hash_algo a, char hex[static HASH_ANY_HEX_LEN]);
 
+/** The algorithm named @name ("sha256"), or HASH_NONE. */
+enum hash_algo hash_algo_from_name(const char *name);
+
+/** A digest computed as data streams past (an image blob while it is read).  Opaque. */
+struct hash_stream;
+
+/** A new stream of algorithm @a.  Returns 0, -EINVAL for HASH_NONE, or -ENOMEM. */
+int hash_stream_new(enum hash_algo a, struct hash_stream **ret);
+
+/** Hash @len more bytes at @data.  Returns 0 or -EIO. */
+int hash_stream_update(struct hash_stream *h, const void *data, size_t len);
+
+/** The digest of everything hashed, lowercase hex; the stream is spent.  Returns 0 or -EIO. */
+int hash_stream_final(struct hash_stream *h, char hex[static HASH_ANY_HEX_LEN]);
+
+/** Free; accepts NULL; returns NULL. */
+struct hash_stream *hash_stream_free(struct hash_stream *h);
+
 /** Hash @len bytes at @data. Returns 0 or -ENOMEM/-EIO. */
 int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN]);
 

@@ -40,7 +40,8 @@ libbpf-dev bpftool
 libcap2-bin util-linux findutils bfs hyperfine mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm
-dpkg-dev debhelper lintian bash-completion zsh ansible iproute2 debian-archive-keyring"
+dpkg-dev debhelper lintian bash-completion zsh ansible iproute2 debian-archive-keyring umoci
+skopeo"
 
 # The SARIF 2.1.0 JSON Schema the audit tests validate against (draft-04), taken from
 # an npm package because Debian ships none; kept out of git under build/test-deps/.

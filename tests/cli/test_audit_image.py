@@ -3,14 +3,20 @@
 """CLI tests of `suid2cap audit-image`: OCI layouts (directory and tar) and docker-save
 archives written here by tests/cli/mkarchive.py, layers with whiteouts and opaque
 directories, docker's symlinked layer tars, container bounding sets, the image's package
-databases, the Dockerfile plan, and hostile images.  No container engine is used; only the
-run of the Dockerfile line needs root (a private mount namespace), the rest does not.
+databases, the Dockerfile plan, platforms, digests, the image's own configuration, and
+hostile images.  No container engine is used; only the run of the Dockerfile line and the
+small private directory need root (a private mount namespace), the rest does not.
 """
 import base64
+import gzip
 import hashlib
+import io
 import json
 import os
+import platform
+import shutil
 import subprocess
+import tarfile
 import sys
 
 import mkarchive as mk
@@ -331,10 +337,11 @@ def test_formats(ctx):
 
 
 def test_platform(ctx):
-    """A multi-platform index: --platform picks the image, the default is the first linux one."""
+    """A multi-platform index: --platform picks the image, the default is this host's, the
+    others are named; --platform all audits each."""
     root = ctx.tree("multi")
     arm = mk.oci_layout(os.path.join(root, "arm"), [[mk.entry("usr/bin/armonly", mode=0o4755,
-                                                             data=ELF)]])
+                                                             data=ELF)]], arch="arm64")
     amd = mk.oci_layout(os.path.join(root, "amd"), [[mk.entry("usr/bin/amdonly", mode=0o4755,
                                                              data=ELF)]])
     # One layout with both manifests: blobs of both, an index naming both platforms.
@@ -351,12 +358,35 @@ def test_platform(ctx):
     mk.write(os.path.join(multi, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
     mk.write(os.path.join(multi, "index.json"), json.dumps({"schemaVersion": 2,
                                                             "manifests": manifests}).encode())
-    for args, want in (([], "/usr/bin/armonly"), (["--platform", "linux/amd64"],
-                                                   "/usr/bin/amdonly"),
-                       (["--platform", "linux/arm64"], "/usr/bin/armonly")):
+    host = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine())
+    for args, want, other in (([], f"/usr/bin/{(host or '')[:3]}only", "arm64"),
+                              (["--platform", "linux/amd64"], "/usr/bin/amdonly", "arm64"),
+                              (["--platform", "linux/arm64"], "/usr/bin/armonly", "amd64")):
+        if not args and not host:
+            continue
+        if not args and host == "arm64":
+            other = "amd64"
         rc, out, err = audit(ctx, "--format", "json", *args, multi)
-        got = sorted(files_by_path(json.loads(out))) if rc == 0 else err
+        doc = json.loads(out) if rc == 0 else {"targets": [{"notes": []}]}
+        got = sorted(files_by_path(doc)) if rc == 0 else err
         ctx.check(f"platform {args}", got == [want], f"{rc} {got}")
+        ctx.check(f"platform {args}: the other named", any(
+            f"not audited: the image's image for linux/{other}" in n
+            for n in doc["targets"][0]["notes"]), json.dumps(doc["targets"][0]["notes"]))
+    # An index that says amd64 for an image whose config says arm64: the note says so.
+    liar = os.path.join(root, "liar")
+    shutil.copytree(arm, liar)
+    rc, out, err = audit(ctx, "--format", "json", liar)
+    notes = json.loads(out)["targets"][0]["notes"] if out else []
+    ctx.check("platform: the index and the config disagree", rc == 0 and any(
+        "the index lists this image for linux/amd64, its config says linux/arm64" in n
+        for n in notes), f"{rc} {err!r} {notes}")
+    rc, out, err = audit(ctx, "--format", "json", "--platform", "all", multi)
+    doc = json.loads(out) if rc == 0 else {"targets": [], "files": []}
+    ctx.check("platform all: both", rc == 0 and
+              sorted(t["architecture"] for t in doc["targets"]) == ["linux/amd64", "linux/arm64"]
+              and sorted(files_by_path(doc)) == ["/usr/bin/amdonly", "/usr/bin/armonly"],
+              f"{rc} {err!r} {json.dumps(doc['targets'])[:300]}")
     rc, out, err = audit(ctx, "--platform", "linux/s390x", multi)
     ctx.check("platform missing", rc == 3 and b"has no image for linux/s390x" in err, f"{rc} {err!r}")
 
@@ -382,9 +412,6 @@ def hostile_images(ctx, outside):
         [mk.entry("../../evil", mode=0o4755, data=ELF)]])
     out["absolute-member"] = mk.docker_archive(os.path.join(root, "absmember.tar"), [
         [mk.entry("/evil", mode=0o4755, data=ELF)]])
-    out["through-symlink"] = mk.docker_archive(os.path.join(root, "through.tar"), [
-        [mk.entry("usr/lib/libcap.so.9", "symlink", 0o777, link=outside)],
-        [mk.entry("usr/lib/libcap.so.9/evil", mode=0o4755, data=ELF)]])
     bad = mk.oci_layout(os.path.join(root, "digest-dotdot"), good)
     idx = json.load(open(os.path.join(bad, "index.json")))
     idx["manifests"][0]["digest"] = "sha256:../../../../etc/passwd"
@@ -411,7 +438,7 @@ def test_hostile(ctx):
             "layer-symlink-escapes": "leads out of the image",
             "blob-symlink-out-of-dir": "leads out of the image directory",
             "dotdot-member": "'..' component", "absolute-member": "absolute name",
-            "through-symlink": "libcap.so.9/evil", "digest-with-path": "without a plain digest",
+            "digest-with-path": "without a plain digest",
             "manifest-garbage": "not valid JSON", "not-an-image": "",
             "truncated": "", "bomb": "bytes to unpack"}
     for name, path in images.items():
@@ -425,6 +452,15 @@ def test_hostile(ctx):
         ctx.check(f"{name}: secret not read", b"not for the audit" not in out, "")
         ctx.check(f"{name}: private directory removed", os.listdir(tmpdir) == [],
                   f"{os.listdir(tmpdir)}")
+    # A later layer's file beneath an earlier layer's symlink to a directory outside: the
+    # unpacker follows the link inside the image's root, so the file is there, in the image.
+    through = mk.docker_archive(os.path.join(ctx.tree("through"), "through.tar"), [
+        [mk.entry("usr/lib/libcap.so.9", "symlink", 0o777, link=outside)],
+        [mk.entry("usr/lib/libcap.so.9/evil", mode=0o4755, data=ELF)]])
+    rc, out, err = audit(ctx, "--format", "json", "--tmpdir", tmpdir, through)
+    got = sorted(files_by_path(json.loads(out))) if out else err
+    ctx.check("through-symlink: the file where the unpacker puts it",
+              rc == 0 and got == [outside + "/evil"], f"{rc} {got}")
     ctx.check("nothing written outside", sorted(os.listdir(outside)) == before,
               f"{os.listdir(outside)}")
     ctx.check("no /evil", not os.path.lexists("/evil"), "")
@@ -444,6 +480,165 @@ def test_relative_path(ctx):
                   json.loads(out)["targets"][0]["source"] == name, out[:300])
 
 
+def test_untrusted_config(ctx):
+    """An image's own waivers (packed by uid 1000), rules.d and exclude list do not change its
+    audit: its world-writable root shell fails --fail-on; the report names them as not used.
+    --trust-image-config uses the waivers and rules.d, and says so."""
+    waivers = b"".join(b"S2C00%d /usr/bin/rootsh  the image says so\n" % i for i in range(1, 9))
+    layer = [mk.entry("etc/", "dir", 0o755), mk.entry("etc/passwd", data=PASSWD),
+             mk.entry("etc/suid2cap/", "dir", 0o755),
+             mk.entry("etc/suid2cap/waivers", data=waivers, uid=1000, gid=1000, uname="u",
+                      gname="u"),
+             mk.entry("etc/suid2cap/rules.d/", "dir", 0o755),
+             mk.entry("etc/suid2cap/exclude", data=b"/usr/bin\n"),
+             mk.entry("usr/bin/rootsh", mode=0o4777, data=ELF)]
+    path = mk.oci_layout(os.path.join(ctx.tree("untrusted"), "oci"), [layer])
+    gate = ["--fail-on", "risk,review,S2C008", "--format", "json"]
+    rc, out, err = audit(ctx, *gate, path)
+    notes = " ".join(json.loads(out)["targets"][0]["notes"]) if out else ""
+    ctx.check("untrusted: --fail-on fails", rc == 1, f"{rc} {err!r}")
+    ctx.check("untrusted: nothing waived", out and "waivers" not in json.loads(out), out[:300])
+    for f in ("waivers", "rules.d", "exclude"):
+        ctx.check(f"untrusted: its {f} named as not used",
+                  f"the image's own /etc/suid2cap/{f} is not used" in notes, notes)
+    rc, out, err = audit(ctx, *gate, "--trust-image-config", path)
+    notes = " ".join(json.loads(out)["targets"][0]["notes"]) if out else ""
+    ctx.check("trusted: its waivers waive", rc == 0 and json.loads(out)["summary"]["waived"] > 0,
+              f"{rc} {err!r}")
+    ctx.check("trusted: the report says they were used",
+              "the image's own /etc/suid2cap/waivers is used (--trust-image-config)" in notes and
+              "the image's own /etc/suid2cap/exclude is not used" in notes, notes)
+    rc, out, err = audit(ctx, "--trust-image-config", "--platform", "all", path)
+    ctx.check("trusted: one image only", rc == 2 and b"not with --platform all" in err,
+              f"{rc} {err!r}")
+
+
+def tampered_images(ctx):
+    """{name: (path, what the error names)} of images with a blob that is not what its
+    digest says."""
+    root = ctx.tree("tampered")
+    out = {}
+    clean = [[mk.entry("usr/bin/clean", data=ELF)]]
+
+    def blob(oci, digest):
+        return os.path.join(oci, "blobs", "sha256", digest.split(":")[1])
+
+    def manifest_of(oci):
+        d = json.load(open(os.path.join(oci, "index.json")))["manifests"][0]["digest"]
+        return d, json.load(open(blob(oci, d)))
+    # A layer blob swapped for a clean one: the manifest still names the old digest.
+    oci = mk.oci_layout(os.path.join(root, "layer"), layers(), created_by=CREATED)
+    other = mk.oci_layout(os.path.join(root, "clean"), clean)
+    _, m = manifest_of(oci)
+    _, cm = manifest_of(other)
+    with open(blob(other, cm["layers"][0]["digest"]), "rb") as f:
+        mk.write(blob(oci, m["layers"][0]["digest"]), f.read())
+    out["layer swapped"] = (oci, "the blob does not match its digest")
+    # The same uncompressed layer compressed otherwise: the blob's digest differs.
+    oci = mk.oci_layout(os.path.join(root, "recompressed"), layers(), created_by=CREATED)
+    _, m = manifest_of(oci)
+    path = blob(oci, m["layers"][1]["digest"])
+    data = gzip.decompress(open(path, "rb").read())
+    mk.write(path, gzip.compress(data, compresslevel=1, mtime=1))
+    out["layer recompressed"] = (oci, "the blob does not match its digest")
+    # The config edited in place.
+    oci = mk.oci_layout(os.path.join(root, "config"), layers(), created_by=CREATED)
+    _, m = manifest_of(oci)
+    path = blob(oci, m["config"]["digest"])
+    mk.write(path, open(path, "rb").read().replace(b"\"amd64\"", b"\"arm64\""))
+    out["config edited"] = (oci, "the content does not match its digest")
+    # The manifest edited in place: it now names a clean layer, which is itself intact.
+    oci = mk.oci_layout(os.path.join(root, "manifest"), layers(), created_by=CREATED)
+    d, m = manifest_of(oci)
+    m["layers"] = m["layers"][:1]
+    mk.write(blob(oci, d), json.dumps(m).encode())
+    out["manifest edited"] = (oci, "the content does not match its digest")
+    # docker save: a layer tar swapped for clean content: its diff_id differs.
+    good = mk.docker_archive(os.path.join(root, "good.tar"), layers(), created_by=CREATED)
+    names = {}
+    with tarfile.open(good) as t:
+        members = [(m, t.extractfile(m).read() if m.isfile() else None) for m in t.getmembers()]
+    names = json.loads(dict((m.name, d) for m, d in members)["manifest.json"])[0]["Layers"]
+    path = os.path.join(root, "swapped.tar")
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as t:
+        for m, d in members:
+            if m.name == names[0]:
+                d = mk.tar_bytes(clean[0])
+                m.size = len(d)
+            t.addfile(m, io.BytesIO(d) if d is not None else None)
+    out["docker layer swapped"] = (path, "the uncompressed layer does not match its digest")
+    # docker save: a config not named by its digest cannot be checked.
+    path = os.path.join(root, "renamed.tar")
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as t:
+        for m, d in members:
+            if m.name == "manifest.json":
+                doc = json.loads(d)
+                doc[0]["Config"] = "config.json"
+                d = json.dumps(doc).encode()
+                m.size = len(d)
+            elif m.name.endswith(".json"):
+                m.name = "config.json"
+            t.addfile(m, io.BytesIO(d) if d is not None else None)
+    out["docker config renamed"] = (path, "is not named by its digest")
+    return out
+
+
+def test_digests(ctx):
+    """Every blob is checked against its digest: a mismatch is exit 2, named on stderr, and no
+    report is written (nothing is reported clean)."""
+    for name, (path, why) in tampered_images(ctx).items():
+        rc, out, err = audit(ctx, "--format", "json", path)
+        ctx.check(f"{name}: exit 2, no report", rc == 2 and out == b"", f"{rc} {out[:200]!r}")
+        ctx.check(f"{name}: named", b"is not the image its digests say" in err and
+                  why.encode() in err, repr(err))
+
+
+def test_spool_budget(ctx):
+    """A compressed docker-save archive spools only the layers its manifest names, within the
+    limits, and reads the rest again: a member the manifest never names (256 MiB of zeros)
+    and a layer larger than the private directory's 16 MiB tmpfs cost no disk."""
+    if not s2ctest.is_root() or not shutil.which("unshare"):
+        return SKIP
+    root = ctx.tree("spool")
+    big = [mk.entry("usr/", "dir", 0o755), mk.entry("usr/bin/", "dir", 0o755),
+           mk.entry("usr/bin/small", mode=0o4755, data=ELF),
+           mk.entry("usr/share/zeros", data=bytes(48 << 20))]
+    plain = mk.docker_archive(os.path.join(root, "plain.tar"), [base_layer(), big])
+    path = os.path.join(root, "image.tar.gz")
+    with tarfile.open(plain) as src, tarfile.open(path, "w:gz", compresslevel=1) as dst:
+        for m in src.getmembers():
+            dst.addfile(m, src.extractfile(m) if m.isfile() else None)
+        junk = tarfile.TarInfo("junk/unnamed.bin")
+        junk.size = 256 << 20
+        dst.addfile(junk, Zeros(junk.size))
+    tmp = os.path.join(root, "tmp")
+    os.mkdir(tmp)
+    script = ('mount -t tmpfs -o size=16m,mode=0700 s2c-small "$1" && shift && '
+              'exec "$@"')
+    rc, out, err = ctx.run(["audit-image", *KERNEL, "--format", "json", "--tmpdir", tmp, path],
+                           prefix=["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                                   script, "sh", tmp])
+    got = sorted(files_by_path(json.loads(out))) if out else err
+    ctx.check("compressed archive on a small tmpfs: read", rc == 0 and
+              got == ["/opt/app/helper", "/usr/bin/gone", "/usr/bin/ping", "/usr/bin/small",
+                      "/usr/bin/su", "/usr/sbin/netd"], f"{rc} {got}")
+
+
+class Zeros(io.RawIOBase):
+    """@n zero bytes to read."""
+    def __init__(self, n):
+        self.left = n
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        k = min(len(b), self.left)
+        b[:k] = bytes(k)
+        self.left -= k
+        return k
+
+
 def test_usage(ctx):
     rc, out, err = ctx.run(["audit-image", "--help"])
     ctx.check("help", rc == 0 and b"--platform" in out and b"whiteout" in out, f"{rc}")
@@ -459,7 +654,8 @@ def test_usage(ctx):
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
          test_dockerfile_line_fails_loudly,
          test_known_bounding_set, test_package_databases, test_formats,
-         test_platform, test_hostile, test_relative_path, test_usage]
+         test_platform, test_hostile, test_relative_path, test_untrusted_config,
+         test_digests, test_spool_budget, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -615,10 +615,17 @@ def test_waivers_merge_and_targets(ctx):
                              mk.entry("etc/suid2cap/", "dir", 0o755),
                              mk.entry("etc/suid2cap/waivers",
                                       data=b"S2C003 /usr/bin/su the image's own\n")]])
+    # The image is untrusted: its own waivers count only with --trust-image-config.
     rc, out, err = ctx.run(["audit-image", *KERNEL, "--format", "json", img])
+    w = waived_of(json.loads(out)).get(SU, {}) if rc == 0 else {"exit": rc}
+    ctx.check("waivers audit-image: the image's own file is not used", w == {},
+              f"exit {rc} {err!r} {w}")
+    rc, out, err = ctx.run(["audit-image", *KERNEL, "--format", "json", "--trust-image-config",
+                            img])
     w = waived_of(json.loads(out)).get(SU, {}) if rc == 0 else {}
-    ctx.check("waivers audit-image: the image's own file", w.get("S2C003", {}).get("source") ==
-              f"{img}:/etc/suid2cap/waivers line 1", f"exit {rc} {err!r} {w}")
+    ctx.check("waivers audit-image: the image's own file, trusted",
+              w.get("S2C003", {}).get("source") == f"{img}:/etc/suid2cap/waivers line 1",
+              f"exit {rc} {err!r} {w}")
 
 
 TESTS = [test_waivers_json, test_waivers_text_markdown_html, test_waivers_sarif,

@@ -16,7 +16,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct target_select sel = { .system_files = true };
-	struct target *t = NULL;
+	struct target **v = NULL;
+	size_t n = 0;
 	char *dir, path[64];
 	struct stage *run;
 	int fd;
@@ -27,9 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_memfd(data, size);
 	/* oci_read() takes a path: the memfd's. */
 	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (oci_read(path, NULL, &sel, run, "image", &t) < 0)
+	if (oci_read(path, NULL, "linux/amd64", &sel, run, "image", &v, &n) < 0 || n == 0)
 		abort();
 	close(fd);
-	fuzz_check_target(t, run, dir);
+	/* Every target but the last is freed here; fuzz_check_target() frees the last with the
+	 * run's stage. */
+	for (size_t i = 0; i + 1 < n; i++)
+		target_free(v[i]);
+	fuzz_check_target(v[n - 1], run, dir);
+	free(v);
 	return 0;
 }

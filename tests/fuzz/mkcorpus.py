@@ -89,6 +89,17 @@ printf '#!/bin/sh\\n' > %{buildroot}/usr/bin/c
 %attr(0755,root,daemon) %caps(cap_net_raw=ep) /usr/bin/c
 %post
 chmod u+s /usr/bin/c || :
+%pretrans -p <lua>
+posix.chmod("/usr/bin/s", "4755")
+%triggerin -- seed
+chmod 4755 /usr/bin/s
+%triggerin -- other >= 2
+chmod g+s /usr/bin/c
+%filetriggerin -- /usr/bin
+chmod 4755 /usr/bin/c
+%transfiletriggerin -- /opt
+chmod 4755 /usr/bin/c
+%posttrans -p "/bin/chmod 4755 /usr/bin/c"
 """)
         subprocess.run(["rpmbuild", "--define", f"_topdir {top}/t", "--define", f"_dbpath {top}/db",
                         "--define", "_build_id_links none", "--define", "_binary_payload w9.gzdio",
@@ -113,6 +124,13 @@ def images():
                                           outside_link=(1, "../../x")), "rb").read())
         lay = mk.oci_layout(os.path.join(d, "oci"), [base, top], gzip_layers=False)
         put("oci", open(mk.dir_to_tar(lay, os.path.join(d, "oci.tar")), "rb").read())
+        # whiteouts, opaque markers and files through symlinked directories
+        links = [mk.entry("b/x", mode=0o4755, data=ELF), mk.entry("a", "symlink", 0o777, link="b"),
+                 mk.entry("c", "symlink", 0o777, link="/b/../b")]
+        through = [mk.entry("a/.wh.x", data=b""), mk.entry("c/w", mode=0o4755, data=ELF),
+                   mk.entry("c/.wh..wh..opq", data=b""), mk.entry("a", "symlink", 0o777, link="c")]
+        put("oci", open(mk.docker_archive(os.path.join(d, "c.tar"), [links, through]),
+                        "rb").read())
 
 
 def scripts(debdir):

@@ -40,6 +40,7 @@ static const struct {
 	{ "pkg", pkg_suite, -1 },
 	{ "shparse", shparse_suite, -1 },
 	{ "mscommand", mscommand_suite, -1 },
+	{ "rpmlua", rpmlua_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },
 };

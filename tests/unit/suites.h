@@ -29,5 +29,6 @@ Suite *shparse_suite(void);
 Suite *mscommand_suite(void);
 Suite *override_suite(void);
 Suite *waiver_suite(void);
+Suite *rpmlua_suite(void);
 
 #endif
