@@ -20,6 +20,7 @@
 #ifndef S2C_PKG_OCI_H
 #define S2C_PKG_OCI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct stage;
