@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -32,6 +31,7 @@
 #include "scan.h"
 #include "scanargs.h"
 #include "state.h"
+#include "statedir.h"
 #include "util.h"
 #include "verify.h"
 #include "common.h"
@@ -285,10 +285,9 @@ static int forget(int rootfd, const char *root, const char *sdir, const char *co
 	struct state *state = NULL;
 	int statefd = -1, r, ex = S2C_EXIT_OK;
 
-	r = statedir_open(rootfd, root, false, geteuid() == 0, &statefd, NULL, &err);
-	if (r == 0 && flock(statefd, LOCK_EX | LOCK_NB) < 0)
-		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running "
-				    "on '%s'", sdir);
+	r = statedir_open(rootfd, root, false, geteuid() == 0, &statefd, &err);
+	if (r == 0)
+		r = statedir_lock(statefd, sdir, &err);
 	if (r == 0)
 		r = state_load(statefd, sdir, "/", geteuid() == 0, &state, &err);
 	for (size_t i = 0; r == 0 && i < n; i++) {
@@ -381,7 +380,7 @@ static int check_all(const struct verify_args *v, int rootfd, bool host, struct 
 	struct checked c = { 0 };
 	int statefd = -1, r;
 
-	r = statedir_open(rootfd, v->a.root, false, geteuid() == 0, &statefd, NULL, err);
+	r = statedir_open(rootfd, v->a.root, false, geteuid() == 0, &statefd, err);
 	if (r == -ENOENT)
 		return 1;
 	if (r == 0)

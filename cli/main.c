@@ -16,7 +16,8 @@
  *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping),
  *           trust.[ch] (root-owned, not writable by others: the one test),
  *           tri.h (three-valued logic), dirlist.[ch] (sorted glob listing),
- *           jsonout.[ch] (UTF-8-safe JSON strings)
+ *           jsonout.[ch] (UTF-8-safe JSON strings), statedir.[ch] (the root-only
+ *           state directory, its subdirectories and its one lock)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
@@ -69,7 +70,7 @@
  *           jcheck    strict JSON reading that reports every problem, not the first
  *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
  *           journal   write-ahead journal (sealed JSON lines)
- *           state     root-only state directory, state.json for verify
+ *           state     state.json for verify, in the state directory
  *           preflight per-filesystem checks before any change
  *           fileop    safe open, exact state, the never-neither write order
  *           parents   plan and migrate hold back what fileop would refuse

@@ -14,7 +14,7 @@
 #include "jsonread.h"
 #include "learnout.h"
 #include "record.h"
-#include "state.h"
+#include "statedir.h"
 #include "util.h"
 #include "common.h"
 
@@ -23,34 +23,13 @@
 int learn_dir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_fd,
 		   struct s2c_error *err)
 {
-	_cleanup_close_ int sfd = -1, fd = -1;
-	_cleanup_free_ char *shown = statedir_shown(root, LEARN_RECORD_DIR);
-	struct stat st;
-	int r;
+	_cleanup_close_ int sfd = -1;
+	int r = statedir_open(rootfd, root, create, trusted, &sfd, err);
 
-	if (!shown)
-		return -ENOMEM;
-	r = statedir_open(rootfd, root, create, trusted, &sfd, NULL, err);
 	if (r < 0)
 		return r;
-	fd = openat(sfd, LEARN_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(sfd, LEARN_RECORD_DIR, 0700) < 0 && errno != EEXIST)
-			return s2c_error_errno(err, -errno, "cannot create '%s'", shown);
-		(void)fsync(sfd);
-		fd = openat(sfd, LEARN_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT :
-		       s2c_error_errno(err, -errno, "cannot open '%s'", shown);
-	if (fstat(fd, &st) < 0)
-		return s2c_error_errno(err, -errno, "cannot stat '%s'", shown);
-	if (trusted && (st.st_uid != 0 || (st.st_mode & 077)))
-		return s2c_error_set(err, -EPERM, "'%s' is not owned by root or is accessible by "
-				     "group or others (mode %04o), refusing it", shown,
-				     (unsigned)(st.st_mode & 07777));
-	*ret_fd = TAKE_FD(fd);
-	return 0;
+	return statedir_open_sub(sfd, root, LEARN_RECORD_DIR, "learn record directory", create,
+				 trusted, ret_fd, err);
 }
 
 /* --- writing --------------------------------------------------------------------------------- */

@@ -382,13 +382,10 @@ int journal_infos(int rootfd, const char *root, bool trusted, struct journal_inf
 	_cleanup_(journal_infop_free) struct journal_info *v = NULL;
 	_cleanup_(strv_freep) char **names = NULL;
 	size_t n = 0, k = 0;
-	int r = -ENOMEM;
+	int r;
 
-	run.sdir = statedir_shown(root, NULL);
-	run.jdir = statedir_shown(root, JOURNAL_DIR);
-	if (run.sdir && run.jdir)
-		r = statedir_open(rootfd, root, false, trusted, &run.statefd, &run.jdirfd, err);
-	if (r == -ENOENT || (r == 0 && run.jdirfd < 0)) {
+	r = run_open_dirs(&run, false, trusted, err);
+	if (r == -ENOENT) {
 		s2c_error_clear(err);
 		run_release(&run);
 		*ret = NULL;
