@@ -551,7 +551,7 @@ static int output(const struct learn_args *a, const struct learn_record *rec,
 		  struct json_object *draft, const char *record_file)
 {
 	if (a->json) {
-		_cleanup_jsonput_ struct json_object *doc = learnout_json(rec);
+		_cleanup_jsonput_ struct json_object *doc = learn_record_json(rec);
 		_cleanup_jsonput_ struct json_object *kept = json_object_new_object();
 
 		if (!doc || !kept || jsonout_add_bool(doc, "bpf_support", learn_bpf_built()) < 0 ||

@@ -86,8 +86,9 @@
  *           sysmap    which syscall arguments need which capability (ptrace)
  *           ksyms     kernel function names of the checks' stacks
  *           sysnames  syscall names of this architecture
+ *           observed  the learn record: checks, failures, summary, its JSON
  *           record    learn records by SHA-256 in the state directory
- * report/   learnout  learn record model, report, observed evidence
+ * report/   learnout  learn report, observed evidence of explain and audit
  *           learndraft  the draft rule: a fresh id, this build only, what it lacks
  * pkg/      member    archive members as packed, the table by path
  *           stage     private 0700 directory for the members an audit reads

@@ -12,7 +12,7 @@
 #include "fcaps.h"
 #include "jsonout.h"
 #include "jsonread.h"
-#include "learnout.h"
+#include "observed.h"
 #include "record.h"
 #include "statedir.h"
 #include "util.h"
@@ -51,7 +51,7 @@ static int write_all(int fd, const char *text, size_t len)
 int learn_record_save(int dirfd, const struct learn_record *r, char **ret_name,
 		      struct s2c_error *err)
 {
-	_cleanup_jsonput_ struct json_object *doc = learnout_json(r);
+	_cleanup_jsonput_ struct json_object *doc = learn_record_json(r);
 	_cleanup_free_ char *name = NULL;
 	char tmp[128];
 	const char *text;
@@ -428,7 +428,7 @@ int learn_record_parse(const char *text, size_t len, const char *display,
 	rp = jpath_key(&p, "run");
 	r = jsonread_keys(doc, &p, keys, keys, err);
 	if (r == 0)
-		r = jsonread_int(doc, &p, "schema", true, LEARNOUT_SCHEMA, LEARNOUT_SCHEMA, &schema,
+		r = jsonread_int(doc, &p, "schema", true, LEARN_RECORD_SCHEMA, LEARN_RECORD_SCHEMA, &schema,
 				 err);
 	if (r == 0) r = jsonread_string(doc, &p, "kind", true, &kind, err);
 	if (r == 0 && !s2c_streq(kind, "suid2cap-learn"))

@@ -28,20 +28,6 @@ static int add_u64(struct json_object *o, const char *key, uint64_t v)
 	return jsonout_add(o, key, json_object_new_uint64(v));
 }
 
-static struct json_object *strv_json(char *const *v, size_t n)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++) {
-		struct json_object *s = jsonout_string(v[i]);
-		if (!s || json_object_array_add(a, s) < 0) {
-			json_object_put(s);
-			return NULL;
-		}
-	}
-	return TAKE_PTR(a);
-}
-
 /* The state object results share (report/resultjson.h); caps_raw only with @raw. */
 static struct json_object *state_json(const struct plan_state *s, bool raw)
 {
@@ -88,10 +74,10 @@ static struct json_object *entry_json(const struct plan_entry *e)
 	    jsonout_add(o, "identity", identity_json(e)) < 0 ||
 	    jsonout_add(o, "before", state_json(&e->before, true)) < 0 ||
 	    jsonout_add(o, "after", state_json(&e->after, false)) < 0 ||
-	    (e->smoke ? jsonout_add(o, "smoke", strv_json(e->smoke, e->n_smoke))
+	    (e->smoke ? jsonout_add(o, "smoke", jsonout_strv(e->smoke, e->n_smoke))
 		      : jsonout_add_null(o, "smoke")) < 0 ||
-	    jsonout_add(o, "evidence", strv_json(e->evidence, e->n_evidence)) < 0 ||
-	    jsonout_add(o, "warnings", strv_json(e->warnings, e->n_warnings)) < 0)
+	    jsonout_add(o, "evidence", jsonout_strv(e->evidence, e->n_evidence)) < 0 ||
+	    jsonout_add(o, "warnings", jsonout_strv(e->warnings, e->n_warnings)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -122,7 +108,7 @@ static struct json_object *database_json(const struct plan *p)
 
 	if (!o || add_text(o, "hash", p->db_hash) < 0 ||
 	    add_u64(o, "rules", p->db_rules) < 0 ||
-	    jsonout_add(o, "files", strv_json(p->db_files, p->n_db_files)) < 0)
+	    jsonout_add(o, "files", jsonout_strv(p->db_files, p->n_db_files)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

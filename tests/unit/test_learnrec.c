@@ -83,7 +83,7 @@ static struct learn_record *sample(void)
 
 static char *text_of(const struct learn_record *r)
 {
-	struct json_object *o = learnout_json(r);
+	struct json_object *o = learn_record_json(r);
 	char *s;
 
 	ck_assert_ptr_nonnull(o);
