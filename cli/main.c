@@ -25,7 +25,7 @@
  *           facts     per-candidate facts (identity, caps, mount, flags)
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
  *           skip      what a scan leaves out: other OS roots, container storage,
- *                     overlayfs layers, --exclude and the exclude file
+ *                     overlayfs layers, --exclude and the exclude file; not_scanned
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           capset    libcap wrapper: cleanup, cap_t to and from masks
  *           binary    a candidate's content: SHA-256 and ELF facts, checked fd
@@ -35,7 +35,8 @@
  *           elflibs   inside it: NEEDED libraries resolved beneath the root (ldpath)
  *           elfstrings  inside it: strings and versions in read-only data
  *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
- *           fileid    the one file identity and privilege state, one compare
+ *           fileid    the one file identity and privilege state, one compare,
+ *                     the state object of plans and results
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
  *           db        rules database: layered loading, duplicate ids, overlaps, hash
@@ -62,7 +63,7 @@
  *           waiver    waivers files: accepted findings, parsed, matched, expired
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
- *                     JSON; the file state object plans share
+ *                     JSON
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model; planjson: its JSON; plancheck: against a fresh
  *                     decision and the order of privilege

@@ -10,10 +10,10 @@
 #include <json-c/json.h>
 
 #include "engine.h"
+#include "fileid.h"
 #include "jsonout.h"
 #include "plan.h"
-#include "resultjson.h"
-#include "scanout.h"
+#include "skip.h"
 #include "util.h"
 #include "common.h"
 
@@ -28,16 +28,14 @@ static int add_u64(struct json_object *o, const char *key, uint64_t v)
 	return jsonout_add(o, key, json_object_new_uint64(v));
 }
 
-/* The state object results share (report/resultjson.h); caps_raw only with @raw. */
+/* The state object results share (filestate_json()); caps_raw only with @raw. */
 static struct json_object *state_json(const struct plan_state *s, bool raw)
 {
-	const struct resultjson_state rs = {
-		.uid = s->uid, .gid = s->gid, .owner = s->owner, .group = s->group, .mode = s->mode,
-		.caps = s->caps_text, .has_caps = s->has_caps, .raw = s->caps_raw,
-		.raw_len = s->caps_len,
-	};
+	struct file_state fs = { .uid = s->uid, .gid = s->gid, .mode = s->mode,
+				 .has_xattr = s->has_caps, .xattr_len = s->caps_len };
 
-	return resultjson_state(&rs, raw);
+	memcpy(fs.xattr, s->caps_raw, sizeof(fs.xattr));
+	return filestate_json(&fs, s->owner, s->group, s->caps_text, raw);
 }
 
 static struct json_object *identity_json(const struct plan_entry *e)
@@ -173,7 +171,7 @@ struct json_object *plan_to_json(const struct plan *p)
 	    jsonout_add(o, "host", host_json(p)) < 0 ||
 	    jsonout_add(o, "database", database_json(p)) < 0 ||
 	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
-	    jsonout_add(o, "not_scanned", scanout_skipped_json(p->not_scanned,
+	    jsonout_add(o, "not_scanned", skip_json(p->not_scanned,
 							       p->n_not_scanned)) < 0 ||
 	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
 	    jsonout_add(o, "entries", entries_json(p)) < 0)

@@ -6,10 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <json-c/json.h>
 
 #include "fcaps.h"
 #include "fileid.h"
 #include "hash.h"
+#include "jsonout.h"
+#include "util.h"
 #include "common.h"
 
 int filestate_read(int fd, struct file_state *ret)
@@ -143,6 +146,30 @@ void filestate_change(const struct file_state *left, const struct file_state *no
 	memcpy(caps_only.xattr, now->xattr, sizeof(caps_only.xattr));
 	if (!filestate_same(&caps_only, left))
 		caps_change(left, now, buf, size);
+}
+
+struct json_object *filestate_json(const struct file_state *s, const char *owner,
+				   const char *group, const char *caps, bool raw)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(mode, sizeof(mode), "%04o", (unsigned)(s->mode & 07777));
+	if (jsonout_add(o, "uid", json_object_new_uint64(s->uid)) < 0 ||
+	    jsonout_add(o, "gid", json_object_new_uint64(s->gid)) < 0 ||
+	    jsonout_add_name(o, "owner", owner) < 0 || jsonout_add_name(o, "group", group) < 0 ||
+	    jsonout_add(o, "mode", jsonout_string(mode)) < 0 ||
+	    (caps ? jsonout_add(o, "caps", jsonout_string(caps)) : jsonout_add_null(o, "caps")) < 0)
+		return NULL;
+	if (raw) {
+		hex_encode(s->xattr, S2C_MIN(s->xattr_len, sizeof(s->xattr)), hex);
+		if ((s->has_xattr ? jsonout_add(o, "caps_raw", jsonout_string(hex))
+				  : jsonout_add_null(o, "caps_raw")) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(o);
 }
 
 int fileid_read(int fd, bool hash, struct file_id *ret)

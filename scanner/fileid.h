@@ -16,6 +16,8 @@
 #include "fcaps.h"
 #include "hash.h"
 
+struct json_object;
+
 /** The exact privilege state of a file: what apply changes and rollback restores. */
 struct file_state {
 	uint32_t uid, gid;
@@ -64,6 +66,18 @@ bool filestate_same(const struct file_state *a, const struct file_state *b);
 
 /** Set @s's capability attribute to the v2 bytes of @caps (NULL: none). */
 void filestate_set_caps(struct file_state *s, const struct fcaps *caps);
+
+/**
+ * The JSON object of the state @s, as plans and results show it: "uid",
+ * "gid", "owner" and "group" (the names @owner and @group, null for none;
+ * "owner_hex"/"group_hex" beside them when not valid UTF-8), "mode" (four
+ * octal digits) and "caps" (@caps, the capability text, null for none or
+ * malformed), and with @raw "caps_raw" (the attribute's bytes in hex, null
+ * without one) (docs/schema/plan.schema.json).
+ * Returns a new object (json_object_put() it) or NULL on OOM.
+ */
+struct json_object *filestate_json(const struct file_state *s, const char *owner,
+				   const char *group, const char *caps, bool raw);
 
 /** "4755 0:0 cap_net_raw=ep" style description of @s, into @buf. */
 void filestate_describe(const struct file_state *s, char *buf, size_t size);
