@@ -104,8 +104,8 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke)
 	uint64_t caps = PRIVS_APPLY;
 
 	for (size_t i = 0; p && i < p->n; i++)
-		if (p->v[i].change && (p->v[i].before.uid != p->v[i].after.uid ||
-				       p->v[i].before.gid != p->v[i].after.gid))
+		if (p->v[i].change && (p->v[i].id.state.uid != p->v[i].after.uid ||
+				       p->v[i].id.state.gid != p->v[i].after.gid))
 			caps |= PRIVS_APPLY_CHOWN;
 	if (smoke)
 		caps |= PRIVS_SMOKE;

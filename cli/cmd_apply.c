@@ -190,9 +190,11 @@ static void print_plan(const struct plan *p, bool to_stderr)
 			continue;
 		changes++;
 		line = strdup_printf("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
-				     e->path, e->before.mode, e->after.mode,
-				     e->before.caps_text ? e->before.caps_text : "no capabilities",
-				     e->after.caps_text ? e->after.caps_text : "no capabilities",
+				     e->path, e->id.state.mode, e->after.mode,
+				     e->before_names.caps_text ? e->before_names.caps_text :
+				     "no capabilities",
+				     e->after_names.caps_text ? e->after_names.caps_text :
+				     "no capabilities",
 				     e->disguise ? " (SETUID IN DISGUISE)" : "");
 		say(to_stderr, line);
 	}

@@ -180,7 +180,6 @@ static int fix_decide(struct verify_args *v, const struct checked *c, struct rul
 static bool approve(struct verify_args *v, const struct drift *d, const struct plan_entry *pe)
 {
 	_cleanup_free_ char *why = NULL;
-	struct file_state after;
 	char rec[128];
 
 	if (!pe) {
@@ -188,19 +187,14 @@ static bool approve(struct verify_args *v, const struct drift *d, const struct p
 			     "nothing to repair");
 		return false;
 	}
-	after = (struct file_state){ .uid = pe->after.uid, .gid = pe->after.gid,
-				     .mode = pe->after.mode & 07777,
-				     .has_xattr = pe->after.caps_len > 0,
-				     .xattr_len = pe->after.caps_len };
-	memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
-	if (!s2c_streq(pe->sha256, d->now.sha256)) {
+	if (!s2c_streq(pe->id.sha256, d->now.sha256)) {
 		not_repaired(&v->a, d->entry->path, "its content changed again while it was "
 			     "checked");
 		return false;
 	}
-	if (pe->change && filestate_same(&after, &d->entry->after))
+	if (pe->change && filestate_same(&pe->after, &d->entry->left.state))
 		return true;
-	filestate_describe(&d->entry->after, rec, sizeof(rec));
+	filestate_describe(&d->entry->left.state, rec, sizeof(rec));
 	why = strdup_printf("the rules no longer decide the recorded state '%s' (now %s, %s%s)",
 			    rec, verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
 			    pe->rule_id ? pe->rule_id : "");
@@ -419,7 +413,7 @@ static void report_checks(struct verify_args *v, const struct checked *c)
 			.action = repair ? "repair" : "check", .path = d->entry->path,
 			.outcome = repair ? NULL : drift_kind_name(d->kind),
 			.reason = repair || !drifted ? NULL : d->what,
-			.before = now, .after = now, .recorded = &d->entry->after,
+			.before = now, .after = now, .recorded = &d->entry->left.state,
 			.drift = drift_kind_name(d->kind), .drift_reason = drifted ? d->what : NULL,
 		};
 

@@ -28,28 +28,18 @@ static int add_u64(struct json_object *o, const char *key, uint64_t v)
 	return jsonout_add(o, key, json_object_new_uint64(v));
 }
 
-/* The state object results share (filestate_json()); caps_raw only with @raw. */
-static struct json_object *state_json(const struct plan_state *s, bool raw)
-{
-	struct file_state fs = { .uid = s->uid, .gid = s->gid, .mode = s->mode,
-				 .has_xattr = s->has_caps, .xattr_len = s->caps_len };
-
-	memcpy(fs.xattr, s->caps_raw, sizeof(fs.xattr));
-	return filestate_json(&fs, s->owner, s->group, s->caps_text, raw);
-}
-
-static struct json_object *identity_json(const struct plan_entry *e)
+static struct json_object *identity_json(const struct file_id *id)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	char dev[32];
 
 	if (!o)
 		return NULL;
-	(void)snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, e->dev_major, e->dev_minor);
-	if (add_text(o, "dev", dev) < 0 || add_u64(o, "ino", e->ino) < 0 ||
-	    add_u64(o, "size", e->size) < 0 || jsonout_add_int(o, "mtime_ns", e->mtime_ns) < 0 ||
-	    add_text(o, "sha256", e->sha256[0] ? e->sha256 : NULL) < 0 ||
-	    add_u64(o, "nlink", e->nlink) < 0)
+	(void)snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, id->dev_major, id->dev_minor);
+	if (add_text(o, "dev", dev) < 0 || add_u64(o, "ino", id->ino) < 0 ||
+	    add_u64(o, "size", id->size) < 0 || jsonout_add_int(o, "mtime_ns", id->mtime_ns) < 0 ||
+	    add_text(o, "sha256", id->sha256[0] ? id->sha256 : NULL) < 0 ||
+	    add_u64(o, "nlink", id->nlink) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -69,9 +59,13 @@ static struct json_object *entry_json(const struct plan_entry *e)
 	    add_text(o, "risk_now", risk_name(e->risk_now)) < 0 ||
 	    jsonout_add_bool(o, "setuid_in_disguise", e->disguise) < 0 ||
 	    jsonout_add_name(o, "package", e->package) < 0 ||
-	    jsonout_add(o, "identity", identity_json(e)) < 0 ||
-	    jsonout_add(o, "before", state_json(&e->before, true)) < 0 ||
-	    jsonout_add(o, "after", state_json(&e->after, false)) < 0 ||
+	    jsonout_add(o, "identity", identity_json(&e->id)) < 0 ||
+	    jsonout_add(o, "before", filestate_json(&e->id.state, e->before_names.owner,
+						    e->before_names.group,
+						    e->before_names.caps_text, true)) < 0 ||
+	    jsonout_add(o, "after", filestate_json(&e->after, e->after_names.owner,
+						   e->after_names.group, e->after_names.caps_text,
+						   false)) < 0 ||
 	    (e->smoke ? jsonout_add(o, "smoke", jsonout_strv(e->smoke, e->n_smoke))
 		      : jsonout_add_null(o, "smoke")) < 0 ||
 	    jsonout_add(o, "evidence", jsonout_strv(e->evidence, e->n_evidence)) < 0 ||

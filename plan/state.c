@@ -104,23 +104,24 @@ static struct json_object *entry_json(const struct state_entry *e)
 
 	if (!o)
 		return NULL;
-	(void)snprintf(dev, sizeof(dev), "%u:%u", e->dev_major, e->dev_minor);
-	(void)snprintf(mode, sizeof(mode), "%04o", e->after.mode & 07777);
-	hex_encode(e->after.xattr, e->after.xattr_len, hex);
+	(void)snprintf(dev, sizeof(dev), "%u:%u", e->left.dev_major, e->left.dev_minor);
+	(void)snprintf(mode, sizeof(mode), "%04o", e->left.state.mode & 07777);
+	hex_encode(e->left.state.xattr, e->left.state.xattr_len, hex);
 	after = json_object_new_object();
 	if (!after || json_object_object_add(o, "after", after) < 0)
 		return NULL;
 	if (jsonout_add_string(o, "path", e->path) < 0 ||
 	    (e->rule_id ? jsonout_add_string(o, "rule", e->rule_id)
 			: json_object_object_add(o, "rule", NULL)) < 0 ||
-	    jsonout_add_string(o, "sha256", e->sha256) < 0 ||
-	    jsonout_add_string(o, "dev", dev) < 0 || jsonout_add_int(o, "ino", (int64_t)e->ino) < 0 ||
+	    jsonout_add_string(o, "sha256", e->left.sha256) < 0 ||
+	    jsonout_add_string(o, "dev", dev) < 0 ||
+	    jsonout_add_int(o, "ino", (int64_t)e->left.ino) < 0 ||
 	    (e->journal ? jsonout_add_string(o, "journal", e->journal)
 			: json_object_object_add(o, "journal", NULL)) < 0 ||
-	    jsonout_add_int(after, "uid", e->after.uid) < 0 ||
-	    jsonout_add_int(after, "gid", e->after.gid) < 0 ||
+	    jsonout_add_int(after, "uid", e->left.state.uid) < 0 ||
+	    jsonout_add_int(after, "gid", e->left.state.gid) < 0 ||
 	    jsonout_add_string(after, "mode", mode) < 0 ||
-	    (e->after.has_xattr ? jsonout_add_string(after, "xattr", hex)
+	    (e->left.state.has_xattr ? jsonout_add_string(after, "xattr", hex)
 				: json_object_object_add(after, "xattr", NULL)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
@@ -229,15 +230,15 @@ static int read_entry(struct json_object *o, const struct jpath *p, struct state
 		return r;
 	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
 		return jpath_error(p, err, "bad sha256");
-	if (sscanf(dev, "%u:%u%c", &e->dev_major, &e->dev_minor, &c) != 2)
+	if (sscanf(dev, "%u:%u%c", &e->left.dev_major, &e->left.dev_minor, &c) != 2)
 		return jpath_error(p, err, "bad dev '%s'", dev);
 	if (strlen(mode) != 4 || parse_u64(mode, 8, 07777, &m) < 0)
 		return jpath_error(&ap, err, "bad mode '%s'", mode);
-	memcpy(e->sha256, sha, 65);
-	e->ino = (uint64_t)ino;
-	e->after.uid = (uint32_t)uid;
-	e->after.gid = (uint32_t)gid;
-	e->after.mode = (uint32_t)m;
+	memcpy(e->left.sha256, sha, 65);
+	e->left.ino = (uint64_t)ino;
+	e->left.state.uid = (uint32_t)uid;
+	e->left.state.gid = (uint32_t)gid;
+	e->left.state.mode = (uint32_t)m;
 	if (xattr) {
 		char *buf;
 		size_t len;
@@ -248,9 +249,9 @@ static int read_entry(struct json_object *o, const struct jpath *p, struct state
 			free(buf);
 			return jpath_error(&ap, err, "bad xattr");
 		}
-		memcpy(e->after.xattr, buf, len);
-		e->after.xattr_len = len;
-		e->after.has_xattr = true;
+		memcpy(e->left.state.xattr, buf, len);
+		e->left.state.xattr_len = len;
+		e->left.state.has_xattr = true;
 		free(buf);
 	}
 	if (hex) {

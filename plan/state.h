@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "journal.h"
+#include "fileid.h"
 #include "cleanup.h"
 
 struct s2c_error;
@@ -22,10 +22,9 @@ struct s2c_error;
 struct state_entry {
 	char *path;
 	char *rule_id;                 /**< NULL when no rule decided it */
-	char sha256[65];               /**< content hash when applied */
-	uint32_t dev_major, dev_minor;
-	uint64_t ino;
-	struct file_state after;    /**< what it was given */
+	struct file_id left;           /**< what the change left: the device, inode, content
+					    (SHA-256) and the state it was given (size, mtime and
+					    links are not recorded: 0) */
 	char *journal;                 /**< the journal that applied it */
 };
 

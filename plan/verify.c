@@ -38,7 +38,7 @@ S2C_PRINTF(3, 4) static int drifted(struct drift *d, enum drift_kind kind, const
  */
 static int state_drift(const struct state_entry *e, struct drift *d)
 {
-	const struct file_state *now = &d->now.state, *rec = &e->after;
+	const struct file_state *now = &d->now.state, *rec = &e->left.state;
 	const uint32_t setid = S_ISUID | S_ISGID;
 	char what[320];
 
@@ -86,13 +86,10 @@ int verify_entry(int rootfd, const struct host *h, const struct state_entry *e,
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_id rec = { .dev_major = e->dev_major, .dev_minor = e->dev_minor,
-			       .ino = e->ino, .state = e->after };
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->entry = e;
-	memcpy(rec.sha256, e->sha256, sizeof(rec.sha256));
 	fd = fileop_open(rootfd, e->path, NULL, &err);
 	if (fd < 0)
 		return drifted(ret, DRIFT_GONE, "%s", err.msg);
@@ -101,7 +98,7 @@ int verify_entry(int rootfd, const struct host *h, const struct state_entry *e,
 		return r;
 	if (r < 0)
 		return drifted(ret, DRIFT_GONE, "cannot read it: %s", strerror(-r));
-	switch (fileid_left(&rec, &ret->now)) {
+	switch (fileid_left(&e->left, &ret->now)) {
 	case FILEID_AS_LEFT:
 		return 0;
 	case FILEID_REPLACED:

@@ -39,30 +39,36 @@ int filestate_read(int fd, struct file_state *ret)
 	return 0;
 }
 
-bool filestate_equal(const struct file_state *a, const struct file_state *b)
+/* The sets of @s's attribute into @ret; false for none or one that does not decode. */
+static bool decoded(const struct file_state *s, struct fcaps *ret)
 {
-	return a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
-	       a->has_xattr == b->has_xattr &&
-	       (!a->has_xattr || (a->xattr_len == b->xattr_len &&
-				  memcmp(a->xattr, b->xattr, a->xattr_len) == 0));
+	return s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, ret, NULL) == 0;
 }
 
-bool filestate_same(const struct file_state *a, const struct file_state *b)
+bool filestate_match(const struct file_state *a, const struct file_state *b,
+		     enum filestate_match how)
 {
 	struct fcaps x, y;
+	bool dx, dy;
 
-	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode ||
-	    a->has_xattr != b->has_xattr)
+	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
 		return false;
-	if (!a->has_xattr || (a->xattr_len == b->xattr_len &&
-			      memcmp(a->xattr, b->xattr, a->xattr_len) == 0))
+	if (a->has_xattr == b->has_xattr && (!a->has_xattr || (a->xattr_len == b->xattr_len &&
+				      memcmp(a->xattr, b->xattr, a->xattr_len) == 0)))
 		return true;
-	if (fcaps_decode(a->xattr, a->xattr_len, &x, NULL) < 0 ||
-	    fcaps_decode(b->xattr, b->xattr_len, &y, NULL) < 0)
+	if (how == FILESTATE_EXACT)
 		return false;
-	return x.permitted == y.permitted && x.inheritable == y.inheritable &&
-	       x.effective == y.effective && (x.has_rootid ? x.rootid : 0) ==
-	       (y.has_rootid ? y.rootid : 0);
+	dx = decoded(a, &x);
+	dy = decoded(b, &y);
+	if (how == FILESTATE_GRANTS && (!dx || !dy))
+		return false;           /* none against some, or bytes that grant nothing known */
+	if (!dx || !dy)
+		return dx == dy;        /* FILESTATE_SHOWN: what does not decode shows as none */
+	if (x.permitted != y.permitted || x.inheritable != y.inheritable ||
+	    x.effective != y.effective)
+		return false;
+	return how == FILESTATE_SHOWN ||
+	       (x.has_rootid ? x.rootid : 0) == (y.has_rootid ? y.rootid : 0);
 }
 
 void filestate_set_caps(struct file_state *s, const struct fcaps *caps)
@@ -144,7 +150,7 @@ void filestate_change(const struct file_state *left, const struct file_state *no
 	caps_only.has_xattr = now->has_xattr;
 	caps_only.xattr_len = now->xattr_len;
 	memcpy(caps_only.xattr, now->xattr, sizeof(caps_only.xattr));
-	if (!filestate_same(&caps_only, left))
+	if (!filestate_match(&caps_only, left, FILESTATE_GRANTS))
 		caps_change(left, now, buf, size);
 }
 
@@ -214,7 +220,7 @@ const char *fileid_diff(const struct file_id *want, const struct file_id *got,
 		return "its content cannot be compared (no SHA-256)";
 	if ((parts & FILEID_CONTENT) && !s2c_streq(want->sha256, got->sha256))
 		return "its content (SHA-256) differs";
-	if ((parts & FILEID_STATE) && !filestate_equal(&want->state, &got->state))
+	if ((parts & FILEID_STATE) && !filestate_match(&want->state, &got->state, FILESTATE_EXACT))
 		return "its owner, group, mode or capabilities differ";
 	return NULL;
 }
@@ -225,7 +231,7 @@ enum fileid_left fileid_left(const struct file_id *left, const struct file_id *n
 		return FILEID_REPLACED;
 	if (fileid_diff(left, now, FILEID_CONTENT))
 		return FILEID_REWRITTEN;
-	if (!filestate_same(&left->state, &now->state))
+	if (!filestate_match(&left->state, &now->state, FILESTATE_GRANTS))
 		return FILEID_RESTATED;
 	return FILEID_AS_LEFT;
 }

@@ -104,11 +104,11 @@ START_TEST(test_roundtrip)
 	ck_assert_str_eq(k->root, "/");
 	ck_assert_str_eq(k->plan_sha256, "abc");
 	ck_assert_str_eq(k->v[0].path, "/usr/bin/ping");
-	ck_assert_str_eq(k->v[0].sha256, SHA_A);
+	ck_assert_str_eq(k->v[0].before.sha256, SHA_A);
 	ck_assert_str_eq(k->v[0].sha256_after, SHA_B);
 	ck_assert_str_eq(k->v[1].sha256_after, "");
 	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
-	ck_assert(filestate_equal(&k->v[0].before, &b));
+	ck_assert(filestate_equal(&k->v[0].before.state, &b));
 	ck_assert(filestate_equal(&k->v[0].after, &a));
 	ck_assert_str_eq(k->v[1].path, "/odd/new\nline\xff");   /* exact bytes back */
 	ck_assert_int_eq(k->v[1].outcome, JOURNAL_PENDING);
@@ -224,11 +224,11 @@ START_TEST(test_versions)
 
 	ck_assert_msg(parse_lines(v1, &j, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(j->version, 1);
-	ck_assert_str_eq(j->v[0].sha256, "");
+	ck_assert_str_eq(j->v[0].before.sha256, "");
 	journal_free(j);
 	ck_assert_msg(parse_lines(v2, &j, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(j->version, 2);
-	ck_assert_str_eq(j->v[0].sha256, SHA_A);
+	ck_assert_str_eq(j->v[0].before.sha256, SHA_A);
 	journal_free(j);
 	ck_assert_int_eq(parse_lines(v2_nosha, &j, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "missing key 'sha256'"));
@@ -244,12 +244,13 @@ START_TEST(test_state)
 	struct state *s = NULL, *t = NULL;
 	char ping[] = "/usr/bin/ping", arping[] = "/usr/bin/arping", rule[] = "iputils.ping",
 	     jname[] = "j1";
-	struct state_entry e = { .path = ping, .rule_id = rule, .dev_major = 254, .ino = 7,
-				 .after = st(0755, "cap_net_raw=p"), .journal = jname };
+	struct state_entry e = { .path = ping, .rule_id = rule,
+				 .left = { .dev_major = 254, .ino = 7,
+					   .state = st(0755, "cap_net_raw=p") },
+				 .journal = jname };
 	struct s2c_error err = { 0 };
 
-	memset(e.sha256, 'a', 64);
-	e.sha256[64] = '\0';
+	memset(e.left.sha256, 'a', 64);
 	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &s, &err), 0);   /* missing: empty */
 	ck_assert_uint_eq(s->n, 0);
 	ck_assert_int_eq(state_put(s, &e), 0);
@@ -261,7 +262,8 @@ START_TEST(test_state)
 	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &t, &err), 0);
 	ck_assert_uint_eq(t->n, 2);
 	ck_assert_str_eq(t->v[0].path, "/usr/bin/arping");                /* sorted */
-	ck_assert(filestate_equal(&t->v[1].after, &e.after));
+	ck_assert(filestate_equal(&t->v[1].left.state, &e.left.state));
+	ck_assert(!fileid_diff(&t->v[1].left, &e.left, FILEID_ALL));
 	ck_assert(state_remove(t, "/usr/bin/arping"));
 	ck_assert(!state_remove(t, "/usr/bin/arping"));
 	ck_assert_uint_eq(t->n, 1);
