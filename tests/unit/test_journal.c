@@ -275,6 +275,38 @@ START_TEST(test_state)
 }
 END_TEST
 
+/* The one comparison of states, at its three levels. */
+START_TEST(test_match)
+{
+	struct file_state v2 = st(0755, "cap_net_raw=ep"), v3 = v2, foreign, malformed, none;
+	struct fcaps c;
+
+	ck_assert_int_eq(fcaps_from_text("cap_net_raw=ep", &c, NULL), 0);
+	c.has_rootid = true;                    /* v3, root id 0: what libcap writes in a userns */
+	filestate_set_caps(&v3, &c);
+	ck_assert_uint_eq(v3.xattr_len, 24);
+	ck_assert(!filestate_match(&v2, &v3, FILESTATE_EXACT));
+	ck_assert(filestate_match(&v2, &v3, FILESTATE_GRANTS));
+	ck_assert(filestate_match(&v2, &v3, FILESTATE_SHOWN));
+	foreign = v3;
+	c.rootid = 1000;                        /* bound to another user namespace */
+	filestate_set_caps(&foreign, &c);
+	ck_assert(!filestate_match(&v2, &foreign, FILESTATE_GRANTS));
+	ck_assert(filestate_match(&v2, &foreign, FILESTATE_SHOWN));
+	none = st(0755, NULL);
+	malformed = none;
+	malformed.has_xattr = true;
+	malformed.xattr_len = 3;
+	memcpy(malformed.xattr, "\x01\x02\x03", 3);
+	ck_assert(!filestate_match(&none, &malformed, FILESTATE_GRANTS));
+	ck_assert(filestate_match(&none, &malformed, FILESTATE_SHOWN));
+	ck_assert(filestate_match(&malformed, &malformed, FILESTATE_EXACT));
+	ck_assert(!filestate_match(&v2, &none, FILESTATE_SHOWN));
+	none.mode = 04755;                      /* owner, group and mode always count */
+	ck_assert(!filestate_match(&none, &malformed, FILESTATE_SHOWN));
+}
+END_TEST
+
 /* What a file is now against what a change left: the comparison verify and rollback share. */
 START_TEST(test_left)
 {
@@ -434,6 +466,7 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_state);
+	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_left);
 	suite_add_tcase(s, tc);
 	return s;
