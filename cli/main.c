@@ -80,7 +80,8 @@
  *                     journal, crash points, reports)
  *           restore   rollback, crash recovery, the journal list
  *           hook      dpkg/apt/dnf hooks running verify --fix
- *           verify    drift: same content, an update, or tampering
+ *           verify    drift: same content, an update, or tampering; what --fix
+ *                     may repair and which fresh decisions it approves
  * learn/    run       a command in its own PID namespace as a user with candidate caps
  *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
  *           ptrace    follow every process and syscall of the run

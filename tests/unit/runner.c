@@ -40,6 +40,7 @@ static const struct {
 	{ "pkg", pkg_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },
+	{ "verify", verify_suite, -1 },
 };
 
 int main(int argc, char **argv)

@@ -27,5 +27,6 @@ Suite *resultjson_suite(void);
 Suite *pkg_suite(void);
 Suite *override_suite(void);
 Suite *waiver_suite(void);
+Suite *verify_suite(void);
 
 #endif
