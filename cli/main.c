@@ -82,7 +82,9 @@
  *           hook      dpkg/apt/dnf hooks running verify --fix
  *           verify    drift: same content, an update, or tampering; what --fix
  *                     may repair and which fresh decisions it approves
- * learn/    run       a command in its own PID namespace as a user with candidate caps
+ * learn/    program   the command found beneath the root, opened once, hashed
+ *           candidates  the capabilities a run is given: --caps, the proposal, or all
+ *           run       a command in its own PID namespace as a user with candidate caps
  *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
  *           ptrace    follow every process and syscall of the run
  *           sysmap    which syscall arguments need which capability (ptrace)
