@@ -16,6 +16,7 @@
 #include "dbargs.h"
 #include "emit.h"
 #include "engine.h"
+#include "outfile.h"
 #include "parents.h"
 #include "plan.h"
 #include "planload.h"

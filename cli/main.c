@@ -123,7 +123,8 @@
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
- *           scanargs  options shared by the scanning verbs, -o output that never destroys a file
+ *           scanargs  options shared by the scanning verbs
+ *           outfile   -o output that never destroys a file
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
