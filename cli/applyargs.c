@@ -218,10 +218,8 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 	r = apply_run(&o, &res, &err);
 	if (a->result)
 		(void)resultjson_set_journal(a->result, res.journal);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return error_exit(r, &err);
 	if (!a->result && (!a->quiet || applyargs_exit(&res)))
 		(void)printf("%zu applied, %zu already done, %zu skipped, %zu failed, %zu rolled back"
 			     "%s%s%s\n", res.applied, res.already, res.skipped, res.failed,
