@@ -103,9 +103,16 @@
  *           shcompound  inside it: if, case, for, while, until, groups, functions
  *           shtree    inside it: the syntax tree as built and freed
  *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
+ *           msapply   inside it: an action applied to one file's state
  *           mseval    inside it: the state of one pass, fields, bounds
- *           msexpand  inside it: words expanded, known command substitutions
- *           mscommand inside it: chmod, chown, setcap, dpkg-statoverride, test, calls
+ *           msexpand  inside it: words expanded, command substitutions
+ *           mscommand inside it: lookup as the shell does, calls, set -e
+ *           mstable   inside it: the one table of command models
+ *           msshell   inside it: exit, set, export, unset, read, cd, test, trap
+ *           msfile    inside it: file names, chmod, chown, setcap, statoverride
+ *           mscopy    inside it: install, cp, mv, ln, rm and other writers
+ *           msrun     inside it: env, eval, sh -c, ., xargs, find, own scripts
+ *           msdebconf inside it: templates, db_get, db_set
  *           target    a package or image, its installed privileged files as facts
  *           targetkeep  inside it: what a reader keeps of the members
  *           targetfiles inside it: the installed state, actions applied, owner ids

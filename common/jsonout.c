@@ -59,6 +59,11 @@ int jsonout_add_int(struct json_object *obj, const char *key, int64_t value)
 	return jsonout_add(obj, key, json_object_new_int64(value));
 }
 
+int jsonout_add_id(struct json_object *obj, const char *key, uint32_t id, bool later)
+{
+	return later ? jsonout_add_null(obj, key) : jsonout_add_int(obj, key, id);
+}
+
 int jsonout_add_bool(struct json_object *obj, const char *key, int value)
 {
 	return jsonout_add(obj, key, json_object_new_boolean(value));

@@ -15,6 +15,7 @@
 #ifndef S2C_COMMON_JSONOUT_H
 #define S2C_COMMON_JSONOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -59,6 +60,9 @@ struct json_object *jsonout_strv(char *const *v, size_t n);
 
 /** Add an int64 under @key.  Returns 0 or -ENOMEM. */
 int jsonout_add_int(struct json_object *obj, const char *key, int64_t value);
+
+/** Add a user or group id to @obj under @key, or null when @later (not assigned yet). */
+int jsonout_add_id(struct json_object *obj, const char *key, uint32_t id, bool later);
 
 /** Add a boolean under @key.  Returns 0 or -ENOMEM. */
 int jsonout_add_bool(struct json_object *obj, const char *key, int value);

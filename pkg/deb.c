@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -64,20 +65,24 @@ static bool tar_member(const char *name, const char *prefix)
 	return false;
 }
 
+/* The scripts that run when a package is installed, in the order they run. */
+enum { CONFIG, PREINST, POSTINST, TEMPLATES, N_CONTROL };
+
 struct control {
 	char *text;             /* ./control */
-	char *scripts[2];       /* ./preinst, ./postinst */
-	size_t lens[2];
+	char *files[N_CONTROL]; /* ./config, ./preinst, ./postinst, ./templates */
+	size_t lens[N_CONTROL];
 };
 
 static void control_release(struct control *c)
 {
 	free(c->text);
-	free(c->scripts[0]);
-	free(c->scripts[1]);
+	for (int i = 0; i < N_CONTROL; i++)
+		free(c->files[i]);
 }
 
-static const char *const script_names[2] = { "preinst", "postinst" };
+static const char *const control_names[N_CONTROL] = { "config", "preinst", "postinst",
+						      "templates" };
 
 static int read_control(struct archive *outer, struct arread_budget *b, struct control *c,
 			struct s2c_error *err)
@@ -104,13 +109,13 @@ static int read_control(struct archive *outer, struct arread_budget *b, struct c
 			c->text = NULL;
 			r = arread_slurp(a, DEB_CONTROL_MAX, &c->text, &len, err);
 		}
-		for (int i = 0; i < 2 && r == 0; i++) {
+		for (int i = 0; i < N_CONTROL && r == 0; i++) {
 			char want[32];
-			(void)snprintf(want, sizeof(want), "/%s", script_names[i]);
+			(void)snprintf(want, sizeof(want), "/%s", control_names[i]);
 			if (s2c_streq(path, want)) {
-				free(c->scripts[i]);
-				c->scripts[i] = NULL;
-				r = arread_slurp(a, DEB_CONTROL_MAX, &c->scripts[i], &c->lens[i], err);
+				free(c->files[i]);
+				c->files[i] = NULL;
+				r = arread_slurp(a, DEB_CONTROL_MAX, &c->files[i], &c->lens[i], err);
 			}
 		}
 		if (r < 0)
@@ -138,8 +143,63 @@ static int read_data(struct archive *outer, struct arread_budget *b, struct targ
 	return r < 0 ? s2c_error_prefix(err, "data archive") : 0;
 }
 
+/* The package's name, version and architecture from its control file. */
+static int identity(struct target *t, const struct control *c, struct s2c_error *err)
+{
+	t->name = control_field(c->text, "Package");
+	t->version = control_field(c->text, "Version");
+	t->arch = control_field(c->text, "Architecture");
+	if (!plain_value(t->name) || !plain_value(t->version) || !plain_value(t->arch))
+		return s2c_error_set(err, -EINVAL, "control file without a plain Package, Version "
+				     "and Architecture");
+	return 0;
+}
+
+/*
+ * Analyse the scripts in the order a fresh installation runs them: config
+ * (debconf runs it first), preinst install, postinst configure; with the
+ * members once known, and with one debconf answer other than its default
+ * for an alternative.
+ */
+static int analyse_with(const struct target *t, const struct control *c,
+			const struct ms_templates *tpl, const struct memberset *members, int stagefd,
+			const char *answer_template, const char *answer_value,
+			struct ms_analysis *out)
+{
+	static const char *const first[N_CONTROL] = { "configure", "install", "configure" };
+	const char *args[] = { "configure", "" };
+	struct ms_context ctx = { .args = args, .n_args = 2, .arch = t->arch, .package = t->name,
+				  .members = members,
+				  .stagefd = stagefd, .templates = tpl,
+				  .answer_template = answer_template,
+				  .answer_value = answer_value };
+	int r = 0;
+
+	for (int i = CONFIG; i <= POSTINST && r == 0; i++)
+		if (c->files[i]) {
+			args[0] = first[i];
+			r = maintscript_analyse(control_names[i], c->files[i], c->lens[i], &ctx, out);
+		}
+	if (r == 0 && members)
+		r = maintscript_check(out, members);
+	return r;
+}
+
+static int analyse(const struct target *t, const struct control *c,
+		   const struct memberset *members, int stagefd, struct ms_analysis *out)
+{
+	struct ms_templates tpl = { 0 };
+	int r = c->files[TEMPLATES] ? ms_templates_parse(c->files[TEMPLATES], c->lens[TEMPLATES],
+							 &tpl) : 0;
+
+	if (r == 0)
+		r = analyse_with(t, c, &tpl, members, stagefd, NULL, NULL, out);
+	ms_templates_release(&tpl);
+	return r;
+}
+
 static int read_deb(int fd, struct target *t, const struct target_select *sel, struct stage *run,
-		    const char *stage_name, struct s2c_error *err)
+		    const char *stage_name, struct control *ret_control, struct s2c_error *err)
 {
 	_cleanup_(archive_freep) struct archive *a = NULL;
 	struct stage_limits lim = *stage_limits(run);
@@ -172,24 +232,9 @@ static int read_deb(int fd, struct target *t, const struct target_select *sel, s
 			r = read_control(a, &b, &c, err);
 			seen |= 2;
 		} else if (tar_member(name, "data.tar") && seen == 3) {
-			struct ms_context ctx;
-			const char *args[] = { "configure", "" };
-			t->name = control_field(c.text, "Package");
-			t->version = control_field(c.text, "Version");
-			t->arch = control_field(c.text, "Architecture");
-			if (!plain_value(t->name) || !plain_value(t->version) || !plain_value(t->arch)) {
-				r = s2c_error_set(err, -EINVAL, "control file without a plain Package, "
-						  "Version and Architecture");
-				break;
-			}
-			ctx = (struct ms_context){ args, 2, t->arch };
-			for (int i = 0; i < 2 && r == 0; i++)
-				if (c.scripts[i]) {
-					/* preinst runs with "install": nothing else differs for us */
-					args[0] = i == 0 ? "install" : "configure";
-					r = maintscript_analyse(script_names[i], c.scripts[i], c.lens[i], &ctx,
-								&t->scripts);
-				}
+			r = identity(t, &c, err);
+			if (r == 0)
+				r = analyse(t, &c, NULL, -1, &t->scripts);
 			if (r == 0)
 				r = read_data(a, &b, t, sel, run, stage_name, err);
 			seen |= 4;
@@ -200,9 +245,11 @@ static int read_deb(int fd, struct target *t, const struct target_select *sel, s
 					  "debian-binary, control.tar and data.tar, in that order)", shown);
 		}
 	}
-	control_release(&c);
-	if (r < 0)
+	if (r < 0) {
+		control_release(&c);
 		return r;
+	}
+	*ret_control = c;
 	if (seen != 7)
 		return s2c_error_set(err, -EINVAL, "not a complete .deb: %s is missing",
 				     !(seen & 1) ? "debian-binary" : !(seen & 2) ? "control.tar" :
@@ -210,15 +257,167 @@ static int read_deb(int fd, struct target *t, const struct target_select *sel, s
 	return 0;
 }
 
+/* Whether @path is a tmpfiles.d entry file, which systemd-tmpfiles reads. */
+static bool tmpfiles_conf(const char *path)
+{
+	return (strncmp(path, "/usr/lib/tmpfiles.d/", 20) == 0 ||
+		strncmp(path, "/etc/tmpfiles.d/", 16) == 0) && strchr(path + 1, '.') &&
+	       s2c_streq(strrchr(path, '.'), ".conf");
+}
+
+/*
+ * The members whose content the second analysis needs and that are not kept:
+ * privileged files, and the files the scripts run or read.
+ */
+static int missing_members(struct target *t, const struct target_select *sel, char ***ret,
+			   size_t *ret_n)
+{
+	int r = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	for (size_t i = 0; i < t->members.n_slots && r == 0; i++) {
+		struct member *m = t->members.slots[i];
+		bool cand;
+		if (!m)
+			continue;
+		(void)target_wants(t, sel, m, &cand);
+		m->candidate = cand;
+		if (!m->staged && (cand || (m->type == MEMBER_FILE && tmpfiles_conf(m->path))))
+			r = strv_push(ret, ret_n, strdup(m->path));
+	}
+	for (size_t i = 0; i < t->scripts.n_wants && r == 0; i++) {
+		struct member *m = NULL;
+		if (memberset_reach(&t->members, t->scripts.wants[i], &m) == 0 && !m->staged)
+			r = strv_push(ret, ret_n, strdup(m->path));
+	}
+	return r;
+}
+
+/* Read the data archive again, keeping the members @paths. */
+static int reread(int fd, struct target *t, char *const *paths, size_t n, struct stage *run,
+		  const char *stage_name, struct s2c_error *err)
+{
+	_cleanup_(archive_freep) struct archive *a = NULL;
+	struct stage_limits lim = *stage_limits(run);
+	struct arread_budget b = { .lim = &lim };
+	struct archive_entry *e;
+	int r;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	r = arread_new(ARREAD_AR, &a);
+	if (r == 0)
+		r = arread_open_fd(a, fd, err);
+	while (r == 0 && (r = arread_next(a, &b, &e, err)) > 0) {
+		const char *name = archive_entry_pathname(e);
+		_cleanup_(archive_freep) struct archive *d = NULL;
+		struct archive_entry *de;
+		r = 0;
+		if (!name || !tar_member(name, "data.tar"))
+			continue;
+		r = arread_new(ARREAD_TAR, &d);
+		if (r == 0)
+			r = arread_open_nested(d, a, err);
+		while (r == 0 && (r = arread_next(d, &b, &de, err)) > 0)
+			r = target_take_again(t, d, de, (const char *const *)paths, n, run, stage_name,
+					      err);
+		return r < 0 ? s2c_error_prefix(err, "data archive") : 0;
+	}
+	return r < 0 ? r : 0;
+}
+
+/*
+ * The scripts once more with the members known (links followed, the
+ * package's own programs and sourced scripts found); what that names and
+ * is not kept yet is read from the archive again.
+ */
+static int second_reading(int fd, struct target *t, const struct target_select *sel,
+			  struct stage *run, const char *stage_name, const struct control *c,
+			  struct s2c_error *err)
+{
+	int r = 0;
+
+	for (int round = 0; round < 3 && r == 0; round++) {
+		struct ms_analysis a = { 0 };
+		char **missing = NULL;
+		size_t n = 0;
+
+		r = analyse(t, c, &t->members, t->stage ? stage_rootfd(t->stage) : -1, &a);
+		if (r < 0) {
+			ms_analysis_release(&a);
+			break;
+		}
+		ms_analysis_release(&t->scripts);
+		t->scripts = a;
+		r = missing_members(t, sel, &missing, &n);
+		if (r == 0 && n > 0 && round < 2)
+			r = reread(fd, t, missing, n, run, stage_name, err);
+		strv_freen(missing, n);
+		if (r < 0 || n == 0)
+			break;
+	}
+	return r;
+}
+
+/* What another answer to each boolean or select question the scripts read would install. */
+static int alternatives(struct target *t, const struct control *c)
+{
+	struct ms_templates tpl = { 0 };
+	int r = c->files[TEMPLATES] ? ms_templates_parse(c->files[TEMPLATES], c->lens[TEMPLATES],
+							 &tpl) : 0;
+
+	for (size_t i = 0; i < t->scripts.n_asked && r == 0; i++) {
+		const struct ms_template *q = ms_templates_find(&tpl, t->scripts.asked[i]);
+		const char *other[8];
+		size_t n = 0;
+		if (!q || t->n_alts >= TARGET_ALTS_MAX)
+			continue;
+		if (s2c_streq(q->type, "boolean"))
+			other[n++] = q->def && s2c_streq(q->def, "true") ? "false" : "true";
+		for (size_t k = 0; q->choices && q->choices[k] && n < S2C_ELEMENTSOF(other); k++)
+			if (!q->def || !s2c_streq(q->choices[k], q->def))
+				other[n++] = q->choices[k];
+		for (size_t k = 0; k < n && r == 0 && t->n_alts < TARGET_ALTS_MAX; k++) {
+			struct target_alt *v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
+			if (!v) {
+				r = -ENOMEM;
+				break;
+			}
+			t->alts = v;
+			v[t->n_alts] = (struct target_alt){
+				.label = strdup_printf("where debconf %s is %s", q->name, other[k]) };
+			if (!v[t->n_alts].label) {
+				r = -ENOMEM;
+				break;
+			}
+			r = analyse_with(t, c, &tpl, &t->members,
+					 t->stage ? stage_rootfd(t->stage) : -1, q->name, other[k],
+					 &v[t->n_alts].scripts);
+			t->n_alts++;
+		}
+	}
+	ms_templates_release(&tpl);
+	return r;
+}
+
 int deb_read(int fd, const char *source, const struct target_select *sel, struct stage *run,
 	     const char *stage_name, struct target **ret)
 {
 	struct s2c_error err = { 0 };
 	struct target *t = target_new(TARGET_DEB, source);
+	struct control c = { 0 };
 	int r;
 
 	if (!t)
 		return -ENOMEM;
-	r = read_deb(fd, t, sel, run, stage_name, &err);
+	r = read_deb(fd, t, sel, run, stage_name, &c, &err);
+	if (r == 0)
+		r = second_reading(fd, t, sel, run, stage_name, &c, &err);
+	if (r == 0)
+		r = alternatives(t, &c);
+	if (r == 0)
+		r = target_alt_notes(t);
+	control_release(&c);
 	return target_read_done(t, r, &err, ret);
 }

@@ -4,7 +4,10 @@
  * that are either known or unknown; statuses are true, false or unknown.
  * An undecided condition evaluates both branches from the same variables
  * and merges them afterwards (a variable the branches set differently
- * becomes unknown).  Work is bounded by a step count and a call depth.
+ * becomes unknown); a loop runs until its variables settle.  set -e stops
+ * the script at a command that fails, and makes the rest uncertain after
+ * one whose status is not known.  Work is bounded by a step count, a call
+ * depth and a nesting depth.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -12,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "maintscript.h"
+#include "member.h"
 #include "mscommand.h"
 #include "mseval.h"
 #include "msexpand.h"
@@ -22,61 +25,52 @@
 #include "util.h"
 #include "common.h"
 
-/* --- small helpers -------------------------------------------------------------------------- */
-
-const char *ms_kind_name(enum ms_kind k)
+/* The status of one of two branches: known when both agree. */
+static enum ms_st either(enum ms_st a, enum ms_st b)
 {
-	static const char *const names[_MS_KIND_MAX] = {
-		[MS_CHMOD] = "chmod", [MS_CHOWN] = "chown", [MS_SETCAP] = "setcap",
-		[MS_SETCAP_REMOVE] = "setcap -r", [MS_STATOVERRIDE] = "dpkg-statoverride",
-	};
-	return k < _MS_KIND_MAX ? names[k] : "?";
+	return a == b ? a : MS_UNKNOWN;
 }
 
-const char *ms_when_name(enum ms_when w)
-{
-	static const char *const names[_MS_WHEN_MAX] = {
-		[MS_ALWAYS] = "always", [MS_SETCAP_WORKS] = "setcap-works",
-		[MS_SETCAP_FAILS] = "setcap-fails",
-	};
-	return w < _MS_WHEN_MAX ? names[w] : "?";
-}
-
-void ms_analysis_release(struct ms_analysis *a)
-{
-	for (size_t i = 0; i < a->n; i++)
-		mseval_action_release(&a->v[i]);
-	free(a->v);
-	for (size_t i = 0; i < a->n_incomplete; i++)
-		free(a->incomplete[i]);
-	free(a->incomplete);
-	*a = (struct ms_analysis){ 0 };
-}
-
-/* Evaluate both branches of an undecided condition from the same variables. */
-static void both(struct ms_eval *e, const struct sh_node *a, const struct sh_node *b)
+/*
+ * Evaluate both branches of an undecided condition from the same variables
+ * (a missing branch is true, as a missing else is).  Returns their status.
+ */
+static enum ms_st both(struct ms_eval *e, const struct sh_node *a, const struct sh_node *b)
 {
 	struct ms_env saved = { 0 }, after_a = { 0 };
+	enum ms_st ra = MS_TRUE, rb = MS_TRUE;
 
 	if (mseval_env_copy(&e->env, &saved) < 0) {
 		mseval_oom(e);
-		return;
+		return MS_UNKNOWN;
 	}
 	e->cond++;
 	if (a)
-		(void)maintscript_eval(e, a);
+		ra = maintscript_eval(e, a);
 	after_a = e->env;
 	e->env = saved;
 	if (b)
-		(void)maintscript_eval(e, b);
+		rb = maintscript_eval(e, b);
 	e->cond--;
 	mseval_env_merge(e, &e->env, &after_a);
 	mseval_env_release(&after_a);
+	return either(ra, rb);
 }
 
 static bool stop(const struct ms_eval *e)
 {
-	return e->error || e->exited || e->returning;
+	return e->error || e->exited || e->returning || e->breaking;
+}
+
+/* A condition: set -e does not stop the script where it fails. */
+static enum ms_st eval_condition(struct ms_eval *e, const struct sh_node *n)
+{
+	enum ms_st r;
+
+	e->exempt++;
+	r = maintscript_eval(e, n);
+	e->exempt--;
+	return r;
 }
 
 static enum ms_st eval_case(struct ms_eval *e, const struct sh_node *n)
@@ -98,22 +92,33 @@ static enum ms_st eval_case(struct ms_eval *e, const struct sh_node *n)
 		}
 		if (match)
 			return arm->body ? maintscript_eval(e, arm->body) : MS_TRUE;
-		if (unsure && arm->body) {
-			e->cond++;
-			(void)maintscript_eval(e, arm->body);
-			e->cond--;
-		}
+		if (unsure && arm->body)
+			(void)both(e, arm->body, NULL);
 	}
 	return MS_TRUE;
+}
+
+/* After one pass of a loop body: break leaves it, continue goes on. */
+static bool loop_left(struct ms_eval *e)
+{
+	bool left = e->breaking == 1;
+
+	e->breaking = 0;
+	return left;
 }
 
 static enum ms_st eval_for(struct ms_eval *e, const struct sh_node *n)
 {
 	struct ms_fields f = { 0 };
+	bool broken = e->maybe_broken;
 
 	if (n->has_words) {
 		for (size_t i = 0; i < n->n_words && !e->error; i++)
 			msexpand_word(e, &n->words[i], true, &f);
+	} else if (e->pos_unknown) {
+		struct ms_field *x = mseval_field_new(e, &f);
+		if (x)
+			mseval_field_unknown(x);
 	} else {
 		for (size_t i = 0; i < e->n_pos; i++) {
 			struct ms_field *x = mseval_field_new(e, &f);
@@ -121,10 +126,18 @@ static enum ms_st eval_for(struct ms_eval *e, const struct sh_node *n)
 				mseval_field_append(e, x, e->pos[i], strlen(e->pos[i]));
 		}
 	}
+	if (f.n > MSEVAL_LOOP_MAX)
+		mseval_incomplete(e, n->line, "a for loop over more than %d words; not followed",
+				  MSEVAL_LOOP_MAX);
+	e->loops++;
 	for (size_t i = 0; i < f.n && i < MSEVAL_LOOP_MAX && !stop(e); i++) {
 		mseval_env_set(e, &e->env, n->name, f.v[i].known ? strdup(f.v[i].s) : NULL);
 		(void)maintscript_eval(e, n->kids[0]);
+		if (loop_left(e))
+			break;
 	}
+	e->loops--;
+	e->maybe_broken = broken;
 	mseval_fields_release(&f);
 	return MS_TRUE;
 }
@@ -144,13 +157,30 @@ static enum ms_st eval_list(struct ms_eval *e, const struct sh_node *n)
 	return r;
 }
 
-/* A pipeline: its status is its last command's, and not known for more than one. */
+/*
+ * A pipeline: each command of several runs in a subshell; its status is the
+ * last one's (not known for several, whose input is not).  set -e does not
+ * stop the script for the commands before the last, nor under "!".
+ */
 static enum ms_st eval_pipe(struct ms_eval *e, const struct sh_node *n)
 {
-	enum ms_st r = eval_list(e, n);
+	enum ms_st r = MS_TRUE;
 
-	if (n->n_kids > 1 && r != MS_UNKNOWN && !n->negated)
-		r = MS_UNKNOWN;     /* the pipeline's status is its last command's */
+	if (n->negated)
+		e->exempt++;
+	for (size_t i = 0; i < n->n_kids && !stop(e); i++) {
+		bool last = i + 1 == n->n_kids;
+		if (!last)
+			e->exempt++;
+		r = n->n_kids > 1 ? maintscript_eval_subshell(e, n->kids[i]) :
+				    maintscript_eval(e, n->kids[i]);
+		if (!last)
+			e->exempt--;
+	}
+	if (n->negated)
+		e->exempt--;
+	if (n->n_kids > 1)
+		r = MS_UNKNOWN;
 	return n->negated ? negate(r) : r;
 }
 
@@ -158,13 +188,14 @@ static enum ms_st eval_pipe(struct ms_eval *e, const struct sh_node *n)
 static enum ms_st eval_andor(struct ms_eval *e, const struct sh_node *n)
 {
 	bool is_and = n->kind == SH_AND;
-	enum ms_st r = maintscript_eval(e, n->kids[0]);
+	enum ms_st r = eval_condition(e, n->kids[0]);
 
 	if (stop(e))
 		return r;
 	if (r == MS_UNKNOWN) {
-		both(e, n->kids[1], NULL);
-		return MS_UNKNOWN;
+		/* a || b: true when a is, else b's; a && b: a's failure, else b's */
+		enum ms_st rb = both(e, n->kids[1], NULL);
+		return is_and ? MS_UNKNOWN : either(rb, MS_TRUE);
 	}
 	if ((r == MS_TRUE) == is_and)
 		return maintscript_eval(e, n->kids[1]);
@@ -173,7 +204,7 @@ static enum ms_st eval_andor(struct ms_eval *e, const struct sh_node *n)
 
 static enum ms_st eval_if(struct ms_eval *e, const struct sh_node *n)
 {
-	enum ms_st r = maintscript_eval(e, n->kids[0]);
+	enum ms_st r = eval_condition(e, n->kids[0]);
 
 	if (stop(e))
 		return r;
@@ -181,39 +212,117 @@ static enum ms_st eval_if(struct ms_eval *e, const struct sh_node *n)
 		return maintscript_eval(e, n->kids[1]);
 	if (r == MS_FALSE)
 		return n->kids[2] ? maintscript_eval(e, n->kids[2]) : MS_TRUE;
-	both(e, n->kids[1], n->kids[2]);
-	return MS_UNKNOWN;
+	return both(e, n->kids[1], n->kids[2]);
 }
 
-/* while and until: the body once, as if it may run; loops are not iterated. */
+/*
+ * while and until: the body as if it may run, again and again until the
+ * variables it changes settle (those that change become unknown).
+ */
 static enum ms_st eval_loop(struct ms_eval *e, const struct sh_node *n)
 {
-	enum ms_st r = maintscript_eval(e, n->kids[0]);
+	bool broken = e->maybe_broken;
 
-	if (n->kind == SH_UNTIL)
-		r = negate(r);
-	if (r == MS_FALSE || stop(e))
-		return MS_TRUE;
-	e->cond++;
-	(void)maintscript_eval(e, n->kids[1]);
-	e->cond--;
+	e->loops++;
+	for (unsigned round = 0; round < MSEVAL_LOOP_ROUNDS && !stop(e); round++) {
+		struct ms_env before = { 0 };
+		enum ms_st r = eval_condition(e, n->kids[0]);
+		bool settled;
+
+		if (n->kind == SH_UNTIL)
+			r = negate(r);
+		if (r == MS_FALSE || stop(e))
+			break;
+		if (mseval_env_copy(&e->env, &before) < 0) {
+			mseval_oom(e);
+			break;
+		}
+		e->cond++;
+		(void)maintscript_eval(e, n->kids[1]);
+		e->cond--;
+		e->breaking = 0;
+		mseval_env_merge(e, &e->env, &before);
+		settled = mseval_env_same(&e->env, &before);
+		mseval_env_release(&before);
+		if (settled)
+			break;
+		if (round + 1 == MSEVAL_LOOP_ROUNDS)
+			mseval_incomplete(e, n->line, "the variables of a loop do not settle");
+	}
+	e->loops--;
+	e->maybe_broken = broken;
 	return MS_TRUE;
 }
 
-/* ( … ): variables set and exit inside stay inside. */
-static enum ms_st eval_subshell(struct ms_eval *e, const struct sh_node *n)
+/* What a subshell keeps to itself, to be put back afterwards. */
+struct saved_shell {
+	struct ms_env env;
+	size_t n_funcs, n_aliases, n_links;
+	char *cwd;
+	char *trap_exit;
+	bool errexit, maybe_stopped, maybe_returned;
+};
+
+static int shell_save(struct ms_eval *e, struct saved_shell *s)
 {
-	struct ms_env saved = { 0 };
+	*s = (struct saved_shell){ .n_funcs = e->n_funcs, .n_aliases = e->n_aliases,
+				   .n_links = e->n_links, .errexit = e->errexit,
+				   .maybe_stopped = e->maybe_stopped,
+				   .maybe_returned = e->maybe_returned };
+	if (mseval_env_copy(&e->env, &s->env) < 0)
+		return -ENOMEM;
+	if ((e->cwd && !(s->cwd = strdup(e->cwd))) ||
+	    (e->trap_exit && !(s->trap_exit = strdup(e->trap_exit)))) {
+		mseval_env_release(&s->env);
+		free(s->cwd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Put @s back; functions and aliases defined since are forgotten. */
+static void shell_restore(struct ms_eval *e, struct saved_shell *s)
+{
+	mseval_env_release(&e->env);
+	e->env = s->env;
+	for (size_t i = s->n_funcs; i < e->n_funcs; i++)
+		free(e->funcs[i].name);
+	e->n_funcs = S2C_MIN(e->n_funcs, s->n_funcs);
+	for (size_t i = s->n_aliases; i < e->n_aliases; i++) {
+		free(e->aliases[i].name);
+		free(e->aliases[i].value);
+	}
+	e->n_aliases = S2C_MIN(e->n_aliases, s->n_aliases);
+	free(e->cwd);
+	e->cwd = s->cwd;
+	free(e->trap_exit);
+	e->trap_exit = s->trap_exit;
+	e->errexit = s->errexit;
+	/* An exit inside leaves only the subshell; whether it may have stopped does not. */
+	e->exited = false;
+	e->maybe_stopped = s->maybe_stopped;
+	e->maybe_returned = s->maybe_returned;
+}
+
+enum ms_st maintscript_eval_subshell(struct ms_eval *e, const struct sh_node *n)
+{
+	struct saved_shell s;
+	bool returning = e->returning;
 	enum ms_st r;
 
-	if (mseval_env_copy(&e->env, &saved) < 0) {
+	if (shell_save(e, &s) < 0) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	r = maintscript_eval(e, n->kids[0]);
-	mseval_env_release(&e->env);
-	e->env = saved;
-	e->exited = false;      /* exit leaves only the subshell */
+	r = maintscript_eval(e, n);
+	if (e->exited && e->trap_exit && !e->error) {
+		/* the subshell's own EXIT trap */
+		_cleanup_free_ char *text = TAKE_PTR(e->trap_exit);
+		e->exited = false;
+		(void)maintscript_eval_text(e, n->line, "the EXIT trap", text, strlen(text));
+	}
+	shell_restore(e, &s);
+	e->returning = returning;
 	return r;
 }
 
@@ -227,12 +336,15 @@ static enum ms_st eval_funcdef(struct ms_eval *e, const struct sh_node *n)
 		return MS_UNKNOWN;
 	}
 	e->funcs = v;
-	v[e->n_funcs].name = strdup(n->name);
+	/* Defined in a branch that may not run: the command of that name may run instead.  (Where
+	 * the rest of the script may not run, a later call runs only after the definition.) */
+	v[e->n_funcs] = (struct ms_func){ .name = strdup(n->name), .body = n->kids[0],
+					  .maybe = e->cond > 0 };
 	if (!v[e->n_funcs].name) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	v[e->n_funcs++].body = n->kids[0];
+	e->n_funcs++;
 	return MS_TRUE;
 }
 
@@ -243,10 +355,12 @@ enum ms_st maintscript_eval(struct ms_eval *e, const struct sh_node *n)
 	if (++e->steps > MSEVAL_STEPS_MAX) {
 		if (e->steps == MSEVAL_STEPS_MAX + 1)
 			mseval_incomplete(e, n->line, "more than %d steps; the rest is not analysed",
-				    MSEVAL_STEPS_MAX);
+					  MSEVAL_STEPS_MAX);
 		e->exited = true;
 		return MS_UNKNOWN;
 	}
+	if (n->n_redirs && n->kind != SH_SIMPLE)
+		mscommand_redirects(e, n);
 	switch (n->kind) {
 	case SH_SIMPLE:
 		return mscommand_simple(e, n);
@@ -269,11 +383,56 @@ enum ms_st maintscript_eval(struct ms_eval *e, const struct sh_node *n)
 	case SH_GROUP:
 		return maintscript_eval(e, n->kids[0]);
 	case SH_SUBSHELL:
-		return eval_subshell(e, n);
+		return maintscript_eval_subshell(e, n->kids[0]);
 	case SH_FUNC:
 		return eval_funcdef(e, n);
 	}
 	return MS_UNKNOWN;
+}
+
+enum ms_st maintscript_eval_text(struct ms_eval *e, unsigned line, const char *what,
+				 const char *text, size_t len)
+{
+	struct s2c_error err = { 0 };
+	struct sh_script *script = NULL;
+	unsigned at_line = e->at_line;
+	const char *where = e->where;
+	enum ms_st r;
+	int k;
+
+	if (e->nest >= MSEVAL_NEST_MAX) {
+		mseval_incomplete(e, line, "%s nested more than %d deep; not followed", what,
+				  MSEVAL_NEST_MAX);
+		return MS_UNKNOWN;
+	}
+	k = sh_parse(text, len, &script, &err);
+	if (k == -ENOMEM) {
+		mseval_oom(e);
+		return MS_UNKNOWN;
+	}
+	if (k < 0) {
+		mseval_incomplete(e, line, "%s does not parse (%s)", what, err.msg);
+		return MS_UNKNOWN;
+	}
+	{
+		struct sh_script **v = realloc(e->subs, (e->n_subs + 1) * sizeof(*v));
+		if (!v) {
+			sh_script_free(script);
+			mseval_oom(e);
+			return MS_UNKNOWN;
+		}
+		e->subs = v;
+		v[e->n_subs++] = script;
+	}
+	e->nest++;
+	if (!e->at_line)
+		e->at_line = line;
+	e->where = what;
+	r = maintscript_eval(e, script->root);
+	e->where = where;
+	e->at_line = at_line;
+	e->nest--;
+	return r;
 }
 
 /* --- the two passes ------------------------------------------------------------------------- */
@@ -284,28 +443,55 @@ static void eval_release(struct ms_eval *e)
 	for (size_t i = 0; i < e->n_funcs; i++)
 		free(e->funcs[i].name);
 	free(e->funcs);
+	for (size_t i = 0; i < e->n_aliases; i++) {
+		free(e->aliases[i].name);
+		free(e->aliases[i].value);
+	}
+	free(e->aliases);
+	for (size_t i = 0; i < e->n_links; i++) {
+		free(e->links[i].path);
+		free(e->links[i].target);
+	}
+	free(e->links);
 	for (size_t i = 0; i < e->n_acts; i++)
 		mseval_action_release(&e->acts[i]);
 	free(e->acts);
-	for (size_t i = 0; i < e->n_incomplete; i++)
-		free(e->incomplete[i]);
-	free(e->incomplete);
+	for (size_t i = 0; i < e->n_touches; i++) {
+		free(e->touches[i].path);
+		free(e->touches[i].what);
+		free(e->touches[i].script);
+	}
+	free(e->touches);
+	for (size_t i = 0; i < e->n_subs; i++)
+		sh_script_free(e->subs[i]);
+	free(e->subs);
+	strv_freen(e->incomplete, e->n_incomplete);
+	strv_freen(e->notes, e->n_notes);
+	strv_freen(e->groups, e->n_groups);
+	strv_freen(e->asked, e->n_asked);
+	strv_freen(e->wants, e->n_wants);
+	for (size_t i = 0; i < e->n_locals; i++) {
+		free(e->locals[i].name);
+		free(e->locals[i].value);
+	}
+	free(e->locals);
+	strv_freen(e->made, e->n_made);
+	strv_freen(e->overrides, e->n_overrides);
+	strv_freen(e->traps, e->n_traps);
+	strv_freen(e->owned, e->n_owned);
+	free(e->trap_exit);
+	free(e->cwd);
 }
 
-static int take_incomplete(struct ms_eval *e, struct ms_analysis *out)
+/* Move the strings of @from into the set @to (duplicates dropped). */
+static int strset_take(char ***to, size_t *n_to, char **from, size_t n_from)
 {
-	for (size_t i = 0; i < e->n_incomplete; i++) {
-		char **v;
+	for (size_t i = 0; i < n_from; i++) {
 		bool dup = false;
-		for (size_t j = 0; j < out->n_incomplete && !dup; j++)
-			dup = s2c_streq(out->incomplete[j], e->incomplete[i]);
-		if (dup)
-			continue;
-		v = realloc(out->incomplete, (out->n_incomplete + 1) * sizeof(*v));
-		if (!v)
+		for (size_t j = 0; j < *n_to && !dup; j++)
+			dup = s2c_streq((*to)[j], from[i]);
+		if (!dup && strv_push(to, n_to, TAKE_PTR(from[i])) < 0)
 			return -ENOMEM;
-		out->incomplete = v;
-		v[out->n_incomplete++] = TAKE_PTR(e->incomplete[i]);
 	}
 	return 0;
 }
@@ -327,222 +513,363 @@ static bool kind_needs_setcap(enum ms_kind k)
 	return k == MS_SETCAP || k == MS_SETCAP_REMOVE;
 }
 
+/* Merge the actions of pass @sc: those of both passes happen always; of one, in that scenario. */
+static int take_actions(struct ms_eval *e, enum ms_scenario sc, size_t first,
+			struct ms_analysis *out)
+{
+	for (size_t i = 0; i < e->n_acts; i++) {
+		struct ms_action *a = &e->acts[i];
+		struct ms_action *v;
+		size_t found = SIZE_MAX;
+
+		for (size_t j = first; j < out->n && found == SIZE_MAX; j++)
+			if (mseval_action_same(&out->v[j], a))
+				found = j;
+		if (found != SIZE_MAX) {
+			out->v[found].seq[sc] = i;
+			/* setcap is tried in both, but has an effect only where it works. */
+			out->v[found].when = kind_needs_setcap(a->kind) ? MS_SETCAP_WORKS : MS_ALWAYS;
+			continue;
+		}
+		v = realloc(out->v, (out->n + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		out->v = v;
+		v[out->n] = *a;
+		*a = (struct ms_action){ 0 };
+		v[out->n].seq[0] = v[out->n].seq[1] = SIZE_MAX;
+		v[out->n].seq[sc] = i;
+		v[out->n].when = sc == MS_SCENARIO_WORKS ? MS_SETCAP_WORKS : MS_SETCAP_FAILS;
+		out->n++;
+	}
+	return 0;
+}
+
+static int take_touches(struct ms_eval *e, struct ms_analysis *out)
+{
+	for (size_t i = 0; i < e->n_touches; i++) {
+		struct ms_touch *v = realloc(out->touches, (out->n_touches + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		out->touches = v;
+		v[out->n_touches++] = e->touches[i];
+		e->touches[i] = (struct ms_touch){ 0 };
+	}
+	return 0;
+}
+
+/* The debconf answers at the end of pass @e, merged into @out (a difference: unknown). */
+static int take_answers(const struct ms_eval *e, struct ms_analysis *out, bool first_pass)
+{
+	size_t plen = strlen(MSEVAL_DEBCONF_PREFIX);
+
+	for (size_t i = 0; i < e->env.n; i++) {
+		const struct ms_var *v = &e->env.v[i];
+		struct ms_answer *a = NULL;
+
+		if (strncmp(v->name, MSEVAL_DEBCONF_PREFIX, plen) != 0)
+			continue;
+		for (size_t j = 0; j < out->n_answers && !a; j++)
+			if (s2c_streq(out->answers[j].template, v->name + plen))
+				a = &out->answers[j];
+		if (!a) {
+			a = realloc(out->answers, (out->n_answers + 1) * sizeof(*a));
+			if (!a)
+				return -ENOMEM;
+			out->answers = a;
+			a = &a[out->n_answers];
+			*a = (struct ms_answer){ .template = strdup(v->name + plen) };
+			if (!a->template)
+				return -ENOMEM;
+			out->n_answers++;
+			first_pass = true;
+		}
+		if (first_pass || (a->value && v->value && s2c_streq(a->value, v->value))) {
+			char *nv = v->value ? strdup(v->value) : NULL;
+			if (v->value && !nv)
+				return -ENOMEM;
+			free(a->value);
+			a->value = nv;
+		} else {
+			free(a->value);
+			a->value = NULL;
+		}
+	}
+	return 0;
+}
+
+/* What pass @e found, into @out. */
+static int take_pass(struct ms_eval *e, size_t first, struct ms_analysis *out)
+{
+	int r = take_actions(e, e->sc, first, out);
+
+	if (r == 0)
+		r = take_touches(e, out);
+	if (r == 0)
+		r = strset_take(&out->incomplete, &out->n_incomplete, e->incomplete, e->n_incomplete);
+	if (r == 0)
+		r = strset_take(&out->notes, &out->n_notes, e->notes, e->n_notes);
+	if (r == 0)
+		r = strset_take(&out->groups, &out->n_groups, e->groups, e->n_groups);
+	if (r == 0)
+		r = strset_take(&out->asked, &out->n_asked, e->asked, e->n_asked);
+	if (r == 0)
+		r = strset_take(&out->wants, &out->n_wants, e->wants, e->n_wants);
+	return r;
+}
+
+/* The traps when the script ends: EXIT's, and those of signals as may happen. */
+static void run_traps(struct ms_eval *e, unsigned line)
+{
+	_cleanup_free_ char *text = TAKE_PTR(e->trap_exit);
+
+	e->exited = e->returning = false;
+	e->breaking = 0;
+	if (text)
+		(void)maintscript_eval_text(e, line, "the EXIT trap", text, strlen(text));
+	e->exited = false;
+	e->cond++;
+	for (size_t i = 0; i < e->n_traps && !e->error; i++) {
+		_cleanup_free_ char *t = strdup(e->traps[i]);
+		if (!t) {
+			mseval_oom(e);
+			break;
+		}
+		(void)maintscript_eval_text(e, line, "a signal trap", t, strlen(t));
+		e->exited = false;
+	}
+	e->cond--;
+}
+
+/* The interpreter of the #! line: sh, dash or bash (and whether -e is given), else the name. */
+static int interpreter(const char *text, size_t len, bool *bash, bool *errexit, char **other)
+{
+	const char *end = memchr(text, '\n', len), *p;
+	_cleanup_free_ char *line = NULL;
+	char *prog, *arg, *save = NULL;
+
+	*bash = *errexit = false;
+	*other = NULL;
+	if (len < 2 || text[0] != '#' || text[1] != '!')
+		return 0;       /* no #!: dpkg's exec falls back to /bin/sh */
+	p = text + 2;
+	line = strndup(p, end ? (size_t)(end - p) : len - 2);
+	if (!line)
+		return -ENOMEM;
+	prog = strtok_r(line, " \t\r", &save);
+	if (prog && (s2c_streq(prog, "/usr/bin/env") || s2c_streq(prog, "/bin/env")))
+		prog = strtok_r(NULL, " \t\r", &save);
+	if (prog && (s2c_streq(member_base_name(prog), "sh") ||
+		     s2c_streq(member_base_name(prog), "dash") ||
+		     s2c_streq(member_base_name(prog), "bash")) &&
+	    (prog[0] != '/' || s2c_streq(prog, "/bin/sh") || s2c_streq(prog, "/usr/bin/sh") ||
+	     s2c_streq(prog, "/bin/dash") || s2c_streq(prog, "/usr/bin/dash") ||
+	     s2c_streq(prog, "/bin/bash") || s2c_streq(prog, "/usr/bin/bash"))) {
+		*bash = s2c_streq(member_base_name(prog), "bash");
+		while ((arg = strtok_r(NULL, " \t\r", &save)))
+			if (arg[0] == '-' && strchr(arg, 'e'))
+				*errexit = true;
+		return 0;
+	}
+	*other = strdup(prog ? prog : "");
+	return *other ? 0 : -ENOMEM;
+}
+
+/* One pass of @script in scenario @sc. */
+static void run_pass(struct ms_eval *e, const struct sh_script *script, const char *name,
+		     const struct ms_context *ctx, enum ms_scenario sc, bool bash, bool errexit,
+		     const struct ms_analysis *before)
+{
+	*e = (struct ms_eval){ .name = name, .ctx = ctx, .sc = sc, .bash = bash,
+			       .errexit = errexit, .pos = ctx->args, .n_pos = ctx->n_args,
+			       .cwd = strdup("/"), .cmdsub_status = MS_TRUE };
+	if (!e->cwd)
+		mseval_oom(e);
+	/* dpkg's environment: PATH, exported */
+	mseval_env_set(e, &e->env, "PATH", strdup(MSEVAL_DPKG_PATH));
+	if (!e->error)
+		mseval_env_find(&e->env, "PATH")->exported = true;
+	for (size_t i = 0; i < before->n_answers && !e->error; i++) {
+		_cleanup_free_ char *var = strdup_printf("%s%s", MSEVAL_DEBCONF_PREFIX,
+							 before->answers[i].template);
+		char *value = before->answers[i].value ? strdup(before->answers[i].value) : NULL;
+		if (!var || (before->answers[i].value && !value)) {
+			free(value);
+			mseval_oom(e);
+			break;
+		}
+		mseval_env_set(e, &e->env, var, value);
+	}
+	(void)maintscript_eval(e, script->root);
+	if (!e->error)
+		run_traps(e, script->root->line_end);
+}
+
 int maintscript_analyse(const char *name, const char *text, size_t len,
 			const struct ms_context *ctx, struct ms_analysis *out)
 {
 	struct s2c_error err = { 0 };
 	struct sh_script *script = NULL;
 	struct ms_eval pass[_MS_SCENARIO_MAX];
+	_cleanup_free_ char *other = NULL;
+	bool bash, errexit;
 	size_t first = out->n;
-	int r;
+	int r = interpreter(text, len, &bash, &errexit, &other);
 
+	if (r < 0)
+		return r;
+	if (other) {
+		_cleanup_free_ char *shown = escape_text(other);
+		return add_incomplete(out, "%s:1: run by '%s', which is not analysed", name,
+				      shown ? shown : "?");
+	}
 	r = sh_parse(text, len, &script, &err);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return add_incomplete(out, "%s: %s; not analysed", name, err.msg);
-	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX; sc++) {
-		struct ms_eval *e = &pass[sc];
-		*e = (struct ms_eval){ .name = name, .ctx = ctx, .sc = (enum ms_scenario)sc };
-		e->pos = ctx->args;
-		e->n_pos = ctx->n_args;
-		(void)maintscript_eval(e, script->root);
-	}
-	sh_script_free(script);
+	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX; sc++)
+		run_pass(&pass[sc], script, name, ctx, (enum ms_scenario)sc, bash, errexit, out);
 	r = pass[0].error ? pass[0].error : pass[1].error;
 	if (r == -E2BIG)
 		r = add_incomplete(out, "%s: a command with more than %d words; not analysed", name,
-			     MSEVAL_FIELDS_MAX);
-	if (r == 0) {
-		/* Merge: an action of both passes happens always; of one, in that scenario. */
-		for (unsigned sc = 0; sc < _MS_SCENARIO_MAX && r == 0; sc++) {
-			for (size_t i = 0; i < pass[sc].n_acts && r == 0; i++) {
-				struct ms_action *a = &pass[sc].acts[i];
-				struct ms_action *v;
-				size_t found = SIZE_MAX;
-
-				for (size_t j = first; j < out->n && found == SIZE_MAX; j++)
-					if (mseval_action_same(&out->v[j], a))
-						found = j;
-				if (found != SIZE_MAX) {
-					out->v[found].seq[sc] = i;
-					/* setcap is tried in both, but has an effect only where
-					 * it works. */
-					out->v[found].when = kind_needs_setcap(a->kind) ?
-						MS_SETCAP_WORKS : MS_ALWAYS;
-					continue;
-				}
-				v = realloc(out->v, (out->n + 1) * sizeof(*v));
-				if (!v) {
-					r = -ENOMEM;
-					break;
-				}
-				out->v = v;
-				v[out->n] = *a;
-				*a = (struct ms_action){ 0 };
-				v[out->n].seq[0] = v[out->n].seq[1] = SIZE_MAX;
-				v[out->n].seq[sc] = i;
-				v[out->n].when = sc == MS_SCENARIO_WORKS ? MS_SETCAP_WORKS :
-									   MS_SETCAP_FAILS;
-				out->n++;
-			}
-			if (r == 0)
-				r = take_incomplete(&pass[sc], out);
-		}
-	}
+				   MSEVAL_FIELDS_MAX);
+	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX && r == 0; sc++)
+		r = take_answers(&pass[sc], out, sc == 0);
+	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX && r == 0; sc++)
+		r = take_pass(&pass[sc], first, out);
 	for (unsigned sc = 0; sc < _MS_SCENARIO_MAX; sc++)
 		eval_release(&pass[sc]);
+	sh_script_free(script);
 	return r == -E2BIG ? 0 : r;
 }
 
-/* --- applying ------------------------------------------------------------------------------- */
-
-/* chmod's symbolic modes: [ugoa]*([-+=]([rwxXst]*|[ugo]))+ , comma separated. */
-static int chmod_symbolic(const char *spec, uint32_t mode, bool is_dir, uint32_t *ret)
+void ms_analysis_release(struct ms_analysis *a)
 {
-	const char *p = spec;
-
-	while (*p) {
-		uint32_t who = 0;
-		bool who_given = false;
-
-		for (; *p && strchr("ugoa", *p); p++) {
-			who_given = true;
-			who |= *p == 'u' ? 04700 : *p == 'g' ? 02070 : *p == 'o' ? 01007 : 07777;
-		}
-		if (!who_given)
-			who = 07777;
-		if (!*p || !strchr("+-=", *p))
-			return -EINVAL;
-		while (*p && strchr("+-=", *p)) {
-			char op = *p++;
-			uint32_t bits = 0;
-
-			if (*p && strchr("ugo", *p)) {
-				uint32_t src = mode;
-				uint32_t r = *p == 'u' ? (src >> 6) & 7 : *p == 'g' ? (src >> 3) & 7 : src & 7;
-				bits = r | (r << 3) | (r << 6);
-				p++;
-			} else {
-				for (; *p && strchr("rwxXst", *p); p++) {
-					switch (*p) {
-					case 'r': bits |= 0444; break;
-					case 'w': bits |= 0222; break;
-					case 'x': bits |= 0111; break;
-					case 'X':
-						if (is_dir || (mode & 0111))
-							bits |= 0111;
-						break;
-					case 's': bits |= 06000; break;
-					case 't': bits |= 01000; break;
-					}
-				}
-			}
-			bits &= who;
-			/* Without "who", rwx obey the umask (022); s and t do not. */
-			if (!who_given)
-				bits &= ~(uint32_t)022 | 07000;
-			if (op == '+') {
-				mode |= bits;
-			} else if (op == '-') {
-				mode &= ~bits;
-			} else {
-				uint32_t clear = who & 0777;
-				/* = keeps a directory's set-ID bits unless named (GNU chmod). */
-				if (!is_dir)
-					clear |= who & 07000;
-				mode = (mode & ~clear) | bits;
-			}
-		}
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			return -EINVAL;
+	for (size_t i = 0; i < a->n; i++)
+		mseval_action_release(&a->v[i]);
+	free(a->v);
+	for (size_t i = 0; i < a->n_touches; i++) {
+		free(a->touches[i].path);
+		free(a->touches[i].what);
+		free(a->touches[i].script);
 	}
-	*ret = mode & 07777;
-	return 0;
-}
-
-int ms_chmod(const char *spec, uint32_t mode, bool is_dir, uint32_t *ret)
-{
-	size_t n = strlen(spec);
-
-	if (n == 0)
-		return -EINVAL;
-	if (strspn(spec, "01234567") == n) {
-		unsigned long v;
-		if (n > 5)
-			return -EINVAL;
-		v = strtoul(spec, NULL, 8);
-		if (v > 07777)
-			return -EINVAL;
-		/* GNU chmod keeps a directory's set-ID bits when fewer than 5 digits name them. */
-		if (is_dir && n < 5)
-			v |= mode & 06000;
-		*ret = (uint32_t)v;
-		return 0;
+	free(a->touches);
+	for (size_t i = 0; i < a->n_answers; i++) {
+		free(a->answers[i].template);
+		free(a->answers[i].value);
 	}
-	return chmod_symbolic(spec, mode, is_dir, ret);
+	free(a->answers);
+	strv_freen(a->incomplete, a->n_incomplete);
+	strv_freen(a->notes, a->n_notes);
+	strv_freen(a->groups, a->n_groups);
+	strv_freen(a->asked, a->n_asked);
+	strv_freen(a->wants, a->n_wants);
+	*a = (struct ms_analysis){ 0 };
 }
 
-bool ms_applies(const struct ms_action *a, enum ms_scenario sc)
+/* --- what the scripts touch ----------------------------------------------------------------- */
+
+static bool names(const struct ms_action *a, const char *path)
 {
-	if (a->seq[sc] == SIZE_MAX)
-		return false;
-	return sc == MS_SCENARIO_WORKS || !kind_needs_setcap(a->kind);
+	size_t n = strlen(a->path);
+
+	if (a->glob ? fnmatch(a->path, path, FNM_PATHNAME) == 0 : s2c_streq(a->path, path))
+		return true;
+	return a->recursive && strncmp(path, a->path, n) == 0 && path[n] == '/';
 }
 
-int ms_apply(const struct ms_action *a, bool is_dir, struct ms_state *st)
+/* Whether @a can leave a file set-ID or with capabilities. */
+static bool adds_privilege(const struct ms_action *a)
 {
-	uint32_t mode;
-	int r;
+	uint32_t x = 0, y = 0;
 
 	switch (a->kind) {
-	case MS_CHMOD:
-		r = ms_chmod(a->mode, st->mode, is_dir, &mode);
-		if (r < 0)
-			return r;
-		st->mode = mode;
-		return 0;
-	case MS_CHOWN:
-		if (a->owner)
-			st->owner = a->owner;
-		if (a->group)
-			st->group = a->group;
-		/* The kernel clears set-user-ID (and set-group-ID with group execute) and
-		 * drops security.capability when a regular file changes owner. */
-		if (!is_dir) {
-			st->mode &= ~(uint32_t)S_ISUID;
-			if (st->mode & S_IXGRP)
-				st->mode &= ~(uint32_t)S_ISGID;
-			st->has_caps = false;
-			st->caps = NULL;
-		}
-		return 0;
 	case MS_SETCAP:
-		st->has_caps = true;
-		st->caps = a->caps;
-		return 0;
-	case MS_SETCAP_REMOVE:
-		st->has_caps = false;
-		st->caps = NULL;
-		return 0;
-	case MS_STATOVERRIDE: {
-		unsigned long v;
-		char *end;
-		errno = 0;
-		v = strtoul(a->mode, &end, 8);
-		if (errno || *end || end == a->mode || v > 07777)
-			return -EINVAL;
-		st->owner = a->owner;
-		st->group = a->group;
-		st->mode = (uint32_t)v;
-		/* dpkg applies an override with chown, then chmod: capabilities go. */
-		st->has_caps = false;
-		st->caps = NULL;
-		return 0;
-	}
+		return true;
+	case MS_CHMOD:
+		return (ms_chmod(a->mode, 0755, false, &x) == 0 && (x & 06000)) ||
+		       (ms_chmod(a->mode, 0, false, &y) == 0 && (y & 06000));
+	case MS_STATOVERRIDE:
+	case MS_INSTALL:
+		return strtoul(a->mode, NULL, 8) & 06000;
 	default:
-		return -EINVAL;
+		return false;
 	}
+}
+
+/* Whether @m is privileged as packed or made so by an action. */
+static bool privileged_member(const struct ms_analysis *a, const struct member *m)
+{
+	if (m->type != MEMBER_FILE && m->type != MEMBER_HARDLINK)
+		return false;
+	if ((m->mode & 06000) || m->has_caps)
+		return true;
+	for (size_t i = 0; i < a->n; i++)
+		if (adds_privilege(&a->v[i]) && names(&a->v[i], m->path))
+			return true;
+	return false;
+}
+
+/* The privileged member @t reaches, or NULL. */
+static const struct member *touched(const struct ms_analysis *a, const struct memberset *members,
+				    const struct ms_touch *t)
+{
+	struct member *m = memberset_get(members, t->path);
+	size_t n = strlen(t->path);
+
+	/* rm, mv and a new file put there act on a link itself; the others follow it */
+	if (!m || (m->type == MEMBER_SYMLINK && !s2c_streq(t->what, "removes") &&
+		   !s2c_streq(t->what, "replaces") && !s2c_streq(t->what, "moves")))
+		(void)memberset_reach(members, t->path, &m);
+	if (m && privileged_member(a, m))
+		return m;
+	if (!t->below)
+		return NULL;
+	for (size_t i = 0; i < members->n_slots; i++) {
+		const struct member *o = members->slots[i];
+		if (o && strncmp(o->path, t->path, n) == 0 && o->path[n] == '/' &&
+		    privileged_member(a, o))
+			return o;
+	}
+	return NULL;
+}
+
+/* add_incomplete() unless it is there. */
+static int add_incomplete_once(struct ms_analysis *a, char *s)
+{
+	for (size_t i = 0; s && i < a->n_incomplete; i++)
+		if (s2c_streq(a->incomplete[i], s)) {
+			free(s);
+			return 0;
+		}
+	return strv_push(&a->incomplete, &a->n_incomplete, s);
+}
+
+int maintscript_check(struct ms_analysis *a, const struct memberset *members)
+{
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < members->n_slots && !any; i++)
+		any = members->slots[i] && privileged_member(a, members->slots[i]);
+	for (size_t i = 0; i < a->n_touches && r == 0; i++) {
+		const struct ms_touch *t = &a->touches[i];
+		const struct member *m;
+		if (!t->path) {
+			if (any)
+				r = add_incomplete_once(a, strdup_printf(
+					"%s:%u: it %s a file it cannot name, and the package has "
+					"privileged files", t->script, t->line, t->what));
+			continue;
+		}
+		m = touched(a, members, t);
+		if (m) {
+			_cleanup_free_ char *shown = escape_text(m->path);
+			r = add_incomplete_once(a, strdup_printf(
+				"%s:%u: it %s '%s', which is privileged: not modelled", t->script,
+				t->line, t->what, shown ? shown : "?"));
+		}
+	}
+	return r;
 }

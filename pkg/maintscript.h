@@ -19,9 +19,15 @@
  * and the actions in them are marked conditional.  Variables, functions
  * (with their positional parameters), case, for, &&, || and ! are followed.
  *
- * Recognised actions: chmod, chown, chgrp, setcap (and setcap -r),
- * dpkg-statoverride --add.  A file name the evaluator cannot work out
- * makes the analysis incomplete, never a guess.
+ * Every command is looked up in one table (mstable.c, documented in
+ * docs/MAINTSCRIPTS.md): a model (chmod, chown, chgrp, setcap,
+ * dpkg-statoverride, install, cp, mv, ln, rm, debconf's db_get …), a
+ * command that changes no mode, owner or capability, or a command that runs
+ * another (env, nice, sh -c, eval, xargs, find -exec …), whose inner
+ * command is looked up in turn.  Anything else, a file name or mode the
+ * evaluator cannot work out, a program of the package that is not a shell
+ * script, and a script run by another interpreter make the analysis
+ * incomplete with the script, line and reason, never a guess.
  */
 #ifndef S2C_PKG_MAINTSCRIPT_H
 #define S2C_PKG_MAINTSCRIPT_H
@@ -39,6 +45,8 @@ enum ms_kind {
 	MS_SETCAP,              /**< caps */
 	MS_SETCAP_REMOVE,       /**< setcap -r */
 	MS_STATOVERRIDE,        /**< owner, group and mode, recorded with dpkg-statoverride */
+	MS_INSTALL,             /**< owner, group and mode as install(1) leaves a file it
+				     copies over a file of the package: no capabilities */
 	_MS_KIND_MAX,
 };
 
@@ -75,6 +83,21 @@ struct ms_action {
 	size_t seq[_MS_SCENARIO_MAX]; /**< position in each scenario, SIZE_MAX when absent */
 };
 
+/** A file a script writes, moves, copies or removes: it matters when it is privileged. */
+struct ms_touch {
+	char *path;             /**< absolute, normalised; NULL: a file the script cannot name */
+	bool below;             /**< and everything below it (rm -r, cp -r) */
+	char *what;             /**< "moves", "copies with its mode", "writes to", "removes" */
+	char *script;           /**< "postinst" */
+	unsigned line;
+};
+
+/** A debconf answer as the scripts leave it. */
+struct ms_answer {
+	char *template;         /**< "wireshark-common/install-setuid" */
+	char *value;            /**< NULL: not known */
+};
+
 /** What the scripts of one package do. */
 struct ms_analysis {
 	struct ms_action *v;
@@ -82,13 +105,53 @@ struct ms_analysis {
 	char **incomplete;      /**< "postinst:12: …": what could not be worked out, so that
 				     the installed state may differ from what the actions say */
 	size_t n_incomplete;
+	struct ms_touch *touches; /**< checked by maintscript_check() */
+	size_t n_touches;
+	char **notes;           /**< "postinst:12: …": what else the installer does */
+	size_t n_notes;
+	char **groups;          /**< groups the scripts create (adduser --group, addgroup,
+				     groupadd): named, never numbered */
+	size_t n_groups;
+	char **asked;           /**< debconf templates the scripts read */
+	size_t n_asked;
+	char **wants;           /**< files of the package the scripts run or read: their content
+				     must be kept */
+	size_t n_wants;
+	struct ms_answer *answers; /**< debconf answers the scripts set (config before the others) */
+	size_t n_answers;
 };
+
+/** One debconf template of the package (its control member "templates"). */
+struct ms_template {
+	char *name;             /**< "wireshark-common/install-setuid" */
+	char *type;             /**< "boolean", "select", "string" … */
+	char *def;              /**< the Default field, or NULL */
+	char **choices;         /**< select and multiselect: the Choices, NULL-terminated */
+};
+
+/** The templates of a package. */
+struct ms_templates {
+	struct ms_template *v;
+	size_t n;
+};
+
+struct memberset;
 
 /** How the package manager calls the script on a fresh installation. */
 struct ms_context {
 	const char *const *args;  /**< $1, $2, …: {"configure", ""} for a postinst */
 	size_t n_args;
 	const char *arch;         /**< `dpkg --print-architecture`, or NULL */
+	const char *package;      /**< the package's name: a program it ships runs as the table
+				       row of that name only when the row names the package */
+	const struct memberset *members; /**< the package's files, once its data is read: paths
+					    resolve through its symbolic links, its own programs
+					    and sourced scripts are found; NULL before */
+	int stagefd;              /**< with @members: the stage root holding the kept members'
+				       content (sourced and run scripts), or -1 */
+	const struct ms_templates *templates; /**< debconf templates, or NULL */
+	const char *answer_template; /**< a debconf alternative: this template … */
+	const char *answer_value;    /**< … answers this instead of its default */
 };
 
 /**
@@ -102,8 +165,30 @@ struct ms_context {
 int maintscript_analyse(const char *name, const char *text, size_t len,
 			const struct ms_context *ctx, struct ms_analysis *out);
 
+/**
+ * After every script of a package is analysed with its members known: what
+ * the scripts write, move, copy or remove (ms_analysis::touches) that is
+ * privileged as packed or made so by an action, or that cannot be named
+ * while the package has privileged files, makes the analysis incomplete.
+ * Returns 0 or -ENOMEM.
+ */
+int maintscript_check(struct ms_analysis *a, const struct memberset *members);
+
 /** Free what @a holds; it is empty afterwards. */
 void ms_analysis_release(struct ms_analysis *a);
+
+/**
+ * Parse the debconf templates file of @len bytes at @text (RFC 822 style
+ * paragraphs: Template, Type, Default, Choices) into @ret, which is released
+ * first.  What it cannot read is skipped.  Returns 0 or -ENOMEM.
+ */
+int ms_templates_parse(const char *text, size_t len, struct ms_templates *ret);
+
+/** Free what @t holds. */
+void ms_templates_release(struct ms_templates *t);
+
+/** The template @name of @t, or NULL. */
+const struct ms_template *ms_templates_find(const struct ms_templates *t, const char *name);
 
 /** "chmod", "chown", "setcap", "setcap -r", "dpkg-statoverride". */
 const char *ms_kind_name(enum ms_kind k);

@@ -285,6 +285,89 @@ int memberset_sorted(const struct memberset *s, struct member ***ret)
  * ("" for the root), @rest what is left; a symlink's target replaces the
  * component and is prepended to the rest.
  */
+/* "/a/./b//c/../d" -> "/a/b/d"; ".." stops at "/". */
+char *member_normalise(const char *abs)
+{
+	char *out = malloc(strlen(abs) + 2);
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	for (const char *p = abs; *p;) {
+		size_t len;
+		p += strspn(p, "/");
+		len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		if (len == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+/* The path @rest (below the link, "" or "/…") names through the symbolic link member @m. */
+static char *link_target(const struct member *m, const char *rest)
+{
+	_cleanup_free_ char *joined = NULL;
+	size_t dl = (size_t)(member_base_name(m->path) - m->path);
+
+	if (m->target[0] == '/')
+		joined = strdup_printf("%s%s", m->target, rest);
+	else
+		joined = strdup_printf("%.*s%s%s", (int)dl, m->path, m->target, rest);
+	return joined ? member_normalise(joined) : NULL;
+}
+
+int memberset_reach(const struct memberset *ms, const char *path, struct member **ret)
+{
+	_cleanup_free_ char *cur = member_normalise(path);
+
+	for (unsigned hops = 0; cur && hops <= 40; hops++) {
+		struct member *m = NULL;
+		char *slash = cur;
+		bool moved = false;
+		/* the first component that is a link among the members, from the root */
+		while (!moved && (slash = strchr(slash + 1, '/'))) {
+			*slash = '\0';
+			m = memberset_get(ms, cur);
+			*slash = '/';
+			if (m && m->type == MEMBER_SYMLINK && m->target) {
+				char *next = link_target(m, slash);
+				free(cur);
+				cur = next;
+				moved = true;
+			}
+		}
+		if (moved)
+			continue;
+		m = memberset_get(ms, cur);
+		if (!m)
+			return -ENOENT;
+		if (m->type != MEMBER_SYMLINK || !m->target) {
+			*ret = m;
+			return 0;
+		}
+		char *next = link_target(m, "");
+		free(cur);
+		cur = next;
+	}
+	return cur ? -ELOOP : -ENOMEM;
+}
+
 int memberset_resolve(const struct memberset *s, const char *path, struct member **ret)
 {
 	_cleanup_free_ char *rest = strdup(path);

@@ -129,4 +129,20 @@ int memberset_sorted(const struct memberset *s, struct member ***ret);
  */
 int memberset_resolve(const struct memberset *s, const char *path, struct member **ret);
 
+/**
+ * "/a/./b//c/../d" as "/a/b/d" (".." stops at "/").  Returns a new string, or
+ * NULL on OOM.
+ */
+char *member_normalise(const char *abs);
+
+/**
+ * The member an installed system reaches at @path: symbolic links among the
+ * members are followed as the kernel would (at most 40), and a directory the
+ * members do not have is the system's own, a plain directory (a package need
+ * not ship the directories its files are in).
+ * Returns 0 with the member in @ret, -ENOENT when none is there, -ELOOP or
+ * -ENOMEM.
+ */
+int memberset_reach(const struct memberset *s, const char *path, struct member **ret);
+
 #endif /* S2C_PKG_MEMBER_H */

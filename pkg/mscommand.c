@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The commands the maintainer-script evaluator knows: chmod, chown, chgrp,
- * setcap and dpkg-statoverride become actions on a file; test, function
- * calls and the shell's own commands steer the evaluation.
+ * Simple commands of the maintainer-script evaluator: expansion, aliases,
+ * the lookup the shell does (special built-ins, functions, the package's
+ * own programs on dpkg's PATH, the table of models), function calls and
+ * set -e.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "member.h"
 #include "mscommand.h"
 #include "msexpand.h"
-#include "member.h"
 #include "shparse.h"
 #include "util.h"
 #include "common.h"
 
-/* --- actions -------------------------------------------------------------------------------- */
+/* dpkg runs maintainer scripts with this PATH. */
+static const char *const dpkg_path[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
+					 "/usr/bin", "/sbin", "/bin" };
 
-/* The command's source on one line, shortened. */
-static char *command_text(const struct sh_node *n)
+char *mscommand_text(const struct sh_node *n)
 {
 	size_t len = S2C_MIN(n->src_len, (size_t)MSEVAL_COMMAND_TEXT_MAX);
 	char *s = strndup(n->src ? n->src : "", len);
@@ -30,354 +32,450 @@ static char *command_text(const struct sh_node *n)
 		if (*c == '\n' || *c == '\t' || *c == '\r')
 			*c = ' ';
 	if (n->src_len > MSEVAL_COMMAND_TEXT_MAX) {
-		char *longer = NULL;
-		if (asprintf(&longer, "%s…", s) < 0)
-			longer = NULL;
+		char *longer = strdup_printf("%s…", s);
 		free(s);
 		s = longer;
 	}
 	return s;
 }
 
-/* Record one action on @path (a field); a path that is not known is a note. */
-static void act(struct ms_eval *e, const struct sh_node *n, enum ms_kind kind,
-		const struct ms_field *path, const char *mode, const char *owner, const char *group,
-		const char *caps, bool recursive)
+void mscommand_incomplete(struct ms_eval *e, const struct ms_call *c, const char *reason)
 {
-	struct ms_action a = { .kind = kind, .line = n->line, .recursive = recursive,
-			       .conditional = e->cond > 0, .glob = path->glob };
-	_cleanup_free_ char *cmd = command_text(n);
-	struct ms_action *v;
-	int r;
+	_cleanup_free_ char *text = mscommand_text(c->n);
+	_cleanup_free_ char *shown = text ? escape_text(text) : NULL;
 
-	if (!cmd) {
+	if (!shown) {
 		mseval_oom(e);
 		return;
 	}
-	if (!path->known || path->s[0] != '/') {
-		_cleanup_free_ char *shown = escape_text(cmd);
-		mseval_incomplete(e, n->line, "%s: cannot tell which file it changes%s",
-			    shown ? shown : "?", e->cond ? " (under a condition)" : "");
-		return;
-	}
-	r = member_path(path->s + 1, &a.path, NULL);
-	if (r < 0 && r != -ENOMEM) {
-		_cleanup_free_ char *shown = escape_text(cmd);
-		mseval_incomplete(e, n->line, "%s: the file name is not usable", shown ? shown : "?");
-		return;
-	}
-	if (r < 0 || (mode && !(a.mode = strdup(mode))) || (owner && !(a.owner = strdup(owner))) ||
-	    (group && !(a.group = strdup(group))) || (caps && !(a.caps = strdup(caps))) ||
-	    !(a.script = strdup(e->name))) {
-		mseval_action_release(&a);
-		mseval_oom(e);
-		return;
-	}
-	a.command = TAKE_PTR(cmd);
-	for (size_t i = 0; i < e->n_acts; i++)
-		if (mseval_action_same(&e->acts[i], &a)) {
-			mseval_action_release(&a);
-			return;     /* a loop or a second call: the same change again */
-		}
-	v = realloc(e->acts, (e->n_acts + 1) * sizeof(*v));
-	if (!v) {
-		mseval_action_release(&a);
-		mseval_oom(e);
-		return;
-	}
-	e->acts = v;
-	v[e->n_acts++] = a;
+	mseval_incomplete(e, c->n->line, "'%s': %s", shown, reason);
 }
 
-static bool is_option(const struct ms_field *f)
+bool mscommand_is_option(const struct ms_field *f)
 {
 	return f->known && f->s[0] == '-' && f->s[1] != '\0';
 }
 
-/* chmod [-R -f -v -c …] MODE FILE… */
-static enum ms_st cmd_chmod(struct ms_eval *e, const struct sh_node *n, const struct ms_fields *f)
+struct ms_call mscommand_shift(const struct ms_call *c, size_t i)
 {
-	size_t i = 1;
-	bool recursive = false;
-	uint32_t dummy;
-
-	for (; i < f->n && is_option(&f->v[i]); i++) {
-		const char *o = f->v[i].s;
-		if (s2c_streq(o, "--"))  {
-			i++;
-			break;
-		}
-		/* "-x", "-w", "-s": a mode, not an option. */
-		if (ms_chmod(o, 0755, false, &dummy) == 0)
-			break;
-		if (s2c_streq(o, "-R") || s2c_streq(o, "--recursive"))
-			recursive = true;
-	}
-	if (i >= f->n)
-		return MS_UNKNOWN;
-	if (!f->v[i].known) {
-		mseval_incomplete(e, n->line, "chmod with a mode that is not known");
-		return MS_UNKNOWN;
-	}
-	for (size_t j = i + 1; j < f->n; j++)
-		act(e, n, MS_CHMOD, &f->v[j], f->v[i].s, NULL, NULL, NULL, recursive);
-	return MS_TRUE;
+	return (struct ms_call){ .n = c->n, .v = c->v + S2C_MIN(i, c->argc),
+				 .argc = c->argc - S2C_MIN(i, c->argc) };
 }
 
-/* chown [opts] OWNER[:GROUP] FILE…, chgrp [opts] GROUP FILE… */
-static enum ms_st cmd_chown(struct ms_eval *e, const struct sh_node *n,
-			    const struct ms_fields *f, bool chgrp)
-{
-	_cleanup_free_ char *owner = NULL, *group = NULL;
-	size_t i = 1;
-	bool recursive = false;
-
-	for (; i < f->n && is_option(&f->v[i]); i++) {
-		if (s2c_streq(f->v[i].s, "--")) {
-			i++;
-			break;
-		}
-		if (s2c_streq(f->v[i].s, "-R") || s2c_streq(f->v[i].s, "--recursive"))
-			recursive = true;
-	}
-	if (i >= f->n)
-		return MS_UNKNOWN;
-	if (!f->v[i].known) {
-		mseval_incomplete(e, n->line, "%s with an owner that is not known",
-			    chgrp ? "chgrp" : "chown");
-		return MS_UNKNOWN;
-	}
-	if (chgrp) {
-		group = strdup(f->v[i].s);
-	} else {
-		const char *spec = f->v[i].s;
-		size_t k = strcspn(spec, ":.");
-		if (k)
-			owner = strndup(spec, k);
-		if (spec[k] && spec[k + 1])
-			group = strdup(spec + k + 1);
-		if (k && !owner)
-			mseval_oom(e);
-	}
-	if (e->error)
-		return MS_UNKNOWN;
-	for (size_t j = i + 1; j < f->n; j++)
-		act(e, n, MS_CHOWN, &f->v[j], NULL, owner, group, NULL, recursive);
-	return MS_TRUE;
-}
-
-/* setcap [-q] [-v] [-n ROOTID] (CAPS|-r) FILE [(CAPS|-r) FILE …] */
-static enum ms_st cmd_setcap(struct ms_eval *e, const struct sh_node *n, const struct ms_fields *f)
-{
-	size_t i = 1;
-
-	while (i < f->n && f->v[i].known &&
-	       (s2c_streq(f->v[i].s, "-q") || s2c_streq(f->v[i].s, "-v") ||
-		s2c_streq(f->v[i].s, "-n")))
-		i += s2c_streq(f->v[i].s, "-n") ? 2 : 1;
-	for (; i + 1 < f->n; i += 2) {
-		if (!f->v[i].known) {
-			mseval_incomplete(e, n->line, "setcap with capabilities that are not known");
-			continue;
-		}
-		if (s2c_streq(f->v[i].s, "-r"))
-			act(e, n, MS_SETCAP_REMOVE, &f->v[i + 1], NULL, NULL, NULL, NULL, false);
-		else
-			act(e, n, MS_SETCAP, &f->v[i + 1], NULL, NULL, NULL, f->v[i].s, false);
-	}
-	return e->sc == MS_SCENARIO_WORKS ? MS_TRUE : MS_FALSE;
-}
-
-/* dpkg-statoverride [opts] --add USER GROUP MODE FILE; --list: none on a fresh system */
-static enum ms_st cmd_statoverride(struct ms_eval *e, const struct sh_node *n,
-				   const struct ms_fields *f)
-{
-	for (size_t i = 1; i < f->n; i++) {
-		if (!f->v[i].known)
-			continue;
-		if (s2c_streq(f->v[i].s, "--list"))
-			return MS_FALSE;
-		if (s2c_streq(f->v[i].s, "--add")) {
-			if (i + 4 >= f->n) {
-				mseval_incomplete(e, n->line,
-					    "dpkg-statoverride --add with too few arguments");
-				return MS_UNKNOWN;
-			}
-			if (!f->v[i + 1].known || !f->v[i + 2].known || !f->v[i + 3].known) {
-				mseval_incomplete(e, n->line,
-					    "dpkg-statoverride --add with an owner, group or "
-					    "mode that is not known");
-				return MS_UNKNOWN;
-			}
-			act(e, n, MS_STATOVERRIDE, &f->v[i + 4], f->v[i + 3].s, f->v[i + 1].s,
-			    f->v[i + 2].s, NULL, false);
-			return MS_TRUE;
-		}
-	}
-	return MS_UNKNOWN;
-}
-
-static bool is_setcap_path(const char *s)
-{
-	return s2c_streq(member_base_name(s), "setcap");
-}
-
-/* test / [ … ] */
-static enum ms_st cmd_test(struct ms_eval *e, const struct ms_fields *f, bool bracket)
-{
-	size_t n = f->n - (bracket ? 1 : 0);
-	const struct ms_field *a = f->v + 1;
-	size_t argc = n - 1;
-	bool negate = false;
-	enum ms_st r = MS_UNKNOWN;
-
-	if (bracket && (f->n < 2 || !f->v[f->n - 1].known || !s2c_streq(f->v[f->n - 1].s, "]")))
-		return MS_UNKNOWN;
-	if (argc >= 1 && a[0].known && s2c_streq(a[0].s, "!")) {
-		negate = true;
-		a++;
-		argc--;
-	}
-	if (argc == 0) {
-		r = MS_FALSE;
-	} else if (argc == 1) {
-		r = a[0].known ? (a[0].len ? MS_TRUE : MS_FALSE) : MS_UNKNOWN;
-	} else if (argc == 2 && a[0].known) {
-		if (s2c_streq(a[0].s, "-n") || s2c_streq(a[0].s, "-z")) {
-			if (a[1].known)
-				r = (a[1].len > 0) == s2c_streq(a[0].s, "-n") ? MS_TRUE : MS_FALSE;
-		} else if ((s2c_streq(a[0].s, "-x") || s2c_streq(a[0].s, "-e") ||
-			    s2c_streq(a[0].s, "-f")) && a[1].known) {
-			if (!a[1].len)
-				r = MS_FALSE;
-			else if (is_setcap_path(a[1].s))
-				r = e->sc == MS_SCENARIO_WORKS ? MS_TRUE : MS_FALSE;
-		}
-	} else if (argc == 3 && a[1].known && a[0].known && a[2].known) {
-		if (s2c_streq(a[1].s, "=") || s2c_streq(a[1].s, "=="))
-			r = s2c_streq(a[0].s, a[2].s) ? MS_TRUE : MS_FALSE;
-		else if (s2c_streq(a[1].s, "!="))
-			r = s2c_streq(a[0].s, a[2].s) ? MS_FALSE : MS_TRUE;
-	}
-	if (negate && r != MS_UNKNOWN)
-		r = r == MS_TRUE ? MS_FALSE : MS_TRUE;
-	return r;
-}
+/* --- functions ------------------------------------------------------------------------------ */
 
 static const struct ms_func *func_find(const struct ms_eval *e, const char *name)
 {
 	for (size_t i = e->n_funcs; i-- > 0;)
 		if (s2c_streq(e->funcs[i].name, name))
-			return &e->funcs[i];
+			return e->funcs[i].body ? &e->funcs[i] : NULL;   /* unset -f */
 	return NULL;
 }
 
-static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const struct ms_fields *f)
+/* Put back what `local` hid since @start. */
+static void locals_restore(struct ms_eval *e, size_t start)
+{
+	while (e->n_locals > start) {
+		struct ms_var *l = &e->locals[--e->n_locals];
+		if (l->was_unset)
+			mseval_env_unset(&e->env, l->name);
+		else
+			mseval_env_set(e, &e->env, l->name, TAKE_PTR(l->value));
+		free(l->name);
+		free(l->value);
+	}
+}
+
+static enum ms_st call_func(struct ms_eval *e, const struct ms_func *fn, const struct ms_call *c)
 {
 	const char *const *saved = e->pos;
-	size_t n_saved = e->n_pos;
+	size_t n_saved = e->n_pos, locals = e->n_locals;
+	bool maybe_returned = e->maybe_returned, pos_unknown = e->pos_unknown;
 	const char **args;
 	enum ms_st r;
 
 	if (e->calls >= MSEVAL_CALLS_MAX) {
-		mseval_incomplete(e, fn->body->line,
-			    "function calls nested more than %d deep; not followed",
-			    MSEVAL_CALLS_MAX);
+		mseval_incomplete(e, c->n->line, "function calls nested more than %d deep; "
+				  "not followed", MSEVAL_CALLS_MAX);
 		return MS_UNKNOWN;
 	}
-	args = calloc(f->n ? f->n : 1, sizeof(*args));
+	args = calloc(c->argc ? c->argc : 1, sizeof(*args));
 	if (!args) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	for (size_t i = 1; i < f->n; i++)
-		args[i - 1] = f->v[i].s;     /* unknown arguments read as their text so far */
+	e->pos_unknown = false;
+	for (size_t i = 1; i < c->argc; i++) {
+		args[i - 1] = c->v[i].s;
+		e->pos_unknown = e->pos_unknown || !c->v[i].known;  /* then none is known */
+	}
 	e->pos = args;
-	e->n_pos = f->n - 1;
+	e->n_pos = c->argc - 1;
 	e->calls++;
 	r = maintscript_eval(e, fn->body);
 	e->calls--;
 	e->returning = false;
+	e->maybe_returned = maybe_returned;
+	locals_restore(e, locals);
 	e->pos = saved;
 	e->n_pos = n_saved;
+	e->pos_unknown = pos_unknown;
 	free(args);
 	return r;
+}
+
+/* --- lookup --------------------------------------------------------------------------------- */
+
+/* Whether @row models the program the package itself ships: it is one of the row's packages. */
+static bool provided(const struct ms_eval *e, const struct mscmd *row)
+{
+	const char *pkg = e->ctx->package, *p;
+	size_t n;
+
+	if (!row || !row->by || !pkg)
+		return false;
+	n = strlen(pkg);
+	for (p = row->by; (p = strstr(p, pkg)); p += n)
+		if ((p == row->by || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+static enum ms_st run_row(struct ms_eval *e, const struct mscmd *row, const struct ms_call *c)
+{
+	if (row->fn)
+		return row->fn(e, c);
+	return row->flags & MSCMD_STATUS ? MS_UNKNOWN : MS_TRUE;
+}
+
+/* The directories of PATH: dpkg's, or what the script set; false when not known. */
+static bool search_path(struct ms_eval *e, const struct ms_call *c, char ***ret, size_t *ret_n)
+{
+	const struct ms_var *v = mseval_env_find(&e->env, "PATH");
+	const char *p;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!v) {
+		for (size_t i = 0; i < S2C_ELEMENTSOF(dpkg_path); i++)
+			if (strv_push(ret, ret_n, strdup(dpkg_path[i])) < 0)
+				mseval_oom(e);
+		return !e->error;
+	}
+	if (!v->value) {
+		mscommand_incomplete(e, c, "PATH is not known here");
+		return false;
+	}
+	for (p = v->value; !e->error;) {
+		size_t n = strcspn(p, ":");
+		char *dir = strndup(p, n);
+		if (!dir || dir[0] != '/') {
+			free(dir);
+			mscommand_incomplete(e, c, "PATH holds a relative directory");
+			strv_freen(*ret, *ret_n);
+			*ret = NULL;
+			return false;
+		}
+		if (strv_push(ret, ret_n, dir) < 0)
+			mseval_oom(e);
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	return !e->error;
+}
+
+static bool standard_dir(const char *dir)
+{
+	for (size_t i = 0; i < S2C_ELEMENTSOF(dpkg_path); i++)
+		if (s2c_streq(dir, dpkg_path[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A program by name: the package's own on PATH comes first (it shadows the
+ * system's), then the table; a directory off dpkg's PATH may hold anything.
+ */
+static enum ms_st run_program(struct ms_eval *e, const struct ms_call *c, const char *name)
+{
+	const struct mscmd *row = mscmd_find(name);
+	char **dirs = NULL;
+	size_t n = 0;
+	enum ms_st r = MS_UNKNOWN;
+	bool done = false;
+
+	if (!search_path(e, c, &dirs, &n))
+		return MS_UNKNOWN;
+	for (size_t i = 0; i < n && !done && !e->error; i++) {
+		_cleanup_free_ char *path = path_join(dirs[i], name);
+		if (!path) {
+			mseval_oom(e);
+			break;
+		}
+		if (msfile_member(e, path)) {
+			r = provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
+			done = true;
+		} else if (!standard_dir(dirs[i])) {
+			mscommand_incomplete(e, c, "PATH holds a directory the audit cannot see into");
+			done = true;
+		}
+	}
+	strv_freen(dirs, n);
+	if (done || e->error)
+		return r;
+	if (row && !(row->flags & MSCMD_BUILTIN))
+		return run_row(e, row, c);
+	if (row)
+		mscommand_incomplete(e, c, "not a program: only the shell has it");
+	else
+		mscommand_incomplete(e, c, "this command is not modelled");
+	return MS_UNKNOWN;
+}
+
+/* A command named by a path: the package's own program, or a system one in the table. */
+static enum ms_st run_path(struct ms_eval *e, const struct ms_call *c)
+{
+	_cleanup_free_ char *path = msfile_path(e, &c->v[0]);
+	_cleanup_free_ char *dir = NULL;
+	const struct mscmd *row;
+
+	if (!path) {
+		if (!e->error)
+			mscommand_incomplete(e, c, "runs a program whose path is not known");
+		return MS_UNKNOWN;
+	}
+	row = mscmd_find(member_base_name(path));
+	if (msfile_member(e, path))
+		return provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
+	/* a helper known by its full path (another package's) */
+	if (mscmd_find(path) && !(mscmd_find(path)->flags & MSCMD_BUILTIN))
+		return run_row(e, mscmd_find(path), c);
+	dir = strndup(path, (size_t)(member_base_name(path) - path - 1));
+	if (!dir) {
+		mseval_oom(e);
+		return MS_UNKNOWN;
+	}
+	if ((standard_dir(dir) || !*dir) && row && !(row->flags & MSCMD_BUILTIN))
+		return run_row(e, row, c);
+	if (!msfile_members_known(e)) {
+		/* maybe the package's: keep it, and look again once the members are known */
+		mseval_strset_add(e, &e->wants, &e->n_wants, path);
+		return MS_UNKNOWN;
+	}
+	mscommand_incomplete(e, c, "runs a program that is neither the package's nor modelled");
+	return MS_UNKNOWN;
+}
+
+/* A function that may or may not be defined here: both what it does and the command. */
+static enum ms_st call_maybe(struct ms_eval *e, const struct ms_func *fn, const struct ms_call *c,
+			     unsigned how)
+{
+	e->cond++;
+	(void)call_func(e, fn, c);
+	(void)mscommand_call(e, c, how | MSCALL_NO_FUNCS);
+	e->cond--;
+	return MS_UNKNOWN;
+}
+
+enum ms_st mscommand_call(struct ms_eval *e, const struct ms_call *c, unsigned how)
+{
+	const char *name;
+	const struct mscmd *row;
+	const struct ms_func *fn;
+
+	if (c->argc == 0)
+		return MS_TRUE;
+	if (!c->v[0].known) {
+		mscommand_incomplete(e, c, "runs a command whose name is not known");
+		return MS_UNKNOWN;
+	}
+	name = c->v[0].s;
+	if (strchr(name, '/'))
+		return run_path(e, c);
+	row = mscmd_find(name);
+	if (!(how & MSCALL_PROGRAM) && row && (row->flags & MSCMD_SPECIAL))
+		return run_row(e, row, c);
+	fn = how & (MSCALL_PROGRAM | MSCALL_NO_FUNCS) ? NULL : func_find(e, name);
+	if (fn)
+		return fn->maybe ? call_maybe(e, fn, c, how) : call_func(e, fn, c);
+	if (!(how & MSCALL_PROGRAM) && row && (row->flags & MSCMD_BUILTIN))
+		return run_row(e, row, c);
+	return run_program(e, c, name);
+}
+
+/* --- simple commands ------------------------------------------------------------------------ */
+
+static const char *alias_of(const struct ms_eval *e, const char *name)
+{
+	for (size_t i = e->n_aliases; i-- > 0;)
+		if (s2c_streq(e->aliases[i].name, name))
+			return e->aliases[i].value;
+	return NULL;
+}
+
+/*
+ * The words of the alias @value, when it is one simple command of words only
+ * (parsed and kept in @e, as dash reads it where the alias is used); NULL
+ * otherwise.
+ */
+static const struct sh_node *alias_words(struct ms_eval *e, const char *value)
+{
+	struct sh_script *script = NULL;
+	const struct sh_node *n;
+	struct sh_script **v;
+
+	if (sh_parse(value, strlen(value), &script, NULL) < 0)
+		return NULL;
+	n = script->root;
+	if (n->n_kids == 1 && n->kids[0]->kind == SH_PIPE && n->kids[0]->n_kids == 1 &&
+	    !n->kids[0]->negated)
+		n = n->kids[0]->kids[0];
+	if (n->kind != SH_SIMPLE || n->n_assigns || n->n_redirs || !n->n_words) {
+		sh_script_free(script);
+		return NULL;
+	}
+	v = realloc(e->subs, (e->n_subs + 1) * sizeof(*v));
+	if (!v) {
+		sh_script_free(script);
+		mseval_oom(e);
+		return NULL;
+	}
+	e->subs = v;
+	v[e->n_subs++] = script;
+	return n;
+}
+
+/* dash expands an alias in the first word of a command: its words come first. */
+static void expand_alias(struct ms_eval *e, const struct sh_node *n, struct ms_fields *f)
+{
+	const struct sh_word *w0 = &n->words[0];
+	const char *plain = w0->n == 1 && !w0->parts[0].quoted && w0->parts[0].kind == SH_PART_LIT ?
+			    w0->parts[0].text : NULL;
+	const char *value = plain && !e->bash ? alias_of(e, plain) : NULL;
+	const struct sh_node *a;
+
+	if (!value || !*value) {
+		msexpand_word(e, w0, true, f);
+		return;
+	}
+	a = alias_words(e, value);
+	if (!a) {
+		if (!e->error)
+			mseval_incomplete(e, n->line, "the alias '%s' is more than a command with "
+					  "words; not followed", plain);
+		return;
+	}
+	for (size_t i = 0; i < a->n_words && !e->error; i++)
+		msexpand_word(e, &a->words[i], true, f);
+}
+
+/*
+ * A here-document the shell expands: its command substitutions run.  Its body
+ * reads as a double-quoted word in which '"' is a plain character.
+ */
+static void heredoc(struct ms_eval *e, const struct sh_node *n, const char *body)
+{
+	size_t len = strlen(body), k = 0;
+	_cleanup_free_ char *text = malloc(4 * len + 8);
+
+	if (!text) {
+		mseval_oom(e);
+		return;
+	}
+	memcpy(text, ": \"", 3);
+	k = 3;
+	for (const char *c = body; *c; c++) {
+		if (*c == '\\' && c[1] == '"') {
+			/* a literal backslash and quote */
+			memcpy(text + k, "\\\\\\\"", 4);
+			k += 4;
+			c++;
+			continue;
+		}
+		if (*c == '"')
+			text[k++] = '\\';
+		text[k++] = *c;
+	}
+	text[k++] = '"';
+	text[k] = '\0';
+	(void)maintscript_eval_text(e, n->line, "a here-document", text, k);
+}
+
+void mscommand_redirects(struct ms_eval *e, const struct sh_node *n)
+{
+	for (size_t i = 0; i < n->n_redirs && !e->error; i++) {
+		const struct sh_redir *rd = &n->redirs[i];
+		_cleanup_free_ char *target = NULL, *path = NULL;
+		bool writes = rd->op[0] == '>' || s2c_streq(rd->op, "<>");
+
+		if (rd->heredoc) {
+			heredoc(e, n, rd->heredoc);
+			continue;
+		}
+		if (s2c_streq(rd->op, "<<") || s2c_streq(rd->op, "<<-"))
+			continue;
+		target = msexpand_string(e, &rd->target);
+		if (!writes || s2c_streq(rd->op, ">&") || (target && (s2c_streq(target, "/dev/null") ||
+						       s2c_streq(target, "-"))))
+			continue;
+		if (target) {
+			struct ms_field f = { .s = target, .len = strlen(target), .known = true };
+			path = msfile_path(e, &f);
+		}
+		mseval_touch(e, n->line, path, false, "writes to");
+	}
+}
+
+/* Assignments before a command, or alone. */
+static void assign(struct ms_eval *e, const struct sh_node *n)
+{
+	for (size_t i = 0; i < n->n_assigns && !e->error; i++) {
+		char *v = msexpand_string(e, &n->assigns[i].value);
+		mseval_env_set(e, &e->env, n->assigns[i].name, v);
+	}
+}
+
+/* set -e: a command that fails stops the script; one whose status is not known may. */
+static void errexit(struct ms_eval *e, const struct sh_node *n, enum ms_st r)
+{
+	if (!e->errexit || e->exempt || e->exited || e->error)
+		return;
+	if (r == MS_FALSE && !mseval_uncertain(e)) {
+		mseval_note(e, n->line, "set -e stops the script here: the installation fails");
+		e->exited = true;
+	} else if (r != MS_TRUE) {
+		e->maybe_stopped = true;
+	}
 }
 
 enum ms_st mscommand_simple(struct ms_eval *e, const struct sh_node *n)
 {
 	struct ms_fields f = { 0 };
-	const char *cmd;
-	const struct ms_func *fn;
-	enum ms_st r = MS_UNKNOWN;
-	bool unknown_arg = false;
+	struct ms_call c;
+	enum ms_st r;
 
+	e->cmdsub_status = MS_TRUE;
+	mscommand_redirects(e, n);
 	if (n->n_words == 0) {
-		for (size_t i = 0; i < n->n_assigns && !e->error; i++)
-			mseval_env_set(e, &e->env, n->assigns[i].name,
-				       msexpand_string(e, &n->assigns[i].value));
-		return MS_TRUE;
+		assign(e, n);
+		r = e->cmdsub_status;
+		errexit(e, n, r);
+		return r;
 	}
-	for (size_t i = 0; i < n->n_words && !e->error; i++)
+	expand_alias(e, n, &f);
+	for (size_t i = 1; i < n->n_words && !e->error; i++)
 		msexpand_word(e, &n->words[i], true, &f);
-	if (e->error || f.n == 0 || !f.v[0].known) {
+	/* Assignments before a command: kept for the command (and after it, as dash does for
+	 * special built-ins and functions). */
+	assign(e, n);
+	if (e->error) {
 		mseval_fields_release(&f);
 		return MS_UNKNOWN;
 	}
-	for (size_t i = 1; i < f.n; i++)
-		unknown_arg = unknown_arg || !f.v[i].known;
-	cmd = member_base_name(f.v[0].s);
-	fn = func_find(e, f.v[0].s);
-	if (fn) {
-		r = call_func(e, fn, &f);
-	} else if (s2c_streq(cmd, "chmod")) {
-		r = cmd_chmod(e, n, &f);
-	} else if (s2c_streq(cmd, "chown")) {
-		r = cmd_chown(e, n, &f, false);
-	} else if (s2c_streq(cmd, "chgrp")) {
-		r = cmd_chown(e, n, &f, true);
-	} else if (s2c_streq(cmd, "setcap")) {
-		r = cmd_setcap(e, n, &f);
-	} else if (s2c_streq(cmd, "dpkg-statoverride")) {
-		r = cmd_statoverride(e, n, &f);
-	} else if (s2c_streq(cmd, "true") || s2c_streq(cmd, ":")) {
-		r = MS_TRUE;
-	} else if (s2c_streq(cmd, "false")) {
-		r = MS_FALSE;
-	} else if (s2c_streq(cmd, "[") || s2c_streq(cmd, "test")) {
-		r = cmd_test(e, &f, s2c_streq(cmd, "["));
-	} else if ((s2c_streq(cmd, "command") || s2c_streq(cmd, "which") ||
-		    s2c_streq(cmd, "type") || s2c_streq(cmd, "hash")) && f.n >= 2) {
-		const struct ms_field *what = &f.v[f.n - 1];
-		if (what->known && is_setcap_path(what->s))
-			r = e->sc == MS_SCENARIO_WORKS ? MS_TRUE : MS_FALSE;
-	} else if (s2c_streq(cmd, "exit")) {
-		if (!e->cond)
-			e->exited = true;
-		r = MS_TRUE;
-	} else if (s2c_streq(cmd, "return")) {
-		if (!e->cond && e->calls)
-			e->returning = true;
-		r = MS_TRUE;
-	} else if (s2c_streq(cmd, "shift")) {
-		if (e->n_pos) {
-			e->pos++;
-			e->n_pos--;
-		}
-		r = MS_TRUE;
-	} else if (s2c_streq(cmd, "local") || s2c_streq(cmd, "export") ||
-		   s2c_streq(cmd, "readonly")) {
-		for (size_t i = 1; i < f.n; i++) {
-			const char *eq = f.v[i].known ? strchr(f.v[i].s, '=') : NULL;
-			_cleanup_free_ char *name = eq ? strndup(f.v[i].s, (size_t)(eq - f.v[i].s)) : NULL;
-			if (eq && name)
-				mseval_env_set(e, &e->env, name, strdup(eq + 1));
-		}
-		r = MS_TRUE;
-	} else if (s2c_streq(cmd, "echo") || s2c_streq(cmd, "printf") || s2c_streq(cmd, "set")) {
-		r = MS_TRUE;
-	}
-	(void)unknown_arg;
+	c = (struct ms_call){ .n = n, .v = f.v, .argc = f.n };
+	r = mscommand_call(e, &c, 0);
 	mseval_fields_release(&f);
+	errexit(e, n, r);
 	return r;
 }

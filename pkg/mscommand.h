@@ -1,22 +1,203 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside the maintainer-script evaluator (pkg/maintscript.h): simple
- * commands.  Assignments, calls of the script's functions, the commands that
- * change a file (chmod, chown, chgrp, setcap, dpkg-statoverride) recorded as
- * actions, test and [, the shell's own commands (exit, return, shift, local,
- * export …) and the few whose status tells whether setcap exists.  Not for
- * use outside pkg/maintscript.c and pkg/ms*.c.
+ * commands.  Their words are expanded, then the command is found as the
+ * shell finds it (special built-ins, the script's functions, the package's
+ * own programs on dpkg's PATH, then the one table of command models,
+ * mstable.c) and its model runs.  A command that is in no table row makes
+ * the analysis incomplete.  The models live in msshell.c (the shell's own
+ * commands), msfile.c (commands that change files), msrun.c (commands that
+ * run other commands) and msdebconf.c (debconf).  Not for use outside
+ * pkg/maintscript.c and pkg/ms*.c.
  */
 #ifndef S2C_PKG_MSCOMMAND_H
 #define S2C_PKG_MSCOMMAND_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "mseval.h"
 
+struct member;
+
+/** A command about to run: its words expanded. */
+struct ms_call {
+	const struct sh_node *n;        /**< the simple command: line and source text */
+	const struct ms_field *v;       /**< v[0]: the command name as called, then its arguments */
+	size_t argc;                    /**< fields in @v, v[0] included */
+};
+
+/** What a table row is. */
+enum mscmd_flags {
+	MSCMD_SPECIAL = 1 << 0,  /**< a POSIX special built-in: found before functions */
+	MSCMD_BUILTIN = 1 << 1,  /**< only the shell has it: env, nice … cannot run it */
+	MSCMD_NOEFFECT = 1 << 2, /**< changes no mode, owner or capability of any file and runs
+				      no other command: status true (the installation assumes
+				      it works) unless MSCMD_STATUS */
+	MSCMD_STATUS = 1 << 3,   /**< its status depends on the system: unknown */
+};
+
+/** The model of a command: its status. */
+typedef enum ms_st (*mscmd_fn)(struct ms_eval *e, const struct ms_call *c);
+
+/** One row of the table. */
+struct mscmd {
+	const char *name;
+	mscmd_fn fn;            /**< the model, or NULL for MSCMD_NOEFFECT rows */
+	unsigned flags;         /**< enum mscmd_flags */
+	const char *why;        /**< what it does, and why that is its model */
+	const char *by;         /**< the Debian packages that ship the program (blank-separated):
+				     when one of them runs its own copy, the row models it; NULL */
+};
+
+/** The row of the table for @name, or NULL. */
+const struct mscmd *mscmd_find(const char *name);
+
+/** The table, in name order, and its size (documentation and tests). */
+const struct mscmd *mscmd_table(size_t *ret_n);
+
+/** How mscommand_call() looks a command up. */
+enum mscall_flags {
+	MSCALL_PROGRAM = 1 << 0, /**< as a program (env, nice, xargs …): no function, no built-in */
+	MSCALL_NO_FUNCS = 1 << 1, /**< `command`: no function */
+};
+
 /**
- * Evaluate the simple command @n in @e: its words are expanded, then the
- * command is looked up.  Returns its status (MS_UNKNOWN for a command the
- * evaluator does not know).
+ * Evaluate the simple command @n in @e: assignments, redirections, its words
+ * expanded (aliases first, where dash expands them), then mscommand_call().
+ * set -e stops the script when it fails, and makes the rest uncertain when
+ * its status is not known.  Returns its status.
  */
 enum ms_st mscommand_simple(struct ms_eval *e, const struct sh_node *n);
+
+/** Evaluate the redirections of @n (their words; files written are touched). */
+void mscommand_redirects(struct ms_eval *e, const struct sh_node *n);
+
+/**
+ * Run the command @c (fields v[0] …) as the shell would find it, with
+ * @how (enum mscall_flags).  Returns its status.
+ */
+enum ms_st mscommand_call(struct ms_eval *e, const struct ms_call *c, unsigned how);
+
+/**
+ * @c from its argument @i on, as a command of its own (env's, nice's,
+ * xargs's command).
+ */
+struct ms_call mscommand_shift(const struct ms_call *c, size_t i);
+
+/**
+ * Record an incomplete "'TEXT': REASON" for the command @c, where TEXT is its
+ * source on one line.
+ */
+void mscommand_incomplete(struct ms_eval *e, const struct ms_call *c, const char *reason);
+
+/** The source of @n on one line, shortened; NULL on OOM. */
+char *mscommand_text(const struct sh_node *n);
+
+/** Whether field @f is a known option ("-x", "--long"). */
+bool mscommand_is_option(const struct ms_field *f);
+
+/* --- file names (msfile.c) --------------------------------------------------------------- */
+
+/**
+ * The absolute, normalised path that the field @f names from the working
+ * directory, through the links the script made (ln -s).  NULL when it is
+ * not known (with @e->error set on OOM).  The result is owned by the caller.
+ */
+char *msfile_path(struct ms_eval *e, const struct ms_field *f);
+
+/**
+ * The member of the package at @path once installed (symbolic links among
+ * the members followed, as the kernel would), or NULL when the package has
+ * no file there or its members are not known yet.
+ */
+struct member *msfile_member(const struct ms_eval *e, const char *path);
+
+/** Whether the package's members are known (the second reading of its scripts). */
+bool msfile_members_known(const struct ms_eval *e);
+
+/**
+ * Record the action @kind on the file the field @f names, as the command @c
+ * does it: on the member it resolves to.  A file that cannot be named, and a
+ * file that is not the package's that the action would make set-ID or give
+ * capabilities, make the analysis incomplete.
+ */
+void msfile_act(struct ms_eval *e, const struct ms_call *c, enum ms_kind kind,
+		const struct ms_field *f, const char *mode, const char *owner, const char *group,
+		const char *caps, bool recursive);
+
+/* --- the models, by file ----------------------------------------------------------------- */
+
+/* msshell.c: the shell's own commands */
+enum ms_st msshell_colon(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_false(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_exit(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_return(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_break(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_shift(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_set(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_export(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_unset(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_read(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_cd(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_alias(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_unalias(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_test(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_lookup(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_getopts(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msshell_trap(struct ms_eval *e, const struct ms_call *c);
+
+/* msfile.c: commands that change files */
+enum ms_st msfile_chmod(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msfile_setcap(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msfile_statoverride(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msfile_useradd(struct ms_eval *e, const struct ms_call *c);
+
+/**
+ * Whether the script made @path (mkdir, touch, cp, install, ln, a redirection) or
+ * its package has it: a command on it works.
+ */
+bool msfile_exists(const struct ms_eval *e, const char *path);
+
+/** Remember that the script made @path. */
+void msfile_made(struct ms_eval *e, const char *path);
+
+/* mscopy.c: commands that copy, move, link, remove or rewrite files */
+enum ms_st mscopy_install(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_cp(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_rm(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_mkdir(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_touch(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_sed(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_writes(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_divert(struct ms_eval *e, const struct ms_call *c);
+
+/* msrun.c: commands that run other commands */
+enum ms_st msrun_command(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_env(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_prefix(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_eval(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_exec(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_shell(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_xargs(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_find(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_busybox(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_other_user(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_awk(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_dpkg(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_member(struct ms_eval *e, const struct ms_call *c, const char *path);
+enum ms_st msrun_tmpfiles(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_ssd(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_modprobe(struct ms_eval *e, const struct ms_call *c);
+
+/* msdebconf.c: debconf */
+enum ms_st msdebconf_get(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msdebconf_set(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msdebconf_reset(struct ms_eval *e, const struct ms_call *c);
 
 #endif /* S2C_PKG_MSCOMMAND_H */

@@ -30,24 +30,77 @@ void mseval_oom(struct ms_eval *e)
 	e->error = -ENOMEM;
 }
 
+/* "NAME:LINE: message", inside a text run at run time "NAME:LINE: (WHERE, line N) message". */
+static char *located(const struct ms_eval *e, unsigned line, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *msg = strdup_vprintf(fmt, ap);
+
+	if (!msg)
+		return NULL;
+	if (e->at_line && e->where)
+		return strdup_printf("%s:%u: (%s, line %u) %s", e->name, e->at_line, e->where, line,
+				     msg);
+	return strdup_printf("%s:%u: %s", e->name, line, msg);
+}
+
+void mseval_strset_add(struct ms_eval *e, char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (s2c_streq((*v)[i], s))
+			return;
+	if (strv_push(v, n, strdup(s)) < 0)
+		mseval_oom(e);
+}
+
 void mseval_incomplete(struct ms_eval *e, unsigned line, const char *fmt, ...)
 {
-	_cleanup_free_ char *msg = NULL, *full = NULL;
+	_cleanup_free_ char *full = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	msg = strdup_vprintf(fmt, ap);
+	full = located(e, line, fmt, ap);
 	va_end(ap);
-	full = msg ? strdup_printf("%s:%u: %s", e->name, line, msg) : NULL;
-	if (!full) {
+	if (!full)
+		mseval_oom(e);
+	else
+		mseval_strset_add(e, &e->incomplete, &e->n_incomplete, full);
+}
+
+void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...)
+{
+	_cleanup_free_ char *full = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	full = located(e, line, fmt, ap);
+	va_end(ap);
+	if (!full)
+		mseval_oom(e);
+	else
+		mseval_strset_add(e, &e->notes, &e->n_notes, full);
+}
+
+void mseval_touch(struct ms_eval *e, unsigned line, const char *path, bool below,
+		  const char *what)
+{
+	struct ms_touch t = { .below = below, .line = e->at_line ? e->at_line : line };
+	struct ms_touch *v;
+
+	t.path = path ? strdup(path) : NULL;
+	t.what = strdup(what);
+	t.script = strdup(e->name);
+	v = realloc(e->touches, (e->n_touches + 1) * sizeof(*v));
+	if ((path && !t.path) || !t.what || !t.script || !v) {
+		free(t.path);
+		free(t.what);
+		free(t.script);
+		if (v)
+			e->touches = v;
 		mseval_oom(e);
 		return;
 	}
-	for (size_t i = 0; i < e->n_incomplete; i++)
-		if (s2c_streq(e->incomplete[i], full))
-			return;
-	if (strv_push(&e->incomplete, &e->n_incomplete, TAKE_PTR(full)) < 0)
-		mseval_oom(e);
+	e->touches = v;
+	v[e->n_touches++] = t;
 }
 
 /* --- variables ------------------------------------------------------------------------------ */
@@ -70,6 +123,7 @@ int mseval_env_copy(const struct ms_env *src, struct ms_env *dst)
 	for (size_t i = 0; i < src->n; i++) {
 		dst->v[i].name = strdup(src->v[i].name);
 		dst->v[i].value = src->v[i].value ? strdup(src->v[i].value) : NULL;
+		dst->v[i].exported = src->v[i].exported;
 		dst->n = i + 1;
 		if (!dst->v[i].name || (src->v[i].value && !dst->v[i].value)) {
 			mseval_env_release(dst);
@@ -113,6 +167,30 @@ void mseval_env_set(struct ms_eval *e, struct ms_env *env, const char *name, cha
 	v->value = value;
 }
 
+void mseval_env_unset(struct ms_env *env, const char *name)
+{
+	struct ms_var *v = mseval_env_find(env, name);
+
+	if (!v)
+		return;
+	free(v->name);
+	free(v->value);
+	*v = env->v[--env->n];
+}
+
+bool mseval_env_same(const struct ms_env *a, const struct ms_env *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct ms_var *o = mseval_env_find(b, a->v[i].name);
+		if (!o || !o->value != !a->v[i].value ||
+		    (o->value && !s2c_streq(o->value, a->v[i].value)))
+			return false;
+	}
+	return true;
+}
+
 /* After two branches: what they agree on stays, the rest becomes unknown. */
 void mseval_env_merge(struct ms_eval *e, struct ms_env *into, const struct ms_env *other)
 {
@@ -122,6 +200,8 @@ void mseval_env_merge(struct ms_eval *e, struct ms_env *into, const struct ms_en
 			free(into->v[i].value);
 			into->v[i].value = NULL;
 		}
+		if (o && o->exported)
+			into->v[i].exported = true;
 	}
 	for (size_t i = 0; i < other->n; i++)
 		if (!mseval_env_find(into, other->v[i].name))
@@ -160,12 +240,19 @@ struct ms_field *mseval_field_new(struct ms_eval *e, struct ms_fields *f)
 	return &v[f->n++];
 }
 
+void mseval_field_unknown(struct ms_field *f)
+{
+	if (f->known)
+		f->prefix = f->len;
+	f->known = false;
+}
+
 void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, size_t n)
 {
 	char *b;
 
 	if (f->len + n > MSEVAL_VALUE_MAX) {
-		f->known = false;
+		mseval_field_unknown(f);
 		return;
 	}
 	b = realloc(f->s, f->len + n + 1);
@@ -183,6 +270,7 @@ bool mseval_action_same(const struct ms_action *a, const struct ms_action *b)
 {
 #define SAME(x) ((!a->x && !b->x) || (a->x && b->x && s2c_streq(a->x, b->x)))
 	return a->kind == b->kind && a->line == b->line && a->conditional == b->conditional &&
+	       a->glob == b->glob && SAME(script) && SAME(command) &&
 	       a->recursive == b->recursive && SAME(path) && SAME(mode) && SAME(owner) &&
 	       SAME(group) && SAME(caps);
 #undef SAME

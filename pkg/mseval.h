@@ -2,11 +2,14 @@
 /*
  * Inside the maintainer-script evaluator (pkg/maintscript.h): what its files
  * share.  The state of one pass over a script (variables, functions,
- * positional parameters, whether it is inside an undecided branch, the
- * actions and what it could not work out so far, the first error), values as fields that are
- * known or unknown, and the bounds on work.  maintscript.c walks the tree,
- * msexpand.c expands words, mscommand.c runs the commands.  Not for use
- * outside pkg/maintscript.c and pkg/ms*.c.
+ * aliases, positional parameters, set -e, whether it is inside an undecided
+ * branch, the actions, notes and what it could not work out so far, the
+ * first error), values as fields that are known or unknown, and the bounds
+ * on work.  maintscript.c walks the tree, msexpand.c expands words,
+ * mscommand.c finds a command in the table (mstable.c) and runs its model:
+ * msshell.c for the shell's own commands, msfile.c for those that change
+ * files, msrun.c for those that run other commands, msdebconf.c for debconf.
+ * Not for use outside pkg/maintscript.c and pkg/ms*.c.
  */
 #ifndef S2C_PKG_MSEVAL_H
 #define S2C_PKG_MSEVAL_H
@@ -18,6 +21,7 @@
 #include "macro.h"
 
 struct sh_node;
+struct sh_script;
 
 /** Most nodes evaluated in one pass; the rest of the script becomes a note. */
 #define MSEVAL_STEPS_MAX 200000
@@ -25,12 +29,20 @@ struct sh_node;
 #define MSEVAL_CALLS_MAX 16
 /** Most iterations of a for loop followed. */
 #define MSEVAL_LOOP_MAX 256
+/** Most rounds of a while or until loop until its variables settle. */
+#define MSEVAL_LOOP_ROUNDS 8
+/** Deepest nesting of texts evaluated at run time (eval, sh -c, ., traps). */
+#define MSEVAL_NEST_MAX 8
 /** Most fields of one command; more makes the script a note (-E2BIG). */
 #define MSEVAL_FIELDS_MAX 4096
 /** Longest value in bytes; a longer one becomes unknown. */
 #define MSEVAL_VALUE_MAX 65536
 /** Longest command text kept with an action, in bytes. */
 #define MSEVAL_COMMAND_TEXT_MAX 200
+/** The PATH dpkg runs maintainer scripts with. */
+#define MSEVAL_DPKG_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+/** Variables named with this prefix and a template hold the debconf answers. */
+#define MSEVAL_DEBCONF_PREFIX "\001debconf:"
 
 /** A command's exit status as far as it is known. */
 enum ms_st { MS_TRUE, MS_FALSE, MS_UNKNOWN };
@@ -39,6 +51,8 @@ enum ms_st { MS_TRUE, MS_FALSE, MS_UNKNOWN };
 struct ms_var {
 	char *name;             /**< owned */
 	char *value;            /**< owned; NULL: unknown */
+	bool exported;          /**< export: programs the script runs see it */
+	bool was_unset;         /**< in ms_eval::locals: the variable was not set */
 };
 
 /** The variables of a pass. */
@@ -50,7 +64,22 @@ struct ms_env {
 /** A function defined so far. */
 struct ms_func {
 	char *name;                 /**< owned */
-	const struct sh_node *body; /**< borrowed from the script */
+	bool maybe;                 /**< defined (or unset) where the script may not have come */
+	const struct sh_node *body; /**< borrowed from the script, or from a text parsed at run
+				         time (kept in ms_eval::subs) */
+};
+
+/** An alias (dash expands them in scripts; bash does not). */
+struct ms_alias {
+	char *name;             /**< owned */
+	char *value;            /**< owned */
+};
+
+/** A symbolic link the script made (ln -s): later paths resolve through it. */
+struct ms_link {
+	char *path;             /**< absolute, normalised; owned */
+	char *target;           /**< as given, owned; NULL: not known (with a name not known,
+				     @path is the directory it is in) */
 };
 
 /** One field of an expanded word. */
@@ -58,6 +87,8 @@ struct ms_field {
 	char *s;                /**< owned; the text so far when not known */
 	size_t len;
 	bool known;
+	size_t prefix;          /**< when not known: the bytes of @s known before the first
+				     unknown part */
 	bool glob;              /**< unquoted glob characters */
 };
 
@@ -75,19 +106,68 @@ struct ms_eval {
 	struct ms_env env;
 	const char *const *pos; /**< positional parameters, borrowed */
 	size_t n_pos;
+	bool pos_unknown;       /**< `set --` with words not known: so are the parameters */
 	struct ms_func *funcs;
 	size_t n_funcs;
 	unsigned cond;          /**< > 0: inside an undecided branch */
+	bool maybe_stopped;     /**< the script may have stopped before here (an undecided
+				     exit, or a command of unknown status under set -e) */
+	bool maybe_returned;    /**< the function may have returned before here */
+	bool maybe_broken;      /**< the loop may have been left (break, continue) before here */
+	unsigned exempt;        /**< > 0: in a condition, where set -e does not stop */
+	bool errexit;           /**< set -e */
+	bool bash;              /**< run by bash: aliases are not expanded */
 	unsigned calls;         /**< function calls under way */
+	unsigned nest;          /**< texts evaluated at run time under way */
 	size_t steps;
 	bool exited, returning;
+	int breaking;           /**< 1 break, 2 continue: the rest of the loop body is skipped */
+	unsigned loops;         /**< loops under way */
+	unsigned at_line;       /**< inside a text run at that line (eval, sh -c, ., a trap) … */
+	const char *where;      /**< … named so in messages ("eval", the sourced file), or NULL */
 	int error;              /**< -ENOMEM (or -E2BIG) sticks */
 	char numbuf[32];        /**< $# */
+	char *cwd;              /**< working directory (dpkg runs scripts in /); NULL: unknown */
+	struct ms_alias *aliases;
+	size_t n_aliases;
+	struct ms_link *links;
+	size_t n_links;
+	char **made;            /**< files and directories the script made (mkdir, touch, cp,
+				     install, ln, redirections), owned */
+	size_t n_made;
+	char **overrides;       /**< paths given a statoverride in this pass, owned */
+	size_t n_overrides;
+	char *trap_exit;        /**< the EXIT trap's text, owned, or NULL */
+	char **traps;           /**< the other traps' texts (a signal may run them), owned */
+	size_t n_traps;
+	struct sh_script **subs; /**< texts parsed at run time, owned (functions point in) */
+	size_t n_subs;
+	char **owned;           /**< strings that @pos borrows after `set --`, owned */
+	size_t n_owned;
+	struct ms_var *locals;  /**< values that `local` hid, put back when the function returns */
+	size_t n_locals;
+	enum ms_st cmdsub_status; /**< the status of the last command substitution expanded */
+	char **wants;           /**< files of the package the scripts run or read, owned */
+	size_t n_wants;
 	struct ms_action *acts; /**< this pass, owned */
 	size_t n_acts;
 	char **incomplete;      /**< "postinst:12: …": what could not be worked out, owned */
 	size_t n_incomplete;
+	struct ms_touch *touches; /**< files written, moved, copied or removed, owned */
+	size_t n_touches;
+	char **notes;           /**< "postinst:12: …": what else the scripts do, owned */
+	size_t n_notes;
+	char **groups;          /**< groups the script creates, owned */
+	size_t n_groups;
+	char **asked;           /**< debconf templates read with db_get, owned */
+	size_t n_asked;
 };
+
+/** Whether @e is inside a branch, a loop or a rest of the script that may not run. */
+static inline bool mseval_uncertain(const struct ms_eval *e)
+{
+	return e->cond > 0 || e->maybe_stopped || e->maybe_returned || e->maybe_broken;
+}
 
 /** Free what @a holds and zero it. */
 void mseval_action_release(struct ms_action *a);
@@ -105,6 +185,21 @@ void mseval_oom(struct ms_eval *e);
  */
 void mseval_incomplete(struct ms_eval *e, unsigned line, const char *fmt, ...) S2C_PRINTF(3, 4);
 
+/** Record once a note "NAME:LINE: message" about what else the script does. */
+void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...) S2C_PRINTF(3, 4);
+
+/** Add a copy of @s to the set @v of @n strings unless it is there; -ENOMEM goes to @e. */
+void mseval_strset_add(struct ms_eval *e, char ***v, size_t *n, const char *s);
+
+/**
+ * Record that the command at line @line touches @path (NULL: a file it cannot
+ * name; @below: everything below it too): @what says how ("moves", "copies
+ * with its mode", "writes to", "removes").  Whether that matters is decided
+ * once the privileged files are known (maintscript_check()).
+ */
+void mseval_touch(struct ms_eval *e, unsigned line, const char *path, bool below,
+		  const char *what);
+
 /** Free the variables of @env and zero it. */
 void mseval_env_release(struct ms_env *env);
 
@@ -117,11 +212,17 @@ struct ms_var *mseval_env_find(const struct ms_env *env, const char *name);
 /** Set @name in @env to @value (NULL: unknown), taking @value; -ENOMEM goes to @e. */
 void mseval_env_set(struct ms_eval *e, struct ms_env *env, const char *name, char *value);
 
+/** Unset @name in @env. */
+void mseval_env_unset(struct ms_env *env, const char *name);
+
 /**
  * After two branches: what @into and @other agree on stays in @into, the
  * rest becomes unknown.
  */
 void mseval_env_merge(struct ms_eval *e, struct ms_env *into, const struct ms_env *other);
+
+/** Whether @a and @b hold the same variables with the same values. */
+bool mseval_env_same(const struct ms_env *a, const struct ms_env *b);
 
 /** Free the fields of @f and zero it. */
 void mseval_fields_release(struct ms_fields *f);
@@ -133,6 +234,9 @@ void mseval_fields_release(struct ms_fields *f);
  */
 struct ms_field *mseval_field_new(struct ms_eval *e, struct ms_fields *f);
 
+/** Make @f unknown from here on (what it holds so far stays its known prefix). */
+void mseval_field_unknown(struct ms_field *f);
+
 /** Append @n bytes of @s to @f; past MSEVAL_VALUE_MAX @f becomes unknown instead. */
 void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, size_t n);
 
@@ -141,5 +245,21 @@ void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, s
  * @n (may be NULL) in @e.  Returns its status.
  */
 enum ms_st maintscript_eval(struct ms_eval *e, const struct sh_node *n);
+
+/**
+ * Parse @len bytes of @text, evaluated at run time at line @line (eval, sh -c,
+ * a trap, a sourced file named @what), and evaluate it in @e.  The parsed
+ * script is kept in @e (functions it defines point into it).  A text that
+ * does not parse, or nesting past MSEVAL_NEST_MAX, makes @e incomplete.
+ * Returns its status.
+ */
+enum ms_st maintscript_eval_text(struct ms_eval *e, unsigned line, const char *what,
+				 const char *text, size_t len);
+
+/**
+ * Evaluate @n as a subshell: variables, functions, aliases, the working
+ * directory and exit stay inside.  Returns its status.
+ */
+enum ms_st maintscript_eval_subshell(struct ms_eval *e, const struct sh_node *n);
 
 #endif /* S2C_PKG_MSEVAL_H */

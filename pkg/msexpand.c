@@ -41,9 +41,11 @@ static const char *param_value(struct ms_eval *e, const char *name, bool *known)
 	if (parse_uint(name, 1000, &idx) == 0) {
 		if (idx == 0)
 			return e->name;
+		*known = !e->pos_unknown;
 		return idx <= e->n_pos ? e->pos[idx - 1] : "";
 	}
 	if (s2c_streq(name, "#")) {
+		*known = !e->pos_unknown;
 		(void)snprintf(e->numbuf, sizeof(e->numbuf), "%zu", e->n_pos);
 		return e->numbuf;
 	}
@@ -62,29 +64,80 @@ static const char *param_value(struct ms_eval *e, const char *name, bool *known)
 	return v->value;
 }
 
-/* Add @s to the fields, splitting on blanks when @split. */
+/* The characters IFS splits on ("" for none), or NULL when IFS is not known. */
+static const char *ifs_chars(const struct ms_eval *e)
+{
+	const struct ms_var *v = mseval_env_find(&e->env, "IFS");
+
+	return v ? v->value : " \t\n";
+}
+
+/* Skip a field separator: IFS blanks, at most one other IFS character, IFS blanks. */
+static const char *skip_separator(const char *s, const char *ifs)
+{
+	while (*s && strchr(ifs, *s) && strchr(" \t\n", *s))
+		s++;
+	if (*s && strchr(ifs, *s)) {
+		s++;
+		while (*s && strchr(ifs, *s) && strchr(" \t\n", *s))
+			s++;
+	}
+	return s;
+}
+
+/* Add @s to the fields, split on IFS when @split and not @quoted. */
 static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field **cur, const char *s,
 		     bool known, bool split, bool quoted)
 {
-	if (!split || quoted) {
+	const char *ifs = split && !quoted ? ifs_chars(e) : "";
+
+	if (!ifs) {
+		/* how IFS splits it is not known */
+		mseval_field_unknown(*cur);
 		mseval_field_append(e, *cur, s, strlen(s));
-		if (!known)
-			(*cur)->known = false;
+		return;
+	}
+	if (!known)
+		mseval_field_unknown(*cur);
+	if (!*ifs) {
+		mseval_field_append(e, *cur, s, strlen(s));
+		for (const char *c = s; split && !quoted && *c; c++)
+			if (strchr("*?[", *c))
+				(*cur)->glob = true;
 		return;
 	}
 	while (*s) {
-		size_t n = strcspn(s, " \t\n");
+		size_t n = strcspn(s, ifs);
 		mseval_field_append(e, *cur, s, n);
 		if (!known)
-			(*cur)->known = false;
+			mseval_field_unknown(*cur);
 		for (size_t i = 0; i < n; i++)
 			if (strchr("*?[", s[i]))
 				(*cur)->glob = true;
 		s += n;
 		if (*s) {
-			s += strspn(s, " \t\n");
+			s = skip_separator(s, ifs);
 			if (*s && !(*cur = mseval_field_new(e, out)))
 				return;
+		}
+	}
+}
+
+/* $((…)): its value is not followed; a command substitution or an assignment inside is not
+ * modelled. */
+static void check_arith(struct ms_eval *e, const struct sh_part *p, unsigned line)
+{
+	const char *t = p->text ? p->text : "";
+
+	if (strstr(t, "$(") || strchr(t, '`')) {
+		mseval_incomplete(e, line, "arithmetic that runs a command substitution");
+		return;
+	}
+	for (const char *c = t; *c; c++) {
+		if ((c[0] == '+' && c[1] == '+') || (c[0] == '-' && c[1] == '-') ||
+		    (c[0] == '=' && c[1] != '=' && (c == t || !strchr("=!<>", c[-1])))) {
+			mseval_incomplete(e, line, "arithmetic that assigns a variable");
+			return;
 		}
 	}
 }
@@ -96,6 +149,10 @@ static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
 	const char *v;
 	_cleanup_free_ char *alt = NULL;
 
+	if ((s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) && e->pos_unknown) {
+		add_text(e, out, cur, "", false, split, p->quoted);
+		return;
+	}
 	if (s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) {
 		for (size_t i = 0; i < e->n_pos; i++) {
 			if (i > 0 && (p->quoted ? s2c_streq(p->text, "@") : split)) {
@@ -176,7 +233,8 @@ void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struc
 			break;
 		}
 		case SH_PART_ARITH:
-			cur->known = false;
+			check_arith(e, p, w->line);
+			mseval_field_unknown(cur);
 			any = true;
 			break;
 		}
@@ -206,15 +264,52 @@ static const struct sh_node *only_simple(const struct sh_node *list)
 	return pipe->kids[0];
 }
 
-/* What the few commands whose output the analysis knows would print.  NULL: unknown. */
+/*
+ * The name mktemp prints: its template (tmp.XXXXXXXXXX) in its directory
+ * ($TMPDIR or /tmp for -t, -p or a template without /), a file it made that
+ * is never one of the package's.
+ */
+static char *mktemp_name(struct ms_eval *e, const struct ms_fields *f)
+{
+	const char *tmpl = "tmp.XXXXXXXXXX", *dir = NULL;
+	bool in_tmp = false;
+	char *name;
+
+	for (size_t i = 1; i < f->n; i++) {
+		const char *o = f->v[i].s;
+		if (s2c_streq(o, "-p") && i + 1 < f->n)
+			dir = f->v[++i].s;
+		else if (strncmp(o, "--tmpdir=", 9) == 0)
+			dir = o + 9;
+		else if (s2c_streq(o, "-t") || s2c_streq(o, "--tmpdir"))
+			in_tmp = true;
+		else if (o[0] != '-')
+			tmpl = o;
+	}
+	if (!dir && (in_tmp || !strchr(tmpl, '/')))
+		dir = "/tmp";
+	name = dir && !strchr(tmpl, '/') ? path_join(dir, tmpl) : strdup(tmpl);
+	if (name && name[0] == '/')
+		mseval_strset_add(e, &e->made, &e->n_made, name);
+	return name;
+}
+
+/*
+ * Run the command substitution @list (in a subshell: what it does to files
+ * counts), then what the few commands whose output the analysis knows would
+ * print.  NULL: unknown.
+ */
 static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 {
 	const struct sh_node *c = only_simple(list);
 	struct ms_fields f = { 0 };
 	char *out = NULL;
 	const char *cmd;
+	enum ms_st status;
 
-	if (!c || c->n_words == 0)
+	status = maintscript_eval_subshell(e, list);
+	e->cmdsub_status = status;
+	if (!c || c->n_words == 0 || e->error)
 		return NULL;
 	for (size_t i = 0; i < c->n_words && !e->error; i++)
 		msexpand_word(e, &c->words[i], true, &f);
@@ -247,6 +342,8 @@ static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 		}
 	} else if (s2c_streq(cmd, "basename") && f.n == 2) {
 		out = strdup(member_base_name(f.v[1].s));
+	} else if (s2c_streq(cmd, "mktemp")) {
+		out = mktemp_name(e, &f);
 	}
 	mseval_fields_release(&f);
 	if (!out && e->error == 0 && c)

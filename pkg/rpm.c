@@ -164,7 +164,7 @@ static int analyse_scripts(Header h, struct target *t)
 	};
 	/* A first installation: rpm passes the number of instances after it, 1. */
 	static const char *const args[] = { "1" };
-	struct ms_context ctx = { args, 1, t->arch };
+	struct ms_context ctx = { .args = args, .n_args = 1, .arch = t->arch, .stagefd = -1 };
 	int r = 0;
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(scripts) && r == 0; i++) {

@@ -13,8 +13,8 @@
 #include "shword.h"
 #include "common.h"
 
-/* Redirections after a compound command ("done < file", "} >/dev/null 2>&1"). */
-static int skip_redirects(struct shlex *p)
+/* Redirections after the compound command @n ("done < file", "} >/dev/null 2>&1"). */
+static int parse_redirects(struct shlex *p, struct sh_node *n)
 {
 	for (;;) {
 		size_t save = p->pos;
@@ -27,7 +27,7 @@ static int skip_redirects(struct shlex *p)
 			p->line = line;
 			return 0;
 		}
-		int r = shparse_redirect(p);
+		int r = shparse_redirect(p, n);
 		if (r < 0)
 			return r;
 	}
@@ -349,8 +349,13 @@ int shcompound_parse(struct shlex *p, struct sh_node **ret)
 	} else {
 		r = shlex_fail(p, "expected a compound command");
 	}
-	if (r == 0)
-		r = skip_redirects(p);
+	if (r == 0) {
+		r = parse_redirects(p, *ret);
+		if (r < 0) {
+			shtree_node_free(*ret);
+			*ret = NULL;
+		}
+	}
 	p->depth--;
 	return r;
 }

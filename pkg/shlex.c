@@ -91,7 +91,8 @@ static int skip_heredocs(struct shlex *p)
 	for (size_t i = 0; i < p->n_here; i++) {
 		struct shlex_heredoc *h = &p->here[i];
 		size_t dl = strlen(h->delim);
-		bool found = false;
+		bool found = false, cmdsub = false;
+		size_t body = p->pos, body_end = p->pos;
 
 		while (p->pos < p->len) {
 			size_t start = p->pos, end;
@@ -109,6 +110,18 @@ static int skip_heredocs(struct shlex *p)
 				found = true;
 				break;
 			}
+			body_end = p->pos;
+			/* An expanded body runs its command substitutions. */
+			for (size_t k = start; h->expands && !cmdsub && k < end; k++)
+				cmdsub = p->s[k] == '`' || (p->s[k] == '$' && k + 1 < end &&
+							    p->s[k + 1] == '(');
+		}
+		if (cmdsub && h->node) {
+			char **slot = &h->node->redirs[h->redir].heredoc;
+			free(*slot);
+			*slot = strndup(p->s + body, body_end - body);
+			if (!*slot)
+				return -ENOMEM;
 		}
 		if (!found)
 			return shlex_fail(p, "here-document without its end '%s'", h->delim);

@@ -27,6 +27,9 @@ struct sh_node;
 struct shlex_heredoc {
 	char *delim;            /**< its end line, quotes removed; owned */
 	bool strip_tabs;        /**< "<<-": leading tabs do not count */
+	bool expands;           /**< the delimiter is unquoted: the body is expanded */
+	struct sh_node *node;   /**< the command whose redirection it is (borrowed) … */
+	size_t redir;           /**< … and which one: its body goes to sh_redir::heredoc */
 };
 
 /** The unescaped texts of `…`, which the script keeps (its nodes point into them). */
@@ -114,10 +117,10 @@ bool shlex_is_redirect(const char *op);
 int shparse_list(struct shlex *p, struct sh_node **ret);
 
 /**
- * One redirection at the position (its operator is next): its target is
- * parsed and dropped; a here-document's delimiter is queued so that its body
- * is skipped after the next newline.  Returns 0 or -errno.
+ * One redirection at the position (its operator is next), appended to @n's
+ * redirections; a here-document's delimiter is queued so that its body is
+ * skipped after the next newline.  Returns 0 or -errno.
  */
-int shparse_redirect(struct shlex *p);
+int shparse_redirect(struct shlex *p, struct sh_node *n);
 
 #endif /* S2C_PKG_SHLEX_H */

@@ -8,6 +8,7 @@
  * -errno; the first error sticks in p->err with its line number.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,48 +37,76 @@ static void sh_script_freep(struct sh_script **s)
 	sh_script_free(*s);
 }
 
-/* One redirection at the current position (the operator is next). */
-int shparse_redirect(struct shlex *p)
+/* The delimiter of a here-document: @target with its quotes removed; *@quoted when any. */
+static int heredoc_delim(struct shlex *p, const struct sh_word *target, char **ret, bool *quoted)
+{
+	size_t len = 0;
+	char *d;
+
+	*quoted = false;
+	for (size_t i = 0; i < target->n; i++) {
+		const struct sh_part *pt = &target->parts[i];
+		if (pt->kind != SH_PART_LIT)
+			return shlex_fail(p, "here-document delimiter with an expansion");
+		len += strlen(pt->text);
+		*quoted = *quoted || pt->quoted;
+	}
+	d = calloc(1, len + 1);
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < target->n; i++)
+		memcpy(d + strlen(d), target->parts[i].text, strlen(target->parts[i].text) + 1);
+	*ret = d;
+	return 0;
+}
+
+/* Queue the here-document whose delimiter is @target (operator @op). */
+static int queue_heredoc(struct shlex *p, const char *op, const struct sh_word *target,
+			 struct sh_node *n)
+{
+	char *d = NULL;
+	bool quoted;
+	int r;
+
+	if (p->n_here == SHLEX_HEREDOCS_MAX)
+		return shlex_fail(p, "more than %d here-documents on a line", SHLEX_HEREDOCS_MAX);
+	r = heredoc_delim(p, target, &d, &quoted);
+	if (r < 0)
+		return r;
+	p->here[p->n_here++] = (struct shlex_heredoc){ .delim = d,
+						       .strip_tabs = s2c_streq(op, "<<-"),
+						       .expands = !quoted, .node = n,
+						       .redir = n->n_redirs };
+	return 0;
+}
+
+/* One redirection at the current position (the operator is next), kept on @n. */
+int shparse_redirect(struct shlex *p, struct sh_node *n)
 {
 	const char *op = shlex_peek_op(p);
 	bool heredoc = s2c_streq(op, "<<") || s2c_streq(op, "<<-");
-	struct sh_word target = { 0 };
+	struct sh_redir rd = { 0 };
+	struct sh_redir *v;
 	int r;
 
+	(void)snprintf(rd.op, sizeof(rd.op), "%s", op);
 	shlex_advance(p, strlen(op));
 	shlex_skip_blank(p);
-	r = shword_parse(p, &target, 0);
-	if (r == 0 && target.n == 0)
+	r = shword_parse(p, &rd.target, 0);
+	if (r == 0 && rd.target.n == 0)
 		r = shlex_fail(p, "redirection without a target");
-	if (r == 0 && heredoc) {
-		/* The delimiter is the word with its quotes removed. */
-		size_t len = 0;
-		char *d;
-		if (p->n_here == SHLEX_HEREDOCS_MAX)
-			r = shlex_fail(p, "more than %d here-documents on a line",
-				       SHLEX_HEREDOCS_MAX);
-		for (size_t i = 0; r == 0 && i < target.n; i++)
-			len += target.parts[i].text ? strlen(target.parts[i].text) : 1;
-		d = r == 0 ? calloc(1, len + 1) : NULL;
-		if (r == 0 && !d)
-			r = -ENOMEM;
-		for (size_t i = 0; r == 0 && i < target.n; i++) {
-			const struct sh_part *pt = &target.parts[i];
-			size_t l = strlen(d);
-			if (pt->kind == SH_PART_LIT)
-				memcpy(d + l, pt->text, strlen(pt->text) + 1);
-			else if (pt->kind == SH_PART_PARAM)
-				r = shlex_fail(p, "here-document delimiter with an expansion");
-		}
-		if (r == 0) {
-			p->here[p->n_here].delim = d;
-			p->here[p->n_here++].strip_tabs = s2c_streq(op, "<<-");
-		} else {
-			free(d);
-		}
+	if (r == 0 && heredoc)
+		r = queue_heredoc(p, op, &rd.target, n);
+	v = r == 0 ? realloc(n->redirs, (n->n_redirs + 1) * sizeof(*v)) : NULL;
+	if (r == 0 && !v)
+		r = -ENOMEM;
+	if (r < 0) {
+		shtree_word_release(&rd.target);
+		return r;
 	}
-	shtree_word_release(&target);
-	return r;
+	n->redirs = v;
+	v[n->n_redirs++] = rd;
+	return 0;
 }
 
 /* "name=value" when @w starts with an unquoted name and '='. */
@@ -218,7 +247,7 @@ static int parse_simple(struct shlex *p, struct sh_node **ret)
 		shlex_skip_blank(p);
 		op = shlex_peek_op(p);
 		if (shlex_is_redirect(op)) {
-			r = shparse_redirect(p);
+			r = shparse_redirect(p, n);
 			if (r < 0)
 				break;
 			continue;
@@ -297,6 +326,9 @@ int shparse_list(struct shlex *p, struct sh_node **ret)
 				bool is_and = shlex_at_op(p, "&&");
 				shlex_advance(p, 2);
 				r = shlex_skip_newlines(p);
+				if (r == 0 && shlex_peekc(p, 0) < 0)
+					r = shlex_fail(p, "a command is missing after '%s'",
+						       is_and ? "&&" : "||");
 				if (r == 0)
 					r = parse_pipeline(p, &right);
 				if (r == 0)
@@ -382,6 +414,8 @@ static int parse_pipeline(struct shlex *p, struct sh_node **ret)
 		if (shlex_at_op(p, "|")) {
 			shlex_advance(p, 1);
 			r = shlex_skip_newlines(p);
+			if (r == 0 && shlex_peekc(p, 0) < 0)
+				r = shlex_fail(p, "a command is missing after '|'");
 			if (r < 0)
 				break;
 			continue;

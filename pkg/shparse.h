@@ -11,7 +11,9 @@
  * and words made of literal text, single and double quotes, backslash
  * escapes, parameter expansions ($x, ${x}, ${x:-word} …), command
  * substitution ($(…) and `…`, parsed recursively) and arithmetic ($((…)),
- * kept opaque).  Anything it does not understand is a syntax error, with the
+ * kept as text).  Redirections are kept with their targets; the bodies of
+ * here-documents are skipped, except those the shell would expand that hold
+ * a command substitution, which are kept with their redirection.  Anything it does not understand is a syntax error, with the
  * line number.
  *
  * The input is untrusted: its size, the nesting depth and the number of
@@ -38,7 +40,7 @@ enum sh_part_kind {
 	SH_PART_LIT,            /**< literal text (unquoted: subject to splitting and globbing) */
 	SH_PART_PARAM,          /**< $name, ${name}, ${name<op>word}; see sh_part::op */
 	SH_PART_CMDSUB,         /**< $(…) or `…`: sh_part::sub */
-	SH_PART_ARITH,          /**< $((…)): kept opaque */
+	SH_PART_ARITH,          /**< $((…)): kept opaque; sh_part::text holds the expression */
 };
 
 struct sh_node;
@@ -85,6 +87,14 @@ struct sh_arm {
 	struct sh_node *body;   /**< may be NULL (empty arm) */
 };
 
+/** A redirection: "> file", "2>&1", "<< EOF" (the here-document's body is not kept). */
+struct sh_redir {
+	char op[4];             /**< ">", ">>", ">|", "<", "<>", ">&", "<&", "<<", "<<-" */
+	struct sh_word target;  /**< the file, descriptor or here-document delimiter */
+	char *heredoc;          /**< the body of a here-document the shell expands, when it holds
+				     a command substitution ($(…) or `…`), owned; else NULL */
+};
+
 /** A variable assignment "name=word" of a simple command. */
 struct sh_assign {
 	char *name;
@@ -108,6 +118,8 @@ struct sh_node {
 	struct sh_word *word;        /**< CASE subject */
 	struct sh_arm *arms;         /**< CASE */
 	size_t n_arms;
+	struct sh_redir *redirs;     /**< SIMPLE and compound commands: in order */
+	size_t n_redirs;
 	const char *src;             /**< SIMPLE: the source text of the command … */
 	size_t src_len;              /**< … and its length (borrowed from the parsed text) */
 };

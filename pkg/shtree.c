@@ -52,6 +52,11 @@ void shtree_node_free(struct sh_node *n)
 		shtree_node_free(n->arms[i].body);
 	}
 	free(n->arms);
+	for (size_t i = 0; i < n->n_redirs; i++) {
+		shtree_word_release(&n->redirs[i].target);
+		free(n->redirs[i].heredoc);
+	}
+	free(n->redirs);
 	free(n);
 }
 

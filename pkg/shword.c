@@ -45,8 +45,10 @@ static int parse_arith(struct shlex *p, struct sh_word *w, bool quoted)
 {
 	struct sh_part *part;
 	int depth = 0, r;
+	size_t start;
 
 	shlex_advance(p, 3);
+	start = p->pos;
 	for (;;) {
 		int c = shlex_peekc(p, 0);
 		if (c < 0)
@@ -54,10 +56,8 @@ static int parse_arith(struct shlex *p, struct sh_word *w, bool quoted)
 		if (c == '(')
 			depth++;
 		if (c == ')') {
-			if (depth == 0 && shlex_peekc(p, 1) == ')') {
-				shlex_advance(p, 2);
+			if (depth == 0 && shlex_peekc(p, 1) == ')')
 				break;
-			}
 			depth--;
 		}
 		shlex_advance(p, 1);
@@ -67,7 +67,9 @@ static int parse_arith(struct shlex *p, struct sh_word *w, bool quoted)
 		return r;
 	part->kind = SH_PART_ARITH;
 	part->quoted = quoted;
-	return 0;
+	part->text = strndup(p->s + start, p->pos - start);
+	shlex_advance(p, 2);
+	return part->text ? 0 : -ENOMEM;
 }
 
 /* $(…): a command list up to the matching ")". */

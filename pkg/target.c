@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <archive_entry.h>
+
 #include "arread.h"
 #include "stage.h"
 #include "target.h"
@@ -63,6 +65,11 @@ struct target *target_free(struct target *t)
 		free(t->layers[i].created_by);
 	}
 	free(t->layers);
+	for (size_t i = 0; i < t->n_alts; i++) {
+		free(t->alts[i].label);
+		ms_analysis_release(&t->alts[i].scripts);
+	}
+	free(t->alts);
 	free(t->error);
 	free(t);
 	return NULL;
@@ -219,6 +226,26 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 		return r;
 	}
 	return memberset_put(&t->members, m);
+}
+
+int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
+		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
+		      struct s2c_error *err)
+{
+	_cleanup_free_ char *path = NULL;
+	const char *name = archive_entry_pathname(e);
+	struct member *m;
+	bool wanted = false;
+	int r = member_path(name ? name : "", &path, err);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && !wanted; i++)
+		wanted = s2c_streq(paths[i], path);
+	m = wanted ? memberset_get(&t->members, path) : NULL;
+	if (!m || m->staged)
+		return 0;
+	return stage_member(t, a, m, run, stage_name, err);
 }
 
 void target_trim(struct target *t)

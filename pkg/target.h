@@ -47,6 +47,15 @@ struct target_select {
 				           library directories, as `audit --root` reads them */
 };
 
+/** Most debconf alternatives shown for a package. */
+#define TARGET_ALTS_MAX 8
+
+/** What the scripts do where one debconf question is answered otherwise than by default. */
+struct target_alt {
+	char *label;                /**< "where debconf wireshark-common/install-setuid is true" */
+	struct ms_analysis scripts; /**< the actions and what was not worked out */
+};
+
 /** One layer of an image. */
 struct target_layer {
 	char *digest;           /**< "sha256:…" (the diff id, else the blob digest), or NULL */
@@ -62,7 +71,10 @@ struct target {
 	char *arch;             /**< package or image architecture */
 	struct memberset members;
 	struct stage *stage;    /**< owned; the content of the members that matter */
-	struct ms_analysis scripts; /**< install-time actions, and what they could not work out */
+	struct ms_analysis scripts; /**< install-time actions, and what they could not work out,
+				         with the default debconf answers */
+	struct target_alt *alts;    /**< the same with another answer to a debconf question */
+	size_t n_alts;
 	char **notes;           /**< other non-fatal problems ("… not kept: larger than …") that
 				     leave the installed state known */
 	size_t n_notes;
@@ -130,6 +142,16 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 		      const struct target_select *sel, struct stage *run, const char *stage_name,
 		      unsigned layer, struct s2c_error *err);
 
+/**
+ * On a second reading of a target's archive: keep the content of the entry
+ * @e of @a when its member is one of the @n @paths and is not kept yet (the
+ * scripts' second analysis, with the members known, named it).
+ * Returns 0, or -errno with a message naming the member.
+ */
+int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
+		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
+		      struct s2c_error *err);
+
 /** Drop the members that are neither kept, candidates, nor shared libraries. */
 void target_trim(struct target *t);
 
@@ -160,6 +182,14 @@ struct target_file {
  * -errno with a message.
  */
 int target_files(struct target *t, struct target_file **ret, size_t *ret_n, struct s2c_error *err);
+
+/**
+ * Note on @t what each of its debconf alternatives (t->alts) would install
+ * differently: every file whose state differs from the default answers' and
+ * is privileged in one of them, and what could not be worked out there.
+ * Called by the reader while every member is known.  Returns 0 or -ENOMEM.
+ */
+int target_alt_notes(struct target *t);
 
 /** Free @n files from target_files(). */
 void target_files_free(struct target_file *v, size_t n);

@@ -140,13 +140,17 @@ void target_files_free(struct target_file *v, size_t n)
 	free(v);
 }
 
+/* Scripts run one after the other: debconf's config, preinst, postinst (rpm: %pre, %post, then
+ * %posttrans). */
 static int script_rank(const char *script)
 {
-	if (s2c_streq(script, "preinst") || s2c_streq(script, "%pre"))
+	if (s2c_streq(script, "config"))
 		return 0;
-	if (s2c_streq(script, "postinst") || s2c_streq(script, "%post"))
+	if (s2c_streq(script, "preinst") || s2c_streq(script, "%pre"))
 		return 1;
-	return 2;
+	if (s2c_streq(script, "postinst") || s2c_streq(script, "%post"))
+		return 2;
+	return 3;
 }
 
 static bool action_before(const struct ms_action *a, const struct ms_action *b,
@@ -157,15 +161,15 @@ static bool action_before(const struct ms_action *a, const struct ms_action *b,
 	return ra != rb ? ra < rb : a->seq[sc] < b->seq[sc];
 }
 
-/* The actions on @m, in the order of scenario @sc (those that ran in it). */
-static int actions_on(const struct target *t, const struct member *m, enum ms_scenario sc,
-		      const struct ms_action ***ret, size_t *ret_n)
+/* The actions of @scripts on @m, in the order of scenario @sc (those that ran in it). */
+static int actions_on(const struct ms_analysis *scripts, const struct member *m,
+		      enum ms_scenario sc, const struct ms_action ***ret, size_t *ret_n)
 {
 	const struct ms_action **v = NULL;
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->scripts.n; i++) {
-		const struct ms_action *a = &t->scripts.v[i];
+	for (size_t i = 0; i < scripts->n; i++) {
+		const struct ms_action *a = &scripts->v[i];
 		const struct ms_action **nv;
 		if (a->seq[sc] == SIZE_MAX || !targetkeep_action_names(a, m->path))
 			continue;
@@ -201,6 +205,60 @@ static void apply_all(const struct ms_action *const *v, size_t n, enum ms_scenar
 static bool privileged(const struct ms_state *st)
 {
 	return (st->mode & 06000) || st->has_caps;
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && s2c_streq(a, b));
+}
+
+static bool same_state(const struct ms_state *a, const struct ms_state *b)
+{
+	return a->mode == b->mode && same_name(a->owner, b->owner) &&
+	       same_name(a->group, b->group) && a->has_caps == b->has_caps &&
+	       same_name(a->caps, b->caps);
+}
+
+/* Most actions under undecided conditions on one file whose every combination is tried. */
+#define CONDITIONAL_MAX 10
+
+/*
+ * Whether the state @st that all @n actions leave is the one the file has
+ * however the conditions the evaluation could not decide turn out: every
+ * subset of the conditional actions (each may run or not) must leave the
+ * same state, else the target is incomplete.
+ */
+static int decided(struct target *t, const struct member *m, const struct ms_action *const *v,
+		   size_t n, enum ms_scenario sc, const struct ms_state *st)
+{
+	size_t cond[CONDITIONAL_MAX], k = 0;
+	const struct ms_action *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i]->conditional || !ms_applies(v[i], sc))
+			continue;
+		if (!first)
+			first = v[i];
+		if (k == CONDITIONAL_MAX)
+			return target_incomplete(t, "%s: more than %d changes under conditions the "
+						 "audit cannot decide", m->path, CONDITIONAL_MAX);
+		cond[k++] = i;
+	}
+	for (unsigned long mask = 0; k && mask < (1ul << k) - 1; mask++) {
+		struct ms_state x = { .mode = m->mode, .owner = m->uname, .group = m->gname,
+				      .has_caps = m->has_caps };
+		size_t c = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool skip = c < k && cond[c] == i && !((mask >> c++) & 1);
+			if (!skip && ms_applies(v[i], sc))
+				(void)ms_apply(v[i], false, &x);
+		}
+		if (!same_state(&x, st) && (privileged(&x) || privileged(st)))
+			return target_incomplete(t, "%s:%u: %s: its installed state depends on a "
+						 "condition the audit cannot decide", first->script,
+						 first->line, m->path);
+	}
+	return 0;
 }
 
 /* Facts of the staged copy of @m with the installed state @st. */
@@ -241,6 +299,8 @@ static int make_facts(struct target *t, const struct member *m, const struct ms_
 			r = ids_get(groups, st->group, &f->gid);
 		if (r < 0)
 			return r;
+		f->uid_later = f->uid >= TARGET_ID_PLACEHOLDER;
+		f->gid_later = f->gid >= TARGET_ID_PLACEHOLDER;
 	}
 	f->mode = S_IFREG | (st->mode & 07777);
 	f->size = m->size;
@@ -348,7 +408,7 @@ static int actions_union(const struct ms_action ***acts, size_t *n,
  * fails (@fb), and in @ret all the actions on it for the report: this
  * scenario's, then the fallback's.
  */
-static int installed_states(const struct target *t, const struct member *m, struct ms_state *st,
+static int installed_states(struct target *t, const struct member *m, struct ms_state *st,
 			    struct ms_state *fb, const struct ms_action ***ret, size_t *ret_n)
 {
 	const struct ms_action **acts = NULL, **fb_acts = NULL;
@@ -358,14 +418,18 @@ static int installed_states(const struct target *t, const struct member *m, stru
 	*st = (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
 				 .has_caps = m->has_caps };
 	*fb = *st;
-	r = actions_on(t, m, MS_SCENARIO_WORKS, &acts, &n_acts);
+	r = actions_on(&t->scripts, m, MS_SCENARIO_WORKS, &acts, &n_acts);
 	if (r == 0)
-		r = actions_on(t, m, MS_SCENARIO_FAILS, &fb_acts, &n_fb);
+		r = actions_on(&t->scripts, m, MS_SCENARIO_FAILS, &fb_acts, &n_fb);
 	if (r == 0) {
 		apply_all(acts, n_acts, MS_SCENARIO_WORKS, st);
 		apply_all(fb_acts, n_fb, MS_SCENARIO_FAILS, fb);
-		r = actions_union(&acts, &n_acts, fb_acts, n_fb);
+		r = decided(t, m, acts, n_acts, MS_SCENARIO_WORKS, st);
+		if (r == 0)
+			r = decided(t, m, fb_acts, n_fb, MS_SCENARIO_FAILS, fb);
 	}
+	if (r == 0)
+		r = actions_union(&acts, &n_acts, fb_acts, n_fb);
 	free(fb_acts);
 	if (r < 0) {
 		free(acts);
@@ -415,6 +479,69 @@ static int installed_file(struct target *t, struct target_file *tf, const struct
 		tf->fallback_caps = fb->has_caps;
 	}
 	return 0;
+}
+
+/* "4754 root:wireshark with capabilities cap_net_raw=ep" */
+static char *state_words(const struct ms_state *st)
+{
+	return strdup_printf("%04o %s:%s%s%s", st->mode & 07777, st->owner ? st->owner : "?",
+			     st->group ? st->group : "?", st->has_caps ? " with capabilities " : "",
+			     st->has_caps ? (st->caps ? st->caps : "as packed") : "");
+}
+
+/* The state @m ends in scenario @sc by the actions of @scripts. */
+static int state_by(const struct ms_analysis *scripts, const struct member *m,
+		    enum ms_scenario sc, struct ms_state *st)
+{
+	const struct ms_action **acts = NULL;
+	size_t n = 0;
+	int r = actions_on(scripts, m, sc, &acts, &n);
+
+	*st = (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
+				 .has_caps = m->has_caps };
+	if (r == 0)
+		apply_all(acts, n, sc, st);
+	free(acts);
+	return r;
+}
+
+int target_alt_notes(struct target *t)
+{
+	_cleanup_free_ struct member **sorted = NULL;
+	int r = memberset_sorted(&t->members, &sorted);
+
+	for (size_t a = 0; a < t->n_alts && r == 0; a++) {
+		const struct target_alt *alt = &t->alts[a];
+		for (size_t i = 0; i < t->members.n && r == 0; i++) {
+			const struct member *m = sorted[i];
+			struct ms_state def, other, fb;
+			_cleanup_free_ char *text = NULL, *fbtext = NULL;
+			if (m->type != MEMBER_FILE && m->type != MEMBER_HARDLINK)
+				continue;
+			r = state_by(&t->scripts, m, MS_SCENARIO_WORKS, &def);
+			if (r == 0)
+				r = state_by(&alt->scripts, m, MS_SCENARIO_WORKS, &other);
+			if (r == 0)
+				r = state_by(&alt->scripts, m, MS_SCENARIO_FAILS, &fb);
+			if (r < 0 || same_state(&def, &other) ||
+			    (!privileged(&def) && !privileged(&other) && !privileged(&fb)))
+				continue;
+			text = state_words(&other);
+			fbtext = same_state(&fb, &other) ? strdup("") : state_words(&fb);
+			r = text && fbtext ? target_note(t, "%s: %s: %s%s%s", m->path, alt->label, text,
+							 *fbtext ? "; where setcap fails: " : "",
+							 fbtext) : -ENOMEM;
+		}
+		for (size_t i = 0; i < alt->scripts.n_incomplete && r == 0; i++) {
+			bool dup = false;
+			for (size_t k = 0; k < t->scripts.n_incomplete && !dup; k++)
+				dup = s2c_streq(t->scripts.incomplete[k], alt->scripts.incomplete[i]);
+			if (!dup)
+				r = target_note(t, "%s: not worked out: %s", alt->label,
+						alt->scripts.incomplete[i]);
+		}
+	}
+	return r;
 }
 
 int target_files(struct target *t, struct target_file **ret, size_t *ret_n, struct s2c_error *err)

@@ -301,6 +301,19 @@ int audit_waived_each(const struct audit *a, const struct decision *d,
 	return r;
 }
 
+const char *audit_ids_after(const struct decision *d, char *buf, size_t n)
+{
+	const struct facts *f = d->facts;
+	char u[16], g[16];
+
+	(void)snprintf(u, sizeof(u), "%" PRIu32, d->uid);
+	(void)snprintf(g, sizeof(g), "%" PRIu32, d->gid);
+	(void)snprintf(buf, n, "%s:%s",
+		       f->uid_later && d->uid == f->uid && f->owner ? f->owner : u,
+		       f->gid_later && d->gid == f->gid && f->group ? f->group : g);
+	return buf;
+}
+
 const char *audit_caps_now(const struct decision *d)
 {
 	const struct facts *f = d->facts;

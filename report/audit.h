@@ -262,6 +262,13 @@ const char *audit_breaker(const struct decision *d);
  */
 const char *audit_caps_now(const struct decision *d);
 
+/**
+ * "UID:GID" of a file after the decision @d, in @buf of @n bytes: an account a
+ * package's installation creates (facts::uid_later, gid_later) by its name.
+ * Returns @buf.
+ */
+const char *audit_ids_after(const struct decision *d, char *buf, size_t n);
+
 /** What `learn` observed about the file of @d (audit.learned), or NULL. */
 const struct learn_record *audit_learned(const struct audit *a, const struct decision *d);
 

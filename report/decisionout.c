@@ -212,8 +212,8 @@ struct json_object *decisionout_json(const struct decision *d)
 	    jsonout_add_name(o, "confidence", confidence_name(d->confidence)) < 0 ||
 	    jsonout_add_bool(o, "changes", d->changes) < 0 ||
 	    jsonout_add_name(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
-	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
-	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
+	    jsonout_add_id(o, "uid_after", d->uid, d->facts->uid_later && d->uid == d->facts->uid) < 0 ||
+	    jsonout_add_id(o, "gid_after", d->gid, d->facts->gid_later && d->gid == d->facts->gid) < 0 ||
 	    jsonout_add_name(o, "mode_after", mode) < 0 ||
 	    jsonout_add_name(o, "risk_now", risk_name(d->risk_now)) < 0 ||
 	    jsonout_add_name(o, "risk", risk_name(d->risk)) < 0 ||

@@ -95,8 +95,10 @@ struct json_object *factsjson_new(const struct facts *f)
 	if (!gmtime_r(&t, &tm) || strftime(mtime, sizeof(mtime), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		mtime[0] = '\0';
 	if (jsonout_add_string(o, "path", f->path) < 0 ||
-	    jsonout_add_int(o, "uid", f->uid) < 0 || jsonout_add_name(o, "owner", f->owner) < 0 ||
-	    jsonout_add_int(o, "gid", f->gid) < 0 || jsonout_add_name(o, "group", f->group) < 0 ||
+	    jsonout_add_id(o, "uid", f->uid, f->uid_later) < 0 ||
+	    jsonout_add_name(o, "owner", f->owner) < 0 ||
+	    jsonout_add_id(o, "gid", f->gid, f->gid_later) < 0 ||
+	    jsonout_add_name(o, "group", f->group) < 0 ||
 	    jsonout_add_string(o, "mode", mode) < 0 ||
 	    jsonout_add_bool(o, "setuid", (f->mode & S_ISUID) != 0) < 0 ||
 	    jsonout_add_bool(o, "setgid", (f->mode & S_ISGID) != 0) < 0 ||

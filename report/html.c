@@ -480,21 +480,24 @@ static int detail_states(const struct decision *d, FILE *out)
 {
 	const struct facts *f = d->facts;
 	const char *now = audit_caps_now(d);
-	char mode[11], after[11];
+	char mode[11], after[11], ids[160];
 	int r;
 
 	facts_mode_string(f->mode, mode);
 	facts_mode_string((f->mode & ~07777u) | d->mode, after);
 	(void)fprintf(out, "<dt>now</dt><dd><code>%s</code> ", mode);
 	r = owner_group(f, out);
-	(void)fprintf(out, " (%" PRIu32 ":%" PRIu32 "), %" PRIu64 " bytes, %" PRIu32 " link%s, "
-		      "capabilities <code>", f->uid, f->gid, f->size, f->nlink, f->nlink == 1 ? "" : "s");
+	if (!f->uid_later && !f->gid_later)
+		(void)fprintf(out, " (%" PRIu32 ":%" PRIu32 ")", f->uid, f->gid);
+	(void)fprintf(out, ", %" PRIu64 " bytes, %" PRIu32 " link%s, capabilities <code>", f->size,
+		      f->nlink, f->nlink == 1 ? "" : "s");
 	if (r == 0)
 		r = html_escape(out, now ? now : "none");
 	(void)fprintf(out, "</code>, risk <span class=\"r-%s\">%s</span></dd>\n",
 		      risk_name(d->risk_now), risk_name(d->risk_now));
-	(void)fprintf(out, "<dt>after</dt><dd><code>%s</code> %" PRIu32 ":%" PRIu32
-		      ", capabilities <code>", after, d->uid, d->gid);
+	(void)fprintf(out, "<dt>after</dt><dd><code>%s</code> ", after);
+	r = r == 0 ? html_escape(out, audit_ids_after(d, ids, sizeof(ids))) : r;
+	(void)fputs(", capabilities <code>", out);
 	if (r == 0)
 		r = html_escape(out, d->has_caps ? d->caps_text : "none");
 	(void)fprintf(out, "</code>, risk <span class=\"r-%s\">%s</span>%s</dd>\n", risk_name(d->risk),

@@ -394,8 +394,9 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 		r = text ? md_item(out, "override", text) : -ENOMEM;
 	}
 	if (r == 0) {
-		if (asprintf(&after, "mode %s, owner %" PRIu32 ":%" PRIu32 ", capabilities %s, risk %s%s",
-			     m2, d->uid, d->gid, d->has_caps ? d->caps_text : "none",
+		char ids[160];
+		if (asprintf(&after, "mode %s, owner %s, capabilities %s, risk %s%s",
+			     m2, audit_ids_after(d, ids, sizeof(ids)), d->has_caps ? d->caps_text : "none",
 			     risk_name(d->risk), d->disguise ? " (setuid in disguise)" : "") < 0) {
 			after = NULL;
 			return -ENOMEM;

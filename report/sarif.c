@@ -264,10 +264,11 @@ static struct json_object *properties_json(const struct decision *d)
 	facts_mode_octal(d->mode, m2);
 	if (!o || jsonout_add_string(o, "verdict", verdict_name(d->verdict)) < 0 ||
 	    jsonout_add_string(o, "mode", m1) < 0 || jsonout_add_string(o, "mode_after", m2) < 0 ||
-	    jsonout_add_int(o, "uid", f->uid) < 0 || jsonout_add_int(o, "gid", f->gid) < 0 ||
+	    jsonout_add_id(o, "uid", f->uid, f->uid_later) < 0 ||
+	    jsonout_add_id(o, "gid", f->gid, f->gid_later) < 0 ||
 	    add_str_or_null(o, "owner", f->owner) < 0 || add_str_or_null(o, "group", f->group) < 0 ||
-	    jsonout_add_int(o, "uid_after", d->uid) < 0 ||
-	    jsonout_add_int(o, "gid_after", d->gid) < 0 ||
+	    jsonout_add_id(o, "uid_after", d->uid, f->uid_later && d->uid == f->uid) < 0 ||
+	    jsonout_add_id(o, "gid_after", d->gid, f->gid_later && d->gid == f->gid) < 0 ||
 	    add_str_or_null(o, "caps", audit_caps_now(d)) < 0 ||
 	    add_str_or_null(o, "caps_after", d->has_caps ? d->caps_text : NULL) < 0 ||
 	    jsonout_add_string(o, "risk_now", risk_name(d->risk_now)) < 0 ||

@@ -50,6 +50,9 @@ struct facts_mount {
 struct facts {
 	char *path;             /**< absolute within the scanned root */
 	uint32_t uid, gid;
+	bool uid_later, gid_later; /**< the account does not exist yet: the installation of a
+				        package creates it (its id is a stand-in); reports give the
+				        name, never the number */
 	char *owner, *group;    /**< names, NULL when unknown */
 	uint32_t mode;          /**< st_mode including the file type */
 	uint64_t size;

@@ -497,6 +497,150 @@ def test_incomplete(ctx):
               "incomplete" in json.dumps(inv["toolExecutionNotifications"]), json.dumps(inv))
 
 
+TEMPLATES = """Template: s2c-dc/install-setuid
+Type: boolean
+Default: DEFAULT
+Description: install the helper set-ID?
+ Long text.
+"""
+
+DC_POSTINST = """#!/bin/sh
+set -e
+. /usr/share/debconf/confmodule
+db_get s2c-dc/install-setuid
+if [ "$RET" = true ]; then
+    addgroup --quiet --system s2cgrp
+    dpkg-statoverride --update --add root s2cgrp 4754 /usr/bin/helper
+fi
+"""
+
+
+def test_debconf(ctx):
+    """A question the postinst reads with db_get is answered with its template's default:
+    the other answer is a note, never the installed state or the plan; a group only the
+    script creates is named in every format, never numbered."""
+    root = ctx.tree("debconf")
+    elf = open("/usr/bin/true", "rb").read()
+    debs = {}
+    for default in ("false", "true"):
+        debs[default] = mk.write(os.path.join(root, f"s2c-dc-{default}_1_amd64.deb"), mk.deb_bytes(
+            f"s2c-dc-{default}", scripts={"postinst": DC_POSTINST,
+                                          "templates": TEMPLATES.replace("DEFAULT", default)},
+            data=[mk.entry("./usr/bin/", "dir", 0o755),
+                  mk.entry("./usr/bin/helper", mode=0o755, data=elf)]))
+    rc, out, err = audit(ctx, "--format", "json", debs["false"])
+    doc = json.loads(out)
+    t = doc["targets"][0]
+    ctx.check("default false: complete, nothing privileged, no plan", rc == 0 and t["complete"] and
+              doc["files"] == [] and not t["plan"], f"{rc} {err!r} {json.dumps(t)[:600]}")
+    ctx.check("default false: the other answer is a note", any(
+        "/usr/bin/helper: where debconf s2c-dc/install-setuid is true: 4754 root:s2cgrp" in n
+        for n in t["notes"]), f"{t['notes']}")
+    rc, out, err = audit(ctx, "--format", "json", debs["true"])
+    validate(ctx, "debconf.json", out)
+    doc = json.loads(out)
+    f = doc["files"][0]["file"] if doc["files"] else {}
+    ctx.check("default true: installed as the script makes it", rc == 0 and
+              (f.get("mode"), f.get("owner"), f.get("group")) == ("4754", "root", "s2cgrp"),
+              f"{rc} {err!r} {json.dumps(f)[:400]}")
+    ctx.check("default true: the new group has no number", f.get("gid") is None and
+              doc["files"][0]["gid_after"] is None, json.dumps(doc["files"][0])[:600])
+    ctx.check("default true: the other answer is a note",
+              any("where debconf s2c-dc/install-setuid is false: 0755 root:root" in n
+                  for n in doc["targets"][0]["notes"]), f"{doc['targets'][0]['notes']}")
+    for fmt in ("json", "text", "markdown", "html", "sarif"):
+        rc, out, err = audit(ctx, "--format", fmt, debs["true"])
+        ctx.check(f"{fmt}: no stand-in id", b"2147483648" not in out + err and b"s2cgrp" in out,
+                  f"{rc}")
+
+
+HOSTILE_CONSTRUCTS = {
+    # construct: (postinst body, complete) — complete ones must predict 4755 exactly
+    "command": ("command chmod 4755 /usr/bin/prog", True),
+    "eval": ("eval chmod u+s /usr/bin/prog", True),
+    "zeros": ("chmod 0004755 /usr/bin/prog", True),
+    "symlink member": ("chmod u+s /usr/bin/link", True),
+    "symlinked directory": ("chmod u+s /usr/lib/bindir/prog", True),
+    "sourced member": (". /usr/share/s2c/helper.sh", True),
+    "run member": ("/usr/share/s2c/helper.sh", True),
+    "unset -f": ("chmod(){ :; }; unset -f chmod; chmod 4755 /usr/bin/prog", True),
+    "function in a branch": ("if [ -e /etc/x ]; then chmod(){ :; }; fi\nchmod 4755 /usr/bin/prog",
+                             False),
+    "alias": ("alias ch=chmod\nch 4755 /usr/bin/prog", True),
+    "env": ("env chmod 4755 /usr/bin/prog", True),
+    "nice": ("nice -n 5 chmod 4755 /usr/bin/prog", True),
+    "timeout": ("timeout 10 chmod 4755 /usr/bin/prog", True),
+    "stdbuf": ("stdbuf -o0 chmod 4755 /usr/bin/prog", True),
+    "busybox": ("busybox chmod 4755 /usr/bin/prog", False),
+    "exec": ("exec chmod 4755 /usr/bin/prog", True),
+    "find -exec": ("find /usr/bin -exec chmod 4755 {} \\;", False),
+    "xargs": ("echo /usr/bin/prog | xargs chmod 4755", False),
+    "sh -c": ("sh -c 'chmod 4755 /usr/bin/prog'", True),
+    "trap": ("trap 'chmod 4755 /usr/bin/prog' EXIT", True),
+    "command substitution": ("x=$(chmod 4755 /usr/bin/prog)", True),
+    "mode from echo": ("m=$(echo 4755); chmod $m /usr/bin/prog", True),
+    "mode from a file": ("m=$(cat /etc/mode); chmod $m /usr/bin/prog", False),
+    "read": ("read m < /etc/mode; chmod $m /usr/bin/prog", False),
+    "IFS": ("IFS=:; x=4755:/usr/bin/prog; chmod $x", True),
+    "here-document": ("cat <<EOF\n$(chmod 4755 /usr/bin/prog)\nEOF", True),
+    "another file": ("chmod 4755 /bin/ping", False),
+    "the package's own chmod": ("chmod 4755 /usr/bin/prog", False),
+    "unknown command": ("s2c-frobnicate /usr/bin/prog", False),
+    "su -c": ("su -c 'chmod 4755 /usr/bin/prog'", False),
+}
+
+
+def test_hostile_constructs(ctx):
+    """Every construct that can hide a chmod: followed to the exact state, or incomplete
+    with the script and line (tests/cli/test_pkg_dpkg.py installs them with real dpkg)."""
+    root = ctx.tree("constructs")
+    elf = open("/usr/bin/true", "rb").read()
+    for name, (body, complete) in HOSTILE_CONSTRUCTS.items():
+        data = [mk.entry("./usr/bin/", "dir", 0o755), mk.entry("./usr/bin/prog", mode=0o755, data=elf),
+                mk.entry("./usr/bin/link", "symlink", 0o777, link="prog"),
+                mk.entry("./usr/lib/", "dir", 0o755),
+                mk.entry("./usr/lib/bindir", "symlink", 0o777, link="../bin"),
+                mk.entry("./usr/share/s2c/helper.sh", mode=0o755,
+                         data=b"#!/bin/sh\nchmod 4755 /usr/bin/prog\n")]
+        if name == "the package's own chmod":
+            data.append(mk.entry("./usr/sbin/chmod", mode=0o755, data=b"#!/usr/bin/perl\n"))
+        deb = mk.write(os.path.join(root, "c.deb"), mk.deb_bytes(
+            "s2c-construct", scripts={"postinst": "#!/bin/sh\nset -e\n" + body + "\n"}, data=data))
+        rc, out, err = audit(ctx, "--format", "json", deb)
+        t = json.loads(out)["targets"][0]
+        files = {f["file"]["path"]: f["file"]["mode"] for f in json.loads(out)["files"]}
+        if complete:
+            ctx.check(f"{name}: followed", rc == 0 and t["complete"] and
+                      files == {"/usr/bin/prog": "4755"}, f"{rc} {t['incomplete']} {files}")
+        else:
+            ctx.check(f"{name}: incomplete with the line", rc == 3 and not t["complete"] and
+                      any(r.startswith("postinst:") for r in t["incomplete"]),
+                      f"{rc} {t['incomplete']} {files}")
+    deb = mk.write(os.path.join(root, "perl.deb"), mk.deb_bytes(
+        "s2c-perl", scripts={"postinst": "#!/usr/bin/perl\nchmod 04755, '/usr/bin/prog';\n"},
+        data=[mk.entry("./usr/bin/prog", mode=0o755, data=elf)]))
+    rc, out, err = audit(ctx, "--format", "json", deb)
+    t = json.loads(out)["targets"][0]
+    ctx.check("perl postinst: incomplete", rc == 3 and
+              t["incomplete"] == ["postinst:1: run by '/usr/bin/perl', which is not analysed"],
+              f"{t['incomplete']}")
+
+
+def test_maintscripts_doc(ctx):
+    """docs/MAINTSCRIPTS.md lists every command of the table, and nothing else."""
+    table = open(os.path.join(s2ctest.SRC, "pkg", "mstable.c")).read()
+    names = set(re.findall(r'^\t\{ "([^"]+)", ', table, re.M))
+    doc = open(os.path.join(s2ctest.SRC, "docs", "MAINTSCRIPTS.md")).read()
+    part = doc[doc.index("## The table"):doc.index("## How it is checked")]
+    listed = set()
+    for line in part.splitlines():
+        if line.startswith("| `"):
+            listed |= {n.replace("\\|", "|") for n in re.findall(r"`([^`]+)`", line.split(" | ")[0])}
+    ctx.check("every row documented", names == listed,
+              f"missing {sorted(names - listed)}, extra {sorted(listed - names)}")
+    ctx.check("the table is long", len(names) > 200, f"{len(names)}")
+
+
 def test_usage(ctx):
     rc, out, err = ctx.run(["audit-pkg", "--help"])
     ctx.check("help", rc == 0 and b"--from-dir" in out and b"--shard" in out and
@@ -514,7 +658,8 @@ def test_usage(ctx):
 
 
 TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
-         test_nothing_found, test_hostile, test_incomplete, test_usage]
+         test_nothing_found, test_hostile, test_incomplete, test_debconf, test_hostile_constructs,
+         test_maintscripts_doc, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -51,7 +51,9 @@ def privileged_files(deb):
 def audited(ctx, debs):
     """(package, path) -> rule id (None without one) for every file audit-pkg reports."""
     rc, out, err = ctx.run(["audit-pkg", "--kernel", "6.1", "--format", "json", *debs])
-    ctx.check("audit-pkg of the packages", rc in (0, 1) and out, f"{rc} {err[-2000:]!r}")
+    # 3: some packages' scripts are not modelled (tests/cli/test_debcorpus.py checks which);
+    # their files are still reported, which is what the rules are checked against here
+    ctx.check("audit-pkg of the packages", rc in (0, 1, 3) and out, f"{rc} {err[-2000:]!r}")
     if not out:
         return {}
     return {(f["package"], f["file"]["path"]): (f["rule"] or {}).get("id")

@@ -14,7 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const args[] = { "configure", "" };
-	const struct ms_context ctx = { args, 2, "amd64" };
+	const struct ms_context ctx = { .args = args, .n_args = 2, .arch = "amd64", .stagefd = -1 };
 	struct ms_analysis a = { 0 };
 
 	if (size > FUZZ_MAX_INPUT)

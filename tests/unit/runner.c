@@ -38,6 +38,8 @@ static const struct {
 	{ "learnrec", learnrec_suite, -1 },
 	{ "resultjson", resultjson_suite, -1 },
 	{ "pkg", pkg_suite, -1 },
+	{ "shparse", shparse_suite, -1 },
+	{ "mscommand", mscommand_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },
 	{ "verify", verify_suite, -1 },

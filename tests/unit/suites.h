@@ -25,6 +25,8 @@ Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
 Suite *resultjson_suite(void);
 Suite *pkg_suite(void);
+Suite *shparse_suite(void);
+Suite *mscommand_suite(void);
 Suite *override_suite(void);
 Suite *waiver_suite(void);
 Suite *verify_suite(void);

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the maintainer-script evaluator's command models
+ * (pkg/mscommand.c and its table): each model on a package whose members are
+ * known, as the second reading of a .deb sees it.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "member.h"
+#include "mscommand.h"
+#include "suites.h"
+
+static struct memberset members;
+
+static void add(const char *path, enum member_type type, uint32_t mode, const char *target)
+{
+	struct member *m = member_new(path);
+
+	ck_assert_ptr_nonnull(m);
+	m->type = type;
+	m->mode = mode;
+	m->uname = strdup("root");
+	m->gname = strdup("root");
+	if (target)
+		m->target = strdup(target);
+	ck_assert_int_eq(memberset_put(&members, m), 0);
+}
+
+static void setup(void)
+{
+	members = (struct memberset){ 0 };
+	add("/usr", MEMBER_DIR, 0755, NULL);
+	add("/usr/bin", MEMBER_DIR, 0755, NULL);
+	add("/usr/bin/prog", MEMBER_FILE, 0755, NULL);
+	add("/usr/bin/suid", MEMBER_FILE, 04755, NULL);
+	add("/usr/bin/link", MEMBER_SYMLINK, 0777, "prog");
+	add("/usr/lib", MEMBER_DIR, 0755, NULL);
+	add("/usr/lib/bindir", MEMBER_SYMLINK, 0777, "../bin");
+	add("/usr/sbin", MEMBER_DIR, 0755, NULL);
+	add("/usr/sbin/groupadd", MEMBER_FILE, 0755, NULL);
+	add("/usr/sbin/own-tool", MEMBER_FILE, 0755, NULL);
+}
+
+static void teardown(void)
+{
+	memberset_release(&members);
+}
+
+static const char *const configure[] = { "configure", "" };
+
+/* @text as the postinst of package @pkg with the members known. */
+static struct ms_analysis run_as(const char *pkg, const char *text)
+{
+	struct ms_context ctx = { .args = configure, .n_args = 2, .arch = "amd64", .package = pkg,
+				  .members = &members, .stagefd = -1 };
+	struct ms_analysis a = { 0 };
+
+	ck_assert_int_eq(maintscript_analyse("postinst", text, strlen(text), &ctx, &a), 0);
+	ck_assert_int_eq(maintscript_check(&a, &members), 0);
+	return a;
+}
+
+static struct ms_analysis run(const char *text)
+{
+	return run_as("s2c-test", text);
+}
+
+/* The state of @path after the actions of scenario @sc, from its packed mode, root:root. */
+static struct ms_state state(const struct ms_analysis *a, const char *path, enum ms_scenario sc)
+{
+	const struct member *m = memberset_get(&members, path);
+	struct ms_state st = { .mode = m ? m->mode : 0755, .owner = "root", .group = "root" };
+
+	for (size_t seq = 0; seq < 256; seq++)
+		for (size_t i = 0; i < a->n; i++)
+			if (a->v[i].seq[sc] == seq && ms_applies(&a->v[i], sc) &&
+			    strcmp(a->v[i].path, path) == 0)
+				(void)ms_apply(&a->v[i], false, &st);
+	return st;
+}
+
+static bool incomplete_with(const struct ms_analysis *a, const char *what)
+{
+	for (size_t i = 0; i < a->n_incomplete; i++)
+		if (strstr(a->incomplete[i], what))
+			return true;
+	return false;
+}
+
+/* @text leaves /usr/bin/prog with @mode where setcap works, and is complete. */
+static void expect_mode(const char *text, uint32_t mode)
+{
+	struct ms_analysis a = run(text);
+
+	ck_assert_msg(a.n_incomplete == 0, "%s: %s", text, a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_msg(state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode == mode, "%s: %o", text,
+		      state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode);
+	ms_analysis_release(&a);
+}
+
+static void expect_incomplete(const char *text, const char *what)
+{
+	struct ms_analysis a = run(text);
+
+	ck_assert_msg(incomplete_with(&a, what), "%s: no '%s' (%zu reasons%s%s)", text, what,
+		      a.n_incomplete, a.n_incomplete ? ": " : "",
+		      a.n_incomplete ? a.incomplete[0] : "");
+	ms_analysis_release(&a);
+}
+
+START_TEST(test_table)
+{
+	size_t n;
+	const struct mscmd *t = mscmd_table(&n);
+
+	ck_assert_uint_gt(n, 200);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(i == 0 || strcmp(t[i - 1].name, t[i].name) < 0, "%s out of order",
+			      t[i].name);
+		ck_assert_msg(t[i].why && *t[i].why, "%s: no reason", t[i].name);
+		ck_assert_msg(!!t[i].fn != !!(t[i].flags & MSCMD_NOEFFECT), "%s: a model or no effect",
+			      t[i].name);
+		ck_assert_ptr_eq(mscmd_find(t[i].name), &t[i]);
+	}
+	ck_assert_ptr_null(mscmd_find("s2c-frobnicate"));
+	ck_assert_ptr_null(mscmd_find("perl"));
+}
+END_TEST
+
+START_TEST(test_chmod)
+{
+	expect_mode("chmod 4755 /usr/bin/prog", 04755);
+	expect_mode("chmod 0004755 /usr/bin/prog", 04755);
+	expect_mode("chmod u+s,g+s /usr/bin/prog", 06755);
+	expect_mode("chmod u=rwxs,go=rx /usr/bin/prog", 04755);
+	expect_mode("chmod -R -v u+s /usr/bin/prog", 04755);
+	expect_mode("chmod u+s /usr/bin/link", 04755);
+	expect_mode("chmod u+s /usr/lib/bindir/prog", 04755);
+	expect_mode("cd /usr/bin; chmod u+s prog", 04755);
+	expect_mode("chmod 99999 /usr/bin/prog", 0755);  /* refused: no change */
+	expect_incomplete("chmod u+s /usr/bin/*", "glob");
+	expect_incomplete("chmod -R u+s /usr/bin", "recursive");
+	expect_incomplete("chmod 4755 /bin/ping", "not the package's");
+	expect_incomplete("chmod \"$(cat /etc/x)\" /usr/bin/prog", "mode that is not known");
+	expect_incomplete("chmod --reference=/usr/bin/suid /usr/bin/prog", "another file");
+}
+END_TEST
+
+START_TEST(test_chown)
+{
+	struct ms_analysis a = run("chmod 4755 /usr/bin/prog; chown root:staff /usr/bin/prog");
+	struct ms_state st = state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS);
+
+	ck_assert_uint_eq(st.mode, 0755);     /* the kernel drops set-user-ID */
+	ck_assert_str_eq(st.group, "staff");
+	ms_analysis_release(&a);
+	a = run("chgrp -h staff /usr/bin/link");
+	ck_assert_uint_eq(a.n, 0);            /* the link itself */
+	ms_analysis_release(&a);
+	expect_incomplete("chown s2cuser: /usr/bin/prog", "login group");
+	expect_mode("adduser --system --group s2cuser\nchown s2cuser: /usr/bin/prog\n"
+		    "chmod 2755 /usr/bin/prog", 02755);
+}
+END_TEST
+
+START_TEST(test_setcap)
+{
+	struct ms_analysis a = run("setcap cap_net_raw+ep /usr/bin/prog || chmod u+s /usr/bin/prog");
+	struct ms_state w = state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS);
+	struct ms_state f = state(&a, "/usr/bin/prog", MS_SCENARIO_FAILS);
+
+	ck_assert(w.has_caps);
+	ck_assert_str_eq(w.caps, "cap_net_raw+ep");
+	ck_assert_uint_eq(w.mode, 0755);
+	ck_assert(!f.has_caps);
+	ck_assert_uint_eq(f.mode, 04755);
+	ms_analysis_release(&a);
+	a = run("setcap -v cap_net_raw+ep /usr/bin/prog || true");
+	ck_assert_uint_eq(a.n, 0);            /* -v only checks */
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_statoverride)
+{
+	struct ms_analysis a = run("if ! dpkg-statoverride --list /usr/bin/prog >/dev/null; then\n"
+				   "  dpkg-statoverride --update --add root mail 2755 /usr/bin/prog\nfi\n");
+	struct ms_state st = state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS);
+
+	ck_assert_uint_eq(st.mode, 02755);
+	ck_assert_str_eq(st.group, "mail");
+	ms_analysis_release(&a);
+	/* without --update, postinst only records it for the next upgrade */
+	a = run("dpkg-statoverride --add root root 4755 /usr/bin/prog");
+	ck_assert_uint_eq(a.n, 0);
+	ck_assert_uint_eq(a.n_notes, 1);
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_copies)
+{
+	struct ms_analysis a = run("install -m 0644 -o daemon /usr/bin/prog /usr/bin/suid");
+	struct ms_state st = state(&a, "/usr/bin/suid", MS_SCENARIO_WORKS);
+
+	ck_assert_uint_eq(st.mode, 0644);
+	ck_assert_str_eq(st.owner, "daemon");
+	ck_assert_uint_eq(a.n_incomplete, 0);
+	ms_analysis_release(&a);
+	expect_incomplete("install -m 4755 /usr/bin/prog /usr/bin/new", "not the package's");
+	expect_incomplete("cp -p /usr/bin/suid /usr/local/bin/x", "copies with its mode");
+	expect_incomplete("mv /usr/bin/suid /usr/bin/other", "moves");
+	expect_incomplete("ln /usr/bin/suid /tmp/x", "links to");
+	expect_incomplete("rm -f /usr/bin/suid", "removes");
+	expect_incomplete("sed -i s/a/b/ /usr/bin/suid", "rewrites");
+	expect_incomplete("echo x > /usr/bin/suid", "writes to");
+	expect_incomplete("rm -f \"$(cat /etc/x)\"", "cannot name");
+	a = run("rm -f /usr/bin/prog /etc/old.conf; cp /usr/bin/prog /tmp/x; mkdir -m 2775 /var/x");
+	ck_assert_uint_eq(a.n_incomplete, 0);   /* nothing privileged touched */
+	ms_analysis_release(&a);
+	expect_mode("ln -s /usr/bin/prog /etc/alt; chmod u+s /etc/alt", 04755);
+}
+END_TEST
+
+START_TEST(test_wrappers)
+{
+	static const char *const followed[] = {
+		"command chmod 4755 /usr/bin/prog", "env chmod 4755 /usr/bin/prog",
+		"env -i FOO=1 chmod 4755 /usr/bin/prog", "nice -n 5 chmod 4755 /usr/bin/prog",
+		"timeout -s KILL 10 chmod 4755 /usr/bin/prog", "stdbuf -o0 chmod 4755 /usr/bin/prog",
+		"nohup chmod 4755 /usr/bin/prog", "exec chmod 4755 /usr/bin/prog",
+		"eval chmod u+s /usr/bin/prog", "eval 'chmod' '4755' /usr/bin/prog",
+		"sh -c 'chmod 4755 /usr/bin/prog'", "sh -ec 'chmod \"$1\" /usr/bin/prog' x 4755",
+		"trap 'chmod 4755 /usr/bin/prog' EXIT", "flock /tmp/l -c 'chmod 4755 /usr/bin/prog'",
+		"x=$(chmod 4755 /usr/bin/prog)", "cat <<EOF\n$(chmod 4755 /usr/bin/prog)\nEOF",
+		"start-stop-daemon --start --exec /bin/chmod -- 4755 /usr/bin/prog",
+	};
+
+	for (size_t i = 0; i < sizeof(followed) / sizeof(followed[0]); i++)
+		expect_mode(followed[i], 04755);
+	expect_incomplete("echo /usr/bin/prog | xargs chmod 4755", "cannot tell which file");
+	expect_incomplete("find /usr/bin -exec chmod 4755 {} +", "cannot tell which file");
+	expect_incomplete("su -c 'chmod 4755 /usr/bin/prog'", "another user");
+	expect_incomplete("sh < /etc/script", "from its input");
+	expect_incomplete("eval \"$(cat /etc/x)\"", "not known");
+	expect_incomplete("awk 'BEGIN { system(\"chmod 4755 /usr/bin/prog\") }'", "run commands");
+	expect_incomplete("dpkg -i /tmp/x.deb", "installs");
+}
+END_TEST
+
+START_TEST(test_shell)
+{
+	expect_mode("chmod(){ :; }; unset -f chmod; chmod 4755 /usr/bin/prog", 04755);
+	expect_mode("chmod(){ :; }; chmod 4755 /usr/bin/prog", 0755);
+	expect_mode("f(){ chmod \"$@\"; }; f 4755 /usr/bin/prog", 04755);
+	expect_mode("alias ch='chmod 4755'\nch /usr/bin/prog", 04755);
+	expect_mode("IFS=:; x=4755:/usr/bin/prog; chmod $x", 04755);
+	expect_mode("set -- 4755 /usr/bin/prog; chmod \"$@\"", 04755);
+	expect_mode("m=$(echo 4755); chmod $m /usr/bin/prog", 04755);
+	expect_mode("for f in /usr/bin/prog; do chmod u+s \"$f\"; done", 04755);
+	expect_mode("set -e\nfalse\nchmod 4755 /usr/bin/prog", 0755);
+	expect_mode("set -e\nfalse || true\nchmod 4755 /usr/bin/prog", 04755);
+	expect_mode("set -e\nif false; then :; fi\nchmod 4755 /usr/bin/prog", 04755);
+	expect_mode("f(){ local P=/usr/bin/prog; }; f; chmod 4755 \"$P\" || true", 0755);
+	expect_incomplete("read m < /etc/x; chmod \"$m\" /usr/bin/prog", "not known");
+	expect_incomplete("PATH=/opt/x:$PATH; chmod 4755 /usr/bin/prog", "PATH");
+	expect_incomplete("s2c-frobnicate /usr/bin/prog", "not modelled");
+	expect_incomplete("x=$(( $(cat /etc/x) ))", "arithmetic");
+	/* a function defined in a branch may or may not replace the command */
+	struct ms_analysis a = run("if [ -e /etc/x ]; then chmod(){ :; }; fi\n"
+				   "chmod 4755 /usr/bin/prog");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert(a.v[0].conditional);
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_programs)
+{
+	struct ms_analysis a;
+
+	expect_incomplete("own-tool --setup", "of the package");
+	expect_incomplete("/usr/sbin/own-tool", "of the package");
+	/* a program named after a row is the package's own when it ships it … */
+	expect_incomplete("groupadd -r s2c", "of the package");
+	/* … unless the package is the one Debian ships it in */
+	a = run_as("passwd", "groupadd -r s2c\nchmod 4755 /usr/bin/prog");
+	ck_assert_uint_eq(a.n_incomplete, 0);
+	ms_analysis_release(&a);
+}
+END_TEST
+
+START_TEST(test_interpreters)
+{
+	struct ms_analysis a = run("#!/usr/bin/perl\nchmod 04755, '/usr/bin/prog';\n");
+
+	ck_assert_uint_eq(a.n, 0);
+	ck_assert(incomplete_with(&a, "run by '/usr/bin/perl'"));
+	ms_analysis_release(&a);
+	expect_mode("#!/bin/bash -e\nchmod 4755 /usr/bin/prog\n", 04755);
+	expect_mode("#! /bin/sh\nchmod 4755 /usr/bin/prog\n", 04755);
+}
+END_TEST
+
+START_TEST(test_debconf)
+{
+	struct ms_templates tpl = { 0 };
+	static const char templates[] = "Template: p/setuid\nType: boolean\nDefault: false\n"
+					"Description: x\n long\n\nTemplate: p/mode\nType: select\n"
+					"Choices: a, b\\, c\nDefault: a\nDescription: y\n";
+	static const char text[] = ". /usr/share/debconf/confmodule\ndb_get p/setuid\n"
+				   "if [ \"$RET\" = true ]; then chmod 4755 /usr/bin/prog; fi\n";
+	struct ms_context ctx = { .args = configure, .n_args = 2, .members = &members,
+				  .stagefd = -1, .templates = &tpl };
+	struct ms_analysis a = { 0 };
+
+	ck_assert_int_eq(ms_templates_parse(templates, strlen(templates), &tpl), 0);
+	ck_assert_uint_eq(tpl.n, 2);
+	ck_assert_str_eq(tpl.v[1].choices[1], "b, c");
+	ck_assert_int_eq(maintscript_analyse("postinst", text, strlen(text), &ctx, &a), 0);
+	ck_assert_uint_eq(a.n, 0);            /* the default answer: no chmod */
+	ck_assert_uint_eq(a.n_asked, 1);
+	ms_analysis_release(&a);
+	ctx.answer_template = "p/setuid";
+	ctx.answer_value = "true";
+	ck_assert_int_eq(maintscript_analyse("postinst", text, strlen(text), &ctx, &a), 0);
+	ck_assert_uint_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode, 04755);
+	ms_analysis_release(&a);
+	ms_templates_release(&tpl);
+}
+END_TEST
+
+Suite *mscommand_suite(void)
+{
+	Suite *s = suite_create("mscommand");
+	TCase *tc = tcase_create("mscommand");
+
+	tcase_set_timeout(tc, 20);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_chmod);
+	tcase_add_test(tc, test_chown);
+	tcase_add_test(tc, test_setcap);
+	tcase_add_test(tc, test_statoverride);
+	tcase_add_test(tc, test_copies);
+	tcase_add_test(tc, test_wrappers);
+	tcase_add_test(tc, test_shell);
+	tcase_add_test(tc, test_programs);
+	tcase_add_test(tc, test_interpreters);
+	tcase_add_test(tc, test_debconf);
+	suite_add_tcase(s, tc);
+	return s;
+}
