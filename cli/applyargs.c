@@ -104,8 +104,8 @@ uint64_t applyargs_caps(const struct plan *p, bool smoke)
 	uint64_t caps = PRIVS_APPLY;
 
 	for (size_t i = 0; p && i < p->n; i++)
-		if (p->v[i].change && (p->v[i].before.uid != p->v[i].after.uid ||
-				       p->v[i].before.gid != p->v[i].after.gid))
+		if (p->v[i].change && (p->v[i].id.state.uid != p->v[i].after.uid ||
+				       p->v[i].id.state.gid != p->v[i].after.gid))
 			caps |= PRIVS_APPLY_CHOWN;
 	if (smoke)
 		caps |= PRIVS_SMOKE;
@@ -218,10 +218,8 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 	r = apply_run(&o, &res, &err);
 	if (a->result)
 		(void)resultjson_set_journal(a->result, res.journal);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return error_exit(r, &err);
 	if (!a->result && (!a->quiet || applyargs_exit(&res)))
 		(void)printf("%zu applied, %zu already done, %zu skipped, %zu failed, %zu rolled back"
 			     "%s%s%s\n", res.applied, res.already, res.skipped, res.failed,

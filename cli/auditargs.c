@@ -17,7 +17,7 @@
 #include "markdown.h"
 #include "sarif.h"
 #include "term.h"
-#include "scanargs.h"
+#include "outfile.h"
 #include "util.h"
 #include "waiver.h"
 #include "common.h"

@@ -44,6 +44,7 @@ struct s2c_ctx {
 };
 
 struct privs_phase;
+struct s2c_error;
 
 /** A verb. */
 struct cmd {
@@ -93,6 +94,19 @@ void print_line(const char *fmt, ...) S2C_PRINTF(1, 2);
  * Returns a new string, NULL on OOM.
  */
 char *shown_path(const char *path);
+
+/**
+ * The exit code a library call's failure @r (-errno) means: S2C_EXIT_PRIVILEGE
+ * for -EPERM (a missing privilege, an input not trusted), else
+ * S2C_EXIT_FAILURE.
+ */
+int error_exit_code(int r);
+
+/**
+ * Print the error of a failed library call @r, the message in @err (NULL or
+ * empty: strerror(-@r)), and return error_exit_code(@r).
+ */
+int error_exit(int r, const struct s2c_error *err);
 
 /** Print a usage error for @verb and a hint; returns S2C_EXIT_USAGE. */
 int usage_error(const char *verb, const char *fmt, ...) S2C_PRINTF(2, 3);

@@ -190,9 +190,11 @@ static void print_plan(const struct plan *p, bool to_stderr)
 			continue;
 		changes++;
 		line = strdup_printf("%-8s %s: %04o -> %04o, %s -> %s%s", verdict_name(e->verdict),
-				     e->path, e->before.mode, e->after.mode,
-				     e->before.caps_text ? e->before.caps_text : "no capabilities",
-				     e->after.caps_text ? e->after.caps_text : "no capabilities",
+				     e->path, e->id.state.mode, e->after.mode,
+				     e->before_names.caps_text ? e->before_names.caps_text :
+				     "no capabilities",
+				     e->after_names.caps_text ? e->after_names.caps_text :
+				     "no capabilities",
 				     e->disguise ? " (SETUID IN DISGUISE)" : "");
 		say(to_stderr, line);
 	}
@@ -233,21 +235,22 @@ static int confirm(void)
 }
 
 /*
- * Ask the one at the terminal.  Returns 1 to apply, 0 when the answer is no,
- * or -S2C_EXIT_USAGE when there is no terminal to ask on (said on stderr).
+ * Ask the one at the terminal whether to apply (@ret_yes).  Returns an exit code:
+ * S2C_EXIT_USAGE when there is no terminal to ask on (said on stderr).
  */
-static int ask(void)
+static int ask(bool *ret_yes)
 {
 	int answer = confirm();
 
 	if (answer < 0) {
 		log_error("no terminal to ask on: nothing changed; use --yes to apply without "
 			  "asking");
-		return -S2C_EXIT_USAGE;
+		return S2C_EXIT_USAGE;
 	}
 	if (answer == 0)
 		log_notice("nothing changed");
-	return answer;
+	*ret_yes = answer > 0;
+	return S2C_EXIT_OK;
 }
 
 /* What an interrupted run left half done is undone before we look. */
@@ -265,10 +268,8 @@ static int recover_first(struct applyargs *a, const char *root)
 	a->root = root;
 	r = apply_recover(fd, root, geteuid() == 0, applyargs_report, a, &rec, &err);
 	(void)close(fd);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return error_exit(r, &err);
 	return 0;
 }
 
@@ -277,7 +278,7 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scanargs s;
 	struct dbargs dba;
 	struct applyargs a;
-	bool yes = false, dry = false, incomplete = false;
+	bool yes = false, dry = false, incomplete = false, go = false;
 	struct opt opts[] = {
 		OPT_TABLE(s.opts),
 		OPT_TABLE(dba.opts),
@@ -326,10 +327,8 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = S2C_EXIT_INCOMPLETE;
 		goto out;
 	}
-	if (!yes && (ex = ask()) <= 0) {
-		ex = -ex;
+	if (!yes && ((ex = ask(&go)) || !go))
 		goto out;
-	}
 	ex = open_plan_root(p, &rootfd);
 	if (ex == 0)
 		ex = applyargs_apply(&a, rootfd, p, hash, &db->caps, NULL);
@@ -369,10 +368,8 @@ static int list_journals(int rootfd, const char *root)
 	size_t n = 0;
 	int r = journal_infos(rootfd, root, geteuid() == 0, &v, &n, &err);
 
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return error_exit(r, &err);
 	if (!n)
 		(void)printf("no journals: nothing was ever applied here\n");
 	else
@@ -410,10 +407,8 @@ static int undo_journal(struct applyargs *a, int rootfd, const char *root, const
 
 	if (a->result)
 		(void)resultjson_set_journal(a->result, res.journal);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return error_exit(r, &err);
 	if (!a->result && !res.journal[0])
 		(void)printf("nothing to roll back: every journal's changes are undone already\n");
 	else if (!a->result)

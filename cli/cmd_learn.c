@@ -8,26 +8,24 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
 #include "bpf.h"
+#include "candidates.h"
 #include "captable.h"
 #include "cli.h"
 #include "dbargs.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "fcaps.h"
-#include "hash.h"
 #include "host.h"
 #include "jsonout.h"
 #include "learndraft.h"
@@ -35,8 +33,8 @@
 #include "opts.h"
 #include "match.h"
 #include "privs.h"
+#include "program.h"
 #include "record.h"
-#include "resolve.h"
 #include "run.h"
 #include "scan.h"
 #include "scanargs.h"
@@ -47,12 +45,6 @@
 #define CAPS_RUN PRIVS_LEARN_RUN
 #define CAPS_BPF PRIVS_LEARN_BPF
 #define CAPS_PTRACE PRIVS_LEARN_PTRACE
-
-/* Where a command name without a slash is looked for, beneath the root. */
-static const char *const search_path[] = {
-	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
-};
-
 
 static const char help_text[] =
 	"Run COMMAND as USER with candidate capabilities and record every capability\n"
@@ -84,14 +76,6 @@ struct learn_args {
 	char **command;              /**< argv of COMMAND, NULL-terminated */
 };
 
-/** The program to run, found beneath the root. */
-struct program {
-	int fd;
-	char *path;                  /**< canonical, absolute beneath the root */
-	char sha256[HASH_HEX_LEN];
-	bool script;
-};
-
 static const char *const mechanisms[] = { "auto", "bpf", "ptrace", NULL };
 static const char *const formats[] = { "text", "json", NULL };
 
@@ -112,8 +96,8 @@ static int opt_timeout(const struct opt *o, const char *arg, const char *verb)
 	return 0;
 }
 
-/* Returns the index of COMMAND, 0 after --help, or -exit code. */
-static int parse_argv(int argc, char **argv, struct learn_args *a)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_argv(int argc, char **argv, struct learn_args *a, bool *ret_done)
 {
 	static char intro[sizeof(help_text) + 80];
 	struct opt opts[] = {
@@ -149,219 +133,71 @@ static int parse_argv(int argc, char **argv, struct learn_args *a)
 	(void)snprintf(intro, sizeof(intro), "%s%s", help_text, learn_bpf_built() ? "" :
 		       "\nThis build has no BPF support: learn uses ptrace only.\n");
 	first = opts_parse(cmd_lookup("learn"), opts, intro, argc, argv);
+	*ret_done = first <= 0;
 	if (first <= 0)
-		return first;
+		return -first;  /* opts_parse() negates its exit codes */
 	a->json |= a->format == 1;
 	if (s2c_isempty(a->root))
-		return -usage_error("learn", "--root needs a directory");
+		return usage_error("learn", "--root needs a directory");
 	a->command = argv + first;
-	return first;
+	return S2C_EXIT_OK;
 }
 
-/* --- the program ---------------------------------------------------------------------- */
+/* --- the program and its candidates ------------------------------------------------------ */
 
-static void program_release(struct program *p)
+/*
+ * Find COMMAND beneath the root and read it (learn/program.h): a relative path is the file
+ * it names from the current directory, which only the running system has.
+ */
+static int locate(int rootfd, const char *root_real, const char *name,
+		  struct learn_program *ret)
 {
-	if (p->fd >= 0)
-		(void)close(p->fd);
-	free(p->path);
-}
-
-/* Open @path beneath @rootfd, following symlinks only inside the root. */
-static int open_in_root(int rootfd, const char *path)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-
-	if (fd < 0 && errno == ENOSYS)
-		return resolve_open(rootfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
-	return fd < 0 ? -errno : (int)fd;
-}
-
-/* The path of the open file @fd relative to the root @root_real. */
-static char *path_beneath(int fd, const char *root_real)
-{
-	char link[64], target[PATH_MAX];
-	size_t rl = strlen(root_real);
-	ssize_t n;
-
-	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0)
-		return NULL;
-	target[n] = '\0';
-	if (s2c_streq(root_real, "/"))
-		return strdup(target);
-	if (strncmp(target, root_real, rl) != 0 || target[rl] != '/')
-		return NULL;
-	return strdup(target + rl);
-}
-
-/* Find COMMAND beneath the root: a path, or a name in the fixed search path. */
-static int locate(int rootfd, const char *root_real, const char *name, bool live,
-		  struct program *ret)
-{
-	_cleanup_free_ char *abs = NULL;
-	int fd = -ENOENT;
-
-	if (strchr(name, '/')) {
-		if (name[0] != '/') {
-			char cwd[PATH_MAX];
-			if (!live) {
-				log_error("with --root, COMMAND must be an absolute path or a name, "
-					  "not '%s'", name);
-				return S2C_EXIT_USAGE;
-			}
-			if (!getcwd(cwd, sizeof(cwd)) || !(abs = path_join(cwd, name))) {
-				log_error("cannot resolve '%s': %s", name, strerror(errno));
-				return S2C_EXIT_FAILURE;
-			}
-		}
-		fd = open_in_root(rootfd, abs ? abs : name);
-	} else {
-		for (size_t i = 0; i < S2C_ELEMENTSOF(search_path) && fd < 0; i++) {
-			_cleanup_free_ char *p = path_join(search_path[i], name);
-			struct stat st;
-			if (!p)
-				return S2C_EXIT_FAILURE;
-			fd = open_in_root(rootfd, p);
-			if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-					!(st.st_mode & 0111))) {
-				(void)close(fd);
-				fd = -ENOENT;
-			}
-		}
-	}
-	if (fd < 0) {
-		if (fd == -ENOENT)
-			log_error("command '%s' not found%s%s%s", name, live ? "" : " beneath '",
-				  live ? "" : root_real, live ? "" : "'");
-		else if (live)
-			log_error("cannot open '%s': %s", abs ? abs : name, strerror(-fd));
-		else
-			log_error("cannot open '%s' beneath the root '%s': %s", name, root_real,
-				  strerror(-fd));
-		return S2C_EXIT_USAGE;
-	}
-	ret->fd = fd;
-	ret->path = path_beneath(fd, root_real);
-	if (!ret->path) {
-		log_error("cannot tell where '%s' is beneath the root", name);
-		return S2C_EXIT_FAILURE;
-	}
-	return 0;
-}
-
-static int inspect(struct program *p)
-{
-	struct stat st;
-	char head[2] = { 0 };
+	_cleanup_free_ char *cwd = NULL;
+	struct s2c_error err = { 0 };
 	int r;
 
-	if (fstat(p->fd, &st) < 0) {
-		log_error("cannot stat '%s': %s", p->path, strerror(errno));
+	if (strchr(name, '/') && name[0] != '/' && s2c_streq(root_real, "/") &&
+	    !(cwd = getcwd(NULL, 0))) {
+		log_error("cannot resolve '%s': %s", name, strerror(errno));
 		return S2C_EXIT_FAILURE;
 	}
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
-		log_error("'%s' is not an executable file", p->path);
-		return S2C_EXIT_USAGE;
-	}
-	r = hash_fd_sha256(p->fd, p->sha256);
+	r = learn_program_find(rootfd, root_real, name, cwd, ret, &err);
 	if (r < 0) {
-		log_error("cannot read '%s': %s", p->path, strerror(-r));
-		return S2C_EXIT_FAILURE;
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -ENOMEM || r == -EXDEV ? S2C_EXIT_FAILURE : S2C_EXIT_USAGE;
 	}
-	p->script = pread(p->fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!';
+	r = learn_program_inspect(ret, &err);
+	if (r < 0) {
+		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
+		return r == -ENOEXEC ? S2C_EXIT_USAGE : S2C_EXIT_FAILURE;
+	}
 	return 0;
 }
 
-/* --- candidates ----------------------------------------------------------------------- */
-
-static int parse_caps(const char *s, const struct captable *t, uint64_t *ret)
-{
-	_cleanup_free_ char *copy = strdup(s);
-	char *save = NULL;
-	uint64_t mask = 0;
-
-	if (!copy)
-		return -S2C_EXIT_FAILURE;
-	if (s2c_streq(s, "none")) {
-		*ret = 0;
-		return 0;
-	}
-	if (s2c_streq(s, "all")) {
-		for (int c = 0; c <= CAP_LAST_CAP && c < 64; c++)
-			if (t->caps[c].known && t->caps[c].risk < RISK_ROOT)
-				mask |= S2C_CAPMASK(c);
-		*ret = mask;
-		return 0;
-	}
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int c = fcaps_from_name(w);
-		if (c < 0 || strncmp(w, "cap_", 4) != 0)
-			return -usage_error("learn", "unknown capability '%s' in --caps", w);
-		mask |= S2C_CAPMASK(c);
-	}
-	if (!mask)
-		return -usage_error("learn", "--caps needs capability names, 'none' or 'all'");
-	*ret = mask;
-	return 0;
-}
-
-/* What the engine proposes for a privileged file, or every capability that is not root. */
-static uint64_t proposed(const struct decision *d, const struct captable *t, bool *ret_engine)
-{
-	uint64_t all = 0;
-
-	*ret_engine = true;
-	if (d && d->verdict == VERDICT_MIGRATE && d->has_caps)
-		return d->caps.permitted;
-	if (d && d->verdict == VERDICT_DROP)
-		return 0;
-	if (d && (d->needs | d->proposed))
-		return d->needs | d->proposed;
-	*ret_engine = false;
-	(void)parse_caps("all", t, &all);
-	return all;
-}
-
+/* The candidate capabilities (learn/candidates.h), with a warning about each kind left out
+ * or root-equivalent. */
 static int candidates(const struct learn_args *a, const struct decision *d,
 		      const struct captable *t, uint64_t *ret)
 {
-	uint64_t want, have = privs_effective(), root;
-	bool engine = false;
-	int r;
+	struct s2c_error err = { 0 };
+	struct learn_candidates c;
+	int r = learn_candidates(a->caps, d, t, privs_effective(), &c, &err);
 
-	if (a->caps) {
-		r = parse_caps(a->caps, t, &want);
-		if (r < 0)
-			return -r;
-		if (want & ~have) {
-			uint64_t lack = want & ~have;
-			_cleanup_free_ char *missing = fcaps_mask_names(lack);
-			log_error("cannot grant %s: suid2cap does not have %s itself",
-				  missing ? missing : "?", lack & (lack - 1) ? "them" : "it");
-			return S2C_EXIT_PRIVILEGE;
-		}
-	} else {
-		want = proposed(d, t, &engine);
-		if (want & ~have) {
-			_cleanup_free_ char *missing = fcaps_mask_names(want & ~have);
-			log_warning("cannot grant %s: suid2cap does not have it, skipping",
-				    missing ? missing : "?");
-			want &= have;
-		}
+	if (r == -EINVAL)
+		return usage_error("learn", "%s", err.msg);
+	if (r < 0)
+		return error_exit(r, &err);
+	if (c.lacking) {
+		_cleanup_free_ char *missing = fcaps_mask_names(c.lacking);
+		log_warning("cannot grant %s: suid2cap does not have it, skipping",
+			    missing ? missing : "?");
 	}
-	root = captable_with_risk(t, want, RISK_ROOT);
-	if (root) {
-		_cleanup_free_ char *names = fcaps_mask_names(root);
+	if (c.root) {
+		_cleanup_free_ char *names = fcaps_mask_names(c.root);
 		log_warning("granting root-equivalent %s%s: the command can take over the system",
-			    names ? names : "?", engine ? " (as the rules propose)" : "");
+			    names ? names : "?", c.proposed ? " (as the rules propose)" : "");
 	}
-	*ret = want;
+	*ret = c.caps;
 	return 0;
 }
 
@@ -488,7 +324,7 @@ static int choose(const struct learn_args *a, uint64_t cands, struct learn_bpf *
 	}
 	if (a->mechanism == CHOOSE_BPF) {
 		log_error("BPF is not available: %s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+		return error_exit_code(r);
 	}
 	/* A build without BPF says so in the report; no need to repeat it every run. */
 	if (!a->json && learn_bpf_built())
@@ -504,7 +340,7 @@ static int choose(const struct learn_args *a, uint64_t cands, struct learn_bpf *
 }
 
 static int fill_record(struct learn_record *rec, const struct learn_args *a,
-		       const struct program *p, const struct user *u, uint64_t cands, bool aware)
+		       const struct learn_program *p, const struct user *u, uint64_t cands, bool aware)
 {
 	size_t n = 0;
 
@@ -551,7 +387,7 @@ static int output(const struct learn_args *a, const struct learn_record *rec,
 		  struct json_object *draft, const char *record_file)
 {
 	if (a->json) {
-		_cleanup_jsonput_ struct json_object *doc = learnout_json(rec);
+		_cleanup_jsonput_ struct json_object *doc = learn_record_json(rec);
 		_cleanup_jsonput_ struct json_object *kept = json_object_new_object();
 
 		if (!doc || !kept || jsonout_add_bool(doc, "bpf_support", learn_bpf_built()) < 0 ||
@@ -581,7 +417,7 @@ struct judged {
 	bool aware;
 };
 
-static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct program *p,
+static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct learn_program *p,
 		 struct judged *j)
 {
 	const char *paths[] = { p->path, NULL };
@@ -629,7 +465,7 @@ static void judged_release(struct judged *j)
 
 static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, const char *root_real)
 {
-	_cleanup_(program_release) struct program p = { .fd = -1 };
+	_cleanup_(learn_program_release) struct learn_program p = { .fd = -1 };
 	_cleanup_(user_release) struct user u = { 0 };
 	_cleanup_(judged_release) struct judged j = { 0 };
 	_cleanup_jsonput_ struct json_object *draft = NULL;
@@ -642,9 +478,7 @@ static int learn(const struct learn_args *a, struct s2c_ctx *ctx, int rootfd, co
 	uint64_t cands = 0;
 	int ex, r;
 
-	ex = locate(rootfd, root_real, a->command[0], s2c_streq(root_real, "/"), &p);
-	if (ex == 0)
-		ex = inspect(&p);
+	ex = locate(rootfd, root_real, a->command[0], &p);
 	if (ex == 0)
 		ex = judge(a, ctx, &p, &j);
 	if (ex == 0)
@@ -704,11 +538,12 @@ int cmd_learn(int argc, char **argv, struct s2c_ctx *ctx)
 	struct learn_args a;
 	_cleanup_close_ int rootfd = -1;
 	char root_real[PATH_MAX];
-	int r;
+	bool done = false;
+	int ex;
 
-	r = parse_argv(argc, argv, &a);
-	if (r <= 0)
-		return -r;
+	ex = parse_argv(argc, argv, &a, &done);
+	if (ex || done)
+		return ex;
 	if (geteuid() != 0) {
 		log_error("learn must run as root: it runs COMMAND as another user with the "
 			  "capabilities it tests");

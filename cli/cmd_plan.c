@@ -16,6 +16,7 @@
 #include "dbargs.h"
 #include "emit.h"
 #include "engine.h"
+#include "outfile.h"
 #include "parents.h"
 #include "plan.h"
 #include "planload.h"
@@ -189,10 +190,8 @@ static int run_check(const char *path, const struct dbargs *dba)
 		return S2C_EXIT_FINDINGS;
 	}
 	jcheck_problems_release(&problems);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return error_exit(r, &err);
 	r = check_privilege(shown, p, dba);
 	if (r == 0)
 		print_valid(shown, p);

@@ -16,7 +16,7 @@
 #include "jsonout.h"
 #include "jsonread.h"
 #include "opts.h"
-#include "scanargs.h"
+#include "outfile.h"
 #include "common.h"
 
 static const char intro[] =

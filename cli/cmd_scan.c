@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "facts.h"
+#include "outfile.h"
 #include "scan.h"
 #include "scanargs.h"
 #include "scanout.h"

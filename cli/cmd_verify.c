@@ -6,25 +6,17 @@
  * that run the repair after every package operation.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "applyargs.h"
 #include "cli.h"
 #include "dbargs.h"
 #include "db.h"
-#include "fileop.h"
 #include "hash.h"
 #include "hook.h"
-#include "host.h"
 #include "plan.h"
 #include "privs.h"
 #include "privsep.h"
@@ -32,6 +24,7 @@
 #include "scan.h"
 #include "scanargs.h"
 #include "state.h"
+#include "statedir.h"
 #include "util.h"
 #include "verify.h"
 #include "common.h"
@@ -65,13 +58,13 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 			log_error("cannot install the %s hook: it would run '%s', which is not usable "
 				  "beneath the root '%s' (%s); install suid2cap there, or name another "
 				  "program with --hook-program", name, program, root, err.msg);
-			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+			return error_exit_code(r);
 		}
 		r = hook_install(rootfd, kind, program, geteuid() == 0, &err);
 		if (r < 0) {
 			log_error("cannot install the %s hook%s%s%s: %s", name, beneath,
 				  beneath_root, *beneath ? "'" : "", err.msg);
-			return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+			return error_exit_code(r);
 		}
 		print_line("installed %s, running %s", hook_path(kind), program);
 		return S2C_EXIT_OK;
@@ -80,7 +73,7 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 	if (r < 0) {
 		log_error("cannot remove the %s hook%s%s%s: %s", name, beneath, beneath_root,
 			  *beneath ? "'" : "", err.msg);
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+		return error_exit_code(r);
 	}
 	if (r > 0)
 		print_line("removed %s", hook_path(kind));
@@ -101,27 +94,14 @@ struct verify_args {
 	const char *sdir;              /* the state directory as messages name it */
 };
 
-/* What check_all() found: the record and the drift of each of its entries. */
-struct checked {
-	struct state *state;
-	struct host *h;
-	struct drift *drifts;          /* state->n, in the record's order */
-	size_t n_drifted;
-};
-
-static void checked_release(struct checked *c)
-{
-	free(c->drifts);
-	host_free(c->h);
-	state_free(c->state);
-}
-
 /*
- * One drifted entry that --fix does not repair: named on stderr with the root it is beneath
- * (@a->root, when it is not "/"), and in the result.
+ * A drifted entry that --fix does not repair (a verify_refused_fn; @userdata is the struct
+ * applyargs): named on stderr with the root it is beneath (a->root, when it is not "/"),
+ * and in the result.
  */
-static void not_repaired(struct applyargs *a, const char *path, const char *why)
+static void not_repaired(void *userdata, const char *path, const char *why)
 {
+	struct applyargs *a = userdata;
 	struct resultjson_event ev = { .action = "repair", .path = path, .outcome = "not-repaired",
 				       .reason = why };
 
@@ -134,29 +114,18 @@ static void not_repaired(struct applyargs *a, const char *path, const char *why)
 }
 
 /*
- * Decide again, in the narrowed child, about the fixable drifted files of @c.
- * Returns 0 with the plan in @ret_plan and the database in @ret_db (both
- * left as they are when nothing is fixable), or an exit code after printing.
+ * Decide again, in the narrowed child, about @paths (verify_fixable()).
+ * Returns 0 with the plan in @ret_plan and the database in @ret_db, or an
+ * exit code after printing.
  */
-static int fix_decide(struct verify_args *v, const struct checked *c, struct rules_db **ret_db,
+static int fix_decide(struct verify_args *v, const char **paths, struct rules_db **ret_db,
 		      struct plan **ret_plan, char hash[static HASH_HEX_LEN])
 {
-	_cleanup_free_ const char **paths = calloc(c->state->n + 1, sizeof(char *));
 	struct scanargs s = v->s;
 	struct rules_db *db = NULL;
 	bool incomplete = false;
-	size_t k = 0;
 	int ex;
 
-	if (!paths) {
-		log_error("cannot repair: out of memory");
-		return S2C_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < c->state->n; i++)
-		if (c->drifts[i].kind != DRIFT_NONE && c->drifts[i].fixable)
-			paths[k++] = c->drifts[i].entry->path;
-	if (!k)
-		return 0;
 	s.paths = paths;
 	ex = dbargs_load_root(&v->db, s.root, &db);
 	if (ex == 0) {
@@ -173,105 +142,51 @@ static int fix_decide(struct verify_args *v, const struct checked *c, struct rul
 }
 
 /*
- * Whether the fresh decision @pe (NULL: the file is not privileged any more)
- * repairs @d: exactly the recorded state, on the content that was checked.
- * Otherwise it is named as not repaired and false is returned.
+ * Repair the drifted files plan/verify approves (verify_fixable(), a fresh decision in
+ * the narrowed child, verify_approve()) with apply's checks, journal and smoke test.
+ * Returns an exit code; *ret_unrepaired counts the drifted entries left as they are.
  */
-static bool approve(struct verify_args *v, const struct drift *d, const struct plan_entry *pe)
+static int fix(struct verify_args *v, int rootfd, const struct verify_run *c,
+	       size_t *ret_unrepaired)
 {
-	_cleanup_free_ char *why = NULL;
-	struct file_state after;
-	char rec[128];
-
-	if (!pe) {
-		not_repaired(&v->a, d->entry->path, "it is not privileged any more, so there is "
-			     "nothing to repair");
-		return false;
-	}
-	after = (struct file_state){ .uid = pe->after.uid, .gid = pe->after.gid,
-				     .mode = pe->after.mode & 07777,
-				     .has_xattr = pe->after.caps_len > 0,
-				     .xattr_len = pe->after.caps_len };
-	memcpy(after.xattr, pe->after.caps_raw, pe->after.caps_len);
-	if (!s2c_streq(pe->sha256, d->now.sha256)) {
-		not_repaired(&v->a, d->entry->path, "its content changed again while it was "
-			     "checked");
-		return false;
-	}
-	if (pe->change && filestate_same(&after, &d->entry->after))
-		return true;
-	filestate_describe(&d->entry->after, rec, sizeof(rec));
-	why = strdup_printf("the rules no longer decide the recorded state '%s' (now %s, %s%s)",
-			    rec, verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
-			    pe->rule_id ? pe->rule_id : "");
-	not_repaired(&v->a, d->entry->path, why ? why : "the rules no longer decide the "
-		     "recorded state");
-	return false;
-}
-
-/*
- * Repair the fixable drifted files whose fresh decision is exactly the
- * recorded state, on the content that was checked, with apply's checks,
- * journal and smoke test.  Returns an exit code; *ret_unrepaired counts the
- * drifted entries left as they are.
- */
-static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_t *ret_unrepaired)
-{
-	_cleanup_free_ const char **approved = calloc(c->state->n + 1, sizeof(char *));
+	_cleanup_free_ const char **paths = NULL, **approved = NULL;
 	struct rules_db *db = NULL;
 	struct plan *p = NULL;
 	char hash[HASH_HEX_LEN];
-	size_t m = 0, unrepaired = 0;
-	int ex;
+	size_t refused = 0;
+	int n, ex;
 
-	if (!approved) {
+	*ret_unrepaired = c->n_drifted;
+	n = verify_fixable(c, not_repaired, &v->a, &paths, &refused);
+	if (n < 0) {
 		log_error("cannot repair: out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < c->state->n; i++)
-		if (c->drifts[i].kind != DRIFT_NONE && !c->drifts[i].fixable) {
-			not_repaired(&v->a, c->drifts[i].entry->path, c->drifts[i].what);
-			unrepaired++;
-		}
-	*ret_unrepaired = c->n_drifted;
-	ex = fix_decide(v, c, &db, &p, hash);
-	if (ex || !p) {
-		if (ex && v->a.result)
+	if (n == 0) {
+		*ret_unrepaired = refused;
+		return S2C_EXIT_FINDINGS;
+	}
+	ex = fix_decide(v, paths, &db, &p, hash);
+	if (ex) {
+		if (v->a.result)
 			(void)resultjson_close_open(v->a.result, "not-repaired", "the files could "
 						    "not be decided about again (see the errors)");
-		else if (!ex)
-			*ret_unrepaired = unrepaired;
-		return ex ? ex : S2C_EXIT_FINDINGS;
+		return ex;
 	}
-	for (size_t i = 0; i < c->state->n; i++) {
-		const struct drift *d = &c->drifts[i];
-		struct plan_entry *pe = NULL;
-
-		if (d->kind == DRIFT_NONE || !d->fixable)
-			continue;
-		for (size_t j = 0; j < p->n && !pe; j++)
-			if (s2c_streq(p->v[j].path, d->entry->path))
-				pe = &p->v[j];
-		if (approve(v, d, pe))
-			approved[m++] = pe->path;
-		else
-			unrepaired++;
+	n = verify_approve(c, p, not_repaired, &v->a, &approved);
+	if (n < 0) {
+		log_error("cannot repair: out of memory");
+		ex = S2C_EXIT_FAILURE;
+	} else {
+		*ret_unrepaired = refused + (size_t)n;
+		if (approved[0])
+			ex = applyargs_apply(&v->a, rootfd, p, hash, &db->caps, approved);
 	}
-	/* Only the approved entries change. */
-	for (size_t j = 0; j < p->n; j++) {
-		bool ok = false;
-		for (size_t i = 0; i < m && !ok; i++)
-			ok = approved[i] == p->v[j].path;
-		p->v[j].change = p->v[j].change && ok;
-	}
-	*ret_unrepaired = unrepaired;
-	if (m)
-		ex = applyargs_apply(&v->a, rootfd, p, hash, &db->caps, approved);
 	plan_free(p);
 	rules_db_free(db);
 	if (ex)
 		return ex;
-	return unrepaired ? S2C_EXIT_FINDINGS : S2C_EXIT_OK;
+	return *ret_unrepaired ? S2C_EXIT_FINDINGS : S2C_EXIT_OK;
 }
 
 /*
@@ -281,40 +196,33 @@ static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_
 static int forget(int rootfd, const char *root, const char *sdir, const char *const *paths,
 		  size_t n)
 {
+	_cleanup_free_ bool *found = calloc(n ? n : 1, sizeof(bool));
 	struct s2c_error err = { 0 };
-	struct state *state = NULL;
-	int statefd = -1, r, ex = S2C_EXIT_OK;
+	int r, ex = S2C_EXIT_OK;
 
-	r = statedir_open(rootfd, root, false, geteuid() == 0, &statefd, NULL, &err);
-	if (r == 0 && flock(statefd, LOCK_EX | LOCK_NB) < 0)
-		r = s2c_error_errno(&err, -errno, "another apply, rollback or verify is running "
-				    "on '%s'", sdir);
-	if (r == 0)
-		r = state_load(statefd, sdir, "/", geteuid() == 0, &state, &err);
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		if (state_remove(state, paths[i])) {
+	if (!found) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	r = verify_forget(rootfd, root, paths, n, geteuid() == 0, found, &err);
+	if (r < 0)
+		return error_exit(r, &err);
+	for (size_t i = 0; i < n; i++) {
+		if (found[i]) {
 			print_line("forgotten  %s", paths[i]);
 		} else {
 			log_error("'%s' is not recorded as migrated in '%s'", paths[i], sdir);
 			ex = S2C_EXIT_USAGE;
 		}
 	}
-	if (r == 0)
-		r = state_save(statefd, sdir, state, &err);
-	if (statefd >= 0)
-		(void)close(statefd);
-	state_free(state);
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
 	return ex;
 }
 
 static const char *const not_with_json[] = { "forget", "install-hook", "remove-hook", NULL };
 
-/* Returns 1 to go on, 0 after --help, or -exit code. */
-static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_ctx *ctx)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_ctx *ctx,
+		      bool *ret_done)
 {
 	struct applyargs *a = &v->a;
 	struct opt opts[] = {
@@ -356,61 +264,20 @@ static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_c
 	dbargs_init(&v->db);
 	applyargs_init(a);
 	r = opts_parse(cmd_lookup("verify"), opts, help_text, argc, argv);
+	*ret_done = r <= 0;
 	if (r <= 0)
-		return r;
+		return -r;      /* opts_parse() negates its exit codes */
 	if (v->hook_program && !v->install)
-		return -usage_error("verify", "--hook-program goes with --install-hook");
+		return usage_error("verify", "--hook-program goes with --install-hook");
 	if (a->format == APPLYARGS_JSON && (v->forgets.n || v->install || v->remove))
-		return -usage_error("verify", "--format json goes with checking and --fix, not "
-				    "with --%s",
-				    not_with_json[v->forgets.n ? 0 : v->install ? 1 : 2]);
-	return 1;
-}
-
-/*
- * Load the record, the target's facts and its package data, and compare
- * every recorded file with the disk beneath @rootfd: the root @v->s.root,
- * which messages name as @v->a.root, its state directory as @v->sdir.
- * Returns 0 with @ret filled, 1 when nothing was ever migrated there (no
- * state directory), or -errno with @err.
- */
-static int check_all(const struct verify_args *v, int rootfd, bool host, struct checked *ret,
-		     struct s2c_error *err)
-{
-	_cleanup_free_ const char **paths = NULL;
-	struct checked c = { 0 };
-	int statefd = -1, r;
-
-	r = statedir_open(rootfd, v->a.root, false, geteuid() == 0, &statefd, NULL, err);
-	if (r == -ENOENT)
-		return 1;
-	if (r == 0)
-		r = state_load(statefd, v->sdir, v->s.root, geteuid() == 0, &c.state, err);
-	if (statefd >= 0)
-		(void)close(statefd);
-	if (r == 0)
-		r = host_new(rootfd, host, NULL, &c.h, err);
-	if (r == 0 && (!(c.drifts = calloc(c.state->n + 1, sizeof(*c.drifts))) ||
-		       !(paths = calloc(c.state->n + 1, sizeof(char *)))))
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < c.state->n; i++)
-		paths[i] = c.state->v[i].path;
-	if (r == 0)
-		r = host_load_packages(c.h, paths, c.state->n);
-	for (size_t i = 0; r == 0 && i < c.state->n; i++) {
-		r = verify_entry(rootfd, c.h, &c.state->v[i], &c.drifts[i]);
-		c.n_drifted += r == 0 && c.drifts[i].kind != DRIFT_NONE;
-	}
-	if (r < 0) {
-		checked_release(&c);
-		return r;
-	}
-	*ret = c;
-	return 0;
+		return usage_error("verify", "--format json goes with checking and --fix, not "
+				   "with --%s",
+				   not_with_json[v->forgets.n ? 0 : v->install ? 1 : 2]);
+	return S2C_EXIT_OK;
 }
 
 /* Every recorded file: a drift line (text), or a check or repair entry (json). */
-static void report_checks(struct verify_args *v, const struct checked *c)
+static void report_checks(struct verify_args *v, const struct verify_run *c)
 {
 	for (size_t i = 0; i < c->state->n; i++) {
 		const struct drift *d = &c->drifts[i];
@@ -420,7 +287,7 @@ static void report_checks(struct verify_args *v, const struct checked *c)
 			.action = repair ? "repair" : "check", .path = d->entry->path,
 			.outcome = repair ? NULL : drift_kind_name(d->kind),
 			.reason = repair || !drifted ? NULL : d->what,
-			.before = now, .after = now, .recorded = &d->entry->after,
+			.before = now, .after = now, .recorded = &d->entry->left.state,
 			.drift = drift_kind_name(d->kind), .drift_reason = drifted ? d->what : NULL,
 		};
 
@@ -437,8 +304,8 @@ static void report_checks(struct verify_args *v, const struct checked *c)
 /* Check (and with --fix repair) beneath @rootfd.  Returns an exit code. */
 static int check_and_fix(struct verify_args *v, int rootfd, bool host)
 {
+	_cleanup_(verify_run_freep) struct verify_run *c = NULL;
 	struct s2c_error err = { 0 };
-	struct checked c = { 0 };
 	size_t unrepaired = 0;
 	int r, ex = S2C_EXIT_OK;
 
@@ -450,26 +317,23 @@ static int check_and_fix(struct verify_args *v, int rootfd, bool host)
 			return S2C_EXIT_PRIVILEGE;
 		}
 	}
-	r = check_all(v, rootfd, host, &c, &err);
+	r = verify_run_check(rootfd, v->a.root, v->s.root, host, geteuid() == 0, &c, &err);
 	if (r > 0) {
 		if (!v->a.quiet && !v->a.result)
 			print_line("nothing was migrated here (no state in %s)", v->sdir);
 		return S2C_EXIT_OK;
 	}
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
-	}
-	report_checks(v, &c);
-	if (c.n_drifted && v->fix) {
-		ex = fix(v, rootfd, &c, &unrepaired);
+	if (r < 0)
+		return error_exit(r, &err);
+	report_checks(v, c);
+	if (c->n_drifted && v->fix) {
+		ex = fix(v, rootfd, c, &unrepaired);
 		if (unrepaired)
 			log_error("%zu drifted file%s not repaired (see above)", unrepaired,
 				  unrepaired == 1 ? "" : "s");
-	} else if (c.n_drifted) {
+	} else if (c->n_drifted) {
 		ex = S2C_EXIT_FINDINGS;
 	}
-	checked_release(&c);
 	return ex;
 }
 
@@ -478,12 +342,12 @@ int cmd_verify(int argc, char **argv, struct s2c_ctx *ctx)
 	struct verify_args v = { 0 };
 	struct s2c_error err = { 0 };
 	_cleanup_free_ char *shown_root = NULL, *sdir = NULL;
-	bool host = false;
-	int r, ex, rootfd;
+	bool host = false, done = false;
+	int ex, rootfd;
 
-	r = parse_args(argc, argv, &v, ctx);
-	if (r <= 0)
-		return -r;
+	ex = parse_args(argc, argv, &v, ctx, &done);
+	if (ex || done)
+		return ex;
 	/* Messages name the root, and the state directory beneath it, as the user can find them. */
 	shown_root = shown_path(v.s.root);
 	sdir = shown_root ? statedir_shown(shown_root, NULL) : NULL;

@@ -146,7 +146,7 @@ int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db *
 				 NULL, ret, &err);
 	if (r < 0) {
 		log_error("cannot load the rules database: %s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+		return error_exit_code(r);
 	}
 	return 0;
 }

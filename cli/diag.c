@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,6 +111,17 @@ int usage_error(const char *verb, const char *fmt, ...)
 	else
 		(void)fprintf(stderr, "Try '%s --help' for more information.\n", program);
 	return S2C_EXIT_USAGE;
+}
+
+int error_exit_code(int r)
+{
+	return r == -EPERM ? S2C_EXIT_PRIVILEGE : S2C_EXIT_FAILURE;
+}
+
+int error_exit(int r, const struct s2c_error *err)
+{
+	log_error("%s", err && err->msg[0] ? err->msg : strerror(-r));
+	return error_exit_code(r);
 }
 
 char *shown_path(const char *path)

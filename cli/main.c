@@ -16,7 +16,8 @@
  *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping),
  *           trust.[ch] (root-owned, not writable by others: the one test),
  *           tri.h (three-valued logic), dirlist.[ch] (sorted glob listing),
- *           jsonout.[ch] (UTF-8-safe JSON strings)
+ *           jsonout.[ch] (UTF-8-safe JSON strings), statedir.[ch] (the root-only
+ *           state directory, its subdirectories and its one lock)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
@@ -24,7 +25,7 @@
  *           facts     per-candidate facts (identity, caps, mount, flags)
  *           idmap     uid/gid names (NSS on the host, passwd/group in images)
  *           skip      what a scan leaves out: other OS roots, container storage,
- *                     overlayfs layers, --exclude and the exclude file
+ *                     overlayfs layers, --exclude and the exclude file; not_scanned
  *           scan      one inventory: root, mounts, walk, facts, sorted
  *           capset    libcap wrapper: cleanup, cap_t to and from masks
  *           binary    a candidate's content: SHA-256 and ELF facts, checked fd
@@ -34,7 +35,8 @@
  *           elflibs   inside it: NEEDED libraries resolved beneath the root (ldpath)
  *           elfstrings  inside it: strings and versions in read-only data
  *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
- *           fileid    the one file identity and privilege state, one compare
+ *           fileid    the one file identity and privilege state, one compare,
+ *                     the state object of plans and results
  * rules/    jsonread  strict JSON reading with file:$.path errors
  *           captable  capability risk classes, ELF evidence, breakers
  *           db        rules database: layered loading, duplicate ids, overlaps, hash
@@ -61,7 +63,7 @@
  *           waiver    waivers files: accepted findings, parsed, matched, expired
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
- *                     JSON; the file state object plans share
+ *                     JSON
  *           (ldpath in scanner/: library search path under a root)
  * plan/     plan      plan model; planjson: its JSON; plancheck: against a fresh
  *                     decision and the order of privilege
@@ -69,7 +71,7 @@
  *           jcheck    strict JSON reading that reports every problem, not the first
  *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
  *           journal   write-ahead journal (sealed JSON lines)
- *           state     root-only state directory, state.json for verify
+ *           state     state.json for verify, in the state directory
  *           preflight per-filesystem checks before any change
  *           fileop    safe open, exact state, the never-neither write order
  *           parents   plan and migrate hold back what fileop would refuse
@@ -78,15 +80,19 @@
  *                     journal, crash points, reports)
  *           restore   rollback, crash recovery, the journal list
  *           hook      dpkg/apt/dnf hooks running verify --fix
- *           verify    drift: same content, an update, or tampering
- * learn/    run       a command in its own PID namespace as a user with candidate caps
+ *           verify    drift: same content, an update, or tampering; what --fix
+ *                     may repair and which fresh decisions it approves
+ * learn/    program   the command found beneath the root, opened once, hashed
+ *           candidates  the capabilities a run is given: --caps, the proposal, or all
+ *           run       a command in its own PID namespace as a user with candidate caps
  *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
  *           ptrace    follow every process and syscall of the run
  *           sysmap    which syscall arguments need which capability (ptrace)
  *           ksyms     kernel function names of the checks' stacks
  *           sysnames  syscall names of this architecture
+ *           observed  the learn record: checks, failures, summary, its JSON
  *           record    learn records by SHA-256 in the state directory
- * report/   learnout  learn record model, report, observed evidence
+ * report/   learnout  learn report, observed evidence of explain and audit
  *           learndraft  the draft rule: a fresh id, this build only, what it lacks
  * pkg/      member    archive members as packed, the table by path
  *           stage     private 0700 directory for the members an audit reads
@@ -127,7 +133,8 @@
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
- *           scanargs  options shared by the scanning verbs, -o output that never destroys a file
+ *           scanargs  options shared by the scanning verbs
+ *           outfile   -o output that never destroys a file
  *           dbargs    database layers, target overrides, decisions for a scan
  *           applyargs options and privileges of apply, migrate, rollback, verify
  *           privsep   the narrowed child that decides for the changing verbs
@@ -142,8 +149,12 @@
  * dist/     completion (bash, zsh: read from --help), schema bundling, systemd
  *           units, rules.d README, rpm spec; debian/ beside it
  *
- * Libraries (scanner/, rules/, plan/, report/, learn/) never print to stdout, exit or
- * read the environment; they return -errno and fill a struct s2c_error.
+ * Layers include only those below them (docs/ARCHITECTURE.md, "Layers", checked by
+ * cli.help): common <- scanner <- rules <- plan, learn; pkg on scanner; report on all
+ * of those; cli on everything.  Libraries (every directory but cli/) never print to
+ * stdout, exit or read the environment; they return -errno and fill a struct
+ * s2c_error.  cli/ functions return exit codes (enum s2c_exit); error_exit() maps a
+ * library's error to one.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -92,6 +92,16 @@ int jsonout_push(struct json_object *array, struct json_object *v)
 	return 0;
 }
 
+struct json_object *jsonout_strv(char *const *v, size_t n)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && v && (n == SIZE_MAX ? v[i] != NULL : i < n); i++)
+		if (jsonout_push(a, jsonout_string(v[i])) < 0)
+			return NULL;
+	return TAKE_PTR(a);
+}
+
 int jsonout_add_null(struct json_object *obj, const char *key)
 {
 	return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;

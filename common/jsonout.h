@@ -51,6 +51,13 @@ int jsonout_add_name(struct json_object *obj, const char *key, const char *s);
 /** A new JSON string that is valid UTF-8 whatever @s holds (NULL on OOM). */
 struct json_object *jsonout_string(const char *s);
 
+/**
+ * A new JSON array of the strings of @v (each as jsonout_string()): the
+ * first @n, or with @n SIZE_MAX those before the first NULL; an empty array
+ * for a NULL @v.  Returns the array or NULL on OOM.
+ */
+struct json_object *jsonout_strv(char *const *v, size_t n);
+
 /** Add an int64 under @key.  Returns 0 or -ENOMEM. */
 int jsonout_add_int(struct json_object *obj, const char *key, int64_t value);
 

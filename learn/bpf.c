@@ -23,7 +23,7 @@
 #include "capable.skel.h"
 #pragma GCC diagnostic pop
 #include "ksyms.h"
-#include "learnout.h"
+#include "observed.h"
 #include "sysnames.h"
 
 /** The hooks, in the order they are tried. */

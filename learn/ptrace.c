@@ -9,7 +9,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
-#include "learnout.h"
+#include "observed.h"
 #include "ptrace.h"
 #include "sysmap.h"
 #include "common.h"

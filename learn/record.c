@@ -12,9 +12,9 @@
 #include "fcaps.h"
 #include "jsonout.h"
 #include "jsonread.h"
-#include "learnout.h"
+#include "observed.h"
 #include "record.h"
-#include "state.h"
+#include "statedir.h"
 #include "util.h"
 #include "common.h"
 
@@ -23,34 +23,13 @@
 int learn_dir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_fd,
 		   struct s2c_error *err)
 {
-	_cleanup_close_ int sfd = -1, fd = -1;
-	_cleanup_free_ char *shown = statedir_shown(root, LEARN_RECORD_DIR);
-	struct stat st;
-	int r;
+	_cleanup_close_ int sfd = -1;
+	int r = statedir_open(rootfd, root, create, trusted, &sfd, err);
 
-	if (!shown)
-		return -ENOMEM;
-	r = statedir_open(rootfd, root, create, trusted, &sfd, NULL, err);
 	if (r < 0)
 		return r;
-	fd = openat(sfd, LEARN_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(sfd, LEARN_RECORD_DIR, 0700) < 0 && errno != EEXIST)
-			return s2c_error_errno(err, -errno, "cannot create '%s'", shown);
-		(void)fsync(sfd);
-		fd = openat(sfd, LEARN_RECORD_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT :
-		       s2c_error_errno(err, -errno, "cannot open '%s'", shown);
-	if (fstat(fd, &st) < 0)
-		return s2c_error_errno(err, -errno, "cannot stat '%s'", shown);
-	if (trusted && (st.st_uid != 0 || (st.st_mode & 077)))
-		return s2c_error_set(err, -EPERM, "'%s' is not owned by root or is accessible by "
-				     "group or others (mode %04o), refusing it", shown,
-				     (unsigned)(st.st_mode & 07777));
-	*ret_fd = TAKE_FD(fd);
-	return 0;
+	return statedir_open_sub(sfd, root, LEARN_RECORD_DIR, "learn record directory", create,
+				 trusted, ret_fd, err);
 }
 
 /* --- writing --------------------------------------------------------------------------------- */
@@ -72,7 +51,7 @@ static int write_all(int fd, const char *text, size_t len)
 int learn_record_save(int dirfd, const struct learn_record *r, char **ret_name,
 		      struct s2c_error *err)
 {
-	_cleanup_jsonput_ struct json_object *doc = learnout_json(r);
+	_cleanup_jsonput_ struct json_object *doc = learn_record_json(r);
 	_cleanup_free_ char *name = NULL;
 	char tmp[128];
 	const char *text;
@@ -449,7 +428,7 @@ int learn_record_parse(const char *text, size_t len, const char *display,
 	rp = jpath_key(&p, "run");
 	r = jsonread_keys(doc, &p, keys, keys, err);
 	if (r == 0)
-		r = jsonread_int(doc, &p, "schema", true, LEARNOUT_SCHEMA, LEARNOUT_SCHEMA, &schema,
+		r = jsonread_int(doc, &p, "schema", true, LEARN_RECORD_SCHEMA, LEARN_RECORD_SCHEMA, &schema,
 				 err);
 	if (r == 0) r = jsonread_string(doc, &p, "kind", true, &kind, err);
 	if (r == 0 && !s2c_streq(kind, "suid2cap-learn"))

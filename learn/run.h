@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "learnout.h"
+#include "observed.h"
 
 struct learn_bpf;
 struct s2c_error;

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "learnout.h"
+#include "observed.h"
 #include "sysmap.h"
 #include "sysnames.h"
 #include "common.h"

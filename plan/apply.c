@@ -30,42 +30,18 @@
 
 /* --- applying one entry --------------------------------------------------------------- */
 
-static void state_from_plan(const struct plan_state *p, struct file_state *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->uid = p->uid;
-	s->gid = p->gid;
-	s->mode = p->mode & 07777;
-	s->has_xattr = p->caps_len > 0;
-	s->xattr_len = p->caps_len;
-	memcpy(s->xattr, p->caps_raw, p->caps_len);
-}
-
-/* The identity the plan recorded for @pe. */
-static void id_from_plan(const struct plan_entry *pe, struct file_id *id)
-{
-	memset(id, 0, sizeof(*id));
-	id->dev_major = pe->dev_major;
-	id->dev_minor = pe->dev_minor;
-	id->ino = pe->ino;
-	id->size = pe->size;
-	id->mtime_ns = pe->mtime_ns;
-	id->nlink = pe->nlink;
-	state_from_plan(&pe->before, &id->state);
-	memcpy(id->sha256, pe->sha256, sizeof(id->sha256));
-}
-
 static int record_state(struct run *run, const struct plan_entry *pe, const struct file_id *id,
 			const struct file_state *after, struct s2c_error *err)
 {
 	struct state_entry se = {
-		.path = pe->path, .rule_id = pe->rule_id, .dev_major = id->dev_major,
-		.dev_minor = id->dev_minor, .ino = id->ino, .after = *after,
+		.path = pe->path, .rule_id = pe->rule_id,
+		.left = { .dev_major = id->dev_major, .dev_minor = id->dev_minor, .ino = id->ino,
+			  .state = *after },
 		.journal = run->j ? run->j->name : NULL,
 	};
 	int r;
 
-	memcpy(se.sha256, id->sha256, sizeof(se.sha256));
+	memcpy(se.left.sha256, id->sha256, sizeof(se.left.sha256));
 	r = state_put(run->state, &se);
 	if (r == 0)
 		r = state_save(run->statefd, run->sdir, run->state, err);
@@ -123,23 +99,20 @@ static const struct file_state *peek_state(int dfd, const char *name, struct fil
 static int open_checked(struct run *run, const struct apply_options *o,
 			const struct plan_entry *pe, struct file_id *ret_id, struct s2c_error *err)
 {
+	const struct file_state *before = &pe->id.state, *want = &pe->after, *now;
 	struct s2c_error e = { 0 };
 	_cleanup_close_ int dfd = -1, fd = -1;
-	struct file_state before, want, peek;
-	const struct file_state *now;
-	struct file_id planned;
+	struct file_state peek;
 	const char *why, *name = strrchr(pe->path, '/') + 1;
 	char a[128], b[128];
 	int r;
 
-	state_from_plan(&pe->before, &before);
-	state_from_plan(&pe->after, &want);
 	dfd = fileop_open_parent(run->rootfd, pe->path, &e);
 	if (dfd < 0) {
 		run_report(run, pe->path, APPLY_SKIPPED, NULL, NULL, "%s", e.msg);
 		return 0;
 	}
-	r = preflight_check(&run->pf, dfd, want.has_xattr || before.has_xattr, &why);
+	r = preflight_check(&run->pf, dfd, want->has_xattr || before->has_xattr, &why);
 	if (r < 0) {
 		now = peek_state(dfd, name, &peek);
 		run_report(run, pe->path, APPLY_SKIPPED, now, now, "%s; the file keeps its set-ID bits",
@@ -159,21 +132,20 @@ static int open_checked(struct run *run, const struct apply_options *o,
 		return 0;
 	}
 	now = &ret_id->state;
-	id_from_plan(pe, &planned);
-	why = fileid_diff(&planned, ret_id, FILEID_INODE | FILEID_SIZE_MTIME | FILEID_CONTENT);
+	why = fileid_diff(&pe->id, ret_id, FILEID_INODE | FILEID_SIZE_MTIME | FILEID_CONTENT);
 	if (why) {
 		run_report(run, pe->path, APPLY_SKIPPED, now, now,
 		       "changed since the plan was made: %s", why);
 		return 0;
 	}
-	if (filestate_equal(now, &want)) {
+	if (filestate_equal(now, want)) {
 		run_report(run, pe->path, APPLY_ALREADY, now, now, NULL);
-		r = record_state(run, pe, ret_id, &want, err);
+		r = record_state(run, pe, ret_id, want, err);
 		return r < 0 ? r : 0;
 	}
-	if (!filestate_equal(now, &before)) {
+	if (!filestate_equal(now, before)) {
 		filestate_describe(now, a, sizeof(a));
-		filestate_describe(&before, b, sizeof(b));
+		filestate_describe(before, b, sizeof(b));
 		run_report(run, pe->path, APPLY_SKIPPED, now, now,
 		       "changed since the plan was made: it is '%s', the plan expected '%s'", a, b);
 		return 0;
@@ -185,7 +157,7 @@ static int open_checked(struct run *run, const struct apply_options *o,
 		return 0;
 	}
 	/* The plan's verdict and risk are not trusted: the order is checked on the file. */
-	r = privcheck(o->caps, now, &want, o->allow_root_equivalent ? PRIVCHECK_ROOT_EQUIVALENT : 0,
+	r = privcheck(o->caps, now, want, o->allow_root_equivalent ? PRIVCHECK_ROOT_EQUIVALENT : 0,
 		      &e);
 	if (r < 0) {
 		run_report(run, pe->path, APPLY_SKIPPED, now, now, "refused: %s%s", e.msg,
@@ -232,9 +204,10 @@ static int smoke_or_undo(struct run *run, const struct apply_options *o,
 static int apply_entry(struct run *run, const struct apply_options *o, const struct plan_entry *pe,
 		       struct s2c_error *err)
 {
+	const struct file_state *want = &pe->after;
 	struct s2c_error e = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_state want, before, left;
+	struct file_state before, left;
 	struct file_id id;
 	struct journal_entry *je;
 	char after[HASH_HEX_LEN];
@@ -245,15 +218,14 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 	if (fd <= 0)
 		return fd;
 	before = id.state;
-	state_from_plan(&pe->after, &want);
 	/* Write-ahead: the exact previous state and content are durable before anything changes. */
-	r = journal_intent(run->j, pe->path, &id, &want, &seq, err);
+	r = journal_intent(run->j, pe->path, &id, want, &seq, err);
 	if (r < 0)
 		return r;
 	run->seq = seq;
 	je = journal_find(run->j, seq);
 	run_fault(run, "intent");
-	r = fileop_write(fd, &id.state, &want, false, run_step, run, &e);
+	r = fileop_write(fd, &id.state, want, false, run_step, run, &e);
 	if (r < 0) {
 		char reason[S2C_ERROR_MAX + 32];
 		(void)snprintf(reason, sizeof(reason), "%s; undone", e.msg);
@@ -278,7 +250,7 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 	if (r < 0)
 		return r;
 	memcpy(id.sha256, after, sizeof(id.sha256));
-	return record_state(run, pe, &id, &want, err);
+	return record_state(run, pe, &id, want, err);
 }
 
 int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2c_error *err)

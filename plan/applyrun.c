@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "applyrun.h"
 #include "fileid.h"
+#include "statedir.h"
 #include "util.h"
 
 static const char *const event_names[_APPLY_EVENT_MAX] = {
@@ -128,11 +128,7 @@ bool path_selected(const char *const *only, const char *path)
 	return false;
 }
 
-/*
- * Open the state directory (with @create, make what is missing of it) and take its lock for
- * the whole run.  -ENOENT when nothing was ever applied here.
- */
-int run_open_state(struct run *run, bool create, bool trusted, struct s2c_error *err)
+int run_open_dirs(struct run *run, bool create, bool trusted, struct s2c_error *err)
 {
 	int r;
 
@@ -140,17 +136,22 @@ int run_open_state(struct run *run, bool create, bool trusted, struct s2c_error 
 	run->jdir = statedir_shown(run->root, JOURNAL_DIR);
 	if (!run->sdir || !run->jdir)
 		return -ENOMEM;
-	r = statedir_open(run->rootfd, run->root, create, trusted, &run->statefd, &run->jdirfd, err);
+	r = statedir_open(run->rootfd, run->root, create, trusted, &run->statefd, err);
+	if (r == 0)
+		r = statedir_open_sub(run->statefd, run->root, JOURNAL_DIR, "journal directory",
+				      create, trusted, &run->jdirfd, err);
+	return r;
+}
+
+int run_open_state(struct run *run, bool create, bool trusted, struct s2c_error *err)
+{
+	int r = run_open_dirs(run, create, trusted, err);
+
 	if (r == -ENOENT && !create)
-		return s2c_error_set(err, -ENOENT, "nothing was ever applied here: no state "
-				     "directory '%s'", run->sdir);
+		return s2c_error_set(err, -ENOENT, "nothing was ever applied here: no %s '%s'",
+				     run->statefd < 0 ? "state directory" : "journal directory",
+				     run->statefd < 0 ? run->sdir : run->jdir);
 	if (r < 0)
 		return r;
-	if (run->jdirfd < 0)
-		return s2c_error_set(err, -ENOENT, "nothing was ever applied here: no journal "
-				     "directory '%s'", run->jdir);
-	if (flock(run->statefd, LOCK_EX | LOCK_NB) < 0)
-		return s2c_error_errno(err, -errno, "another apply, rollback or verify is running "
-				       "on '%s'", run->sdir);
-	return 0;
+	return statedir_lock(run->statefd, run->sdir, err);
 }

@@ -64,8 +64,15 @@ const struct file_state *run_read_state(int fd, struct file_state *buf);
 bool path_selected(const char *const *only, const char *path);
 
 /*
- * Open the state directory (with @create, make what is missing of it) and take its lock for
- * the whole run.  -ENOENT when nothing was ever applied here.
+ * Open the state directory and its journal directory (with @create, make what is missing
+ * of them), naming both in @run.  -ENOENT when one is absent and not @create (@err says
+ * which only for the state directory): nothing was ever applied here.
+ */
+int run_open_dirs(struct run *run, bool create, bool trusted, struct s2c_error *err);
+
+/*
+ * run_open_dirs(), then take the state directory's lock for the whole run.  -ENOENT when
+ * nothing was ever applied here, with a message that says so.
  */
 int run_open_state(struct run *run, bool create, bool trusted, struct s2c_error *err);
 

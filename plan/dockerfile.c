@@ -68,9 +68,9 @@ static int put_setcap(FILE *out, const struct plan_entry *e)
 
 	if (!msg)
 		return -ENOMEM;
-	if (e->after.has_caps && e->after.caps_text)
-		put_command(out, "setcap", e->after.caps_text, e->path);
-	else if (e->before.has_caps)
+	if (e->after.has_xattr && e->after_names.caps_text)
+		put_command(out, "setcap", e->after_names.caps_text, e->path);
+	else if (e->id.state.has_xattr)
 		put_command(out, "setcap -r", NULL, e->path);
 	else
 		return 0;
@@ -87,7 +87,7 @@ static int put_entry(FILE *out, const struct plan_entry *e)
 	char cmd[48];
 	int r;
 
-	if (e->after.uid != e->before.uid || e->after.gid != e->before.gid) {
+	if (e->after.uid != e->id.state.uid || e->after.gid != e->id.state.gid) {
 		(void)snprintf(cmd, sizeof(cmd), "chown %" PRIu32 ":%" PRIu32, e->after.uid,
 			       e->after.gid);
 		put_command(out, cmd, NULL, e->path);

@@ -277,9 +277,9 @@ static void sh_change(struct em *e, const struct plan_entry *x)
 	put_quoted_escaped(e, x->path);
 	put(e, " ");
 	put_quoted(e, x->path);
-	put(e, " %s %o %u:%u %o %u:%u ", x->sha256, x->before.mode, x->before.uid, x->before.gid,
-	    x->after.mode, x->after.uid, x->after.gid);
-	put_quoted(e, x->after.caps_text ? x->after.caps_text : "");
+	put(e, " %s %o %u:%u %o %u:%u ", x->id.sha256, x->id.state.mode, x->id.state.uid,
+	    x->id.state.gid, x->after.mode, x->after.uid, x->after.gid);
+	put_quoted(e, x->after_names.caps_text ? x->after_names.caps_text : "");
 	put(e, "\n");
 }
 
@@ -387,7 +387,7 @@ static void rpm_skip(struct em *e, const struct plan_entry *x, const char *why)
 
 static void rpm_entry(struct em *e, const struct plan_entry *x)
 {
-	const struct plan_state *a = &x->after;
+	const struct plan_names *a = &x->after_names;
 
 	if (x->verdict != VERDICT_MIGRATE && x->verdict != VERDICT_DROP) {
 		comment_entry(e, "", x);
@@ -405,7 +405,7 @@ static void rpm_entry(struct em *e, const struct plan_entry *x)
 		rpm_skip(e, x, "%attr() cannot carry the name of its owner or group");
 		return;
 	}
-	put(e, "%%attr(%04o,%s,%s) ", a->mode, a->owner, a->group);
+	put(e, "%%attr(%04o,%s,%s) ", x->after.mode, a->owner, a->group);
 	if (a->caps_text) {
 		put(e, "%%caps(");
 		put_escaped(e, a->caps_text);
@@ -459,14 +459,14 @@ static void deb_id(struct em *e, const char *name, uint32_t id)
 }
 
 /* OWNER:GROUP for chown: plain names as they are, else the numbers. */
-static void deb_chown_ids(struct em *e, const struct plan_state *s)
+static void deb_chown_ids(struct em *e, const struct file_state *s, const struct plan_names *n)
 {
-	if (plain_name_ok(s->owner))
-		put(e, "%s", s->owner);
+	if (plain_name_ok(n->owner))
+		put(e, "%s", n->owner);
 	else
 		put(e, "%u", s->uid);
-	if (plain_name_ok(s->group))
-		put(e, ":%s", s->group);
+	if (plain_name_ok(n->group))
+		put(e, ":%s", n->group);
 	else
 		put(e, ":%u", s->gid);
 }
@@ -483,13 +483,13 @@ static void deb_statoverride(struct em *e, const struct plan_entry *x)
 	put(e, "\tadded=0\n\tif ! dpkg-statoverride --list ");
 	put_quoted(e, x->path);
 	put(e, " >/dev/null 2>&1; then\n\t\tdpkg-statoverride --add ");
-	deb_id(e, x->after.owner, x->after.uid);
+	deb_id(e, x->after_names.owner, x->after.uid);
 	put(e, " ");
-	deb_id(e, x->after.group, x->after.gid);
+	deb_id(e, x->after_names.group, x->after.gid);
 	put(e, " %04o ", x->after.mode);
 	put_quoted(e, x->path);
 	put(e, "\n\t\tadded=1\n\t\tchown ");
-	deb_chown_ids(e, &x->after);
+	deb_chown_ids(e, &x->after, &x->after_names);
 	put(e, " \"$f\"\n\t\tchmod %04o \"$f\"\n\tfi\n", x->after.mode);
 }
 
@@ -501,12 +501,12 @@ static void deb_statoverride(struct em *e, const struct plan_entry *x)
  */
 static void deb_setcap(struct em *e, const struct plan_entry *x)
 {
-	const struct plan_state *b = &x->before;
+	const struct file_state *b = &x->id.state;
 	_cleanup_free_ char *msg = NULL;
 	_cleanup_free_ char *esc = escape_text(x->path);
 
 	put(e, "\tif command -v setcap >/dev/null 2>&1 && setcap ");
-	put_quoted(e, x->after.caps_text);
+	put_quoted(e, x->after_names.caps_text);
 	put(e, " \"$f\"; then\n\t\tchmod u-s \"$f\"\n\telse\n\t\tprintf '%%s\\n' ");
 	if (!esc || asprintf(&msg, "setcap failed on %s, putting back mode %04o and owner %u:%u",
 			     esc, b->mode, b->uid, b->gid) < 0)
@@ -516,7 +516,7 @@ static void deb_setcap(struct em *e, const struct plan_entry *x)
 	put(e, " >&2\n\t\tif [ \"$added\" = 1 ]; then\n\t\t\tdpkg-statoverride --remove ");
 	put_quoted(e, x->path);
 	put(e, "\n\t\tfi\n\t\tchown ");
-	deb_chown_ids(e, b);
+	deb_chown_ids(e, b, &x->before_names);
 	put(e, " \"$f\"\n\t\tchmod %04o \"$f\"\n\tfi\n", b->mode);
 }
 
@@ -552,7 +552,7 @@ static bool deb_unnamed(struct em *e, const struct plan_entry *x)
 
 static void deb_entry(struct em *e, const struct plan_entry *x)
 {
-	const struct plan_state *a = &x->after;
+	const struct plan_names *a = &x->after_names;
 
 	if (deb_unnamed(e, x))
 		return;
@@ -574,7 +574,7 @@ static void deb_entry(struct em *e, const struct plan_entry *x)
 	deb_statoverride(e, x);
 	if (x->verdict == VERDICT_MIGRATE && a->caps_text) {
 		deb_setcap(e, x);
-	} else if (x->before.has_caps) {
+	} else if (x->id.state.has_xattr) {
 		deb_setcap_r(e, x);
 	}
 }
@@ -620,8 +620,8 @@ static char *deb_id_listed(const char *name, uint32_t id)
 
 static void deb_postrm_entry(struct em *e, const struct plan_entry *x)
 {
-	_cleanup_free_ char *owner = deb_id_listed(x->after.owner, x->after.uid);
-	_cleanup_free_ char *group = deb_id_listed(x->after.group, x->after.gid);
+	_cleanup_free_ char *owner = deb_id_listed(x->after_names.owner, x->after.uid);
+	_cleanup_free_ char *group = deb_id_listed(x->after_names.group, x->after.gid);
 	_cleanup_free_ char *fields = NULL, *msg = NULL, *esc = escape_text(x->path);
 
 	if (deb_unnamed(e, x))
@@ -681,7 +681,7 @@ static bool permissions_name_ok(const char *s)
 
 static void permissions_entry(struct em *e, const struct plan_entry *x)
 {
-	const struct plan_state *a = &x->after;
+	const struct plan_names *a = &x->after_names;
 	int w;
 
 	if (x->verdict != VERDICT_MIGRATE && x->verdict != VERDICT_DROP) {
@@ -697,9 +697,9 @@ static void permissions_entry(struct em *e, const struct plan_entry *x)
 	}
 	w = fprintf(e->f, "%s", x->path);
 	put(e, "%*s ", w < 55 ? 55 - w : 0, "");
-	w = a->owner ? fprintf(e->f, "%s", a->owner) : fprintf(e->f, "%u", a->uid);
-	w += a->group ? fprintf(e->f, ":%s", a->group) : fprintf(e->f, ":%u", a->gid);
-	put(e, "%*s %04o\n", w < 17 ? 17 - w : 0, "", a->mode);
+	w = a->owner ? fprintf(e->f, "%s", a->owner) : fprintf(e->f, "%u", x->after.uid);
+	w += a->group ? fprintf(e->f, ":%s", a->group) : fprintf(e->f, ":%u", x->after.gid);
+	put(e, "%*s %04o\n", w < 17 ? 17 - w : 0, "", x->after.mode);
 	if (a->caps_text) {
 		put(e, " +capabilities ");
 		put_escaped(e, a->caps_text);

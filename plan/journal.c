@@ -195,11 +195,9 @@ int journal_intent(struct journal *j, const char *path, const struct file_id *id
 	e->path = strdup(path);
 	if (!e->path)
 		return -ENOMEM;
-	e->dev_major = id->dev_major;
-	e->dev_minor = id->dev_minor;
-	e->ino = id->ino;
-	memcpy(e->sha256, id->sha256, sizeof(e->sha256));
-	e->before = id->state;
+	e->before = (struct file_id){ .dev_major = id->dev_major, .dev_minor = id->dev_minor,
+				      .ino = id->ino, .state = id->state };
+	memcpy(e->before.sha256, id->sha256, sizeof(e->before.sha256));
 	e->after = *after;
 	*ret_seq = e->seq;
 	return 0;
@@ -551,14 +549,14 @@ static int parse_intent(struct reader *rd, struct json_object *o, const struct j
 	r = new_entry(j, &e);
 	if (r < 0)
 		return r;
-	e->dev_major = maj;
-	e->dev_minor = min;
-	e->ino = (uint64_t)ino;
+	e->before.dev_major = maj;
+	e->before.dev_minor = min;
+	e->before.ino = (uint64_t)ino;
 	if (sha)
-		memcpy(e->sha256, sha, 65);
+		memcpy(e->before.sha256, sha, 65);
 	r = read_path(o, p, &e->path, rd->err);
 	if (r == 0)
-		r = read_state(before, &bp, &e->before, rd->err);
+		r = read_state(before, &bp, &e->before.state, rd->err);
 	if (r == 0)
 		r = read_state(after, &ap, &e->after, rd->err);
 	return r;

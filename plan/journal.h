@@ -54,11 +54,11 @@ enum journal_flags {
 struct journal_entry {
 	unsigned seq;
 	char *path;
-	uint32_t dev_major, dev_minor;
-	uint64_t ino;
-	char sha256[HASH_HEX_LEN];          /**< content when the change began; "" in version 1 */
+	struct file_id before;              /**< the file when the change began: device, inode,
+					         content ("" in version 1) and state (size, mtime
+					         and links are not journalled: 0) */
+	struct file_state after;            /**< the state the change gives it */
 	char sha256_after[HASH_HEX_LEN];    /**< content read back after it; "" when not recorded */
-	struct file_state before, after;
 	enum journal_outcome outcome;
 	char *reason;           /**< for skipped/failed/rolled back */
 	bool undo_started;      /**< an "undo" record exists */

@@ -29,12 +29,12 @@ const char *plan_action_name(bool change)
 
 /* --- freeing ----------------------------------------------------------------------- */
 
-void plan_state_release(struct plan_state *s)
+void plan_names_release(struct plan_names *n)
 {
-	free(s->owner);
-	free(s->group);
-	free(s->caps_text);
-	memset(s, 0, sizeof(*s));
+	free(n->owner);
+	free(n->group);
+	free(n->caps_text);
+	memset(n, 0, sizeof(*n));
 }
 
 void plan_entry_release(struct plan_entry *e)
@@ -43,8 +43,8 @@ void plan_entry_release(struct plan_entry *e)
 	free(e->rule_id);
 	free(e->reason);
 	free(e->package);
-	plan_state_release(&e->before);
-	plan_state_release(&e->after);
+	plan_names_release(&e->before_names);
+	plan_names_release(&e->after_names);
 	strv_freen(e->smoke, e->n_smoke);
 	strv_freen(e->evidence, e->n_evidence);
 	strv_freen(e->warnings, e->n_warnings);
@@ -109,24 +109,14 @@ static char *dup_or_null(const char *s, bool *oom)
 	return d;
 }
 
-static int state_before(const struct facts *f, struct plan_state *s)
+static int names_before(const struct facts *f, struct plan_names *n)
 {
 	bool oom = false;
 
-	s->uid = f->uid;
-	s->gid = f->gid;
-	s->owner = dup_or_null(f->owner, &oom);
-	s->group = dup_or_null(f->group, &oom);
-	s->mode = f->mode & 07777;
-	s->has_caps = f->has_caps;
-	if (f->has_caps && !f->caps_error) {
-		s->caps = f->caps;
-		s->caps_text = dup_or_null(f->caps_text, &oom);
-	}
-	if (f->has_caps) {
-		memcpy(s->caps_raw, f->caps_raw, sizeof(s->caps_raw));
-		s->caps_len = f->caps_len;
-	}
+	n->owner = dup_or_null(f->owner, &oom);
+	n->group = dup_or_null(f->group, &oom);
+	if (f->has_caps && !f->caps_error)
+		n->caps_text = dup_or_null(f->caps_text, &oom);
 	return oom ? -ENOMEM : 0;
 }
 
@@ -134,25 +124,19 @@ static int state_before(const struct facts *f, struct plan_state *s)
  * The state after: ids and mode from the decision; a name changes only when
  * the rule asked for another owner or group, so the rule names it.
  */
-static int state_after(const struct decision *d, const struct plan_state *before,
-		       struct plan_state *s)
+static int state_after(const struct decision *d, const struct plan_entry *e,
+		       struct file_state *s, struct plan_names *n)
 {
-	const char *owner = d->uid == before->uid ? before->owner : d->owner_after;
-	const char *group = d->gid == before->gid ? before->group : d->group_after;
+	const char *owner = d->uid == e->id.state.uid ? e->before_names.owner : d->owner_after;
+	const char *group = d->gid == e->id.state.gid ? e->before_names.group : d->group_after;
 	bool oom = false;
-	int len;
 
-	s->uid = d->uid;
-	s->gid = d->gid;
-	s->owner = dup_or_null(owner, &oom);
-	s->group = dup_or_null(group, &oom);
-	s->mode = d->mode & 07777;
+	*s = (struct file_state){ .uid = d->uid, .gid = d->gid, .mode = d->mode & 07777 };
+	n->owner = dup_or_null(owner, &oom);
+	n->group = dup_or_null(group, &oom);
 	if (d->has_caps && d->caps_text) {
-		s->has_caps = true;
-		s->caps = d->caps;
-		s->caps_text = dup_or_null(d->caps_text, &oom);
-		len = fcaps_encode(&s->caps, s->caps_raw);
-		s->caps_len = len > 0 ? (size_t)len : 0;
+		filestate_set_caps(s, &d->caps);
+		n->caps_text = dup_or_null(d->caps_text, &oom);
 	}
 	return oom ? -ENOMEM : 0;
 }
@@ -235,19 +219,12 @@ static int entry_from_decision(const struct decision *d, struct plan_entry *e,
 	e->risk_now = d->risk_now;
 	e->disguise = d->disguise;
 	e->package = dup_or_null(d->package, &oom);
-	e->dev_major = f->dev_major;
-	e->dev_minor = f->dev_minor;
-	e->ino = f->ino;
-	e->size = f->size;
-	e->mtime_ns = f->mtime_sec * INT64_C(1000000000) + f->mtime_nsec;
-	e->nlink = f->nlink;
-	if (d->sha256 && strlen(d->sha256) == 64)
-		memcpy(e->sha256, d->sha256, 65);
+	facts_file_id(f, d->sha256, &e->id);
 	if (oom || !e->path || !e->reason)
 		return -ENOMEM;
-	r = state_before(f, &e->before);
+	r = names_before(f, &e->before_names);
 	if (r == 0)
-		r = state_after(d, &e->before, &e->after);
+		r = state_after(d, e, &e->after, &e->after_names);
 	if (r == 0)
 		r = add_lists(d, e);
 	return r;
@@ -403,14 +380,15 @@ int plan_set_not_scanned(struct plan *p, const struct skip_entry *v, size_t n)
 	return 0;
 }
 
-static int state_copy(const struct plan_state *from, struct plan_state *to)
+static int names_copy(const struct plan_names *from, struct plan_names *to)
 {
 	bool oom = false;
 
-	*to = *from;
 	to->owner = dup_or_null(from->owner, &oom);
 	to->group = dup_or_null(from->group, &oom);
 	to->caps_text = dup_or_null(from->caps_text, &oom);
+	if (oom)
+		plan_names_release(to);
 	return oom ? -ENOMEM : 0;
 }
 
@@ -433,18 +411,19 @@ int plan_only_packaged(struct plan *p, const struct host *h)
 		return 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->v[i];
-		struct plan_state after;
+		struct plan_names after = { 0 };
 		char *why;
 
 		if (!e->change || e->package)
 			continue;
 		why = strdup(h->pkg_db ? reason : reason_nodb);
-		if (!why || state_copy(&e->before, &after) < 0) {
+		if (!why || names_copy(&e->before_names, &after) < 0) {
 			free(why);
 			return -ENOMEM;
 		}
-		plan_state_release(&e->after);
-		e->after = after;
+		plan_names_release(&e->after_names);
+		e->after_names = after;
+		e->after = e->id.state;
 		free(e->reason);
 		e->reason = why;
 		e->change = false;

@@ -23,7 +23,7 @@
 #include "captable.h"
 #include "db.h"
 #include "engine.h"
-#include "fcaps.h"
+#include "fileid.h"
 #include "cleanup.h"
 
 struct decision;
@@ -39,17 +39,14 @@ struct skip_entry;
 /** Value of the "kind" key, so a plan is not mistaken for another document. */
 #define PLAN_KIND "suid2cap-plan"
 
-/** Owner, group, mode and capabilities of a file at one point in time. */
-struct plan_state {
-	uint32_t uid, gid;
+/**
+ * How the plan names a state: owner and group names and the capability text,
+ * beside the state itself (a struct file_state).
+ */
+struct plan_names {
 	char *owner, *group;                    /**< names, NULL when unknown */
-	uint32_t mode;                          /**< permission bits, 07777 */
-	bool has_caps;                          /**< a capability attribute is present */
-	struct fcaps caps;                      /**< decoded, when caps_text is set */
-	char *caps_text;                        /**< getcap(8) text; NULL when none or malformed */
-	unsigned char caps_raw[FCAPS_BLOB_MAX]; /**< before: the exact attribute bytes;
-						     after: what would be written (v2) */
-	size_t caps_len;                        /**< bytes in caps_raw, 0 when none */
+	char *caps_text;                        /**< getcap(8) text of its capabilities; NULL when
+						     none or malformed */
 };
 
 /** One file of the plan.  Every string is owned by the plan. */
@@ -63,12 +60,12 @@ struct plan_entry {
 	enum risk risk, risk_now;
 	bool disguise;               /**< migrates to a root-equivalent set */
 	char *package;               /**< owning package, NULL when unknown */
-	uint32_t dev_major, dev_minor;
-	uint64_t ino, size;
-	int64_t mtime_ns;
-	uint32_t nlink;
-	char sha256[65];             /**< lowercase hex, "" when not known (never for a change) */
-	struct plan_state before, after;
+	struct file_id id;           /**< the file when planned: device, inode, size, mtime, links,
+				          SHA-256 ("" when not known, never for a change), and in
+				          id.state the state before (the exact capability bytes) */
+	struct file_state after;     /**< the state after; its capabilities as the v2 bytes a
+				          change writes */
+	struct plan_names before_names, after_names; /**< how the plan names id.state and after */
 	char **smoke;                /**< argv, "{}" stands for the file; NULL when none */
 	size_t n_smoke;
 	char **evidence;             /**< "strong needs: imports socket -> cap_net_raw", … */
@@ -202,8 +199,8 @@ const char *plan_action_name(bool change);
 struct plan *plan_free(struct plan *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct plan *, plan_free)
 
-/** Release what @s owns (for embedded states); the struct is zeroed. */
-void plan_state_release(struct plan_state *s);
+/** Release what @n owns; the struct is zeroed. */
+void plan_names_release(struct plan_names *n);
 
 /** Release what @e owns; the struct is zeroed. */
 void plan_entry_release(struct plan_entry *e);

@@ -36,24 +36,18 @@ static const struct plan_entry *find_entry(const struct plan *p, const char *pat
 	return NULL;
 }
 
-static bool same_state(const struct plan_state *a, const struct plan_state *b)
-{
-	return a->uid == b->uid && a->gid == b->gid && (a->mode & 07777) == (b->mode & 07777) &&
-	       a->caps_len == b->caps_len && memcmp(a->caps_raw, b->caps_raw, a->caps_len) == 0;
-}
-
+/* The same file in the same state: what a fresh decision must agree with the plan about. */
 static bool same_file(const struct plan_entry *a, const struct plan_entry *b)
 {
-	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && a->ino == b->ino &&
-	       s2c_streq(a->sha256, b->sha256) && same_state(&a->before, &b->before);
+	return !fileid_diff(&a->id, &b->id, FILEID_INODE | FILEID_CONTENT | FILEID_STATE);
 }
 
 static char *describe_after(const struct plan_entry *e)
 {
-	return strdup_printf("%s, %04o %u:%u %s", verdict_name(e->verdict), e->after.mode & 07777,
+	return strdup_printf("%s, %04o %u:%u %s", verdict_name(e->verdict), e->after.mode,
 			     e->after.uid, e->after.gid,
-			     !e->after.caps_len ? "no capabilities" :
-			     e->after.caps_text ? e->after.caps_text : "(capabilities)");
+			     !e->after.has_xattr ? "no capabilities" :
+			     e->after_names.caps_text ? e->after_names.caps_text : "(capabilities)");
 }
 
 int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
@@ -71,8 +65,8 @@ int plan_mismatches(const struct plan *p, const struct plan *fresh, char ***ret)
 		f = find_entry(fresh, e->path);
 		if (!f || !same_file(e, f))
 			continue;
-		if (f->verdict == e->verdict && same_state(&f->after, &e->after) &&
-		    (f->change || same_state(&f->after, &f->before)))
+		if (f->verdict == e->verdict && filestate_equal(&f->after, &e->after) &&
+		    (f->change || filestate_equal(&f->after, &f->id.state)))
 			continue;
 		want = describe_after(e);
 		got = describe_after(f);
@@ -105,13 +99,6 @@ static uint64_t file_caps_mask(const struct file_state *s)
 	return c.permitted | c.inheritable;
 }
 
-static void file_state_of(const struct plan_state *p, struct file_state *s)
-{
-	*s = (struct file_state){ .uid = p->uid, .gid = p->gid, .mode = p->mode & 07777,
-				  .has_xattr = p->caps_len > 0, .xattr_len = p->caps_len };
-	memcpy(s->xattr, p->caps_raw, p->caps_len);
-}
-
 int plan_privilege_problems(const struct plan *p, const struct captable *t, char ***ret,
 			    size_t *ret_disguised)
 {
@@ -121,18 +108,16 @@ int plan_privilege_problems(const struct plan *p, const struct captable *t, char
 
 	for (size_t i = 0; i < p->n && r == 0; i++) {
 		const struct plan_entry *e = &p->v[i];
+		const struct file_state *b = &e->id.state, *a = &e->after;
 		struct s2c_error why = { 0 };
-		struct file_state b, a;
 		int c;
 
 		if (!e->change)
 			continue;
-		file_state_of(&e->before, &b);
-		file_state_of(&e->after, &a);
-		c = privcheck(t, &b, &a, 0, &why);
+		c = privcheck(t, b, a, 0, &why);
 		if (c == -EACCES) {
 			disguised++;
-			c = privcheck(t, &b, &a, PRIVCHECK_ROOT_EQUIVALENT, &why);
+			c = privcheck(t, b, a, PRIVCHECK_ROOT_EQUIVALENT, &why);
 		}
 		if (c == -ENOMEM)
 			r = c;
@@ -140,13 +125,13 @@ int plan_privilege_problems(const struct plan *p, const struct captable *t, char
 			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the change grants "
 							    "more than the file has: %s", i,
 							    e->path, why.msg));
-		else if (e->risk != privcheck_risk(t, &a))
+		else if (e->risk != privcheck_risk(t, a))
 			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the plan says "
 							    "risk '%s'; what the change leaves "
 							    "is '%s'", i, e->path,
 							    risk_name(e->risk),
-							    risk_name(privcheck_risk(t, &a))));
-		else if (e->disguise != (captable_risk(t, file_caps_mask(&a)) == RISK_ROOT))
+							    risk_name(privcheck_risk(t, a))));
+		else if (e->disguise != (captable_risk(t, file_caps_mask(a)) == RISK_ROOT))
 			r = strv_push(&v, &n, strdup_printf("$.entries[%zu] ('%s'): the plan says "
 							    "setuid_in_disguise %s; the capability "
 							    "set says otherwise", i, e->path,

@@ -11,6 +11,7 @@
 
 #include "engine.h"
 #include "fcaps.h"
+#include "fileid.h"
 #include "jcheck.h"
 #include "plan.h"
 #include "planentry.h"
@@ -58,8 +59,9 @@ static int get_mode(struct jcheck *jc, struct json_object *o, const struct jpath
 	return 0;
 }
 
+/* "caps": the capability text, into @n and @ret_caps; none for null. */
 static int get_caps_text(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-			 struct plan_state *s)
+			 struct plan_names *n, struct fcaps *ret_caps)
 {
 	struct jpath kp = jpath_key(p, "caps");
 	struct s2c_error e = { 0 };
@@ -72,26 +74,21 @@ static int get_caps_text(struct jcheck *jc, struct json_object *o, const struct 
 	for (const char *c = text; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return jcheck_problem(jc, &kp, "holds a control character");
-	if (fcaps_from_text(text, &s->caps, &e) < 0)
+	if (fcaps_from_text(text, ret_caps, &e) < 0)
 		return jcheck_problem(jc, &kp, "%s", e.msg);
-	s->has_caps = true;
-	if (!(s->caps_text = strdup(text)))
+	if (!(n->caps_text = strdup(text)))
 		jc->oom = true;
 	return 0;
 }
 
-static bool same_caps(const struct fcaps *a, const struct fcaps *b)
-{
-	return a->permitted == b->permitted && a->inheritable == b->inheritable &&
-	       a->effective == b->effective;
-}
-
-/* "caps_raw": the exact attribute; it must agree with "caps". */
+/* "caps_raw": the exact attribute, into @s; it must show what "caps" (@caps) says. */
 static int get_caps_raw(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-			struct plan_state *s, bool text_ok)
+			struct file_state *s, const struct plan_names *n, const struct fcaps *caps,
+			bool text_ok)
 {
 	struct jpath kp = jpath_key(p, "caps_raw");
 	_cleanup_free_ char *bytes = NULL, *shown_caps = NULL;
+	struct file_state as_text = *s;
 	const char *hex;
 	struct fcaps raw;
 	size_t len;
@@ -99,33 +96,36 @@ static int get_caps_raw(struct jcheck *jc, struct json_object *o, const struct j
 	if (jcheck_string(jc, o, p, "caps_raw", true, &hex) < 0 || !text_ok)
 		return -EINVAL;
 	if (!hex)
-		return s->caps_text ? jcheck_problem(jc, &kp, "null, but 'caps' is set") : 0;
+		return n->caps_text ? jcheck_problem(jc, &kp, "null, but 'caps' is set") : 0;
 	if (!jcheck_lower_hex(hex, strlen(hex)) || hex_decode(hex, &bytes, &len) < 0 ||
 	    len > FCAPS_BLOB_MAX)
 		return jcheck_problem(jc, &kp, "expected lowercase hex of at most %d bytes",
 				      FCAPS_BLOB_MAX);
-	memcpy(s->caps_raw, bytes, len);
-	s->caps_len = len;
-	s->has_caps = true;
+	memcpy(s->xattr, bytes, len);
+	s->xattr_len = len;
+	s->has_xattr = true;
 	if (fcaps_decode(bytes, len, &raw, NULL) < 0)
-		return s->caps_text ? jcheck_problem(jc, &kp, "malformed, but 'caps' is set") : 0;
+		return n->caps_text ? jcheck_problem(jc, &kp, "malformed, but 'caps' is set") : 0;
 	shown_caps = fcaps_to_text(&raw);
 	if (!shown_caps) {
 		jc->oom = true;
 		return -ENOMEM;
 	}
-	if (!s->caps_text)
+	if (!n->caps_text)
 		return jcheck_problem(jc, &kp, "holds '%s', but 'caps' is null", shown_caps);
-	if (!same_caps(&raw, &s->caps))
+	filestate_set_caps(&as_text, caps);
+	if (!filestate_match(s, &as_text, FILESTATE_SHOWN))
 		return jcheck_problem(jc, &kp, "holds '%s', which disagrees with 'caps' '%s'",
-				      shown_caps, s->caps_text);
-	s->caps = raw;    /* keeps the version and v3 root id */
+				      shown_caps, n->caps_text);
 	return 0;
 }
 
-/* "before" (with caps_raw) or "after" (caps_raw is what would be written). */
+/*
+ * "before" (with caps_raw) or "after" (whose capabilities are the v2 bytes a change
+ * writes) into the state @s and its names @n.
+ */
 static int read_state(struct jcheck *jc, struct json_object *o, const struct jpath *p,
-		      struct plan_state *s, bool before)
+		      struct file_state *s, struct plan_names *n, bool before)
 {
 	/* "before" has the same keys as "after" plus "caps_raw". */
 	static const char *const keys[] = { "caps_raw", "uid", "gid", "owner", "owner_hex", "group",
@@ -134,6 +134,7 @@ static int read_state(struct jcheck *jc, struct json_object *o, const struct jpa
 					   "caps", NULL };
 	const size_t problems = jc->count;
 	uint64_t uid = 0, gid = 0;
+	struct fcaps caps = { 0 };
 	int text;
 
 	if (jcheck_keys(jc, o, p, before ? keys : keys + 1, before ? req : req + 1) < 0)
@@ -142,16 +143,14 @@ static int read_state(struct jcheck *jc, struct json_object *o, const struct jpa
 	(void)jcheck_int(jc, o, p, "gid", 0, UINT32_MAX - 1, NULL, &gid);
 	s->uid = (uint32_t)uid;
 	s->gid = (uint32_t)gid;
-	(void)jcheck_name(jc, o, p, "owner", true, &s->owner);
-	(void)jcheck_name(jc, o, p, "group", true, &s->group);
+	(void)jcheck_name(jc, o, p, "owner", true, &n->owner);
+	(void)jcheck_name(jc, o, p, "group", true, &n->group);
 	(void)get_mode(jc, o, p, &s->mode);
-	text = get_caps_text(jc, o, p, s);
-	if (before) {
-		(void)get_caps_raw(jc, o, p, s, text == 0);
-	} else if (s->has_caps) {
-		int len = fcaps_encode(&s->caps, s->caps_raw);
-		s->caps_len = len > 0 ? (size_t)len : 0;
-	}
+	text = get_caps_text(jc, o, p, n, &caps);
+	if (before)
+		(void)get_caps_raw(jc, o, p, s, n, &caps, text == 0);
+	else if (n->caps_text)
+		filestate_set_caps(s, &caps);
 	return jc->count == problems ? 0 : -EINVAL;
 }
 
@@ -182,22 +181,22 @@ static int read_identity(struct jcheck *jc, struct json_object *o, const struct 
 	if (jcheck_keys(jc, o, p, keys, keys) < 0)
 		return -EINVAL;
 	if (jcheck_string(jc, o, p, "dev", false, &dev) == 0 &&
-	    parse_dev(dev, &e->dev_major, &e->dev_minor) < 0) {
+	    parse_dev(dev, &e->id.dev_major, &e->id.dev_minor) < 0) {
 		struct jpath kp = jpath_key(p, "dev");
 		(void)jcheck_problem(jc, &kp, "'%s' is not a device number: expected MAJOR:MINOR",
 				     dev);
 	}
-	(void)jcheck_int(jc, o, p, "ino", 0, UINT64_MAX, NULL, &e->ino);
-	(void)jcheck_int(jc, o, p, "size", 0, INT64_MAX, NULL, &e->size);
-	(void)jcheck_int(jc, o, p, "mtime_ns", INT64_MIN, INT64_MAX, &e->mtime_ns, NULL);
+	(void)jcheck_int(jc, o, p, "ino", 0, UINT64_MAX, NULL, &e->id.ino);
+	(void)jcheck_int(jc, o, p, "size", 0, INT64_MAX, NULL, &e->id.size);
+	(void)jcheck_int(jc, o, p, "mtime_ns", INT64_MIN, INT64_MAX, &e->id.mtime_ns, NULL);
 	if (jcheck_int(jc, o, p, "nlink", 1, UINT32_MAX, NULL, &nlink) == 0)
-		e->nlink = (uint32_t)nlink;
+		e->id.nlink = (uint32_t)nlink;
 	if (jcheck_string(jc, o, p, "sha256", true, &sha) == 0 && sha) {
 		struct jpath kp = jpath_key(p, "sha256");
 		if (strlen(sha) != 64 || !jcheck_lower_hex(sha, 64))
 			(void)jcheck_problem(jc, &kp, "expected 64 lowercase hex digits");
 		else
-			memcpy(e->sha256, sha, 65);
+			memcpy(e->id.sha256, sha, 65);
 	}
 	return jc->count == problems ? 0 : -EINVAL;
 }
@@ -251,23 +250,6 @@ static int read_smoke(struct jcheck *jc, struct json_object *o, const struct jpa
 	return 0;
 }
 
-/*
- * Two states own and grant the same (names aside).  @strict: also the v3 root
- * id, which a capability text cannot carry; "after" never has one, so a
- * change that only rewrites a v3 attribute as v2 is a change, while an entry
- * with nothing to do keeps the attribute it has.
- */
-static bool same_state(const struct plan_state *a, const struct plan_state *b, bool strict)
-{
-	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
-		return false;
-	if (!a->caps_text != !b->caps_text)
-		return false;
-	if (!a->caps_text)
-		return true;
-	return strict ? fcaps_equal(&a->caps, &b->caps) : same_caps(&a->caps, &b->caps);
-}
-
 /* What read_entry() managed to read, for the checks that combine members. */
 struct entry_ok {
 	bool action, verdict, disguise, identity, before, after;
@@ -276,11 +258,11 @@ struct entry_ok {
 /* The after state a verdict allows. */
 static void check_after(struct jcheck *jc, const struct jpath *p, const struct plan_entry *e)
 {
-	const struct plan_state *b = &e->before, *a = &e->after;
+	const struct file_state *b = &e->id.state, *a = &e->after;
 	struct jpath ap = jpath_key(p, "after");
 
 	if (e->verdict == VERDICT_MIGRATE) {
-		if (!a->caps_text)
+		if (!e->after_names.caps_text)
 			jcheck_problem_at(jc, &ap, "caps", "a migrate entry needs capabilities");
 		if (a->mode & S_ISUID)
 			jcheck_problem_at(jc, &ap, "mode",
@@ -290,7 +272,7 @@ static void check_after(struct jcheck *jc, const struct jpath *p, const struct p
 			jcheck_problem_at(jc, &ap, "mode", "a migrate entry keeps the set-group-ID "
 					  "bit only for the non-root group it already had");
 	} else if (e->verdict == VERDICT_DROP) {
-		if (a->caps_text)
+		if (e->after_names.caps_text)
 			jcheck_problem_at(jc, &ap, "caps", "a drop entry cannot have capabilities");
 		if (a->mode & (S_ISUID | S_ISGID))
 			jcheck_problem_at(jc, &ap, "mode", "a drop entry cannot keep set-ID bits");
@@ -306,17 +288,19 @@ static void check_entry(struct jcheck *jc, const struct jpath *p, const struct p
 	if (ok->action && ok->verdict && e->change && !changes_verdict)
 		jcheck_problem_at(jc, p, "action", "a '%s' entry cannot change anything",
 				  verdict_name(e->verdict));
-	if (ok->action && ok->identity && e->change && !e->sha256[0])
+	if (ok->action && ok->identity && e->change && !e->id.sha256[0])
 		jcheck_problem_at(jc, &ip, "sha256", "a change needs the file's SHA-256, to "
 				  "re-check its content before changing it");
+	/* A change that only rewrites the attribute in another layout (a v3 one as v2) is a
+	 * change; "after" never carries a root id. */
 	if (ok->action && ok->before && ok->after && e->change &&
-	    same_state(&e->before, &e->after, true))
+	    filestate_equal(&e->id.state, &e->after))
 		jcheck_problem_at(jc, p, "after", "the same as 'before', but the action is "
 				  "\"change\"");
 	/* A migrate or drop entry that is "none" may be held back (plan/parents.h): its state
 	 * after is still what the verdict asks for.  Keep and review never change a file. */
 	if (ok->action && ok->before && ok->after && !e->change && !changes_verdict &&
-	    !same_state(&e->before, &e->after, false))
+	    !filestate_match(&e->id.state, &e->after, FILESTATE_SHOWN))
 		jcheck_problem_at(jc, p, "after", "differs from 'before', but the action is "
 				  "\"none\"");
 	if (ok->disguise && ok->verdict && e->disguise && e->verdict != VERDICT_MIGRATE)
@@ -345,13 +329,13 @@ static bool read_member(struct jcheck *jc, struct json_object *o, const struct j
 static int read_before(struct jcheck *jc, struct json_object *o, const struct jpath *p,
 		       struct plan_entry *e)
 {
-	return read_state(jc, o, p, &e->before, true);
+	return read_state(jc, o, p, &e->id.state, &e->before_names, true);
 }
 
 static int read_after(struct jcheck *jc, struct json_object *o, const struct jpath *p,
 		      struct plan_entry *e)
 {
-	return read_state(jc, o, p, &e->after, false);
+	return read_state(jc, o, p, &e->after, &e->after_names, false);
 }
 
 /* "action", "rule" and "reason". */

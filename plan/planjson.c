@@ -10,10 +10,10 @@
 #include <json-c/json.h>
 
 #include "engine.h"
+#include "fileid.h"
 #include "jsonout.h"
 #include "plan.h"
-#include "resultjson.h"
-#include "scanout.h"
+#include "skip.h"
 #include "util.h"
 #include "common.h"
 
@@ -28,44 +28,18 @@ static int add_u64(struct json_object *o, const char *key, uint64_t v)
 	return jsonout_add(o, key, json_object_new_uint64(v));
 }
 
-static struct json_object *strv_json(char *const *v, size_t n)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++) {
-		struct json_object *s = jsonout_string(v[i]);
-		if (!s || json_object_array_add(a, s) < 0) {
-			json_object_put(s);
-			return NULL;
-		}
-	}
-	return TAKE_PTR(a);
-}
-
-/* The state object results share (report/resultjson.h); caps_raw only with @raw. */
-static struct json_object *state_json(const struct plan_state *s, bool raw)
-{
-	const struct resultjson_state rs = {
-		.uid = s->uid, .gid = s->gid, .owner = s->owner, .group = s->group, .mode = s->mode,
-		.caps = s->caps_text, .has_caps = s->has_caps, .raw = s->caps_raw,
-		.raw_len = s->caps_len,
-	};
-
-	return resultjson_state(&rs, raw);
-}
-
-static struct json_object *identity_json(const struct plan_entry *e)
+static struct json_object *identity_json(const struct file_id *id)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	char dev[32];
 
 	if (!o)
 		return NULL;
-	(void)snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, e->dev_major, e->dev_minor);
-	if (add_text(o, "dev", dev) < 0 || add_u64(o, "ino", e->ino) < 0 ||
-	    add_u64(o, "size", e->size) < 0 || jsonout_add_int(o, "mtime_ns", e->mtime_ns) < 0 ||
-	    add_text(o, "sha256", e->sha256[0] ? e->sha256 : NULL) < 0 ||
-	    add_u64(o, "nlink", e->nlink) < 0)
+	(void)snprintf(dev, sizeof(dev), "%" PRIu32 ":%" PRIu32, id->dev_major, id->dev_minor);
+	if (add_text(o, "dev", dev) < 0 || add_u64(o, "ino", id->ino) < 0 ||
+	    add_u64(o, "size", id->size) < 0 || jsonout_add_int(o, "mtime_ns", id->mtime_ns) < 0 ||
+	    add_text(o, "sha256", id->sha256[0] ? id->sha256 : NULL) < 0 ||
+	    add_u64(o, "nlink", id->nlink) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -85,13 +59,17 @@ static struct json_object *entry_json(const struct plan_entry *e)
 	    add_text(o, "risk_now", risk_name(e->risk_now)) < 0 ||
 	    jsonout_add_bool(o, "setuid_in_disguise", e->disguise) < 0 ||
 	    jsonout_add_name(o, "package", e->package) < 0 ||
-	    jsonout_add(o, "identity", identity_json(e)) < 0 ||
-	    jsonout_add(o, "before", state_json(&e->before, true)) < 0 ||
-	    jsonout_add(o, "after", state_json(&e->after, false)) < 0 ||
-	    (e->smoke ? jsonout_add(o, "smoke", strv_json(e->smoke, e->n_smoke))
+	    jsonout_add(o, "identity", identity_json(&e->id)) < 0 ||
+	    jsonout_add(o, "before", filestate_json(&e->id.state, e->before_names.owner,
+						    e->before_names.group,
+						    e->before_names.caps_text, true)) < 0 ||
+	    jsonout_add(o, "after", filestate_json(&e->after, e->after_names.owner,
+						   e->after_names.group, e->after_names.caps_text,
+						   false)) < 0 ||
+	    (e->smoke ? jsonout_add(o, "smoke", jsonout_strv(e->smoke, e->n_smoke))
 		      : jsonout_add_null(o, "smoke")) < 0 ||
-	    jsonout_add(o, "evidence", strv_json(e->evidence, e->n_evidence)) < 0 ||
-	    jsonout_add(o, "warnings", strv_json(e->warnings, e->n_warnings)) < 0)
+	    jsonout_add(o, "evidence", jsonout_strv(e->evidence, e->n_evidence)) < 0 ||
+	    jsonout_add(o, "warnings", jsonout_strv(e->warnings, e->n_warnings)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -122,7 +100,7 @@ static struct json_object *database_json(const struct plan *p)
 
 	if (!o || add_text(o, "hash", p->db_hash) < 0 ||
 	    add_u64(o, "rules", p->db_rules) < 0 ||
-	    jsonout_add(o, "files", strv_json(p->db_files, p->n_db_files)) < 0)
+	    jsonout_add(o, "files", jsonout_strv(p->db_files, p->n_db_files)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -187,7 +165,7 @@ struct json_object *plan_to_json(const struct plan *p)
 	    jsonout_add(o, "host", host_json(p)) < 0 ||
 	    jsonout_add(o, "database", database_json(p)) < 0 ||
 	    jsonout_add(o, "mounts", mounts_json(p)) < 0 ||
-	    jsonout_add(o, "not_scanned", scanout_skipped_json(p->not_scanned,
+	    jsonout_add(o, "not_scanned", skip_json(p->not_scanned,
 							       p->n_not_scanned)) < 0 ||
 	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
 	    jsonout_add(o, "entries", entries_json(p)) < 0)

@@ -45,12 +45,12 @@ static bool interrupted_left(const struct journal_entry *e, const struct file_st
 
 	v[n++] = e->after;
 	if (e->outcome == JOURNAL_PENDING) {
-		v[n++] = e->before;
-		n += fileop_stops(&e->before, &e->after, v + n);
+		v[n++] = e->before.state;
+		n += fileop_stops(&e->before.state, &e->after, v + n);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct file_state next[FILEOP_STOPS_MAX];
-		size_t k = fileop_stops(&v[i], &e->before, next);
+		size_t k = fileop_stops(&v[i], &e->before.state, next);
 
 		for (size_t j = 0; j < k; j++) {
 			if (among(v, n, &next[j]))
@@ -72,12 +72,12 @@ static const char *changed_content(const struct run *run, const struct journal *
 
 	if (e->sha256_after[0])
 		return e->sha256_after;
-	if (e->sha256[0])
-		return e->sha256;
+	if (e->before.sha256[0])
+		return e->before.sha256;
 	se = run->state ? state_find(run->state, e->path) : NULL;
-	if (se && se->journal && s2c_streq(se->journal, j->name) && se->sha256[0] &&
-	    se->dev_major == e->dev_major && se->dev_minor == e->dev_minor && se->ino == e->ino)
-		return se->sha256;
+	if (se && se->journal && s2c_streq(se->journal, j->name) && se->left.sha256[0] &&
+	    !fileid_diff(&se->left, &e->before, FILEID_INODE))
+		return se->left.sha256;
 	return NULL;
 }
 
@@ -106,8 +106,8 @@ static bool restorable(const struct run *run, const struct journal *j,
 		       size_t whysize)
 {
 	const char *sha = changed_content(run, j, e);
-	struct file_id left = { .dev_major = e->dev_major, .dev_minor = e->dev_minor,
-				.ino = e->ino, .state = e->after };
+	struct file_id left = { .dev_major = e->before.dev_major, .dev_minor = e->before.dev_minor,
+				.ino = e->before.ino, .state = e->after };
 	bool finished = e->outcome != JOURNAL_PENDING && !e->undo_started;
 	char is[128], was[128], back[128], what[512];
 	enum fileid_left how;
@@ -122,20 +122,20 @@ static bool restorable(const struct run *run, const struct journal *j,
 		return false;
 	}
 	if (!sha) {
-		filestate_describe(&e->before, back, sizeof(back));
+		filestate_describe(&e->before.state, back, sizeof(back));
 		(void)snprintf(why, whysize, "the journal (format 1) records no content hash for it, "
 			       "so it cannot be told from other content on the same inode; check it "
 			       "and restore '%s' by hand", back);
 		return false;
 	}
 	if (how == FILEID_RESTATED) {
-		if (filestate_equal(&now->state, &e->before) ||
+		if (filestate_equal(&now->state, &e->before.state) ||
 		    (!finished && interrupted_left(e, &now->state)))
 			return true;
 		filestate_change(&e->after, &now->state, what, sizeof(what));
 		filestate_describe(&now->state, is, sizeof(is));
 		filestate_describe(&e->after, was, sizeof(was));
-		filestate_describe(&e->before, back, sizeof(back));
+		filestate_describe(&e->before.state, back, sizeof(back));
 		if (finished)
 			(void)snprintf(why, whysize, "since the change, %s (it is '%s', the change left "
 				       "'%s'): restoring '%s' would overrule that, so it is left as it "
@@ -187,8 +187,8 @@ int run_restore(struct run *run, struct journal *j, struct journal_entry *e,
 	if (r < 0)
 		return r;
 	run_fault(run, "undo");
-	if (!filestate_equal(&id.state, &e->before)) {
-		r = fileop_write(fd, &id.state, &e->before, true, run_step, run, &err);
+	if (!filestate_equal(&id.state, &e->before.state)) {
+		r = fileop_write(fd, &id.state, &e->before.state, true, run_step, run, &err);
 		seen->left = run_read_state(fd, &seen->after) != NULL;
 		if (r < 0) {
 			(void)snprintf(why, whysize, "%s", err.msg);
@@ -382,13 +382,10 @@ int journal_infos(int rootfd, const char *root, bool trusted, struct journal_inf
 	_cleanup_(journal_infop_free) struct journal_info *v = NULL;
 	_cleanup_(strv_freep) char **names = NULL;
 	size_t n = 0, k = 0;
-	int r = -ENOMEM;
+	int r;
 
-	run.sdir = statedir_shown(root, NULL);
-	run.jdir = statedir_shown(root, JOURNAL_DIR);
-	if (run.sdir && run.jdir)
-		r = statedir_open(rootfd, root, false, trusted, &run.statefd, &run.jdirfd, err);
-	if (r == -ENOENT || (r == 0 && run.jdirfd < 0)) {
+	r = run_open_dirs(&run, false, trusted, err);
+	if (r == -ENOENT) {
 		s2c_error_clear(err);
 		run_release(&run);
 		*ret = NULL;

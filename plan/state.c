@@ -10,7 +10,6 @@
 
 #include "jsonout.h"
 #include "jsonread.h"
-#include "resolve.h"
 #include "state.h"
 #include "util.h"
 #include "trust.h"
@@ -18,143 +17,6 @@
 
 #define STATE_FILE "state.json"
 #define STATE_SCHEMA 1
-
-/* @len bytes of @path beneath @root, for messages: "/tmp/img" + "/var/lib". */
-static char *beneath(const char *root, const char *path, size_t len)
-{
-	size_t rl = root ? strlen(root) : 0;
-	char *out;
-
-	while (rl > 0 && root[rl - 1] == '/')
-		rl--;
-	if (asprintf(&out, "%.*s%.*s", (int)rl, rl ? root : "", (int)len, path) < 0)
-		return NULL;
-	return out;
-}
-
-char *statedir_shown(const char *root, const char *name)
-{
-	_cleanup_free_ char *dir = beneath(root, S2C_STATEDIR, strlen(S2C_STATEDIR));
-
-	return dir && name ? path_join(dir, name) : TAKE_PTR(dir);
-}
-
-/*
- * One directory on the way to (or of) the state directory: @name in @parent, made with
- * @mode when it is absent and @create, the way a package manager makes its directories
- * (exactly @mode, whatever the umask or a set-group-ID parent says).  A symbolic link or
- * anything but a directory is refused; with @trusted so is a directory that fails
- * @policy.  @shown names it in messages.
- */
-static int open_component(int parent, const char *name, mode_t mode, enum trust_policy policy,
-			  const char *what, bool create, bool trusted, const char *shown,
-			  int *ret, struct s2c_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	bool made = false;
-
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(parent, name, mode) == 0)
-			made = true;
-		else if (errno != EEXIST)
-			return s2c_error_errno(err, -errno, "cannot create %s '%s'", what, shown);
-		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		int e = errno;
-
-		if ((e == ELOOP || e == ENOTDIR) &&
-		    fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			return s2c_error_set(err, S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR,
-					     "%s '%s' is %s, refusing it", what, shown,
-					     S_ISLNK(st.st_mode) ? "a symbolic link" :
-					     "not a directory");
-		return s2c_error_errno(err, -e, "cannot open %s '%s'", what, shown);
-	}
-	if (made) {
-		if (fchmod(fd, mode) < 0)
-			return s2c_error_errno(err, -errno, "cannot set the mode of %s '%s'", what,
-					       shown);
-		(void)fsync(parent);
-	}
-	if (fstat(fd, &st) < 0)
-		return s2c_error_errno(err, -errno, "cannot stat %s '%s'", what, shown);
-	if (!S_ISDIR(st.st_mode))
-		return s2c_error_set(err, -ENOTDIR, "%s '%s' is not a directory, refusing it", what,
-				     shown);
-	if (trusted) {
-		int r = trust_check(st.st_uid, st.st_mode, policy, what, shown, err);
-		if (r < 0)
-			return r;
-	}
-	*ret = TAKE_FD(fd);
-	return 0;
-}
-
-int statedir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_dirfd,
-		  int *ret_journals, struct s2c_error *err)
-{
-	const char *p = S2C_STATEDIR;
-	_cleanup_close_ int cur = -1, jfd = -1;
-	int r;
-
-	/* A real fd, not O_PATH: a directory made in it is made durable with fsync. */
-	cur = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return s2c_error_errno(err, -errno, "cannot open the root '%s'", root ? root : "/");
-	while (*p) {
-		_cleanup_free_ char *name = NULL, *shown = NULL;
-		size_t n;
-		bool last;
-		int next;
-
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		if (!n)
-			break;
-		last = !p[n + strspn(p + n, "/")];
-		name = strndup(p, n);
-		shown = beneath(root, S2C_STATEDIR, (size_t)(p + n - S2C_STATEDIR));
-		if (!name || !shown)
-			return -ENOMEM;
-		if (s2c_streq(name, ".") || s2c_streq(name, ".."))
-			return s2c_error_set(err, -EINVAL, "the state directory '%s' is not a "
-					     "normalised path", S2C_STATEDIR);
-		r = open_component(cur, name, last ? 0700 : 0755,
-				   last ? TRUST_PRIVATE : TRUST_SHARED,
-				   last ? "state directory" : "directory", create, trusted, shown,
-				   &next, err);
-		if (r < 0)
-			return r;
-		(void)close(cur);
-		cur = next;
-		p += n;
-	}
-	/* An existing state directory made with another umask is put right when writing. */
-	if (create && fchmod(cur, 0700) < 0) {
-		_cleanup_free_ char *shown = statedir_shown(root, NULL);
-		return s2c_error_errno(err, -errno, "cannot set the mode of the state directory "
-				       "'%s'", shown ? shown : S2C_STATEDIR);
-	}
-	if (ret_journals) {
-		_cleanup_free_ char *shown = statedir_shown(root, JOURNAL_DIR);
-
-		if (!shown)
-			return -ENOMEM;
-		r = open_component(cur, JOURNAL_DIR, 0700, TRUST_PRIVATE, "journal directory",
-				   create, trusted, shown, &jfd, err);
-		if (r == -ENOENT && !create)
-			s2c_error_clear(err);
-		else if (r < 0)
-			return r;
-		*ret_journals = TAKE_FD(jfd);
-	}
-	*ret_dirfd = TAKE_FD(cur);
-	return 0;
-}
 
 struct state *state_free(struct state *s)
 {
@@ -242,23 +104,24 @@ static struct json_object *entry_json(const struct state_entry *e)
 
 	if (!o)
 		return NULL;
-	(void)snprintf(dev, sizeof(dev), "%u:%u", e->dev_major, e->dev_minor);
-	(void)snprintf(mode, sizeof(mode), "%04o", e->after.mode & 07777);
-	hex_encode(e->after.xattr, e->after.xattr_len, hex);
+	(void)snprintf(dev, sizeof(dev), "%u:%u", e->left.dev_major, e->left.dev_minor);
+	(void)snprintf(mode, sizeof(mode), "%04o", e->left.state.mode & 07777);
+	hex_encode(e->left.state.xattr, e->left.state.xattr_len, hex);
 	after = json_object_new_object();
 	if (!after || json_object_object_add(o, "after", after) < 0)
 		return NULL;
 	if (jsonout_add_string(o, "path", e->path) < 0 ||
 	    (e->rule_id ? jsonout_add_string(o, "rule", e->rule_id)
 			: json_object_object_add(o, "rule", NULL)) < 0 ||
-	    jsonout_add_string(o, "sha256", e->sha256) < 0 ||
-	    jsonout_add_string(o, "dev", dev) < 0 || jsonout_add_int(o, "ino", (int64_t)e->ino) < 0 ||
+	    jsonout_add_string(o, "sha256", e->left.sha256) < 0 ||
+	    jsonout_add_string(o, "dev", dev) < 0 ||
+	    jsonout_add_int(o, "ino", (int64_t)e->left.ino) < 0 ||
 	    (e->journal ? jsonout_add_string(o, "journal", e->journal)
 			: json_object_object_add(o, "journal", NULL)) < 0 ||
-	    jsonout_add_int(after, "uid", e->after.uid) < 0 ||
-	    jsonout_add_int(after, "gid", e->after.gid) < 0 ||
+	    jsonout_add_int(after, "uid", e->left.state.uid) < 0 ||
+	    jsonout_add_int(after, "gid", e->left.state.gid) < 0 ||
 	    jsonout_add_string(after, "mode", mode) < 0 ||
-	    (e->after.has_xattr ? jsonout_add_string(after, "xattr", hex)
+	    (e->left.state.has_xattr ? jsonout_add_string(after, "xattr", hex)
 				: json_object_object_add(after, "xattr", NULL)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
@@ -367,15 +230,15 @@ static int read_entry(struct json_object *o, const struct jpath *p, struct state
 		return r;
 	if (strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
 		return jpath_error(p, err, "bad sha256");
-	if (sscanf(dev, "%u:%u%c", &e->dev_major, &e->dev_minor, &c) != 2)
+	if (sscanf(dev, "%u:%u%c", &e->left.dev_major, &e->left.dev_minor, &c) != 2)
 		return jpath_error(p, err, "bad dev '%s'", dev);
 	if (strlen(mode) != 4 || parse_u64(mode, 8, 07777, &m) < 0)
 		return jpath_error(&ap, err, "bad mode '%s'", mode);
-	memcpy(e->sha256, sha, 65);
-	e->ino = (uint64_t)ino;
-	e->after.uid = (uint32_t)uid;
-	e->after.gid = (uint32_t)gid;
-	e->after.mode = (uint32_t)m;
+	memcpy(e->left.sha256, sha, 65);
+	e->left.ino = (uint64_t)ino;
+	e->left.state.uid = (uint32_t)uid;
+	e->left.state.gid = (uint32_t)gid;
+	e->left.state.mode = (uint32_t)m;
 	if (xattr) {
 		char *buf;
 		size_t len;
@@ -386,9 +249,9 @@ static int read_entry(struct json_object *o, const struct jpath *p, struct state
 			free(buf);
 			return jpath_error(&ap, err, "bad xattr");
 		}
-		memcpy(e->after.xattr, buf, len);
-		e->after.xattr_len = len;
-		e->after.has_xattr = true;
+		memcpy(e->left.state.xattr, buf, len);
+		e->left.state.xattr_len = len;
+		e->left.state.has_xattr = true;
 		free(buf);
 	}
 	if (hex) {

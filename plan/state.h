@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The state directory and the record of what was migrated.
- *
- * The state directory (/var/lib/suid2cap under the root) is root-only: mode
- * 0700, owned by root, checked before every use.  It holds the journals and
- * state.json, the list of files migrated and the exact state each was given,
- * which `verify` compares with the system to find drift after package updates.
- * state.json is replaced atomically (temporary file, fsync, rename, fsync of
- * the directory).
+ * The record of what was migrated: state.json in the state directory
+ * (common/statedir.h), the list of files migrated and the exact state each
+ * was given, which `verify` compares with the system to find drift after
+ * package updates.  state.json is replaced atomically (temporary file, fsync,
+ * rename, fsync of the directory).
  */
 #ifndef S2C_PLAN_STATE_H
 #define S2C_PLAN_STATE_H
@@ -16,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "journal.h"
+#include "fileid.h"
 #include "cleanup.h"
 
 struct s2c_error;
@@ -25,10 +22,9 @@ struct s2c_error;
 struct state_entry {
 	char *path;
 	char *rule_id;                 /**< NULL when no rule decided it */
-	char sha256[65];               /**< content hash when applied */
-	uint32_t dev_major, dev_minor;
-	uint64_t ino;
-	struct file_state after;    /**< what it was given */
+	struct file_id left;           /**< what the change left: the device, inode, content
+					    (SHA-256) and the state it was given (size, mtime and
+					    links are not recorded: 0) */
 	char *journal;                 /**< the journal that applied it */
 };
 
@@ -38,33 +34,6 @@ struct state {
 	struct state_entry *v;         /**< sorted by path */
 	size_t n;
 };
-
-/**
- * The state directory as messages name it: S2C_STATEDIR beneath @root, the root
- * as the user named it ("/" or NULL for the running system), followed by
- * "/@name" unless @name is NULL.  Returns a new string or NULL on OOM.
- */
-char *statedir_shown(const char *root, const char *name);
-
-/**
- * Open the state directory beneath @rootfd (S2C_STATEDIR) and, with
- * @ret_journals, its journal directory.  With @create, what is missing of the
- * path is made the way package managers make their directories: one component
- * at a time, fd-relative, never through a symbolic link, owned by the caller,
- * the directories above the state directory 0755, the state and journal
- * directories 0700 (exactly, whatever the umask).  A component that is a
- * symbolic link or not a directory is refused; with @trusted, so is one not
- * owned by root or writable by group or others (the state and journal
- * directories: accessible by them at all).  Without @create nothing is ever
- * made.
- * @root: the root as the user named it, for messages ("/" or NULL for the
- * running system); every message names the full path beneath it.
- * @ret_dirfd: the state directory; @ret_journals: its journal directory
- * (optional; -1 when absent and not created).
- * Returns 0 or -errno (-ENOENT when absent and not @create) with @err.
- */
-int statedir_open(int rootfd, const char *root, bool create, bool trusted, int *ret_dirfd,
-		  int *ret_journals, struct s2c_error *err);
 
 /**
  * Read state.json from @dirfd; a missing file gives an empty state for @root.

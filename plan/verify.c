@@ -2,13 +2,19 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "engine.h"
 #include "fileid.h"
 #include "fileop.h"
 #include "host.h"
+#include "plan.h"
 #include "state.h"
+#include "statedir.h"
+#include "util.h"
 #include "verify.h"
 #include "common.h"
 
@@ -38,7 +44,7 @@ S2C_PRINTF(3, 4) static int drifted(struct drift *d, enum drift_kind kind, const
  */
 static int state_drift(const struct state_entry *e, struct drift *d)
 {
-	const struct file_state *now = &d->now.state, *rec = &e->after;
+	const struct file_state *now = &d->now.state, *rec = &e->left.state;
 	const uint32_t setid = S_ISUID | S_ISGID;
 	char what[320];
 
@@ -86,13 +92,10 @@ int verify_entry(int rootfd, const struct host *h, const struct state_entry *e,
 {
 	struct s2c_error err = { 0 };
 	_cleanup_close_ int fd = -1;
-	struct file_id rec = { .dev_major = e->dev_major, .dev_minor = e->dev_minor,
-			       .ino = e->ino, .state = e->after };
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->entry = e;
-	memcpy(rec.sha256, e->sha256, sizeof(rec.sha256));
 	fd = fileop_open(rootfd, e->path, NULL, &err);
 	if (fd < 0)
 		return drifted(ret, DRIFT_GONE, "%s", err.msg);
@@ -101,7 +104,7 @@ int verify_entry(int rootfd, const struct host *h, const struct state_entry *e,
 		return r;
 	if (r < 0)
 		return drifted(ret, DRIFT_GONE, "cannot read it: %s", strerror(-r));
-	switch (fileid_left(&rec, &ret->now)) {
+	switch (fileid_left(&e->left, &ret->now)) {
 	case FILEID_AS_LEFT:
 		return 0;
 	case FILEID_REPLACED:
@@ -115,4 +118,192 @@ int verify_entry(int rootfd, const struct host *h, const struct state_entry *e,
 		break;
 	}
 	return -EINVAL;
+}
+
+/* --- a whole record ------------------------------------------------------------------------ */
+
+struct verify_run *verify_run_free(struct verify_run *v)
+{
+	if (!v)
+		return NULL;
+	free(v->drifts);
+	host_free(v->host);
+	state_free(v->state);
+	free(v);
+	return NULL;
+}
+
+/* The record beneath @rootfd into @v->state; 1 when there is no state directory. */
+static int load_record(int rootfd, const char *root, const char *path, bool trusted,
+		       struct verify_run *v, struct s2c_error *err)
+{
+	_cleanup_free_ char *sdir = statedir_shown(root, NULL);
+	_cleanup_close_ int statefd = -1;
+	int r;
+
+	if (!sdir)
+		return -ENOMEM;
+	r = statedir_open(rootfd, root, false, trusted, &statefd, err);
+	if (r == -ENOENT) {
+		s2c_error_clear(err);
+		return 1;
+	}
+	if (r < 0)
+		return r;
+	return state_load(statefd, sdir, path, trusted, &v->state, err);
+}
+
+int verify_run_check(int rootfd, const char *root, const char *path, bool live, bool trusted,
+		     struct verify_run **ret, struct s2c_error *err)
+{
+	_cleanup_(verify_run_freep) struct verify_run *v = calloc(1, sizeof(*v));
+	_cleanup_free_ const char **paths = NULL;
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	r = load_record(rootfd, root, path, trusted, v, err);
+	if (r != 0)
+		return r;
+	r = host_new(rootfd, live, NULL, &v->host, err);
+	if (r < 0)
+		return r;
+	v->drifts = calloc(v->state->n + 1, sizeof(*v->drifts));
+	paths = calloc(v->state->n + 1, sizeof(char *));
+	if (!v->drifts || !paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->state->n; i++)
+		paths[i] = v->state->v[i].path;
+	r = host_load_packages(v->host, paths, v->state->n);
+	for (size_t i = 0; r == 0 && i < v->state->n; i++) {
+		r = verify_entry(rootfd, v->host, &v->state->v[i], &v->drifts[i]);
+		v->n_drifted += r == 0 && v->drifts[i].kind != DRIFT_NONE;
+	}
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+/* --- repairing ------------------------------------------------------------------------------ */
+
+int verify_fixable(const struct verify_run *v, verify_refused_fn refused, void *userdata,
+		   const char ***ret_paths, size_t *ret_refused)
+{
+	const char **paths = calloc(v->state->n + 1, sizeof(char *));
+	size_t n = 0, other = 0;
+
+	if (!paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->state->n; i++) {
+		const struct drift *d = &v->drifts[i];
+
+		if (d->kind == DRIFT_NONE)
+			continue;
+		if (d->fixable) {
+			paths[n++] = d->entry->path;
+		} else {
+			refused(userdata, d->entry->path, d->what);
+			other++;
+		}
+	}
+	*ret_paths = paths;
+	*ret_refused = other;
+	return (int)n;
+}
+
+static struct plan_entry *find_entry(struct plan *p, const char *path)
+{
+	for (size_t j = 0; j < p->n; j++)
+		if (s2c_streq(p->v[j].path, path))
+			return &p->v[j];
+	return NULL;
+}
+
+/*
+ * Whether the fresh decision @pe (NULL: the file is not privileged any more)
+ * repairs @d: exactly the recorded state, on the content that was checked.
+ * Otherwise it goes to @refused and false is returned.
+ */
+static bool approve(const struct drift *d, const struct plan_entry *pe,
+		    verify_refused_fn refused, void *userdata)
+{
+	const struct file_state *rec = &d->entry->left.state;
+	_cleanup_free_ char *why = NULL;
+	char shown[128];
+
+	if (!pe) {
+		refused(userdata, d->entry->path, "it is not privileged any more, so there is "
+			"nothing to repair");
+		return false;
+	}
+	if (!s2c_streq(pe->id.sha256, d->now.sha256)) {
+		refused(userdata, d->entry->path, "its content changed again while it was checked");
+		return false;
+	}
+	if (pe->change && filestate_same(&pe->after, rec))
+		return true;
+	filestate_describe(rec, shown, sizeof(shown));
+	why = strdup_printf("the rules no longer decide the recorded state '%s' (now %s, %s%s)",
+			    shown, verdict_name(pe->verdict), pe->rule_id ? "rule " : "no rule",
+			    pe->rule_id ? pe->rule_id : "");
+	refused(userdata, d->entry->path, why ? why : "the rules no longer decide the recorded "
+		"state");
+	return false;
+}
+
+int verify_approve(const struct verify_run *v, struct plan *p, verify_refused_fn refused,
+		   void *userdata, const char ***ret_approved)
+{
+	const char **approved = calloc(v->state->n + 1, sizeof(char *));
+	size_t m = 0, unrepaired = 0;
+
+	if (!approved)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->state->n; i++) {
+		const struct drift *d = &v->drifts[i];
+		struct plan_entry *pe;
+
+		if (d->kind == DRIFT_NONE || !d->fixable)
+			continue;
+		pe = find_entry(p, d->entry->path);
+		if (approve(d, pe, refused, userdata))
+			approved[m++] = pe->path;
+		else
+			unrepaired++;
+	}
+	/* Only the approved entries change. */
+	for (size_t j = 0; j < p->n; j++) {
+		bool ok = false;
+
+		for (size_t i = 0; i < m && !ok; i++)
+			ok = approved[i] == p->v[j].path;
+		p->v[j].change = p->v[j].change && ok;
+	}
+	*ret_approved = approved;
+	return (int)unrepaired;
+}
+
+/* --- forgetting ----------------------------------------------------------------------------- */
+
+int verify_forget(int rootfd, const char *root, const char *const *paths, size_t n,
+		  bool trusted, bool *ret_found, struct s2c_error *err)
+{
+	_cleanup_free_ char *sdir = statedir_shown(root, NULL);
+	_cleanup_(state_freep) struct state *state = NULL;
+	_cleanup_close_ int statefd = -1;
+	int r;
+
+	if (!sdir)
+		return -ENOMEM;
+	r = statedir_open(rootfd, root, false, trusted, &statefd, err);
+	if (r == 0)
+		r = statedir_lock(statefd, sdir, err);
+	if (r == 0)
+		r = state_load(statefd, sdir, "/", trusted, &state, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		ret_found[i] = state_remove(state, paths[i]);
+	return state_save(statefd, sdir, state, err);
 }

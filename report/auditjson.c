@@ -17,7 +17,7 @@
 #include "jsonout.h"
 #include "learnout.h"
 #include "pkgdb.h"
-#include "scanout.h"
+#include "skip.h"
 #include "targetout.h"
 #include "util.h"
 #include "waiver.h"
@@ -270,7 +270,7 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add_int(scan, "directories", (int64_t)a->directories) < 0 ||
 	    jsonout_add_int(scan, "entries", (int64_t)a->entries) < 0 ||
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
-	    jsonout_add(doc, "not_scanned", scanout_skipped_json(a->not_scanned,
+	    jsonout_add(doc, "not_scanned", skip_json(a->not_scanned,
 								 a->n_not_scanned)) < 0 ||
 	    jsonout_add(doc, "summary", summary_json(a, &s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
 		return NULL;

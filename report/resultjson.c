@@ -51,47 +51,19 @@ static int add_u64(struct json_object *o, const char *key, uint64_t v)
 	return jsonout_add(o, key, json_object_new_uint64(v));
 }
 
-struct json_object *resultjson_state(const struct resultjson_state *s, bool raw)
-{
-	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
-	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
-
-	if (!o)
-		return NULL;
-	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, s->mode & 07777);
-	if (add_u64(o, "uid", s->uid) < 0 || add_u64(o, "gid", s->gid) < 0 ||
-	    jsonout_add_name(o, "owner", s->owner) < 0 ||
-	    jsonout_add_name(o, "group", s->group) < 0 ||
-	    add_text(o, "mode", mode) < 0 || add_text(o, "caps", s->caps) < 0)
-		return NULL;
-	if (raw) {
-		/* no valid attribute is longer; the state types cannot hold a longer one */
-		hex_encode(s->raw, S2C_MIN(s->raw_len, (size_t)FCAPS_BLOB_MAX), hex);
-		if (add_text(o, "caps_raw", s->has_caps ? hex : NULL) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(o);
-}
-
 /* @s as a state object, names from @ids, capability text decoded from the bytes. */
 static struct json_object *file_state_json(const struct file_state *s, struct idmap *ids)
 {
 	_cleanup_free_ char *text = NULL;
 	struct fcaps caps;
-	struct resultjson_state rs = {
-		.uid = s->uid, .gid = s->gid, .mode = s->mode, .has_caps = s->has_xattr,
-		.raw = s->xattr, .raw_len = s->xattr_len,
-		.owner = ids ? idmap_user(ids, s->uid) : NULL,
-		.group = ids ? idmap_group(ids, s->gid) : NULL,
-	};
 
 	if (s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, &caps, NULL) == 0) {
 		text = fcaps_to_text(&caps);
 		if (!text)
 			return NULL;
-		rs.caps = text;
 	}
-	return resultjson_state(&rs, true);
+	return filestate_json(s, ids ? idmap_user(ids, s->uid) : NULL,
+			      ids ? idmap_group(ids, s->gid) : NULL, text, true);
 }
 
 static int add_state(struct json_object *o, const char *key, bool has, const struct file_state *s,

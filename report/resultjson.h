@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The results of the verbs that change or check files (apply, migrate,
- * rollback, verify) as one JSON document (docs/schema/result.schema.json),
- * and the file state object it shares with the plan.
+ * rollback, verify) as one JSON document (docs/schema/result.schema.json);
+ * each state in it is the object plans show too (filestate_json()).
  *
  * A verb collects what happened to each file while it runs: the library
  * reports outcomes through callbacks (plan/apply.h apply_report_fn, the
@@ -36,29 +36,6 @@ struct json_object;
 
 /** Value of its "kind" key. */
 #define RESULTJSON_KIND "suid2cap-result"
-
-/**
- * Owner, group, mode and capabilities of a file, as plans and results show
- * them (the "before" object of docs/schema/plan.schema.json).  Everything is
- * borrowed.
- */
-struct resultjson_state {
-	uint32_t uid, gid;
-	const char *owner, *group;          /**< names; NULL when the id has none */
-	uint32_t mode;                      /**< only the 07777 bits are written */
-	const char *caps;                   /**< getcap(8) text; NULL for none or malformed */
-	bool has_caps;                      /**< a capability attribute is present */
-	const unsigned char *raw;           /**< its exact bytes (at most FCAPS_BLOB_MAX) */
-	size_t raw_len;
-};
-
-/**
- * The JSON object of @s: uid, gid, owner, group, mode, caps and, with @raw,
- * caps_raw (the attribute in hex, null without one).  Names that are not
- * valid UTF-8 come with "owner_hex"/"group_hex" (common/jsonout.h).
- * Returns a new object (json_object_put() it) or NULL on OOM.
- */
-struct json_object *resultjson_state(const struct resultjson_state *s, bool raw);
 
 /** Whether a smoke test ran for an entry, and how it went. */
 enum resultjson_smoke {

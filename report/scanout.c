@@ -144,21 +144,6 @@ int scanout_skipped_text(const struct skip_entry *v, size_t n, const char *prefi
 	return 0;
 }
 
-struct json_object *scanout_skipped_json(const struct skip_entry *v, size_t n)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++) {
-		struct json_object *o = json_object_new_object();
-
-		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "path", v[i].path) < 0 ||
-		    jsonout_add(o, "reason", json_object_new_string(skip_reason_name(v[i].reason))) < 0 ||
-		    jsonout_add_name(o, "source", v[i].source) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(a);
-}
-
 /* Columns @s takes on a terminal: one per UTF-8 sequence (escaped text is printable). */
 static size_t cols(const char *s)
 {
@@ -449,7 +434,7 @@ int scanout_json(const struct scan_result *r, FILE *out)
 	    jsonout_add_int(stats, "directories", (int64_t)r->stats.dirs) < 0 ||
 	    jsonout_add_int(stats, "entries", (int64_t)r->stats.files) < 0 ||
 	    jsonout_add_int(stats, "warnings", (int64_t)r->warnings) < 0 ||
-	    jsonout_add(doc, "not_scanned", scanout_skipped_json(r->skipped, r->n_skipped)) < 0 ||
+	    jsonout_add(doc, "not_scanned", skip_json(r->skipped, r->n_skipped)) < 0 ||
 	    json_object_object_add(doc, "files", files) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {

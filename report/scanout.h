@@ -66,12 +66,4 @@ char *scanout_skipped_line(const struct skip_entry *v, size_t n, bool other_root
  */
 int scanout_skipped_text(const struct skip_entry *v, size_t n, const char *prefix, FILE *out);
 
-/**
- * The "not_scanned" array shared by the scan, audit and plan documents: per
- * entry "path" (and "path_hex" when not UTF-8), "reason" (skip_reason_name())
- * and "source" (where the rule came from, null for a detected OS root; with
- * "source_hex" when not UTF-8).  Returns a new array or NULL on OOM.
- */
-struct json_object *scanout_skipped_json(const struct skip_entry *v, size_t n);
-
 #endif /* S2C_REPORT_SCANOUT_H */

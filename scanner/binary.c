@@ -36,14 +36,14 @@ S2C_PRINTF(3, 4) static int fail(struct binary *b, int code, const char *fmt, ..
 static int open_checked(int dirfd, const char *name, const struct facts *f, int *ret_fd,
 			struct binary *b)
 {
-	struct file_id scanned = { .dev_major = f->dev_major, .dev_minor = f->dev_minor,
-				   .ino = f->ino }, now;
+	struct file_id scanned, now;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
 		int r = -errno;
 		return fail(b, r, "cannot open: %s", strerror(-r));
 	}
+	facts_file_id(f, NULL, &scanned);
 	if (fileid_read(fd, false, &now) < 0 || fileid_diff(&scanned, &now, FILEID_INODE)) {
 		(void)close(fd);
 		return fail(b, -ESTALE, "the file changed since it was scanned");

@@ -12,6 +12,7 @@
 
 #include "binary.h"
 #include "facts.h"
+#include "fileid.h"
 #include "idmap.h"
 #include "mounts.h"
 #include "walk.h"
@@ -167,6 +168,20 @@ static void set_caps(struct facts *f, const struct walk_entry *e)
 		return;
 	}
 	f->caps_text = fcaps_to_text(&f->caps);
+}
+
+void facts_file_id(const struct facts *f, const char *sha256, struct file_id *ret)
+{
+	*ret = (struct file_id){
+		.dev_major = f->dev_major, .dev_minor = f->dev_minor, .ino = f->ino,
+		.size = f->size, .mtime_ns = f->mtime_sec * INT64_C(1000000000) + f->mtime_nsec,
+		.nlink = f->nlink,
+		.state = { .uid = f->uid, .gid = f->gid, .mode = f->mode & 07777,
+			   .has_xattr = f->has_caps, .xattr_len = f->caps_len },
+	};
+	memcpy(ret->state.xattr, f->caps_raw, sizeof(ret->state.xattr));
+	if (sha256 && strlen(sha256) == HASH_HEX_LEN - 1)
+		memcpy(ret->sha256, sha256, HASH_HEX_LEN);
 }
 
 void facts_set_flags(struct facts *f)

@@ -16,6 +16,7 @@
 #include "cleanup.h"
 
 struct binary;
+struct file_id;
 struct walk_entry;
 struct mounts;
 struct idmap;
@@ -92,6 +93,14 @@ int facts_from_entry(const struct walk_entry *entry, const struct mounts *mounts
  * entry, such as an archive member.
  */
 void facts_set_flags(struct facts *f);
+
+/**
+ * The identity and state of @f as it was scanned (scanner/fileid.h): device,
+ * inode, size, mtime, links, owner, group, permission bits and the exact
+ * capability attribute, with the content's @sha256 (64 hex digits; NULL or
+ * anything else leaves it "").
+ */
+void facts_file_id(const struct facts *f, const char *sha256, struct file_id *ret);
 
 /** Fill owner and group names from @ids (not thread-safe). Returns 0 or -ENOMEM. */
 int facts_set_names(struct facts *f, struct idmap *ids);

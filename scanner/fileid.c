@@ -6,10 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <json-c/json.h>
 
 #include "fcaps.h"
 #include "fileid.h"
 #include "hash.h"
+#include "jsonout.h"
+#include "util.h"
 #include "common.h"
 
 int filestate_read(int fd, struct file_state *ret)
@@ -36,30 +39,36 @@ int filestate_read(int fd, struct file_state *ret)
 	return 0;
 }
 
-bool filestate_equal(const struct file_state *a, const struct file_state *b)
+/* The sets of @s's attribute into @ret; false for none or one that does not decode. */
+static bool decoded(const struct file_state *s, struct fcaps *ret)
 {
-	return a->uid == b->uid && a->gid == b->gid && a->mode == b->mode &&
-	       a->has_xattr == b->has_xattr &&
-	       (!a->has_xattr || (a->xattr_len == b->xattr_len &&
-				  memcmp(a->xattr, b->xattr, a->xattr_len) == 0));
+	return s->has_xattr && fcaps_decode(s->xattr, s->xattr_len, ret, NULL) == 0;
 }
 
-bool filestate_same(const struct file_state *a, const struct file_state *b)
+bool filestate_match(const struct file_state *a, const struct file_state *b,
+		     enum filestate_match how)
 {
 	struct fcaps x, y;
+	bool dx, dy;
 
-	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode ||
-	    a->has_xattr != b->has_xattr)
+	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
 		return false;
-	if (!a->has_xattr || (a->xattr_len == b->xattr_len &&
-			      memcmp(a->xattr, b->xattr, a->xattr_len) == 0))
+	if (a->has_xattr == b->has_xattr && (!a->has_xattr || (a->xattr_len == b->xattr_len &&
+				      memcmp(a->xattr, b->xattr, a->xattr_len) == 0)))
 		return true;
-	if (fcaps_decode(a->xattr, a->xattr_len, &x, NULL) < 0 ||
-	    fcaps_decode(b->xattr, b->xattr_len, &y, NULL) < 0)
+	if (how == FILESTATE_EXACT)
 		return false;
-	return x.permitted == y.permitted && x.inheritable == y.inheritable &&
-	       x.effective == y.effective && (x.has_rootid ? x.rootid : 0) ==
-	       (y.has_rootid ? y.rootid : 0);
+	dx = decoded(a, &x);
+	dy = decoded(b, &y);
+	if (how == FILESTATE_GRANTS && (!dx || !dy))
+		return false;           /* none against some, or bytes that grant nothing known */
+	if (!dx || !dy)
+		return dx == dy;        /* FILESTATE_SHOWN: what does not decode shows as none */
+	if (x.permitted != y.permitted || x.inheritable != y.inheritable ||
+	    x.effective != y.effective)
+		return false;
+	return how == FILESTATE_SHOWN ||
+	       (x.has_rootid ? x.rootid : 0) == (y.has_rootid ? y.rootid : 0);
 }
 
 void filestate_set_caps(struct file_state *s, const struct fcaps *caps)
@@ -141,8 +150,32 @@ void filestate_change(const struct file_state *left, const struct file_state *no
 	caps_only.has_xattr = now->has_xattr;
 	caps_only.xattr_len = now->xattr_len;
 	memcpy(caps_only.xattr, now->xattr, sizeof(caps_only.xattr));
-	if (!filestate_same(&caps_only, left))
+	if (!filestate_match(&caps_only, left, FILESTATE_GRANTS))
 		caps_change(left, now, buf, size);
+}
+
+struct json_object *filestate_json(const struct file_state *s, const char *owner,
+				   const char *group, const char *caps, bool raw)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	char mode[8], hex[2 * FCAPS_BLOB_MAX + 1];
+
+	if (!o)
+		return NULL;
+	(void)snprintf(mode, sizeof(mode), "%04o", (unsigned)(s->mode & 07777));
+	if (jsonout_add(o, "uid", json_object_new_uint64(s->uid)) < 0 ||
+	    jsonout_add(o, "gid", json_object_new_uint64(s->gid)) < 0 ||
+	    jsonout_add_name(o, "owner", owner) < 0 || jsonout_add_name(o, "group", group) < 0 ||
+	    jsonout_add(o, "mode", jsonout_string(mode)) < 0 ||
+	    (caps ? jsonout_add(o, "caps", jsonout_string(caps)) : jsonout_add_null(o, "caps")) < 0)
+		return NULL;
+	if (raw) {
+		hex_encode(s->xattr, S2C_MIN(s->xattr_len, sizeof(s->xattr)), hex);
+		if ((s->has_xattr ? jsonout_add(o, "caps_raw", jsonout_string(hex))
+				  : jsonout_add_null(o, "caps_raw")) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(o);
 }
 
 int fileid_read(int fd, bool hash, struct file_id *ret)
@@ -187,7 +220,7 @@ const char *fileid_diff(const struct file_id *want, const struct file_id *got,
 		return "its content cannot be compared (no SHA-256)";
 	if ((parts & FILEID_CONTENT) && !s2c_streq(want->sha256, got->sha256))
 		return "its content (SHA-256) differs";
-	if ((parts & FILEID_STATE) && !filestate_equal(&want->state, &got->state))
+	if ((parts & FILEID_STATE) && !filestate_match(&want->state, &got->state, FILESTATE_EXACT))
 		return "its owner, group, mode or capabilities differ";
 	return NULL;
 }
@@ -198,7 +231,7 @@ enum fileid_left fileid_left(const struct file_id *left, const struct file_id *n
 		return FILEID_REPLACED;
 	if (fileid_diff(left, now, FILEID_CONTENT))
 		return FILEID_REWRITTEN;
-	if (!filestate_same(&left->state, &now->state))
+	if (!filestate_match(&left->state, &now->state, FILESTATE_GRANTS))
 		return FILEID_RESTATED;
 	return FILEID_AS_LEFT;
 }

@@ -16,6 +16,8 @@
 #include "fcaps.h"
 #include "hash.h"
 
+struct json_object;
+
 /** The exact privilege state of a file: what apply changes and rollback restores. */
 struct file_state {
 	uint32_t uid, gid;
@@ -52,18 +54,55 @@ enum fileid_parts {
  */
 int filestate_read(int fd, struct file_state *ret);
 
-/** True when two states are identical (owner, group, mode, exact xattr bytes). */
-bool filestate_equal(const struct file_state *a, const struct file_state *b);
+/** How closely filestate_match() compares two states' capability attributes. */
+enum filestate_match {
+	FILESTATE_EXACT,         /**< the same bytes, or both none */
+	FILESTATE_GRANTS,        /**< the same grant: the decoded sets and root id, whatever the
+				      layout (a v3 attribute with root id 0, as libcap writes inside
+				      a user namespace, equals its v2 form); one that does not decode
+				      equals only the same bytes */
+	FILESTATE_SHOWN,         /**< the same in a capability text, which carries neither a
+				      layout nor a root id: the decoded sets alone, and one that does
+				      not decode counted as none */
+	_FILESTATE_MATCH_MAX,
+	_FILESTATE_MATCH_INVALID = -22,
+};
 
 /**
- * True when two states grant the same: owner, group and mode equal and the
- * capability attributes decode to the same sets (a v3 attribute with root id
- * 0, as libcap writes inside a user namespace, equals its v2 form).
+ * The one comparison of two states: owner, group and mode equal, and the
+ * capability attributes alike as @how says.  Every other comparison of states
+ * (filestate_equal(), filestate_same(), fileid_diff(), fileid_left(), the
+ * checks of a plan) is this one.
  */
-bool filestate_same(const struct file_state *a, const struct file_state *b);
+bool filestate_match(const struct file_state *a, const struct file_state *b,
+		     enum filestate_match how);
+
+/** True when two states are identical (owner, group, mode, exact xattr bytes). */
+static inline bool filestate_equal(const struct file_state *a, const struct file_state *b)
+{
+	return filestate_match(a, b, FILESTATE_EXACT);
+}
+
+/** True when two states grant the same (FILESTATE_GRANTS). */
+static inline bool filestate_same(const struct file_state *a, const struct file_state *b)
+{
+	return filestate_match(a, b, FILESTATE_GRANTS);
+}
 
 /** Set @s's capability attribute to the v2 bytes of @caps (NULL: none). */
 void filestate_set_caps(struct file_state *s, const struct fcaps *caps);
+
+/**
+ * The JSON object of the state @s, as plans and results show it: "uid",
+ * "gid", "owner" and "group" (the names @owner and @group, null for none;
+ * "owner_hex"/"group_hex" beside them when not valid UTF-8), "mode" (four
+ * octal digits) and "caps" (@caps, the capability text, null for none or
+ * malformed), and with @raw "caps_raw" (the attribute's bytes in hex, null
+ * without one) (docs/schema/plan.schema.json).
+ * Returns a new object (json_object_put() it) or NULL on OOM.
+ */
+struct json_object *filestate_json(const struct file_state *s, const char *owner,
+				   const char *group, const char *caps, bool raw);
 
 /** "4755 0:0 cap_net_raw=ep" style description of @s, into @buf. */
 void filestate_describe(const struct file_state *s, char *buf, size_t size);

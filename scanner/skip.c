@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
+#include "jsonout.h"
 #include "mounts.h"
 #include "resolve.h"
 #include "skip.h"
@@ -476,4 +478,19 @@ bool skip_is_os_root(int dirfd)
 	if (usr < 0)
 		return false;
 	return has_os_release(dirfd, "etc") || has_os_release(usr, "lib");
+}
+
+struct json_object *skip_json(const struct skip_entry *v, size_t n)
+{
+	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "path", v[i].path) < 0 ||
+		    jsonout_add(o, "reason", json_object_new_string(skip_reason_name(v[i].reason))) < 0 ||
+		    jsonout_add_name(o, "source", v[i].source) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(a);
 }

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct json_object;
 struct mounts;
 struct s2c_error;
 
@@ -143,5 +144,14 @@ unsigned skip_path_depth(const char *path);
 
 /** Release what @e owns; the struct is zeroed. */
 void skip_entry_release(struct skip_entry *e);
+
+/**
+ * The "not_scanned" array shared by the scan, audit and plan documents: per
+ * entry of the @n at @v "path" (and "path_hex" when not UTF-8), "reason"
+ * (skip_reason_name()) and "source" (where the rule came from, null for a
+ * detected OS root; with "source_hex" when not UTF-8).
+ * Returns a new array or NULL on OOM.
+ */
+struct json_object *skip_json(const struct skip_entry *v, size_t n);
 
 #endif /* S2C_SCANNER_SKIP_H */

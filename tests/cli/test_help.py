@@ -115,7 +115,59 @@ def test_architecture_names_every_module(ctx):
                       (name.startswith("cmd_") and "cmd_*.c" in mapped), "")
 
 
-TESTS = [test_help_matches_man_page, test_architecture_names_every_module, test_help_verb_and_version, test_operands_and_exclusions]
+LAYERS = ("common", "scanner", "rules", "plan", "report", "pkg", "learn", "cli")
+
+
+def allowed_arrows():
+    """The "Layers" table of docs/ARCHITECTURE.md: layer -> the layers it may include."""
+    arch = open(os.path.join(s2ctest.SRC, "docs", "ARCHITECTURE.md")).read()
+    table = arch.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    allowed = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] in LAYERS:
+            allowed[cells[0]] = {c.strip() for c in cells[1].split(",")} & set(LAYERS)
+    return allowed
+
+
+def sources(top):
+    """Every .c and .h file beneath the layer directory @top."""
+    for dirpath, _, names in os.walk(os.path.join(s2ctest.SRC, top)):
+        for name in sorted(names):
+            if name.endswith((".c", ".h")):
+                yield os.path.join(dirpath, name)
+
+
+def test_layers_include_only_below(ctx):
+    """Every #include between directories is an arrow the Layers table of
+    docs/ARCHITECTURE.md allows: no layer reaches sideways or up."""
+    allowed = allowed_arrows()
+    ctx.check("the Layers table names every layer", set(allowed) == set(LAYERS),
+              f"{sorted(allowed)}")
+    owner = {}
+    for top in LAYERS:
+        for path in sources(top):
+            name = os.path.basename(path)
+            if name.endswith(".h"):
+                # the include path is flat: a header name means one file
+                ctx.check(f"header {name} is unique", owner.get(name, top) == top,
+                          f"{owner.get(name)}/{name} and {top}/{name}")
+                owner[name] = top
+    for top in LAYERS:
+        for path in sources(top):
+            text = open(path, errors="replace").read()
+            for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+                to = owner.get(os.path.basename(inc))
+                if to is None or to == top:
+                    continue    # generated (config.h, skeletons) or its own layer
+                rel = os.path.relpath(path, s2ctest.SRC)
+                ctx.check(f"{rel} includes {to}/{os.path.basename(inc)}",
+                          to in allowed.get(top, set()),
+                          f"{top}/ may include {sorted(allowed.get(top, set()))} only")
+
+
+TESTS = [test_help_matches_man_page, test_architecture_names_every_module,
+         test_layers_include_only_below, test_help_verb_and_version, test_operands_and_exclusions]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -6,7 +6,7 @@
 
 #include "error.h"
 #include "fuzz.h"
-#include "learnout.h"
+#include "observed.h"
 #include "record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,13 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	/* What loads is written back and reads the same. */
-	o = learnout_json(r);
+	o = learn_record_json(r);
 	if (!o)
 		abort();
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (learn_record_parse(text, strlen(text), "fuzz", &again, &err) < 0)
 		abort();
-	o2 = learnout_json(again);
+	o2 = learn_record_json(again);
 	if (!o2 || strcmp(text, json_object_to_json_string_ext(o2, JSON_C_TO_STRING_PLAIN)) != 0)
 		abort();
 	json_object_put(o2);

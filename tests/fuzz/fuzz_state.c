@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->v[i].path || s->v[i].path[0] != '/' || strlen(s->v[i].sha256) != 64 ||
+		if (!s->v[i].path || s->v[i].path[0] != '/' || strlen(s->v[i].left.sha256) != 64 ||
 		    (i && strcmp(s->v[i - 1].path, s->v[i].path) >= 0))
 			abort();
 	state_free(s);

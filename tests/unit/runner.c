@@ -43,6 +43,7 @@ static const struct {
 	{ "rpmlua", rpmlua_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },
+	{ "verify", verify_suite, -1 },
 };
 
 int main(int argc, char **argv)

@@ -30,5 +30,6 @@ Suite *mscommand_suite(void);
 Suite *override_suite(void);
 Suite *waiver_suite(void);
 Suite *rpmlua_suite(void);
+Suite *verify_suite(void);
 
 #endif

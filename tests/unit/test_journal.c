@@ -104,11 +104,11 @@ START_TEST(test_roundtrip)
 	ck_assert_str_eq(k->root, "/");
 	ck_assert_str_eq(k->plan_sha256, "abc");
 	ck_assert_str_eq(k->v[0].path, "/usr/bin/ping");
-	ck_assert_str_eq(k->v[0].sha256, SHA_A);
+	ck_assert_str_eq(k->v[0].before.sha256, SHA_A);
 	ck_assert_str_eq(k->v[0].sha256_after, SHA_B);
 	ck_assert_str_eq(k->v[1].sha256_after, "");
 	ck_assert_int_eq(k->v[0].outcome, JOURNAL_APPLIED);
-	ck_assert(filestate_equal(&k->v[0].before, &b));
+	ck_assert(filestate_equal(&k->v[0].before.state, &b));
 	ck_assert(filestate_equal(&k->v[0].after, &a));
 	ck_assert_str_eq(k->v[1].path, "/odd/new\nline\xff");   /* exact bytes back */
 	ck_assert_int_eq(k->v[1].outcome, JOURNAL_PENDING);
@@ -224,11 +224,11 @@ START_TEST(test_versions)
 
 	ck_assert_msg(parse_lines(v1, &j, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(j->version, 1);
-	ck_assert_str_eq(j->v[0].sha256, "");
+	ck_assert_str_eq(j->v[0].before.sha256, "");
 	journal_free(j);
 	ck_assert_msg(parse_lines(v2, &j, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(j->version, 2);
-	ck_assert_str_eq(j->v[0].sha256, SHA_A);
+	ck_assert_str_eq(j->v[0].before.sha256, SHA_A);
 	journal_free(j);
 	ck_assert_int_eq(parse_lines(v2_nosha, &j, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "missing key 'sha256'"));
@@ -244,12 +244,13 @@ START_TEST(test_state)
 	struct state *s = NULL, *t = NULL;
 	char ping[] = "/usr/bin/ping", arping[] = "/usr/bin/arping", rule[] = "iputils.ping",
 	     jname[] = "j1";
-	struct state_entry e = { .path = ping, .rule_id = rule, .dev_major = 254, .ino = 7,
-				 .after = st(0755, "cap_net_raw=p"), .journal = jname };
+	struct state_entry e = { .path = ping, .rule_id = rule,
+				 .left = { .dev_major = 254, .ino = 7,
+					   .state = st(0755, "cap_net_raw=p") },
+				 .journal = jname };
 	struct s2c_error err = { 0 };
 
-	memset(e.sha256, 'a', 64);
-	e.sha256[64] = '\0';
+	memset(e.left.sha256, 'a', 64);
 	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &s, &err), 0);   /* missing: empty */
 	ck_assert_uint_eq(s->n, 0);
 	ck_assert_int_eq(state_put(s, &e), 0);
@@ -261,7 +262,8 @@ START_TEST(test_state)
 	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &t, &err), 0);
 	ck_assert_uint_eq(t->n, 2);
 	ck_assert_str_eq(t->v[0].path, "/usr/bin/arping");                /* sorted */
-	ck_assert(filestate_equal(&t->v[1].after, &e.after));
+	ck_assert(filestate_equal(&t->v[1].left.state, &e.left.state));
+	ck_assert(!fileid_diff(&t->v[1].left, &e.left, FILEID_ALL));
 	ck_assert(state_remove(t, "/usr/bin/arping"));
 	ck_assert(!state_remove(t, "/usr/bin/arping"));
 	ck_assert_uint_eq(t->n, 1);
@@ -270,6 +272,38 @@ START_TEST(test_state)
 	ck_assert_int_eq(state_parse("{\"schema\": 1, \"kind\": \"x\", \"root\": \"/\", \"entries\": []}", 54,
 				     "state.json", &s, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "not a suid2cap state file"));
+}
+END_TEST
+
+/* The one comparison of states, at its three levels. */
+START_TEST(test_match)
+{
+	struct file_state v2 = st(0755, "cap_net_raw=ep"), v3 = v2, foreign, malformed, none;
+	struct fcaps c;
+
+	ck_assert_int_eq(fcaps_from_text("cap_net_raw=ep", &c, NULL), 0);
+	c.has_rootid = true;                    /* v3, root id 0: what libcap writes in a userns */
+	filestate_set_caps(&v3, &c);
+	ck_assert_uint_eq(v3.xattr_len, 24);
+	ck_assert(!filestate_match(&v2, &v3, FILESTATE_EXACT));
+	ck_assert(filestate_match(&v2, &v3, FILESTATE_GRANTS));
+	ck_assert(filestate_match(&v2, &v3, FILESTATE_SHOWN));
+	foreign = v3;
+	c.rootid = 1000;                        /* bound to another user namespace */
+	filestate_set_caps(&foreign, &c);
+	ck_assert(!filestate_match(&v2, &foreign, FILESTATE_GRANTS));
+	ck_assert(filestate_match(&v2, &foreign, FILESTATE_SHOWN));
+	none = st(0755, NULL);
+	malformed = none;
+	malformed.has_xattr = true;
+	malformed.xattr_len = 3;
+	memcpy(malformed.xattr, "\x01\x02\x03", 3);
+	ck_assert(!filestate_match(&none, &malformed, FILESTATE_GRANTS));
+	ck_assert(filestate_match(&none, &malformed, FILESTATE_SHOWN));
+	ck_assert(filestate_match(&malformed, &malformed, FILESTATE_EXACT));
+	ck_assert(!filestate_match(&v2, &none, FILESTATE_SHOWN));
+	none.mode = 04755;                      /* owner, group and mode always count */
+	ck_assert(!filestate_match(&none, &malformed, FILESTATE_SHOWN));
 }
 END_TEST
 
@@ -432,6 +466,7 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_state);
+	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_left);
 	suite_add_tcase(s, tc);
 	return s;

@@ -5,16 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <check.h>
 #include <json-c/json.h>
 
+#include "candidates.h"
+#include "captable.h"
 #include "db.h"
+#include "engine.h"
 #include "error.h"
 #include "fixture.h"
 #include "learndraft.h"
 #include "learnout.h"
+#include "program.h"
 #include "record.h"
 #include "suites.h"
 
@@ -83,7 +88,7 @@ static struct learn_record *sample(void)
 
 static char *text_of(const struct learn_record *r)
 {
-	struct json_object *o = learnout_json(r);
+	struct json_object *o = learn_record_json(r);
 	char *s;
 
 	ck_assert_ptr_nonnull(o);
@@ -313,6 +318,72 @@ START_TEST(test_untrusted_dir)
 }
 END_TEST
 
+/* The candidates of a run: --caps, the proposal, or every capability that is not root. */
+START_TEST(test_candidates)
+{
+	struct captable t = { 0 };
+	struct decision d = { .verdict = VERDICT_MIGRATE, .has_caps = true };
+	const uint64_t raw = S2C_CAPMASK(CAP_NET_RAW), admin = S2C_CAPMASK(CAP_SYS_ADMIN);
+	struct learn_candidates c;
+	struct s2c_error err = { 0 };
+
+	t.caps[CAP_NET_RAW] = (struct cap_info){ .known = true, .risk = RISK_LOW };
+	t.caps[CAP_SYS_ADMIN] = (struct cap_info){ .known = true, .risk = RISK_ROOT };
+	ck_assert_int_eq(learn_candidates("cap_net_raw,cap_sys_admin", NULL, &t, ~0ull, &c, &err),
+			 0);
+	ck_assert_uint_eq(c.caps, raw | admin);
+	ck_assert_uint_eq(c.root, admin);
+	ck_assert(!c.proposed);
+	ck_assert_int_eq(learn_candidates("all", NULL, &t, ~0ull, &c, &err), 0);
+	ck_assert_uint_eq(c.caps, raw);         /* never a root-equivalent one */
+	ck_assert_int_eq(learn_candidates("none", NULL, &t, ~0ull, &c, &err), 0);
+	ck_assert_uint_eq(c.caps, 0);
+	ck_assert_int_eq(learn_candidates("net_raw", NULL, &t, ~0ull, &c, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "unknown capability 'net_raw' in --caps");
+	ck_assert_int_eq(learn_candidates(",", NULL, &t, ~0ull, &c, &err), -EINVAL);
+	ck_assert_int_eq(learn_candidates("cap_net_raw", NULL, &t, 0, &c, &err), -EPERM);
+	ck_assert_str_eq(err.msg, "cannot grant cap_net_raw: suid2cap does not have it itself");
+	/* The proposal: what a migrate verdict gives, less what suid2cap lacks. */
+	d.caps.permitted = raw | admin;
+	ck_assert_int_eq(learn_candidates(NULL, &d, &t, raw, &c, &err), 0);
+	ck_assert(c.proposed);
+	ck_assert_uint_eq(c.caps, raw);
+	ck_assert_uint_eq(c.lacking, admin);
+	d.verdict = VERDICT_DROP;
+	ck_assert_int_eq(learn_candidates(NULL, &d, &t, ~0ull, &c, &err), 0);
+	ck_assert(c.proposed && c.caps == 0);
+	ck_assert_int_eq(learn_candidates(NULL, NULL, &t, ~0ull, &c, &err), 0);
+	ck_assert(!c.proposed);
+	ck_assert_uint_eq(c.caps, raw);
+}
+END_TEST
+
+/* The program: found by name in the search path beneath the root, or by path; read. */
+START_TEST(test_program)
+{
+	struct learn_program p = { .fd = -1 };
+	struct s2c_error err = { 0 };
+	char *real = realpath(root, NULL);
+
+	fx_file(root, "usr/bin/tool", 0755, "#!/bin/sh\nexit 0\n");
+	fx_file(root, "usr/bin/data", 0644, "not a program\n");
+	ck_assert_int_eq(learn_program_find(rootfd, real, "tool", NULL, &p, &err), 0);
+	ck_assert_str_eq(p.path, "/usr/bin/tool");
+	ck_assert_int_eq(learn_program_inspect(&p, &err), 0);
+	ck_assert(p.script);
+	ck_assert_uint_eq(strlen(p.sha256), 64);
+	learn_program_release(&p);
+	ck_assert_int_eq(learn_program_find(rootfd, real, "data", NULL, &p, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "command 'data' not found beneath '"));
+	ck_assert_int_eq(learn_program_find(rootfd, real, "usr/bin/tool", NULL, &p, &err), -EINVAL);
+	ck_assert_int_eq(learn_program_find(rootfd, real, "/usr/bin/data", NULL, &p, &err), 0);
+	ck_assert_int_eq(learn_program_inspect(&p, &err), -ENOEXEC);
+	ck_assert_str_eq(err.msg, "'/usr/bin/data' is not an executable file");
+	learn_program_release(&p);
+	free(real);
+}
+END_TEST
+
 Suite *learnrec_suite(void)
 {
 	Suite *s = suite_create("learnrec");
@@ -326,6 +397,8 @@ Suite *learnrec_suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_store);
 	tcase_add_test(tc, test_untrusted_dir);
+	tcase_add_test(tc, test_candidates);
+	tcase_add_test(tc, test_program);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -177,11 +177,11 @@ START_TEST(test_build_and_round_trip)
 	ck_assert(e->change);
 	ck_assert_int_eq(e->verdict, VERDICT_MIGRATE);
 	ck_assert_str_eq(e->rule_id, "iputils.clockdiff");
-	ck_assert_uint_eq(strlen(e->sha256), 64);
-	ck_assert_uint_eq(e->before.mode, 04755);
+	ck_assert_uint_eq(strlen(e->id.sha256), 64);
+	ck_assert_uint_eq(e->id.state.mode, 04755);
 	ck_assert_uint_eq(e->after.mode & 06000, 0);
-	ck_assert_ptr_nonnull(e->after.caps_text);
-	ck_assert_uint_eq(e->after.caps_len, 20);   /* v2 blob: what apply writes */
+	ck_assert_ptr_nonnull(e->after_names.caps_text);
+	ck_assert_uint_eq(e->after.xattr_len, 20);   /* v2 blob: what apply writes */
 	e = entry(p, "/usr/local/bin/script.sh");
 	ck_assert(e->change);
 	ck_assert_int_eq(e->verdict, VERDICT_DROP);
@@ -198,8 +198,8 @@ START_TEST(test_build_and_round_trip)
 	b = to_text(q);
 	ck_assert_str_eq(a, b);
 	ck_assert_str_eq(q->v[0].path, p->v[0].path);
-	ck_assert_uint_eq(q->v[0].ino, p->v[0].ino);
-	ck_assert_int_eq(q->v[0].mtime_ns, p->v[0].mtime_ns);
+	ck_assert_uint_eq(q->v[0].id.ino, p->v[0].id.ino);
+	ck_assert_int_eq(q->v[0].id.mtime_ns, p->v[0].id.mtime_ns);
 	free(a);
 	free(b);
 	plan_free(q);
@@ -302,7 +302,7 @@ START_TEST(test_only_packaged)
 	ck_assert_int_eq(e->verdict, VERDICT_DROP);
 	ck_assert_str_eq(e->reason, owned);
 	ck_assert_uint_eq(e->after.mode, 04755);          /* stays as it is */
-	ck_assert_uint_eq(e->after.mode, e->before.mode);
+	ck_assert(filestate_equal(&e->after, &e->id.state));
 	ck_assert_int_eq(e->risk, e->risk_now);
 	/* Such a plan is what apply and plan --check accept, and it reads back the same. */
 	a = to_text(p);
@@ -535,6 +535,7 @@ END_TEST
 
 START_TEST(test_valid_plan_loads)
 {
+	struct fcaps caps;
 	struct plan *p = NULL;
 	struct jcheck_problems problems = { 0 };
 	struct s2c_error err = { 0 };
@@ -544,10 +545,11 @@ START_TEST(test_valid_plan_loads)
 	ck_assert_uint_eq(p->n, 3);
 	ck_assert(p->v[0].change);
 	ck_assert_uint_eq(p->v[0].after.mode, 0755);
-	ck_assert_uint_eq(p->v[0].after.caps_len, 20);
-	ck_assert_uint_eq(p->v[1].before.caps_len, 20);
-	ck_assert(p->v[1].before.caps.effective);
-	ck_assert_int_eq(p->v[1].mtime_ns, -5);
+	ck_assert_uint_eq(p->v[0].after.xattr_len, 20);
+	ck_assert_uint_eq(p->v[1].id.state.xattr_len, 20);
+	ck_assert_int_eq(fcaps_decode(p->v[1].id.state.xattr, 20, &caps, NULL), 0);
+	ck_assert(caps.effective);
+	ck_assert_int_eq(p->v[1].id.mtime_ns, -5);
 	ck_assert_str_eq(p->v[0].smoke[0], "{}");
 	p = plan_free(p);
 	/* an untouched file keeps its v3 attribute (root id 1000), which no text can carry */
@@ -555,10 +557,11 @@ START_TEST(test_valid_plan_loads)
 		char *t = mutate("entries/1/before/caps_raw",
 				 "\"0100000300200000000000000000000000000000e8030000\"");
 		ck_assert_msg(load_text(t, &p, NULL, &err) == 0, "%s", err.msg);
-		ck_assert(p->v[1].before.caps.has_rootid);
-		ck_assert_uint_eq(p->v[1].before.caps.rootid, 1000);
-		ck_assert_uint_eq(p->v[1].before.caps_len, 24);
-		ck_assert(!p->v[1].after.caps.has_rootid);
+		ck_assert_uint_eq(p->v[1].id.state.xattr_len, 24);
+		ck_assert_int_eq(fcaps_decode(p->v[1].id.state.xattr, 24, &caps, NULL), 0);
+		ck_assert(caps.has_rootid);
+		ck_assert_uint_eq(caps.rootid, 1000);
+		ck_assert_uint_eq(p->v[1].after.xattr_len, 20);   /* v2: no root id */
 		p = plan_free(p);
 		free(t);
 	}
@@ -1219,7 +1222,7 @@ START_TEST(test_check_parents)
 				     "Not changed: directory '/usr/bin' is writable by group or "
 				     "others: they could replace the file. Once only root can write "
 				     "every directory on its path, a new plan changes it ("));
-	ck_assert_ptr_nonnull(e->after.caps_text);      /* the verdict's state after stays */
+	ck_assert_ptr_nonnull(e->after_names.caps_text); /* the verdict's state after stays */
 	ck_assert(!entry(p, "/usr/local/bin/script.sh")->change);
 	/* the plan loads, and only the packaging formats still name the file */
 	text = to_text(p);

@@ -230,21 +230,24 @@ START_TEST(test_names_not_utf8)
 }
 END_TEST
 
-/* The state object is the plan's: caps_raw only when asked, null without an attribute. */
+/* The state object results share with plans: caps_raw only when asked, null without an
+ * attribute. */
 START_TEST(test_state_object)
 {
-	static const unsigned char raw[] = { 1, 2, 3 };
-	const struct resultjson_state s = { .uid = 0, .gid = 5, .owner = "root", .mode = 0104755,
-					    .caps = NULL, .has_caps = true, .raw = raw,
-					    .raw_len = sizeof(raw) };
-	struct json_object *o = resultjson_state(&s, true);
+	struct file_state s = { .uid = 0, .gid = 5, .mode = 04755, .has_xattr = true,
+				.xattr = { 1, 2, 3 }, .xattr_len = 3 };
+	struct json_object *o = filestate_json(&s, "root", NULL, NULL, true);
 
 	ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 			 "{\"uid\":0,\"gid\":5,\"owner\":\"root\",\"group\":null,\"mode\":\"4755\","
 			 "\"caps\":null,\"caps_raw\":\"010203\"}");
 	json_object_put(o);
-	o = resultjson_state(&s, false);
+	o = filestate_json(&s, "root", NULL, NULL, false);
 	ck_assert_ptr_null(json_object_object_get(o, "caps_raw"));
+	json_object_put(o);
+	s.has_xattr = false;
+	o = filestate_json(&s, NULL, NULL, NULL, true);
+	ck_assert(json_object_is_type(json_object_object_get(o, "caps_raw"), json_type_null));
 	json_object_put(o);
 }
 END_TEST
