@@ -147,6 +147,7 @@
 #include "opts.h"
 #include "privs.h"
 #include "term.h"
+#include "util.h"
 #include "common.h"
 
 /*
@@ -337,42 +338,18 @@ static void print_help(FILE *out)
 		    "(some files could not be read), 4 operation failed, 5 privilege error.\n", out);
 }
 
-/* Levenshtein distance, for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[64];
-
-	if (lb >= S2C_ELEMENTSOF(row))
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (a[i - 1] != b[j - 1]);
-			row[j] = S2C_MIN(S2C_MIN(row[j] + 1, row[j - 1] + 1), sub);
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
 static int unknown_verb(const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
+	const char *names[S2C_ELEMENTSOF(commands) + 1];
+	const char *best;
+	size_t n = 0;
 
-	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++) {
-		size_t d = distance(name, commands[i].name);
-		if (d < best_d && !(commands[i].flags & CMD_HIDDEN)) {
-			best_d = d;
-			best = commands[i].name;
-		}
-	}
-	if (best && best_d <= 2)
+	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
+		if (!(commands[i].flags & CMD_HIDDEN))
+			names[n++] = commands[i].name;
+	names[n] = NULL;
+	best = str_closest(name, names);
+	if (best)
 		return usage_error(NULL, "unknown verb '%s'; did you mean '%s'?", name, best);
 	return usage_error(NULL, "unknown verb '%s'", name);
 }

@@ -355,6 +355,44 @@ int strv_push(char ***v, size_t *n, char *s)
 	return 0;
 }
 
+size_t str_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[64];
+
+	if (lb >= S2C_ELEMENTSOF(row))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t sub = prev + (a[i - 1] != b[j - 1]);
+			row[j] = S2C_MIN(S2C_MIN(row[j] + 1, row[j - 1] + 1), sub);
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *str_closest(const char *typed, const char *const *words)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+
+	for (size_t i = 0; words && words[i]; i++) {
+		size_t d = str_distance(typed, words[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = words[i];
+		}
+	}
+	/* Two slips in a short word make another word ("yaml" is not "html"). */
+	return best_d <= (strlen(typed) <= 4 ? 1u : 2u) ? best : NULL;
+}
+
 char *strdup_vprintf(const char *format, va_list ap)
 {
 	char *s = NULL;

@@ -89,6 +89,13 @@ def test_operands_and_exclusions(ctx):
         (["scan", "--threads"], b"option '--threads' needs an argument"),
         (["scan", "--format", "xml"], b"unknown format 'xml': expected text or json"),
         (["scan", ""], b"empty operand"),
+        # a slip gets the nearest word, as a mistyped verb does; another word gets none
+        (["audit", "--formt", "json"], b"unknown option '--formt'; did you mean '--format'?"),
+        (["audit", "--formt=json"], b"unknown option '--formt=json'; did you mean '--format'?"),
+        (["scan", "--format", "jsn"], b"unknown format 'jsn'; did you mean 'json'?"),
+        (["audti"], b"unknown verb 'audti'; did you mean 'audit'?"),
+        (["audit", "--format", "yaml"], b"unknown format 'yaml': expected"),
+        (["scan", "--zzzzzz"], b"unknown option '--zzzzzz'\n"),
     ]
     for argv, want in cases:
         rc, out, err = ctx.run(argv)
