@@ -66,6 +66,9 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 	first = opts_parse(cmd_lookup("audit-image"), opts, intro, argc, argv);
 	if (first <= 0)
 		return -first;
+	if (auditargs_check(&tr.out, "audit-image") ||
+	    targetrun_check_input("audit-image", argv[first], true))
+		return S2C_EXIT_USAGE;
 	ex = targetrun_load(&tr, &db, &globs);
 	if (!ex)
 		ex = targetrun_stage(&tr, &run);

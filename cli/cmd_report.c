@@ -30,7 +30,7 @@ static const char intro[] =
 	"Exit status: 0 success, 1 drift with --fail-on-drift, 2 usage error, 3 a report\n"
 	"could not be read, 4 operation failed.\n";
 
-static int render(struct fleet *f, enum audit_format format, FILE *out)
+static int render(struct fleet *f, enum audit_format format, bool quiet, FILE *out)
 {
 	struct json_object *doc;
 	int r;
@@ -51,7 +51,7 @@ static int render(struct fleet *f, enum audit_format format, FILE *out)
 		return fleet_sarif(f, out);
 	case AUDIT_FORMAT_TEXT:
 	default:
-		return fleet_text(f, out);
+		return fleet_text(f, quiet, out);
 	}
 }
 
@@ -101,7 +101,7 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 	(void)fleet_finish(f);
 	ex = outfile_open(&out, a->output);
 	if (ex == 0) {
-		r = render(f, a->format, out.f);
+		r = render(f, a->format, a->quiet, out.f);
 		if (r < 0)
 			log_error("cannot write the report: %s", strerror(-r));
 		ex = outfile_close(&out, r == 0);
@@ -129,10 +129,12 @@ int cmd_report(int argc, char **argv, struct s2c_ctx *ctx)
 	int first;
 
 	(void)ctx;
-	auditargs_init(&a, false);
+	auditargs_init(&a, AUDITARGS_FLEET);
 	first = opts_parse(cmd_lookup("report"), opts, intro, argc, argv);
 	if (first <= 0)
 		return -first;
+	if (auditargs_check(&a, "report"))
+		return S2C_EXIT_USAGE;
 	if (!s2c_streq(argv[first], "merge"))
 		return usage_error("report", "unknown report command '%s': expected merge",
 				   argv[first]);

@@ -138,6 +138,8 @@ struct audit {
 	uint64_t scan_warnings;     /**< parts the scan could not read (targets: that could not be
 				         read) */
 	size_t targets_incomplete;  /**< targets read whose audit is incomplete */
+	bool incomplete_allowed;    /**< the user accepted the incomplete targets
+				         (--allow-incomplete): every format says so */
 	uint64_t directories;       /**< directories walked */
 	uint64_t entries;           /**< directory entries seen */
 	const struct skip_entry *not_scanned; /**< what the scan left out, sorted (scan.h) */

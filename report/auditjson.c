@@ -78,6 +78,51 @@ struct json_object *auditjson_paths(const struct audit *a)
 	return TAKE_PTR(arr);
 }
 
+/* {"target": @index or null, "source": @source, "name": @name, "reasons": [...]} */
+static struct json_object *incomplete_item(int64_t index, const char *source, const char *name,
+					   const char *const *reasons, const char *reason)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *v;
+
+	if (!o || (index < 0 ? jsonout_add_null(o, "target") : jsonout_add_int(o, "target", index)) < 0 ||
+	    jsonout_add_string(o, "source", source) < 0 || jsonout_add_name(o, "name", name) < 0)
+		return NULL;
+	v = json_object_new_array();
+	if (jsonout_add(o, "reasons", v) < 0)
+		return NULL;
+	if (reason && jsonout_push(v, jsonout_string(reason)) < 0)
+		return NULL;
+	for (size_t i = 0; reasons && reasons[i]; i++)
+		if (jsonout_push(v, jsonout_string(reasons[i])) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *auditjson_incomplete(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	_cleanup_free_ char *parts = NULL;
+
+	if (!arr)
+		return NULL;
+	if (!a->targets && !a->complete) {
+		parts = strdup_printf("%" PRIu64 " part%s of the tree could not be read",
+				      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+		if (!parts || jsonout_push(arr, incomplete_item(-1, a->root, NULL, NULL, parts)) < 0)
+			return NULL;
+	}
+	for (size_t i = 0; a->targets && i < a->n_targets; i++) {
+		const struct audit_target *t = &a->targets[i];
+
+		if ((t->error || t->incomplete) &&
+		    jsonout_push(arr, incomplete_item((int64_t)i, t->source, t->name, t->incomplete,
+						      t->error)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
 struct json_object *auditjson_database(const struct rules_db *db)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
@@ -263,7 +308,9 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add(doc, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(doc, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(doc, "database", auditjson_database(a->db)) < 0 ||
-	    jsonout_add_bool(doc, "complete", a->complete) < 0)
+	    jsonout_add_bool(doc, "complete", a->complete) < 0 ||
+	    jsonout_add(doc, "incomplete", auditjson_incomplete(a)) < 0 ||
+	    jsonout_add_bool(doc, "incomplete_allowed", a->incomplete_allowed) < 0)
 		return NULL;
 	scan = json_object_new_object();
 	if (jsonout_add(doc, "scan", scan) < 0 ||

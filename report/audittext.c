@@ -334,7 +334,7 @@ static int text_incomplete(const struct audit *a, FILE *out)
 		_cleanup_free_ char *why = targetout_incomplete(a);
 		if (!why)
 			return -ENOMEM;
-		(void)fprintf(out, "INCOMPLETE: %s (named below and on standard error)\n", why);
+		(void)fprintf(out, "INCOMPLETE: %s; named below and on standard error\n", why);
 	} else if (!a->complete) {
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
 			      "(see the warnings on standard error)\n",
@@ -659,7 +659,7 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 		_cleanup_free_ char *why = targetout_incomplete(a);
 		if (!why)
 			return -ENOMEM;
-		(void)fprintf(out, "INCOMPLETE: %s (see the warnings on standard error)\n", why);
+		(void)fprintf(out, "INCOMPLETE: %s; see the warnings on standard error\n", why);
 	} else if (!a->complete) {
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s could not be read (see the "
 			      "warnings on standard error)\n", a->scan_warnings,

@@ -16,6 +16,7 @@
 #ifndef S2C_REPORT_FLEET_H
 #define S2C_REPORT_FLEET_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct fleet;
@@ -56,8 +57,12 @@ int fleet_drift(const struct fleet *f);
 /** The JSON document (docs/schema/fleet.schema.json).  NULL on OOM. */
 struct json_object *fleet_json(const struct fleet *f);
 
-/** Text: summary, targets, programs with their majority and drift.  Returns 0, -ENOMEM, -EIO. */
-int fleet_text(const struct fleet *f, FILE *out);
+/**
+ * Text: summary, targets, programs with their majority and drift; @quiet: the
+ * summary, the notes and the programs that differ between targets only.
+ * Returns 0, -ENOMEM, -EIO.
+ */
+int fleet_text(const struct fleet *f, bool quiet, FILE *out);
 
 /** Markdown.  Returns 0, -ENOMEM, -EIO. */
 int fleet_markdown(const struct fleet *f, FILE *out);

@@ -273,7 +273,7 @@ static int text_program(FILE *out, const struct fleet *f, const struct fprog *p)
 	return drift_list(out, f, p, &text_drift);
 }
 
-int fleet_text(const struct fleet *f, FILE *out)
+int fleet_text(const struct fleet *f, bool quiet, FILE *out)
 {
 	size_t n_drifting = drifting(f);
 	int r;
@@ -288,11 +288,17 @@ int fleet_text(const struct fleet *f, FILE *out)
 		put_esc(out, f->notes[i]);
 		(void)fputc('\n', out);
 	}
-	(void)fputs("\nTARGETS\n", out);
-	for (size_t i = 0; i < f->n_t; i++)
-		text_target(out, &f->t[i]);
-	(void)fputs("\nPROGRAMS\n", out);
+	if (!quiet) {
+		(void)fputs("\nTARGETS\n", out);
+		for (size_t i = 0; i < f->n_t; i++)
+			text_target(out, &f->t[i]);
+	}
+	if (!quiet || n_drifting)
+		(void)fputs(quiet ? "\nPROGRAMS THAT DIFFER\n" : "\nPROGRAMS\n", out);
 	for (size_t i = 0; i < f->n_p; i++) {
+		/* --quiet: only what differs between targets asks for a person */
+		if (quiet && f->p[i].n_major == f->p[i].n)
+			continue;
 		r = text_program(out, f, &f->p[i]);
 		if (r < 0)
 			return r;

@@ -336,7 +336,7 @@ static struct json_object *invocation_json(const struct audit *a)
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *args, *notes, *n;
 	_cleanup_free_ char *why = NULL;
-	char text[256];
+	char text[384];
 
 	if (!o || jsonout_add_bool(o, "executionSuccessful", a->complete) < 0)
 		return NULL;
@@ -411,6 +411,8 @@ static struct json_object *run_json(const struct audit *a)
 	if (jsonout_add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
 	    jsonout_add(props, "paths", auditjson_paths(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
+	    jsonout_add(props, "incomplete", auditjson_incomplete(a)) < 0 ||
+	    jsonout_add_bool(props, "incomplete_allowed", a->incomplete_allowed) < 0 ||
 	    jsonout_add(props, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(props, "database", auditjson_database(a->db)) < 0 ||

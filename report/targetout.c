@@ -43,7 +43,9 @@ char *targetout_incomplete(const struct audit *a)
 	if (!a->targets || a->complete)
 		return NULL;
 	unread = strdup_printf("%zu %s could not be read", failed, targetout_noun(a, failed));
-	partly = strdup_printf("the audit of %zu %s is incomplete", inc, targetout_noun(a, inc));
+	partly = strdup_printf("the audit of %zu %s is incomplete%s", inc, targetout_noun(a, inc),
+			       a->incomplete_allowed ? ", allowed by the user with --allow-incomplete "
+			       "(not counted in the exit status)" : "");
 	if (!unread || !partly)
 		return NULL;
 	if (failed && inc)
@@ -244,7 +246,8 @@ int targetout_text(const struct audit *a, FILE *out)
 			continue;
 		}
 		(void)fprintf(out, ": %zu privileged file%s%s\n", t->files, t->files == 1 ? "" : "s",
-			      t->incomplete ? ", INCOMPLETE" : "");
+			      !t->incomplete ? "" : a->incomplete_allowed ? ", INCOMPLETE (allowed)" :
+			      ", INCOMPLETE");
 		for (size_t k = 0; t->incomplete && t->incomplete[k]; k++) {
 			(void)fputs("      incomplete: ", out);
 			put_escaped(out, t->incomplete[k]);

@@ -607,6 +607,30 @@ def test_fail_on(ctx):
     ctx.check("fail-on risk: kept setuid root", rc == 1, f"exit {rc}")
     rc, _, _ = audit(ctx, one, "--fail-on", "migrate,review")
     ctx.check("fail-on migrate,review: kept su passes", rc == 0, f"exit {rc}")
+    fail_on_named(ctx, root, db, one)
+
+
+def fail_on_named(ctx, root, db, one):
+    """Each match of --fail-on is one line on standard error, with --quiet and every format
+    too: the word, the file and the finding; nothing when nothing matched."""
+    rc, out, err = audit(ctx, one, "--fail-on", "risk", "--quiet")
+    ctx.check("fail-on named: the line", rc == 1 and err.decode().splitlines() ==
+              ["suid2cap: --fail-on risk: '/usr/bin/su': S2C003 Privileged program that must "
+               "stay as it is (risk after: root)"], f"exit {rc} {err!r}")
+    rc, out, err = audit(ctx, one, "--fail-on", "risk,S2C003", "--format", "sarif")
+    lines = err.decode().splitlines()
+    ctx.check("fail-on named: one line per word, sarif too", rc == 1 and len(lines) == 2 and
+              lines[1].startswith("suid2cap: --fail-on S2C003: '/usr/bin/su': S2C003 "),
+              f"exit {rc} {err!r}")
+    rc, out, err = audit(ctx, root, *db, "--fail-on", "review", "--format", "json")
+    doc = json.loads(out)
+    want = sorted(f["file"]["path"] for f in doc["files"] if f["verdict"] == "review")
+    got = sorted(l.split("'")[1] for l in err.decode().splitlines() if "--fail-on review" in l)
+    ctx.check("fail-on named: every review file, and only those", rc == 1 and want and
+              got == want, f"{got} != {want}")
+    rc, out, err = audit(ctx, one, "--fail-on", "migrate")
+    ctx.check("fail-on named: nothing when nothing matched", rc == 0 and b"--fail-on" not in err,
+              f"exit {rc} {err!r}")
 
 
 def test_incomplete_wins(ctx):

@@ -92,7 +92,10 @@ def test_operands_and_exclusions(ctx):
         # a slip gets the nearest word, as a mistyped verb does; another word gets none
         (["audit", "--formt", "json"], b"unknown option '--formt'; did you mean '--format'?"),
         (["audit", "--formt=json"], b"unknown option '--formt=json'; did you mean '--format'?"),
+        (["audit-image", "--qiet", "x"], b"did you mean '--quiet'?"),
         (["scan", "--format", "jsn"], b"unknown format 'jsn'; did you mean 'json'?"),
+        (["audit", "--fail-on", "review,reveiw"], b"unknown --fail-on 'reveiw'; did you mean "
+                                                  b"'review'?"),
         (["audti"], b"unknown verb 'audti'; did you mean 'audit'?"),
         (["audit", "--format", "yaml"], b"unknown format 'yaml': expected"),
         (["scan", "--zzzzzz"], b"unknown option '--zzzzzz'\n"),

@@ -466,7 +466,8 @@ def test_waivers_fail_on(ctx):
               b"; 2 waived; waivers: 0 stale, 0 expired\n" in out, out.decode(errors="replace"))
     rc, out, err = audit(ctx, root, "--fail-on", "S2C009")
     ctx.check("fail-on unknown id: usage error", rc == 2 and
-              b"unknown --fail-on 'S2C009': expected review, migrate, risk or a finding id" in err,
+              b"unknown --fail-on 'S2C009': expected review, migrate, risk, incomplete or a finding "
+              b"id" in err,
               f"exit {rc} {err!r}")
 
 
