@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <json-c/json.h>
 
 #include "audit.h"
@@ -50,7 +51,9 @@ struct json_object *auditjson_host(const struct audit *a)
 		if (jsonout_add_null(o, "bounding_set") < 0)
 			return NULL;
 	} else {
-		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
+		/* only what libcap can name: a bit the kernel does not know narrows nothing */
+		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding &
+							     (S2C_CAPMASK(CAP_LAST_CAP) * 2 - 1));
 		struct json_object *b = json_object_new_object();
 		if (!caps || jsonout_add(o, "bounding_set", b) < 0 ||
 		    jsonout_add_name(b, "source", h->bounding_what) < 0 ||
@@ -175,6 +178,11 @@ static const char *verdict_name_i(int v)
 	return verdict_name((enum verdict)v);
 }
 
+static const char *state_name_i(int st)
+{
+	return audit_state_name((enum audit_state)st);
+}
+
 static const char *risk_name_i(int r)
 {
 	return risk_name((enum risk)r);
@@ -224,6 +232,7 @@ static struct json_object *summary_json(const struct audit *a, const struct audi
 
 	if (!o || jsonout_add_int(o, "files", (int64_t)s->files) < 0 ||
 	    jsonout_add(o, "verdicts", counts_json(s->verdicts, _VERDICT_MAX, verdict_name_i)) < 0 ||
+	    jsonout_add(o, "states", counts_json(s->states, _AUDIT_STATE_MAX, state_name_i)) < 0 ||
 	    jsonout_add(o, "risk_now", counts_json(s->risk_now, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add_int(o, "setuid_in_disguise", (int64_t)s->disguise) < 0 ||
@@ -263,7 +272,7 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 	struct json_object *ids;
 	unsigned m = audit_findings(a, d);
 
-	if (!o)
+	if (!o || jsonout_add_string(o, "state", audit_state_name(audit_state(d))) < 0)
 		return NULL;
 	ids = json_object_new_array();
 	if (jsonout_add(o, "findings", ids) < 0)

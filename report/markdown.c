@@ -62,15 +62,6 @@ static bool plain_https(const char *s)
 	return true;
 }
 
-static const char *const verdict_titles[_VERDICT_MAX] = {
-	[VERDICT_MIGRATE] = "Migrate: file capabilities replace the set-ID bit",
-	[VERDICT_DROP] = "Drop: the privilege is not needed or never honoured",
-	[VERDICT_KEEP] = "Keep: must stay as it is",
-	[VERDICT_REVIEW] = "Review: a person decides",
-};
-
-static const enum verdict order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
-				      VERDICT_KEEP };
 
 /* The rows about the target: what it is, its host name, machine and when it was audited. */
 static int md_target(const struct audit *a, FILE *out)
@@ -129,8 +120,9 @@ static void md_summary(const struct audit *a, const struct audit_summary *s, FIL
 			      "%zu expired.\n\n", s->waived, s->waived == 1 ? "" : "s",
 			      s->waivers_stale, s->waivers_expired);
 	(void)fputs("| verdict | files |\n|---|---:|\n", out);
-	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
-		(void)fprintf(out, "| %s | %zu |\n", verdict_name(order[i]), s->verdicts[order[i]]);
+	for (size_t i = 0; i < _AUDIT_STATE_MAX; i++)
+		(void)fprintf(out, "| %s | %zu |\n", audit_state_name(audit_state_order[i]),
+			      s->states[audit_state_order[i]]);
 	(void)fputs("\n| risk | now | after |\n|---|---:|---:|\n", out);
 	for (int k = RISK_ROOT; k >= RISK_NONE; k--)
 		(void)fprintf(out, "| %s | %zu | %zu |\n", risk_name((enum risk)k), s->risk_now[k],
@@ -162,6 +154,18 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	if (r == 0)
 		r = md_target(a, out);
 	(void)fprintf(out, "| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
+	if (r == 0 && a->host) {
+		_cleanup_free_ char *b = audit_bounding_text(a->host);
+		if (!b)
+			return -ENOMEM;
+		(void)fputs("| bounding set | ", out);
+		r = markdown_escape(out, b);
+		if (r == 0 && a->host->bounding_what && !s2c_streq(b, "full")) {
+			(void)fputs("; from ", out);
+			r = markdown_escape(out, a->host->bounding_what);
+		}
+		(void)fputs(" |\n", out);
+	}
 	if (a->ping_group_range) {
 		(void)fputs("| net.ipv4.ping\\_group\\_range | ", out);
 		if (r == 0)
@@ -240,16 +244,19 @@ static int md_tables(const struct audit *a, const struct audit_summary *s, FILE 
 	struct audit_row *rows = NULL;
 	int r = audit_rows(a, &rows);
 
-	for (size_t g = 0; g < S2C_ELEMENTSOF(order) && r == 0; g++) {
-		enum verdict v = order[g];
+	for (size_t g = 0; g < _AUDIT_STATE_MAX && r == 0; g++) {
+		enum audit_state st = audit_state_order[g];
+		const char *name = audit_state_name(st);
 
-		if (!s->verdicts[v])
+		if (!s->states[st])
 			continue;
-		(void)fprintf(out, "\n## %s (%zu)\n\n", verdict_titles[v], s->verdicts[v]);
+		/* "Nothing to change: already in the state the verdict asks for (5)" */
+		(void)fprintf(out, "\n## %c%s: %s (%zu)\n\n", name[0] - 'a' + 'A', name + 1,
+			      audit_state_title(st), s->states[st]);
 		(void)fputs("| # | path | owner:group | mode | capabilities | risk | rule | findings |\n"
 			    "|---:|---|---|---|---|---|---|---|\n", out);
 		for (size_t i = 0; i < a->n && r == 0; i++)
-			if (a->v[i]->verdict == v)
+			if (audit_state(a->v[i]) == st)
 				r = md_row(a, &rows[i], out);
 	}
 	audit_rows_free(rows, rows ? a->n : 0);

@@ -263,6 +263,7 @@ static struct json_object *properties_json(const struct decision *d)
 	facts_mode_octal(f->mode, m1);
 	facts_mode_octal(d->mode, m2);
 	if (!o || jsonout_add_string(o, "verdict", verdict_name(d->verdict)) < 0 ||
+	    jsonout_add_string(o, "state", audit_state_name(audit_state(d))) < 0 ||
 	    jsonout_add_string(o, "mode", m1) < 0 || jsonout_add_string(o, "mode_after", m2) < 0 ||
 	    jsonout_add_int(o, "uid", f->uid) < 0 || jsonout_add_int(o, "gid", f->gid) < 0 ||
 	    add_str_or_null(o, "owner", f->owner) < 0 || add_str_or_null(o, "group", f->group) < 0 ||

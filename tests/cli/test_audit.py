@@ -653,6 +653,46 @@ def test_incomplete_wins(ctx):
     os.chmod(os.path.join(root, "locked"), 0o755)
 
 
+def test_header(ctx):
+    """The text header: the bounding set as "full" or in its shorter form with where it comes
+    from, net.ipv4.ping_group_range and what it means for ping, every line wrapped."""
+    root = staging_root(ctx, "header")
+    install(root, "usr/bin/su", "/usr/bin/su", 0o4755)
+    os.makedirs(os.path.join(root, "etc/sysctl.d"), exist_ok=True)
+    with open(os.path.join(root, "etc/sysctl.d/ping.conf"), "w") as f:
+        f.write("net.ipv4.ping_group_range = 0 2147483647\n")
+    rc, out, err = audit(ctx, root)
+    text = out.decode()
+    ctx.check("header: full bounding set", rc == 0 and "\nbounding set: full\n" in text, text)
+    ctx.check("header: ping_group_range", "\nnet.ipv4.ping_group_range: 0 2147483647 (every "
+              "group may open ICMP sockets: ping needs no privilege)\n" in text, text)
+    ctx.check("header: no 'container:'", "container:" not in text, text)
+    rc, out, err = audit(ctx, root, "--bounding-set", "docker", env={"COLUMNS": "60"})
+    head = out.decode().split("\n\n")[0].splitlines()
+    # a path is never cut: only the lines without the (long) root must fit
+    ctx.check("header: wrapped to the width", rc == 0 and all(len(l) <= 60 for l in head
+                                                             if root not in l),
+              "\n".join(head))
+    text = " ".join(" ".join(head).split())
+    ctx.check("header: the docker set, names apart, where it comes from",
+              "bounding set: cap_chown, cap_dac_override," in text and
+              "Docker's default bounding set (--bounding-set docker)" in text, text)
+    # every capability libcap names (capsh is libcap's), but one
+    decoded = subprocess.run(["capsh", "--decode=0xffffffffffffffff"], capture_output=True,
+                             text=True).stdout
+    everything = ",".join(n for n in decoded.strip().split("=", 1)[1].split(",")
+                          if n.startswith("cap_") and n != "cap_sys_resource")
+    rc, out, err = audit(ctx, root, "--bounding-set", everything)
+    ctx.check("header: all but the one left out", rc == 0 and "\nbounding set: all but "
+              "cap_sys_resource; from the bounding set given with --bounding-set\n" in
+              out.decode(), out.decode()[:600])
+    rc, out, err = audit(ctx, root, "--format", "markdown", "--bounding-set", everything)
+    ctx.check("header: markdown", b"| bounding set | all but cap\\_sys\\_resource; from the "
+              b"bounding set given with --bounding-set |" in out, out.decode()[:800])
+    rc, out, err = audit(ctx, root, "--format", "html")
+    ctx.check("header: html", b"Bounding set: full.<br>" in out, "")
+
+
 def test_output_file(ctx):
     root = tree_names(ctx)
     for fmt, ext in FORMATS:
@@ -731,7 +771,7 @@ def test_errors(ctx):
     ctx.check("help", rc == 0 and b"--fail-on" in out and b"sarif" in out, f"exit {rc}")
 
 
-TESTS = [test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
+TESTS = [test_header, test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
          test_incomplete_wins, test_output_file, test_color, test_deterministic, test_errors]
 
 
