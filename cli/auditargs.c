@@ -171,23 +171,39 @@ static int waivers_error(int r, const struct s2c_error *err)
 	return r == -EINVAL || r == -ENOENT ? S2C_EXIT_USAGE : S2C_EXIT_FAILURE;
 }
 
+/*
+ * Load one waivers file into @ret.  A malformed one is not an error yet: its
+ * lines are in ret->problems, so that every bad line of every file is named.
+ * Returns 0, or an exit code after printing.
+ */
+static int waivers_one(struct waiver_list *ret, int dirfd, const char *path, const char *display,
+		       bool beneath, bool trusted)
+{
+	struct s2c_error err = { 0 };
+	size_t had = ret->n_problems;
+	int r = waiver_load(ret, dirfd, path, display, beneath, trusted, &err);
+
+	if (r == -EINVAL && ret->n_problems > had)
+		return 0;
+	return r < 0 ? waivers_error(r, &err) : 0;
+}
+
 int auditargs_waivers(const struct auditargs *a, int rootfd, const char *display,
 		      struct waiver_list *ret, bool *ret_any)
 {
 	bool trusted = geteuid() == 0;
-	struct s2c_error err = { 0 };
-	int r;
+	int ex = 0;
 
-	if (rootfd >= 0) {
-		r = waiver_load(ret, rootfd, AUDITARGS_WAIVERS_FILE, display, true, trusted, &err);
-		if (r < 0)
-			return waivers_error(r, &err);
-	}
-	for (size_t i = 0; i < a->waivers.n; i++) {
-		r = waiver_load(ret, AT_FDCWD, a->waivers.v[i], a->waivers.v[i], false, trusted, &err);
-		if (r < 0)
-			return waivers_error(r, &err);
-	}
+	if (rootfd >= 0)
+		ex = waivers_one(ret, rootfd, AUDITARGS_WAIVERS_FILE, display, true, trusted);
+	for (size_t i = 0; ex == 0 && i < a->waivers.n; i++)
+		ex = waivers_one(ret, AT_FDCWD, a->waivers.v[i], a->waivers.v[i], false, trusted);
+	if (ex)
+		return ex;
+	for (size_t i = 0; i < ret->n_problems; i++)
+		log_error("%s", ret->problems[i]);
+	if (ret->n_problems)
+		return S2C_EXIT_USAGE;
 	/* A file of comments only (the installed one) changes no report. */
 	*ret_any = ret->n > 0;
 	return 0;

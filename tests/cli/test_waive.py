@@ -512,6 +512,19 @@ def test_waivers_malformed(ctx):
         ctx.check(f"malformed waivers {i}: exit 2, file and line named", rc == 2 and
                   f"'{wfile}' {msg}".encode() in err, f"exit {rc} {err!r}")
         ctx.check(f"malformed waivers {i}: nothing written", not os.path.exists(outfile), "")
+    # Every malformed line of every file is named at once, one error a line.
+    one = write_file(os.path.join(ctx.tmp, "bad-many-1"), b"".join(cases))
+    two = write_file(os.path.join(ctx.tmp, "bad-many-2"), b"S2C003 /usr/bin/su fine\nnope\n")
+    rc, out, err = audit(ctx, root, "--waivers", one, "--waivers", two)
+    want = [f"suid2cap: error: '{one}' {msg}" for msg in (
+        "line 1: a waiver needs a reason after the path",
+        "line 3: expected a finding id (S2C001 to S2C008) first",
+        "line 4: 'usr/bin/su': not an absolute path",
+        "line 5: '/usr/bin/su': the expiry date must be a day written YYYY-MM-DD")]
+    want.append(f"suid2cap: error: '{two}' line 2: expected a finding id (S2C001 to S2C008) "
+                "first")
+    ctx.check("malformed waivers: every bad line of every file", rc == 2 and out == b"" and
+              err.decode().splitlines() == want, f"exit {rc} {err.decode()}")
     rc, out, err = audit(ctx, root, "--waivers", os.path.join(ctx.tmp, "no-such-waivers"))
     ctx.check("missing waivers file: exit 2", rc == 2 and b"cannot open waivers file" in err,
               f"exit {rc} {err!r}")
