@@ -133,6 +133,14 @@ static void not_repaired(struct applyargs *a, const char *path, const char *why)
 		(void)resultjson_event(a->result, &ev);
 }
 
+/* A drift --fix leaves: what drifted and what a person can do. */
+static void not_repaired_drift(struct applyargs *a, const struct drift *d)
+{
+	_cleanup_free_ char *why = strdup_printf("%s; %s", d->what, d->repair);
+
+	not_repaired(a, d->entry->path, why ? why : d->what);
+}
+
 /*
  * Decide again, in the narrowed child, about the fixable drifted files of @c.
  * Returns 0 with the plan in @ret_plan and the database in @ret_db (both
@@ -230,7 +238,7 @@ static int fix(struct verify_args *v, int rootfd, const struct checked *c, size_
 	}
 	for (size_t i = 0; i < c->state->n; i++)
 		if (c->drifts[i].kind != DRIFT_NONE && !c->drifts[i].fixable) {
-			not_repaired(&v->a, c->drifts[i].entry->path, c->drifts[i].what);
+			not_repaired_drift(&v->a, &c->drifts[i]);
 			unrepaired++;
 		}
 	*ret_unrepaired = c->n_drifted;
@@ -426,6 +434,8 @@ static void report_checks(struct verify_args *v, const struct checked *c)
 
 		if (v->a.result)
 			(void)resultjson_event(v->a.result, &ev);
+		else if (drifted && !v->fix)
+			print_line("drift      %s: %s; %s", d->entry->path, d->what, d->repair);
 		else if (drifted)
 			print_line("drift      %s: %s", d->entry->path, d->what);
 	}
