@@ -308,9 +308,11 @@ def test_sh_carries_out_plan(ctx):
         before = {entry_path(root, e): state(entry_path(root, e)) for e in doc["entries"]}
         rc, out, err = run_script(ctx, script)
         ctx.check(f"{case} script exit", rc == 0, f"exit {rc}: {err!r}")
-        ctx.check(f"{case} script says what it did",
-                  out.count(b": mode 4755 -> ") + out.count(b": mode 755 -> ") == len(changes),
-                  out.decode(errors="replace"))
+        # every mode with four digits, as the plan and the reports give them
+        said = re.findall(rb": mode ([0-7]+) -> ([0-7]+), owner ", out)
+        ctx.check(f"{case} script says what it did, modes in four digits",
+                  len(said) == len(changes) and all(len(m) == 4 for pair in said for m in pair)
+                  and (b"4755", b"0755") in said, out.decode(errors="replace"))
         check_applied(ctx, case, root, doc, before)
         after = {p: state(p) for p in before}
         rc, out, err = run_script(ctx, script)
@@ -409,6 +411,15 @@ def test_sh_refuses(ctx):
               b"suid2cap: /usr/bin/clockdiff: not a regular file, refusing it\n" in err,
               f"exit {rc}: {err!r}")
     ctx.check("symlink target untouched", state(target + ".real")[0] == 0o4755, "")
+    root = tree_fixture(ctx)
+    rc, script, _ = plan(ctx, root, "--format", "sh")
+    target = os.path.join(root, "usr/bin/clockdiff")
+    os.chmod(target, 0o700)
+    rc, out, err = run_script(ctx, script)
+    ctx.check("another mode refused, modes in four digits", rc == 1 and
+              b"suid2cap: /usr/bin/clockdiff: mode and owner are 0700 0:0, the plan says 4755 0:0; "
+              b"refusing it\n" in err, f"exit {rc}: {err!r}")
+    ctx.check("another mode untouched", state(target)[0] == 0o700, "")
     root = tree_fixture(ctx)
     rc, script, _ = plan(ctx, root, "--format", "sh")
     target = os.path.join(root, "usr/bin/clockdiff")
