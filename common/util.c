@@ -358,23 +358,30 @@ int strv_push(char ***v, size_t *n, char *s)
 size_t str_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	size_t row[64];
+	size_t rows[3][64], *prev2 = rows[0], *prev = rows[1], *row = rows[2];
 
-	if (lb >= S2C_ELEMENTSOF(row))
+	if (lb >= S2C_ELEMENTSOF(rows[0]))
 		return SIZE_MAX;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		prev[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
+		size_t *t;
+
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (a[i - 1] != b[j - 1]);
-			row[j] = S2C_MIN(S2C_MIN(row[j] + 1, row[j - 1] + 1), sub);
-			prev = cur;
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			row[j] = S2C_MIN(S2C_MIN(prev[j] + 1, row[j - 1] + 1), sub);
+			/* two neighbours swapped: one slip, not two */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				row[j] = S2C_MIN(row[j], prev2[j - 2] + 1);
 		}
+		t = prev2;
+		prev2 = prev;
+		prev = row;
+		row = t;
 	}
-	return row[lb];
+	return prev[lb];
 }
 
 const char *str_closest(const char *typed, const char *const *words)

@@ -110,9 +110,9 @@ int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len);
 int strv_push(char ***v, size_t *n, char *s);
 
 /**
- * The edit distance (Levenshtein: insertions, deletions, substitutions) between
- * @a and @b, for "did you mean" suggestions; SIZE_MAX when @b is 64 bytes or
- * longer.
+ * The edit distance between @a and @b (insertions, deletions, substitutions,
+ * and two neighbours swapped, each one edit: optimal string alignment), for
+ * "did you mean" suggestions; SIZE_MAX when @b is 64 bytes or longer.
  */
 size_t str_distance(const char *a, const char *b);
 

@@ -269,11 +269,18 @@ static struct json_object *kinds_json(void)
 static struct json_object *file_json(const struct audit *a, const struct decision *d)
 {
 	_cleanup_jsonput_ struct json_object *o = decisionout_json(d);
-	struct json_object *ids;
+	struct json_object *ids, *fa;
 	unsigned m = audit_findings(a, d);
 
 	if (!o || jsonout_add_string(o, "state", audit_state_name(audit_state(d))) < 0)
 		return NULL;
+	/* A file of a package or image was read from a private staging copy: its device, inode
+	 * and mount are that copy's and mean nothing for the package or image. */
+	if (a->targets && json_object_object_get_ex(o, "file", &fa)) {
+		json_object_object_del(fa, "dev");
+		json_object_object_del(fa, "ino");
+		json_object_object_del(fa, "mount");
+	}
 	ids = json_object_new_array();
 	if (jsonout_add(o, "findings", ids) < 0)
 		return NULL;
