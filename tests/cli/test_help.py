@@ -5,6 +5,8 @@ the man page's synopsis; `help VERB`, --version and usage errors behave the same
 for every verb."""
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 import s2ctest
@@ -57,6 +59,34 @@ def test_help_matches_man_page(ctx):
         named = set(re.findall(r"--([a-z][a-z-]*)", usage)) - {"help", "version"}
         ctx.check(f"{v}: usage line options are parsed", named <= opts | {"output"},
                   f"{sorted(named - opts)}")
+
+
+def test_man_page_renders(ctx):
+    """The man page renders as written: a literal line keeps its trailing backslash (a
+    bare one would join it with the next), and a word split around a macro (merged-/usr)
+    has no space in it."""
+    with open(MAN) as f:
+        lines = f.read().splitlines()
+    literal = False
+    for n, line in enumerate(lines, 1):
+        if line.startswith(".Bd -literal"):
+            literal = True
+        elif line.startswith(".Ed"):
+            literal = False
+        elif literal:
+            ctx.check(f"man page line {n}: a literal line ends in \\e, not \\",
+                      not (line.endswith("\\") and not line.endswith("\\\\")), line)
+    mandoc = shutil.which("mandoc")
+    if not mandoc:
+        print("note: mandoc missing; the rendered page not checked", file=sys.stderr)
+        return None
+    out = subprocess.run([mandoc, "-Tascii", MAN], capture_output=True, check=True).stdout
+    text = re.sub(rb".\x08", b"", out).decode()
+    ctx.check("rendered: merged-/usr in one word", "merged- " not in text and
+              "merged-/usr" in text, "")
+    ctx.check("rendered: the continued example on two lines",
+              "-o audit.sarif \\\n" in text and "audit.sarif     --fail-on" not in text, "")
+    return None
 
 
 def test_help_verb_and_version(ctx):
@@ -125,7 +155,7 @@ def test_architecture_names_every_module(ctx):
                       (name.startswith("cmd_") and "cmd_*.c" in mapped), "")
 
 
-TESTS = [test_help_matches_man_page, test_architecture_names_every_module, test_help_verb_and_version, test_operands_and_exclusions]
+TESTS = [test_help_matches_man_page, test_man_page_renders, test_architecture_names_every_module, test_help_verb_and_version, test_operands_and_exclusions]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
