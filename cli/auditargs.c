@@ -94,25 +94,39 @@ static int opt_fail_on(const struct opt *o, const char *arg, const char *verb)
 	return 0;
 }
 
-#define FAIL_ON_HELP \
-	"exit 1 when a file matches WHAT, a comma list of:\n" \
-	"  review   a file has the verdict review\n" \
-	"  migrate  the migration would change a file\n" \
-	"  risk     a file's risk after the verdict is root (this\n" \
-	"           includes setuid in disguise and setuid-root\n" \
-	"           programs kept)\n" \
-	"  S2C001   a file has this finding (any id of the\n" \
-	"           audit's findings)\n"
-#define FAIL_ON_HELP_END \
-	"waived findings never count; each match is named on\n" \
-	"standard error"
+/*
+ * The help of --fail-on: each word and each finding id on a line of its own
+ * (the completion scripts read them from there), written once from the
+ * findings' table.  @targets: with "incomplete".
+ */
+static const char *fail_on_help(bool targets)
+{
+	static char help[2][2048];
+	char *h = help[targets];
+	size_t n = 0;
 
-static const char fail_on_help[] = FAIL_ON_HELP FAIL_ON_HELP_END;
-static const char fail_on_help_targets[] = FAIL_ON_HELP
-	"  incomplete  the audit of a package or image is\n"
-	"           incomplete (with --allow-incomplete; without\n"
-	"           it the exit status is 3 anyway)\n"
-	FAIL_ON_HELP_END;
+	if (*h)
+		return h;
+	n += (size_t)snprintf(h + n, sizeof(help[0]) - n,
+			      "exit 1 when a file matches WHAT, a comma list of:\n"
+			      "  review      a file has the verdict review\n"
+			      "  migrate     the migration would change a file\n"
+			      "  risk        a file's risk after the verdict is root\n"
+			      "              (setuid in disguise and setuid-root\n"
+			      "              programs kept count)\n%s",
+			      targets ? "  incomplete  the audit of a package or image is\n"
+			      "              incomplete (with --allow-incomplete;\n"
+			      "              without, the exit status is 3 anyway)\n" : "");
+	n += (size_t)snprintf(h + n, sizeof(help[0]) - n, "or a finding id, when a file has it:\n");
+	for (unsigned k = 0; k < _AUDIT_FINDING_MAX && n < sizeof(help[0]); k++)
+		n += (size_t)snprintf(h + n, sizeof(help[0]) - n, "  %-10s  %s\n",
+				      audit_finding_info((enum audit_finding)k)->id,
+				      audit_finding_info((enum audit_finding)k)->name);
+	if (n < sizeof(help[0]))
+		(void)snprintf(h + n, sizeof(help[0]) - n, "waived findings never count; each match "
+			       "is named on\nstandard error");
+	return h;
+}
 
 void auditargs_init(struct auditargs *a, enum auditargs_kind kind)
 {
@@ -127,8 +141,8 @@ void auditargs_init(struct auditargs *a, enum auditargs_kind kind)
 					      "write to FILE instead of standard output");
 	if (audit)
 		a->opts[n++] = (struct opt)OPT_CALLBACK(
-			"fail-on", &a->fail_on, "WHAT", kind == AUDITARGS_TARGETS ?
-			fail_on_help_targets : fail_on_help, opt_fail_on);
+			"fail-on", &a->fail_on, "WHAT", fail_on_help(kind == AUDITARGS_TARGETS),
+			opt_fail_on);
 	if (kind == AUDITARGS_TARGETS)
 		a->opts[n++] = (struct opt)OPT_BOOL(
 			0, "allow-incomplete", &a->allow_incomplete, "accept packages or images "
