@@ -128,6 +128,19 @@ static const char *fail_on_help(bool targets)
 	return h;
 }
 
+/* A label is one line of printable text people read in every format. */
+static int opt_label(const struct opt *o, const char *arg, const char *verb)
+{
+	for (const unsigned char *c = (const unsigned char *)arg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return usage_error(verb, "invalid --label: a control character in it");
+	if (s2c_isempty(arg) || strlen(arg) > 128 || !utf8_valid(arg, strlen(arg)))
+		return usage_error(verb, "invalid --label '%s': expected 1 to 128 bytes of UTF-8 text",
+				   arg);
+	*(const char **)o->value = arg;
+	return 0;
+}
+
 void auditargs_init(struct auditargs *a, enum auditargs_kind kind)
 {
 	bool audit = kind != AUDITARGS_FLEET;
@@ -148,6 +161,16 @@ void auditargs_init(struct auditargs *a, enum auditargs_kind kind)
 			0, "allow-incomplete", &a->allow_incomplete, "accept packages or images "
 			"whose audit is incomplete:\nthe report says they were allowed, and the "
 			"exit\nstatus follows --fail-on and the findings only");
+	if (kind == AUDITARGS_FLEET)
+		a->opts[n++] = (struct opt)OPT_BOOL(
+			0, "allow-incomplete", &a->allow_incomplete, "accept targets whose audit "
+			"was incomplete: the\nreport still says so, and the exit status is not 3\n"
+			"for them (a report that cannot be read still is)");
+	if (audit)
+		a->opts[n++] = (struct opt)OPT_CALLBACK(
+			"label", &a->label, "NAME", "name the target in the report's identity,\n"
+			"so that merged reports tell it apart from others\nof its host name",
+			opt_label);
 	if (audit)
 		a->opts[n++] = (struct opt)OPT_LIST(
 			"waivers", &a->waivers, "FILE", "accept the findings FILE waives: reported as "

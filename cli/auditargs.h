@@ -53,13 +53,14 @@ enum audit_fail_on {
 struct auditargs {
 	int format;                   /**< enum audit_format */
 	const char *output;
+	const char *label;            /**< --label, or NULL */
 	unsigned fail_on;             /**< enum audit_fail_on and AUDIT_FAIL_FINDING() bits */
 	bool quiet;                   /**< text: only the summary and the problems (-q) */
 	bool allow_incomplete;        /**< incomplete packages and images do not make the exit
 				           status 3 (--allow-incomplete) */
 	struct opt_list waivers;      /**< --waivers files, in order */
 	enum auditargs_kind kind;
-	struct opt opts[9];           /**< the options above, for a verb's table (OPT_TABLE) */
+	struct opt opts[10];           /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
 /**

@@ -99,6 +99,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
 	learned = learned_load(a.s.root, ds.v, ds.n);
 	identity_init(&id, res->rootfd, res->host, NULL);
+	id.id.label = a.out.label;
 	au = (struct audit){
 		.root = res->root,
 		.paths = a.s.paths,

@@ -55,11 +55,24 @@ static int render(struct fleet *f, enum audit_format format, bool quiet, FILE *o
 	}
 }
 
+/* A target whose audit was incomplete, on standard error, and whether it was allowed. */
+static void warn_incomplete(void *userdata, const char *name, const char *report,
+			    const char *reason, size_t more, bool allowed)
+{
+	const bool *allow = userdata;
+
+	log_warning("the audit of '%s' (in '%s') is incomplete: %s%s%s", name, report, reason,
+		    more ? " (and more in the report)" : "",
+		    allowed ? "; its audit allowed it with --allow-incomplete" :
+		    *allow ? "; allowed with --allow-incomplete" : "");
+}
+
 static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char **argv)
 {
 	struct fleet *f = NULL;
 	struct outfile out;
 	size_t failed = 0;
+	bool allow;
 	int r, ex;
 
 	if (fleet_new(&f) < 0) {
@@ -91,14 +104,20 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 				  err.msg[0] ? err.msg : strerror(-r));
 			if (asprintf(&note, "'%s' could not be read: %s", shown,
 				     err.msg[0] ? err.msg : strerror(-r)) < 0 ||
-			    fleet_note(f, note) < 0) {
+			    fleet_unread(f, note) < 0) {
 				log_error("out of memory");
 				fleet_free(f);
 				return S2C_EXIT_FAILURE;
 			}
 		}
 	}
-	(void)fleet_finish(f);
+	if (fleet_finish(f) < 0) {
+		log_error("out of memory");
+		fleet_free(f);
+		return S2C_EXIT_FAILURE;
+	}
+	allow = a->allow_incomplete;
+	fleet_each_incomplete(f, warn_incomplete, &allow);
 	ex = outfile_open(&out, a->output);
 	if (ex == 0) {
 		r = render(f, a->format, a->quiet, out.f);
@@ -107,7 +126,7 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 		ex = outfile_close(&out, r == 0);
 		if (r < 0 || ex)
 			ex = S2C_EXIT_FAILURE;
-		else if (failed)
+		else if (failed || fleet_incomplete(f, a->allow_incomplete))
 			ex = S2C_EXIT_INCOMPLETE;
 		else if (fail_on_drift && fleet_drift(f))
 			ex = S2C_EXIT_FINDINGS;

@@ -218,26 +218,27 @@ static const struct cmd commands[] = {
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--quiet] [--exclude PATH] "
+	  "[--fail-on review|migrate|risk] [--label NAME] [--waivers FILE] "
+	  "[--color auto|always|never] [--quiet] [--exclude PATH] "
 	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--waivers FILE] "
-	  "[--color auto|always|never] [--quiet] [--threads N] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--label NAME] "
+	  "[--waivers FILE] [--color auto|always|never] [--quiet] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--waivers FILE] "
-	  "[--color auto|always|never] [--quiet] [--platform OS/ARCH] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--label NAME] "
+	  "[--waivers FILE] [--color auto|always|never] [--quiet] [--platform OS/ARCH] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
 	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--quiet] "
-	  "[--fail-on-drift] FILE ...",
+	  "[--allow-incomplete] [--fail-on-drift] FILE ...",
 	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "

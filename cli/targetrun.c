@@ -678,6 +678,7 @@ static int write_report(const struct targetrun *tr, struct audit *au,
 	}
 	(void)host_sysctl(au->host, "net.ipv4.ping_group_range", &pgr);
 	identity_init(&id, rootfd, false, tr->shard);
+	id.id.label = tr->out.label;
 	au->ping_group_range = pgr;
 	au->identity = &id.id;
 	au->waivers = any ? &waivers : NULL;

@@ -95,6 +95,9 @@ struct audit_identity {
 	const char *auditor;        /**< the host that ran suid2cap when it is not the target
 				         (packages, images, --root) */
 	const char *shard;          /**< "K/N" of a package run split with --shard */
+	const char *label;          /**< the user's name for the target (--label), so that
+				         merged reports tell apart targets that share a host
+				         name */
 };
 
 /** A library a program of a package needs, and which package of the run has it. */

@@ -292,6 +292,8 @@ static int text_title(const struct audit *a, const struct audittext_options *o, 
 			      h->live ? "this host" : "image", id && id->hostname ? " " : "",
 			      id && id->hostname ? id->hostname : "", machine, h->kernel_release,
 			      h->os_pretty ? ", " : "", h->os_pretty ? h->os_pretty : "");
+	if (r == 0 && id && id->label)
+		r = head_line(out, width, "label: ", "%s", id->label);
 	if (r == 0 && id && id->time)
 		r = head_line(out, width, "audited: ", "%s%s%s%s%s, suid2cap %s", id->time,
 			      id->auditor ? " on " : "", id->auditor ? id->auditor : "",

@@ -243,6 +243,11 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 		}
 		if (id->machine_id)
 			(void)fprintf(out, ", machine <code>%.12s</code>", id->machine_id);
+		if (r == 0 && id->label) {
+			(void)fputs(", label <code>", out);
+			r = html_escape(out, id->label);
+			(void)fputs("</code>", out);
+		}
 		if (r == 0 && id->auditor) {
 			(void)fputs(", on <code>", out);
 			r = html_escape(out, id->auditor);

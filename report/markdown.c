@@ -89,6 +89,11 @@ static int md_target(const struct audit *a, FILE *out)
 		}
 		if (id->machine_id)
 			(void)fprintf(out, "| machine | `%.12s` |\n", id->machine_id);
+		if (r == 0 && id->label) {
+			(void)fputs("| label | ", out);
+			r = markdown_escape(out, id->label);
+			(void)fputs(" |\n", out);
+		}
 		if (r == 0 && id->time) {
 			(void)fprintf(out, "| audited | %s", id->time);
 			if (id->auditor) {

@@ -527,6 +527,7 @@ struct json_object *targetout_json_identity(const struct audit *a)
 	    jsonout_add_name(o, "time", id ? id->time : NULL) < 0 ||
 	    jsonout_add_name(o, "auditor", id ? id->auditor : NULL) < 0 ||
 	    jsonout_add_name(o, "shard", id ? id->shard : NULL) < 0 ||
+	    jsonout_add_name(o, "label", id ? id->label : NULL) < 0 ||
 	    jsonout_add_string(o, "kind", !a->targets ? (a->host && a->host->live ? "host" : "root") :
 				s2c_streq(targetout_noun(a, 1), "image") ? "image" : "packages") < 0)
 		return NULL;
