@@ -58,6 +58,7 @@
  *           audit     audit model: findings (ids), summary, the rows of the file table
  *           audittext, auditjson  the text and JSON audit reports
  *           waiver    waivers files: accepted findings, parsed, matched, expired
+ *           compliance  the benchmark controls (CIS, DISA STIG) each finding concerns
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
  *                     JSON; the file state object plans share

@@ -9,6 +9,7 @@
 
 #include "audit.h"
 #include "auditjson.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "db.h"
@@ -248,19 +249,21 @@ static struct json_object *summary_json(const struct audit *a, const struct audi
 	return TAKE_PTR(o);
 }
 
-static struct json_object *kinds_json(void)
+static struct json_object *kinds_json(const struct audit *au)
 {
 	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
 
 	if (!a)
 		return NULL;
 	for (size_t i = 0; i < _AUDIT_FINDING_MAX; i++) {
+		const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)i);
 		struct json_object *o = json_object_new_object();
 
-		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "id", audit_finding_info((enum audit_finding)i)->id) < 0 ||
-		    jsonout_add_string(o, "name", audit_finding_info((enum audit_finding)i)->name) < 0 ||
-		    jsonout_add_string(o, "title", audit_finding_info((enum audit_finding)i)->title) < 0 ||
-		    jsonout_add_string(o, "level", audit_level_name(audit_finding_info((enum audit_finding)i)->level)) < 0)
+		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "id", fi->id) < 0 ||
+		    jsonout_add_string(o, "name", fi->name) < 0 ||
+		    jsonout_add_string(o, "title", fi->title) < 0 ||
+		    jsonout_add_string(o, "level", audit_level_name(fi->level)) < 0 ||
+		    jsonout_add(o, "controls", compliance_json(au, (unsigned)i)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(a);
@@ -335,7 +338,7 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
 	    jsonout_add(doc, "not_scanned", scanout_skipped_json(a->not_scanned,
 								 a->n_not_scanned)) < 0 ||
-	    jsonout_add(doc, "summary", summary_json(a, &s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
+	    jsonout_add(doc, "summary", summary_json(a, &s)) < 0 || jsonout_add(doc, "findings", kinds_json(a)) < 0)
 		return NULL;
 	if (a->targets && jsonout_add(doc, "targets", targetout_json_targets(a)) < 0)
 		return NULL;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "audit.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "elfinfo.h"
 #include "engine.h"
@@ -330,6 +331,47 @@ static void chart(const struct audit_summary *s, FILE *out)
 			bar(out, y, risk_name((enum risk)k), v[k], max, rfill[k]);
 	}
 	(void)fputs("</svg>\n", out);
+}
+
+/* The controls the findings concern, one a row, linked to where each was checked. */
+static int compliance_table(const struct audit *a, FILE *out)
+{
+	size_t n;
+	const struct compliance_control *c = compliance_controls(&n);
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (!compliance_for(&c[i], a))
+			continue;
+		if (!any)
+			(void)fputs("<section id=\"compliance\">\n<h2>Compliance</h2>\n<p>The controls "
+				    "of the benchmarks auditors ask about, the findings that concern "
+				    "each, linked to the source each was checked against.</p>\n"
+				    "<table>\n<thead><tr><th>benchmark</th><th>version</th><th>control"
+				    "</th><th>title</th><th>findings</th></tr></thead>\n<tbody>\n", out);
+		any = true;
+		(void)fputs("<tr><td>", out);
+		r = html_escape(out, c[i].benchmark->name);
+		(void)fprintf(out, "</td><td>%s</td><td><a href=\"", c[i].benchmark->version);
+		if (r == 0)
+			r = html_escape(out, c[i].source);
+		(void)fputs("\" rel=\"noopener noreferrer\">", out);
+		if (r == 0)
+			r = html_escape(out, c[i].id);
+		(void)fputs("</a></td><td>", out);
+		if (r == 0)
+			r = html_escape(out, c[i].title);
+		(void)fputs("</td><td>", out);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (c[i].findings & (1u << k))
+				(void)fprintf(out, "<code>%s</code> ",
+					      audit_finding_info((enum audit_finding)k)->id);
+		(void)fputs("</td></tr>\n", out);
+	}
+	if (any)
+		(void)fputs("</tbody>\n</table>\n</section>\n", out);
+	return r;
 }
 
 static void counts(const struct audit_summary *s, FILE *out)
@@ -759,6 +801,9 @@ int html_audit(const struct audit *a, FILE *out)
 		(void)fputs("<div class=\"overview\">\n", out);
 		chart(&s, out);
 		counts(&s, out);
+		r = compliance_table(a, out);
+	}
+	if (r == 0) {
 		r = table(a, out);
 	}
 	if (r == 0)

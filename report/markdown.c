@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
@@ -139,6 +140,40 @@ static void md_summary(const struct audit *a, const struct audit_summary *s, FIL
 	}
 }
 
+/* The controls the findings concern, one a row, linked to where each was checked. */
+static int md_compliance(const struct audit *a, FILE *out)
+{
+	size_t n;
+	const struct compliance_control *c = compliance_controls(&n);
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (!compliance_for(&c[i], a))
+			continue;
+		if (!any)
+			(void)fputs("\n## Compliance\n\nThe controls of the benchmarks auditors ask "
+				    "about, the findings that concern each, and the source each was "
+				    "checked against.\n\n| benchmark | version | control | title | "
+				    "findings |\n|---|---|---|---|---|\n", out);
+		any = true;
+		(void)fputs("| ", out);
+		r = markdown_escape(out, c[i].benchmark->name);
+		(void)fprintf(out, " | %s | [", c[i].benchmark->version);
+		if (r == 0)
+			r = markdown_escape(out, c[i].id);
+		(void)fprintf(out, "](%s) | ", c[i].source);
+		if (r == 0)
+			r = markdown_escape(out, c[i].title);
+		(void)fputs(" |", out);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (c[i].findings & (1u << k))
+				(void)fprintf(out, " %s", audit_finding_info((enum audit_finding)k)->id);
+		(void)fputs(" |\n", out);
+	}
+	return r;
+}
+
 static int md_header(const struct audit *a, const struct audit_summary *s, FILE *out)
 {
 	int r;
@@ -188,6 +223,8 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	md_summary(a, s, out);
+	if (r == 0)
+		r = md_compliance(a, out);
 	return r;
 }
 

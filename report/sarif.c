@@ -10,6 +10,7 @@
 
 #include "audit.h"
 #include "auditjson.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
@@ -60,7 +61,115 @@ static struct json_object *text_object(const char *s)
 	return TAKE_PTR(o);
 }
 
-static struct json_object *rule_json(enum audit_finding k)
+/*
+ * The benchmarks whose controls apply to @a, in table order, each once: @ret_v gets the
+ * first control of each (its benchmark is what counts).  Returns how many.
+ */
+static size_t benchmarks_of(const struct audit *a, const struct compliance_control **ret_v,
+			    size_t max)
+{
+	size_t n_c, n = 0;
+	const struct compliance_control *c = compliance_controls(&n_c);
+
+	for (size_t i = 0; i < n_c; i++) {
+		size_t j = 0;
+
+		if (!compliance_for(&c[i], a))
+			continue;
+		while (j < n && ret_v[j]->benchmark != c[i].benchmark)
+			j++;
+		if (j == n && n < max)
+			ret_v[n++] = &c[i];
+	}
+	return n;
+}
+
+/* The rule's relationships to the controls of finding @k that apply (taxa of run.taxonomies). */
+static struct json_object *relationships_json(const struct audit *a, enum audit_finding k)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	const struct compliance_control *bench[32];
+	size_t n_c, n_b = benchmarks_of(a, bench, S2C_ELEMENTSOF(bench));
+	const struct compliance_control *c = compliance_controls(&n_c);
+
+	for (size_t i = 0; arr && i < n_c; i++) {
+		struct json_object *o, *target, *tc, *kinds;
+		size_t b = 0;
+
+		if (!(c[i].findings & (1u << k)) || !compliance_for(&c[i], a))
+			continue;
+		while (b < n_b && bench[b]->benchmark != c[i].benchmark)
+			b++;
+		o = json_object_new_object();
+		target = json_object_new_object();
+		tc = json_object_new_object();
+		kinds = json_object_new_array();
+		if (jsonout_push(arr, o) < 0 || jsonout_add(o, "target", target) < 0 ||
+		    jsonout_add_string(target, "id", c[i].id) < 0 ||
+		    jsonout_add(target, "toolComponent", tc) < 0 ||
+		    jsonout_add_string(tc, "name", c[i].benchmark->short_name) < 0 ||
+		    jsonout_add_int(tc, "index", (int64_t)b) < 0 ||
+		    jsonout_add(o, "kinds", kinds) < 0 ||
+		    jsonout_push(kinds, json_object_new_string("relevant")) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+/* "CIS Debian 12 1.1.0 7.1.13" for each control of finding @k that applies: what a dashboard
+ * shows of a rule's properties (the relationships say the same for SARIF readers). */
+static struct json_object *compliance_names(const struct audit *a, enum audit_finding k)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	size_t n_c;
+	const struct compliance_control *c = compliance_controls(&n_c);
+
+	for (size_t i = 0; arr && i < n_c; i++) {
+		_cleanup_free_ char *name = NULL;
+
+		if (!(c[i].findings & (1u << k)) || !compliance_for(&c[i], a))
+			continue;
+		name = strdup_printf("%s %s %s", c[i].benchmark->short_name,
+				     c[i].benchmark->version, c[i].id);
+		if (!name || jsonout_push(arr, json_object_new_string(name)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+/* run.taxonomies: one per benchmark that applies, its controls as taxa. */
+static struct json_object *taxonomies_json(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	const struct compliance_control *bench[32];
+	size_t n_c, n_b = benchmarks_of(a, bench, S2C_ELEMENTSOF(bench));
+	const struct compliance_control *c = compliance_controls(&n_c);
+
+	for (size_t b = 0; arr && b < n_b; b++) {
+		const struct compliance_benchmark *bm = bench[b]->benchmark;
+		struct json_object *o = json_object_new_object(), *taxa;
+
+		if (jsonout_push(arr, o) < 0 || jsonout_add_string(o, "name", bm->short_name) < 0 ||
+		    jsonout_add_string(o, "fullName", bm->name) < 0 ||
+		    jsonout_add_string(o, "version", bm->version) < 0 ||
+		    jsonout_add(o, "taxa", taxa = json_object_new_array()) < 0)
+			return NULL;
+		for (size_t i = 0; i < n_c; i++) {
+			struct json_object *t;
+
+			if (c[i].benchmark != bm)
+				continue;
+			t = json_object_new_object();
+			if (jsonout_push(taxa, t) < 0 || jsonout_add_string(t, "id", c[i].id) < 0 ||
+			    jsonout_add(t, "shortDescription", text_object(c[i].title)) < 0 ||
+			    jsonout_add_string(t, "helpUri", c[i].source) < 0)
+				return NULL;
+		}
+	}
+	return TAKE_PTR(arr);
+}
+
+static struct json_object *rule_json(const struct audit *a, enum audit_finding k)
 {
 	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
@@ -82,12 +191,14 @@ static struct json_object *rule_json(enum audit_finding k)
 	    jsonout_push(tags, json_object_new_string("security")) < 0 ||
 	    jsonout_push(tags, json_object_new_string(cwe)) < 0 ||
 	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
-	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0)
+	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0 ||
+	    jsonout_add(props, "compliance", compliance_names(a, k)) < 0 ||
+	    jsonout_add(o, "relationships", relationships_json(a, k)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
 
-static struct json_object *driver_json(void)
+static struct json_object *driver_json(const struct audit *a)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *rules;
@@ -100,7 +211,7 @@ static struct json_object *driver_json(void)
 	if (jsonout_add(o, "rules", rules) < 0)
 		return NULL;
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-		if (jsonout_push(rules, rule_json((enum audit_finding)k)) < 0)
+		if (jsonout_push(rules, rule_json(a, (enum audit_finding)k)) < 0)
 			return NULL;
 	return TAKE_PTR(o);
 }
@@ -391,7 +502,9 @@ static struct json_object *run_json(const struct audit *a)
 	struct json_object *tool, *invs, *results, *props;
 
 	tool = json_object_new_object();
-	if (!run || jsonout_add(run, "tool", tool) < 0 || jsonout_add(tool, "driver", driver_json()) < 0)
+	if (!run || jsonout_add(run, "tool", tool) < 0 ||
+	    jsonout_add(tool, "driver", driver_json(a)) < 0 ||
+	    jsonout_add(run, "taxonomies", taxonomies_json(a)) < 0)
 		return NULL;
 	invs = json_object_new_array();
 	if (jsonout_add(run, "invocations", invs) < 0 ||

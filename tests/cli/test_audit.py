@@ -693,6 +693,63 @@ def test_header(ctx):
     ctx.check("header: html", b"Bounding set: full.<br>" in out, "")
 
 
+CIS_SETID = "Ensure SUID and SGID files are reviewed"
+
+
+def test_compliance(ctx):
+    """Each finding names the controls it concerns, for the target's distribution, with the
+    benchmark's id and version and an https source; SARIF as taxonomies the rules relate
+    to; Markdown and HTML as a table."""
+    root = staging_root(ctx, "compliance")
+    install(root, "usr/bin/su", "/usr/bin/su", 0o4755)
+    rc, out, err = audit(ctx, root, "--format", "json")
+    kinds = {k["id"]: k["controls"] for k in json.loads(out)["findings"]}
+    every = [c for cs in kinds.values() for c in cs]
+    ctx.check("controls: each with an id, a version and an https source", every and all(
+        c["id"] and c["version"] and c["benchmark"] and c["source"].startswith("https://")
+        for c in every), json.dumps(every)[:600])
+    # an unknown distribution: every distribution's benchmark, never the image one
+    ids = {(c["benchmark"], c["id"]) for c in kinds["S2C003"]}
+    ctx.check("controls: the set-ID review of every distribution", {
+        ("CIS Debian Linux 12 Benchmark", "7.1.13"), ("CIS Red Hat Enterprise Linux 9 Benchmark",
+                                                       "7.1.13"),
+        ("CIS SUSE Linux Enterprise 15 Benchmark", "6.1.11"),
+        ("DISA Red Hat Enterprise Linux 5 STIG (UNIX STIG rules)", "GEN002380")} <= ids and
+        not any(b == "CIS Docker Benchmark" for b, _ in ids), sorted(ids))
+    ctx.check("controls: world-writable for S2C008, none for S2C006 and S2C007",
+              {c["id"] for c in kinds["S2C008"]} >= {"7.1.11", "6.1.8"} and
+              kinds["S2C006"] == [] and kinds["S2C007"] == [], json.dumps(kinds["S2C008"]))
+    # a Debian system: Debian's benchmarks and the STIG rules only
+    os.makedirs(os.path.join(root, "etc"), exist_ok=True)
+    with open(os.path.join(root, "etc/os-release"), "w") as f:
+        f.write('ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n')
+    rc, out, err = audit(ctx, root, "--format", "json")
+    benchmarks = {c["benchmark"] for k in json.loads(out)["findings"] for c in k["controls"]}
+    ctx.check("controls: a Debian target", benchmarks == {
+        "CIS Debian Linux 12 Benchmark", "CIS Debian Linux 13 Benchmark",
+        "DISA Red Hat Enterprise Linux 5 STIG (UNIX STIG rules)"}, sorted(benchmarks))
+    rc, out, err = audit(ctx, root, "--format", "sarif")
+    validate_sarif(ctx, "compliance sarif", out)
+    run = json.loads(out)["runs"][0]
+    taxa = {(t["name"], t["version"]): [x["id"] for x in t["taxa"]] for t in run["taxonomies"]}
+    ctx.check("sarif: taxonomies", taxa.get(("CIS Debian 12", "1.1.0")) == ["7.1.13", "7.1.11"],
+              repr(taxa))
+    rule = {r["id"]: r for r in run["tool"]["driver"]["rules"]}["S2C003"]
+    rel = [(x["target"]["toolComponent"]["name"], x["target"]["id"],
+            run["taxonomies"][x["target"]["toolComponent"]["index"]]["name"])
+           for x in rule["relationships"]]
+    ctx.check("sarif: the rule relates to its controls", ("CIS Debian 12", "7.1.13",
+                                                          "CIS Debian 12") in rel and
+              all(a == c for a, _, c in rel) and
+              "CIS Debian 12 1.1.0 7.1.13" in rule["properties"]["compliance"], json.dumps(rel))
+    rc, out, err = audit(ctx, root, "--format", "markdown")
+    ctx.check("markdown: a compliance table", b"\n## Compliance\n" in out and
+              b"| CIS Debian Linux 12 Benchmark | 1.1.0 | [7.1.13](https://" in out, "")
+    rc, out, err = audit(ctx, root, "--format", "html")
+    ctx.check("html: a compliance table", b'<section id="compliance">' in out and
+              CIS_SETID.encode() in out, "")
+
+
 def test_output_file(ctx):
     root = tree_names(ctx)
     for fmt, ext in FORMATS:
@@ -771,7 +828,7 @@ def test_errors(ctx):
     ctx.check("help", rc == 0 and b"--fail-on" in out and b"sarif" in out, f"exit {rc}")
 
 
-TESTS = [test_header, test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
+TESTS = [test_header, test_compliance, test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
          test_incomplete_wins, test_output_file, test_color, test_deterministic, test_errors]
 
 

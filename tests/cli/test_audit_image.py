@@ -98,6 +98,11 @@ def test_layers_and_whiteouts(ctx):
             ctx.check(f"{name} {path}: layer", layer["index"] == index and
                       layer["digest"] == t["layers"][index - 1]["digest"] and
                       layer["created_by"] == CREATED[index - 1], json.dumps(layer))
+        # an image: the CIS Docker Benchmark's set-ID control, and the image's distribution's
+        docker = [(c["benchmark"], c["version"], c["id"]) for k in doc["findings"]
+                  if k["id"] == "S2C001" for c in k["controls"]]
+        ctx.check(f"{name}: compliance", ("CIS Docker Benchmark", "1.6.0", "4.8") in docker and
+                  ("CIS Debian Linux 12 Benchmark", "1.1.0", "7.1.13") in docker, docker)
         # the staging copy's device, inode and mount mean nothing for an image
         ctx.check(f"{name}: no dev, ino or mount", all(
             not {"dev", "ino", "mount"} & set(f["file"]) for f in got.values()),
