@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -115,15 +116,28 @@ bool compliance_for(const struct compliance_control *c, const struct audit *a)
 	return compliance_applies(c, a->host, image);
 }
 
+size_t compliance_applying(const struct audit *a, const struct compliance_control **ret)
+{
+	size_t n = 0;
+
+	static_assert(S2C_ELEMENTSOF(controls) <= COMPLIANCE_MAX, "COMPLIANCE_MAX is too small");
+	for (size_t i = 0; i < S2C_ELEMENTSOF(controls); i++)
+		if (compliance_for(&controls[i], a))
+			ret[n++] = &controls[i];
+	return n;
+}
+
 struct json_object *compliance_json(const struct audit *a, unsigned f)
 {
 	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	const struct compliance_control *v[COMPLIANCE_MAX];
+	size_t n = compliance_applying(a, v);
 
-	for (size_t i = 0; arr && i < S2C_ELEMENTSOF(controls); i++) {
-		const struct compliance_control *c = &controls[i];
+	for (size_t i = 0; arr && i < n; i++) {
+		const struct compliance_control *c = v[i];
 		struct json_object *o;
 
-		if (!(c->findings & (1u << f)) || !compliance_for(c, a))
+		if (!(c->findings & (1u << f)))
 			continue;
 		o = json_object_new_object();
 		if (jsonout_push(arr, o) < 0 ||

@@ -55,6 +55,15 @@ bool compliance_applies(const struct compliance_control *c, const struct host *h
 /** compliance_applies() for the target of audit @a (an image when its targets are). */
 bool compliance_for(const struct compliance_control *c, const struct audit *a);
 
+/** Most controls the table holds. */
+#define COMPLIANCE_MAX 32
+
+/**
+ * The controls of the table that apply to @a (compliance_for()), in table order, into
+ * @ret (room for COMPLIANCE_MAX).  Returns how many.
+ */
+size_t compliance_applying(const struct audit *a, const struct compliance_control **ret);
+
 /**
  * The controls of finding @f that apply to @a, as a JSON array of {"benchmark",
  * "version", "id", "title", "source"}.  A new array, or NULL on OOM.

@@ -336,40 +336,37 @@ static void chart(const struct audit_summary *s, FILE *out)
 /* The controls the findings concern, one a row, linked to where each was checked. */
 static int compliance_table(const struct audit *a, FILE *out)
 {
-	size_t n;
-	const struct compliance_control *c = compliance_controls(&n);
-	bool any = false;
+	const struct compliance_control *v[COMPLIANCE_MAX], *c;
+	size_t n = compliance_applying(a, v);
 	int r = 0;
 
 	for (size_t i = 0; i < n && r == 0; i++) {
-		if (!compliance_for(&c[i], a))
-			continue;
-		if (!any)
+		c = v[i];
+		if (i == 0)
 			(void)fputs("<section id=\"compliance\">\n<h2>Compliance</h2>\n<p>The controls "
 				    "of the benchmarks auditors ask about, the findings that concern "
 				    "each, linked to the source each was checked against.</p>\n"
 				    "<table>\n<thead><tr><th>benchmark</th><th>version</th><th>control"
 				    "</th><th>title</th><th>findings</th></tr></thead>\n<tbody>\n", out);
-		any = true;
 		(void)fputs("<tr><td>", out);
-		r = html_escape(out, c[i].benchmark->name);
-		(void)fprintf(out, "</td><td>%s</td><td><a href=\"", c[i].benchmark->version);
+		r = html_escape(out, c->benchmark->name);
+		(void)fprintf(out, "</td><td>%s</td><td><a href=\"", c->benchmark->version);
 		if (r == 0)
-			r = html_escape(out, c[i].source);
+			r = html_escape(out, c->source);
 		(void)fputs("\" rel=\"noopener noreferrer\">", out);
 		if (r == 0)
-			r = html_escape(out, c[i].id);
+			r = html_escape(out, c->id);
 		(void)fputs("</a></td><td>", out);
 		if (r == 0)
-			r = html_escape(out, c[i].title);
+			r = html_escape(out, c->title);
 		(void)fputs("</td><td>", out);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if (c[i].findings & (1u << k))
+			if (c->findings & (1u << k))
 				(void)fprintf(out, "<code>%s</code> ",
 					      audit_finding_info((enum audit_finding)k)->id);
 		(void)fputs("</td></tr>\n", out);
 	}
-	if (any)
+	if (n)
 		(void)fputs("</tbody>\n</table>\n</section>\n", out);
 	return r;
 }

@@ -143,31 +143,28 @@ static void md_summary(const struct audit *a, const struct audit_summary *s, FIL
 /* The controls the findings concern, one a row, linked to where each was checked. */
 static int md_compliance(const struct audit *a, FILE *out)
 {
-	size_t n;
-	const struct compliance_control *c = compliance_controls(&n);
-	bool any = false;
+	const struct compliance_control *v[COMPLIANCE_MAX], *c;
+	size_t n = compliance_applying(a, v);
 	int r = 0;
 
 	for (size_t i = 0; i < n && r == 0; i++) {
-		if (!compliance_for(&c[i], a))
-			continue;
-		if (!any)
+		c = v[i];
+		if (i == 0)
 			(void)fputs("\n## Compliance\n\nThe controls of the benchmarks auditors ask "
 				    "about, the findings that concern each, and the source each was "
 				    "checked against.\n\n| benchmark | version | control | title | "
 				    "findings |\n|---|---|---|---|---|\n", out);
-		any = true;
 		(void)fputs("| ", out);
-		r = markdown_escape(out, c[i].benchmark->name);
-		(void)fprintf(out, " | %s | [", c[i].benchmark->version);
+		r = markdown_escape(out, c->benchmark->name);
+		(void)fprintf(out, " | %s | [", c->benchmark->version);
 		if (r == 0)
-			r = markdown_escape(out, c[i].id);
-		(void)fprintf(out, "](%s) | ", c[i].source);
+			r = markdown_escape(out, c->id);
+		(void)fprintf(out, "](%s) | ", c->source);
 		if (r == 0)
-			r = markdown_escape(out, c[i].title);
+			r = markdown_escape(out, c->title);
 		(void)fputs(" |", out);
 		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if (c[i].findings & (1u << k))
+			if (c->findings & (1u << k))
 				(void)fprintf(out, " %s", audit_finding_info((enum audit_finding)k)->id);
 		(void)fputs(" |\n", out);
 	}

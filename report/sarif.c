@@ -61,77 +61,54 @@ static struct json_object *text_object(const char *s)
 	return TAKE_PTR(o);
 }
 
-/*
- * The benchmarks whose controls apply to @a, in table order, each once: @ret_v gets the
- * first control of each (its benchmark is what counts).  Returns how many.
- */
-static size_t benchmarks_of(const struct audit *a, const struct compliance_control **ret_v,
-			    size_t max)
+/* The index in run.taxonomies of the benchmark of @c: the benchmarks of @v (@n controls
+ * that apply), each once, in order. */
+static size_t taxonomy_of(const struct compliance_control *const *v, size_t n,
+			  const struct compliance_control *c)
 {
-	size_t n_c, n = 0;
-	const struct compliance_control *c = compliance_controls(&n_c);
+	size_t index = 0;
 
-	for (size_t i = 0; i < n_c; i++) {
-		size_t j = 0;
-
-		if (!compliance_for(&c[i], a))
-			continue;
-		while (j < n && ret_v[j]->benchmark != c[i].benchmark)
-			j++;
-		if (j == n && n < max)
-			ret_v[n++] = &c[i];
-	}
-	return n;
+	for (size_t i = 0; i < n && v[i]->benchmark != c->benchmark; i++)
+		index += i == 0 || v[i]->benchmark != v[i - 1]->benchmark;
+	return index;
 }
 
-/* The rule's relationships to the controls of finding @k that apply (taxa of run.taxonomies). */
-static struct json_object *relationships_json(const struct audit *a, enum audit_finding k)
+/*
+ * The rule's relationships to the controls of finding @k that apply (taxa of
+ * run.taxonomies), and the "compliance" property a dashboard shows of them ("CIS Debian 12
+ * 1.1.0 7.1.13"); NULL on OOM.
+ */
+static struct json_object *relationships_json(const struct audit *a, enum audit_finding k,
+					      bool names)
 {
 	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
-	const struct compliance_control *bench[32];
-	size_t n_c, n_b = benchmarks_of(a, bench, S2C_ELEMENTSOF(bench));
-	const struct compliance_control *c = compliance_controls(&n_c);
+	const struct compliance_control *v[COMPLIANCE_MAX];
+	size_t n = compliance_applying(a, v);
 
-	for (size_t i = 0; arr && i < n_c; i++) {
+	for (size_t i = 0; arr && i < n; i++) {
 		struct json_object *o, *target, *tc, *kinds;
-		size_t b = 0;
+		_cleanup_free_ char *name = NULL;
 
-		if (!(c[i].findings & (1u << k)) || !compliance_for(&c[i], a))
+		if (!(v[i]->findings & (1u << k)))
 			continue;
-		while (b < n_b && bench[b]->benchmark != c[i].benchmark)
-			b++;
+		if (names) {
+			name = strdup_printf("%s %s %s", v[i]->benchmark->short_name,
+					     v[i]->benchmark->version, v[i]->id);
+			if (!name || jsonout_push(arr, json_object_new_string(name)) < 0)
+				return NULL;
+			continue;
+		}
 		o = json_object_new_object();
 		target = json_object_new_object();
 		tc = json_object_new_object();
 		kinds = json_object_new_array();
 		if (jsonout_push(arr, o) < 0 || jsonout_add(o, "target", target) < 0 ||
-		    jsonout_add_string(target, "id", c[i].id) < 0 ||
+		    jsonout_add_string(target, "id", v[i]->id) < 0 ||
 		    jsonout_add(target, "toolComponent", tc) < 0 ||
-		    jsonout_add_string(tc, "name", c[i].benchmark->short_name) < 0 ||
-		    jsonout_add_int(tc, "index", (int64_t)b) < 0 ||
+		    jsonout_add_string(tc, "name", v[i]->benchmark->short_name) < 0 ||
+		    jsonout_add_int(tc, "index", (int64_t)taxonomy_of(v, n, v[i])) < 0 ||
 		    jsonout_add(o, "kinds", kinds) < 0 ||
 		    jsonout_push(kinds, json_object_new_string("relevant")) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(arr);
-}
-
-/* "CIS Debian 12 1.1.0 7.1.13" for each control of finding @k that applies: what a dashboard
- * shows of a rule's properties (the relationships say the same for SARIF readers). */
-static struct json_object *compliance_names(const struct audit *a, enum audit_finding k)
-{
-	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
-	size_t n_c;
-	const struct compliance_control *c = compliance_controls(&n_c);
-
-	for (size_t i = 0; arr && i < n_c; i++) {
-		_cleanup_free_ char *name = NULL;
-
-		if (!(c[i].findings & (1u << k)) || !compliance_for(&c[i], a))
-			continue;
-		name = strdup_printf("%s %s %s", c[i].benchmark->short_name,
-				     c[i].benchmark->version, c[i].id);
-		if (!name || jsonout_push(arr, json_object_new_string(name)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(arr);
@@ -141,30 +118,28 @@ static struct json_object *compliance_names(const struct audit *a, enum audit_fi
 static struct json_object *taxonomies_json(const struct audit *a)
 {
 	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
-	const struct compliance_control *bench[32];
-	size_t n_c, n_b = benchmarks_of(a, bench, S2C_ELEMENTSOF(bench));
-	const struct compliance_control *c = compliance_controls(&n_c);
+	const struct compliance_control *v[COMPLIANCE_MAX];
+	size_t n = compliance_applying(a, v);
+	struct json_object *taxa = NULL;
 
-	for (size_t b = 0; arr && b < n_b; b++) {
-		const struct compliance_benchmark *bm = bench[b]->benchmark;
-		struct json_object *o = json_object_new_object(), *taxa;
+	for (size_t i = 0; arr && i < n; i++) {
+		const struct compliance_benchmark *bm = v[i]->benchmark;
+		struct json_object *t;
 
-		if (jsonout_push(arr, o) < 0 || jsonout_add_string(o, "name", bm->short_name) < 0 ||
-		    jsonout_add_string(o, "fullName", bm->name) < 0 ||
-		    jsonout_add_string(o, "version", bm->version) < 0 ||
-		    jsonout_add(o, "taxa", taxa = json_object_new_array()) < 0)
-			return NULL;
-		for (size_t i = 0; i < n_c; i++) {
-			struct json_object *t;
-
-			if (c[i].benchmark != bm)
-				continue;
-			t = json_object_new_object();
-			if (jsonout_push(taxa, t) < 0 || jsonout_add_string(t, "id", c[i].id) < 0 ||
-			    jsonout_add(t, "shortDescription", text_object(c[i].title)) < 0 ||
-			    jsonout_add_string(t, "helpUri", c[i].source) < 0)
+		if (i == 0 || bm != v[i - 1]->benchmark) {
+			struct json_object *o = json_object_new_object();
+			if (jsonout_push(arr, o) < 0 ||
+			    jsonout_add_string(o, "name", bm->short_name) < 0 ||
+			    jsonout_add_string(o, "fullName", bm->name) < 0 ||
+			    jsonout_add_string(o, "version", bm->version) < 0 ||
+			    jsonout_add(o, "taxa", taxa = json_object_new_array()) < 0)
 				return NULL;
 		}
+		t = json_object_new_object();
+		if (jsonout_push(taxa, t) < 0 || jsonout_add_string(t, "id", v[i]->id) < 0 ||
+		    jsonout_add(t, "shortDescription", text_object(v[i]->title)) < 0 ||
+		    jsonout_add_string(t, "helpUri", v[i]->source) < 0)
+			return NULL;
 	}
 	return TAKE_PTR(arr);
 }
@@ -192,8 +167,8 @@ static struct json_object *rule_json(const struct audit *a, enum audit_finding k
 	    jsonout_push(tags, json_object_new_string(cwe)) < 0 ||
 	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
 	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0 ||
-	    jsonout_add(props, "compliance", compliance_names(a, k)) < 0 ||
-	    jsonout_add(o, "relationships", relationships_json(a, k)) < 0)
+	    jsonout_add(props, "compliance", relationships_json(a, k, true)) < 0 ||
+	    jsonout_add(o, "relationships", relationships_json(a, k, false)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
