@@ -67,7 +67,8 @@
  *                     decision and the order of privilege
  *           planload, planentry  the strict loader, one entry at a time
  *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
+ *           emit      sh, rpm %caps, openSUSE permissions; emitdeb: Debian postinst and
+ *                     postrm; em: their output stream, quoting, headers
  *           journal   write-ahead journal (sealed JSON lines)
  *           state     root-only state directory, state.json for verify
  *           preflight per-filesystem checks before any change

@@ -16,6 +16,7 @@
 #include "dockerfile.h"
 #include "elfinfo.h"
 #include "emit.h"
+#include "emitdeb.h"
 #include "engine.h"
 #include "facts.h"
 #include "fcaps.h"
@@ -383,7 +384,7 @@ static int make_plan(struct tstate *ts, const struct rules_db *db)
 	switch (ts->t->kind) {
 	case TARGET_RPM:
 		ts->plan_format = "rpm";
-		r = emit_rpm(p, f);
+		r = emit_rpm(p, db, f);
 		break;
 	case TARGET_IMAGE:
 		ts->plan_format = "dockerfile";
@@ -391,7 +392,7 @@ static int make_plan(struct tstate *ts, const struct rules_db *db)
 		break;
 	default:
 		ts->plan_format = "deb";
-		r = emit_deb(p, f);
+		r = emit_deb(p, db, f);
 		break;
 	}
 	if (fclose(f) != 0 && r == 0)

@@ -453,16 +453,22 @@ def test_hostile(ctx):
         ctx.check(f"hostile: no {p}", not os.path.lexists(p), "")
 
 
+def unknown_deb(root):
+    """A package whose postinst makes a file set-user-ID that the evaluator cannot name (it
+    reads the name from the system): its audit is incomplete, at postinst line 4."""
+    return mk.write(os.path.join(root, "unknown_1_amd64.deb"), mk.deb_bytes(
+        "unknown", scripts={"postinst": '#!/bin/sh\nset -e\nf=$(cat /etc/which)\n'
+                                         'chmod 4755 "$f"\n'},
+        data=[mk.entry("./usr/bin/", "dir", 0o755),
+              mk.entry("./usr/bin/plain", mode=0o755, data=b"\x7fELF")]))
+
+
 def test_incomplete(ctx):
     """A script the evaluator cannot work out makes its package incomplete in every format:
     named with the script and line, on standard error too, and the run exits 3 whatever
     --fail-on says; a complete package in the same run stays complete."""
     root = ctx.tree("incomplete")
-    unknown = mk.write(os.path.join(root, "unknown_1_amd64.deb"), mk.deb_bytes(
-        "unknown", scripts={"postinst": '#!/bin/sh\nset -e\nf=$(cat /etc/which)\n'
-                                         'chmod 4755 "$f"\n'},
-        data=[mk.entry("./usr/bin/", "dir", 0o755),
-              mk.entry("./usr/bin/plain", mode=0o755, data=b"\x7fELF")]))
+    unknown = unknown_deb(root)
     plain = mk.write(os.path.join(root, "plain_1_amd64.deb"), mk.deb_bytes(
         "plain", data=[mk.entry("./usr/bin/", "dir", 0o755),
                        mk.entry("./usr/bin/other", mode=0o755, data=b"\x7fELF")]))

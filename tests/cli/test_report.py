@@ -274,11 +274,7 @@ def test_incomplete(ctx):
     """A merged report of an incomplete target is incomplete: the target says why in every
     format, the run exits 3 unless allowed (by the target's audit or by --allow-incomplete)."""
     root = ctx.tree("fleet-incomplete")
-    unknown = mk.write(os.path.join(root, "unknown_1_amd64.deb"), mk.deb_bytes(
-        "unknown", scripts={"postinst": '#!/bin/sh\nset -e\nf=$(cat /etc/which)\n'
-                                         'chmod 4755 "$f"\n'},
-        data=[mk.entry("./usr/bin/", "dir", 0o755),
-              mk.entry("./usr/bin/plain", mode=0o755, data=b"\x7fELF")]))
+    unknown = test_audit_pkg.unknown_deb(root)
     strict, allowed = os.path.join(root, "strict.json"), os.path.join(root, "allowed.json")
     rc, o, e = ctx.run(["audit-pkg", *KERNEL, "--format", "json", "-o", strict, unknown])
     ctx.check("incomplete: the audit fails closed", rc == 3, f"{rc} {e!r}")
