@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The report options every auditing verb shares (audit, audit-pkg,
- * audit-image): --format, --output, --fail-on, --color, as one table for
- * the option driver; writing the report atomically; and the exit status a CI
- * job gates on.
+ * audit-image, report merge): --format, --output, --fail-on, --color,
+ * --quiet, --allow-incomplete, as one table for the option driver; writing
+ * the report atomically; the exit status a CI job gates on, and one line on
+ * standard error for every file or target that made --fail-on fail.
  */
 #ifndef S2C_CLI_AUDITARGS_H
 #define S2C_CLI_AUDITARGS_H
@@ -29,12 +30,20 @@ enum audit_format {
 	AUDIT_FORMAT_SARIF,
 };
 
+/** Which verb the report options are for. */
+enum auditargs_kind {
+	AUDITARGS_TREE,               /**< audit: a host or a root */
+	AUDITARGS_TARGETS,            /**< audit-pkg, audit-image: also --allow-incomplete */
+	AUDITARGS_FLEET,              /**< report merge: its own gate, no colour */
+};
+
 /** What --fail-on can name. */
 enum audit_fail_on {
 	AUDIT_FAIL_REVIEW = 1 << 0,   /**< a file has the verdict review */
 	AUDIT_FAIL_MIGRATE = 1 << 1,  /**< the migration would change a file (migrate or drop) */
 	AUDIT_FAIL_RISK = 1 << 2,     /**< a file's risk after the verdict is root (setuid in
 				           disguise included) */
+	AUDIT_FAIL_INCOMPLETE = 1 << 3, /**< the audit of a package or image is incomplete */
 };
 
 /** The --fail-on bit of finding id k (enum audit_finding): a file has that finding. */
@@ -44,18 +53,28 @@ enum audit_fail_on {
 struct auditargs {
 	int format;                   /**< enum audit_format */
 	const char *output;
+	const char *label;            /**< --label, or NULL */
 	unsigned fail_on;             /**< enum audit_fail_on and AUDIT_FAIL_FINDING() bits */
-	bool quiet;                   /**< text: only the summary and the problems (audit -q) */
+	bool quiet;                   /**< text: only the summary and the problems (-q) */
+	bool allow_incomplete;        /**< incomplete packages and images do not make the exit
+				           status 3 (--allow-incomplete) */
 	struct opt_list waivers;      /**< --waivers files, in order */
-	struct opt opts[7];           /**< the options above, for a verb's table (OPT_TABLE) */
+	enum auditargs_kind kind;
+	struct opt opts[10];           /**< the options above, for a verb's table (OPT_TABLE) */
 };
 
 /**
- * Defaults and the table @a->opts.  @audit: the options of an audit report
- * (--fail-on, --color, --no-color) besides --format and --output; report merge has its
- * own gate and no colour.
+ * Defaults and the table @a->opts for a verb of @kind: --format, --output and
+ * --quiet for all; --fail-on, --waivers, --color and --no-color for the audits;
+ * --allow-incomplete for packages and images.
  */
-void auditargs_init(struct auditargs *a, bool audit);
+void auditargs_init(struct auditargs *a, enum auditargs_kind kind);
+
+/**
+ * After parsing: the options that exclude each other by value (--quiet shapes
+ * only the text report).  Returns 0, or S2C_EXIT_USAGE after printing.
+ */
+int auditargs_check(const struct auditargs *a, const char *verb);
 
 /** The words of --format, NULL-terminated, indexed by enum audit_format. */
 extern const char *const auditargs_formats[];
@@ -74,14 +93,26 @@ int auditargs_waivers(const struct auditargs *a, int rootfd, const char *display
 		      struct waiver_list *ret, bool *ret_any);
 
 /**
- * Whether any file of @au matches a --fail-on condition of @fail_on; a
- * waived finding (audit_waived()) never counts.
+ * Call @fn for every file of @au that matches a condition of @fail_on, once per
+ * condition: @word is the --fail-on word ("review", "S2C005"), @idx the file's
+ * index in @au->v and @finding the finding that made it match; and for every
+ * target whose audit is incomplete with "incomplete", @idx SIZE_MAX and
+ * @finding -1 (@au->targets[@target]).  A waived finding (audit_waived())
+ * never counts.  Returns how many matched.
  */
+size_t auditargs_triggers(const struct audit *au, unsigned fail_on,
+			  void (*fn)(void *userdata, const struct audit *au, const char *word,
+				     size_t idx, size_t target, int finding),
+			  void *userdata);
+
+/** Whether any file or target of @au matches a --fail-on condition of @fail_on. */
 bool auditargs_failed(const struct audit *au, unsigned fail_on);
 
 /**
- * Render @au in the chosen format to the chosen output (atomically for -o).
- * @incomplete: parts could not be read (exit 3, which wins over --fail-on).
+ * Render @au in the chosen format to the chosen output (atomically for -o),
+ * then name on standard error every file or target that made --fail-on match.
+ * @incomplete: parts could not be read, or a target's audit is incomplete and
+ * --allow-incomplete was not given (exit 3, which wins over --fail-on).
  * Returns the exit code: 0, 1 (--fail-on matched), 3, or 4 after printing.
  */
 int auditargs_write(const struct auditargs *a, const struct audit *au, const struct s2c_ctx *ctx,

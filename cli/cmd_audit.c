@@ -46,22 +46,18 @@ static int parse_argv(int argc, char **argv, struct audit_args *a, const struct 
 		OPT_TABLE(a->s.opts),
 		OPT_TABLE(a->db.opts),
 		OPT_TABLE(a->out.opts),
-		OPT_BOOL('q', "quiet", &a->out.quiet, "text: only the summary line, INCOMPLETE, and the "
-			 "files with\na finding for a person (review, setuid in disguise,\ndangerous "
-			 "capabilities, likely to break, writable)"),
 		OPT_END(),
 	};
 	int r;
 
 	scanargs_init(&a->s, ctx, 0);
 	dbargs_init(&a->db);
-	auditargs_init(&a->out, true);
+	auditargs_init(&a->out, AUDITARGS_TREE);
 	r = opts_parse(cmd_lookup("audit"), opts, intro, argc, argv);
 	if (r <= 0)
 		return r;
-	if (a->out.quiet && a->out.format != AUDIT_FORMAT_TEXT)
-		return -usage_error("audit", "--quiet shapes the text report; --format %s has no "
-				    "quiet form", auditargs_formats[a->out.format]);
+	if (auditargs_check(&a->out, "audit"))
+		return -S2C_EXIT_USAGE;
 	return scanargs_finish(&a->s, argc, argv, r, "audit") ? -S2C_EXIT_USAGE : 1;
 }
 
@@ -103,6 +99,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
 	learned = learned_load(a.s.root, ds.v, ds.n);
 	identity_init(&id, res->rootfd, res->host, NULL);
+	id.id.label = a.out.label;
 	au = (struct audit){
 		.root = res->root,
 		.paths = a.s.paths,

@@ -196,6 +196,9 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 	first = opts_parse(cmd_lookup("audit-image"), opts, intro, argc, argv);
 	if (first <= 0)
 		return -first;
+	if (auditargs_check(&tr.out, "audit-image") ||
+	    targetrun_check_input("audit-image", argv[first], true))
+		return S2C_EXIT_USAGE;
 	if (trust && platform && s2c_streq(platform, "all"))
 		return usage_error("audit-image", "--trust-image-config audits one image: not with "
 				   "--platform all");

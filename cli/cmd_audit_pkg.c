@@ -84,6 +84,11 @@ static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2
 		return -usage_error("audit-pkg", "no package given: name FILE ... or --from-dir DIR");
 	if (a->from_dir && a->n_files)
 		return -usage_error("audit-pkg", "give either FILE ... or --from-dir DIR, not both");
+	if (auditargs_check(&a->tr.out, "audit-pkg"))
+		return -S2C_EXIT_USAGE;
+	for (size_t i = 0; i < a->n_files; i++)
+		if (targetrun_check_input("audit-pkg", a->files[i], false))
+			return -S2C_EXIT_USAGE;
 	return 1;
 }
 

@@ -264,7 +264,7 @@ static int build(const struct plan_args *a, const struct decisions *ds,
 	return scanargs_plan_limits(&a->s, res, ds->host, *ret);
 }
 
-static int write_plan(const struct plan_args *a, const struct plan *p)
+static int write_plan(const struct plan_args *a, const struct plan *p, const struct rules_db *db)
 {
 	struct outfile out;
 	int r, ex;
@@ -272,7 +272,7 @@ static int write_plan(const struct plan_args *a, const struct plan *p)
 	ex = outfile_open(&out, a->output);
 	if (ex)
 		return ex;
-	r = emit_plan(p, a->format, out.f);
+	r = emit_plan(p, a->format, db, out.f);
 	if (r < 0)
 		log_error("cannot write the plan: %s", strerror(-r));
 	ex = outfile_close(&out, r == 0);
@@ -297,7 +297,7 @@ int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
 		return ex;
 	ex = build(&a, &ds, res, &p);
 	if (!ex)
-		ex = write_plan(&a, p);
+		ex = write_plan(&a, p, ds.db);
 	if (!ex && res->warnings)
 		ex = S2C_EXIT_INCOMPLETE;
 	plan_free(p);

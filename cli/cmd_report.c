@@ -30,7 +30,7 @@ static const char intro[] =
 	"Exit status: 0 success, 1 drift with --fail-on-drift, 2 usage error, 3 a report\n"
 	"could not be read, 4 operation failed.\n";
 
-static int render(struct fleet *f, enum audit_format format, FILE *out)
+static int render(struct fleet *f, enum audit_format format, bool quiet, FILE *out)
 {
 	struct json_object *doc;
 	int r;
@@ -51,8 +51,20 @@ static int render(struct fleet *f, enum audit_format format, FILE *out)
 		return fleet_sarif(f, out);
 	case AUDIT_FORMAT_TEXT:
 	default:
-		return fleet_text(f, out);
+		return fleet_text(f, quiet, out);
 	}
+}
+
+/* A target whose audit was incomplete, on standard error, and whether it was allowed. */
+static void warn_incomplete(void *userdata, const char *name, const char *report,
+			    const char *reason, size_t more, bool allowed)
+{
+	const bool *allow = userdata;
+
+	log_warning("the audit of '%s' (in '%s') is incomplete: %s%s%s", name, report, reason,
+		    more ? " (and more in the report)" : "",
+		    allowed ? "; its audit allowed it with --allow-incomplete" :
+		    *allow ? "; allowed with --allow-incomplete" : "");
 }
 
 static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char **argv)
@@ -60,6 +72,7 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 	struct fleet *f = NULL;
 	struct outfile out;
 	size_t failed = 0;
+	bool allow;
 	int r, ex;
 
 	if (fleet_new(&f) < 0) {
@@ -91,23 +104,29 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 				  err.msg[0] ? err.msg : strerror(-r));
 			if (asprintf(&note, "'%s' could not be read: %s", shown,
 				     err.msg[0] ? err.msg : strerror(-r)) < 0 ||
-			    fleet_note(f, note) < 0) {
+			    fleet_unread(f, note) < 0) {
 				log_error("out of memory");
 				fleet_free(f);
 				return S2C_EXIT_FAILURE;
 			}
 		}
 	}
-	(void)fleet_finish(f);
+	if (fleet_finish(f) < 0) {
+		log_error("out of memory");
+		fleet_free(f);
+		return S2C_EXIT_FAILURE;
+	}
+	allow = a->allow_incomplete;
+	fleet_each_incomplete(f, warn_incomplete, &allow);
 	ex = outfile_open(&out, a->output);
 	if (ex == 0) {
-		r = render(f, a->format, out.f);
+		r = render(f, a->format, a->quiet, out.f);
 		if (r < 0)
 			log_error("cannot write the report: %s", strerror(-r));
 		ex = outfile_close(&out, r == 0);
 		if (r < 0 || ex)
 			ex = S2C_EXIT_FAILURE;
-		else if (failed)
+		else if (failed || fleet_incomplete(f, a->allow_incomplete))
 			ex = S2C_EXIT_INCOMPLETE;
 		else if (fail_on_drift && fleet_drift(f))
 			ex = S2C_EXIT_FINDINGS;
@@ -129,10 +148,12 @@ int cmd_report(int argc, char **argv, struct s2c_ctx *ctx)
 	int first;
 
 	(void)ctx;
-	auditargs_init(&a, false);
+	auditargs_init(&a, AUDITARGS_FLEET);
 	first = opts_parse(cmd_lookup("report"), opts, intro, argc, argv);
 	if (first <= 0)
 		return -first;
+	if (auditargs_check(&a, "report"))
+		return S2C_EXIT_USAGE;
 	if (!s2c_streq(argv[first], "merge"))
 		return usage_error("report", "unknown report command '%s': expected merge",
 				   argv[first]);

@@ -293,6 +293,8 @@ static void report_checks(struct verify_args *v, const struct verify_run *c)
 
 		if (v->a.result)
 			(void)resultjson_event(v->a.result, &ev);
+		else if (drifted && !v->fix)
+			print_line("drift      %s: %s; %s", d->entry->path, d->what, d->repair);
 		else if (drifted)
 			print_line("drift      %s: %s", d->entry->path, d->what);
 	}

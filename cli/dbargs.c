@@ -50,9 +50,10 @@ void dbargs_init(struct dbargs *a)
 			OPT_CALLBACK("kernel", a, "VER", "evaluate kernel conditions for VER (e.g. "
 				     "5.10)", opt_kernel),
 			OPT_CALLBACK("bounding-set", a, "SET", "the bounding set programs run with "
-				     "there: docker, podman,\nall, or capability names separated by "
-				     "commas; a migration\noutside it cannot work (default: from the "
-				     "target)", opt_bounding),
+				     "there (a migration\noutside it cannot work), one of:\n"
+				     "  docker  Docker's default\n  podman  Podman's default\n"
+				     "  all     every capability\nor capability names separated by "
+				     "commas\n(default: from the target)", opt_bounding),
 			OPT_END(),
 		},
 	};

@@ -61,6 +61,7 @@
  *           audit     audit model: findings (ids), summary, the rows of the file table
  *           audittext, auditjson  the text and JSON audit reports
  *           waiver    waivers files: accepted findings, parsed, matched, expired
+ *           compliance  the benchmark controls (CIS, DISA STIG) each finding concerns
  *           markdown, html, sarif  the other audit formats
  *           resultjson  what apply, migrate, rollback and verify did, file by file, as
  *                     JSON
@@ -69,7 +70,8 @@
  *                     decision and the order of privilege
  *           planload, planentry  the strict loader, one entry at a time
  *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, Debian postinst and postrm, openSUSE permissions
+ *           emit      sh, rpm %caps, openSUSE permissions; emitdeb: Debian postinst and
+ *                     postrm; em: their output stream, quoting, headers
  *           journal   write-ahead journal (sealed JSON lines)
  *           state     state.json for verify, in the state directory
  *           preflight per-filesystem checks before any change
@@ -170,6 +172,7 @@
 #include "opts.h"
 #include "privs.h"
 #include "term.h"
+#include "util.h"
 #include "common.h"
 
 /*
@@ -240,25 +243,27 @@ static const struct cmd commands[] = {
 	{ "audit", cmd_audit, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--quiet] [--exclude PATH] "
+	  "[--fail-on review|migrate|risk] [--label NAME] [--waivers FILE] "
+	  "[--color auto|always|never] [--quiet] [--exclude PATH] "
 	  "[--other-roots] [PATH ...]",
 	  "audit report: every privileged file with verdict, evidence and risk" },
 	{ "audit-pkg", cmd_audit_pkg, 0, 0, CMD_ANY, "FILE", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--threads N] [--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--label NAME] "
+	  "[--waivers FILE] [--color auto|always|never] [--quiet] [--threads N] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
-	  "[--fail-on review|migrate|risk] [--waivers FILE] [--color auto|always|never] [--platform OS/ARCH] "
-	  "[--tmpdir DIR] "
+	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--label NAME] "
+	  "[--waivers FILE] [--color auto|always|never] [--quiet] [--platform OS/ARCH] [--tmpdir DIR] "
 	  "[--max-unpacked SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
-	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--fail-on-drift] "
-	  "FILE ...",
+	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--quiet] "
+	  "[--allow-incomplete] [--fail-on-drift] FILE ...",
 	  "join JSON audit reports of many hosts, images or package shards" },
 	{ "plan", cmd_plan, 0, 0, CMD_ANY, "PATH", PRIVS_READ, phases_read,
 	  "[--root DIR] [--db DIR] [--kernel VER] [--bounding-set SET] "
@@ -360,42 +365,18 @@ static void print_help(FILE *out)
 		    "(some files could not be read), 4 operation failed, 5 privilege error.\n", out);
 }
 
-/* Levenshtein distance, for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[64];
-
-	if (lb >= S2C_ELEMENTSOF(row))
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (a[i - 1] != b[j - 1]);
-			row[j] = S2C_MIN(S2C_MIN(row[j] + 1, row[j - 1] + 1), sub);
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
 static int unknown_verb(const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
+	const char *names[S2C_ELEMENTSOF(commands) + 1];
+	const char *best;
+	size_t n = 0;
 
-	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++) {
-		size_t d = distance(name, commands[i].name);
-		if (d < best_d && !(commands[i].flags & CMD_HIDDEN)) {
-			best_d = d;
-			best = commands[i].name;
-		}
-	}
-	if (best && best_d <= 2)
+	for (size_t i = 0; i < S2C_ELEMENTSOF(commands); i++)
+		if (!(commands[i].flags & CMD_HIDDEN))
+			names[n++] = commands[i].name;
+	names[n] = NULL;
+	best = str_closest(name, names);
+	if (best)
 		return usage_error(NULL, "unknown verb '%s'; did you mean '%s'?", name, best);
 	return usage_error(NULL, "unknown verb '%s'", name);
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "opts.h"
+#include "util.h"
 #include "common.h"
 
 /* More options than any verb has; a table that outgrows it is a programming error. */
@@ -49,6 +50,10 @@ static int choice_error(const struct opt *o, const char *arg, const char *verb)
 	for (size_t i = 0; i < n && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 					i == 0 ? "" : i + 1 == n ? " or " : ", ", o->choices[i]);
+	if (str_closest(arg, (const char *const *)o->choices))
+		return usage_error(verb, "unknown %s '%s'; did you mean '%s'? (expected %s)",
+				   o->long_name, arg, str_closest(arg, (const char *const *)o->choices),
+				   list);
 	return usage_error(verb, "unknown %s '%s': expected %s", o->long_name, arg, list);
 }
 
@@ -98,6 +103,33 @@ static int check_exclusive(const struct opt *const *v, const bool *seen, size_t 
 				return usage_error(verb, "--%s and --%s exclude each other",
 						   option_name(v[i], a), option_name(v[j], b));
 	return 0;
+}
+
+/*
+ * "unknown option '--formt'; did you mean '--format'?": the nearest long option of
+ * the verb (@v, @n), --help and --version included, to what @arg names before any
+ * "=VALUE".
+ */
+static int unknown_option(const char *verb, const struct opt *const *v, size_t n,
+			  const char *arg)
+{
+	const char *names[OPTS_MAX + 3], *best;
+	char typed[64];
+	size_t k = 0;
+
+	if (strncmp(arg, "--", 2) != 0 || strlen(arg) >= sizeof(typed))
+		return usage_error(verb, "unknown option '%s'", arg);
+	(void)snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->long_name && v[i]->help)
+			names[k++] = v[i]->long_name;
+	names[k++] = "help";
+	names[k++] = "version";
+	names[k] = NULL;
+	best = str_closest(typed, names);
+	if (best)
+		return usage_error(verb, "unknown option '%s'; did you mean '--%s'?", arg, best);
+	return usage_error(verb, "unknown option '%s'", arg);
 }
 
 static int check_operands(const struct cmd *c, int argc, char **argv, int first)
@@ -155,9 +187,11 @@ int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, 
 			(void)printf("suid2cap %s\n", S2C_VERSION);
 			return 0;
 		}
+		if (ch == '?' && optopt && optopt < 0x80)
+			return -usage_error(c->name, "unknown option '%s'",
+					    (char[]){ '-', (char)optopt, '\0' });
 		if (ch == '?')
-			return -usage_error(c->name, "unknown option '%s'", optopt && optopt < 0x80 ?
-					    (char[]){ '-', (char)optopt, '\0' } : argv[optind - 1]);
+			return -unknown_option(c->name, v, n, argv[optind - 1]);
 		if (ch == ':')
 			return -usage_error(c->name, "option '%s' needs an argument", argv[optind - 1]);
 		if (ch >= OPT_VAL)

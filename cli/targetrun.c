@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "binary.h"
@@ -14,6 +16,7 @@
 #include "dockerfile.h"
 #include "elfinfo.h"
 #include "emit.h"
+#include "emitdeb.h"
 #include "engine.h"
 #include "facts.h"
 #include "fcaps.h"
@@ -85,7 +88,7 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 
 	memset(tr, 0, sizeof(*tr));
 	dbargs_init(&tr->db);
-	auditargs_init(&tr->out, true);
+	auditargs_init(&tr->out, AUDITARGS_TARGETS);
 	tr->threads = S2C_MIN(ctx->ncpus, 64u);
 	tr->tmpdir = !s2c_isempty(tmp) && tmp[0] == '/' ? tmp : "/tmp";
 	tr->lim = STAGE_LIMITS_DEFAULT;
@@ -103,6 +106,46 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 						 "(suffix K, M, G, T; default 16G): the\n"
 						 "decompression-bomb limit", opt_max_unpacked);
 	tr->opts[n] = (struct opt)OPT_END();
+}
+
+/* What the first bytes of a file say it is, or NULL. */
+static const char *input_kind(const unsigned char *b, size_t n)
+{
+	static const unsigned char rpm_lead[] = { 0xed, 0xab, 0xee, 0xdb };
+
+	if (n >= 21 && memcmp(b, "!<arch>\ndebian-binary", 21) == 0)
+		return "a Debian package";
+	if (n >= 4 && memcmp(b, rpm_lead, sizeof(rpm_lead)) == 0)
+		return "an rpm package";
+	if (n >= 262 && memcmp(b + 257, "ustar", 5) == 0)
+		return "a tar archive";
+	return NULL;
+}
+
+int targetrun_check_input(const char *verb, const char *path, bool want_image)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	_cleanup_free_ char *shown = shown_path(path);
+	unsigned char head[512];
+	const char *what = NULL;
+	struct stat st, layout;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return 0;       /* the reader names the problem */
+	if (S_ISDIR(st.st_mode) && !want_image &&
+	    fstatat(fd, "oci-layout", &layout, AT_SYMLINK_NOFOLLOW) == 0)
+		what = "an OCI image layout";
+	else if (S_ISREG(st.st_mode) && (n = pread(fd, head, sizeof(head), 0)) > 0)
+		what = input_kind(head, (size_t)n);
+	if (!what || (want_image ? !strstr(what, "package") : !!strstr(what, "package")))
+		return 0;
+	if (want_image)
+		return usage_error(verb, "'%s' is %s, not a container image: packages are read by "
+				   "'suid2cap audit-pkg'", shown ? shown : path, what);
+	return usage_error(verb, "'%s' is %s, not a .deb or .rpm package: container images "
+			   "(docker save, OCI layouts) are read by 'suid2cap audit-image'",
+			   shown ? shown : path, what);
 }
 
 int targetrun_stage(const struct targetrun *tr, struct stage **ret)
@@ -341,7 +384,7 @@ static int make_plan(struct tstate *ts, const struct rules_db *db)
 	switch (ts->t->kind) {
 	case TARGET_RPM:
 		ts->plan_format = "rpm";
-		r = emit_rpm(p, f);
+		r = emit_rpm(p, db, f);
 		break;
 	case TARGET_IMAGE:
 		ts->plan_format = "dockerfile";
@@ -349,7 +392,7 @@ static int make_plan(struct tstate *ts, const struct rules_db *db)
 		break;
 	default:
 		ts->plan_format = "deb";
-		r = emit_deb(p, f);
+		r = emit_deb(p, db, f);
 		break;
 	}
 	if (fclose(f) != 0 && r == 0)
@@ -500,16 +543,18 @@ static void warn_unreadable(const struct target *t)
 	log_error("cannot read '%s': %s, skipping", shown ? shown : t->source, t->error);
 }
 
-/* The first reason the audit of @ts is incomplete, and how many more there are. */
-static void warn_incomplete(const struct tstate *ts)
+/* The first reason the audit of @ts is incomplete, how many more there are, and whether the
+ * user allowed it. */
+static void warn_incomplete(const struct tstate *ts, bool allowed)
 {
 	_cleanup_free_ char *shown = shown_path(ts->t->source);
 	size_t n = 0;
 
 	while (ts->incomplete[n])
 		n++;
-	log_warning("the audit of '%s' is incomplete: %s%s", shown ? shown : ts->t->source,
-		    ts->incomplete[0], n > 1 ? " (and more in the report)" : "");
+	log_warning("the audit of '%s' is incomplete: %s%s%s", shown ? shown : ts->t->source,
+		    ts->incomplete[0], n > 1 ? " (and more in the report)" : "",
+		    allowed ? "; allowed with --allow-incomplete" : "");
 }
 
 /*
@@ -634,10 +679,12 @@ static int write_report(const struct targetrun *tr, struct audit *au,
 	}
 	(void)host_sysctl(au->host, "net.ipv4.ping_group_range", &pgr);
 	identity_init(&id, rootfd, false, tr->shard);
+	id.id.label = tr->out.label;
 	au->ping_group_range = pgr;
 	au->identity = &id.id;
 	au->waivers = any ? &waivers : NULL;
-	ex = auditargs_write(&tr->out, au, ctx, !au->complete);
+	ex = auditargs_write(&tr->out, au, ctx, au->scan_warnings > 0 ||
+			     (au->targets_incomplete > 0 && !tr->out.allow_incomplete));
 	identity_release(&id);
 	waiver_list_release(&waivers);
 	return ex;
@@ -682,7 +729,7 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 			warn_unreadable(ts[i].t);
 		} else if (ts[i].incomplete) {
 			incomplete++;
-			warn_incomplete(&ts[i]);
+			warn_incomplete(&ts[i], tr->out.allow_incomplete);
 		}
 		if (fill_target(&ts[i], i, &at[i], v, origins, &k) < 0) {
 			log_error("out of memory");
@@ -705,6 +752,7 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		.complete = failed == 0 && incomplete == 0,
 		.scan_warnings = failed,
 		.targets_incomplete = incomplete,
+		.incomplete_allowed = incomplete > 0 && tr->out.allow_incomplete,
 		.directories = 0,
 		.entries = n,
 		.db = db,

@@ -44,6 +44,16 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 		    bool threads);
 
 /**
+ * Refuse, before anything is read or written, an input that the other verb
+ * reads: a container image (a tar archive, an OCI layout directory) given to
+ * audit-pkg (@want_image false), a .deb or .rpm given to audit-image.  The
+ * error names the file, what it is and the verb that reads it.  Anything else
+ * (a corrupt package, a file of no known kind) is left to the readers, which
+ * report it as the target's error.  Returns 0 or S2C_EXIT_USAGE after printing.
+ */
+int targetrun_check_input(const char *verb, const char *path, bool want_image);
+
+/**
  * Create the run's private stage in tr->tmpdir.  Returns 0 or an exit code
  * after printing.
  */

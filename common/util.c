@@ -355,6 +355,51 @@ int strv_push(char ***v, size_t *n, char *s)
 	return 0;
 }
 
+size_t str_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t rows[3][64], *prev2 = rows[0], *prev = rows[1], *row = rows[2];
+
+	if (lb >= S2C_ELEMENTSOF(rows[0]))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *t;
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			row[j] = S2C_MIN(S2C_MIN(prev[j] + 1, row[j - 1] + 1), sub);
+			/* two neighbours swapped: one slip, not two */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				row[j] = S2C_MIN(row[j], prev2[j - 2] + 1);
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = row;
+		row = t;
+	}
+	return prev[lb];
+}
+
+const char *str_closest(const char *typed, const char *const *words)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+
+	for (size_t i = 0; words && words[i]; i++) {
+		size_t d = str_distance(typed, words[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = words[i];
+		}
+	}
+	/* Two slips in a short word make another word ("yaml" is not "html"). */
+	return best_d <= (strlen(typed) <= 4 ? 1u : 2u) ? best : NULL;
+}
+
 char *strdup_vprintf(const char *format, va_list ap)
 {
 	char *s = NULL;

@@ -109,6 +109,20 @@ int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len);
  */
 int strv_push(char ***v, size_t *n, char *s);
 
+/**
+ * The edit distance between @a and @b (insertions, deletions, substitutions,
+ * and two neighbours swapped, each one edit: optimal string alignment), for
+ * "did you mean" suggestions; SIZE_MAX when @b is 64 bytes or longer.
+ */
+size_t str_distance(const char *a, const char *b);
+
+/**
+ * The word of @words (NULL-terminated) nearest to @typed, when it is at most
+ * two edits away (one for a word of four letters or fewer): a slip, not
+ * another word; else NULL.  Borrowed from @words.
+ */
+const char *str_closest(const char *typed, const char *const *words);
+
 /** A new string formatted like printf(3), or NULL when memory ran out. */
 S2C_PRINTF(1, 2) char *strdup_printf(const char *format, ...);
 

@@ -2,7 +2,8 @@
 /*
  * Writing a plan out: as its JSON document, as a POSIX shell script that
  * carries it out, or as packaging snippets that make it durable (rpm %files
- * lines, a Debian postinst and its postrm, openSUSE permissions entries).
+ * lines, a Debian postinst and its postrm in plan/emitdeb.h, openSUSE
+ * permissions entries).
  *
  * Every format treats file names as untrusted: in shell they are single-quoted
  * (so any byte but NUL survives), in comments and messages they are escaped
@@ -17,13 +18,14 @@
 #include <stdio.h>
 
 struct plan;
+struct rules_db;
 
 /** Output formats of `suid2cap plan`. */
 enum emit_format {
 	EMIT_JSON,            /**< the plan document (docs/schema/plan.schema.json) */
 	EMIT_SH,              /**< POSIX sh script: checks each file, then chown, setcap, chmod */
 	EMIT_RPM,             /**< %attr/%caps lines for a spec's %files */
-	EMIT_DEB,             /**< postinst: dpkg-statoverride, setcap, exact undo on failure */
+	EMIT_DEB,             /**< postinst: setcap on the shipped file, exact undo on failure */
 	EMIT_PERMISSIONS,     /**< openSUSE permissions.local entries */
 	EMIT_DEB_POSTRM,      /**< postrm: takes back the statoverrides the postinst added */
 	_EMIT_MAX,
@@ -37,11 +39,13 @@ const char *emit_format_name(enum emit_format f);
 enum emit_format emit_format_from_name(const char *s);
 
 /**
- * Write @p to @out in format @f.
+ * Write @p to @out in format @f.  @db: the rules database the plan was made
+ * with, for the rules' sources in the packaging snippets, or NULL (then the
+ * rules alone are named).
  * Returns 0, -ENOMEM, -EINVAL for an unknown format, or -EIO when @out
  * reports an error.
  */
-int emit_plan(const struct plan *p, enum emit_format f, FILE *out);
+int emit_plan(const struct plan *p, enum emit_format f, const struct rules_db *db, FILE *out);
 
 /**
  * The shell script.  Before anything changes it checks, for every "change"
@@ -60,39 +64,15 @@ int emit_sh(const struct plan *p, FILE *out);
 
 /**
  * rpm %files lines: "%attr(MODE,OWNER,GROUP) %caps(CAPS) PATH" for migrate
- * entries, without %caps for drop entries, comments for the others.  A path
+ * entries, without %caps for drop entries, each after a comment naming the rule
+ * and its sources (from @db, or NULL), comments for the others.  The header
+ * says only what made it, nothing of the machine the plan was made on.  A path
  * rpmbuild would not take literally ('%' anywhere, a glob character, a
  * backslash, a double quote, a control character, invalid UTF-8) and an owner
  * or group that is not a plain name are comments; a path with spaces is
  * double-quoted.  Returns 0, -ENOMEM or -EIO.
  */
-int emit_rpm(const struct plan *p, FILE *out);
-
-/**
- * A Debian postinst: in "configure", for each migrate or drop entry,
- * dpkg-statoverride --add with the state after (unless the admin has an
- * override), so the new mode and owner survive upgrades, and that owner and
- * mode put on the file; for a migrate entry then setcap and chmod u-s, and
- * where setcap fails, the owner, group and mode of the state before and
- * removal of the override just added.  The override names the package's path
- * (dpkg looks it up by that name), every change is made to the file
- * `dpkg-divert --truename` names, as iputils-ping's postinst does, so a
- * diverted program is changed where it really is and the file diverted to its
- * name is left alone.  A name dpkg-statoverride cannot take literally (a
- * newline, a glob character or backslash) is a comment.
- * Returns 0, -ENOMEM or -EIO.
- */
-int emit_deb(const struct plan *p, FILE *out);
-
-/**
- * The matching Debian postrm: on "remove" and "purge", for each entry the
- * postinst gives an override, dpkg-statoverride --remove, but only when the
- * override is still exactly the one the postinst adds (owner, group, mode and
- * path as dpkg-statoverride --list prints them); another one (the admin's, or
- * one changed since) stays, and the script says so.  Names are treated as in
- * emit_deb().  Returns 0, -ENOMEM or -EIO.
- */
-int emit_deb_postrm(const struct plan *p, FILE *out);
+int emit_rpm(const struct plan *p, const struct rules_db *db, FILE *out);
 
 /**
  * openSUSE permissions entries: "PATH OWNER:GROUP MODE" plus

@@ -27,11 +27,23 @@ const char *drift_kind_name(enum drift_kind k)
 	return k < _DRIFT_KIND_MAX ? kind_names[k] : "invalid";
 }
 
+/* How to repair what no --fix repairs. */
+static const char repair_fix[] = "'suid2cap verify --fix' repairs it";
+static const char repair_again[] = "plan and apply it again if that is wanted, or stop tracking it "
+				   "with 'suid2cap verify --forget'";
+static const char repair_content[] = "put back the package's content (reinstall the package), "
+				     "then 'suid2cap verify --fix' repairs it; or stop tracking it "
+				     "with 'suid2cap verify --forget'";
+static const char repair_gone[] = "stop tracking it with 'suid2cap verify --forget', or plan "
+				  "and apply it again once it is back";
+
 S2C_PRINTF(3, 4) static int drifted(struct drift *d, enum drift_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 
 	d->kind = kind;
+	if (!d->repair)
+		d->repair = kind == DRIFT_GONE ? repair_gone : repair_again;
 	va_start(ap, fmt);
 	(void)vsnprintf(d->what, sizeof(d->what), fmt, ap);
 	va_end(ap);
@@ -52,10 +64,11 @@ static int state_drift(const struct state_entry *e, struct drift *d)
 	/* Applying the record again never adds privilege when the set-ID bit is back:
 	 * that is the state the migration replaced. */
 	d->fixable = (now->mode & setid) && !(rec->mode & setid) && now->uid == rec->uid;
+	if (d->fixable)
+		d->repair = repair_fix;
 	if (!now->has_xattr && rec->has_xattr && !(now->mode & setid))
 		return drifted(d, DRIFT_STATE, "%s and it has no set-ID bit: giving them back would "
-			       "add privilege, so it is not repaired (if that is wanted, plan and "
-			       "apply it again; 'verify --forget' stops tracking it)", what);
+			       "add privilege, so --fix leaves it", what);
 	return drifted(d, DRIFT_STATE, "%s", what);
 }
 
@@ -75,15 +88,17 @@ static int content_drift(int fd, const struct host *h, const struct state_entry 
 	switch (dg) {
 	case HOST_DIGEST_MATCH:
 		d->fixable = true;
+		d->repair = repair_fix;
 		return drifted(d, DRIFT_UPDATED, "%s: the content of package '%s' (a package update)",
 			       how, pkg);
 	case HOST_DIGEST_DIFFERS:
+		d->repair = repair_content;
 		return drifted(d, DRIFT_TAMPERED, "%s, and it is not what package '%s' shipped: "
-			       "possible tampering, not repaired", how, pkg);
+			       "possible tampering, which --fix leaves", how, pkg);
 	default:
 		return drifted(d, DRIFT_UNVERIFIED, "%s, and no package database vouches for the new "
-			       "content (%s): not repaired", how, pkg ? "no digest recorded for it" :
-			       "no package owns it");
+			       "content (%s), which --fix leaves", how,
+			       pkg ? "no digest recorded for it" : "no package owns it");
 	}
 }
 
@@ -203,7 +218,10 @@ int verify_fixable(const struct verify_run *v, verify_refused_fn refused, void *
 		if (d->fixable) {
 			paths[n++] = d->entry->path;
 		} else {
-			refused(userdata, d->entry->path, d->what);
+			_cleanup_free_ char *why = d->repair ? strdup_printf("%s; %s", d->what,
+									 d->repair) : NULL;
+
+			refused(userdata, d->entry->path, why ? why : d->what);
 			other++;
 		}
 	}

@@ -44,7 +44,11 @@ struct drift {
 	enum drift_kind kind;
 	bool fixable;                      /**< verify --fix may apply the recorded state again */
 	struct file_id now;                /**< what the file is now (sha256 set when read) */
-	char what[512];                    /**< one sentence for people */
+	char what[512];                    /**< what drifted, one sentence for people */
+	const char *repair;                /**< how to repair it (static): "'suid2cap verify
+					        --fix' repairs it" when @fixable, else what a
+					        person does (plan and apply again, reinstall the
+					        package, 'verify --forget') */
 };
 
 /**

@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/capability.h>
 
 #include "audit.h"
 #include "engine.h"
 #include "facts.h"
+#include "host.h"
+#include "fcaps.h"
 #include "util.h"
 #include "waiver.h"
 #include "common.h"
@@ -87,6 +90,82 @@ const char *audit_level_name(enum audit_level l)
 	return l >= 0 && l < _AUDIT_LEVEL_MAX ? names[l] : "note";
 }
 
+static const char *const state_names[_AUDIT_STATE_MAX] = {
+	[AUDIT_STATE_MIGRATE] = "migrate",
+	[AUDIT_STATE_DROP] = "drop",
+	[AUDIT_STATE_REVIEW] = "review",
+	[AUDIT_STATE_KEEP] = "keep",
+	[AUDIT_STATE_DONE] = "nothing to change",
+};
+
+static const char *const state_titles[_AUDIT_STATE_MAX] = {
+	[AUDIT_STATE_MIGRATE] = "file capabilities replace the set-ID bit",
+	[AUDIT_STATE_DROP] = "the privilege is not needed or never honoured",
+	[AUDIT_STATE_REVIEW] = "a person decides",
+	[AUDIT_STATE_KEEP] = "must stay as it is",
+	[AUDIT_STATE_DONE] = "already in the state the verdict asks for",
+};
+
+const enum audit_state audit_state_order[_AUDIT_STATE_MAX] = {
+	AUDIT_STATE_MIGRATE, AUDIT_STATE_DROP, AUDIT_STATE_REVIEW, AUDIT_STATE_KEEP,
+	AUDIT_STATE_DONE,
+};
+
+enum audit_state audit_state(const struct decision *d)
+{
+	switch (d->verdict) {
+	case VERDICT_MIGRATE:
+		return d->changes ? AUDIT_STATE_MIGRATE : AUDIT_STATE_DONE;
+	case VERDICT_DROP:
+		return d->changes ? AUDIT_STATE_DROP : AUDIT_STATE_DONE;
+	case VERDICT_KEEP:
+		return AUDIT_STATE_KEEP;
+	case VERDICT_REVIEW:
+	default:
+		return AUDIT_STATE_REVIEW;
+	}
+}
+
+const char *audit_state_name(enum audit_state s)
+{
+	return s >= 0 && s < _AUDIT_STATE_MAX ? state_names[s] : "review";
+}
+
+const char *audit_state_title(enum audit_state s)
+{
+	return s >= 0 && s < _AUDIT_STATE_MAX ? state_titles[s] : "";
+}
+
+const char *audit_state_color(enum audit_state s)
+{
+	switch (s) {
+	case AUDIT_STATE_MIGRATE: return "\033[1;32m";
+	case AUDIT_STATE_DROP: return "\033[1;36m";
+	case AUDIT_STATE_KEEP: return "\033[1;33m";
+	case AUDIT_STATE_DONE: return "\033[1m";
+	default: return "\033[1;35m";
+	}
+}
+
+char *audit_bounding_text(const struct host *h)
+{
+	uint64_t known = 0, held, lacks;
+
+	for (int c = 0; c <= CAP_LAST_CAP && c < 64; c++)
+		known |= S2C_CAPMASK(c);
+	held = h->bounding & known;
+	lacks = ~h->bounding & known;
+	if (h->bounding == HOST_BOUNDING_ALL || !lacks)
+		return strdup("full");
+	if (!held)
+		return strdup("no capabilities");
+	if (__builtin_popcountll(lacks) < __builtin_popcountll(held)) {
+		_cleanup_free_ char *names = fcaps_mask_names(lacks);
+		return names ? strdup_printf("all but %s", names) : NULL;
+	}
+	return fcaps_mask_names(held);
+}
+
 const char *audit_breaker(const struct decision *d)
 {
 	return d->breaker;
@@ -123,7 +202,8 @@ unsigned audit_findings(const struct audit *a, const struct decision *d)
 		[VERDICT_REVIEW] = AUDIT_REVIEW,
 	};
 	const struct facts *f = d->facts;
-	unsigned m = 1u << by_verdict[d->verdict];
+	/* Nothing to change: no verdict to act on, only what else the file shows. */
+	unsigned m = audit_state(d) == AUDIT_STATE_DONE ? 0 : 1u << by_verdict[d->verdict];
 
 	if (disguised(a, d))
 		m |= 1u << AUDIT_DISGUISE;
@@ -149,10 +229,6 @@ enum audit_level audit_finding_level(const struct audit *a, const struct decisio
 	switch (f) {
 	case AUDIT_MIGRATE:
 	case AUDIT_DROP:
-		/* Already in the state the verdict asks for: nothing to act on. */
-		if (!d->changes)
-			return AUDIT_LEVEL_NOTE;
-		return level_of_risk(d->risk_now);
 	case AUDIT_REVIEW:
 		return level_of_risk(d->risk_now);
 	case AUDIT_DANGEROUS_CAPS:
@@ -175,6 +251,7 @@ void audit_summarise(const struct audit *a, struct audit_summary *ret)
 		unsigned m = audit_findings(a, d), waived = audit_waived(a, d);
 
 		s.verdicts[d->verdict]++;
+		s.states[audit_state(d)]++;
 		s.risk_now[d->risk_now]++;
 		s.risk_after[d->risk]++;
 		s.changes += d->changes;

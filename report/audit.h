@@ -8,8 +8,12 @@
  * A finding is one concern about one file, with a stable id (S2C001…) that
  * every format uses: the SARIF rule id, the "findings" list of each file in
  * the JSON document, the rule column of the HTML and Markdown reports.  Each
- * file has exactly one verdict finding (S2C001–S2C004) and any number of the
- * others.  Ids are never reused or renumbered.
+ * file has one verdict finding (S2C001–S2C004), except a file already in the
+ * state its verdict asks for ("nothing to change"), which has none, and any
+ * number of the others.  Ids are never reused or renumbered.
+ *
+ * Every format groups the files by their state (enum audit_state): the
+ * verdict, or "nothing to change" for a migrate or drop with nothing left to do.
  *
  * The renderers write to a stream the caller owns, never print on their own
  * and keep no state; every file name, owner, reason and warning is escaped for
@@ -50,6 +54,16 @@ enum audit_finding {
 	_AUDIT_FINDING_MAX,
 };
 
+/** What a report says about a file: its verdict, or that nothing is left to do. */
+enum audit_state {
+	AUDIT_STATE_MIGRATE,  /**< verdict migrate, and the file would change */
+	AUDIT_STATE_DROP,     /**< verdict drop, and the file would change */
+	AUDIT_STATE_REVIEW,   /**< verdict review */
+	AUDIT_STATE_KEEP,     /**< verdict keep */
+	AUDIT_STATE_DONE,     /**< migrate or drop of a file already in the state after */
+	_AUDIT_STATE_MAX,
+};
+
 /** SARIF-style level of a finding. */
 enum audit_level {
 	AUDIT_LEVEL_NOTE,
@@ -81,6 +95,9 @@ struct audit_identity {
 	const char *auditor;        /**< the host that ran suid2cap when it is not the target
 				         (packages, images, --root) */
 	const char *shard;          /**< "K/N" of a package run split with --shard */
+	const char *label;          /**< the user's name for the target (--label), so that
+				         merged reports tell apart targets that share a host
+				         name */
 };
 
 /** A library a program of a package needs, and which package of the run has it. */
@@ -138,6 +155,8 @@ struct audit {
 	uint64_t scan_warnings;     /**< parts the scan could not read (targets: that could not be
 				         read) */
 	size_t targets_incomplete;  /**< targets read whose audit is incomplete */
+	bool incomplete_allowed;    /**< the user accepted the incomplete targets
+				         (--allow-incomplete): every format says so */
 	uint64_t directories;       /**< directories walked */
 	uint64_t entries;           /**< directory entries seen */
 	const struct skip_entry *not_scanned; /**< what the scan left out, sorted (scan.h) */
@@ -162,6 +181,7 @@ struct audit {
 struct audit_summary {
 	size_t files;
 	size_t verdicts[_VERDICT_MAX];      /**< indexed by enum verdict */
+	size_t states[_AUDIT_STATE_MAX];    /**< indexed by enum audit_state */
 	size_t risk_now[_RISK_MAX];         /**< grade of what each file grants today */
 	size_t risk_after[_RISK_MAX];       /**< grade after the verdict */
 	size_t findings[_AUDIT_FINDING_MAX];/**< files with each finding */
@@ -181,6 +201,24 @@ const struct audit_finding_info *audit_finding_info(enum audit_finding f);
 /** "note", "warning", "error". */
 const char *audit_level_name(enum audit_level l);
 
+/** The state of @d: its verdict, or AUDIT_STATE_DONE for a migrate or drop without change. */
+enum audit_state audit_state(const struct decision *d);
+
+/** "migrate", "drop", "review", "keep", "nothing to change". */
+const char *audit_state_name(enum audit_state s);
+
+/**
+ * What a state means, for the heading of its table: "file capabilities replace
+ * the set-ID bit", "already in the state the verdict asks for".
+ */
+const char *audit_state_title(enum audit_state s);
+
+/** The order the reports show the states in: what to act on first, nothing to change last. */
+extern const enum audit_state audit_state_order[_AUDIT_STATE_MAX];
+
+/** The ANSI colour of a state's heading (text reports). */
+const char *audit_state_color(enum audit_state s);
+
 /**
  * The findings of decision @d as a bit mask (bit n = enum audit_finding n).
  * @a gives the capability table used to grade capability sets.
@@ -190,10 +228,8 @@ unsigned audit_findings(const struct audit *a, const struct decision *d);
 /**
  * The level of finding @f for decision @d: verdict findings follow the risk
  * the file carries today (root: error, dangerous: warning, else note) except
- * keep, always a note, and migrate or drop of a file already in the state the
- * verdict asks for ("nothing to change"), a note too; S2C005 and S2C008 are
- * errors; S2C006 follows the grade of the existing capabilities; S2C007 is a
- * warning.
+ * keep, always a note; S2C005 and S2C008 are errors; S2C006 follows the grade
+ * of the existing capabilities; S2C007 is a warning.
  */
 enum audit_level audit_finding_level(const struct audit *a, const struct decision *d,
 			     enum audit_finding f);
@@ -271,6 +307,14 @@ const char *audit_ids_after(const struct decision *d, char *buf, size_t n);
 
 /** What `learn` observed about the file of @d (audit.learned), or NULL. */
 const struct learn_record *audit_learned(const struct audit *a, const struct decision *d);
+
+/**
+ * The bounding set programs of the target run with, for people: "full", "all
+ * but cap_sys_resource" (when that is the shorter way to say it), or the
+ * capabilities it holds ("no capabilities" for none).  Where it comes from is
+ * host->bounding_what.  A new string (free() it), or NULL on OOM.
+ */
+char *audit_bounding_text(const struct host *h);
 
 /** The ANSI colour of a verdict heading (text reports and explain). */
 const char *audit_verdict_color(enum verdict v);

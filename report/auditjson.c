@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <json-c/json.h>
 
 #include "audit.h"
 #include "auditjson.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "db.h"
@@ -50,7 +52,9 @@ struct json_object *auditjson_host(const struct audit *a)
 		if (jsonout_add_null(o, "bounding_set") < 0)
 			return NULL;
 	} else {
-		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
+		/* only what libcap can name: a bit the kernel does not know narrows nothing */
+		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding &
+							     (S2C_CAPMASK(CAP_LAST_CAP) * 2 - 1));
 		struct json_object *b = json_object_new_object();
 		if (!caps || jsonout_add(o, "bounding_set", b) < 0 ||
 		    jsonout_add_name(b, "source", h->bounding_what) < 0 ||
@@ -75,6 +79,51 @@ struct json_object *auditjson_paths(const struct audit *a)
 	for (size_t i = 0; a->paths[i]; i++)
 		if (jsonout_push(arr, jsonout_string(a->paths[i])) < 0)
 			return NULL;
+	return TAKE_PTR(arr);
+}
+
+/* {"target": @index or null, "source": @source, "name": @name, "reasons": [...]} */
+static struct json_object *incomplete_item(int64_t index, const char *source, const char *name,
+					   const char *const *reasons, const char *reason)
+{
+	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	struct json_object *v;
+
+	if (!o || (index < 0 ? jsonout_add_null(o, "target") : jsonout_add_int(o, "target", index)) < 0 ||
+	    jsonout_add_string(o, "source", source) < 0 || jsonout_add_name(o, "name", name) < 0)
+		return NULL;
+	v = json_object_new_array();
+	if (jsonout_add(o, "reasons", v) < 0)
+		return NULL;
+	if (reason && jsonout_push(v, jsonout_string(reason)) < 0)
+		return NULL;
+	for (size_t i = 0; reasons && reasons[i]; i++)
+		if (jsonout_push(v, jsonout_string(reasons[i])) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+struct json_object *auditjson_incomplete(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	_cleanup_free_ char *parts = NULL;
+
+	if (!arr)
+		return NULL;
+	if (!a->targets && !a->complete) {
+		parts = strdup_printf("%" PRIu64 " part%s of the tree could not be read",
+				      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+		if (!parts || jsonout_push(arr, incomplete_item(-1, a->root, NULL, NULL, parts)) < 0)
+			return NULL;
+	}
+	for (size_t i = 0; a->targets && i < a->n_targets; i++) {
+		const struct audit_target *t = &a->targets[i];
+
+		if ((t->error || t->incomplete) &&
+		    jsonout_push(arr, incomplete_item((int64_t)i, t->source, t->name, t->incomplete,
+						      t->error)) < 0)
+			return NULL;
+	}
 	return TAKE_PTR(arr);
 }
 
@@ -130,6 +179,11 @@ static const char *verdict_name_i(int v)
 	return verdict_name((enum verdict)v);
 }
 
+static const char *state_name_i(int st)
+{
+	return audit_state_name((enum audit_state)st);
+}
+
 static const char *risk_name_i(int r)
 {
 	return risk_name((enum risk)r);
@@ -179,6 +233,7 @@ static struct json_object *summary_json(const struct audit *a, const struct audi
 
 	if (!o || jsonout_add_int(o, "files", (int64_t)s->files) < 0 ||
 	    jsonout_add(o, "verdicts", counts_json(s->verdicts, _VERDICT_MAX, verdict_name_i)) < 0 ||
+	    jsonout_add(o, "states", counts_json(s->states, _AUDIT_STATE_MAX, state_name_i)) < 0 ||
 	    jsonout_add(o, "risk_now", counts_json(s->risk_now, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add(o, "risk", counts_json(s->risk_after, _RISK_MAX, risk_name_i)) < 0 ||
 	    jsonout_add_int(o, "setuid_in_disguise", (int64_t)s->disguise) < 0 ||
@@ -194,19 +249,21 @@ static struct json_object *summary_json(const struct audit *a, const struct audi
 	return TAKE_PTR(o);
 }
 
-static struct json_object *kinds_json(void)
+static struct json_object *kinds_json(const struct audit *au)
 {
 	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
 
 	if (!a)
 		return NULL;
 	for (size_t i = 0; i < _AUDIT_FINDING_MAX; i++) {
+		const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)i);
 		struct json_object *o = json_object_new_object();
 
-		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "id", audit_finding_info((enum audit_finding)i)->id) < 0 ||
-		    jsonout_add_string(o, "name", audit_finding_info((enum audit_finding)i)->name) < 0 ||
-		    jsonout_add_string(o, "title", audit_finding_info((enum audit_finding)i)->title) < 0 ||
-		    jsonout_add_string(o, "level", audit_level_name(audit_finding_info((enum audit_finding)i)->level)) < 0)
+		if (jsonout_push(a, o) < 0 || jsonout_add_string(o, "id", fi->id) < 0 ||
+		    jsonout_add_string(o, "name", fi->name) < 0 ||
+		    jsonout_add_string(o, "title", fi->title) < 0 ||
+		    jsonout_add_string(o, "level", audit_level_name(fi->level)) < 0 ||
+		    jsonout_add(o, "controls", compliance_json(au, (unsigned)i)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(a);
@@ -215,11 +272,18 @@ static struct json_object *kinds_json(void)
 static struct json_object *file_json(const struct audit *a, const struct decision *d)
 {
 	_cleanup_jsonput_ struct json_object *o = decisionout_json(d);
-	struct json_object *ids;
+	struct json_object *ids, *fa;
 	unsigned m = audit_findings(a, d);
 
-	if (!o)
+	if (!o || jsonout_add_string(o, "state", audit_state_name(audit_state(d))) < 0)
 		return NULL;
+	/* A file of a package or image was read from a private staging copy: its device, inode
+	 * and mount are that copy's and mean nothing for the package or image. */
+	if (a->targets && json_object_object_get_ex(o, "file", &fa)) {
+		json_object_object_del(fa, "dev");
+		json_object_object_del(fa, "ino");
+		json_object_object_del(fa, "mount");
+	}
 	ids = json_object_new_array();
 	if (jsonout_add(o, "findings", ids) < 0)
 		return NULL;
@@ -263,7 +327,9 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add(doc, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(doc, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(doc, "database", auditjson_database(a->db)) < 0 ||
-	    jsonout_add_bool(doc, "complete", a->complete) < 0)
+	    jsonout_add_bool(doc, "complete", a->complete) < 0 ||
+	    jsonout_add(doc, "incomplete", auditjson_incomplete(a)) < 0 ||
+	    jsonout_add_bool(doc, "incomplete_allowed", a->incomplete_allowed) < 0)
 		return NULL;
 	scan = json_object_new_object();
 	if (jsonout_add(doc, "scan", scan) < 0 ||
@@ -272,7 +338,7 @@ struct json_object *auditjson_object(const struct audit *a)
 	    jsonout_add_int(scan, "warnings", (int64_t)a->scan_warnings) < 0 ||
 	    jsonout_add(doc, "not_scanned", skip_json(a->not_scanned,
 								 a->n_not_scanned)) < 0 ||
-	    jsonout_add(doc, "summary", summary_json(a, &s)) < 0 || jsonout_add(doc, "findings", kinds_json()) < 0)
+	    jsonout_add(doc, "summary", summary_json(a, &s)) < 0 || jsonout_add(doc, "findings", kinds_json(a)) < 0)
 		return NULL;
 	if (a->targets && jsonout_add(doc, "targets", targetout_json_targets(a)) < 0)
 		return NULL;

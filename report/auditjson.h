@@ -34,6 +34,14 @@ struct json_object *auditjson_host(const struct audit *a);
 struct json_object *auditjson_paths(const struct audit *a);
 
 /**
+ * Why the audit is incomplete, for the run: one object per target that could
+ * not be read or whose audit is incomplete ({"target": its index, "source",
+ * "name", "reasons"}), or for a tree one with "target" null and the parts the
+ * scan could not read; an empty array when the audit is complete.  NULL on OOM.
+ */
+struct json_object *auditjson_incomplete(const struct audit *a);
+
+/**
  * The "database" object: hash, number of rules, base names of the files
  * loaded (directories differ between machines).  Returns a new object or NULL.
  */

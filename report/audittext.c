@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,6 @@
 #include "waiver.h"
 #include "common.h"
 
-
-/* Order of the verdict tables: what to act on first. */
-static const enum verdict text_order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
-					   VERDICT_KEEP };
 
 #define C_BOLD "\033[1m"
 #define C_RESET "\033[0m"
@@ -244,89 +241,152 @@ static void text_layout(const struct text_row *rows, size_t n, unsigned width,
 	}
 }
 
+/* A header line: @lead, then @fmt's text escaped and wrapped below the lead at @width. */
+S2C_PRINTF(4, 5) static int head_line(FILE *out, unsigned width, const char *lead,
+				      const char *fmt, ...)
+{
+	_cleanup_free_ char *raw = NULL, *text = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	raw = strdup_vprintf(fmt, ap);
+	va_end(ap);
+	text = raw ? escape_text(raw) : NULL;
+	if (!text)
+		return -ENOMEM;
+	wrap(out, "", lead, text, 0, width);
+	return 0;
+}
+
 /* The title, the target and when and by whom it was audited. */
-static void text_title(const struct audit *a, const struct audittext_options *o, FILE *out)
+static int text_title(const struct audit *a, const struct audittext_options *o, unsigned width,
+		      FILE *out)
 {
 	const struct host *h = a->host;
 	const struct audit_identity *id = a->identity;
-	_cleanup_free_ char *root = escape_text(a->root);
-	_cleanup_free_ char *os = h && h->os_pretty ? escape_text(h->os_pretty) : NULL;
-	_cleanup_free_ char *host = id && id->hostname ? escape_text(id->hostname) : NULL;
-	_cleanup_free_ char *auditor = id && id->auditor ? escape_text(id->auditor) : NULL;
+	_cleanup_free_ char *title = NULL, *paths = NULL, *esc = NULL;
 	char machine[32] = "";
+	int r = 0;
 
+	for (size_t i = 0; !a->targets && a->paths && a->paths[i]; i++) {
+		char *p = strdup_printf("%s%s%s", paths ? paths : "", i ? ", " : ", paths ",
+					a->paths[i]);
+		free(paths);
+		paths = p;
+		if (!paths)
+			return -ENOMEM;
+	}
+	if (a->targets)
+		title = strdup_printf("%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
+	else
+		title = strdup_printf("%s%s", a->root, paths ? paths : "");
+	esc = title ? escape_text(title) : NULL;
+	if (!esc)
+		return -ENOMEM;
+	wrap(out, o->color ? C_BOLD : "", "suid2cap audit of ", esc, 0, width);
 	if (id && id->machine_id)
 		(void)snprintf(machine, sizeof(machine), " (machine %.12s)", id->machine_id);
-	if (a->targets)
-		(void)fprintf(out, "%ssuid2cap audit of %zu %s%s", o->color ? C_BOLD : "",
-			      a->n_targets, targetout_noun(a, a->n_targets), o->color ? C_RESET : "");
-	else
-		(void)fprintf(out, "%ssuid2cap audit of %s%s", o->color ? C_BOLD : "",
-			      root ? root : "?", o->color ? C_RESET : "");
-	for (size_t i = 0; !a->targets && a->paths && a->paths[i]; i++) {
-		_cleanup_free_ char *p = escape_text(a->paths[i]);
-		(void)fprintf(out, "%s%s", i ? ", " : ", paths ", p ? p : "?");
-	}
-	(void)fputc('\n', out);
 	if (h)
-		(void)fprintf(out, "target: %s%s%s%s, kernel %s%s%s\n",
+		r = head_line(out, width, "target: ", "%s%s%s%s, kernel %s%s%s",
 			      a->targets ? targetout_noun(a, a->n_targets) :
-			      h->live ? "this host" : "image", host ? " " : "", host ? host : "",
-			      machine, h->kernel_release, os ? ", " : "", os ? os : "");
-	if (id && id->time)
-		(void)fprintf(out, "audited: %s%s%s%s%s, suid2cap %s\n", id->time,
-			      auditor ? " on " : "", auditor ? auditor : "",
+			      h->live ? "this host" : "image", id && id->hostname ? " " : "",
+			      id && id->hostname ? id->hostname : "", machine, h->kernel_release,
+			      h->os_pretty ? ", " : "", h->os_pretty ? h->os_pretty : "");
+	if (r == 0 && id && id->label)
+		r = head_line(out, width, "label: ", "%s", id->label);
+	if (r == 0 && id && id->time)
+		r = head_line(out, width, "audited: ", "%s%s%s%s%s, suid2cap %s", id->time,
+			      id->auditor ? " on " : "", id->auditor ? id->auditor : "",
 			      id->shard ? ", shard " : "", id->shard ? id->shard : "", S2C_VERSION);
+	return r;
 }
 
-/* Where owners and versions came from, and the container's bounding set. */
-static void text_target_db(const struct host *h, FILE *out)
+/* What net.ipv4.ping_group_range "LOW HIGH" means for ping. */
+static const char *ping_groups(const char *range)
 {
+	unsigned long lo, hi;
+
+	if (sscanf(range, "%lu %lu", &lo, &hi) != 2)
+		return "";
+	if (lo > hi)
+		return " (no group may open ICMP sockets: ping needs cap_net_raw)";
+	if (lo == 0 && hi >= 2147483647UL)
+		return " (every group may open ICMP sockets: ping needs no privilege)";
+	return " (only these groups may open ICMP sockets)";
+}
+
+/* Where owners and versions came from, the bounding set, and ping_group_range. */
+static int text_target_db(const struct audit *a, unsigned width, FILE *out)
+{
+	const struct host *h = a->host;
+	_cleanup_free_ char *dbs = NULL, *bounding = NULL;
+	const char *problem;
+	int r = 0;
+
 	if (!h)
-		return;
+		return 0;
 	if (h->pkgdb) {
-		const char *problem = pkgdb_problem(h->pkgdb);
-		_cleanup_free_ char *p = problem ? escape_text(problem) : NULL;
-		(void)fputs("package database:", out);
-		for (size_t i = 0; i < pkgdb_count(h->pkgdb); i++)
-			(void)fprintf(out, "%s %s", i ? "," : "",
-				      pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)));
-		if (!pkgdb_count(h->pkgdb))
-			(void)fputs(" none (owners unknown: programs are told apart by their binaries)",
-				    out);
-		if (p)
-			(void)fprintf(out, "; %s", p);
-		(void)fputc('\n', out);
+		problem = pkgdb_problem(h->pkgdb);
+		for (size_t i = 0; i < pkgdb_count(h->pkgdb); i++) {
+			char *d = strdup_printf("%s%s%s", dbs ? dbs : "", i ? ", " : "",
+						pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)));
+			free(dbs);
+			dbs = d;
+			if (!dbs)
+				return -ENOMEM;
+		}
+		r = head_line(out, width, "package database: ", "%s%s%s",
+			      dbs ? dbs : "none (owners unknown: programs are told apart by their "
+			      "binaries)", problem ? "; " : "", problem ? problem : "");
 	}
-	if (h->bounding != HOST_BOUNDING_ALL) {
-		_cleanup_free_ char *caps = fcaps_mask_names(h->bounding);
-		(void)fprintf(out, "container: %s: %s\n", h->bounding_what ? h->bounding_what : "?",
-			      caps && *caps ? caps : "no capabilities");
+	bounding = audit_bounding_text(h);
+	if (!bounding)
+		return -ENOMEM;
+	/* ", " between the names, so that a long set wraps */
+	for (char *c = bounding; r == 0 && (c = strchr(c, ',')); c++) {
+		char *spaced = strdup_printf("%.*s, %s", (int)(c - bounding), bounding, c + 1);
+		if (!spaced)
+			return -ENOMEM;
+		c = spaced + (c - bounding) + 1;
+		free(bounding);
+		bounding = spaced;
 	}
+	if (r == 0)
+		r = head_line(out, width, "bounding set: ", "%s%s%s", bounding,
+			      h->bounding_what && !s2c_streq(bounding, "full") ? "; from " : "",
+			      h->bounding_what && !s2c_streq(bounding, "full") ? h->bounding_what : "");
+	/* It decides whether ping needs any privilege at all. */
+	if (r == 0 && a->ping_group_range)
+		r = head_line(out, width, "net.ipv4.ping_group_range: ", "%s%s", a->ping_group_range,
+			      ping_groups(a->ping_group_range));
+	return r;
 }
 
 /* The rules database and each local layer of it. */
-static void text_rules(const struct audit *a, FILE *out)
+static int text_rules(const struct audit *a, unsigned width, FILE *out)
 {
-	(void)fprintf(out, "rules: %zu rules, database %.12s\n", a->db->n, a->db->hash);
-	for (size_t i = 0; i < a->db->n_layers; i++) {
+	int r = head_line(out, width, "rules: ", "%zu rules, database %.12s", a->db->n,
+			  a->db->hash);
+
+	for (size_t i = 0; r == 0 && i < a->db->n_layers; i++) {
 		const struct rules_db_layer *l = &a->db->layers[i];
-		_cleanup_free_ char *dir = escape_text(l->dir);
 		const char *what = !l->label || s2c_streq(l->label, "bundled") ? NULL :
-				   s2c_streq(l->label, "local") ? "local rules" :
-				   s2c_streq(l->label, "target") ? "local rules (the target's)" : "--db";
+				   s2c_streq(l->label, "local") ? "local rules: " :
+				   s2c_streq(l->label, "target") ? "local rules (the target's): " :
+				   "--db: ";
 		if (!what)
 			continue;
 		if (l->present)
-			(void)fprintf(out, "%s: %s: %zu rule%s\n", what, dir ? dir : "?", l->rules,
+			r = head_line(out, width, what, "%s: %zu rule%s", l->dir, l->rules,
 				      l->rules == 1 ? "" : "s");
 		else
-			(void)fprintf(out, "%s: %s: none\n", what, dir ? dir : "?");
+			r = head_line(out, width, what, "%s: none", l->dir);
 	}
+	return r;
 }
 
 /* What was not read: the paths not scanned and the parts that failed. */
-static int text_incomplete(const struct audit *a, FILE *out)
+static int text_incomplete(const struct audit *a, unsigned width, FILE *out)
 {
 	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
 		return -ENOMEM;
@@ -334,24 +394,28 @@ static int text_incomplete(const struct audit *a, FILE *out)
 		_cleanup_free_ char *why = targetout_incomplete(a);
 		if (!why)
 			return -ENOMEM;
-		(void)fprintf(out, "INCOMPLETE: %s (named below and on standard error)\n", why);
-	} else if (!a->complete) {
-		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s of the tree could not be read "
-			      "(see the warnings on standard error)\n",
-			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
+		return head_line(out, width, "INCOMPLETE: ", "%s; named below and on standard error",
+				 why);
 	}
+	if (!a->complete)
+		return head_line(out, width, "INCOMPLETE: ", "%" PRIu64 " part%s of the tree could "
+				 "not be read (see the warnings on standard error)", a->scan_warnings,
+				 a->scan_warnings == 1 ? "" : "s");
 	return 0;
 }
 
 /* The summary: verdicts, risk before and after, findings by level, waivers. */
-static void text_summary(const struct audit *a, const struct audit_summary *s,
-			 const struct audittext_options *o, FILE *out)
+static int text_summary(const struct audit *a, const struct audit_summary *s,
+			const struct audittext_options *o, unsigned width, FILE *out)
 {
+	int r;
+
 	(void)fprintf(out, "\n%sSummary:%s %zu privileged file%s\n", o->color ? C_BOLD : "",
 		      o->color ? C_RESET : "", s->files, s->files == 1 ? "" : "s");
-	(void)fprintf(out, "  verdict     %zu migrate, %zu drop, %zu review, %zu keep\n",
-		      s->verdicts[VERDICT_MIGRATE], s->verdicts[VERDICT_DROP],
-		      s->verdicts[VERDICT_REVIEW], s->verdicts[VERDICT_KEEP]);
+	r = head_line(out, width, "  verdict     ", "%zu migrate, %zu drop, %zu review, %zu keep, "
+		      "%zu nothing to change", s->states[AUDIT_STATE_MIGRATE],
+		      s->states[AUDIT_STATE_DROP], s->states[AUDIT_STATE_REVIEW],
+		      s->states[AUDIT_STATE_KEEP], s->states[AUDIT_STATE_DONE]);
 	(void)fprintf(out, "  risk now    %zu root, %zu dangerous, %zu low, %zu none\n",
 		      s->risk_now[RISK_ROOT], s->risk_now[RISK_DANGEROUS], s->risk_now[RISK_LOW],
 		      s->risk_now[RISK_NONE]);
@@ -362,37 +426,30 @@ static void text_summary(const struct audit *a, const struct audit_summary *s,
 		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
 		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
 		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
-	if (a->waivers)
-		(void)fprintf(out, "  waived      %zu finding%s (not counted above); waivers: %zu "
-			      "stale, %zu expired\n", s->waived, s->waived == 1 ? "" : "s",
+	if (r == 0 && a->waivers)
+		r = head_line(out, width, "  waived      ", "%zu finding%s (not counted above); "
+			      "waivers: %zu stale, %zu expired", s->waived, s->waived == 1 ? "" : "s",
 			      s->waivers_stale, s->waivers_expired);
 	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
 	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
+	return r;
 }
 
 static int text_header(const struct audit *a, const struct audit_summary *s,
 		       const struct audittext_options *o, FILE *out)
 {
-	int r;
+	unsigned width = o->width ? o->width : AUDITTEXT_WRAP;
+	int r = text_title(a, o, width, out);
 
-	text_title(a, o, out);
-	text_target_db(a->host, out);
-	text_rules(a, out);
-	r = text_incomplete(a, out);
-	if (r < 0)
-		return r;
-	text_summary(a, s, o, out);
-	return 0;
-}
-
-static const char *group_title(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_MIGRATE: return "file capabilities replace the set-ID bit";
-	case VERDICT_DROP: return "the privilege is not needed or never honoured";
-	case VERDICT_KEEP: return "must stay as it is";
-	default: return "a person decides";
-	}
+	if (r == 0)
+		r = text_target_db(a, width, out);
+	if (r == 0)
+		r = text_rules(a, width, out);
+	if (r == 0)
+		r = text_incomplete(a, width, out);
+	if (r == 0)
+		r = text_summary(a, s, o, width, out);
+	return r;
 }
 
 static void text_row(const struct decision *d, const struct text_row *r,
@@ -554,15 +611,6 @@ static int text_notes(const struct audit *a, size_t idx, unsigned width,
 	return 0;
 }
 
-static size_t changes_in(const struct audit *a, enum verdict v)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < a->n; i++)
-		n += a->v[i]->verdict == v && a->v[i]->changes;
-	return n;
-}
-
 static void text_table_header(const struct text_layout *l, FILE *out)
 {
 	size_t last = 0;
@@ -589,33 +637,27 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 	int r;
 
 	text_layout(rows, a->n, o->width, &l);
-	for (size_t g = 0; g < S2C_ELEMENTSOF(text_order); g++) {
-		enum verdict v = text_order[g];
-		size_t n = s->verdicts[v];
-		_cleanup_free_ char *upper = strdup(verdict_name(v)), *title = NULL;
+	for (size_t g = 0; g < _AUDIT_STATE_MAX; g++) {
+		enum audit_state st = audit_state_order[g];
+		size_t n = s->states[st];
+		_cleanup_free_ char *upper = strdup(audit_state_name(st)), *title = NULL;
 
 		if (n == 0)
 			continue;
 		if (!upper)
 			return -ENOMEM;
 		for (char *c = upper; *c; c++)
-			*c = (char)(*c - 'a' + 'A');
-		if (v == VERDICT_MIGRATE || v == VERDICT_DROP)
-			r = asprintf(&title, "%zu file%s (%zu would change), %s", n, n == 1 ? "" : "s",
-				     changes_in(a, v), group_title(v));
-		else
-			r = asprintf(&title, "%zu file%s, %s", n, n == 1 ? "" : "s", group_title(v));
-		if (r < 0) {
-			title = NULL;
+			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+		title = strdup_printf("%zu file%s, %s", n, n == 1 ? "" : "s", audit_state_title(st));
+		if (!title)
 			return -ENOMEM;
-		}
 		/* "MIGRATE:" and the title, wrapped below the title's first word */
-		(void)fprintf(out, "\n%s%s%s:", o->color ? audit_verdict_color(v) : "", upper,
+		(void)fprintf(out, "\n%s%s%s:", o->color ? audit_state_color(st) : "", upper,
 			      o->color ? C_RESET : "");
 		words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
 		text_table_header(&l, out);
 		for (size_t i = 0; i < a->n; i++) {
-			if (a->v[i]->verdict != v)
+			if (audit_state(a->v[i]) != st)
 				continue;
 			text_row(a->v[i], &rows[i], &l, o, out);
 			r = text_notes(a, i, l.wrap, o, out);
@@ -647,10 +689,12 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 		_cleanup_free_ char *p = escape_text(a->paths[i]);
 		(void)fprintf(out, "%s%s", i ? ", " : ", paths ", p ? p : "?");
 	}
-	(void)fprintf(out, ": %zu privileged file%s: %zu migrate, %zu drop, %zu review, %zu keep; "
-		      "%zu would change; %zu setuid in disguise", s->files, s->files == 1 ? "" : "s",
-		      s->verdicts[VERDICT_MIGRATE], s->verdicts[VERDICT_DROP],
-		      s->verdicts[VERDICT_REVIEW], s->verdicts[VERDICT_KEEP], s->changes, s->disguise);
+	(void)fprintf(out, ": %zu privileged file%s: %zu migrate, %zu drop, %zu review, %zu keep, "
+		      "%zu nothing to change; %zu would change; %zu setuid in disguise", s->files,
+		      s->files == 1 ? "" : "s", s->states[AUDIT_STATE_MIGRATE],
+		      s->states[AUDIT_STATE_DROP], s->states[AUDIT_STATE_REVIEW],
+		      s->states[AUDIT_STATE_KEEP], s->states[AUDIT_STATE_DONE], s->changes,
+		      s->disguise);
 	if (a->waivers)
 		(void)fprintf(out, "; %zu waived; waivers: %zu stale, %zu expired", s->waived,
 			      s->waivers_stale, s->waivers_expired);
@@ -659,7 +703,7 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 		_cleanup_free_ char *why = targetout_incomplete(a);
 		if (!why)
 			return -ENOMEM;
-		(void)fprintf(out, "INCOMPLETE: %s (see the warnings on standard error)\n", why);
+		(void)fprintf(out, "INCOMPLETE: %s; see the warnings on standard error\n", why);
 	} else if (!a->complete) {
 		(void)fprintf(out, "INCOMPLETE: %" PRIu64 " part%s could not be read (see the "
 			      "warnings on standard error)\n", a->scan_warnings,

@@ -32,6 +32,7 @@ static void state_release(struct fstate *s)
 	free(s->risk);
 	free(s->package);
 	free(s->version);
+	free(s->state);
 	json_object_put(s->waived);
 	free(s->key);
 }
@@ -60,6 +61,10 @@ static void ftarget_release(struct ftarget *t)
 	free(t->source);
 	free(t->error);
 	free(t->tool);
+	free(t->label);
+	free(t->root);
+	free(t->auditor);
+	strv_free(t->incomplete);
 }
 
 /* Free the strings of @v from @keep on, so that it holds its first @keep again. */
@@ -123,6 +128,37 @@ static int str(struct json_object *o, const char *key, bool required, char **ret
 		return s2c_error_set(err, -EINVAL, "%s: %s.%s: not a string", source, where, key);
 	*ret = strdup(json_object_get_string(v));
 	return *ret ? 0 : -ENOMEM;
+}
+
+/*
+ * Whether @o (a report, or one target of a package or image report) says its audit was
+ * complete, and why not: its "complete" and, when given, its "incomplete" reasons (strings,
+ * or objects with "reasons" for a report's run-level list); a report older than them that
+ * says only "complete": false gets a reason saying so.
+ */
+static int read_complete(struct json_object *o, struct ftarget *t)
+{
+	struct json_object *c = get(o, "complete", json_type_boolean);
+	struct json_object *why = get(o, "incomplete", json_type_array);
+	int r = 0;
+
+	t->complete = !c || json_object_get_boolean(c);
+	for (size_t i = 0; why && i < json_object_array_length(why) && r == 0; i++) {
+		struct json_object *x = json_object_array_get_idx(why, i);
+		struct json_object *rs = get(x, "reasons", json_type_array);
+
+		if (json_object_is_type(x, json_type_string))
+			r = strv_push(&t->incomplete, &t->n_incomplete,
+				      strdup(json_object_get_string(x)));
+		for (size_t k = 0; rs && k < json_object_array_length(rs) && r == 0; k++)
+			if (json_object_is_type(json_object_array_get_idx(rs, k), json_type_string))
+				r = strv_push(&t->incomplete, &t->n_incomplete, strdup(
+					json_object_get_string(json_object_array_get_idx(rs, k))));
+	}
+	if (r == 0 && !t->complete && !t->n_incomplete)
+		r = strv_push(&t->incomplete, &t->n_incomplete,
+			      strdup("its report says the audit was incomplete"));
+	return r;
 }
 
 static int add_target(struct fleet *f, struct ftarget *t, size_t *ret)
@@ -230,6 +266,8 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 		return s2c_error_set(err, -EINVAL, "%s: %s.file: missing", source, where);
 	r = str(fa, "path", true, &path, source, where, err);
 	if (r == 0)
+		r = str(file, "state", false, &s.state, source, where, err);
+	if (r == 0)
 		r = str(fa, "mode", true, &s.mode, source, where, err);
 	if (r == 0)
 		r = str(fa, "owner", false, &s.owner, source, where, err);
@@ -243,6 +281,9 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 		r = str(file, "risk", false, &s.risk, source, where, err);
 	if (r == 0)
 		r = str(file, "package", false, &s.package, source, where, err);
+	/* the version the host's package database gives; a package's own comes with its origin */
+	if (r == 0)
+		r = str(file, "package_version", false, &s.version, source, where, err);
 	caps = get(fa, "caps", json_type_object);
 	if (r == 0 && caps)
 		r = str(caps, "text", false, &s.caps, source, where, err);
@@ -257,6 +298,11 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 		r = s2c_error_set(err, -EINVAL, "%s: %s.verdict: not a verdict", source, where);
 	if (r == 0 && (strlen(s.mode) != 4 || strspn(s.mode, "01234567") != 4))
 		r = s2c_error_set(err, -EINVAL, "%s: %s.file.mode: not an octal mode", source, where);
+	if (r == 0 && s.state && !s2c_streq(s.state, s.verdict) &&
+	    !s2c_streq(s.state, "nothing to change"))
+		r = s2c_error_set(err, -EINVAL, "%s: %s.state: not a state of its verdict", source, where);
+	if (r == 0 && !s.state && !(s.state = strdup(s.verdict)))
+		r = -ENOMEM;
 	if (r == 0) {
 		s.key = strdup_printf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", s.verdict, s.mode,
 				      s.owner ? s.owner : "?", s.group ? s.group : "?",
@@ -278,7 +324,7 @@ static int report_target(struct fleet *f, const char *source, struct json_object
 	struct json_object *id = get(doc, "target", json_type_object);
 	struct json_object *tool = get(doc, "tool", json_type_object);
 	struct ftarget t = { 0 };
-	_cleanup_free_ char *host = NULL, *kind = NULL, *root = NULL, *auditor = NULL;
+	_cleanup_free_ char *host = NULL, *kind = NULL, *root = NULL;
 	int r = 0;
 
 	if (id) {
@@ -290,24 +336,35 @@ static int report_target(struct fleet *f, const char *source, struct json_object
 		if (r == 0)
 			r = str(id, "time", false, &t.time, source, "$.target", err);
 		if (r == 0)
-			r = str(id, "auditor", false, &auditor, source, "$.target", err);
+			r = str(id, "auditor", false, &t.auditor, source, "$.target", err);
+		if (r == 0)
+			r = str(id, "label", false, &t.label, source, "$.target", err);
 	}
 	if (r == 0)
 		r = str(doc, "root", false, &root, source, "$", err);
 	if (r == 0 && tool)
 		r = str(tool, "version", false, &t.tool, source, "$.tool", err);
+	if (r == 0)
+		r = read_complete(doc, &t);
+	t.incomplete_allowed = get(doc, "incomplete_allowed", json_type_boolean) &&
+			       json_object_get_boolean(get(doc, "incomplete_allowed",
+							   json_type_boolean));
 	if (r == 0) {
 		const char *base = strrchr(source, '/') ? strrchr(source, '/') + 1 : source;
-		/* A host by its name; a root by its name if it has one, else where it was. */
-		if (host)
+		/* Its label; a host by its name; a root by its name if it has one, else where
+		 * it was.  fleet_finish() tells apart those that share a name. */
+		if (t.label)
+			t.name = strdup(t.label);
+		else if (host)
 			t.name = strdup(host);
-		else if (root && !s2c_streq(root, "/") && auditor)
-			t.name = strdup_printf("%s:%s", auditor, root);
+		else if (root && !s2c_streq(root, "/") && t.auditor)
+			t.name = strdup_printf("%s:%s", t.auditor, root);
 		else
 			t.name = strdup(base);
 		t.kind = strdup(kind ? kind : "host");
 		t.source = strdup(source);
-		if (!t.name || !t.kind || !t.source)
+		t.root = root && !s2c_streq(root, "/") ? strdup(root) : NULL;
+		if (!t.name || !t.kind || !t.source || (root && !s2c_streq(root, "/") && !t.root))
 			r = -ENOMEM;
 	}
 	if (r == 0)
@@ -327,6 +384,14 @@ static bool same_target(const struct ftarget *a, const struct ftarget *b)
 int fleet_note(struct fleet *f, const char *note)
 {
 	return strv_push(&f->notes, &f->n_notes, strdup(note));
+}
+
+int fleet_unread(struct fleet *f, const char *note)
+{
+	int r = fleet_note(f, note);
+
+	f->reports_unread += r == 0;
+	return r;
 }
 
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
@@ -385,7 +450,8 @@ static int check_doc(const char *source, struct json_object *doc, struct s2c_err
 
 /* What every target of a package or image report shares: when, where, by which version. */
 struct shared {
-	char *time, *machine, *tool;
+	char *time, *machine, *tool, *auditor;
+	bool allowed;           /* the report allowed incomplete targets */
 };
 
 static void shared_release(struct shared *sh)
@@ -393,6 +459,7 @@ static void shared_release(struct shared *sh)
 	free(sh->time);
 	free(sh->machine);
 	free(sh->tool);
+	free(sh->auditor);
 }
 
 /*
@@ -409,9 +476,13 @@ static int shared_read(const char *source, struct json_object *doc, struct share
 		r = str(id, "time", false, &sh->time, source, "$.target", err);
 		if (r == 0)
 			r = str(id, "machine_id", false, &sh->machine, source, "$.target", err);
+		if (r == 0)
+			r = str(id, "auditor", false, &sh->auditor, source, "$.target", err);
 		if (r < 0)
 			return r;
 	}
+	sh->allowed = get(doc, "incomplete_allowed", json_type_boolean) &&
+		      json_object_get_boolean(get(doc, "incomplete_allowed", json_type_boolean));
 	if (get(doc, "tool", json_type_object))
 		(void)str(get(doc, "tool", json_type_object), "version", false, &sh->tool, source,
 			  "$.tool", err);
@@ -442,6 +513,13 @@ static int package_target(struct fleet *f, const char *source, struct json_objec
 		r = str(x, "source", true, &src, source, where, err);
 	if (r == 0)
 		r = str(x, "error", false, &t.error, source, where, err);
+	/* A target that could not be read is incomplete, whatever its report's version says. */
+	if (r == 0 && t.error)
+		r = strv_push(&t.incomplete, &t.n_incomplete, strdup_printf("could not be read: %s",
+									    t.error));
+	else if (r == 0)
+		r = read_complete(x, &t);
+	t.incomplete_allowed = sh->allowed;
 	if (r < 0) {
 		ftarget_release(&t);
 		return r;
@@ -457,8 +535,10 @@ static int package_target(struct fleet *f, const char *source, struct json_objec
 	t.time = sh->time ? strdup(sh->time) : NULL;
 	t.machine_id = sh->machine ? strdup(sh->machine) : NULL;
 	t.tool = sh->tool ? strdup(sh->tool) : NULL;
+	t.auditor = sh->auditor ? strdup(sh->auditor) : NULL;
 	if (!t.name || !t.kind || !t.source || (sh->time && !t.time) ||
-	    (sh->machine && !t.machine_id) || (sh->tool && !t.tool) || add_target(f, &t, ret) < 0) {
+	    (sh->machine && !t.machine_id) || (sh->tool && !t.tool) ||
+	    (sh->auditor && !t.auditor) || add_target(f, &t, ret) < 0) {
 		ftarget_release(&t);
 		return -ENOMEM;
 	}
@@ -581,8 +661,83 @@ static int cmp_prog(const void *a, const void *b)
 	return strcmp(((const struct fprog *)a)->path, ((const struct fprog *)b)->path);
 }
 
+/*
+ * @t as people tell it apart from others of its name, at detail @level: 0 its name, 1 with
+ * what it is (a root and the host that audited it, a host's machine), 2 with a root's
+ * machine too, 3 with the report it comes from.  A new string, or NULL on OOM.
+ */
+static char *target_text(const struct ftarget *t, int level)
+{
+	const char *base = strrchr(t->source, '/') ? strrchr(t->source, '/') + 1 : t->source;
+	_cleanup_free_ char *what = NULL, *machine = NULL;
+
+	if (level == 0)
+		return strdup(t->name);
+	/* a root by where it is, a host by its machine, the others by what they are */
+	if (t->root)
+		what = strdup_printf("root %s%s%s", t->root, t->auditor ? " on " : "",
+				     t->auditor ? t->auditor : "");
+	else if (s2c_streq(t->kind, "host"))
+		what = t->machine_id ? strdup_printf("machine %.12s", t->machine_id) :
+				       strdup("no machine id");
+	else
+		what = strdup(t->kind);
+	machine = level < 2 || !t->root ? strdup("") : t->machine_id ?
+		  strdup_printf(", machine %.12s", t->machine_id) : strdup(", no machine id");
+	if (!what || !machine)
+		return NULL;
+	return strdup_printf("%s (%s%s%s%s)", t->name, what, machine, level < 3 ? "" : ", ",
+			     level < 3 ? "" : base);
+}
+
+/*
+ * Targets that share a name ('vm', and an mmdebstrap root that copied its hostname) get the
+ * least detail that tells them apart, the same for each of them.  Returns 0 or -ENOMEM.
+ */
+static int name_apart(struct fleet *f)
+{
+	for (size_t i = 0; i < f->n_t; i++) {
+		size_t same[64], n = 0;
+		char *names[64];
+		int level = 0;
+		bool apart = false;
+
+		for (size_t j = i; j < f->n_t && n < S2C_ELEMENTSOF(same); j++)
+			if (s2c_streq(f->t[j].name, f->t[i].name))
+				same[n++] = j;
+		/* the first of a name does it for all of them */
+		for (size_t j = 0; j < i && n > 1; j++)
+			if (s2c_streq(f->t[j].name, f->t[i].name))
+				n = 1;
+		for (level = 1; n > 1 && level <= 3 && !apart; level++) {
+			apart = true;
+			for (size_t k = 0; k < n; k++)
+				if (!(names[k] = target_text(&f->t[same[k]], level))) {
+					while (k--)
+						free(names[k]);
+					return -ENOMEM;
+				}
+			for (size_t a = 0; a < n && apart; a++)
+				for (size_t b = a + 1; b < n && apart; b++)
+					apart = !s2c_streq(names[a], names[b]);
+			if (apart || level == 3)
+				for (size_t k = 0; k < n; k++) {
+					free(f->t[same[k]].name);
+					f->t[same[k]].name = TAKE_PTR(names[k]);
+				}
+			for (size_t k = 0; k < n; k++)
+				free(names[k]);
+		}
+	}
+	return 0;
+}
+
 int fleet_finish(struct fleet *f)
 {
+	int r = name_apart(f);
+
+	if (r < 0)
+		return r;
 	if (f->n_p)
 		qsort(f->p, f->n_p, sizeof(*f->p), cmp_prog);
 	for (size_t i = 0; i < f->n_p; i++) {
@@ -617,10 +772,11 @@ bool fprog_drifts(const struct fprog *p, size_t k)
 	return !s2c_streq(p->v[k].key, p->v[p->major].key);
 }
 
-/* "verdict migrate, 4755 root:root, caps -, after cap_net_raw=p" */
+/* "migrate, 4755 root:root, caps - -> cap_net_raw=p" */
 char *fstate_text(const struct fstate *s)
 {
-	return strdup_printf("%s, %s %s:%s, caps %s -> %s", s->verdict, s->mode,
+	return strdup_printf("%s, %s %s:%s, caps %s -> %s", s->state ? s->state : s->verdict,
+			     s->mode,
 			     s->owner ? s->owner : "?", s->group ? s->group : "?",
 			     s->caps ? s->caps : "-", s->caps_after ? s->caps_after : "-");
 }
@@ -661,6 +817,69 @@ char **fprog_versions(const struct fprog *p)
 	}
 	free(count);
 	return v;
+}
+
+size_t fleet_targets_incomplete(const struct fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_t; i++)
+		n += !f->t[i].complete || f->t[i].error;
+	return n;
+}
+
+bool fleet_complete(const struct fleet *f, bool allowed_too)
+{
+	for (size_t i = 0; i < f->n_t; i++)
+		if ((!f->t[i].complete || f->t[i].error) &&
+		    (!allowed_too || !f->t[i].incomplete_allowed || f->t[i].error))
+			return false;
+	return f->reports_unread == 0;
+}
+
+void fleet_each_incomplete(const struct fleet *f,
+			   void (*fn)(void *userdata, const char *name, const char *report,
+				      const char *reason, size_t more, bool allowed),
+			   void *userdata)
+{
+	for (size_t i = 0; i < f->n_t; i++) {
+		const struct ftarget *t = &f->t[i];
+
+		if (!t->complete && !t->error)
+			fn(userdata, t->name, t->source, t->incomplete ? t->incomplete[0] : "",
+			   t->n_incomplete ? t->n_incomplete - 1 : 0, t->incomplete_allowed);
+	}
+}
+
+bool fleet_incomplete(const struct fleet *f, bool allow)
+{
+	if (f->reports_unread)
+		return true;
+	for (size_t i = 0; i < f->n_t; i++)
+		if (f->t[i].error || (!f->t[i].complete && !allow && !f->t[i].incomplete_allowed))
+			return true;
+	return false;
+}
+
+char *fleet_incomplete_text(const struct fleet *f)
+{
+	size_t inc = fleet_targets_incomplete(f), allowed = 0;
+	_cleanup_free_ char *reports = NULL, *targets = NULL;
+
+	if (fleet_complete(f, false))
+		return NULL;
+	for (size_t i = 0; i < f->n_t; i++)
+		allowed += !f->t[i].complete && !f->t[i].error && f->t[i].incomplete_allowed;
+	reports = f->reports_unread ? strdup_printf("%zu report%s could not be read",
+						    f->reports_unread,
+						    f->reports_unread == 1 ? "" : "s") : strdup("");
+	targets = !inc ? strdup("") : allowed ?
+		  strdup_printf("%zu target%s incomplete (%zu allowed by its audit's "
+				"--allow-incomplete)", inc, inc == 1 ? " is" : "s are", allowed) :
+		  strdup_printf("%zu target%s incomplete", inc, inc == 1 ? " is" : "s are");
+	if (!reports || !targets)
+		return NULL;
+	return strdup_printf("%s%s%s", reports, *reports && *targets ? ", " : "", targets);
 }
 
 size_t fleet_targets_read(const struct fleet *f)

@@ -16,6 +16,7 @@
 #ifndef S2C_REPORT_FLEET_H
 #define S2C_REPORT_FLEET_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct fleet;
@@ -44,10 +45,37 @@ struct fleet *fleet_free(struct fleet *f);
  */
 int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err);
 
-/** Add a note to the report (a report that could not be read, …).  Returns 0 or -ENOMEM. */
+/** Add a note to the report (a target found twice, …).  Returns 0 or -ENOMEM. */
 int fleet_note(struct fleet *f, const char *note);
 
-/** Work out majorities and drift after the last fleet_add().  Returns 0 or -ENOMEM. */
+/**
+ * Record that a report could not be read, with @note saying which and why: the fleet report
+ * is then incomplete.  Returns 0 or -ENOMEM.
+ */
+int fleet_unread(struct fleet *f, const char *note);
+
+/**
+ * Call @fn for every target read whose audit was incomplete: its name, the report it is in,
+ * its first reason, how many more there are, and whether its own audit allowed it
+ * (--allow-incomplete).
+ */
+void fleet_each_incomplete(const struct fleet *f,
+			   void (*fn)(void *userdata, const char *name, const char *report,
+				      const char *reason, size_t more, bool allowed),
+			   void *userdata);
+
+/**
+ * Whether any target's audit is incomplete (or a report could not be read) and neither
+ * its own report nor @allow (report merge --allow-incomplete) allowed it: the exit status
+ * is then 3.
+ */
+bool fleet_incomplete(const struct fleet *f, bool allow);
+
+/**
+ * Work out majorities and drift after the last fleet_add(), and tell apart targets that
+ * share a name (a root that copied its host's name: "vm (root /srv/x on vm)").  Returns 0
+ * or -ENOMEM.
+ */
 int fleet_finish(struct fleet *f);
 
 /** Whether any program differs between targets. */
@@ -56,8 +84,12 @@ int fleet_drift(const struct fleet *f);
 /** The JSON document (docs/schema/fleet.schema.json).  NULL on OOM. */
 struct json_object *fleet_json(const struct fleet *f);
 
-/** Text: summary, targets, programs with their majority and drift.  Returns 0, -ENOMEM, -EIO. */
-int fleet_text(const struct fleet *f, FILE *out);
+/**
+ * Text: summary, targets, programs with their majority and drift; @quiet: the
+ * summary, the notes and the programs that differ between targets only.
+ * Returns 0, -ENOMEM, -EIO.
+ */
+int fleet_text(const struct fleet *f, bool quiet, FILE *out);
 
 /** Markdown.  Returns 0, -ENOMEM, -EIO. */
 int fleet_markdown(const struct fleet *f, FILE *out);

@@ -22,9 +22,17 @@ struct json_object;
 
 /* One target of the fleet: a host, a root, an image or a package. */
 struct ftarget {
-	char *name;             /* "web1", "image s2c/test:1", "iputils-ping 3:20221126 amd64" */
+	char *name;             /* "web1", "image s2c/test:1", "iputils-ping 3:20221126 amd64";
+				   made unique by fleet_finish() ("vm (root /srv/x on vm)") */
 	char *kind;             /* "host", "root", "image", "package" */
 	char *machine_id, *time, *source, *error, *tool;
+	char *label;            /* the report's --label, or NULL */
+	char *root;             /* a root's directory as its audit was given it, or NULL */
+	char *auditor;          /* the host that audited a root, image or package, or NULL */
+	bool complete;          /* its audit was complete (its report said so) */
+	bool incomplete_allowed; /* its report allowed it to be incomplete (--allow-incomplete) */
+	char **incomplete;      /* why not, NULL-terminated, or NULL */
+	size_t n_incomplete;
 	size_t files;
 };
 
@@ -32,6 +40,7 @@ struct ftarget {
 struct fstate {
 	size_t target;
 	char *verdict, *mode, *owner, *group, *caps, *caps_after, *risk, *package, *version;
+	char *state;            /* "nothing to change" or the verdict (the report's "state") */
 	unsigned findings;      /* bit k: finding S2C00(k+1) */
 	struct json_object *waived; /* the file's "waived" object as its report gave it, or NULL */
 	char *key;              /* the fields that make two states the same, joined */
@@ -54,6 +63,7 @@ struct fleet {
 	size_t n_reports;
 	char **notes;
 	size_t n_notes;
+	size_t reports_unread;  /* reports that could not be read (fleet_unread()) */
 	struct json_object *waivers; /* {"report", "waivers"} of each report that had waivers */
 };
 
@@ -79,5 +89,21 @@ char **fprog_versions(const struct fprog *p);
 
 /** How many targets of @f could be read (have no error). */
 size_t fleet_targets_read(const struct fleet *f);
+
+/** How many targets of @f are incomplete (including those that could not be read). */
+size_t fleet_targets_incomplete(const struct fleet *f);
+
+/**
+ * Whether the fleet report is complete: every report read, every target's audit complete.
+ * @allowed_too: a target its report allowed to be incomplete (--allow-incomplete) counts as
+ * complete.
+ */
+bool fleet_complete(const struct fleet *f, bool allowed_too);
+
+/**
+ * Why the fleet report is incomplete, one sentence: "1 report could not be read, 2 targets
+ * are incomplete (1 allowed by its audit)".  NULL when complete or on OOM.
+ */
+char *fleet_incomplete_text(const struct fleet *f);
 
 #endif /* S2C_REPORT_FLEETMODEL_H */

@@ -37,7 +37,8 @@ static struct json_object *state_json(const struct fleet *f, const struct fstate
 	struct json_object *ids;
 
 	if (!o || add_str(o, "target", f->t[s->target].name) < 0 ||
-	    add_str(o, "verdict", s->verdict) < 0 || add_str(o, "mode", s->mode) < 0 ||
+	    add_str(o, "verdict", s->verdict) < 0 || add_str(o, "state", s->state) < 0 ||
+	    add_str(o, "mode", s->mode) < 0 ||
 	    add_str(o, "owner", s->owner) < 0 || add_str(o, "group", s->group) < 0 ||
 	    add_str(o, "caps", s->caps) < 0 || add_str(o, "caps_after", s->caps_after) < 0 ||
 	    add_str(o, "risk", s->risk) < 0 || add_str(o, "package", s->package) < 0 ||
@@ -81,8 +82,11 @@ static int head_json(struct json_object *doc, const struct fleet *f)
 	    jsonout_add_int(summary, "reports", (int64_t)f->n_reports) < 0 ||
 	    jsonout_add_int(summary, "targets", (int64_t)f->n_t) < 0 ||
 	    jsonout_add_int(summary, "unreadable", (int64_t)(f->n_t - fleet_targets_read(f))) < 0 ||
+	    jsonout_add_int(summary, "incomplete", (int64_t)fleet_targets_incomplete(f)) < 0 ||
+	    jsonout_add_int(summary, "reports_unread", (int64_t)f->reports_unread) < 0 ||
 	    jsonout_add_int(summary, "programs", (int64_t)f->n_p) < 0 ||
-	    jsonout_add_int(summary, "drifting", (int64_t)drifting(f)) < 0)
+	    jsonout_add_int(summary, "drifting", (int64_t)drifting(f)) < 0 ||
+	    jsonout_add_bool(doc, "complete", fleet_complete(f, false)) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -105,9 +109,14 @@ static struct json_object *target_json(const struct ftarget *t)
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
 	if (!o || add_str(o, "name", t->name) < 0 ||
-	    add_str(o, "kind", t->kind) < 0 || add_str(o, "machine_id", t->machine_id) < 0 ||
+	    add_str(o, "kind", t->kind) < 0 || add_str(o, "label", t->label) < 0 ||
+	    add_str(o, "root", t->root) < 0 || add_str(o, "auditor", t->auditor) < 0 ||
+	    add_str(o, "machine_id", t->machine_id) < 0 ||
 	    add_str(o, "time", t->time) < 0 || add_str(o, "report", t->source) < 0 ||
 	    add_str(o, "tool_version", t->tool) < 0 || add_str(o, "error", t->error) < 0 ||
+	    jsonout_add_bool(o, "complete", t->complete && !t->error) < 0 ||
+	    jsonout_add(o, "incomplete", strings_json(t->incomplete, t->n_incomplete)) < 0 ||
+	    jsonout_add_bool(o, "incomplete_allowed", t->incomplete_allowed) < 0 ||
 	    jsonout_add_int(o, "files", (int64_t)t->files) < 0)
 		return NULL;
 	return TAKE_PTR(o);
@@ -229,11 +238,16 @@ static const struct drift_style text_drift = {
 /* "  web1 (host, machine 0123456789ab, <time>): 2 privileged files" */
 static void text_target(FILE *out, const struct ftarget *t)
 {
+	char machine[32] = "";
+
 	(void)fputs("  ", out);
 	put_esc(out, t->name);
-	(void)fprintf(out, " (%s", t->kind);
 	if (t->machine_id)
-		(void)fprintf(out, ", machine %.12s", t->machine_id);
+		(void)snprintf(machine, sizeof(machine), "machine %.12s", t->machine_id);
+	(void)fprintf(out, " (%s", t->kind);
+	/* a name made unique by its machine says it already */
+	if (t->machine_id && !strstr(t->name, machine))
+		(void)fprintf(out, ", %s", machine);
 	if (t->time) {
 		(void)fputs(", ", out);
 		put_esc(out, t->time);
@@ -243,8 +257,15 @@ static void text_target(FILE *out, const struct ftarget *t)
 		(void)fputs("could not be read: ", out);
 		put_esc(out, t->error);
 		(void)fputc('\n', out);
-	} else {
-		(void)fprintf(out, "%zu privileged file%s\n", t->files, t->files == 1 ? "" : "s");
+		return;
+	}
+	(void)fprintf(out, "%zu privileged file%s%s\n", t->files, t->files == 1 ? "" : "s",
+		      t->complete ? "" : t->incomplete_allowed ? ", INCOMPLETE (allowed by its audit)"
+		      : ", INCOMPLETE");
+	for (size_t k = 0; !t->complete && k < t->n_incomplete; k++) {
+		(void)fputs("      incomplete: ", out);
+		put_esc(out, t->incomplete[k]);
+		(void)fputc('\n', out);
 	}
 }
 
@@ -273,26 +294,41 @@ static int text_program(FILE *out, const struct fleet *f, const struct fprog *p)
 	return drift_list(out, f, p, &text_drift);
 }
 
-int fleet_text(const struct fleet *f, FILE *out)
+int fleet_text(const struct fleet *f, bool quiet, FILE *out)
 {
 	size_t n_drifting = drifting(f);
 	int r;
 
+	_cleanup_free_ char *why = fleet_incomplete_text(f);
+
 	(void)fprintf(out, "suid2cap fleet report: %zu report%s, %zu target%s (%zu could not be "
-		      "read), %zu program%s, %zu differ%s between targets\n",
+		      "read, %zu incomplete), %zu program%s, %zu differ%s between targets\n",
 		      f->n_reports, f->n_reports == 1 ? "" : "s", f->n_t, f->n_t == 1 ? "" : "s",
-		      f->n_t - fleet_targets_read(f), f->n_p, f->n_p == 1 ? "" : "s", n_drifting,
+		      f->n_t - fleet_targets_read(f), fleet_targets_incomplete(f) -
+		      (f->n_t - fleet_targets_read(f)), f->n_p, f->n_p == 1 ? "" : "s", n_drifting,
 		      n_drifting == 1 ? "s" : "");
+	if (why) {
+		(void)fputs("INCOMPLETE: ", out);
+		put_esc(out, why);
+		(void)fputs("; named below and on standard error\n", out);
+	}
 	for (size_t i = 0; i < f->n_notes; i++) {
 		(void)fputs("note: ", out);
 		put_esc(out, f->notes[i]);
 		(void)fputc('\n', out);
 	}
-	(void)fputs("\nTARGETS\n", out);
+	if (!quiet || why)
+		(void)fputs(quiet ? "\nTARGETS INCOMPLETE\n" : "\nTARGETS\n", out);
 	for (size_t i = 0; i < f->n_t; i++)
-		text_target(out, &f->t[i]);
-	(void)fputs("\nPROGRAMS\n", out);
+		/* --quiet: only the targets a person must look at */
+		if (!quiet || !f->t[i].complete || f->t[i].error)
+			text_target(out, &f->t[i]);
+	if (!quiet || n_drifting)
+		(void)fputs(quiet ? "\nPROGRAMS THAT DIFFER\n" : "\nPROGRAMS\n", out);
 	for (size_t i = 0; i < f->n_p; i++) {
+		/* --quiet: only what differs between targets asks for a person */
+		if (quiet && f->p[i].n_major == f->p[i].n)
+			continue;
 		r = text_program(out, f, &f->p[i]);
 		if (r < 0)
 			return r;
@@ -311,16 +347,23 @@ int fleet_markdown(const struct fleet *f, FILE *out)
 {
 	int r = 0;
 
+	_cleanup_free_ char *why = fleet_incomplete_text(f);
+
 	(void)fprintf(out, "# suid2cap fleet report\n\n%zu reports, %zu targets (%zu could not be "
 		      "read), %zu programs.\n", f->n_reports, f->n_t, f->n_t - fleet_targets_read(f),
 		      f->n_p);
+	if (why) {
+		(void)fputs("\n**Incomplete**: ", out);
+		r = markdown_escape(out, why);
+		(void)fputs(".\n", out);
+	}
 	for (size_t i = 0; i < f->n_notes && r == 0; i++) {
 		(void)fputs(i ? "\n- " : "\n- ", out);
 		r = markdown_escape(out, f->notes[i]);
 		(void)fputs(i + 1 == f->n_notes ? "\n" : "", out);
 	}
-	(void)fputs("\n## Targets\n\n| target | kind | machine | time | files | error |\n"
-		    "|---|---|---|---|---:|---|\n", out);
+	(void)fputs("\n## Targets\n\n| target | kind | machine | time | files | complete | error |\n"
+		    "|---|---|---|---|---:|---|---|\n", out);
 	for (size_t i = 0; i < f->n_t && r == 0; i++) {
 		const struct ftarget *t = &f->t[i];
 		(void)fputs("| ", out);
@@ -329,7 +372,14 @@ int fleet_markdown(const struct fleet *f, FILE *out)
 			      t->machine_id ? t->machine_id : "–", t->machine_id ? "`" : "");
 		if (r == 0)
 			r = markdown_escape(out, t->time ? t->time : "–");
-		(void)fprintf(out, " | %zu | ", t->files);
+		(void)fprintf(out, " | %zu | %s", t->files, t->complete && !t->error ? "yes" :
+			      t->incomplete_allowed && !t->error ? "**no** (allowed by its audit): " :
+			      "**no**: ");
+		for (size_t k = 0; r == 0 && !(t->complete && !t->error) && k < t->n_incomplete; k++) {
+			(void)fputs(k ? "; " : "", out);
+			r = markdown_escape(out, t->incomplete[k]);
+		}
+		(void)fputs(" | ", out);
 		if (r == 0)
 			r = markdown_escape(out, t->error ? t->error : "");
 		(void)fputs(" |\n", out);
@@ -385,6 +435,7 @@ static const struct drift_style html_drift = {
 
 int fleet_html(const struct fleet *f, FILE *out)
 {
+	_cleanup_free_ char *why = fleet_incomplete_text(f);
 	char hs[64];
 	int r = html_csp_hash(fleet_style, hs, sizeof(hs));
 
@@ -399,13 +450,19 @@ int fleet_html(const struct fleet *f, FILE *out)
 		      "<p>%zu reports, %zu targets (%zu could not be read), %zu programs.</p>\n",
 		      hs, S2C_VERSION, fleet_style, f->n_reports, f->n_t, f->n_t - fleet_targets_read(f),
 		      f->n_p);
+	if (why) {
+		(void)fputs("<p class=\"drift\"><strong>Incomplete:</strong> ", out);
+		r = html_escape(out, why);
+		(void)fputs(".</p>\n", out);
+	}
 	for (size_t i = 0; i < f->n_notes && r == 0; i++) {
 		(void)fputs("<p>note: ", out);
 		r = html_escape(out, f->notes[i]);
 		(void)fputs("</p>\n", out);
 	}
 	(void)fputs("<h2>Targets</h2>\n<table>\n<thead><tr><th>target</th><th>kind</th><th>machine"
-		    "</th><th>time</th><th>files</th><th>error</th></tr></thead>\n<tbody>\n", out);
+		    "</th><th>time</th><th>files</th><th>complete</th><th>error</th></tr></thead>\n"
+		    "<tbody>\n", out);
 	for (size_t i = 0; i < f->n_t && r == 0; i++) {
 		const struct ftarget *t = &f->t[i];
 		(void)fputs("<tr><td>", out);
@@ -414,7 +471,14 @@ int fleet_html(const struct fleet *f, FILE *out)
 			      t->machine_id ? t->machine_id : "");
 		if (r == 0)
 			r = html_escape(out, t->time ? t->time : "");
-		(void)fprintf(out, "</td><td>%zu</td><td>", t->files);
+		(void)fprintf(out, "</td><td>%zu</td><td>%s", t->files, t->complete && !t->error ?
+			      "yes" : t->incomplete_allowed && !t->error ?
+			      "<strong>no</strong> (allowed by its audit): " : "<strong>no</strong>: ");
+		for (size_t k = 0; r == 0 && !(t->complete && !t->error) && k < t->n_incomplete; k++) {
+			(void)fputs(k ? "<br>" : "", out);
+			r = html_escape(out, t->incomplete[k]);
+		}
+		(void)fputs("</td><td>", out);
 		if (r == 0)
 			r = html_escape(out, t->error ? t->error : "");
 		(void)fputs("</td></tr>\n", out);
@@ -567,6 +631,28 @@ static struct json_object *finding_result(const struct fprog *p, unsigned k, con
 	return TAKE_PTR(o);
 }
 
+/* The run: successful when every report was read and every target's audit was complete. */
+static struct json_object *invocations_json(const struct fleet *f)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	_cleanup_free_ char *why = fleet_incomplete_text(f), *msg = NULL;
+	struct json_object *inv = json_object_new_object(), *notes, *n;
+
+	if (!arr || jsonout_push(arr, inv) < 0 ||
+	    jsonout_add_bool(inv, "executionSuccessful", !why) < 0)
+		return NULL;
+	if (!why)
+		return TAKE_PTR(arr);
+	msg = strdup_printf("incomplete: %s", why);
+	notes = json_object_new_array();
+	n = json_object_new_object();
+	if (!msg || jsonout_add(inv, "toolExecutionNotifications", notes) < 0 ||
+	    jsonout_push(notes, n) < 0 || jsonout_add_string(n, "level", "warning") < 0 ||
+	    jsonout_add(n, "message", text_obj(msg)) < 0)
+		return NULL;
+	return TAKE_PTR(arr);
+}
+
 int fleet_sarif(const struct fleet *f, FILE *out)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
@@ -595,6 +681,8 @@ int fleet_sarif(const struct fleet *f, FILE *out)
 	if (jsonout_push(rules, rule_json(FLEET_DRIFT_ID, "DriftBetweenTargets",
 					  "A privileged program differs between targets",
 					  "warning")) < 0)
+		return -ENOMEM;
+	if (jsonout_add(run, "invocations", invocations_json(f)) < 0)
 		return -ENOMEM;
 	base = json_object_new_object();
 	root = json_object_new_object();

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "audit.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "elfinfo.h"
 #include "engine.h"
@@ -34,7 +35,7 @@ static const char style[] =
 	"th[aria-sort=descending]::after{content:' \\25BC'}"
 	"td.n{text-align:right}"
 	".v{font-weight:600}.v-migrate{color:#2e7d32}.v-drop{color:#00838f}"
-	".v-review{color:#6a1b9a}.v-keep{color:#9a6700}"
+	".v-review{color:#6a1b9a}.v-keep{color:#9a6700}.v-done{color:#455a64}"
 	".r-root{color:#c62828;font-weight:600}.r-dangerous{color:#e65100}"
 	".incomplete{background:#fdecea;border:1px solid #c62828;padding:.4em .6em}"
 	".disguise{color:#c62828;font-weight:600}"
@@ -144,8 +145,29 @@ int html_csp_hash(const char *s, char *buf, size_t size)
 	return 0;
 }
 
-static const enum verdict order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
-				      VERDICT_KEEP };
+/* The CSS class of a state: its name, "done" for nothing to change (a class has no spaces). */
+static const char *state_class(enum audit_state st)
+{
+	return st == AUDIT_STATE_DONE ? "done" : audit_state_name(st);
+}
+
+/* "Bounding set: all but <code>cap_sys_resource</code>; from …<br>" */
+static int html_bounding(const struct host *h, FILE *out)
+{
+	_cleanup_free_ char *b = audit_bounding_text(h);
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	(void)fputs("Bounding set: ", out);
+	r = html_escape(out, b);
+	if (r == 0 && h->bounding_what && !s2c_streq(b, "full")) {
+		(void)fputs("; from ", out);
+		r = html_escape(out, h->bounding_what);
+	}
+	(void)fputs(".<br>\n", out);
+	return r;
+}
 
 static int head(const struct audit *a, FILE *out)
 {
@@ -209,6 +231,8 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 			(void)fputs("</code>", out);
 		}
 		(void)fputs(".<br>\n", out);
+		if (r == 0)
+			r = html_bounding(h, out);
 	}
 	if (r == 0 && a->identity && a->identity->time) {
 		const struct audit_identity *id = a->identity;
@@ -220,6 +244,11 @@ static int header(const struct audit *a, const struct audit_summary *s, FILE *ou
 		}
 		if (id->machine_id)
 			(void)fprintf(out, ", machine <code>%.12s</code>", id->machine_id);
+		if (r == 0 && id->label) {
+			(void)fputs(", label <code>", out);
+			r = html_escape(out, id->label);
+			(void)fputs("</code>", out);
+		}
 		if (r == 0 && id->auditor) {
 			(void)fputs(", on <code>", out);
 			r = html_escape(out, id->auditor);
@@ -267,9 +296,10 @@ static void bar(FILE *out, unsigned y, const char *label, size_t n, size_t max, 
 
 static void chart(const struct audit_summary *s, FILE *out)
 {
-	static const char *const vfill[_VERDICT_MAX] = {
-		[VERDICT_MIGRATE] = "#2e7d32", [VERDICT_DROP] = "#00838f",
-		[VERDICT_KEEP] = "#c79100", [VERDICT_REVIEW] = "#6a1b9a",
+	static const char *const vfill[_AUDIT_STATE_MAX] = {
+		[AUDIT_STATE_MIGRATE] = "#2e7d32", [AUDIT_STATE_DROP] = "#00838f",
+		[AUDIT_STATE_KEEP] = "#c79100", [AUDIT_STATE_REVIEW] = "#6a1b9a",
+		[AUDIT_STATE_DONE] = "#90a4ae",
 	};
 	static const char *const rfill[_RISK_MAX] = {
 		[RISK_ROOT] = "#c62828", [RISK_DANGEROUS] = "#ef6c00",
@@ -278,18 +308,19 @@ static void chart(const struct audit_summary *s, FILE *out)
 	size_t max = 1;
 	unsigned y = 0;
 
-	for (int i = 0; i < _VERDICT_MAX; i++)
-		max = S2C_MAX(max, s->verdicts[i]);
+	for (int i = 0; i < _AUDIT_STATE_MAX; i++)
+		max = S2C_MAX(max, s->states[i]);
 	for (int i = 0; i < _RISK_MAX; i++)
 		max = S2C_MAX(max, S2C_MAX(s->risk_now[i], s->risk_after[i]));
 	(void)fputs("<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" "
-		    "height=\"336\" viewBox=\"0 0 640 336\" role=\"img\" "
+		    "height=\"356\" viewBox=\"0 0 640 356\" role=\"img\" "
 		    "aria-labelledby=\"chart-title\">\n<title id=\"chart-title\">Files by verdict, "
 		    "by risk today and by risk after the verdict</title>\n", out);
 	(void)fprintf(out, "<text x=\"0\" y=\"%u\" font-weight=\"bold\">Verdict</text>\n", y + 14);
 	y += 22;
-	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++, y += 20)
-		bar(out, y, verdict_name(order[i]), s->verdicts[order[i]], max, vfill[order[i]]);
+	for (size_t i = 0; i < _AUDIT_STATE_MAX; i++, y += 20)
+		bar(out, y, audit_state_name(audit_state_order[i]), s->states[audit_state_order[i]],
+		    max, vfill[audit_state_order[i]]);
 	for (int g = 0; g < 2; g++) {
 		const size_t *v = g ? s->risk_after : s->risk_now;
 		y += 8;
@@ -302,13 +333,52 @@ static void chart(const struct audit_summary *s, FILE *out)
 	(void)fputs("</svg>\n", out);
 }
 
+/* The controls the findings concern, one a row, linked to where each was checked. */
+static int compliance_table(const struct audit *a, FILE *out)
+{
+	const struct compliance_control *v[COMPLIANCE_MAX], *c;
+	size_t n = compliance_applying(a, v);
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		c = v[i];
+		if (i == 0)
+			(void)fputs("<section id=\"compliance\">\n<h2>Compliance</h2>\n<p>The controls "
+				    "of the benchmarks auditors ask about, the findings that concern "
+				    "each, linked to the source each was checked against.</p>\n"
+				    "<table>\n<thead><tr><th>benchmark</th><th>version</th><th>control"
+				    "</th><th>title</th><th>findings</th></tr></thead>\n<tbody>\n", out);
+		(void)fputs("<tr><td>", out);
+		r = html_escape(out, c->benchmark->name);
+		(void)fprintf(out, "</td><td>%s</td><td><a href=\"", c->benchmark->version);
+		if (r == 0)
+			r = html_escape(out, c->source);
+		(void)fputs("\" rel=\"noopener noreferrer\">", out);
+		if (r == 0)
+			r = html_escape(out, c->id);
+		(void)fputs("</a></td><td>", out);
+		if (r == 0)
+			r = html_escape(out, c->title);
+		(void)fputs("</td><td>", out);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (c->findings & (1u << k))
+				(void)fprintf(out, "<code>%s</code> ",
+					      audit_finding_info((enum audit_finding)k)->id);
+		(void)fputs("</td></tr>\n", out);
+	}
+	if (n)
+		(void)fputs("</tbody>\n</table>\n</section>\n", out);
+	return r;
+}
+
 static void counts(const struct audit_summary *s, FILE *out)
 {
 	(void)fputs("<table class=\"counts\">\n<thead><tr><th>verdict</th><th>files</th></tr>"
 		    "</thead>\n<tbody>\n", out);
-	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
+	for (size_t i = 0; i < _AUDIT_STATE_MAX; i++)
 		(void)fprintf(out, "<tr><td class=\"v v-%s\">%s</td><td class=\"n\">%zu</td></tr>\n",
-			      verdict_name(order[i]), verdict_name(order[i]), s->verdicts[order[i]]);
+			      state_class(audit_state_order[i]), audit_state_name(audit_state_order[i]),
+			      s->states[audit_state_order[i]]);
 	(void)fputs("</tbody>\n</table>\n<table class=\"counts\">\n<thead><tr><th>risk</th>"
 		    "<th>today</th><th>after</th></tr></thead>\n<tbody>\n", out);
 	for (int k = RISK_ROOT; k >= RISK_NONE; k--)
@@ -341,10 +411,10 @@ static int owner_group(const struct facts *f, FILE *out)
 	return r;
 }
 
-static int verdict_rank(enum verdict v)
+static int state_rank(enum audit_state st)
 {
-	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
-		if (order[i] == v)
+	for (size_t i = 0; i < _AUDIT_STATE_MAX; i++)
+		if (audit_state_order[i] == st)
 			return (int)i;
 	return 0;
 }
@@ -389,7 +459,8 @@ static int table_row(const struct audit *a, const struct audit_row *row, FILE *o
 	if (r == 0)
 		r = change(out, row->owner, row->owner_after ? row->owner_after : row->owner);
 	(void)fprintf(out, "</td><td class=\"v v-%s\" data-sort=\"%d\">%s</td>",
-		      verdict_name(d->verdict), verdict_rank(d->verdict), verdict_name(d->verdict));
+		      state_class(audit_state(d)), state_rank(audit_state(d)),
+		      audit_state_name(audit_state(d)));
 	(void)fputs("<td><code>", out);
 	if (r == 0)
 		r = change(out, row->mode, row->mode_after);
@@ -699,7 +770,7 @@ static int details(const struct audit *a, FILE *out)
 			      i + 1);
 		r = html_escape(out, d->facts->path);
 		(void)fprintf(out, "</span> — <span class=\"v v-%s\">%s</span></summary>\n",
-			      verdict_name(d->verdict), verdict_name(d->verdict));
+			      state_class(audit_state(d)), audit_state_name(audit_state(d)));
 		if (r == 0)
 			r = detail_facts(a, i, out);
 		if (r == 0)
@@ -730,6 +801,9 @@ int html_audit(const struct audit *a, FILE *out)
 		(void)fputs("<div class=\"overview\">\n", out);
 		chart(&s, out);
 		counts(&s, out);
+		r = compliance_table(a, out);
+	}
+	if (r == 0) {
 		r = table(a, out);
 	}
 	if (r == 0)

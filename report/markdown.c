@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
@@ -62,15 +63,6 @@ static bool plain_https(const char *s)
 	return true;
 }
 
-static const char *const verdict_titles[_VERDICT_MAX] = {
-	[VERDICT_MIGRATE] = "Migrate: file capabilities replace the set-ID bit",
-	[VERDICT_DROP] = "Drop: the privilege is not needed or never honoured",
-	[VERDICT_KEEP] = "Keep: must stay as it is",
-	[VERDICT_REVIEW] = "Review: a person decides",
-};
-
-static const enum verdict order[] = { VERDICT_MIGRATE, VERDICT_DROP, VERDICT_REVIEW,
-				      VERDICT_KEEP };
 
 /* The rows about the target: what it is, its host name, machine and when it was audited. */
 static int md_target(const struct audit *a, FILE *out)
@@ -98,6 +90,11 @@ static int md_target(const struct audit *a, FILE *out)
 		}
 		if (id->machine_id)
 			(void)fprintf(out, "| machine | `%.12s` |\n", id->machine_id);
+		if (r == 0 && id->label) {
+			(void)fputs("| label | ", out);
+			r = markdown_escape(out, id->label);
+			(void)fputs(" |\n", out);
+		}
 		if (r == 0 && id->time) {
 			(void)fprintf(out, "| audited | %s", id->time);
 			if (id->auditor) {
@@ -129,8 +126,9 @@ static void md_summary(const struct audit *a, const struct audit_summary *s, FIL
 			      "%zu expired.\n\n", s->waived, s->waived == 1 ? "" : "s",
 			      s->waivers_stale, s->waivers_expired);
 	(void)fputs("| verdict | files |\n|---|---:|\n", out);
-	for (size_t i = 0; i < S2C_ELEMENTSOF(order); i++)
-		(void)fprintf(out, "| %s | %zu |\n", verdict_name(order[i]), s->verdicts[order[i]]);
+	for (size_t i = 0; i < _AUDIT_STATE_MAX; i++)
+		(void)fprintf(out, "| %s | %zu |\n", audit_state_name(audit_state_order[i]),
+			      s->states[audit_state_order[i]]);
 	(void)fputs("\n| risk | now | after |\n|---|---:|---:|\n", out);
 	for (int k = RISK_ROOT; k >= RISK_NONE; k--)
 		(void)fprintf(out, "| %s | %zu | %zu |\n", risk_name((enum risk)k), s->risk_now[k],
@@ -140,6 +138,37 @@ static void md_summary(const struct audit *a, const struct audit_summary *s, FIL
 		const struct audit_finding_info *fi = audit_finding_info((enum audit_finding)k);
 		(void)fprintf(out, "| %s | %s | %zu |\n", fi->id, fi->title, s->findings[k]);
 	}
+}
+
+/* The controls the findings concern, one a row, linked to where each was checked. */
+static int md_compliance(const struct audit *a, FILE *out)
+{
+	const struct compliance_control *v[COMPLIANCE_MAX], *c;
+	size_t n = compliance_applying(a, v);
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		c = v[i];
+		if (i == 0)
+			(void)fputs("\n## Compliance\n\nThe controls of the benchmarks auditors ask "
+				    "about, the findings that concern each, and the source each was "
+				    "checked against.\n\n| benchmark | version | control | title | "
+				    "findings |\n|---|---|---|---|---|\n", out);
+		(void)fputs("| ", out);
+		r = markdown_escape(out, c->benchmark->name);
+		(void)fprintf(out, " | %s | [", c->benchmark->version);
+		if (r == 0)
+			r = markdown_escape(out, c->id);
+		(void)fprintf(out, "](%s) | ", c->source);
+		if (r == 0)
+			r = markdown_escape(out, c->title);
+		(void)fputs(" |", out);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (c->findings & (1u << k))
+				(void)fprintf(out, " %s", audit_finding_info((enum audit_finding)k)->id);
+		(void)fputs(" |\n", out);
+	}
+	return r;
 }
 
 static int md_header(const struct audit *a, const struct audit_summary *s, FILE *out)
@@ -162,6 +191,18 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 	if (r == 0)
 		r = md_target(a, out);
 	(void)fprintf(out, "| rules | %zu rules, database `%.12s` |\n", a->db->n, a->db->hash);
+	if (r == 0 && a->host) {
+		_cleanup_free_ char *b = audit_bounding_text(a->host);
+		if (!b)
+			return -ENOMEM;
+		(void)fputs("| bounding set | ", out);
+		r = markdown_escape(out, b);
+		if (r == 0 && a->host->bounding_what && !s2c_streq(b, "full")) {
+			(void)fputs("; from ", out);
+			r = markdown_escape(out, a->host->bounding_what);
+		}
+		(void)fputs(" |\n", out);
+	}
 	if (a->ping_group_range) {
 		(void)fputs("| net.ipv4.ping\\_group\\_range | ", out);
 		if (r == 0)
@@ -179,6 +220,8 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 		(void)fprintf(out, "| scan | **incomplete**: %" PRIu64 " part%s could not be read |\n",
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	md_summary(a, s, out);
+	if (r == 0)
+		r = md_compliance(a, out);
 	return r;
 }
 
@@ -240,16 +283,19 @@ static int md_tables(const struct audit *a, const struct audit_summary *s, FILE 
 	struct audit_row *rows = NULL;
 	int r = audit_rows(a, &rows);
 
-	for (size_t g = 0; g < S2C_ELEMENTSOF(order) && r == 0; g++) {
-		enum verdict v = order[g];
+	for (size_t g = 0; g < _AUDIT_STATE_MAX && r == 0; g++) {
+		enum audit_state st = audit_state_order[g];
+		const char *name = audit_state_name(st);
 
-		if (!s->verdicts[v])
+		if (!s->states[st])
 			continue;
-		(void)fprintf(out, "\n## %s (%zu)\n\n", verdict_titles[v], s->verdicts[v]);
+		/* "Nothing to change: already in the state the verdict asks for (5)" */
+		(void)fprintf(out, "\n## %c%s: %s (%zu)\n\n", name[0] - 'a' + 'A', name + 1,
+			      audit_state_title(st), s->states[st]);
 		(void)fputs("| # | path | owner:group | mode | capabilities | risk | rule | findings |\n"
 			    "|---:|---|---|---|---|---|---|---|\n", out);
 		for (size_t i = 0; i < a->n && r == 0; i++)
-			if (a->v[i]->verdict == v)
+			if (audit_state(a->v[i]) == st)
 				r = md_row(a, &rows[i], out);
 	}
 	audit_rows_free(rows, rows ? a->n : 0);

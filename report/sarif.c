@@ -10,6 +10,7 @@
 
 #include "audit.h"
 #include "auditjson.h"
+#include "compliance.h"
 #include "decisionout.h"
 #include "engine.h"
 #include "facts.h"
@@ -60,7 +61,90 @@ static struct json_object *text_object(const char *s)
 	return TAKE_PTR(o);
 }
 
-static struct json_object *rule_json(enum audit_finding k)
+/* The index in run.taxonomies of the benchmark of @c: the benchmarks of @v (@n controls
+ * that apply), each once, in order. */
+static size_t taxonomy_of(const struct compliance_control *const *v, size_t n,
+			  const struct compliance_control *c)
+{
+	size_t index = 0;
+
+	for (size_t i = 0; i < n && v[i]->benchmark != c->benchmark; i++)
+		index += i == 0 || v[i]->benchmark != v[i - 1]->benchmark;
+	return index;
+}
+
+/*
+ * The rule's relationships to the controls of finding @k that apply (taxa of
+ * run.taxonomies), and the "compliance" property a dashboard shows of them ("CIS Debian 12
+ * 1.1.0 7.1.13"); NULL on OOM.
+ */
+static struct json_object *relationships_json(const struct audit *a, enum audit_finding k,
+					      bool names)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	const struct compliance_control *v[COMPLIANCE_MAX];
+	size_t n = compliance_applying(a, v);
+
+	for (size_t i = 0; arr && i < n; i++) {
+		struct json_object *o, *target, *tc, *kinds;
+		_cleanup_free_ char *name = NULL;
+
+		if (!(v[i]->findings & (1u << k)))
+			continue;
+		if (names) {
+			name = strdup_printf("%s %s %s", v[i]->benchmark->short_name,
+					     v[i]->benchmark->version, v[i]->id);
+			if (!name || jsonout_push(arr, json_object_new_string(name)) < 0)
+				return NULL;
+			continue;
+		}
+		o = json_object_new_object();
+		target = json_object_new_object();
+		tc = json_object_new_object();
+		kinds = json_object_new_array();
+		if (jsonout_push(arr, o) < 0 || jsonout_add(o, "target", target) < 0 ||
+		    jsonout_add_string(target, "id", v[i]->id) < 0 ||
+		    jsonout_add(target, "toolComponent", tc) < 0 ||
+		    jsonout_add_string(tc, "name", v[i]->benchmark->short_name) < 0 ||
+		    jsonout_add_int(tc, "index", (int64_t)taxonomy_of(v, n, v[i])) < 0 ||
+		    jsonout_add(o, "kinds", kinds) < 0 ||
+		    jsonout_push(kinds, json_object_new_string("relevant")) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+/* run.taxonomies: one per benchmark that applies, its controls as taxa. */
+static struct json_object *taxonomies_json(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *arr = json_object_new_array();
+	const struct compliance_control *v[COMPLIANCE_MAX];
+	size_t n = compliance_applying(a, v);
+	struct json_object *taxa = NULL;
+
+	for (size_t i = 0; arr && i < n; i++) {
+		const struct compliance_benchmark *bm = v[i]->benchmark;
+		struct json_object *t;
+
+		if (i == 0 || bm != v[i - 1]->benchmark) {
+			struct json_object *o = json_object_new_object();
+			if (jsonout_push(arr, o) < 0 ||
+			    jsonout_add_string(o, "name", bm->short_name) < 0 ||
+			    jsonout_add_string(o, "fullName", bm->name) < 0 ||
+			    jsonout_add_string(o, "version", bm->version) < 0 ||
+			    jsonout_add(o, "taxa", taxa = json_object_new_array()) < 0)
+				return NULL;
+		}
+		t = json_object_new_object();
+		if (jsonout_push(taxa, t) < 0 || jsonout_add_string(t, "id", v[i]->id) < 0 ||
+		    jsonout_add(t, "shortDescription", text_object(v[i]->title)) < 0 ||
+		    jsonout_add_string(t, "helpUri", v[i]->source) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+static struct json_object *rule_json(const struct audit *a, enum audit_finding k)
 {
 	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
@@ -82,12 +166,14 @@ static struct json_object *rule_json(enum audit_finding k)
 	    jsonout_push(tags, json_object_new_string("security")) < 0 ||
 	    jsonout_push(tags, json_object_new_string(cwe)) < 0 ||
 	    jsonout_add_string(props, "security-severity", fi->severity) < 0 ||
-	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0)
+	    jsonout_add_string(props, "precision", k == AUDIT_REVIEW ? "medium" : "high") < 0 ||
+	    jsonout_add(props, "compliance", relationships_json(a, k, true)) < 0 ||
+	    jsonout_add(o, "relationships", relationships_json(a, k, false)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
 
-static struct json_object *driver_json(void)
+static struct json_object *driver_json(const struct audit *a)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *rules;
@@ -100,7 +186,7 @@ static struct json_object *driver_json(void)
 	if (jsonout_add(o, "rules", rules) < 0)
 		return NULL;
 	for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-		if (jsonout_push(rules, rule_json((enum audit_finding)k)) < 0)
+		if (jsonout_push(rules, rule_json(a, (enum audit_finding)k)) < 0)
 			return NULL;
 	return TAKE_PTR(o);
 }
@@ -263,6 +349,7 @@ static struct json_object *properties_json(const struct decision *d)
 	facts_mode_octal(f->mode, m1);
 	facts_mode_octal(d->mode, m2);
 	if (!o || jsonout_add_string(o, "verdict", verdict_name(d->verdict)) < 0 ||
+	    jsonout_add_string(o, "state", audit_state_name(audit_state(d))) < 0 ||
 	    jsonout_add_string(o, "mode", m1) < 0 || jsonout_add_string(o, "mode_after", m2) < 0 ||
 	    jsonout_add_id(o, "uid", f->uid, f->uid_later) < 0 ||
 	    jsonout_add_id(o, "gid", f->gid, f->gid_later) < 0 ||
@@ -337,7 +424,7 @@ static struct json_object *invocation_json(const struct audit *a)
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	struct json_object *args, *notes, *n;
 	_cleanup_free_ char *why = NULL;
-	char text[256];
+	char text[384];
 
 	if (!o || jsonout_add_bool(o, "executionSuccessful", a->complete) < 0)
 		return NULL;
@@ -391,7 +478,9 @@ static struct json_object *run_json(const struct audit *a)
 	struct json_object *tool, *invs, *results, *props;
 
 	tool = json_object_new_object();
-	if (!run || jsonout_add(run, "tool", tool) < 0 || jsonout_add(tool, "driver", driver_json()) < 0)
+	if (!run || jsonout_add(run, "tool", tool) < 0 ||
+	    jsonout_add(tool, "driver", driver_json(a)) < 0 ||
+	    jsonout_add(run, "taxonomies", taxonomies_json(a)) < 0)
 		return NULL;
 	invs = json_object_new_array();
 	if (jsonout_add(run, "invocations", invs) < 0 ||
@@ -412,6 +501,8 @@ static struct json_object *run_json(const struct audit *a)
 	if (jsonout_add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
 	    jsonout_add(props, "paths", auditjson_paths(a)) < 0 ||
 	    jsonout_add_bool(props, "complete", a->complete) < 0 ||
+	    jsonout_add(props, "incomplete", auditjson_incomplete(a)) < 0 ||
+	    jsonout_add_bool(props, "incomplete_allowed", a->incomplete_allowed) < 0 ||
 	    jsonout_add(props, "host", auditjson_host(a)) < 0 ||
 	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(props, "database", auditjson_database(a->db)) < 0 ||

@@ -43,7 +43,9 @@ char *targetout_incomplete(const struct audit *a)
 	if (!a->targets || a->complete)
 		return NULL;
 	unread = strdup_printf("%zu %s could not be read", failed, targetout_noun(a, failed));
-	partly = strdup_printf("the audit of %zu %s is incomplete", inc, targetout_noun(a, inc));
+	partly = strdup_printf("the audit of %zu %s is incomplete%s", inc, targetout_noun(a, inc),
+			       a->incomplete_allowed ? ", allowed by the user with --allow-incomplete "
+			       "(not counted in the exit status)" : "");
 	if (!unread || !partly)
 		return NULL;
 	if (failed && inc)
@@ -244,7 +246,8 @@ int targetout_text(const struct audit *a, FILE *out)
 			continue;
 		}
 		(void)fprintf(out, ": %zu privileged file%s%s\n", t->files, t->files == 1 ? "" : "s",
-			      t->incomplete ? ", INCOMPLETE" : "");
+			      !t->incomplete ? "" : a->incomplete_allowed ? ", INCOMPLETE (allowed)" :
+			      ", INCOMPLETE");
 		for (size_t k = 0; t->incomplete && t->incomplete[k]; k++) {
 			(void)fputs("      incomplete: ", out);
 			put_escaped(out, t->incomplete[k]);
@@ -524,6 +527,7 @@ struct json_object *targetout_json_identity(const struct audit *a)
 	    jsonout_add_name(o, "time", id ? id->time : NULL) < 0 ||
 	    jsonout_add_name(o, "auditor", id ? id->auditor : NULL) < 0 ||
 	    jsonout_add_name(o, "shard", id ? id->shard : NULL) < 0 ||
+	    jsonout_add_name(o, "label", id ? id->label : NULL) < 0 ||
 	    jsonout_add_string(o, "kind", !a->targets ? (a->host && a->host->live ? "host" : "root") :
 				s2c_streq(targetout_noun(a, 1), "image") ? "image" : "packages") < 0)
 		return NULL;

@@ -51,7 +51,8 @@ const char *targetout_noun(const struct audit *a, size_t n);
 /**
  * Why an audit of targets is incomplete, in one sentence without a final
  * period: "1 package could not be read, the audit of 2 packages is
- * incomplete".  NULL when @a has no targets or is complete; a new string,
+ * incomplete", with ", allowed by the user with --allow-incomplete (...)"
+ * after the second part when a->incomplete_allowed.  NULL when @a has no targets or is complete; a new string,
  * or NULL on OOM (check @a->complete first).
  */
 char *targetout_incomplete(const struct audit *a);

@@ -139,60 +139,88 @@ static int parse_line(const char *line, struct waiver *w, const char **why)
 	return w->reason ? 0 : -ENOMEM;
 }
 
+/* Record problem @why of line @lineno in @l->problems, the first one also in @err. */
+static int problem(struct waiver_list *l, const char *display, size_t lineno, const char *pattern,
+		   const char *why, struct s2c_error *err)
+{
+	char *p = pattern ? strdup_printf("'%s' line %zu: '%s': %s", display, lineno, pattern, why)
+			  : strdup_printf("'%s' line %zu: %s", display, lineno, why);
+
+	if (p && !err->msg[0])
+		(void)s2c_error_set(err, -EINVAL, "%s", p);
+	return strv_push(&l->problems, &l->n_problems, p);
+}
+
+/* Append @w to @add, which has room for @alloc.  Returns 0 or -ENOMEM. */
+static int add_waiver(struct waiver_list *add, size_t *alloc, const struct waiver *w)
+{
+	if (add->n == *alloc) {
+		struct waiver *v = reallocarray(add->v, *alloc ? *alloc * 2 : 8, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		add->v = v;
+		*alloc = *alloc ? *alloc * 2 : 8;
+	}
+	add->v[add->n++] = *w;
+	return 0;
+}
+
+/* One line: 1 (a blank or a comment), 0 (@w filled), -EINVAL (a problem recorded), -ENOMEM. */
+static int parse_one(struct waiver_list *l, char *line, size_t lineno, const char *display,
+		     struct waiver *w, struct s2c_error *err)
+{
+	const char *why = NULL;
+	int r;
+
+	if (*line && line[strlen(line) - 1] == '\r')
+		line[strlen(line) - 1] = '\0';
+	r = parse_line(line, w, &why);
+	if (r == -EINVAL) {
+		bool named = w->pattern && !w->reason && why != bad_reason;
+		r = problem(l, display, lineno, named ? w->pattern : NULL, why, err);
+		return r < 0 ? r : -EINVAL;
+	}
+	if (r == 0 && asprintf(&w->source, "%s line %zu", display, lineno) < 0) {
+		w->source = NULL;
+		r = -ENOMEM;
+	}
+	return r;
+}
+
 int waiver_parse(struct waiver_list *l, const char *data, size_t len, const char *display,
 		 struct s2c_error *err)
 {
+	struct s2c_error first = { 0 };
 	struct waiver_list add = { 0 };
 	size_t lineno = 0, alloc = 0;
+	bool bad = false;
 	int r = 0;
 
-	for (size_t pos = 0; pos < len && r == 0; lineno++) {
+	/* Every line is read, so that every malformed one is named at once. */
+	for (size_t pos = 0; pos < len && r != -ENOMEM; lineno++) {
 		const char *nl = memchr(data + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - data) : len;
 		_cleanup_free_ char *line = NULL;
 		struct waiver w = { 0 };
-		const char *why = NULL;
 
 		if (memchr(data + pos, '\0', end - pos)) {
-			r = s2c_error_set(err, -EINVAL, "'%s' line %zu: a NUL byte in the line", display,
-					  lineno + 1);
-			break;
+			r = problem(l, display, lineno + 1, NULL, "a NUL byte in the line", &first);
+			bad = true;
+			pos = end + 1;
+			continue;
 		}
 		line = strndup(data + pos, end - pos);
 		pos = end + 1;
-		if (!line) {
-			r = -ENOMEM;
-			break;
-		}
-		if (*line && line[strlen(line) - 1] == '\r')
-			line[strlen(line) - 1] = '\0';
-		r = parse_line(line, &w, &why);
-		if (r == -EINVAL && w.pattern && !w.reason && why != bad_reason)
-			r = s2c_error_set(err, r, "'%s' line %zu: '%s': %s", display, lineno + 1,
-					  w.pattern, why);
-		else if (r == -EINVAL)
-			r = s2c_error_set(err, r, "'%s' line %zu: %s", display, lineno + 1, why);
-		if (r == 0 && asprintf(&w.source, "%s line %zu", display, lineno + 1) < 0) {
-			w.source = NULL;
-			r = -ENOMEM;
-		}
-		if (r == 0 && add.n == alloc) {
-			struct waiver *v = reallocarray(add.v, alloc ? alloc * 2 : 8, sizeof(*v));
-			if (!v)
-				r = -ENOMEM;
-			else {
-				add.v = v;
-				alloc = alloc ? alloc * 2 : 8;
-			}
-		}
+		r = line ? parse_one(l, line, lineno + 1, display, &w, &first) : -ENOMEM;
+		bad |= r == -EINVAL;
 		if (r == 0)
-			add.v[add.n++] = w;
-		else
+			r = add_waiver(&add, &alloc, &w);
+		if (r != 0)
 			waiver_release(&w);
-		if (r == 1)
-			r = 0;
 	}
-	if (r == 0 && add.n) {
+	if (r != -ENOMEM && bad)
+		r = s2c_error_set(err, -EINVAL, "%s", first.msg);
+	else if (r != -ENOMEM && add.n) {
 		struct waiver *v = reallocarray(l->v, l->n + add.n, sizeof(*v));
 		if (!v)
 			r = -ENOMEM;
@@ -203,7 +231,8 @@ int waiver_parse(struct waiver_list *l, const char *data, size_t len, const char
 			free(add.v);
 			return 0;
 		}
-	}
+	} else if (r != -ENOMEM)
+		r = 0;
 	waiver_list_release(&add);
 	return r;
 }
@@ -267,4 +296,6 @@ void waiver_list_release(struct waiver_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+	l->problems = strv_free(l->problems);
+	l->n_problems = 0;
 }

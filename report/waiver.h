@@ -42,13 +42,17 @@ struct waiver {
 struct waiver_list {
 	struct waiver *v;
 	size_t n;
+	char **problems;        /**< every malformed line of every file read, "'FILE' line N:
+				     why", NULL-terminated, or NULL */
+	size_t n_problems;
 };
 
 /**
  * Parse the waivers in @data (@len bytes, NUL bytes included) and append them
  * to @l.  @display names the file in messages and in each waiver's source.
- * Returns 0, -ENOMEM, or -EINVAL with "'FILE' line N: …" in @err (then @l
- * is unchanged).
+ * Returns 0, -ENOMEM, or -EINVAL when a line is malformed: then every
+ * malformed line of @data is appended to @l->problems, the first is in @err,
+ * and none of the waivers of @data is added.
  */
 int waiver_parse(struct waiver_list *l, const char *data, size_t len, const char *display,
 		 struct s2c_error *err);

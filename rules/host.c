@@ -292,12 +292,14 @@ static int detect_bounding(struct host *h)
 						 "(the image has /.dockerenv)");
 		return 0;
 	}
-	/* every capability the kernel knows */
-	for (int c = 0; c <= CAP_LAST_CAP && c < 64; c++)
+	/* every capability the running kernel knows (cap_max_bits() asks it) */
+	for (int c = 0; c < (int)cap_max_bits() && c < 64; c++)
 		known |= S2C_CAPMASK(c);
 	if (init_bounding(&b) < 0 || (b & known) == known)
 		return 0;
-	return host_set_bounding(h, b, "the bounding set of this system's init (/proc/1/status)");
+	/* Capabilities the kernel does not know narrow nothing: only the ones it lacks count. */
+	return host_set_bounding(h, b | ~known, "the bounding set of this system's init "
+				 "(/proc/1/status)");
 }
 
 int host_kernel_cmp(const struct host *h, const unsigned v[3])

@@ -5,7 +5,10 @@
 #
 #   tools/dev.sh audit   install what the build needs, build, audit this machine
 #                        (arguments go to `suid2cap audit`; relative paths, -o
-#                        included, are relative to the current directory)
+#                        included, are relative to the current directory); the
+#                        build log goes to standard error, the report alone to
+#                        standard output; learn is built without its BPF
+#                        mechanism (ptrace only), whatever is installed
 #   tools/dev.sh test    install the build and test dependencies, build, run every
 #                        test: gcc, clang, and ASan+UBSan builds, header and
 #                        man-page lint, then the packages (tools/package.sh)
@@ -94,10 +97,12 @@ sarif_schema() {
 	rm -rf "$tmp"
 }
 
+# build PRESET [CMAKE-OPTION...]
 build() {
 	preset=$1
+	shift
 	echo "==> build ($preset)"
-	cmake --preset "$preset" >/dev/null
+	cmake --preset "$preset" "$@" >/dev/null
 	cmake --build --preset "$preset" -j "$(nproc)"
 }
 
@@ -141,11 +146,17 @@ deps)
 	deps
 	;;
 audit)
-	# shellcheck disable=SC2086 # word splitting of the package list is wanted
-	install_missing $BUILD_PACKAGES
-	build release
+	# Only what the audit needs, the same build every time: learn's BPF mechanism needs
+	# libbpf-dev, bpftool and clang (tools/dev.sh deps), so it is left out here rather
+	# than built in one run and not the next.  Standard output is the report's.
+	{
+		# shellcheck disable=SC2086 # word splitting of the package list is wanted
+		install_missing $BUILD_PACKAGES
+		build release -DS2C_BPF=OFF
+	} >&2
 	shift
 	cd "$caller"
+	echo "==> audit: suid2cap audit $*" >&2
 	exec "$here/build/release/cli/suid2cap" audit "$@"
 	;;
 package)

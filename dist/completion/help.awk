@@ -6,7 +6,10 @@
 #   verb NAME DESCRIPTION       a verb (from the list under "Verbs:")
 #   opt  NAME KIND DESCRIPTION  an option; KIND is - (takes no value), dir,
 #                               file, user, verb, enum:A,B,C or arg (a value
-#                               nothing completes)
+#                               nothing completes); the values of an enum come
+#                               from the synopsis ("--format text|json") and
+#                               from the lines of its description that list
+#                               them two columns in ("  docker  the default ...")
 #   sub  NAME                   a subcommand word of the synopsis (rules lint)
 #   pos  KIND                   what the operands are: verb, command (the first
 #                               operand is a program to run) or file
@@ -50,6 +53,14 @@ function note(o, k, d) {
 		kinds[o] = k
 }
 
+# Value v listed under option o in its description: o takes it, beside the
+# values its synopsis gives.
+function value(o, v) {
+	if (("," extras[o] ",") ~ ("," v ","))
+		return
+	extras[o] = extras[o] == "" ? v : extras[o] "," v
+}
+
 # Every option mentioned in line s, with the value that follows it.
 function options(s, d,    o, a, k, pair) {
 	pair = ""
@@ -66,6 +77,8 @@ function options(s, d,    o, a, k, pair) {
 			s = substr(s, 1 + length(a) + 1)
 		}
 		note(o, k, d)
+		if (k != "-")
+			valued = o
 		if (pair != "") {
 			note(pair, k, d)
 			pair = ""
@@ -103,6 +116,10 @@ function synopsis(s,    i, m, t, depth, prev, c) {
 }
 
 BEGIN {
+	# the columns of --help: descriptions at 24, the values they list at 26
+	desccol = "                        "
+	valuecol = desccol "  "
+	valued = ""
 	n = 0
 	nsubs = 0
 	pos = ""
@@ -161,8 +178,23 @@ inverbs && !/^ / {
 	d = ""
 	if (match(s, /   *[^ ]/))
 		d = substr(s, RSTART + RLENGTH - 1)
+	valued = ""
 	options(s, d)
 	next
+}
+
+# A value of the option above, listed in its description two columns in
+# ("  docker  its default"): the word, then at least two blanks.
+valued != "" && index($0, valuecol) == 1 && substr($0, length(valuecol) + 1) ~ /^[A-Za-z0-9][A-Za-z0-9_-]*  / {
+	s = substr($0, length(valuecol) + 1)
+	sub(/ .*/, "", s)
+	value(valued, s)
+	next
+}
+
+# The description goes on at its column; anything else ends the option.
+valued != "" && index($0, desccol) != 1 {
+	valued = ""
 }
 
 {
@@ -174,8 +206,18 @@ END {
 		options(syn, "")
 		synopsis(syn)
 	}
-	for (i = 1; i <= n; i++)
-		print "opt\t" order[i] "\t" kinds[order[i]] "\t" descs[order[i]]
+	for (i = 1; i <= n; i++) {
+		o = order[i]
+		if (extras[o] != "" && kinds[o] ~ /^enum:/) {
+			m = split(extras[o], vs, ",")
+			for (j = 1; j <= m; j++)
+				if (("," substr(kinds[o], 6) ",") !~ ("," vs[j] ","))
+					kinds[o] = kinds[o] "," vs[j]
+		} else if (extras[o] != "") {
+			kinds[o] = "enum:" extras[o]
+		}
+		print "opt\t" o "\t" kinds[o] "\t" descs[o]
+	}
 	for (i = 1; i <= nsubs; i++)
 		print "sub\t" subs[i]
 	if (pos != "")

@@ -607,6 +607,30 @@ def test_fail_on(ctx):
     ctx.check("fail-on risk: kept setuid root", rc == 1, f"exit {rc}")
     rc, _, _ = audit(ctx, one, "--fail-on", "migrate,review")
     ctx.check("fail-on migrate,review: kept su passes", rc == 0, f"exit {rc}")
+    fail_on_named(ctx, root, db, one)
+
+
+def fail_on_named(ctx, root, db, one):
+    """Each match of --fail-on is one line on standard error, with --quiet and every format
+    too: the word, the file and the finding; nothing when nothing matched."""
+    rc, out, err = audit(ctx, one, "--fail-on", "risk", "--quiet")
+    ctx.check("fail-on named: the line", rc == 1 and err.decode().splitlines() ==
+              ["suid2cap: --fail-on risk: '/usr/bin/su': S2C003 Privileged program that must "
+               "stay as it is (risk after: root)"], f"exit {rc} {err!r}")
+    rc, out, err = audit(ctx, one, "--fail-on", "risk,S2C003", "--format", "sarif")
+    lines = err.decode().splitlines()
+    ctx.check("fail-on named: one line per word, sarif too", rc == 1 and len(lines) == 2 and
+              lines[1].startswith("suid2cap: --fail-on S2C003: '/usr/bin/su': S2C003 "),
+              f"exit {rc} {err!r}")
+    rc, out, err = audit(ctx, root, *db, "--fail-on", "review", "--format", "json")
+    doc = json.loads(out)
+    want = sorted(f["file"]["path"] for f in doc["files"] if f["verdict"] == "review")
+    got = sorted(l.split("'")[1] for l in err.decode().splitlines() if "--fail-on review" in l)
+    ctx.check("fail-on named: every review file, and only those", rc == 1 and want and
+              got == want, f"{got} != {want}")
+    rc, out, err = audit(ctx, one, "--fail-on", "migrate")
+    ctx.check("fail-on named: nothing when nothing matched", rc == 0 and b"--fail-on" not in err,
+              f"exit {rc} {err!r}")
 
 
 def test_incomplete_wins(ctx):
@@ -627,6 +651,103 @@ def test_incomplete_wins(ctx):
     ctx.check("incomplete sarif", inv["executionSuccessful"] is False and
               inv["toolExecutionNotifications"], f"{inv}")
     os.chmod(os.path.join(root, "locked"), 0o755)
+
+
+def test_header(ctx):
+    """The text header: the bounding set as "full" or in its shorter form with where it comes
+    from, net.ipv4.ping_group_range and what it means for ping, every line wrapped."""
+    root = staging_root(ctx, "header")
+    install(root, "usr/bin/su", "/usr/bin/su", 0o4755)
+    os.makedirs(os.path.join(root, "etc/sysctl.d"), exist_ok=True)
+    with open(os.path.join(root, "etc/sysctl.d/ping.conf"), "w") as f:
+        f.write("net.ipv4.ping_group_range = 0 2147483647\n")
+    rc, out, err = audit(ctx, root)
+    text = out.decode()
+    ctx.check("header: full bounding set", rc == 0 and "\nbounding set: full\n" in text, text)
+    ctx.check("header: ping_group_range", "\nnet.ipv4.ping_group_range: 0 2147483647 (every "
+              "group may open ICMP sockets: ping needs no privilege)\n" in text, text)
+    ctx.check("header: no 'container:'", "container:" not in text, text)
+    rc, out, err = audit(ctx, root, "--bounding-set", "docker", env={"COLUMNS": "60"})
+    head = out.decode().split("\n\n")[0].splitlines()
+    # a path is never cut: only the lines without the (long) root must fit
+    ctx.check("header: wrapped to the width", rc == 0 and all(len(l) <= 60 for l in head
+                                                             if root not in l),
+              "\n".join(head))
+    text = " ".join(" ".join(head).split())
+    ctx.check("header: the docker set, names apart, where it comes from",
+              "bounding set: cap_chown, cap_dac_override," in text and
+              "Docker's default bounding set (--bounding-set docker)" in text, text)
+    # every capability libcap names (capsh is libcap's), but one
+    decoded = subprocess.run(["capsh", "--decode=0xffffffffffffffff"], capture_output=True,
+                             text=True).stdout
+    everything = ",".join(n for n in decoded.strip().split("=", 1)[1].split(",")
+                          if n.startswith("cap_") and n != "cap_sys_resource")
+    rc, out, err = audit(ctx, root, "--bounding-set", everything)
+    ctx.check("header: all but the one left out", rc == 0 and "\nbounding set: all but "
+              "cap_sys_resource; from the bounding set given with --bounding-set\n" in
+              out.decode(), out.decode()[:600])
+    rc, out, err = audit(ctx, root, "--format", "markdown", "--bounding-set", everything)
+    ctx.check("header: markdown", b"| bounding set | all but cap\\_sys\\_resource; from the "
+              b"bounding set given with --bounding-set |" in out, out.decode()[:800])
+    rc, out, err = audit(ctx, root, "--format", "html")
+    ctx.check("header: html", b"Bounding set: full.<br>" in out, "")
+
+
+CIS_SETID = "Ensure SUID and SGID files are reviewed"
+
+
+def test_compliance(ctx):
+    """Each finding names the controls it concerns, for the target's distribution, with the
+    benchmark's id and version and an https source; SARIF as taxonomies the rules relate
+    to; Markdown and HTML as a table."""
+    root = staging_root(ctx, "compliance")
+    install(root, "usr/bin/su", "/usr/bin/su", 0o4755)
+    rc, out, err = audit(ctx, root, "--format", "json")
+    kinds = {k["id"]: k["controls"] for k in json.loads(out)["findings"]}
+    every = [c for cs in kinds.values() for c in cs]
+    ctx.check("controls: each with an id, a version and an https source", every and all(
+        c["id"] and c["version"] and c["benchmark"] and c["source"].startswith("https://")
+        for c in every), json.dumps(every)[:600])
+    # an unknown distribution: every distribution's benchmark, never the image one
+    ids = {(c["benchmark"], c["id"]) for c in kinds["S2C003"]}
+    ctx.check("controls: the set-ID review of every distribution", {
+        ("CIS Debian Linux 12 Benchmark", "7.1.13"), ("CIS Red Hat Enterprise Linux 9 Benchmark",
+                                                       "7.1.13"),
+        ("CIS SUSE Linux Enterprise 15 Benchmark", "6.1.11"),
+        ("DISA Red Hat Enterprise Linux 5 STIG (UNIX STIG rules)", "GEN002380")} <= ids and
+        not any(b == "CIS Docker Benchmark" for b, _ in ids), sorted(ids))
+    ctx.check("controls: world-writable for S2C008, none for S2C006 and S2C007",
+              {c["id"] for c in kinds["S2C008"]} >= {"7.1.11", "6.1.8"} and
+              kinds["S2C006"] == [] and kinds["S2C007"] == [], json.dumps(kinds["S2C008"]))
+    # a Debian system: Debian's benchmarks and the STIG rules only
+    os.makedirs(os.path.join(root, "etc"), exist_ok=True)
+    with open(os.path.join(root, "etc/os-release"), "w") as f:
+        f.write('ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n')
+    rc, out, err = audit(ctx, root, "--format", "json")
+    benchmarks = {c["benchmark"] for k in json.loads(out)["findings"] for c in k["controls"]}
+    ctx.check("controls: a Debian target", benchmarks == {
+        "CIS Debian Linux 12 Benchmark", "CIS Debian Linux 13 Benchmark",
+        "DISA Red Hat Enterprise Linux 5 STIG (UNIX STIG rules)"}, sorted(benchmarks))
+    rc, out, err = audit(ctx, root, "--format", "sarif")
+    validate_sarif(ctx, "compliance sarif", out)
+    run = json.loads(out)["runs"][0]
+    taxa = {(t["name"], t["version"]): [x["id"] for x in t["taxa"]] for t in run["taxonomies"]}
+    ctx.check("sarif: taxonomies", taxa.get(("CIS Debian 12", "1.1.0")) == ["7.1.13", "7.1.11"],
+              repr(taxa))
+    rule = {r["id"]: r for r in run["tool"]["driver"]["rules"]}["S2C003"]
+    rel = [(x["target"]["toolComponent"]["name"], x["target"]["id"],
+            run["taxonomies"][x["target"]["toolComponent"]["index"]]["name"])
+           for x in rule["relationships"]]
+    ctx.check("sarif: the rule relates to its controls", ("CIS Debian 12", "7.1.13",
+                                                          "CIS Debian 12") in rel and
+              all(a == c for a, _, c in rel) and
+              "CIS Debian 12 1.1.0 7.1.13" in rule["properties"]["compliance"], json.dumps(rel))
+    rc, out, err = audit(ctx, root, "--format", "markdown")
+    ctx.check("markdown: a compliance table", b"\n## Compliance\n" in out and
+              b"| CIS Debian Linux 12 Benchmark | 1.1.0 | [7.1.13](https://" in out, "")
+    rc, out, err = audit(ctx, root, "--format", "html")
+    ctx.check("html: a compliance table", b'<section id="compliance">' in out and
+              CIS_SETID.encode() in out, "")
 
 
 def test_output_file(ctx):
@@ -707,7 +828,7 @@ def test_errors(ctx):
     ctx.check("help", rc == 0 and b"--fail-on" in out and b"sarif" in out, f"exit {rc}")
 
 
-TESTS = [test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
+TESTS = [test_header, test_compliance, test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
          test_incomplete_wins, test_output_file, test_color, test_deterministic, test_errors]
 
 

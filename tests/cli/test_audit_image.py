@@ -106,6 +106,15 @@ def test_layers_and_whiteouts(ctx):
             ctx.check(f"{name} {path}: layer", layer["index"] == index and
                       layer["digest"] == t["layers"][index - 1]["digest"] and
                       layer["created_by"] == CREATED[index - 1], json.dumps(layer))
+        # an image: the CIS Docker Benchmark's set-ID control, and the image's distribution's
+        docker = [(c["benchmark"], c["version"], c["id"]) for k in doc["findings"]
+                  if k["id"] == "S2C001" for c in k["controls"]]
+        ctx.check(f"{name}: compliance", ("CIS Docker Benchmark", "1.6.0", "4.8") in docker and
+                  ("CIS Debian Linux 12 Benchmark", "1.1.0", "7.1.13") in docker, docker)
+        # the staging copy's device, inode and mount mean nothing for an image
+        ctx.check(f"{name}: no dev, ino or mount", all(
+            not {"dev", "ino", "mount"} & set(f["file"]) for f in got.values()),
+            json.dumps([sorted(f["file"]) for f in got.values()]))
         tool = got.get("/usr/local/bin/tool")
         ctx.check(f"{name}: owner names from the image", tool and
                   (tool["file"]["owner"], tool["file"]["group"], tool["file"]["mode"]) ==
@@ -651,11 +660,50 @@ def test_usage(ctx):
     ctx.check("missing image", rc == 3 and b"cannot open" in err, f"{rc} {err!r}")
 
 
+def test_other_verbs_input(ctx):
+    """Each verb names the other when given its input: nothing written, exit 2."""
+    images = build_images(ctx, "other-verb")
+    root = ctx.tree("other-verb-pkgs")
+    deb = mk.write(os.path.join(root, "tool_1_amd64.deb"), mk.deb_bytes(
+        "tool", data=[mk.entry("./usr/bin/", "dir", 0o755),
+                      mk.entry("./usr/bin/tool", mode=0o4755, data=ELF)]))
+    # an rpm's lead: what tells it apart before any reader runs
+    rpm = mk.write(os.path.join(root, "tool-1-1.x86_64.rpm"),
+                   b"\xed\xab\xee\xdb\x03\x00\x00\x00" + b"\0" * 88)
+    report = os.path.join(root, "report.txt")
+    for name, path in sorted(images.items()):
+        rc, out, err = ctx.run(["audit-pkg", "-o", report, deb, path])
+        ctx.check(f"audit-pkg {name}: exit 2, names audit-image, writes nothing",
+                  rc == 2 and b"'suid2cap audit-image'" in err and path.encode() in err and
+                  not os.path.exists(report), f"exit {rc} {err!r}")
+    for path in (deb, rpm):
+        rc, out, err = audit(ctx, "-o", report, path)
+        ctx.check(f"audit-image {os.path.basename(path)}: exit 2, names audit-pkg",
+                  rc == 2 and b"'suid2cap audit-pkg'" in err and path.encode() in err and
+                  not os.path.exists(report), f"exit {rc} {err!r}")
+    rc, out, err = ctx.run(["audit-pkg", "--format", "json", deb])
+    ctx.check("audit-pkg of a .deb still reads it", rc == 0 and json.loads(out)["targets"],
+              f"exit {rc} {err!r}")
+
+
+def test_quiet(ctx):
+    """--quiet as for audit: the summary line and the files a person must look at."""
+    images = build_images(ctx, "quiet")
+    rc, out, err = audit(ctx, "--quiet", images["oci"])
+    lines = out.decode().splitlines()
+    ctx.check("quiet: summary line first", rc == 0 and lines and
+              lines[0].startswith("suid2cap audit of 1 image: ") and "PATH" not in out.decode(),
+              out.decode())
+    rc, out, err = audit(ctx, "--quiet", "--format", "json", images["oci"])
+    ctx.check("quiet: text only", rc == 2 and b"--quiet shapes the text report" in err,
+              f"exit {rc} {err!r}")
+
+
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
          test_dockerfile_line_fails_loudly,
          test_known_bounding_set, test_package_databases, test_formats,
          test_platform, test_hostile, test_relative_path, test_untrusted_config,
-         test_digests, test_spool_budget, test_usage]
+         test_digests, test_spool_budget, test_other_verbs_input, test_quiet, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -453,16 +453,22 @@ def test_hostile(ctx):
         ctx.check(f"hostile: no {p}", not os.path.lexists(p), "")
 
 
+def unknown_deb(root):
+    """A package whose postinst makes a file set-user-ID that the evaluator cannot name (it
+    reads the name from the system): its audit is incomplete, at postinst line 4."""
+    return mk.write(os.path.join(root, "unknown_1_amd64.deb"), mk.deb_bytes(
+        "unknown", scripts={"postinst": '#!/bin/sh\nset -e\nf=$(cat /etc/which)\n'
+                                         'chmod 4755 "$f"\n'},
+        data=[mk.entry("./usr/bin/", "dir", 0o755),
+              mk.entry("./usr/bin/plain", mode=0o755, data=b"\x7fELF")]))
+
+
 def test_incomplete(ctx):
     """A script the evaluator cannot work out makes its package incomplete in every format:
     named with the script and line, on standard error too, and the run exits 3 whatever
     --fail-on says; a complete package in the same run stays complete."""
     root = ctx.tree("incomplete")
-    unknown = mk.write(os.path.join(root, "unknown_1_amd64.deb"), mk.deb_bytes(
-        "unknown", scripts={"postinst": '#!/bin/sh\nset -e\nf=$(cat /etc/which)\n'
-                                         'chmod 4755 "$f"\n'},
-        data=[mk.entry("./usr/bin/", "dir", 0o755),
-              mk.entry("./usr/bin/plain", mode=0o755, data=b"\x7fELF")]))
+    unknown = unknown_deb(root)
     plain = mk.write(os.path.join(root, "plain_1_amd64.deb"), mk.deb_bytes(
         "plain", data=[mk.entry("./usr/bin/", "dir", 0o755),
                        mk.entry("./usr/bin/other", mode=0o755, data=b"\x7fELF")]))
@@ -495,6 +501,48 @@ def test_incomplete(ctx):
     inv = json.loads(out)["runs"][0]["invocations"][0]
     ctx.check("sarif: a notification", inv["executionSuccessful"] is False and
               "incomplete" in json.dumps(inv["toolExecutionNotifications"]), json.dumps(inv))
+    ctx.check("json: the run's reasons", doc["incomplete_allowed"] is False and
+              [(x["source"], x["name"]) for x in doc["incomplete"]] == [(unknown, "unknown")] and
+              any(r.startswith("postinst:4:") for r in doc["incomplete"][0]["reasons"]),
+              json.dumps(doc["incomplete"]))
+    rc, out, err = audit(ctx, "--fail-on", "incomplete", unknown)
+    ctx.check("--fail-on incomplete without --allow-incomplete: exit 3, named",
+              rc == 3 and b"--fail-on incomplete: package 'unknown': postinst:4:" in err,
+              f"exit {rc} {err!r}")
+    allowed_incomplete(ctx, unknown, plain)
+
+
+def allowed_incomplete(ctx, unknown, plain):
+    """--allow-incomplete: the user's choice is said in every format, the report stays
+    incomplete, and the exit status follows --fail-on and the findings only."""
+    rc, out, err = audit(ctx, "--allow-incomplete", "--format", "json", unknown, plain)
+    validate(ctx, "incomplete-allowed.json", out)
+    doc = json.loads(out)
+    ctx.check("allowed: exit 0", rc == 0, f"exit {rc} {err!r}")
+    ctx.check("allowed: json says so, still incomplete", doc["complete"] is False and
+              doc["incomplete_allowed"] is True and len(doc["incomplete"]) == 1 and
+              doc["incomplete"][0]["target"] == [t["name"] for t in
+                                                  doc["targets"]].index("unknown"),
+              json.dumps({k: doc[k] for k in ("complete", "incomplete", "incomplete_allowed")}))
+    ctx.check("allowed: still warned", b"unknown_1_amd64.deb" in err and b"incomplete" in err,
+              repr(err))
+    rc, out, err = audit(ctx, "--allow-incomplete", "--fail-on", "incomplete", unknown, plain)
+    ctx.check("allowed, --fail-on incomplete: exit 1 naming the package", rc == 1 and
+              b"--fail-on incomplete: package 'unknown': postinst:4:" in err,
+              f"exit {rc} {err!r}")
+    rc, out, err = audit(ctx, "--allow-incomplete", "--fail-on", "review", plain)
+    ctx.check("allowed, complete run, no match: exit 0", rc == 0, f"exit {rc} {err!r}")
+    said = b"allowed by the user with --allow-incomplete"
+    for fmt in ("text", "markdown", "html", "sarif"):
+        rc, out, err = audit(ctx, "--allow-incomplete", "--format", fmt, unknown)
+        ctx.check(f"allowed: {fmt} says so", rc == 0 and said in out, f"exit {rc}")
+    rc, out, err = audit(ctx, "--allow-incomplete", "--quiet", unknown)
+    ctx.check("allowed: --quiet says so", rc == 0 and b"INCOMPLETE: " in out and said in out,
+              out.decode())
+    rc, out, err = audit(ctx, "--allow-incomplete", "--format", "sarif", unknown)
+    run = json.loads(out)["runs"][0]
+    ctx.check("allowed: sarif property", run["properties"]["incomplete_allowed"] is True and
+              run["invocations"][0]["executionSuccessful"] is False, json.dumps(run["properties"]))
 
 
 TEMPLATES = """Template: s2c-dc/install-setuid

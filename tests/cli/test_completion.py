@@ -48,10 +48,23 @@ def options(text):
 
 def value_lists(text):
     """{option: [values]} for every `--option a|b|c` of the synopsis (the usage
-    line and the indented lines that continue it)."""
+    line and the indented lines that continue it), and the values an option's
+    description lists one a line, two columns in ("  docker  Docker's default")."""
     usage = text.split("\n\n", 1)[0]
-    return {m.group(1): m.group(2).split("|")
-            for m in re.finditer(r"(--[\w-]+) ([a-z0-9-]+(?:\|[a-z0-9-]+)+)", usage)}
+    lists = {m.group(1): m.group(2).split("|")
+             for m in re.finditer(r"(--[\w-]+) ([a-z0-9-]+(?:\|[a-z0-9-]+)+)", usage)}
+    opt = None
+    for line in text.split("\n\n", 1)[1].splitlines():
+        m = re.match(r" +(?:-\w, )?(--[\w-]+) [A-Z]", line)
+        if m:
+            opt = m.group(1)
+        elif re.match(r" +-", line) or not line.startswith(" " * 24):
+            opt = None
+        elif opt:
+            v = re.match(r" {26}([A-Za-z0-9][\w-]*)  ", line)
+            if v and v.group(1) not in lists.setdefault(opt, []):
+                lists[opt].append(v.group(1))
+    return lists
 
 
 def bash_complete(ctx, words, cwd=None, program=None, env=None):
@@ -125,6 +138,19 @@ def test_bash_values(ctx):
     ctx.check("audit --format sarif", bash_complete(ctx, ["audit", "--format", "sa"]) == ["sarif"], "")
     ctx.check("--fail-on comma list", bash_complete(ctx, ["audit", "--fail-on", "review,m"]) ==
               ["review,migrate"], bash_complete(ctx, ["audit", "--fail-on", "review,m"]))
+    # the finding ids, as the help lists them; incomplete only where it applies
+    ids = [f"S2C{k:03d}" for k in range(1, 9)]
+    got = bash_complete(ctx, ["audit", "--fail-on", "risk,S"])
+    ctx.check("--fail-on finding ids", got == [f"risk,{i}" for i in ids], got)
+    got = bash_complete(ctx, ["audit-pkg", "--fail-on", ""])
+    ctx.check("audit-pkg --fail-on", got == ["review", "migrate", "risk", "incomplete", *ids], got)
+    ctx.check("audit --fail-on: no incomplete",
+              "incomplete" not in bash_complete(ctx, ["audit", "--fail-on", ""]), "")
+    for v in ("audit", "audit-image", "plan", "explain", "verify"):
+        got = bash_complete(ctx, [v, "--bounding-set", ""])
+        ctx.check(f"{v} --bounding-set", got == ["docker", "podman", "all"], got)
+    got = bash_complete(ctx, ["audit", "--bounding-set", "=", "p"])
+    ctx.check("--bounding-set=p", got == ["podman"], got)
     ctx.check("--install-hook", bash_complete(ctx, ["verify", "--install-hook", ""]) ==
               ["dpkg", "apt", "rpm"], "")
     ctx.check("--smoke-user completes users", "root" in bash_complete(ctx, ["apply", "--smoke-user", "ro"]),
@@ -265,7 +291,9 @@ def test_zsh(ctx):
     with open(os.path.join(d, "a file"), "w"):
         pass
     lines = ["suid2cap ", "suid2cap scan --f", "suid2cap scan --format ", "suid2cap audit --format=",
-             "suid2cap audit --fail-on review,", "suid2cap verify --install-hook ",
+             "suid2cap audit --fail-on review,", "suid2cap audit --fail-on S2C00",
+             "suid2cap audit-pkg --fail-on in", "suid2cap audit --bounding-set ",
+             "suid2cap verify --install-hook ",
              "suid2cap scan --root a", "suid2cap explain a", "suid2cap rules ", "suid2cap privileges mi",
              "suid2cap verify --"]
     t0 = time.time()
@@ -282,7 +310,11 @@ def test_zsh(ctx):
         "suid2cap scan --f": {"--format"},
         "suid2cap scan --format ": {"text", "json"},
         "suid2cap audit --format=": set(value_lists(helptext(ctx, "audit"))["--format"]),
-        "suid2cap audit --fail-on review,": {"migrate", "risk"},
+        "suid2cap audit --fail-on review,": {"migrate", "risk", *(f"S2C{k:03d}"
+                                                                 for k in range(1, 9))},
+        "suid2cap audit --fail-on S2C00": {f"S2C{k:03d}" for k in range(1, 9)},
+        "suid2cap audit-pkg --fail-on in": {"incomplete"},
+        "suid2cap audit --bounding-set ": {"docker", "podman", "all"},
         "suid2cap verify --install-hook ": {"dpkg", "apt", "rpm"},
         "suid2cap scan --root a": {"a dir"},
         "suid2cap explain a": {"a dir", "a file"},

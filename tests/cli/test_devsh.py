@@ -63,6 +63,20 @@ def test_audit(ctx):
         ctx.check(f"audit does not install {heavy}", heavy not in asked, installs)
     ctx.check("audit fetches nothing with npm", not any(x.startswith("npm") for x in lines), lines)
     ctx.check("release build", any(x.startswith("cmake --preset release") for x in lines), lines)
+    # the same build whatever is installed: learn without BPF, said in the README
+    ctx.check("release build without BPF, every time",
+              any(x == "cmake --preset release -DS2C_BPF=OFF" for x in lines), lines)
+    with open(os.path.join(s2ctest.SRC, "README.md")) as f:
+        readme = f.read()
+    ctx.check("the README says so", "without the BPF mechanism of `learn`" in readme, "")
+    # the build's lines on stderr, then the line that says the audit starts; stdout is
+    # the report's alone
+    err = p.stderr.decode()
+    ctx.check("stdout is the report's alone", p.stdout == b"", p.stdout)
+    ctx.check("the audit start is said after the build",
+              "==> build (release)" in err and
+              err.rstrip("\n").endswith("==> audit: suid2cap audit --format html -o audit.html usr"),
+              err)
     run = [x for x in lines if x.startswith("suid2cap ")]
     ctx.check("the audit runs in the caller's directory with the arguments given",
               run == [f"suid2cap cwd={caller} args=audit --format html -o audit.html usr"], run)

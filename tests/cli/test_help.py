@@ -5,6 +5,8 @@ the man page's synopsis; `help VERB`, --version and usage errors behave the same
 for every verb."""
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 import s2ctest
@@ -59,6 +61,34 @@ def test_help_matches_man_page(ctx):
                   f"{sorted(named - opts)}")
 
 
+def test_man_page_renders(ctx):
+    """The man page renders as written: a literal line keeps its trailing backslash (a
+    bare one would join it with the next), and a word split around a macro (merged-/usr)
+    has no space in it."""
+    with open(MAN) as f:
+        lines = f.read().splitlines()
+    literal = False
+    for n, line in enumerate(lines, 1):
+        if line.startswith(".Bd -literal"):
+            literal = True
+        elif line.startswith(".Ed"):
+            literal = False
+        elif literal:
+            ctx.check(f"man page line {n}: a literal line ends in \\e, not \\",
+                      not (line.endswith("\\") and not line.endswith("\\\\")), line)
+    mandoc = shutil.which("mandoc")
+    if not mandoc:
+        print("note: mandoc missing; the rendered page not checked", file=sys.stderr)
+        return None
+    out = subprocess.run([mandoc, "-Tascii", MAN], capture_output=True, check=True).stdout
+    text = re.sub(rb".\x08", b"", out).decode()
+    ctx.check("rendered: merged-/usr in one word", "merged- " not in text and
+              "merged-/usr" in text, "")
+    ctx.check("rendered: the continued example on two lines",
+              "-o audit.sarif \\\n" in text and "audit.sarif     --fail-on" not in text, "")
+    return None
+
+
 def test_help_verb_and_version(ctx):
     for v in verbs(ctx):
         if v == "help":
@@ -89,6 +119,16 @@ def test_operands_and_exclusions(ctx):
         (["scan", "--threads"], b"option '--threads' needs an argument"),
         (["scan", "--format", "xml"], b"unknown format 'xml': expected text or json"),
         (["scan", ""], b"empty operand"),
+        # a slip gets the nearest word, as a mistyped verb does; another word gets none
+        (["audit", "--formt", "json"], b"unknown option '--formt'; did you mean '--format'?"),
+        (["audit", "--formt=json"], b"unknown option '--formt=json'; did you mean '--format'?"),
+        (["audit-image", "--qiet", "x"], b"did you mean '--quiet'?"),
+        (["scan", "--format", "jsn"], b"unknown format 'jsn'; did you mean 'json'?"),
+        (["audit", "--fail-on", "review,reveiw"], b"unknown --fail-on 'reveiw'; did you mean "
+                                                  b"'review'?"),
+        (["audti"], b"unknown verb 'audti'; did you mean 'audit'?"),
+        (["audit", "--format", "yaml"], b"unknown format 'yaml': expected"),
+        (["scan", "--zzzzzz"], b"unknown option '--zzzzzz'\n"),
     ]
     for argv, want in cases:
         rc, out, err = ctx.run(argv)
@@ -166,7 +206,7 @@ def test_layers_include_only_below(ctx):
                           f"{top}/ may include {sorted(allowed.get(top, set()))} only")
 
 
-TESTS = [test_help_matches_man_page, test_architecture_names_every_module,
+TESTS = [test_help_matches_man_page, test_man_page_renders, test_architecture_names_every_module,
          test_layers_include_only_below, test_help_verb_and_version, test_operands_and_exclusions]
 
 if __name__ == "__main__":

@@ -308,9 +308,11 @@ def test_sh_carries_out_plan(ctx):
         before = {entry_path(root, e): state(entry_path(root, e)) for e in doc["entries"]}
         rc, out, err = run_script(ctx, script)
         ctx.check(f"{case} script exit", rc == 0, f"exit {rc}: {err!r}")
-        ctx.check(f"{case} script says what it did",
-                  out.count(b": mode 4755 -> ") + out.count(b": mode 755 -> ") == len(changes),
-                  out.decode(errors="replace"))
+        # every mode with four digits, as the plan and the reports give them
+        said = re.findall(rb": mode ([0-7]+) -> ([0-7]+), owner ", out)
+        ctx.check(f"{case} script says what it did, modes in four digits",
+                  len(said) == len(changes) and all(len(m) == 4 for pair in said for m in pair)
+                  and (b"4755", b"0755") in said, out.decode(errors="replace"))
         check_applied(ctx, case, root, doc, before)
         after = {p: state(p) for p in before}
         rc, out, err = run_script(ctx, script)
@@ -409,6 +411,15 @@ def test_sh_refuses(ctx):
               b"suid2cap: /usr/bin/clockdiff: not a regular file, refusing it\n" in err,
               f"exit {rc}: {err!r}")
     ctx.check("symlink target untouched", state(target + ".real")[0] == 0o4755, "")
+    root = tree_fixture(ctx)
+    rc, script, _ = plan(ctx, root, "--format", "sh")
+    target = os.path.join(root, "usr/bin/clockdiff")
+    os.chmod(target, 0o700)
+    rc, out, err = run_script(ctx, script)
+    ctx.check("another mode refused, modes in four digits", rc == 1 and
+              b"suid2cap: /usr/bin/clockdiff: mode and owner are 0700 0:0, the plan says 4755 0:0; "
+              b"refusing it\n" in err, f"exit {rc}: {err!r}")
+    ctx.check("another mode untouched", state(target)[0] == 0o700, "")
     root = tree_fixture(ctx)
     rc, script, _ = plan(ctx, root, "--format", "sh")
     target = os.path.join(root, "usr/bin/clockdiff")
@@ -940,10 +951,19 @@ run("mount", "--bind", "/dev/null", new + "/dev/null")
 with open(new + "/etc/passwd", "w") as f:
     f.write("root:x:0:0:root:/root:/bin/sh\n")
 with open(new + "/etc/group", "w") as f:
-    f.write("root:x:0:\ngames:x:60:\n")
+    f.write("root:x:0:\ngames:x:60:\nmessagebus:x:105:\n")
 with open(new + "/var/lib/dpkg/statoverride", "w") as f:
     f.write(c["overrides"])
 run("cp", "-a", c["tree"] + "/opt", new + "/opt")
+# what dpkg unpacks: the package's modes and owners, then the administrator's overrides
+for rel, (mode, uid, gid) in c["shipped"].items():
+    os.chown(new + rel, uid, gid)
+    os.chmod(new + rel, int(mode, 8))
+for line in c["overrides"].splitlines():
+    owner, group, mode, rel = line.split(" ", 3)
+    os.chown(new + rel, 0 if owner == "root" else int(owner.lstrip("#")),
+             {"root": 0, "games": 60, "messagebus": 105}.get(group, 0))
+    os.chmod(new + rel, int(mode, 8))
 for name in ("postinst", "postrm"):
     if c.get(name):
         shutil.copyfile(c[name], new + "/" + name)
@@ -984,8 +1004,15 @@ print(json.dumps(out))
 '''
 
 STEER = "/opt/s2ctest/bin/st'eer $(touch PWNED) `touch PWNED2`;x"
+HELPER = "/opt/s2ctest/bin/helper"
 DEB_FILES = ["/opt/s2ctest/games/mygame", "/opt/s2ctest/bin/pinger", "/opt/s2ctest/bin/drop.sh",
-             "/opt/s2ctest/bin/x*", STEER]
+             "/opt/s2ctest/bin/x*", STEER, HELPER]
+# What the package ships when built as the postinst's comments say: each file the postinst
+# migrates whose owner and group base-passwd allocates, in its state after; the others as
+# they were (x* is left out of the snippet, the helper's group is allocated at install time).
+DEB_SHIPPED = {"/opt/s2ctest/games/mygame": ["2755", 0, 60],
+               "/opt/s2ctest/bin/pinger": ["0755", 0, 0],
+               "/opt/s2ctest/bin/drop.sh": ["0755", 0, 0], STEER: ["0755", 0, 0]}
 
 
 def tree_deb(ctx):
@@ -997,30 +1024,35 @@ def tree_deb(ctx):
     root = ctx.tree("deb")
     s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
     s2ctest.mkfile(root, "etc/passwd", 0o644, b"root:x:0:0:root:/root:/bin/sh\n")
-    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\ngames:x:60:\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\ngames:x:60:\nmessagebus:x:105:\n")
     install(root, "opt/s2ctest/games/mygame", b["sock"], 0o6755, gid=60)
     install(root, "opt/s2ctest/bin/pinger", b["resvport"], 0o4755)
     install(root, "opt/s2ctest/bin/drop.sh", b"#!/bin/sh\necho hi\n", 0o4755)
     install(root, "opt/s2ctest/bin/x*", b["resvport"], 0o4755)
     install(root, STEER, b["resvport"], 0o4755)
+    # set-user-ID root, group messagebus (allocated at install time): only a statoverride
+    install(root, HELPER, b["resvport"], 0o4754, gid=105)
     s2ctest.fix_dir_times(root)
     db = ctx.tree("debdb")
     with open(os.path.join(db, "local.json"), "w") as f:
         json.dump({"schema": 1, "area": "local", "rules": [{
             "id": "s2ctest.mygame", "program": "a game that pings",
             "match": {"paths": ["/opt/s2ctest/games/mygame"]}, "verdict": "migrate",
-            "caps": "cap_net_raw=ep", "reason": "test", "sources": ["man:ping(8)"]}]}, f)
+            "caps": "cap_net_raw=ep", "reason": "test", "sources": ["man:ping(8)"]}, {
+            "id": "s2ctest.helper", "program": "a helper of a group allocated at install time",
+            "match": {"paths": [HELPER]}, "verdict": "migrate", "caps": "cap_net_bind_service=ep",
+            "reason": "test", "sources": ["man:bind(2)"]}]}, f)
     return root, db
 
 
 def run_deb_scripts(ctx, fstype, root, postinst, postrm=None, overrides="", divert=None,
-                    changed=(), rels=DEB_FILES):
+                    changed=(), rels=DEB_FILES, shipped=None):
     """The postinst (then the postrm with "remove") chrooted into a fresh @fstype with its
-    own dpkg database, in a private mount namespace."""
+    own dpkg database, in a private mount namespace, on the files as dpkg unpacks them."""
     new = ctx.tree("postinst-" + fstype)
     conf = {"new": new, "fstype": fstype, "tree": root, "postinst": postinst, "postrm": postrm,
             "overrides": overrides, "divert": divert or {}, "changed": list(changed),
-            "rels": list(rels)}
+            "rels": list(rels), "shipped": DEB_SHIPPED if shipped is None else shipped}
     p = subprocess.run(["unshare", "-m", "--propagation", "private", sys.executable, "-c",
                         DEB_NS, json.dumps(conf)],
                        capture_output=True, env={"PATH": os.environ["PATH"], "LC_ALL": "C"})
@@ -1029,13 +1061,15 @@ def run_deb_scripts(ctx, fstype, root, postinst, postrm=None, overrides="", dive
 
 
 def test_deb_postinst(ctx):
-    """The postinst and postrm in a throwaway root: where setcap fails (ramfs) each file
-    gets back its exact owner, group and mode and the override added for it goes; where it
-    works (tmpfs) each file ends as planned; a name with a glob character is never handed
-    to dpkg-statoverride, and one that tries to steer the script is a quoted word; a
-    diverted program is changed where dpkg-divert --truename says it is, the admin's file
-    in its place is left alone; the postrm takes back exactly the overrides the postinst
-    added and keeps any other."""
+    """The postinst and postrm in a throwaway root, on the files as dpkg unpacks a package
+    built as the postinst says (each in its state after; a group allocated at install time
+    as before): where setcap fails (ramfs) each file gets back its exact owner, group and
+    mode, and an override added for it goes; where it works (tmpfs) each file ends as
+    planned, with a dpkg-statoverride only for the group allocated at install time; an
+    administrator's override stands; a name with a glob character is never handed to
+    dpkg-statoverride, and one that tries to steer the script is a quoted word; a diverted
+    program is changed where dpkg-divert --truename says it is; the postrm takes back
+    exactly the overrides the postinst added and keeps any other."""
     if not is_root() or not suid_ok(ctx):
         return SKIP
     for tool in ("unshare", "chroot", "dpkg-statoverride", "dpkg-divert", "setcap"):
@@ -1052,12 +1086,11 @@ def test_deb_postinst(ctx):
     got = {e["path"]: (e["verdict"], e["action"], e["after"]["mode"]) for e in doc["entries"]}
     ctx.check("deb plan", rc == 0 and got == {
         "/opt/s2ctest/bin/drop.sh": ("drop", "change", "0755"),
+        HELPER: ("migrate", "change", "0754"),
         "/opt/s2ctest/bin/pinger": ("migrate", "change", "0755"),
         STEER: ("migrate", "change", "0755"),
         "/opt/s2ctest/bin/x*": ("migrate", "change", "0755"),
         "/opt/s2ctest/games/mygame": ("migrate", "change", "2755")}, f"{got!r} {err!r}")
-    ctx.check("deb: mygame keeps its set-group-ID games", doc["entries"][-1]["before"]["mode"] ==
-              "6755", repr(doc["entries"][-1]))
     rc, text, err = plan(ctx, root, "--db", db, "--format", "deb")
     lint_script(ctx, "deb postinst", text)
     ctx.check("deb: no statoverride for x*", b"'/opt/s2ctest/bin/x*'" not in text and
@@ -1065,19 +1098,29 @@ def test_deb_postinst(ctx):
               b"literally (a newline, or a glob character), skipping it\n" in text, text)
     ctx.check("deb: never chmod u+s", b"u+s" not in text, text)
     ctx.check("deb: the true name of each file", text.count(b"\tf=$(dpkg-divert --truename '") ==
-              4, text)
+              5, text)
+    ctx.check("deb: dpkg-statoverride only for the group allocated at install time",
+              text.count(b"dpkg-statoverride --add") == 1 and
+              b"dpkg-statoverride --add root messagebus 0754 '/opt/s2ctest/bin/helper'" in text,
+              text)
+    ctx.check("deb: the packaging says what to ship", b"#   /opt/s2ctest/games/mygame  2755 "
+              b"root:games\n" in text and b"#   \tchmod 2755 debian/PACKAGE/opt/s2ctest/games/"
+              b"mygame\n" in text, text)
+    ctx.check("deb: nothing of the machine the plan was made on",
+              b"# root:" not in text and b"# host:" not in text and root.encode() not in text,
+              text)
+    ctx.check("deb: the rule and its sources", b"#   rule s2ctest.mygame; sources: man:ping(8)\n"
+              in text, text)
     postinst = write(ctx, "postinst", text)
     rc, text, err = plan(ctx, root, "--db", db, "--format", "deb-postrm")
     ctx.check("deb-postrm: exit 0", rc == 0, f"{rc} {err!r}")
     lint_script(ctx, "deb postrm", text)
-    ctx.check("deb-postrm: no statoverride for x*", b"'/opt/s2ctest/bin/x*'" not in text, text)
+    ctx.check("deb-postrm: only the override the postinst adds", b"'/opt/s2ctest/bin/x*'" not in
+              text and text.count(b"dpkg-statoverride --remove") == 1, text)
     postrm = write(ctx, "postrm", text)
-    added = sorted(["root games 2755 /opt/s2ctest/games/mygame",
-                    "root root 755 /opt/s2ctest/bin/pinger",
-                    "root root 755 /opt/s2ctest/bin/drop.sh",
-                    "root root 755 " + STEER])
+    helper_override = "root messagebus 754 " + HELPER
 
-    # where setcap fails, everything is as it was, and the admin's own override stays
+    # where setcap fails, everything is as it was; the admin's own override stands
     admin = "root root 4755 /opt/s2ctest/bin/pinger\n"
     r = run_deb_scripts(ctx, "ramfs", root, postinst, postrm, admin)
     if r:
@@ -1091,14 +1134,13 @@ def test_deb_postinst(ctx):
             "/opt/s2ctest/bin/pinger": ["4755", 0, 0, None],
             "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
             "/opt/s2ctest/bin/x*": ["4755", 0, 0, None],
-            STEER: ["4755", 0, 0, None]}, repr(i["files"]))
-        ctx.check("ramfs: overrides", i["statoverride"] == sorted([
-            "root root 755 /opt/s2ctest/bin/drop.sh", admin.strip()]), repr(i["statoverride"]))
+            STEER: ["4755", 0, 0, None],
+            HELPER: ["4754", 0, 105, None]}, repr(i["files"]))
+        ctx.check("ramfs: only the admin's override left", i["statoverride"] == [admin.strip()],
+                  repr(i["statoverride"]))
         rm = r["postrm"]
-        ctx.check("ramfs: postrm takes back its own, keeps the admin's",
-                  rm["rc"] == 0 and rm["statoverride"] == [admin.strip()] and
-                  "/opt/s2ctest/bin/pinger: keeping its dpkg-statoverride entry, which is not "
-                  "the one the postinst added\n" in rm["stderr"], repr(rm))
+        ctx.check("ramfs: postrm keeps the admin's", rm["rc"] == 0 and
+                  rm["statoverride"] == [admin.strip()], repr(rm))
         ctx.check("ramfs: nothing run from a name", r["pwned"] == [], repr(r["pwned"]))
 
     # where it works, each file ends as planned; the postrm takes back what it added
@@ -1111,33 +1153,45 @@ def test_deb_postinst(ctx):
             "/opt/s2ctest/bin/pinger": ["755", 0, 0, "cap_net_bind_service=ep"],
             "/opt/s2ctest/bin/drop.sh": ["755", 0, 0, None],
             "/opt/s2ctest/bin/x*": ["4755", 0, 0, None],
-            STEER: ["755", 0, 0, "cap_net_bind_service=ep"]}, repr(i["files"]))
-        ctx.check("tmpfs: overrides", i["statoverride"] == added, repr(i["statoverride"]))
+            STEER: ["755", 0, 0, "cap_net_bind_service=ep"],
+            HELPER: ["754", 0, 105, "cap_net_bind_service=ep"]}, repr(i["files"]))
+        ctx.check("tmpfs: one override, the helper's", i["statoverride"] == [helper_override],
+                  repr(i["statoverride"]))
         rm = r["postrm"]
-        ctx.check("tmpfs: postrm takes back every override it added",
+        ctx.check("tmpfs: postrm takes back the override it added",
                   rm["rc"] == 0 and rm["statoverride"] == [] and rm["stderr"] == "", repr(rm))
         ctx.check("tmpfs: nothing run from a name", r["pwned"] == [], repr(r["pwned"]))
+
+    # a package built before its debian/rules changed still ships the files set-ID: the
+    # postinst gives them the state after all the same
+    old = {rel: [oct(st)[2:].zfill(4), 0, gid] for rel, st, gid in (
+        ("/opt/s2ctest/games/mygame", 0o6755, 60), ("/opt/s2ctest/bin/pinger", 0o4755, 0))}
+    r = run_deb_scripts(ctx, "tmpfs", root, postinst, shipped=old,
+                        rels=list(old))
+    if r:
+        ctx.check("set-ID as shipped: the state after", r["postinst"]["files"] == {
+            "/opt/s2ctest/games/mygame": ["2755", 0, 60, "cap_net_raw=ep"],
+            "/opt/s2ctest/bin/pinger": ["755", 0, 0, "cap_net_bind_service=ep"]},
+            repr(r["postinst"]))
 
     # a diverted program: changed where it really is; the file in its place is left alone.
     # An override changed after the postinst (mode 2750) is not the postrm's to remove.
     pinger = "/opt/s2ctest/bin/pinger"
-    changed = "root games 2750 /opt/s2ctest/games/mygame"
+    changed = "root messagebus 2750 " + HELPER
     r = run_deb_scripts(ctx, "tmpfs", root, postinst, postrm,
                         divert={pinger: "#!/bin/sh\nexec /opt/s2ctest/bin/pinger.real \"$@\"\n"},
-                        changed=[changed], rels=[pinger, pinger + ".real"])
+                        changed=[changed], rels=[pinger, pinger + ".real"],
+                        shipped={k: v for k, v in DEB_SHIPPED.items() if k != pinger})
     if r:
         i = r["postinst"]
         ctx.check("diverted: postinst exit", i["rc"] == 0 and i["stderr"] == "", i["stderr"])
         ctx.check("diverted: the true file migrated, the admin's file untouched", i["files"] == {
             pinger + ".real": ["755", 0, 0, "cap_net_bind_service=ep"],
             pinger: ["750", 0, 0, None]}, repr(i["files"]))
-        ctx.check("diverted: the override names the package's path",
-                  "root root 755 " + pinger in i["statoverride"], repr(i["statoverride"]))
         rm = r["postrm"]
-        ctx.check("diverted: postrm keeps the changed override, takes back the rest",
+        ctx.check("diverted: postrm keeps the changed override",
                   rm["rc"] == 0 and rm["statoverride"] == [changed] and
-                  "/opt/s2ctest/games/mygame: keeping its dpkg-statoverride entry" in rm["stderr"],
-                  repr(rm))
+                  HELPER + ": keeping its dpkg-statoverride entry" in rm["stderr"], repr(rm))
     with open("/var/lib/dpkg/statoverride", "rb") as f:
         ctx.check("the host's statoverride database is untouched", f.read() == host_db, "")
     with open("/var/lib/dpkg/diversions", "rb") as f:
@@ -1145,7 +1199,121 @@ def test_deb_postinst(ctx):
     return None
 
 
-TESTS = [test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
+# --- deb: a real package with the snippets, through lintian and dpkg ---------------------
+
+PKG_DIR = "/usr/lib/s2c-snippet-test"
+
+
+def snippet_package(ctx, name="s2c-snippet-test"):
+    """A .deb built as the postinst's comments say: a program shipped 0755 root:root, one of
+    a group allocated at install time (gid 105) shipped root's, Recommends: libcap2-bin, and
+    the postinst and postrm suid2cap writes for them (#DEBHELPER# left out: no debhelper
+    here).  Returns (the .deb, its postinst text, the plan's root)."""
+    b = compiled(ctx)
+    root = ctx.tree("snippet-root")
+    s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    s2ctest.mkfile(root, "etc/group", 0o644, b"root:x:0:\ns2cgroup:x:105:\n")
+    install(root, PKG_DIR.lstrip("/") + "/pinger", b["resvport"], 0o4755)
+    install(root, PKG_DIR.lstrip("/") + "/helper", b["resvport"], 0o4754, gid=105)
+    db = ctx.tree("snippet-db")
+    with open(os.path.join(db, "local.json"), "w") as f:
+        json.dump({"schema": 1, "area": "local", "rules": [{
+            "id": "s2ctest.postinst", "program": "test programs",
+            "match": {"paths": [PKG_DIR + "/pinger", PKG_DIR + "/helper"]}, "verdict": "migrate",
+            "caps": "cap_net_bind_service=ep", "reason": "test", "sources": ["man:bind(2)"]}]}, f)
+    pkg = ctx.tree(name)
+    os.makedirs(os.path.join(pkg, "DEBIAN"))
+    for script, fmt in (("postinst", "deb"), ("postrm", "deb-postrm")):
+        rc, text, err = plan(ctx, root, "--db", db, "--format", fmt)
+        ctx.check(f"package: {fmt} exit", rc == 0, f"{rc} {err!r}")
+        path = os.path.join(pkg, "DEBIAN", script)
+        with open(path, "wb") as f:
+            f.write(text.replace(b"\n#DEBHELPER#\n", b"\n"))
+        os.chmod(path, 0o755)
+        if script == "postinst":
+            postinst = text
+    for prog, mode in (("pinger", 0o755), ("helper", 0o754)):
+        dst = os.path.join(pkg, PKG_DIR.lstrip("/"), prog)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(b["resvport"], dst)
+        os.chmod(dst, mode)
+    with open(os.path.join(pkg, "DEBIAN/control"), "w") as f:
+        f.write(f"Package: {name}\nVersion: 1.0\nArchitecture: "
+                f"{subprocess.run(['dpkg', '--print-architecture'], capture_output=True, text=True).stdout.strip()}"
+                "\nMaintainer: suid2cap tests <tests@suid2cap.invalid>\nRecommends: libcap2-bin\n"
+                "Section: net\nPriority: optional\nDescription: programs a suid2cap postinst "
+                "migrates\n The postinst and postrm suid2cap writes, in a package.\n")
+    deb = pkg + ".deb"
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", pkg, deb], check=True,
+                   capture_output=True)
+    return deb, postinst, root
+
+
+def test_deb_lintian(ctx):
+    """lintian finds nothing to say about the postinst and postrm of a package built with
+    them (its other tags are about the test package itself: no changelog, no copyright)."""
+    if not shutil.which("lintian") or not shutil.which("dpkg-deb"):
+        print("  (needs lintian and dpkg-deb)")
+        return SKIP
+    deb, postinst, root = snippet_package(ctx)
+    p = subprocess.run(["lintian", "-I", "-E", "--pedantic", "--tag-display-limit", "0", deb],
+                       capture_output=True, text=True)
+    tags = [l for l in p.stdout.splitlines() if re.match(r"[EWIPX]: ", l)]
+    about = [t for t in tags if re.search(r"postinst|postrm|maintainer-script|maintscript|"
+                                           r"statoverride|setcap|command-with-path", t)]
+    ctx.check("lintian ran", p.returncode in (0, 1, 2) and tags, p.stdout + p.stderr)
+    ctx.check("lintian: nothing about the maintainer scripts", about == [], "\n".join(tags))
+    return None
+
+
+def deb_dpkg_in_throwaway(ctx):
+    """The body of test_deb_dpkg, in a throwaway copy of the running system."""
+    deb, postinst, root = snippet_package(ctx)
+    pinger, helper = PKG_DIR + "/pinger", PKG_DIR + "/helper"
+    # the group the package allocates when installed (its own postinst would, with adduser)
+    subprocess.run(["groupadd", "-g", "105", "-o", "s2cgroup"], capture_output=True)
+    p = subprocess.run(["dpkg", "-i", deb], capture_output=True, text=True)
+    ctx.check("dpkg -i", p.returncode == 0, p.stdout + p.stderr)
+    for path, mode, gid in ((pinger, 0o755, 0), (helper, 0o754, 105)):
+        st = os.stat(path)
+        caps = subprocess.run(["getcap", path], capture_output=True, text=True).stdout
+        ctx.check(f"dpkg -i: {path} as planned", (st.st_mode & 0o7777, st.st_uid, st.st_gid) ==
+                  (mode, 0, gid) and "cap_net_bind_service=ep" in caps,
+                  f"{oct(st.st_mode)} {st.st_uid}:{st.st_gid} {caps!r}")
+    over = subprocess.run(["dpkg-statoverride", "--list"], capture_output=True, text=True).stdout
+    ctx.check("dpkg -i: an override for the helper only", [l for l in over.splitlines()
+                                                           if PKG_DIR in l] ==
+              [f"root s2cgroup 754 {helper}"], over)
+    # a reinstall (an upgrade): dpkg writes new files without capabilities, the postinst
+    # gives them back
+    p = subprocess.run(["dpkg", "-i", deb], capture_output=True, text=True)
+    caps = subprocess.run(["getcap", pinger], capture_output=True, text=True).stdout
+    ctx.check("reinstall: capabilities back", p.returncode == 0 and
+              "cap_net_bind_service=ep" in caps, p.stderr + caps)
+    # an administrator's override stands
+    subprocess.run(["dpkg-statoverride", "--add", "root", "root", "4755", pinger], check=True)
+    p = subprocess.run(["dpkg", "-i", deb], capture_output=True, text=True)
+    st = os.stat(pinger)
+    ctx.check("the administrator's override stands", p.returncode == 0 and
+              st.st_mode & 0o7777 == 0o4755, f"{oct(st.st_mode)} {p.stderr}")
+    subprocess.run(["dpkg-statoverride", "--remove", pinger], check=True)
+    p = subprocess.run(["dpkg", "--purge", "s2c-snippet-test"], capture_output=True, text=True)
+    over = subprocess.run(["dpkg-statoverride", "--list"], capture_output=True, text=True).stdout
+    ctx.check("dpkg --purge: the override taken back, the files gone", p.returncode == 0 and
+              PKG_DIR not in over and not os.path.exists(pinger), p.stdout + p.stderr + over)
+
+
+def test_deb_dpkg(ctx):
+    """The postinst and postrm in a package that real dpkg installs, upgrades and purges,
+    in a throwaway copy of this system: each file ends as planned, a dpkg-statoverride only
+    for the group allocated at install time, an administrator's override stands, and purge
+    takes back the override."""
+    if not shutil.which("dpkg-deb") or not is_root():
+        return SKIP
+    return s2ctest.in_throwaway_system(ctx, deb_dpkg_in_throwaway)
+
+
+TESTS = [test_deb_lintian, test_deb_dpkg, test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,
          test_sh_root_variable, test_sh_refuses, test_sh_unsafe_dirs, test_sh_symlink_swap,
          test_parents, test_rpm_hostile_names, test_deb_postinst, test_check, test_check_trust,
          test_errors, test_output_file]

@@ -20,6 +20,12 @@ ELF = b"\x7fELF-fixture\n"
 CAPS_RAW = bytes([1, 0, 0, 2, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])  # cap_net_raw=ep
 
 
+PING_VERSION = "3:20221126-1+deb12u1"
+DPKG_STATUS = (f"Package: iputils-ping\nStatus: install ok installed\nArchitecture: amd64\n"
+               f"Version: {PING_VERSION}\n\nPackage: util-linux\nStatus: install ok installed\n"
+               f"Architecture: amd64\nVersion: 2.38.1-5+deb12u3\n\n").encode()
+
+
 def host_image(root, name, machine, ping_setuid, extra=()):
     """A one-layer image standing for a host: its host name, machine id and ping."""
     ping = (mk.entry("usr/bin/ping", mode=0o4755, data=ELF) if ping_setuid else
@@ -31,6 +37,7 @@ def host_image(root, name, machine, ping_setuid, extra=()):
              mk.entry("etc/group", data=b"root:x:0:\n"),
              mk.entry("var/lib/dpkg/info/iputils-ping.list", data=b"/usr/bin/ping\n"),
              mk.entry("var/lib/dpkg/info/util-linux.list", data=b"/usr/bin/su\n"),
+             mk.entry("var/lib/dpkg/status", data=DPKG_STATUS),
              ping, mk.entry("usr/bin/su", mode=0o4755, data=ELF), *extra]
     return mk.oci_layout(os.path.join(root, name), [layer], tag=f"hosts/{name}:1")
 
@@ -60,7 +67,9 @@ def test_drift(ctx):
     doc = json.loads(out)
     s2ctest.validate_json(ctx, "fleet.json", doc, "fleet.schema.json")
     ctx.check("summary", doc["summary"] == {"reports": 3, "targets": 3, "unreadable": 0,
-                                            "programs": 2, "drifting": 1}, f"{doc['summary']}")
+                                            "incomplete": 0, "reports_unread": 0,
+                                            "programs": 2, "drifting": 1} and
+              doc["complete"] is True, f"{doc['summary']}")
     targets = {t["name"]: t for t in doc["targets"]}
     ctx.check("images named as images", set(targets) == {"image hosts/web1:1", "image hosts/web2:1",
                                                        "image hosts/db1:1"}, f"{set(targets)}")
@@ -70,7 +79,13 @@ def test_drift(ctx):
               ping["majority"]["mode"] == "4755", json.dumps(ping)[:400])
     ctx.check("ping: drift names db1", [d["target"] for d in ping["drift"]] == ["image hosts/db1:1"]
               and ping["drift"][0]["caps"] == "cap_net_raw=ep", json.dumps(ping["drift"]))
-    ctx.check("ping: versions", ping["versions"] == ["iputils-ping (3)"], f"{ping['versions']}")
+    # the versions the reports carry, in the list and in every state
+    ctx.check("ping: versions", ping["versions"] == [f"iputils-ping {PING_VERSION} (3)"] and
+              ping["majority"]["version"] == PING_VERSION and
+              ping["drift"][0]["version"] == PING_VERSION, json.dumps(ping)[:600])
+    rc, out, err = merge(ctx, *reports)
+    ctx.check("text: versions", f"versions: iputils-ping {PING_VERSION} (3)\n".encode() in out,
+              out.decode())
     su = progs["/usr/bin/su"]
     ctx.check("su: all agree", su["agree"] == 3 and su["drift"] == [] and
               su["verdicts"]["keep"] == 3, json.dumps(su)[:300])
@@ -216,6 +231,110 @@ def test_relative_paths(ctx):
               doc["reports"])
 
 
+def test_identity(ctx):
+    """Targets that share a host name (a host and a root that copied its /etc/hostname) are
+    told apart by their machine, by where a root is, or by the label their audit was given."""
+    base = ctx.tree("same-name")
+    reports = {}
+    for name, machine, label in (("a", "4" * 32, None), ("b", None, None),
+                                 ("c", None, "bookworm-chroot")):
+        root = os.path.join(base, name)
+        test_audit.install(root, "usr/bin/su", "/usr/bin/su", 0o4755)
+        os.makedirs(os.path.join(root, "etc"))
+        mk.write(os.path.join(root, "etc/hostname"), b"vm\n")
+        if machine:
+            mk.write(os.path.join(root, "etc/machine-id"), machine.encode() + b"\n")
+        path = os.path.join(base, f"{name}.json")
+        rc, o, e = ctx.run(["audit", "--root", root, *KERNEL, "--format", "json", "-o", path,
+                            *(["--label", label] if label else [])])
+        ctx.check(f"identity: audit {name}", rc == 0, f"{rc} {e!r}")
+        reports[name] = path
+    doc = json.loads(open(reports["c"]).read())
+    ctx.check("identity: the label in the report", doc["target"]["label"] == "bookworm-chroot",
+              json.dumps(doc["target"]))
+    rc, out, err = merge(ctx, "--format", "json", reports["a"], reports["b"], reports["c"])
+    doc = json.loads(out)
+    s2ctest.validate_json(ctx, "identity.json", doc, "fleet.schema.json")
+    names = [t["name"] for t in doc["targets"]]
+    ctx.check("identity: roots by where they are, the label as it is", names == [
+        f"vm (root {base}/a on {s2ctest.HOSTNAME})", f"vm (root {base}/b on {s2ctest.HOSTNAME})",
+        "bookworm-chroot"], names)
+    ctx.check("identity: root, label, auditor kept", [(t["root"], t["label"]) for t in
+                                                     doc["targets"]] == [
+        (f"{base}/a", None), (f"{base}/b", None), (f"{base}/c", "bookworm-chroot")], "")
+    rc, out, err = merge(ctx, reports["a"], reports["a"])
+    ctx.check("identity: the same report twice, told apart by it", rc == 0 and
+              out.count(f"vm (root {base}/a on {s2ctest.HOSTNAME}, machine ".encode()) == 2 and
+              b"a.json)" in out, out.decode())
+    rc, out, err = ctx.run(["audit", "--label", "bad\nlabel", "--root", base])
+    ctx.check("identity: a label is one line", rc == 2 and b"invalid --label" in err, err)
+
+
+def test_incomplete(ctx):
+    """A merged report of an incomplete target is incomplete: the target says why in every
+    format, the run exits 3 unless allowed (by the target's audit or by --allow-incomplete)."""
+    root = ctx.tree("fleet-incomplete")
+    unknown = test_audit_pkg.unknown_deb(root)
+    strict, allowed = os.path.join(root, "strict.json"), os.path.join(root, "allowed.json")
+    rc, o, e = ctx.run(["audit-pkg", *KERNEL, "--format", "json", "-o", strict, unknown])
+    ctx.check("incomplete: the audit fails closed", rc == 3, f"{rc} {e!r}")
+    rc, o, e = ctx.run(["audit-pkg", *KERNEL, "--allow-incomplete", "--format", "json", "-o",
+                        allowed, unknown])
+    ctx.check("incomplete: allowed audit", rc == 0, f"{rc} {e!r}")
+    hosts = host_reports(ctx)
+    rc, out, err = merge(ctx, "--format", "json", hosts[0], strict)
+    doc = json.loads(out)
+    s2ctest.validate_json(ctx, "incomplete fleet.json", doc, "fleet.schema.json")
+    t = [x for x in doc["targets"] if x["kind"] == "package"][0]
+    ctx.check("incomplete: exit 3, named on stderr", rc == 3 and b"incomplete" in err and
+              b"unknown" in err, f"{rc} {err!r}")
+    ctx.check("incomplete: the target and why", t["complete"] is False and
+              any(r.startswith("postinst:4:") for r in t["incomplete"]) and
+              t["incomplete_allowed"] is False, json.dumps(t))
+    ctx.check("incomplete: the fleet", doc["complete"] is False and
+              doc["summary"]["incomplete"] == 1, json.dumps(doc["summary"]))
+    ctx.check("incomplete: the host stays complete",
+              [x for x in doc["targets"] if x["kind"] == "image"][0]["complete"] is True, "")
+    rc, out, err = merge(ctx, "--allow-incomplete", hosts[0], strict)
+    ctx.check("incomplete: --allow-incomplete, exit 0, still said", rc == 0 and
+              b"INCOMPLETE: 1 target is incomplete" in out and b"incomplete: postinst:4:" in out,
+              f"{rc} {out.decode()}")
+    rc, out, err = merge(ctx, "--format", "json", hosts[0], allowed)
+    doc = json.loads(out)
+    ctx.check("incomplete: allowed by its audit, exit 0, still incomplete", rc == 0 and
+              doc["complete"] is False and [x["incomplete_allowed"] for x in doc["targets"]
+                                            if x["kind"] == "package"] == [True],
+              f"{rc} {json.dumps(doc['targets'])[:600]}")
+    for fmt, said in (("text", b"INCOMPLETE (allowed by its audit)"),
+                      ("markdown", b"**no** (allowed by its audit): postinst:4:"),
+                      ("html", b"<strong>no</strong> (allowed by its audit): postinst:4:")):
+        rc, out, err = merge(ctx, "--format", fmt, hosts[0], allowed)
+        ctx.check(f"incomplete: {fmt}", rc == 0 and said in out, out.decode()[-1500:])
+    rc, out, err = merge(ctx, "--format", "sarif", hosts[0], strict)
+    inv = json.loads(out)["runs"][0]["invocations"][0]
+    ctx.check("incomplete: sarif", rc == 3 and inv["executionSuccessful"] is False and
+              "incomplete" in json.dumps(inv["toolExecutionNotifications"]), json.dumps(inv))
+    rc, out, err = merge(ctx, "--quiet", hosts[0], strict)
+    ctx.check("incomplete: --quiet names the target", rc == 3 and
+              b"\nTARGETS INCOMPLETE\n" in out and b"unknown" in out, out.decode())
+
+
+def test_quiet(ctx):
+    """--quiet: the summary and only the programs that differ."""
+    reports = host_reports(ctx)
+    rc, out, err = merge(ctx, "--quiet", *reports)
+    text = out.decode()
+    ctx.check("quiet: summary, then what differs", rc == 0 and
+              text.startswith("suid2cap fleet report: 3 reports") and
+              "\nPROGRAMS THAT DIFFER\n  /usr/bin/ping:" in text and "/usr/bin/su" not in text and
+              "TARGETS" not in text, text)
+    rc, out, err = merge(ctx, "--quiet", reports[0], reports[1])
+    ctx.check("quiet: nothing differs, one line", rc == 0 and len(out.splitlines()) == 1,
+              out.decode())
+    rc, out, err = merge(ctx, "--quiet", "--format", "json", *reports)
+    ctx.check("quiet: text only", rc == 2 and b"--quiet shapes the text report" in err, err)
+
+
 def test_usage(ctx):
     for args, text in ((["report"], b"missing 'merge'"), (["report", "join"], b"unknown report command"),
                        (["report", "merge"], b"at least one report"),
@@ -227,7 +346,7 @@ def test_usage(ctx):
 
 
 TESTS = [test_drift, test_formats, test_shards, test_bad_reports, test_relative_paths,
-         test_usage]
+         test_identity, test_incomplete, test_quiet, test_usage]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

@@ -49,8 +49,9 @@ def sarif_results(data):
 
 # --- less noise ----------------------------------------------------------------------------
 
-def test_nothing_to_change_is_a_note(ctx):
-    """fping installed as Debian installs it (cap_net_raw=ep): migrate, nothing to change."""
+def test_nothing_to_change(ctx):
+    """fping installed as Debian installs it (cap_net_raw=ep): the verdict is migrate, but
+    there is nothing to change, which every format shows as its own state, with no S2C001."""
     if not os.path.isfile(FPING):
         print(f"note: {FPING} missing (apt-get install fping); test skipped", file=sys.stderr)
         return SKIP
@@ -60,19 +61,43 @@ def test_nothing_to_change_is_a_note(ctx):
     fix_dir_times(root)
     rc, out, err = audit(ctx, root, "--format", "sarif")
     ctx.check("nothing to change: sarif exit", rc == 0, f"exit {rc} {err!r}")
-    levels = {r["ruleId"]: r["level"] for r in sarif_results(out)}
-    ctx.check("nothing to change: S2C001 is a note", levels.get("S2C001") == "note", f"{levels}")
-    # The capabilities it keeps are still a warning of their own.
-    ctx.check("nothing to change: S2C006 stays a warning", levels.get("S2C006") == "warning",
-              f"{levels}")
+    results = sarif_results(out)
+    levels = {r["ruleId"]: r["level"] for r in results}
+    # The capabilities it keeps are still a warning of their own, and the only result.
+    ctx.check("nothing to change: no S2C001, S2C006 stays a warning",
+              levels == {"S2C006": "warning"}, f"{levels}")
+    ctx.check("nothing to change: sarif says the state", all(
+        r["properties"]["state"] == "nothing to change" and r["properties"]["verdict"] ==
+        "migrate" for r in results), json.dumps([r["properties"] for r in results]))
+    ctx.check("nothing to change: no 'can migrate' message",
+              not any("can migrate" in r["message"]["text"] for r in results), "")
     rc, out, err = audit(ctx, root, "--format", "json")
     doc = json.loads(out)
-    ctx.check("nothing to change: json levels", doc["summary"]["levels"] ==
-              {"note": 1, "warning": 1, "error": 0}, f"{doc['summary']}")
+    f = doc["files"][0]
+    ctx.check("nothing to change: json state and findings", f["state"] == "nothing to change"
+              and f["verdict"] == "migrate" and f["changes"] is False and
+              f["findings"] == ["S2C006"], json.dumps({k: f[k] for k in ("state", "findings")}))
+    ctx.check("nothing to change: json summary", doc["summary"]["states"] ==
+              {"migrate": 0, "drop": 0, "review": 0, "keep": 0, "nothing to change": 1} and
+              doc["summary"]["levels"] == {"note": 0, "warning": 1, "error": 0} and
+              doc["summary"]["findings"].get("S2C001", 0) == 0, f"{doc['summary']}")
     s2ctest.validate_json(ctx, "nothing to change: json schema", doc, "audit.schema.json")
     rc, out, err = audit(ctx, root)
-    ctx.check("nothing to change: text counts it as a note",
-              b"findings    0 errors, 1 warning, 1 note\n" in out, out.decode(errors="replace"))
+    text = out.decode(errors="replace")
+    ctx.check("nothing to change: text", "0 migrate, 0 drop, 0 review, 0 keep, 1 nothing to "
+              "change" in text and "\nNOTHING TO CHANGE: 1 file, already in the state the verdict "
+              "asks for\n" in text and "\nMIGRATE" not in text and
+              "findings    0 errors, 1 warning, 0 notes\n" in text, text)
+    rc, out, err = audit(ctx, root, "--format", "markdown")
+    ctx.check("nothing to change: markdown", b"\n## Nothing to change: already in the state the "
+              b"verdict asks for (1)\n" in out and b"| nothing to change | 1 |" in out and
+              b"S2C001" not in out.split(b"## Nothing to change")[1], out.decode()[-800:])
+    rc, out, err = audit(ctx, root, "--format", "html")
+    ctx.check("nothing to change: html", b'<td class="v v-done" data-sort="4">nothing to '
+              b'change</td>' in out, "")
+    rc, out, err = audit(ctx, root, "--fail-on", "migrate,S2C001")
+    ctx.check("nothing to change: no gate on migrate", rc == 0 and b"--fail-on" not in err,
+              f"exit {rc} {err!r}")
     # The same program set-user-ID root: the migration is a change, and an error.
     root = staging_root(ctx, "fping-suid")
     install(root, FPING, FPING, 0o4755)
@@ -466,7 +491,8 @@ def test_waivers_fail_on(ctx):
               b"; 2 waived; waivers: 0 stale, 0 expired\n" in out, out.decode(errors="replace"))
     rc, out, err = audit(ctx, root, "--fail-on", "S2C009")
     ctx.check("fail-on unknown id: usage error", rc == 2 and
-              b"unknown --fail-on 'S2C009': expected review, migrate, risk or a finding id" in err,
+              b"unknown --fail-on 'S2C009': expected review, migrate, risk, incomplete or a finding "
+              b"id" in err,
               f"exit {rc} {err!r}")
 
 
@@ -486,6 +512,19 @@ def test_waivers_malformed(ctx):
         ctx.check(f"malformed waivers {i}: exit 2, file and line named", rc == 2 and
                   f"'{wfile}' {msg}".encode() in err, f"exit {rc} {err!r}")
         ctx.check(f"malformed waivers {i}: nothing written", not os.path.exists(outfile), "")
+    # Every malformed line of every file is named at once, one error a line.
+    one = write_file(os.path.join(ctx.tmp, "bad-many-1"), b"".join(cases))
+    two = write_file(os.path.join(ctx.tmp, "bad-many-2"), b"S2C003 /usr/bin/su fine\nnope\n")
+    rc, out, err = audit(ctx, root, "--waivers", one, "--waivers", two)
+    want = [f"suid2cap: error: '{one}' {msg}" for msg in (
+        "line 1: a waiver needs a reason after the path",
+        "line 3: expected a finding id (S2C001 to S2C008) first",
+        "line 4: 'usr/bin/su': not an absolute path",
+        "line 5: '/usr/bin/su': the expiry date must be a day written YYYY-MM-DD")]
+    want.append(f"suid2cap: error: '{two}' line 2: expected a finding id (S2C001 to S2C008) "
+                "first")
+    ctx.check("malformed waivers: every bad line of every file", rc == 2 and out == b"" and
+              err.decode().splitlines() == want, f"exit {rc} {err.decode()}")
     rc, out, err = audit(ctx, root, "--waivers", os.path.join(ctx.tmp, "no-such-waivers"))
     ctx.check("missing waivers file: exit 2", rc == 2 and b"cannot open waivers file" in err,
               f"exit {rc} {err!r}")
@@ -631,7 +670,7 @@ def test_waivers_merge_and_targets(ctx):
 TESTS = [test_waivers_json, test_waivers_text_markdown_html, test_waivers_sarif,
          test_waivers_fail_on, test_waivers_malformed, test_waivers_of_the_root,
          test_waivers_never_change_a_plan, test_waivers_merge_and_targets,
-         test_nothing_to_change_is_a_note, test_one_warning_per_cause, test_override_verdict,
+         test_nothing_to_change, test_one_warning_per_cause, test_override_verdict,
          test_override_privilege_refused, test_override_errors]
 
 

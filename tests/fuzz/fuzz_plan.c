@@ -61,7 +61,7 @@ static void emit_all(const struct plan *p)
 
 		if (!out)
 			abort();
-		if (emit_plan(p, f, out) < 0)
+		if (emit_plan(p, f, NULL, out) < 0)
 			abort();
 		fclose(out);
 		free(buf);

@@ -815,7 +815,7 @@ static char *emit_text(const struct plan *p, enum emit_format f)
 	FILE *out = open_memstream(&buf, &size);
 
 	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(emit_plan(p, f, out), 0);
+	ck_assert_int_eq(emit_plan(p, f, NULL, out), 0);
 	fclose(out);
 	return buf;
 }
@@ -1006,59 +1006,101 @@ START_TEST(test_emit_deb)
 	static const char *const glob_names[] = { "\"/usr/bin/a*\"", "\"/usr/bin/a?\"",
 						  "\"/usr/bin/a[b]\"", "\"/usr/bin/a]\"",
 						  "\"/usr/bin/a\\\\b\"" };
-	/* a setgid-games program that keeps its group: setcap failing puts back 2755 */
+	/* a setgid-games program that keeps its group (base-passwd's gid 60): shipped 2755
+	 * root:games, setcap failing puts back 6755 */
 	static const char *const games[] = {
 		"entries/0/before/gid", "60", "entries/0/before/group", "\"games\"",
-		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "60",
+		"entries/0/before/mode", "\"6755\"", "entries/0/after/gid", "60",
 		"entries/0/after/group", "\"games\"", "entries/0/after/mode", "\"2755\"",
 	};
 	static const char *const drop_caps[] = {
 		"entries/0/verdict", "\"drop\"", "entries/0/before/caps", "\"cap_net_raw=ep\"",
 		"entries/0/before/caps_raw", "\"0100000200200000000000000000000000000000\"",
 		"entries/0/after/caps", "null", "summary/migrate", "1", "summary/drop", "1",
+		"entries/0/before/gid", "105", "entries/0/before/group", "\"messagebus\"",
+		"entries/0/after/gid", "105", "entries/0/after/group", "\"messagebus\"",
+	};
+	/* a group allocated at install time (gid 105): only a statoverride gives it */
+	static const char *const dynamic[] = {
+		"entries/0/before/gid", "105", "entries/0/before/group", "\"messagebus\"",
+		"entries/0/before/mode", "\"4754\"", "entries/0/after/gid", "105",
+		"entries/0/after/group", "\"messagebus\"", "entries/0/after/mode", "\"0754\"",
 	};
 	static const char *const odd_owner[] = { "entries/0/before/owner", "\"r o\"",
-						 "entries/0/before/group", "null" };
+						 "entries/0/before/group", "null",
+						 "entries/0/before/uid", "7" };
 	char *deb;
 
 	deb = deb_with(6, games);
 	ck_assert_msg(strstr(deb,
 		"\t# /usr/bin/arping: migrate to cap_net_raw=p\n"
+		"\t#   rule iputils.arping\n"
 		"\tf=$(dpkg-divert --truename '/usr/bin/arping')\n"
+		"\tif dpkg-statoverride --list '/usr/bin/arping' >/dev/null 2>&1; then\n"
+		"\t\t: # the administrator's dpkg-statoverride stands\n"
+		"\telif command -v setcap >/dev/null 2>&1 && setcap 'cap_net_raw=p' \"$f\"; then\n"
+		"\t\tchmod 2755 \"$f\"\n"
+		"\telse\n"
+		"\t\tprintf '%s\\n' 'setcap failed on /usr/bin/arping, putting back mode 6755 and owner "
+		"0:60' >&2\n"
+		"\t\tchmod 6755 \"$f\"\n"
+		"\tfi\n"), "%s", deb);
+	/* what the package ships, and the debian/rules lines that give it */
+	ck_assert_msg(strstr(deb, "#   /usr/bin/arping  2755 root:games\n"), "%s", deb);
+	ck_assert_msg(strstr(deb, "#   override_dh_fixperms:\n#   \tdh_fixperms\n"
+				  "#   \tchown root:games debian/iputils-arping/usr/bin/arping\n"
+				  "#   \tchmod 2755 debian/iputils-arping/usr/bin/arping\n"), "%s", deb);
+	ck_assert_ptr_nonnull(strstr(deb, "Rules-Requires-Root: binary-targets"));
+	ck_assert_ptr_nonnull(strstr(deb, "libcap2-bin"));
+	/* no statoverride of its own, never u+s, nothing of the machine the plan was made on */
+	ck_assert_ptr_null(strstr(deb, "--add"));
+	ck_assert_ptr_null(strstr(deb, "u+s"));
+	ck_assert_ptr_null(strstr(deb, "# root:"));
+	ck_assert_ptr_null(strstr(deb, "# host:"));
+	free(deb);
+	/* the state 0755 root:root dh_fixperms leaves needs no debian/rules line */
+	deb = deb_with(0, NULL);
+	ck_assert_ptr_nonnull(strstr(deb, "#   /usr/bin/arping  0755 root:root\n"));
+	ck_assert_ptr_null(strstr(deb, "override_dh_fixperms"));
+	free(deb);
+	/* an owner that changes back where setcap fails: chown first, names or numbers */
+	deb = deb_with(3, odd_owner);
+	ck_assert_msg(strstr(deb, "\t\tchown 7:0 \"$f\"\n\t\tchmod 4755 \"$f\"\n"), "%s", deb);
+	free(deb);
+	/* a group allocated at install time: dpkg-statoverride, undone where setcap fails */
+	deb = deb_with(6, dynamic);
+	ck_assert_msg(strstr(deb,
 		"\tadded=0\n"
 		"\tif ! dpkg-statoverride --list '/usr/bin/arping' >/dev/null 2>&1; then\n"
-		"\t\tdpkg-statoverride --add root games 2755 '/usr/bin/arping'\n"
+		"\t\tdpkg-statoverride --add root messagebus 0754 '/usr/bin/arping'\n"
 		"\t\tadded=1\n"
-		"\t\tchown root:games \"$f\"\n"
-		"\t\tchmod 2755 \"$f\"\n"
+		"\t\tchown root:messagebus \"$f\"\n"
+		"\t\tchmod 0754 \"$f\"\n"
 		"\tfi\n"
 		"\tif command -v setcap >/dev/null 2>&1 && setcap 'cap_net_raw=p' \"$f\"; then\n"
 		"\t\tchmod u-s \"$f\"\n"
 		"\telse\n"
-		"\t\tprintf '%s\\n' 'setcap failed on /usr/bin/arping, putting back mode 2755 and owner "
-		"0:60' >&2\n"
+		"\t\tprintf '%s\\n' 'setcap failed on /usr/bin/arping, putting back mode 4754 and owner "
+		"0:105' >&2\n"
 		"\t\tif [ \"$added\" = 1 ]; then\n"
 		"\t\t\tdpkg-statoverride --remove '/usr/bin/arping'\n"
 		"\t\tfi\n"
-		"\t\tchown root:games \"$f\"\n"
-		"\t\tchmod 2755 \"$f\"\n"
+		"\t\tchown root:messagebus \"$f\"\n"
+		"\t\tchmod 4754 \"$f\"\n"
 		"\tfi\n"), "%s", deb);
-	ck_assert_ptr_null(strstr(deb, "u+s"));
+	ck_assert_ptr_null(strstr(deb, "override_dh_fixperms"));
 	/* --update would chown and chmod the package's name, which a diversion gives away */
 	ck_assert_ptr_null(strstr(deb, "--update"));
 	free(deb);
-	/* a drop of a file with capabilities: a failed setcap -r is said */
-	deb = deb_with(6, drop_caps);
+	/* a drop of a file with capabilities and a group allocated at install time: a
+	 * failed setcap -r is said */
+	deb = deb_with(10, drop_caps);
 	ck_assert_msg(strstr(deb,
 		"\tif command -v setcap >/dev/null 2>&1 && [ -n \"$(getcap \"$f\")\" ] &&\n"
 		"\t    ! setcap -r \"$f\"; then\n"
 		"\t\tprintf '%s\\n' 'setcap -r failed on /usr/bin/arping: it keeps its "
 		"capabilities' >&2\n\tfi\n"), "%s", deb);
 	ck_assert_ptr_null(strstr(deb, "|| :"));
-	free(deb);
-	/* names chown cannot take as they are: the numbers */
-	deb = deb_with(2, odd_owner);
-	ck_assert_ptr_nonnull(strstr(deb, "\t\tchown 0:0 \"$f\"\n\t\tchmod 4755 \"$f\"\n"));
 	free(deb);
 	/* dpkg-statoverride --list takes a glob: such names are left out */
 	for (size_t i = 0; i < sizeof(glob_names) / sizeof(glob_names[0]); i++) {
@@ -1088,25 +1130,35 @@ static char *postrm_with(size_t n, const char *const *changes)
 
 START_TEST(test_emit_deb_postrm)
 {
-	static const char *const games[] = {
-		"entries/0/before/gid", "60", "entries/0/before/group", "\"games\"",
-		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "60",
-		"entries/0/after/group", "\"games\"", "entries/0/after/mode", "\"2755\"",
+	/* a group allocated at install time (gid 105): the postinst adds an override */
+	static const char *const dynamic[] = {
+		"entries/0/before/gid", "105", "entries/0/before/group", "\"messagebus\"",
+		"entries/0/before/mode", "\"2755\"", "entries/0/after/gid", "105",
+		"entries/0/after/group", "\"messagebus\"", "entries/0/after/mode", "\"2755\"",
 	};
 	static const char *const nameless[] = { "entries/0/after/owner", "null",
-						"entries/0/after/group", "\"r o\"" };
-	static const char *const quote[] = { "entries/0/path", "\"/usr/bin/a'b $(x)\"" };
-	static const char *const glob[] = { "entries/0/path", "\"/usr/bin/a*\"" };
+						"entries/0/after/group", "\"r o\"",
+						"entries/0/after/gid", "105" };
+	static const char *const quote[] = { "entries/0/path", "\"/usr/bin/a'b $(x)\"",
+					     "entries/0/after/gid", "105" };
+	static const char *const glob[] = { "entries/0/path", "\"/usr/bin/a*\"",
+					    "entries/0/after/gid", "105" };
 	char *rm;
 
+	/* a file the package ships as it is after (root's): nothing to take back */
+	rm = postrm_with(0, NULL);
+	ck_assert_msg(strstr(rm, "remove|purge)\n\t: nothing to take back\n"), "%s", rm);
+	ck_assert_ptr_null(strstr(rm, "dpkg-statoverride --remove"));
+	free(rm);
 	/* exactly what the postinst adds, as dpkg-statoverride --list prints it */
-	rm = postrm_with(6, games);
+	rm = postrm_with(6, dynamic);
 	ck_assert_msg(strstr(rm,
 		"case \"$1\" in\nremove|purge)\n"
 		"\t# /usr/bin/arping\n"
+		"\t#   rule iputils.arping\n"
 		"\tp='/usr/bin/arping'\n"
 		"\tover=$(dpkg-statoverride --list \"$p\" 2>/dev/null) || over=\n"
-		"\tif [ \"$over\" = 'root games 2755 '\"$p\" ]; then\n"
+		"\tif [ \"$over\" = 'root messagebus 2755 '\"$p\" ]; then\n"
 		"\t\tdpkg-statoverride --remove \"$p\"\n"
 		"\telif [ -n \"$over\" ]; then\n"
 		"\t\tprintf '%s\\n' '/usr/bin/arping: keeping its dpkg-statoverride entry, which "
@@ -1115,16 +1167,16 @@ START_TEST(test_emit_deb_postrm)
 	ck_assert_ptr_nonnull(strstr(rm, "\n#DEBHELPER#\n\nexit 0\n"));
 	free(rm);
 	/* an owner without a name is "#ID"; a group with a space is not a name either */
-	rm = postrm_with(2, nameless);
-	ck_assert_msg(strstr(rm, "\tif [ \"$over\" = '#0 #0 755 '\"$p\" ]; then\n"), "%s", rm);
+	rm = postrm_with(3, nameless);
+	ck_assert_msg(strstr(rm, "\tif [ \"$over\" = '#0 #105 755 '\"$p\" ]; then\n"), "%s", rm);
 	free(rm);
 	/* a name that tries to steer the script is one quoted word wherever it goes */
-	rm = postrm_with(1, quote);
+	rm = postrm_with(2, quote);
 	ck_assert_msg(strstr(rm, "\tp='/usr/bin/a'\\''b '\"\\$\"'(x)'\n"), "%s", rm);
 	ck_assert_ptr_null(strstr(rm, "root root 755 /usr/bin/a"));
 	free(rm);
 	/* a name dpkg-statoverride --list would take for a glob is never handed to it */
-	rm = postrm_with(1, glob);
+	rm = postrm_with(2, glob);
 	ck_assert_msg(strstr(rm, "\t# /usr/bin/a*: migrate: dpkg-statoverride cannot take this "
 				 "name literally (a newline, or a glob character), skipping it\n"),
 		      "%s", rm);

@@ -356,6 +356,25 @@ START_TEST(test_tri)
 }
 END_TEST
 
+START_TEST(test_closest)
+{
+	static const char *const words[] = { "format", "output", "fail-on", "quiet", NULL };
+	static const char *const formats[] = { "text", "json", "markdown", "html", "sarif", NULL };
+
+	ck_assert_uint_eq(str_distance("format", "format"), 0);
+	ck_assert_uint_eq(str_distance("formt", "format"), 1);
+	ck_assert_uint_eq(str_distance("fromat", "format"), 1);     /* a swap is one slip */
+	ck_assert_uint_eq(str_distance("", "abc"), 3);
+	ck_assert_uint_eq(str_distance("kitten", "sitting"), 3);
+	ck_assert_str_eq(str_closest("formt", words), "format");
+	ck_assert_str_eq(str_closest("qiuet", words), "quiet");
+	ck_assert_str_eq(str_closest("jsno", formats), "json");
+	ck_assert_ptr_null(str_closest("yaml", formats));          /* two slips in four letters */
+	ck_assert_ptr_null(str_closest("everything", words));
+	ck_assert_ptr_null(str_closest("x", NULL));
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -376,6 +395,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_dirlist);
 	tcase_add_test(tc, test_unescape_octal);
 	tcase_add_test(tc, test_read_all);
+	tcase_add_test(tc, test_closest);
 	suite_add_tcase(s, tc);
 	return s;
 }

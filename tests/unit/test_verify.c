@@ -112,6 +112,7 @@ START_TEST(test_approval)
 	v.drifts[1].kind = DRIFT_TAMPERED;
 	v.drifts[1].fixable = false;
 	(void)snprintf(v.drifts[1].what, sizeof(v.drifts[1].what), "possible tampering");
+	v.drifts[1].repair = "reinstall the package";
 	v.n_drifted = 5;
 
 	refusals[0] = '\0';
@@ -121,7 +122,7 @@ START_TEST(test_approval)
 	ck_assert_str_eq(fixable[0], "/a");
 	ck_assert_str_eq(fixable[3], "/f");
 	ck_assert_ptr_null(fixable[4]);
-	ck_assert_str_eq(refusals, "/b: possible tampering\n");
+	ck_assert_str_eq(refusals, "/b: possible tampering; reinstall the package\n");
 
 	plan_add(p, "/a", SHA_Y, &same);        /* exactly the recorded state: repaired */
 	plan_add(p, "/c", SHA_Y, &other);       /* the rules decide another state */

@@ -118,6 +118,24 @@ START_TEST(test_refused)
 		ck_assert_uint_eq(l.n, 1);
 		waiver_list_release(&l);
 	}
+	/* Every malformed line is named, not only the first; none of the file's waivers count. */
+	{
+		static const char text[] = "S2C003 /a ok\nbad\n\nS2C003 rel why\n# c\nS2C003 /b\n"
+					   "S2C003 /c fine\n\0\n";
+		struct waiver_list l = { 0 };
+		struct s2c_error err = { 0 };
+		ck_assert_int_eq(waiver_parse(&l, text, sizeof(text) - 1, "v", &err), -EINVAL);
+		ck_assert_str_eq(err.msg, "'v' line 2: expected a finding id (S2C001 to S2C008) first");
+		ck_assert_uint_eq(l.n, 0);
+		ck_assert_uint_eq(l.n_problems, 4);
+		ck_assert_str_eq(l.problems[0], err.msg);
+		ck_assert_str_eq(l.problems[1], "'v' line 4: 'rel': not an absolute path");
+		ck_assert_str_eq(l.problems[2], "'v' line 6: a waiver needs a reason after the path");
+		ck_assert_str_eq(l.problems[3], "'v' line 8: a NUL byte in the line");
+		ck_assert_ptr_null(l.problems[4]);
+		waiver_list_release(&l);
+		ck_assert_ptr_null(l.problems);
+	}
 }
 END_TEST
 

@@ -46,6 +46,11 @@ fail() {
 	exit 1
 }
 
+# mode4 MODE: an octal mode as stat %a prints it (755), with four digits (0755).
+mode4() {
+	printf '%04d' "$1"
+}
+
 # has_caps FILE CAPS: FILE carries exactly the capabilities CAPS ("" for none).
 has_caps() {
 	if [ -z "$2" ]; then
@@ -105,14 +110,14 @@ change() {
 		return 0
 	fi
 	if [ "$now" != "$mode $owner" ] && [ "$now" != "$new_mode $new_owner" ]; then
-		fail "$name: mode and owner are $now, the plan says $mode $owner; refusing it"
+		fail "$name: mode and owner are $(mode4 "${now%% *}") ${now#* }, the plan says $(mode4 "$mode") $owner; refusing it"
 	fi
 	if [ "$owner" != "$new_owner" ]; then
 		chown "$new_owner" "$file"
 	fi
 	if [ -n "$caps" ]; then
 		setcap "$caps" "$file" ||
-			fail "$name: setcap failed; mode and owner are $(stat -c '%a %u:%g' "$file")"
+			fail "$name: setcap failed; mode and owner are $(mode4 "$(stat -c %a "$file")") $(stat -c %u:%g "$file")"
 	elif [ -n "$(getcap "$file")" ]; then
 		setcap -r "$file"
 	fi
@@ -122,7 +127,7 @@ change() {
 		fail "$name: the result differs from the plan"
 	fi
 	printf '%s: mode %s -> %s, owner %s -> %s, capabilities %s\n' "$name" \
-		"$mode" "$new_mode" "$owner" "$new_owner" "${caps:-none}"
+		"$(mode4 "$mode")" "$(mode4 "$new_mode")" "$owner" "$new_owner" "${caps:-none}"
 }
 
 # The directories on the way to every file first, so that a refusal there
