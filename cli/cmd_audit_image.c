@@ -148,7 +148,7 @@ static int read_image(const struct targetrun *tr, const char *path, const char *
 		      bool trust, const struct target_select *sel, struct stage *run,
 		      struct rules_db **db, struct target ***v, size_t *n)
 {
-	char host[64];
+	char host[80]; /* "linux/" and a utsname machine */
 	int ex = 0;
 
 	host_platform(host, sizeof(host));

@@ -40,7 +40,7 @@ static int digest_algo(const char *digest, enum hash_algo *ret, struct s2c_error
 static int stream_for(const char *digest, struct hash_stream **h, char **copy,
 		      struct s2c_error *err)
 {
-	enum hash_algo a;
+	enum hash_algo a = HASH_SHA256; /* set by digest_algo() when it returns 0 */
 	int r;
 
 	if (!digest)

@@ -27,7 +27,7 @@ static int parse_error(const char *text, char *msg, size_t n)
 	int r = sh_parse(text, strlen(text), &s, &err);
 
 	ck_assert_ptr_null(s);
-	(void)snprintf(msg, n, "%s", err.msg);
+	(void)snprintf(msg, n, "%.*s", (int)(n - 1), err.msg);
 	return r;
 }
 
