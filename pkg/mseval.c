@@ -31,7 +31,8 @@ void mseval_oom(struct ms_eval *e)
 }
 
 /* "NAME:LINE: message", inside a text run at run time "NAME:LINE: (WHERE, line N) message". */
-static char *located(const struct ms_eval *e, unsigned line, const char *fmt, va_list ap)
+S2C_PRINTF(3, 0) static char *located(const struct ms_eval *e, unsigned line, const char *fmt,
+				       va_list ap)
 {
 	_cleanup_free_ char *msg = strdup_vprintf(fmt, ap);
 

@@ -127,7 +127,7 @@ static int place_entry(struct target *t, struct archive_entry *e, unsigned layer
 		       const char *path, char **ret)
 {
 	const char *link = archive_entry_hardlink(e);
-	_cleanup_free_ char *dir = NULL, *rdir = NULL, *lpath = NULL, *ldir = NULL;
+	_cleanup_free_ char *dir = NULL, *rdir = NULL, *lpath = NULL;
 	struct s2c_error lerr = { 0 };
 	char *slash;
 	int r;
