@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "fcaps.h"
 #include "idmap.h"
+#include "interrupt.h"
 #include "plan.h"
 #include "privs.h"
 #include "resultjson.h"
@@ -78,7 +79,7 @@ void applyargs_init(struct applyargs *a)
 			OPT_BOOL(0, "verbose", &a->verbose, "also print the capabilities each phase "
 				 "keeps"),
 			/* crash points of the tests: no help, refused by release builds */
-			OPT_CALLBACK("fault", a, "STEP[:ENTRY]", NULL, opt_fault),
+			OPT_CALLBACK("fault", a, "STEP[:ENTRY][=SIG]", NULL, opt_fault),
 			OPT_END(),
 		},
 		.smoke_opts = { SMOKE_OPTS(a), OPT_END() },
@@ -87,7 +88,7 @@ void applyargs_init(struct applyargs *a)
 			  .argh = "PATH", .help = "only this file (repeatable)",
 			  .cb = opts_absolute_path },
 			OPT_BOOL(0, "quiet", &a->quiet, "print only problems"),
-			OPT_CALLBACK("fault", a, "STEP[:ENTRY]", NULL, opt_fault),
+			OPT_CALLBACK("fault", a, "STEP[:ENTRY][=SIG]", NULL, opt_fault),
 			OPT_END(),
 		},
 		.format_opts = {
@@ -171,7 +172,7 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 		.allow_hardlinks = a->allow_hardlinks,
 		.allow_root_equivalent = a->allow_root_equivalent,
 		.smoke = a->smoke < 0 ? p->live : a->smoke, .smoke_timeout = a->smoke_timeout,
-		.trusted = geteuid() == 0, .fault = a->fault,
+		.trusted = geteuid() == 0, .fault = a->fault, .stop = interrupt_stop,
 		.report = applyargs_report, .userdata = a,
 	};
 	struct apply_result res;
@@ -215,6 +216,9 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 			return S2C_EXIT_USAGE;
 		}
 	}
+	/* Files change from here: a signal stops the run between two of them (and ends it at
+	 * exit), never inside one. */
+	interrupt_hold();
 	r = apply_run(&o, &res, &err);
 	if (a->result)
 		(void)resultjson_set_journal(a->result, res.journal);

@@ -17,6 +17,7 @@
 #include "dbargs.h"
 #include "db.h"
 #include "hash.h"
+#include "interrupt.h"
 #include "jsonout.h"
 #include "plan.h"
 #include "planload.h"
@@ -266,7 +267,10 @@ static int recover_first(struct applyargs *a, const char *root)
 		return S2C_EXIT_USAGE;
 	}
 	a->root = root;
+	/* Recovery changes files: a signal waits until it is done, then ends the run. */
+	interrupt_hold();
 	r = apply_recover(fd, root, geteuid() == 0, applyargs_report, a, &rec, &err);
+	interrupt_release();
 	(void)close(fd);
 	if (r < 0)
 		return error_exit(r, &err);
@@ -395,7 +399,7 @@ static int undo_journal(struct applyargs *a, int rootfd, const char *root, const
 {
 	struct rollback_options o = {
 		.rootfd = rootfd, .root = root, .journal = journal, .trusted = geteuid() == 0,
-		.only = a->only.n ? a->only.v : NULL, .fault = a->fault,
+		.only = a->only.n ? a->only.v : NULL, .fault = a->fault, .stop = interrupt_stop,
 		.report = applyargs_report, .userdata = a,
 	};
 	struct apply_result res;
@@ -403,6 +407,7 @@ static int undo_journal(struct applyargs *a, int rootfd, const char *root, const
 	int r;
 
 	a->root = root;
+	interrupt_hold();       /* a signal stops between two files, and ends the run at exit */
 	r = rollback_run(&o, &res, &err);
 
 	if (a->result)

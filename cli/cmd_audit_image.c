@@ -217,6 +217,6 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 		target_free(v[i]);
 	free(v);
 	rules_db_free(db);
-	stage_free(run);
+	targetrun_unstage(&tr, run);
 	return ex;
 }

@@ -153,7 +153,7 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 		free(targets);
 	}
 	rules_db_free(db);
-	stage_free(run);
+	targetrun_unstage(&a.tr, run);
 	batch_list_release(&l);
 	return ex;
 }

@@ -27,6 +27,7 @@
 #include "engine.h"
 #include "fcaps.h"
 #include "host.h"
+#include "interrupt.h"
 #include "jsonout.h"
 #include "learndraft.h"
 #include "learnout.h"
@@ -371,8 +372,11 @@ static char *keep_record(int rootfd, const char *root, const struct learn_record
 	char *shown = NULL;
 	int r = learn_dir_open(rootfd, root, true, true, &dfd, &err);
 
+	/* Written to a temporary file and renamed: one step for a signal. */
+	interrupt_hold();
 	if (r == 0)
 		r = learn_record_save(dfd, rec, &name, &err);
+	interrupt_release();
 	if (r < 0) {
 		log_warning("cannot keep the learn record: %s", err.msg[0] ? err.msg : strerror(-r));
 		return NULL;

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "hash.h"
 #include "hook.h"
+#include "interrupt.h"
 #include "plan.h"
 #include "privs.h"
 #include "privsep.h"
@@ -60,7 +61,10 @@ static int do_hooks(int rootfd, const char *root, const char *install, const cha
 				  "program with --hook-program", name, program, root, err.msg);
 			return error_exit_code(r);
 		}
+		/* A temporary file renamed into place: one step for a signal. */
+		interrupt_hold();
 		r = hook_install(rootfd, kind, program, geteuid() == 0, &err);
+		interrupt_release();
 		if (r < 0) {
 			log_error("cannot install the %s hook%s%s%s: %s", name, beneath,
 				  beneath_root, *beneath ? "'" : "", err.msg);
@@ -204,7 +208,9 @@ static int forget(int rootfd, const char *root, const char *sdir, const char *co
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}
+	interrupt_hold();       /* state.json is replaced through a temporary file */
 	r = verify_forget(rootfd, root, paths, n, geteuid() == 0, found, &err);
+	interrupt_release();
 	if (r < 0)
 		return error_exit(r, &err);
 	for (size_t i = 0; i < n; i++) {

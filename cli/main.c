@@ -132,6 +132,8 @@
  *            report/fleet: many audit reports joined, majority and drift;
  *            report/fleetout: the fleet report in every format)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
+ *           interrupt signals: what a run registered is removed, changing verbs stop
+ *                     between two files; the run ends by the signal
  *           diag      messages on stderr and result lines, escaped as a whole
  *           privs     per-verb capability sets, no_new_privs
  *           progress  progress line for long scans
@@ -161,6 +163,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +172,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interrupt.h"
 #include "opts.h"
 #include "privs.h"
 #include "term.h"
@@ -382,15 +386,20 @@ static int unknown_verb(const char *name)
 }
 
 /* Fail when stdout cannot be flushed and closed: a truncated report or plan
- * must never look like success (git's run_builtin, bfs). */
+ * must never look like success (git's run_builtin, bfs).  A reader that went
+ * away is said by the signal the process then ends with (interrupt_exit()). */
 static int close_stdout(void)
 {
+	bool gone = interrupt_requested() == SIGPIPE;
+
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		log_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
+		if (!gone)
+			log_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
 		return -EIO;
 	}
 	if (fclose(stdout) != 0) {
-		log_error("cannot close standard output: %s", strerror(errno));
+		if (!gone)
+			log_error("cannot close standard output: %s", strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -433,7 +442,10 @@ static int run(const struct cmd *c, int argc, char **argv, struct s2c_ctx *ctx)
 		}
 	}
 	ex = c->fn(argc, argv, ctx);
-	if (close_stdout() < 0 && ex < S2C_EXIT_FAILURE)
+	r = close_stdout();
+	/* A signal a changing verb held until it stopped (a broken pipe too): end by it. */
+	interrupt_exit();
+	if (r < 0 && ex < S2C_EXIT_FAILURE)
 		ex = S2C_EXIT_FAILURE;
 	return ex;
 }
@@ -473,6 +485,8 @@ int main(int argc, char **argv)
 	(void)setlocale(LC_ALL, "");
 	ctx_init(&ctx, argv[0]);
 	raise_fd_limit();
+	if (interrupt_init() < 0)
+		log_warning("cannot catch signals: an interrupted run may leave temporary files");
 	/* '+': stop at the verb; its options belong to it. */
 	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (opt) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interrupt.h"
 #include "outfile.h"
 #include "util.h"
 #include "common.h"
@@ -44,6 +45,7 @@ static ssize_t outfile_write(void *cookie, const char *buf, size_t size)
 /* Forget everything the outfile holds; the temporary file must be gone already. */
 static void outfile_release(struct outfile *o)
 {
+	interrupt_forget(o->guard);
 	if (o->fd >= 0)
 		(void)close(o->fd);
 	if (o->dirfd >= 0)
@@ -145,8 +147,19 @@ static int create_tmp(struct outfile *o, mode_t mode)
 			o->tmp = NULL;
 			return -ENOMEM;
 		}
+		/* Made and registered in one step: a signal removes it whenever it comes. */
+		interrupt_hold();
 		o->fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       mode);
+		if (o->fd >= 0)
+			o->guard = interrupt_register(o->dirfd, o->tmp, false);
+		if (o->guard < 0) {
+			int e = o->guard;
+			(void)unlinkat(o->dirfd, o->tmp, 0);
+			interrupt_release();
+			return e;
+		}
+		interrupt_release();
 		if (o->fd >= 0)
 			return 0;
 		if (errno != EEXIST)
@@ -344,6 +357,6 @@ int outfile_close(struct outfile *o, bool ok)
 	}
 	if (o->tmp)
 		(void)unlinkat(o->dirfd, o->tmp, 0);
-	outfile_release(o);
+	outfile_release(o);     /* after the rename or unlink: forgets the registration */
 	return ex;
 }

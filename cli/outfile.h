@@ -41,6 +41,7 @@ struct outfile {
 	int dirfd;          /**< the directory, -1 for stdout */
 	int fd;             /**< the temporary file, the device, FIFO or socket, or -1 */
 	int error;          /**< first errno of a failed write, 0 when none */
+	int guard;          /**< @tmp's registration for removal on a signal (interrupt.h) */
 	bool sync_dir;      /**< @dirfd can be fsync'd (opened for reading) */
 	bool replace;       /**< an existing file is replaced: @dev and @ino are its identity */
 	dev_t dev;

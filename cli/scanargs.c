@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interrupt.h"
 #include "plan.h"
 #include "progress.h"
 #include "resolve.h"

@@ -23,6 +23,7 @@
 #include "host.h"
 #include "identity.h"
 #include "idmap.h"
+#include "interrupt.h"
 #include "oci.h"
 #include "plan.h"
 #include "stage.h"
@@ -148,17 +149,42 @@ int targetrun_check_input(const char *verb, const char *path, bool want_image)
 			   shown ? shown : path, what);
 }
 
-int targetrun_stage(const struct targetrun *tr, struct stage **ret)
+int targetrun_stage(struct targetrun *tr, struct stage **ret)
 {
 	struct s2c_error err = { 0 };
-	int r = stage_new_temp(tr->tmpdir, ret, &err);
+	_cleanup_close_ int parent = open(tr->tmpdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int r;
 
+	if (parent < 0) {
+		log_error("cannot create a private directory in '%s': %s", tr->tmpdir,
+			  strerror(errno));
+		return S2C_EXIT_FAILURE;
+	}
+	/* Made and registered in one step: a signal removes it whenever it comes. */
+	interrupt_hold();
+	r = stage_new_temp(tr->tmpdir, ret, &err);
+	if (r == 0) {
+		tr->stage_guard = interrupt_register(parent, strrchr(stage_dir(*ret), '/') + 1,
+						     true);
+		if (tr->stage_guard < 0) {
+			r = tr->stage_guard;
+			*ret = stage_free(*ret);
+		}
+	}
+	interrupt_release();
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
 	}
 	stage_set_limits(*ret, &tr->lim);
 	return 0;
+}
+
+void targetrun_unstage(struct targetrun *tr, struct stage *run)
+{
+	stage_free(run);
+	interrupt_forget(tr->stage_guard);
+	tr->stage_guard = 0;
 }
 
 /* --- per target ----------------------------------------------------------------------------- */

@@ -32,6 +32,7 @@ struct targetrun {
 	const char *verb;             /**< for messages */
 	bool trust_image;             /**< audit-image: use the image's own waivers */
 	struct opt opts[4];           /**< --tmpdir, --max-unpacked, --threads (OPT_TABLE) */
+	int stage_guard;              /**< the stage's registration (cli/interrupt.h) */
 };
 
 /**
@@ -54,10 +55,13 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 int targetrun_check_input(const char *verb, const char *path, bool want_image);
 
 /**
- * Create the run's private stage in tr->tmpdir.  Returns 0 or an exit code
- * after printing.
+ * Create the run's private stage in tr->tmpdir, registered so that a signal
+ * removes it (cli/interrupt.h).  Returns 0 or an exit code after printing.
  */
-int targetrun_stage(const struct targetrun *tr, struct stage **ret);
+int targetrun_stage(struct targetrun *tr, struct stage **ret);
+
+/** Remove the run's stage (NULL: none) and its registration. */
+void targetrun_unstage(struct targetrun *tr, struct stage *run);
 
 /**
  * Load the rules database (printing any error) and the library globs its

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dirlist.h"
+#include "rmtree.h"
 #include "stage.h"
 #include "util.h"
 #include "common.h"
@@ -149,57 +149,10 @@ int stage_reserve(struct stage *s, uint64_t bytes, struct s2c_error *err)
 
 /* --- removal -------------------------------------------------------------------------------- */
 
-/* Empty the directory open on @fd (taken over), never following a symlink. */
-static int empty_dir(int fd, unsigned depth)
-{
-	_cleanup_close_ int dfd = fd;
-	_cleanup_(strv_freep) char **names = NULL;
-	int r;
-
-	if (depth > STAGE_DEPTH_MAX + 2)
-		return -ELOOP;
-	r = dirlist(dfd, NULL, 0, &names);
-	if (r < 0)
-		return r;
-	r = 0;
-	for (size_t i = 0; names[i]; i++) {
-		int sub, k;
-		if (unlinkat(dfd, names[i], 0) == 0)
-			continue;
-		if (errno != EISDIR && errno != EPERM) {
-			r = r ? r : -errno;
-			continue;
-		}
-		sub = open_dir_at(dfd, names[i]);
-		if (sub < 0) {
-			r = r ? r : -errno;
-			continue;
-		}
-		k = empty_dir(sub, depth + 1);
-		if (k < 0 && !r)
-			r = k;
-		if (unlinkat(dfd, names[i], AT_REMOVEDIR) < 0 && !r)
-			r = -errno;
-	}
-	return r;
-}
-
 /* Remove @name in @dirfd whatever it is, without following it. */
 static int remove_at(int dirfd, const char *name)
 {
-	int fd;
-
-	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -errno;
-	fd = open_dir_at(dirfd, name);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	(void)empty_dir(fd, 0);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
+	return rmtree_at(dirfd, name, STAGE_DEPTH_MAX + 2);
 }
 
 struct stage *stage_free(struct stage *s)
@@ -211,7 +164,7 @@ struct stage *stage_free(struct stage *s)
 	if (s->dirfd >= 0) {
 		int fd = dup(s->dirfd);
 		if (fd >= 0)
-			(void)empty_dir(fd, 0);
+			(void)rmtree_empty(fd, STAGE_DEPTH_MAX + 2);
 		(void)close(s->dirfd);
 		if (s->dir)
 			(void)rmdir(s->dir);
@@ -365,7 +318,7 @@ int stage_remove(struct stage *s, const char *path)
 
 	if (s2c_streq(path, "/")) {
 		int fd = fcntl(s->rootfd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : empty_dir(fd, 0);
+		return fd < 0 ? -errno : rmtree_empty(fd, STAGE_DEPTH_MAX + 2);
 	}
 	dfd = open_parent(s, path, false, &name, NULL);
 	if (dfd < 0)

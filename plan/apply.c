@@ -253,6 +253,21 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 	return record_state(run, pe, &id, want, err);
 }
 
+/*
+ * A signal asked the run to stop before changing @next: every change begun is
+ * finished and journalled; end the journal and say where the run stopped.
+ */
+static int stop_before(struct run *run, const char *next, struct s2c_error *err)
+{
+	int r = journal_end(run->j, err);
+
+	if (r < 0)
+		return r;
+	return s2c_error_set(err, -EINTR, "interrupted: stopped before changing '%s'; every "
+			     "change made is complete and in journal '%s' (rollback undoes it, "
+			     "apply again goes on)", next, run->j->name);
+}
+
 int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2c_error *err)
 {
 	struct run run = { .rootfd = o->rootfd, .root = o->plan->root, .statefd = -1, .jdirfd = -1,
@@ -280,7 +295,8 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 	}
 	for (size_t i = 0; r == 0 && any && i < p->n; i++)
 		if (p->v[i].change && path_selected(o->only, p->v[i].path))
-			r = apply_entry(&run, o, &p->v[i], err);
+			r = o->stop && o->stop() ? stop_before(&run, p->v[i].path, err) :
+						   apply_entry(&run, o, &p->v[i], err);
 	if (r == 0 && run.j)
 		r = journal_end(run.j, err);
 	run_release(&run);

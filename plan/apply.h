@@ -70,7 +70,9 @@ struct apply_options {
 	gid_t smoke_gid;
 	unsigned smoke_timeout;       /**< seconds */
 	bool trusted;                 /**< check ownership and modes of the state directory */
-	const char *fault;            /**< test builds only: "step[:seq]" at which to SIGKILL */
+	const char *fault;            /**< test builds only: "step[:seq][=SIG]" at which to raise
+				       SIGKILL (or SIG: INT, TERM, HUP, QUIT) */
+	bool (*stop)(void);           /**< asked before each file; true: stop there (a signal) */
 	apply_report_fn report;
 	void *userdata;
 };
@@ -91,7 +93,9 @@ struct apply_result {
  * absent (statedir_open()).
  * Returns 0 when the run finished (see the counts: skipped or failed entries
  * were reported), or -errno when it had to stop (the journal or state could
- * not be written; another run holds the lock), with @err.
+ * not be written; another run holds the lock), with @err; -EINTR when
+ * @o->stop asked it to: every change begun is then finished and journalled,
+ * the journal ended, and @err says before which file it stopped.
  */
 int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2c_error *err);
 
@@ -112,6 +116,7 @@ struct rollback_options {
 	const char *const *only;
 	bool trusted;
 	const char *fault;
+	bool (*stop)(void);           /**< asked before each file; true: stop there (a signal) */
 	apply_report_fn report;
 	void *userdata;
 };
@@ -125,7 +130,8 @@ struct rollback_options {
  * Without @o->journal, the newest journal with a change left to undo; when
  * every change is undone already, nothing is done and @ret->journal is "".
  * Returns 0 or -errno with @err (-ENOENT when there is no journal at all, or
- * no state directory: nothing is made).
+ * no state directory: nothing is made; -EINTR when @o->stop asked it to stop,
+ * between two files, with @err saying where).
  */
 int rollback_run(const struct rollback_options *o, struct apply_result *ret, struct s2c_error *err);
 

@@ -53,20 +53,32 @@ void run_release(struct run *run)
 void run_fault(struct run *run, const char *step)
 {
 #ifdef S2C_FAULT_INJECTION
-	char want[64];
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "INT", SIGINT }, { "TERM", SIGTERM }, { "HUP", SIGHUP }, { "QUIT", SIGQUIT },
+	};
+	char want[32];
+	const char *rest;
 	size_t n;
+	int sig = SIGKILL;
 
 	if (!run->fault)
 		return;
-	n = strcspn(run->fault, ":");
+	n = strcspn(run->fault, ":=");
 	if (strlen(step) != n || strncmp(step, run->fault, n) != 0)
 		return;
-	if (run->fault[n] == ':') {
+	rest = run->fault + n;
+	if (*rest == ':') {
 		(void)snprintf(want, sizeof(want), "%u", run->seq);
-		if (!s2c_streq(run->fault + n + 1, want))
+		n = strcspn(rest + 1, "=");
+		if (strlen(want) != n || strncmp(rest + 1, want, n) != 0)
 			return;
+		rest += 1 + n;
 	}
-	(void)raise(SIGKILL);
+	/* "=INT": the signal an admin's ^C sends, to test stopping between two files */
+	for (size_t i = 0; *rest == '=' && i < S2C_ELEMENTSOF(sigs); i++)
+		if (s2c_streq(rest + 1, sigs[i].name))
+			sig = sigs[i].sig;
+	(void)raise(sig);
 #else
 	(void)run;
 	(void)step;

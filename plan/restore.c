@@ -342,6 +342,12 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 
 		if (!path_selected(o->only, e->path) || !undoable(e))
 			continue;
+		if (o->stop && o->stop()) {
+			r = s2c_error_set(err, -EINTR, "interrupted: stopped before restoring '%s'; "
+					  "every file restored is complete, rollback again restores "
+					  "the rest of journal '%s'", e->path, run.j->name);
+			break;
+		}
 		r = run_restore(&run, run.j, e, &seen, why, sizeof(why));
 		if (r > 0) {
 			struct state_entry *se = state_find(run.state, e->path);
