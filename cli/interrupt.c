@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "interrupt.h"
+#include "privs.h"
 #include "rmtree.h"
 #include "common.h"
 
@@ -118,6 +119,9 @@ static void *watch(void *arg)
 	unsigned char b;
 
 	(void)arg;
+	/* Capabilities are per thread: this one needs none (it removes what the run made), and
+	 * must not keep what the verb's own threads give up. */
+	(void)privs_restrict(0, 0);
 	for (;;) {
 		ssize_t n = read(st.wake[0], &b, 1);
 		if (n < 0 && errno == EINTR)

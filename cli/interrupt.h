@@ -17,6 +17,10 @@
  * end by the signal at exit (interrupt_exit()).  Short holds make a file
  * and its registration one step.
  *
+ * The thread gives up every capability, its bounding set and new privileges
+ * as it starts: it needs none, and a thread of ours must never keep what the
+ * verb narrows away (capabilities are per thread).
+ *
  * Forked children that do not exec (the deciding child, learn's init) take
  * a signal as if nothing were installed: the handler sees another pid and
  * lets the default action happen.  Handlers are reset by execve(2), so the

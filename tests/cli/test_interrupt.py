@@ -11,6 +11,7 @@ whatever the point, the same must hold, so the test cannot flake on timing."""
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -276,7 +277,39 @@ def test_changing_verbs_random_points(ctx):
                       f"{rc} {err!r}")
 
 
-TESTS = [test_reading_verbs, test_broken_pipe, test_apply_stops_between_files,
+def caps_of(status):
+    return {k: int(v, 16) for k, v in re.findall(r"^(Cap(?:Prm|Eff|Bnd)):\s+([0-9a-f]+)$",
+                                                  status, re.M)}
+
+
+def test_threads_keep_nothing_more(ctx):
+    """The thread that acts on signals keeps no capability the verb gave up: every thread
+    of a running audit-pkg holds at most what its main thread holds."""
+    work = ctx.tree("threads")
+    pkg = mk.many_members_deb(os.path.join(work, "t_1_amd64.deb"), 3000, setid=True)
+    p = start(ctx, ["audit-pkg", "--tmpdir", work, pkg])
+    seen = {}
+    for _ in range(50):
+        time.sleep(0.05)
+        try:
+            for tid in os.listdir(f"/proc/{p.pid}/task"):
+                with open(f"/proc/{p.pid}/task/{tid}/status") as f:
+                    seen[int(tid)] = caps_of(f.read())
+        except OSError:
+            break
+        if len(seen) > 1:
+            break
+    p.kill()
+    p.communicate()
+    main = seen.get(p.pid, {})
+    others = {t: c for t, c in seen.items() if t != p.pid}
+    ctx.check("threads: seen", main and others, f"{seen}")
+    for tid, c in others.items():
+        ctx.check(f"thread {tid}: no more than the main thread",
+                  all(c[k] & ~main[k] == 0 for k in c), f"{c} against {main}")
+
+
+TESTS = [test_threads_keep_nothing_more, test_reading_verbs, test_broken_pipe, test_apply_stops_between_files,
          test_rollback_stops_between_files, test_changing_verbs_random_points]
 
 if __name__ == "__main__":
