@@ -118,10 +118,10 @@ static void *watch(void *arg)
 {
 	unsigned char b;
 
-	(void)arg;
 	/* Capabilities are per thread: this one needs none (it removes what the run made), and
-	 * must not keep what the verb's own threads give up. */
+	 * must not keep what the verb's own threads give up.  interrupt_init() waits for it. */
 	(void)privs_restrict(0, 0);
+	(void)pthread_barrier_wait(arg);
 	for (;;) {
 		ssize_t n = read(st.wake[0], &b, 1);
 		if (n < 0 && errno == EINTR)
@@ -138,6 +138,7 @@ static void *watch(void *arg)
 int interrupt_init(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	static pthread_barrier_t started;
 	pthread_attr_t attr;
 	pthread_t tid;
 	int r;
@@ -148,14 +149,16 @@ int interrupt_init(void)
 	/* The handler must never block on a full pipe; one byte is enough to wake. */
 	if (fcntl(st.wake[1], F_SETFL, O_NONBLOCK) < 0)
 		return -errno;
-	if (pthread_attr_init(&attr) != 0)
+	if (pthread_attr_init(&attr) != 0 || pthread_barrier_init(&started, NULL, 2) != 0)
 		return -ENOMEM;
 	(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	(void)pthread_attr_setstacksize(&attr, 256u << 10);
-	r = -pthread_create(&tid, &attr, watch, NULL);
+	r = -pthread_create(&tid, &attr, watch, &started);
 	(void)pthread_attr_destroy(&attr);
 	if (r < 0)
 		return r;
+	/* Not a moment with a thread of ours holding more than the verb will. */
+	(void)pthread_barrier_wait(&started);
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(caught); i++)
 		if (sigaction(caught[i], &sa, NULL) < 0)

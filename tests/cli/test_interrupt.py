@@ -81,11 +81,11 @@ def reading_verbs(ctx):
     """Each reading verb, with a --tmpdir (or None) and a report -o in a directory of its
     own; the packages and the image are big enough that a run takes a while."""
     work = ctx.tree("reading")
-    pkgs = [mk.many_members_deb(os.path.join(work, f"p{i}_1_amd64.deb"), 3000, setid=i == 0,
-                                package=f"p{i}") for i in range(3)]
+    pkgs = [mk.many_members_deb(os.path.join(work, f"p{i}_1_amd64.deb"), 600 if i == 0 else 20000,
+                                setid=i == 0, package=f"p{i}") for i in range(3)]
     layer = [mk.entry("./usr/", "dir", 0o755), mk.entry("./usr/bin/", "dir", 0o755)]
     layer += [mk.entry(f"./usr/bin/s{i}", mode=0o4755, data=b"\x7fELF" + bytes(60))
-              for i in range(800)]
+              for i in range(300)]
     image = mk.docker_archive(os.path.join(work, "image.tar"), [
         layer, [mk.entry("./usr/bin/.wh.s1"), mk.entry("./etc/", "dir", 0o755)]])
     tree = ctx.tree("reading-root")
@@ -286,7 +286,7 @@ def test_threads_keep_nothing_more(ctx):
     """The thread that acts on signals keeps no capability the verb gave up: every thread
     of a running audit-pkg holds at most what its main thread holds."""
     work = ctx.tree("threads")
-    pkg = mk.many_members_deb(os.path.join(work, "t_1_amd64.deb"), 3000, setid=True)
+    pkg = mk.many_members_deb(os.path.join(work, "t_1_amd64.deb"), 1000, setid=True)
     p = start(ctx, ["audit-pkg", "--tmpdir", work, pkg])
     seen = {}
     for _ in range(50):
