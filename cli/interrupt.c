@@ -139,6 +139,7 @@ int interrupt_init(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	static pthread_barrier_t started;
+	sigset_t all, old;
 	pthread_attr_t attr;
 	pthread_t tid;
 	int r;
@@ -153,7 +154,12 @@ int interrupt_init(void)
 		return -ENOMEM;
 	(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	(void)pthread_attr_setstacksize(&attr, 256u << 10);
+	/* Born with every signal blocked, and so it stays: a signal for the process (SIGCHLD
+	 * that learn reads through a signalfd) must go to the threads that expect it. */
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = -pthread_create(&tid, &attr, watch, &started);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	(void)pthread_attr_destroy(&attr);
 	if (r < 0)
 		return r;

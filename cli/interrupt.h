@@ -17,8 +17,10 @@
  * end by the signal at exit (interrupt_exit()).  Short holds make a file
  * and its registration one step.
  *
- * The thread gives up every capability, its bounding set and new privileges
- * as it starts: it needs none, and a thread of ours must never keep what the
+ * The thread blocks every signal, so that signals meant for the process
+ * (SIGCHLD, which learn reads through a signalfd) reach the threads that
+ * expect them; it gives up every capability, its bounding set and new
+ * privileges as it starts: it needs none, and a thread of ours must never keep what the
  * verb narrows away (capabilities are per thread).
  *
  * Forked children that do not exec (the deciding child, learn's init) take
