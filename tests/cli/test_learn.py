@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -818,8 +819,34 @@ def test_help(ctx):
     ctx.check("learn in the verb list", b"  learn " in out, out)
 
 
+def test_interrupted(ctx):
+    """learn interrupted (^C, SIGTERM, SIGHUP) ends by that signal at once, and nothing it
+    started outlives it."""
+    if not is_root():
+        return SKIP
+    make_root(ctx)
+    for mech, sig in zip(mechanisms(ctx) * 3, (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
+        p = subprocess.Popen([ctx.binary, "learn", "--root", Env.root, "--no-record", "--caps",
+                              "none", "--timeout", "60", "--mechanism", mech, "--",
+                              "/usr/bin/hang"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.5)
+        start = time.monotonic()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+        took = time.monotonic() - start
+        ctx.check(f"{mech} {sig.name}: ended by it", p.returncode == -sig,
+                  f"exit {p.returncode} {err[-300:]!r}")
+        ctx.check(f"{mech} {sig.name}: at once", took < 10, took)
+        for _ in range(50):
+            if not leftovers(Env.root):
+                break
+            time.sleep(0.1)
+        ctx.check(f"{mech} {sig.name}: nothing left", not leftovers(Env.root),
+                  leftovers(Env.root))
+
+
 TESTS = [test_help, test_privileges_verb, test_exact, test_draft_rule, test_failing,
-         test_timeout, test_many_children, test_untraced, test_credentials, test_ping,
+         test_timeout, test_many_children, test_interrupted, test_untraced, test_credentials, test_ping,
          test_errors, test_bpf_missing]
 
 if __name__ == "__main__":
