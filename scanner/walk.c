@@ -272,7 +272,8 @@ static int emit(struct walker *w, struct dnode *d, const char *name,
 	}
 	if (statx(d->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_BASIC_STATS | STATX_MNT_ID, &stx) < 0) {
-		report(w, d->path, name, -errno, "cannot stat");
+		if (errno != ENOENT)
+			report(w, d->path, name, -errno, "cannot stat");
 		return 0;
 	}
 	if (!S_ISREG(stx.stx_mode))
@@ -325,6 +326,31 @@ static int flush_deferred(struct walker *w, struct worker *t, struct dnode *d, b
 }
 
 /*
+ * dpkg unpacks a new version beside the old one as NAME.dpkg-new, and keeps
+ * the old one as NAME.dpkg-tmp, until it renames them: not a file of the
+ * system yet, or no more.  Skipped only when root owns it and its directory,
+ * and nobody else can write there, so that nobody else can hide a file by
+ * its name.
+ */
+static bool dpkg_temporary(const struct dnode *d, const char *name)
+{
+	static const char *const suffixes[] = { ".dpkg-new", ".dpkg-tmp" };
+	size_t n = strlen(name);
+	struct statx stx;
+	struct stat dir;
+	bool named = false;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(suffixes) && !named; i++) {
+		size_t k = strlen(suffixes[i]);
+		named = n > k && s2c_streq(name + n - k, suffixes[i]);
+	}
+	if (!named || statx(d->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_UID,
+			    &stx) < 0 || stx.stx_uid != 0)
+		return false;
+	return fstat(d->fd, &dir) == 0 && dir.st_uid == 0 && !(dir.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
  * A regular file, or an entry of unknown type.  One minimal statx decides;
  * the caps xattr is read only for executables.
  */
@@ -338,7 +364,10 @@ static int found_file(struct walker *w, struct worker *t, struct dnode *d, const
 
 	if (statx(d->fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_MODE, &stx) < 0) {
-		report(w, d->path, name, -errno, "cannot stat");
+		/* Gone since getdents64 listed it (a package manager at work): nothing to
+		 * report, as find -ignore_readdir_race does. */
+		if (errno != ENOENT)
+			report(w, d->path, name, -errno, "cannot stat");
 		return 0;
 	}
 	if (S_ISDIR(stx.stx_mode))
@@ -348,6 +377,8 @@ static int found_file(struct walker *w, struct worker *t, struct dnode *d, const
 	want_caps = force_caps || (w->o->flags & WALK_ALL_CAPS) || (stx.stx_mode & 0111);
 	if (want_caps) {
 		caps_len = fcaps_read_at(d->fd, name, caps, sizeof(caps));
+		if (caps_len == -ENOENT)
+			return 0;       /* gone meanwhile */
 		if (caps_len == -EOPNOTSUPP)
 			caps_len = -ENODATA;
 		else if (caps_len < 0 && caps_len != -ENODATA && caps_len != -ERANGE) {
@@ -356,6 +387,8 @@ static int found_file(struct walker *w, struct worker *t, struct dnode *d, const
 		}
 	}
 	if (!(stx.stx_mode & (S_ISUID | S_ISGID)) && caps_len == -ENODATA)
+		return 0;
+	if (dpkg_temporary(d, name))
 		return 0;
 	if (t && t->deferring)
 		return defer(t, name, caps, caps_len);
@@ -375,9 +408,10 @@ static int open_dir(struct walker *w, struct dnode *d)
 	dnode_unref(parent);
 	if (fd < 0) {
 		int e = errno;
-		report(w, d->path, NULL, -e,
-		       e == ELOOP || e == ENOTDIR ? "directory replaced during the scan, skipping"
-						  : "cannot open directory");
+		/* Gone since its parent was read: nothing below it to report. */
+		if (e != ENOENT)
+			report(w, d->path, NULL, -e, e == ELOOP || e == ENOTDIR ?
+			       "directory replaced during the scan, skipping" : "cannot open directory");
 		return -1;
 	}
 	d->fd = fd;

@@ -288,8 +288,91 @@ def test_full_stdout(ctx):
     ctx.check("stdout full message", b"cannot write" in p.stderr, f"{p.stderr!r}")
 
 
+def churn(top, stop, seed):
+    """What a package manager does while a scan runs: in @top, set-ID files unpacked as
+    NAME.dpkg-new and renamed over NAME, the old kept as NAME.dpkg-tmp and removed,
+    directories made and removed, until @stop is set."""
+    import random
+    rnd = random.Random(seed)
+    n = 0
+    while not stop.is_set():
+        d = os.path.join(top, f"pkg{rnd.randrange(8)}")
+        os.makedirs(d, exist_ok=True)
+        for i in range(200):
+            name = os.path.join(d, f"prog{i}")
+            try:
+                fd = os.open(name + ".dpkg-new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o755)
+                os.write(fd, b"\x7fELF" + bytes(60))
+                os.fchmod(fd, 0o4755)
+                os.close(fd)
+                if os.path.exists(name):
+                    os.link(name, name + ".dpkg-tmp")
+                os.rename(name + ".dpkg-new", name)
+                if os.path.exists(name + ".dpkg-tmp"):
+                    os.unlink(name + ".dpkg-tmp")
+                if rnd.random() < 0.3:
+                    os.unlink(name)
+            except OSError:
+                pass
+        n += 1
+        if rnd.random() < 0.2:
+            subprocess.run(["rm", "-rf", d], check=False)
+
+
+def test_package_manager_races(ctx):
+    """Entries that vanish between getdents64 and the look at them (a package manager
+    unpacking meanwhile) are skipped quietly: no warning, the scan complete; dpkg's
+    temporary names of root's files in root's directories are not findings."""
+    import threading
+    root = ctx.tree("races")
+    top = os.path.join(root, "usr", "lib")
+    os.makedirs(top)
+    for seed in (1, 2, 3):
+        stop = threading.Event()
+        t = threading.Thread(target=churn, args=(top, stop, seed))
+        t.start()
+        try:
+            for i in range(6):
+                rc, out, err = ctx.run(["scan", "--root", root, "--threads", "4", "--format",
+                                        "json"])
+                doc = json.loads(out) if rc in (0, 1) else {}
+                ctx.check(f"races {seed}.{i}: scan complete, quiet", rc in (0, 1) and
+                          doc.get("complete") is True and b"warning" not in err and
+                          b"cannot" not in err, f"exit {rc} {err[-400:]!r}")
+                if is_root():
+                    names = [f["path"] for f in doc.get("files", [])]
+                    ctx.check(f"races {seed}.{i}: no dpkg temporary names",
+                              not any(n.endswith((".dpkg-new", ".dpkg-tmp")) for n in names),
+                              f"{[n for n in names if 'dpkg-' in n][:5]}")
+        finally:
+            stop.set()
+            t.join()
+    rc, out, err = ctx.run(["plan", "--root", root])
+    ctx.check("races: plan afterwards", rc == 0, f"exit {rc} {err[-300:]!r}")
+
+
+def test_dpkg_temporary_names(ctx):
+    """NAME.dpkg-new and NAME.dpkg-tmp are left out only when root owns them and their
+    directory and nobody else can write there: anyone else's file of that name, or one in
+    a directory others can write, is reported as any other."""
+    if not is_root():
+        return SKIP
+    root = ctx.tree("dpkgtmp")
+    for rel in ("usr/bin/ping.dpkg-new", "usr/bin/su.dpkg-tmp", "usr/bin/mount.dpkg-old",
+                "tmp/evil.dpkg-new", "usr/sbin/user.dpkg-new"):
+        mkfile(root, rel, 0o4755)
+    os.chmod(os.path.join(root, "tmp"), 0o1777)
+    os.chown(os.path.join(root, "usr/sbin/user.dpkg-new"), 65534, 65534)
+    os.chmod(os.path.join(root, "usr/sbin/user.dpkg-new"), 0o4755)
+    rc, out, err = ctx.run(["scan", "--root", root, "--format", "json"])
+    names = sorted(f["path"] for f in json.loads(out)["files"])
+    ctx.check("dpkg temporary names", names == ["/tmp/evil.dpkg-new", "/usr/bin/mount.dpkg-old",
+                                                 "/usr/sbin/user.dpkg-new"], f"{names}")
+
+
 TESTS = [test_perms, test_links, test_names, test_caps, test_same_as_find_and_getcap,
-         test_errors, test_incomplete, test_exit_status, test_output_file, test_full_stdout]
+         test_errors, test_incomplete, test_exit_status, test_output_file, test_full_stdout,
+         test_package_manager_races, test_dpkg_temporary_names]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
