@@ -17,7 +17,9 @@
  *           trust.[ch] (root-owned, not writable by others: the one test),
  *           tri.h (three-valued logic), dirlist.[ch] (sorted glob listing),
  *           jsonout.[ch] (UTF-8-safe JSON strings), statedir.[ch] (the root-only
- *           state directory, its subdirectories and its one lock)
+ *           state directory, its subdirectories and its one lock), strhash.[ch]
+ *           (keyed hash of the tables filled from untrusted names), hashindex.[ch]
+ *           (an array's elements by hash)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
@@ -130,6 +132,7 @@
  *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
  *            report/targetout: package and image parts of the reports, identity;
  *            report/fleet: many audit reports joined, majority and drift;
+ *            report/fleetmodel: what the model says: drift, versions, states;
  *            report/fleetout: the fleet report in every format)
  * cli/      main      this file: dispatch table, privilege narrowing, exit codes
  *           interrupt signals: what a run registered is removed, changing verbs stop

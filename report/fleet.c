@@ -18,6 +18,7 @@
 #include "fleet.h"
 #include "fleetmodel.h"
 #include "jsonout.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -90,6 +91,9 @@ struct fleet *fleet_free(struct fleet *f)
 	strv_freen(f->reports, f->n_reports);
 	strv_freen(f->notes, f->n_notes);
 	json_object_put(f->waivers);
+	hashindex_release(&f->by_path);
+	hashindex_release(&f->by_target);
+	free(f->touched);
 	free(f);
 	return NULL;
 }
@@ -161,33 +165,58 @@ static int read_complete(struct json_object *o, struct ftarget *t)
 	return r;
 }
 
+/* Room for one more of the @n elements of @size at *@v, grown by half at a time. */
+static int room(void **v, size_t n, size_t *alloc, size_t size)
+{
+	size_t want = *alloc ? *alloc + *alloc / 2 : 16;
+	void *bigger;
+
+	if (n < *alloc)
+		return 0;
+	bigger = reallocarray(*v, want, size);
+	if (!bigger)
+		return -ENOMEM;
+	*v = bigger;
+	*alloc = want;
+	return 0;
+}
+
 static int add_target(struct fleet *f, struct ftarget *t, size_t *ret)
 {
-	struct ftarget *v = realloc(f->t, (f->n_t + 1) * sizeof(*v));
-
-	if (!v)
+	if (room((void **)&f->t, f->n_t, &f->alloc_t, sizeof(*f->t)) < 0)
 		return -ENOMEM;
-	f->t = v;
-	v[f->n_t] = *t;
+	f->t[f->n_t] = *t;
 	*ret = f->n_t++;
 	return 0;
 }
 
+struct lookup {
+	const struct fleet *f;
+	const char *path;
+};
+
+static bool same_path(size_t pos, const void *userdata)
+{
+	const struct lookup *l = userdata;
+
+	return pos < l->f->n_p && s2c_streq(l->f->p[pos].path, l->path);
+}
+
 static struct fprog *prog_get(struct fleet *f, const char *path)
 {
-	struct fprog *v;
+	uint64_t h = strhash(path);
+	size_t i = hashindex_find(&f->by_path, h, same_path, &(struct lookup){ f, path });
 
-	for (size_t i = 0; i < f->n_p; i++)
-		if (s2c_streq(f->p[i].path, path))
-			return &f->p[i];
-	v = realloc(f->p, (f->n_p + 1) * sizeof(*v));
-	if (!v)
+	if (i != SIZE_MAX)
+		return &f->p[i];
+	if (room((void **)&f->p, f->n_p, &f->alloc_p, sizeof(*f->p)) < 0)
 		return NULL;
-	f->p = v;
-	v[f->n_p] = (struct fprog){ .path = strdup(path) };
-	if (!v[f->n_p].path)
+	f->p[f->n_p] = (struct fprog){ .path = strdup(path) };
+	if (!f->p[f->n_p].path || hashindex_add(&f->by_path, h, f->n_p) < 0) {
+		free(f->p[f->n_p].path);
 		return NULL;
-	return &v[f->n_p++];
+	}
+	return &f->p[f->n_p++];
 }
 
 static unsigned finding_bits(struct json_object *ids)
@@ -237,15 +266,12 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 static int prog_add(struct fleet *f, const char *path, const struct fstate *s)
 {
 	struct fprog *p = prog_get(f, path);
-	struct fstate *v;
 
-	if (!p)
+	if (!p || room((void **)&p->v, p->n, &p->alloc, sizeof(*p->v)) < 0 ||
+	    room((void **)&f->touched, f->n_touched, &f->alloc_touched, sizeof(*f->touched)) < 0)
 		return -ENOMEM;
-	v = realloc(p->v, (p->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->v = v;
-	v[p->n++] = *s;
+	f->touched[f->n_touched++] = (size_t)(p - f->p);
+	p->v[p->n++] = *s;
 	f->t[s->target].files++;
 	return 0;
 }
@@ -397,16 +423,22 @@ int fleet_unread(struct fleet *f, const char *note)
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
 			 struct s2c_error *err);
 
-/* Undo everything a failed fleet_add_one() added: the fleet is as before. */
-static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_notes, size_t n_p,
-		     const size_t *n_states)
+/*
+ * Undo everything a failed fleet_add_one() added: the fleet is as before.  The
+ * states it added are those of its own targets (@n_t on), on the programs it
+ * touched; the cost is what it added, not the size of the fleet.
+ */
+static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_notes, size_t n_p)
 {
-	for (size_t i = 0; i < f->n_p; i++) {
-		if (i < n_p)
-			prog_truncate(&f->p[i], n_states[i]);
-		else
-			prog_release(&f->p[i]);
+	for (size_t k = 0; k < f->n_touched; k++) {
+		struct fprog *p = &f->p[f->touched[k]];
+		size_t keep = p->n;
+		while (keep > 0 && p->v[keep - 1].target >= n_t)
+			keep--;
+		prog_truncate(p, keep);
 	}
+	for (size_t i = n_p; i < f->n_p; i++)
+		prog_release(&f->p[i]);
 	f->n_p = n_p;
 	for (size_t i = n_t; i < f->n_t; i++)
 		ftarget_release(&f->t[i]);
@@ -417,17 +449,13 @@ static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_not
 
 int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err)
 {
-	_cleanup_free_ size_t *n_states = calloc(f->n_p + 1, sizeof(*n_states));
 	size_t n_t = f->n_t, n_reports = f->n_reports, n_p = f->n_p, n_notes = f->n_notes;
 	int r;
 
-	if (!n_states)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->n_p; i++)
-		n_states[i] = f->p[i].n;
+	f->n_touched = 0;
 	r = fleet_add_one(f, source, doc, err);
 	if (r < 0)
-		rollback(f, n_t, n_reports, n_notes, n_p, n_states);
+		rollback(f, n_t, n_reports, n_notes, n_p);
 	return r;
 }
 
@@ -590,22 +618,48 @@ static int add_files(struct fleet *f, const char *source, struct json_object *fi
 	return 0;
 }
 
-/* The same target twice (a host audited twice, a package in two shards): keep both. */
+static uint64_t target_hash(const struct ftarget *t)
+{
+	uint64_t h = strhash(t->kind) ^ strhash(t->name) * 0x9e3779b97f4a7c15ULL;
+
+	return t->machine_id ? h ^ strhash(t->machine_id) * 0xc2b2ae3d27d4eb4fULL : h;
+}
+
+struct target_lookup {
+	const struct fleet *f;
+	const struct ftarget *t;
+	size_t before;          /* only targets of earlier reports */
+};
+
+static bool same_target_at(size_t pos, const void *userdata)
+{
+	const struct target_lookup *l = userdata;
+
+	return pos < l->before && same_target(&l->f->t[pos], l->t);
+}
+
+/*
+ * The same target twice (a host audited twice, a package in two shards): keep
+ * both, with a note naming the report that had it first.
+ */
 static int note_duplicates(struct fleet *f, size_t first)
 {
 	int r;
 
+	for (size_t i = first; i < f->n_t; i++) {
+		struct target_lookup l = { f, &f->t[i], first };
+		size_t j = hashindex_find(&f->by_target, target_hash(&f->t[i]), same_target_at, &l);
+		if (j == SIZE_MAX)
+			continue;
+		r = strv_push(&f->notes, &f->n_notes,
+			      strdup_printf("'%s' is in '%s' and in '%s'; both are counted",
+					    f->t[i].name, f->t[j].source, f->t[i].source));
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = first; i < f->n_t; i++)
-		for (size_t j = 0; j < first; j++)
-			if (same_target(&f->t[i], &f->t[j])) {
-				r = strv_push(&f->notes, &f->n_notes,
-					      strdup_printf("'%s' is in '%s' and in '%s'; both are "
-							    "counted", f->t[i].name, f->t[j].source,
-							    f->t[i].source));
-				if (r < 0)
-					return r;
-				break;
-			}
+		if (hashindex_add(&f->by_target, target_hash(&f->t[i]), i) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -732,31 +786,60 @@ static int name_apart(struct fleet *f)
 	return 0;
 }
 
+/* States by key, then by position: equal states next to each other, each run in order. */
+static int cmp_state(const void *a, const void *b, void *userdata)
+{
+	const struct fprog *p = userdata;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(p->v[x].key, p->v[y].key);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The majority of @p: the most targets, a tie to the smaller state, its first target. */
+static int majority(struct fprog *p, size_t **order, size_t *alloc)
+{
+	size_t best = 0, best_n = 0;
+
+	if (p->n > *alloc) {
+		size_t *bigger = reallocarray(*order, p->n, sizeof(**order));
+		if (!bigger)
+			return -ENOMEM;
+		*order = bigger;
+		*alloc = p->n;
+	}
+	for (size_t k = 0; k < p->n; k++)
+		(*order)[k] = k;
+	qsort_r(*order, p->n, sizeof(**order), cmp_state, p);
+	for (size_t k = 0, run; k < p->n; k += run) {
+		for (run = 1; k + run < p->n && s2c_streq(p->v[(*order)[k]].key,
+							   p->v[(*order)[k + run]].key); run++)
+			;
+		if (run > best_n) {
+			best_n = run;
+			best = (*order)[k];
+		}
+	}
+	p->major = best;
+	p->n_major = best_n;
+	return 0;
+}
+
 int fleet_finish(struct fleet *f)
 {
+	_cleanup_free_ size_t *order = NULL;
+	size_t alloc = 0;
 	int r = name_apart(f);
 
 	if (r < 0)
 		return r;
 	if (f->n_p)
 		qsort(f->p, f->n_p, sizeof(*f->p), cmp_prog);
-	for (size_t i = 0; i < f->n_p; i++) {
-		struct fprog *p = &f->p[i];
-		p->major = 0;
-		p->n_major = 0;
-		for (size_t a = 0; a < p->n; a++) {
-			size_t n = 0;
-			for (size_t b = 0; b < p->n; b++)
-				n += s2c_streq(p->v[a].key, p->v[b].key);
-			/* Most targets win; a tie goes to the smaller state, so the result is stable. */
-			if (n > p->n_major ||
-			    (n == p->n_major && strcmp(p->v[a].key, p->v[p->major].key) < 0)) {
-				p->major = a;
-				p->n_major = n;
-			}
-		}
-	}
-	return 0;
+	/* Sorted, the positions changed: the index by path is of no use any more. */
+	hashindex_release(&f->by_path);
+	for (size_t i = 0; i < f->n_p && r == 0; i++)
+		r = majority(&f->p[i], &order, &alloc);
+	return r;
 }
 
 int fleet_drift(const struct fleet *f)
@@ -765,58 +848,6 @@ int fleet_drift(const struct fleet *f)
 		if (f->p[i].n_major != f->p[i].n)
 			return 1;
 	return 0;
-}
-
-bool fprog_drifts(const struct fprog *p, size_t k)
-{
-	return !s2c_streq(p->v[k].key, p->v[p->major].key);
-}
-
-/* "migrate, 4755 root:root, caps - -> cap_net_raw=p" */
-char *fstate_text(const struct fstate *s)
-{
-	return strdup_printf("%s, %s %s:%s, caps %s -> %s", s->state ? s->state : s->verdict,
-			     s->mode,
-			     s->owner ? s->owner : "?", s->group ? s->group : "?",
-			     s->caps ? s->caps : "-", s->caps_after ? s->caps_after : "-");
-}
-
-/* Package versions of @p: "iputils-ping 3:20221126 (2)"; NULL-terminated, owned. */
-char **fprog_versions(const struct fprog *p)
-{
-	char **v = calloc(p->n + 1, sizeof(*v));
-	size_t *count = calloc(p->n + 1, sizeof(*count));
-	size_t n = 0;
-
-	if (!v || !count) {
-		free(v);
-		free(count);
-		return NULL;
-	}
-	for (size_t k = 0; k < p->n; k++) {
-		_cleanup_free_ char *name = NULL;
-		size_t j;
-		if (!p->v[k].package)
-			continue;
-		name = p->v[k].version ? strdup_printf("%s %s", p->v[k].package, p->v[k].version)
-				       : strdup(p->v[k].package);
-		if (!name)
-			continue;
-		for (j = 0; j < n && !s2c_streq(v[j], name); j++)
-			;
-		if (j == n)
-			v[n++] = TAKE_PTR(name);
-		count[j]++;
-	}
-	for (size_t j = 0; j < n; j++) {
-		char *with = strdup_printf("%s (%zu)", v[j], count[j]);
-		if (with) {
-			free(v[j]);
-			v[j] = with;
-		}
-	}
-	free(count);
-	return v;
 }
 
 size_t fleet_targets_incomplete(const struct fleet *f)
@@ -880,13 +911,4 @@ char *fleet_incomplete_text(const struct fleet *f)
 	if (!reports || !targets)
 		return NULL;
 	return strdup_printf("%s%s%s", reports, *reports && *targets ? ", " : "", targets);
-}
-
-size_t fleet_targets_read(const struct fleet *f)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->n_t; i++)
-		n += !f->t[i].error;
-	return n;
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hashindex.h"
+
 struct json_object;
 
 /* Most drifting targets listed per program in text, Markdown and HTML (JSON has them all). */
@@ -49,16 +51,20 @@ struct fstate {
 struct fprog {
 	char *path;
 	struct fstate *v;
-	size_t n;
+	size_t n, alloc;
 	size_t major;           /* index in v of a state of the majority */
 	size_t n_major;         /* how many agree with it */
 };
 
 struct fleet {
 	struct ftarget *t;
-	size_t n_t;
+	size_t n_t, alloc_t;
 	struct fprog *p;
-	size_t n_p;
+	size_t n_p, alloc_p;
+	struct hashindex by_path;   /* programs by path (positions past n_p may linger) */
+	struct hashindex by_target; /* targets by kind, name and machine id (likewise past n_t) */
+	size_t *touched;            /* programs the report being added gave a state */
+	size_t n_touched, alloc_touched;
 	char **reports;         /* sources */
 	size_t n_reports;
 	char **notes;
