@@ -165,10 +165,13 @@ static int read_complete(struct json_object *o, struct ftarget *t)
 	return r;
 }
 
-/* Room for one more of the @n elements of @size at *@v, grown by half at a time. */
+/*
+ * Room for one more of the @n elements of @size at *@v, grown by half at a
+ * time from one: most programs of a fleet have few states, many have one.
+ */
 static int room(void **v, size_t n, size_t *alloc, size_t size)
 {
-	size_t want = *alloc ? *alloc + *alloc / 2 : 16;
+	size_t want = *alloc + *alloc / 2 + 1;
 	void *bigger;
 
 	if (n < *alloc)
