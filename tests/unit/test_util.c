@@ -11,6 +11,8 @@
 #include "dirlist.h"
 #include "error.h"
 #include "fixture.h"
+#include "hashindex.h"
+#include "strhash.h"
 #include "suites.h"
 #include "tri.h"
 #include "trust.h"
@@ -375,6 +377,55 @@ START_TEST(test_closest)
 }
 END_TEST
 
+/* SipHash-1-3 is SipHash with one compression and three finalisation rounds; the key matters. */
+START_TEST(test_strhash)
+{
+	static const uint64_t k0[2] = { 0, 0 }, k1[2] = { 1, 0 };
+	char a[] = "/usr/bin/ping";
+
+	ck_assert_uint_ne(siphash13(a, strlen(a), k0), siphash13(a, strlen(a), k1));
+	ck_assert_uint_eq(siphash13(a, strlen(a), k0), siphash13(a, strlen(a), k0));
+	ck_assert_uint_eq(strhash(a), strhash_n(a, strlen(a)));
+	ck_assert_uint_ne(strhash("a"), strhash("b"));
+	/* component by component: "/a/b" is two steps from the root, not "ab" */
+	ck_assert_uint_ne(strhash_step(strhash_step(STRHASH_ROOT, "a", 1), "b", 1),
+			  strhash_step(STRHASH_ROOT, "ab", 2));
+}
+END_TEST
+
+static const char *const idx_keys[] = { "a", "b", "c", "a", "d" };
+
+static bool idx_same(size_t pos, const void *userdata)
+{
+	const char *const *want = userdata;
+
+	return pos < 4 && s2c_streq(idx_keys[pos], *want);
+}
+
+START_TEST(test_hashindex)
+{
+	struct hashindex x = { 0 };
+	const char *key;
+
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_int_eq(hashindex_add(&x, strhash(idx_keys[i]), i), 0);
+	/* many more, so that the table grows and runs wrap around */
+	for (size_t i = 0; i < 5000; i++)
+		ck_assert_int_eq(hashindex_add(&x, i * 0x9e3779b97f4a7c15ULL, 100 + i), 0);
+	key = "a";
+	ck_assert_uint_eq(hashindex_find(&x, strhash(key), idx_same, &key), 0);
+	key = "c";
+	ck_assert_uint_eq(hashindex_find(&x, strhash(key), idx_same, &key), 2);
+	/* position 4 is past what idx_same accepts: dropped from the array */
+	key = "d";
+	ck_assert_uint_eq(hashindex_find(&x, strhash(key), idx_same, &key), SIZE_MAX);
+	key = "e";
+	ck_assert_uint_eq(hashindex_find(&x, strhash(key), idx_same, &key), SIZE_MAX);
+	hashindex_release(&x);
+	ck_assert_uint_eq(hashindex_find(&x, strhash(key), idx_same, &key), SIZE_MAX);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -394,6 +445,8 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_tri);
 	tcase_add_test(tc, test_dirlist);
 	tcase_add_test(tc, test_unescape_octal);
+	tcase_add_test(tc, test_strhash);
+	tcase_add_test(tc, test_hashindex);
 	tcase_add_test(tc, test_read_all);
 	tcase_add_test(tc, test_closest);
 	suite_add_tcase(s, tc);
