@@ -19,7 +19,8 @@
  *           jsonout.[ch] (UTF-8-safe JSON strings), statedir.[ch] (the root-only
  *           state directory, its subdirectories and its one lock), strhash.[ch]
  *           (keyed hash of the tables filled from untrusted names), hashindex.[ch]
- *           (an array's elements by hash)
+ *           (an array's elements by hash), rmtree.[ch] (a tree removed, no link
+ *           followed)
  * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
  *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
  *           mounts    /proc/self/mountinfo, pseudo filesystems
