@@ -17,6 +17,7 @@
 #include "jsonout.h"
 #include "lint.h"
 #include "override.h"
+#include "util.h"
 #include "common.h"
 
 static const char intro[] =
@@ -31,11 +32,6 @@ static const char intro[] =
 	"                         overrides of their verdicts\n";
 
 static const char *const formats[] = { "text", "json", NULL };
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static int lint(int argc, char **argv)
 {
@@ -86,7 +82,7 @@ static int lint(int argc, char **argv)
 	}
 	/* in file and path order, whichever check found them */
 	if (problems.n)
-		qsort(problems.v, problems.n, sizeof(*problems.v), cmp_str);
+		qsort(problems.v, problems.n, sizeof(*problems.v), strv_cmp);
 	for (size_t i = 0; i < problems.n; i++)
 		log_error("%s", problems.v[i]);
 	if (problems.n) {

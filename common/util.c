@@ -338,6 +338,11 @@ int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len)
 	return 0;
 }
 
+int strv_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int strv_push(char ***v, size_t *n, char *s)
 {
 	char **nv;

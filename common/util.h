@@ -109,6 +109,9 @@ int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len);
  */
 int strv_push(char ***v, size_t *n, char *s);
 
+/** qsort() comparison of two elements of an array of strings (char *), by strcmp(). */
+int strv_cmp(const void *a, const void *b);
+
 /**
  * The edit distance between @a and @b (insertions, deletions, substitutions,
  * and two neighbours swapped, each one edit: optimal string alignment), for

@@ -8,23 +8,15 @@
 #include "fcaps.h"
 #include "jsonout.h"
 #include "observed.h"
+#include "strtable.h"
 #include "util.h"
 #include "common.h"
 
 static const char *const mechanism_names[_LEARN_MECHANISM_MAX] = { "bpf", "ptrace" };
 
-const char *learn_mechanism_name(enum learn_mechanism m)
-{
-	return m >= 0 && m < _LEARN_MECHANISM_MAX ? mechanism_names[m] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(learn_mechanism_name, enum learn_mechanism, mechanism_names, "invalid")
 
-int learn_mechanism_from_name(const char *s)
-{
-	for (int i = 0; i < _LEARN_MECHANISM_MAX; i++)
-		if (s2c_streq(s, mechanism_names[i]))
-			return i;
-	return -EINVAL;
-}
+DEFINE_STRING_TABLE_FROM_NAME(learn_mechanism_from_name, int, mechanism_names)
 
 /* --- the model ------------------------------------------------------------------------- */
 

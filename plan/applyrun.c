@@ -13,6 +13,7 @@
 #include "applyrun.h"
 #include "fileid.h"
 #include "statedir.h"
+#include "strtable.h"
 #include "util.h"
 
 static const char *const event_names[_APPLY_EVENT_MAX] = {
@@ -25,10 +26,7 @@ static const char *const event_ids[_APPLY_EVENT_MAX] = {
 	"not-restored", "recovered",
 };
 
-const char *apply_event_name(enum apply_event e)
-{
-	return e < _APPLY_EVENT_MAX ? event_names[e] : "?";
-}
+DEFINE_STRING_TABLE_TO_NAME(apply_event_name, enum apply_event, event_names, "?")
 
 const char *apply_event_id(enum apply_event e)
 {

@@ -14,24 +14,16 @@
 #include "emitdeb.h"
 #include "jsonout.h"
 #include "plan.h"
+#include "strtable.h"
 #include "util.h"
 #include "common.h"
 
 static const char *const format_names[_EMIT_MAX] = { "json", "sh", "rpm", "deb",
 						     "permissions", "deb-postrm" };
 
-const char *emit_format_name(enum emit_format f)
-{
-	return f >= 0 && f < _EMIT_MAX ? format_names[f] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(emit_format_name, enum emit_format, format_names, "invalid")
 
-enum emit_format emit_format_from_name(const char *s)
-{
-	for (int f = 0; f < _EMIT_MAX; f++)
-		if (s2c_streq(format_names[f], s))
-			return f;
-	return _EMIT_INVALID;
-}
+DEFINE_STRING_TABLE_FROM_NAME(emit_format_from_name, enum emit_format, format_names)
 
 /* --- sh -------------------------------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 #include "journal.h"
 #include "jsonout.h"
 #include "jsonread.h"
+#include "strtable.h"
 #include "util.h"
 #include "trust.h"
 #include "common.h"
@@ -26,10 +27,7 @@ static const char *const outcome_names[_JOURNAL_OUTCOME_MAX] = {
 	"pending", "applied", "skipped", "failed", "rolled-back",
 };
 
-const char *journal_outcome_name(enum journal_outcome o)
-{
-	return o >= 0 && o < _JOURNAL_OUTCOME_MAX ? outcome_names[o] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(journal_outcome_name, enum journal_outcome, outcome_names, "invalid")
 
 struct journal *journal_free(struct journal *j)
 {

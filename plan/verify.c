@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "state.h"
 #include "statedir.h"
+#include "strtable.h"
 #include "util.h"
 #include "verify.h"
 #include "common.h"
@@ -22,10 +23,7 @@ static const char *const kind_names[_DRIFT_KIND_MAX] = {
 	"none", "gone", "state", "updated", "tampered", "unverified",
 };
 
-const char *drift_kind_name(enum drift_kind k)
-{
-	return k < _DRIFT_KIND_MAX ? kind_names[k] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(drift_kind_name, enum drift_kind, kind_names, "invalid")
 
 /* How to repair what no --fix repairs. */
 static const char repair_fix[] = "'suid2cap verify --fix' repairs it";

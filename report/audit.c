@@ -12,6 +12,7 @@
 #include "facts.h"
 #include "host.h"
 #include "fcaps.h"
+#include "strtable.h"
 #include "util.h"
 #include "waiver.h"
 #include "common.h"
@@ -83,12 +84,9 @@ const struct audit_finding_info *audit_finding_info(enum audit_finding f)
 	return &findings[f];
 }
 
-const char *audit_level_name(enum audit_level l)
-{
-	static const char *const names[] = { "note", "warning", "error" };
+static const char *const level_names[_AUDIT_LEVEL_MAX] = { "note", "warning", "error" };
 
-	return l >= 0 && l < _AUDIT_LEVEL_MAX ? names[l] : "note";
-}
+DEFINE_STRING_TABLE_TO_NAME(audit_level_name, enum audit_level, level_names, "note")
 
 static const char *const state_names[_AUDIT_STATE_MAX] = {
 	[AUDIT_STATE_MIGRATE] = "migrate",
@@ -126,15 +124,9 @@ enum audit_state audit_state(const struct decision *d)
 	}
 }
 
-const char *audit_state_name(enum audit_state s)
-{
-	return s >= 0 && s < _AUDIT_STATE_MAX ? state_names[s] : "review";
-}
+DEFINE_STRING_TABLE_TO_NAME(audit_state_name, enum audit_state, state_names, "review")
 
-const char *audit_state_title(enum audit_state s)
-{
-	return s >= 0 && s < _AUDIT_STATE_MAX ? state_titles[s] : "";
-}
+DEFINE_STRING_TABLE_TO_NAME(audit_state_title, enum audit_state, state_titles, "")
 
 const char *audit_state_color(enum audit_state s)
 {
@@ -323,12 +315,11 @@ unsigned audit_waived(const struct audit *a, const struct decision *d)
 	return waived;
 }
 
-const char *audit_waiver_status_name(enum audit_waiver_status s)
-{
-	static const char *const names[] = { "used", "stale", "expired" };
+static const char *const waiver_status_names[_AUDIT_WAIVER_STATUS_MAX] = { "used", "stale",
+									 "expired" };
 
-	return s >= 0 && s < _AUDIT_WAIVER_STATUS_MAX ? names[s] : "stale";
-}
+DEFINE_STRING_TABLE_TO_NAME(audit_waiver_status_name, enum audit_waiver_status,
+			    waiver_status_names, "stale")
 
 enum audit_waiver_status audit_waiver_status(const struct audit *a, const struct waiver *w,
 					     size_t *ret_findings)

@@ -8,34 +8,18 @@
 #include "captable.h"
 #include "fcaps.h"
 #include "jsonread.h"
+#include "strtable.h"
 #include "common.h"
 
 static const char *const risk_names[_RISK_MAX] = { "none", "low", "dangerous", "root" };
 static const char *const strength_names[_STRENGTH_MAX] = { "weak", "medium", "strong" };
 static const char *const kind_names[_EVIDENCE_KIND_MAX] = { "needs", "aware", "unknown", "drops" };
 
-const char *risk_name(enum risk r)
-{
-	return r >= 0 && r < _RISK_MAX ? risk_names[r] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(risk_name, enum risk, risk_names, "invalid")
 
-const char *strength_name(enum strength s)
-{
-	return s >= 0 && s < _STRENGTH_MAX ? strength_names[s] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(strength_name, enum strength, strength_names, "invalid")
 
-static int lookup(const char *const *names, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s2c_streq(names[i], s))
-			return (int)i;
-	return -EINVAL;
-}
-
-enum risk risk_from_name(const char *s)
-{
-	return (enum risk)lookup(risk_names, _RISK_MAX, s);
-}
+DEFINE_STRING_TABLE_FROM_NAME(risk_from_name, enum risk, risk_names)
 
 /* A capability the table does not know (a newer kernel's) is taken as root-equivalent. */
 static enum risk cap_risk(const struct captable *t, unsigned i)
@@ -183,10 +167,10 @@ static int load_evidence(struct captable *t, struct json_object *arr, const stru
 			if (r < 0)
 				return r;
 		}
-		e->strength = (enum strength)lookup(strength_names, _STRENGTH_MAX, strength);
+		e->strength = (enum strength)strtable_index(strength_names, _STRENGTH_MAX, strength);
 		if ((int)e->strength < 0)
 			return jpath_error(&p, err, "unknown strength '%s'", strength);
-		e->kind = (enum evidence_kind)lookup(kind_names, _EVIDENCE_KIND_MAX, kind);
+		e->kind = (enum evidence_kind)strtable_index(kind_names, _EVIDENCE_KIND_MAX, kind);
 		if ((int)e->kind < 0)
 			return jpath_error(&p, err, "unknown kind '%s'", kind);
 		if (!e->symbols && !e->library)

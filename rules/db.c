@@ -17,6 +17,7 @@
 #include "override.h"
 #include "resolve.h"
 #include "ruleparse.h"
+#include "strtable.h"
 #include "util.h"
 #include "trust.h"
 #include "common.h"
@@ -26,18 +27,9 @@
 
 static const char *const verdict_names[_VERDICT_MAX] = { "migrate", "drop", "keep", "review" };
 
-const char *verdict_name(enum verdict v)
-{
-	return v >= 0 && v < _VERDICT_MAX ? verdict_names[v] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(verdict_name, enum verdict, verdict_names, "invalid")
 
-enum verdict verdict_from_name(const char *s)
-{
-	for (int i = 0; i < _VERDICT_MAX; i++)
-		if (s2c_streq(verdict_names[i], s))
-			return (enum verdict)i;
-	return _VERDICT_INVALID;
-}
+DEFINE_STRING_TABLE_FROM_NAME(verdict_from_name, enum verdict, verdict_names)
 
 struct rules_db *rules_db_free(struct rules_db *db)
 {

@@ -27,15 +27,13 @@
 #include "override.h"
 #include "pkgdb.h"
 #include "privcheck.h"
+#include "strtable.h"
 #include "util.h"
 #include "common.h"
 
 static const char *const confidence_names[_CONFIDENCE_MAX] = { "low", "medium", "high" };
 
-const char *confidence_name(enum confidence c)
-{
-	return c >= 0 && c < _CONFIDENCE_MAX ? confidence_names[c] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(confidence_name, enum confidence, confidence_names, "invalid")
 
 bool engine_is_interpreter(const char *path)
 {

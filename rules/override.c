@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "jsonread.h"
 #include "override.h"
+#include "ruleparse.h"
 #include "util.h"
 #include "common.h"
 
@@ -24,39 +25,6 @@ static int problem(struct rules_problems *collect, int r, struct s2c_error *err)
 	r = rules_problems_add(collect, err->msg);
 	s2c_error_clear(err);
 	return r;
-}
-
-static int parse_caps(struct json_object *o, const struct jpath *p, struct rule_override *ov,
-		      struct s2c_error *err)
-{
-	struct jpath kp = jpath_key(p, "caps");
-	struct s2c_error e = { 0 };
-	int r = jsonread_string(o, p, "caps", false, &ov->caps_text, err);
-
-	if (r < 0 || !ov->caps_text)
-		return r;
-	if (fcaps_from_text(ov->caps_text, &ov->caps, &e) < 0)
-		return jpath_error(&kp, err, "%s", e.msg);
-	if (!(ov->caps.permitted | ov->caps.inheritable))
-		return jpath_error(&kp, err, "empty capability set '%s'", ov->caps_text);
-	ov->has_caps = true;
-	return 0;
-}
-
-static int parse_verdict(struct json_object *o, const struct jpath *p, struct rule_override *ov,
-			 struct s2c_error *err)
-{
-	struct jpath vp = jpath_key(p, "verdict");
-	const char *s = NULL;
-	int r = jsonread_string(o, p, "verdict", true, &s, err);
-
-	if (r < 0)
-		return r;
-	ov->verdict = verdict_from_name(s);
-	if ((int)ov->verdict < 0 || ov->verdict == VERDICT_REVIEW)
-		return jpath_error(&vp, err, "unknown verdict '%s': an override decides keep, drop "
-				   "or migrate", s);
-	return 0;
 }
 
 /* One override object at @p. */
@@ -75,9 +43,9 @@ static int parse_one(struct json_object *o, const struct jpath *p, struct rule_o
 		r = jpath_error(&kp, err, "names no rule: give the id of the rule to override");
 	}
 	if (r == 0)
-		r = parse_verdict(o, p, ov, err);
+		r = ruleparse_verdict(o, p, false, &ov->verdict, err);
 	if (r == 0)
-		r = parse_caps(o, p, ov, err);
+		r = ruleparse_caps(o, p, "caps", &ov->caps_text, &ov->caps, &ov->has_caps, err);
 	if (r == 0 && ov->verdict == VERDICT_MIGRATE && !ov->has_caps)
 		r = jpath_error(p, err, "verdict 'migrate' needs 'caps'");
 	if (r == 0 && ov->verdict != VERDICT_MIGRATE && ov->has_caps)

@@ -12,14 +12,12 @@
 #include "pkgdb.h"
 #include "pkgdb-backend.h"
 #include "resolve.h"
+#include "strtable.h"
 #include "common.h"
 
 static const char *const format_names[_PKGDB_FORMAT_MAX] = { "dpkg", "rpm", "apk", "pacman" };
 
-const char *pkgdb_format_name(enum pkgdb_format f)
-{
-	return (unsigned)f < _PKGDB_FORMAT_MAX ? format_names[f] : "invalid";
-}
+DEFINE_STRING_TABLE_TO_NAME(pkgdb_format_name, enum pkgdb_format, format_names, "invalid")
 
 void pkgdb_entry_release(struct pkgdb_entry *e)
 {

@@ -71,9 +71,9 @@ static int parse_version(const char *s, unsigned v[3])
 	return 0;
 }
 
-static int parse_caps(struct json_object *o, const struct jpath *p, const char *key,
-		      const char **ret_text, struct fcaps *ret_caps, bool *ret_has,
-		      struct s2c_error *err)
+int ruleparse_caps(struct json_object *o, const struct jpath *p, const char *key,
+		   const char **ret_text, struct fcaps *ret_caps, bool *ret_has,
+		   struct s2c_error *err)
 {
 	const char *text = NULL;
 	struct s2c_error e = { 0 };
@@ -236,8 +236,8 @@ static int check_verdict_caps(const struct jpath *p, enum verdict v, bool has_ca
 	return 0;
 }
 
-static int parse_verdict(struct json_object *o, const struct jpath *p, enum verdict *ret,
-			 struct s2c_error *err)
+int ruleparse_verdict(struct json_object *o, const struct jpath *p, bool review,
+		      enum verdict *ret, struct s2c_error *err)
 {
 	const char *s = NULL;
 	int r = jsonread_string(o, p, "verdict", true, &s, err);
@@ -245,9 +245,11 @@ static int parse_verdict(struct json_object *o, const struct jpath *p, enum verd
 	if (r < 0)
 		return r;
 	*ret = verdict_from_name(s);
-	if ((int)*ret < 0) {
+	if ((int)*ret < 0 || (!review && *ret == VERDICT_REVIEW)) {
 		struct jpath vp = jpath_key(p, "verdict");
-		return jpath_error(&vp, err, "unknown verdict '%s': expected migrate, drop, keep or review", s);
+		return jpath_error(&vp, err, "unknown verdict '%s': %s", s, review ?
+				   "expected migrate, drop, keep or review" :
+				   "an override decides keep, drop or migrate");
 	}
 	return 0;
 }
@@ -294,12 +296,12 @@ static int parse_conditions(struct json_object *arr, const struct jpath *ap, str
 		if (r == 0)
 			r = parse_when(when, &wp, &c->when, err);
 		if (r == 0)
-			r = parse_verdict(o, &p, &c->verdict, err);
+			r = ruleparse_verdict(o, &p, true, &c->verdict, err);
 		if (r == 0)
-			r = parse_caps(o, &p, "caps", &c->caps_text, &c->caps, &c->has_caps, err);
+			r = ruleparse_caps(o, &p, "caps", &c->caps_text, &c->caps, &c->has_caps, err);
 		if (r == 0) {
 			const char *dummy = NULL;
-			r = parse_caps(o, &p, "needs", &dummy, &c->needs, &c->has_needs, err);
+			r = ruleparse_caps(o, &p, "needs", &dummy, &c->needs, &c->has_needs, err);
 		}
 		if (r == 0)
 			r = jsonread_string(o, &p, "reason", true, &c->reason, err);
@@ -516,12 +518,12 @@ static int parse_subject(struct json_object *o, const struct jpath *p, struct ru
 static int parse_decision(struct json_object *o, const struct jpath *p, struct rule *rule,
 			  struct s2c_error *err)
 {
-	int r = parse_verdict(o, p, &rule->verdict, err);
+	int r = ruleparse_verdict(o, p, true, &rule->verdict, err);
 
 	if (r == 0)
-		r = parse_caps(o, p, "caps", &rule->caps_text, &rule->caps, &rule->has_caps, err);
+		r = ruleparse_caps(o, p, "caps", &rule->caps_text, &rule->caps, &rule->has_caps, err);
 	if (r == 0)
-		r = parse_caps(o, p, "needs", &rule->needs_text, &rule->needs, &rule->has_needs, err);
+		r = ruleparse_caps(o, p, "needs", &rule->needs_text, &rule->needs, &rule->has_needs, err);
 	if (r == 0)
 		r = check_verdict_caps(p, rule->verdict, rule->has_caps, err);
 	if (r == 0)

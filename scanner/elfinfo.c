@@ -23,6 +23,7 @@
 #include "elfread.h"
 #include "elfstrings.h"
 #include "elfsym.h"
+#include "strtable.h"
 #include "util.h"
 #include "common.h"
 
@@ -320,13 +321,10 @@ int elfinfo_load_mem(const void *data, size_t size, const struct elfinfo_options
 	return load(&src, opts, ret, err);
 }
 
-const char *elfinfo_kind_name(enum elfinfo_kind k)
-{
-	static const char *const names[_ELFINFO_KIND_MAX] = {
-		[ELFINFO_ELF] = "elf",
-		[ELFINFO_SCRIPT] = "script",
-		[ELFINFO_OTHER] = "other",
-	};
+static const char *const kind_names[_ELFINFO_KIND_MAX] = {
+	[ELFINFO_ELF] = "elf",
+	[ELFINFO_SCRIPT] = "script",
+	[ELFINFO_OTHER] = "other",
+};
 
-	return k >= 0 && k < _ELFINFO_KIND_MAX ? names[k] : NULL;
-}
+DEFINE_STRING_TABLE_TO_NAME(elfinfo_kind_name, enum elfinfo_kind, kind_names, NULL)

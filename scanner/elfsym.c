@@ -191,11 +191,6 @@ static int cmp_rawsym(const void *a, const void *b)
 	return strcmp(x->version, y->version);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, struct elfinfo_symbol **ret,
 			size_t *ret_n)
 {
@@ -230,7 +225,7 @@ int elfsym_copy_exports(const char **raw, size_t n, char ***ret, size_t *ret_n)
 	if (!v)
 		return -ENOMEM;
 	if (n)
-		qsort(raw, n, sizeof(*raw), cmp_str);
+		qsort(raw, n, sizeof(*raw), strv_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (k && s2c_streq(v[k - 1], raw[i]))
 			continue;

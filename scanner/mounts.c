@@ -265,11 +265,6 @@ static int parse_line(char *line, struct mount_entry *e)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int build_targets(struct mounts *m)
 {
 	m->targets_sorted = calloc(m->n ? m->n : 1, sizeof(char *));
@@ -277,7 +272,7 @@ static int build_targets(struct mounts *m)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++)
 		m->targets_sorted[i] = m->v[i].target;
-	qsort(m->targets_sorted, m->n, sizeof(char *), cmp_str);
+	qsort(m->targets_sorted, m->n, sizeof(char *), strv_cmp);
 	m->n_targets = 0;
 	for (size_t i = 0; i < m->n; i++)
 		if (m->n_targets == 0 ||

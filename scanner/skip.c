@@ -14,6 +14,7 @@
 #include "mounts.h"
 #include "resolve.h"
 #include "skip.h"
+#include "strtable.h"
 #include "util.h"
 #include "common.h"
 
@@ -37,23 +38,11 @@ static const char *const reason_texts[_SKIP_REASON_MAX] = {
 	[SKIP_EXCLUDED] = "excluded",
 };
 
-const char *skip_reason_name(enum skip_reason r)
-{
-	return r >= 0 && r < _SKIP_REASON_MAX ? reason_names[r] : "?";
-}
+DEFINE_STRING_TABLE_TO_NAME(skip_reason_name, enum skip_reason, reason_names, "?")
 
-int skip_reason_from_name(const char *name)
-{
-	for (int i = 0; i < _SKIP_REASON_MAX; i++)
-		if (s2c_streq(name, reason_names[i]))
-			return i;
-	return -EINVAL;
-}
+DEFINE_STRING_TABLE_FROM_NAME(skip_reason_from_name, int, reason_names)
 
-const char *skip_reason_text(enum skip_reason r)
-{
-	return r >= 0 && r < _SKIP_REASON_MAX ? reason_texts[r] : "?";
-}
+DEFINE_STRING_TABLE_TO_NAME(skip_reason_text, enum skip_reason, reason_texts, "?")
 
 bool skip_reason_is_other_root(enum skip_reason r)
 {
