@@ -12,150 +12,24 @@
  * → elfinfo_load_fd(), decide_all() → engine_decide(), plan_build(),
  * emit_plan() / apply_run() (rollback_run()), journal_intent(), verify_entry().
  *
- * common/   macro.h, cleanup.h (_cleanup_, TAKE_PTR), banned.h, error.[ch]
- *           (struct s2c_error), util.[ch] (number parsing, UTF-8, escaping),
- *           trust.[ch] (root-owned, not writable by others: the one test),
- *           tri.h (three-valued logic), dirlist.[ch] (sorted glob listing),
- *           jsonout.[ch] (UTF-8-safe JSON strings), statedir.[ch] (the root-only
- *           state directory, its subdirectories and its one lock), strhash.[ch]
- *           (keyed hash of the tables filled from untrusted names), hashindex.[ch]
- *           (an array's elements by hash), rmtree.[ch] (a tree removed, no link
- *           followed)
- * scanner/  walk      parallel getdents64/statx walker over a LIFO queue
- *           resolve   openat2 RESOLVE_IN_ROOT|NO_SYMLINKS, O_NOFOLLOW fallback
- *           mounts    /proc/self/mountinfo, pseudo filesystems
- *           fcaps     security.capability v1/v2/v3 decode/encode, libcap text
- *           facts     per-candidate facts (identity, caps, mount, flags)
- *           idmap     uid/gid names (NSS on the host, passwd/group in images)
- *           skip      what a scan leaves out: other OS roots, container storage,
- *                     overlayfs layers, --exclude and the exclude file; not_scanned
- *           scan      one inventory: root, mounts, walk, facts, sorted
- *           capset    libcap wrapper: cleanup, cap_t to and from masks
- *           binary    a candidate's content: SHA-256 and ELF facts, checked fd
- *           elfinfo   ELF facts through libelf: kind, interpreter, .dynamic
- *           elfread   inside it: bytes, libelf handle and errors, header, sections
- *           elfsym    inside it: imported and exported symbols with versions
- *           elflibs   inside it: NEEDED libraries resolved beneath the root (ldpath)
- *           elfstrings  inside it: strings and versions in read-only data
- *           hash      SHA-256 of files, and the digests package databases record (OpenSSL)
- *           fileid    the one file identity and privilege state, one compare,
- *                     the state object of plans and results
- * rules/    jsonread  strict JSON reading with file:$.path errors
- *           captable  capability risk classes, ELF evidence, breakers
- *           db        rules database: layered loading, duplicate ids, overlaps, hash
- *           ruleparse one rule parsed and validated strictly
- *           lint      rules lint: risky migrations without accepted_risk
- *           glob      path globs and their intersection
- *           host      target facts: kernel, sysctl, os-release, package of a file
- *           pkgdb     package databases (dpkg, rpm, apk, pacman): owner, version, digest
- *           match     which rule describes a file
- *           layout    a path beyond the layout: merged /usr and sbin, lib64, libexec
- *           privcheck the privilege order: never more than the file has
- *           override  local overrides of a rule's verdict, applied after the rule decides
- *           decide    decide_all(): every candidate of a scan
- *           engine    engine_decide(): verdict, caps, state after, risk, warnings
- *           decision  building a decision: reason, warnings, evidence, caps
- *           evidence  ELF evidence: imports, libraries, strings; the proposal
- *           conditions  a rule's `when` on the target, one function per clause
- *           identify  look-alike programs: identify blocks, agreeing rules, ties
- * report/   factsjson facts as JSON
- *           scanout   `scan` text table and JSON
- *           decisionout  decision as JSON, explain text
- *           audit     audit model: findings (ids), summary, the rows of the file table
- *           audittext, auditjson  the text and JSON audit reports
- *           waiver    waivers files: accepted findings, parsed, matched, expired
- *           compliance  the benchmark controls (CIS, DISA STIG) each finding concerns
- *           markdown, html, sarif  the other audit formats
- *           resultjson  what apply, migrate, rollback and verify did, file by file, as
- *                     JSON
- *           (ldpath in scanner/: library search path under a root)
- * plan/     plan      plan model; planjson: its JSON; plancheck: against a fresh
- *                     decision and the order of privilege
- *           planload, planentry  the strict loader, one entry at a time
- *           jcheck    strict JSON reading that reports every problem, not the first
- *           emit      sh, rpm %caps, openSUSE permissions; emitdeb: Debian postinst and
- *                     postrm; em: their output stream, quoting, headers
- *           journal   write-ahead journal (sealed JSON lines)
- *           state     state.json for verify, in the state directory
- *           preflight per-filesystem checks before any change
- *           fileop    safe open, exact state, the never-neither write order
- *           parents   plan and migrate hold back what fileop would refuse
- *           smoke     smoke tests as nobody through the checked fd
- *           apply     the forward path of apply (applyrun: one run's state,
- *                     journal, crash points, reports)
- *           restore   rollback, crash recovery, the journal list
- *           hook      dpkg/apt/dnf hooks running verify --fix
- *           verify    drift: same content, an update, or tampering; what --fix
- *                     may repair and which fresh decisions it approves
- * learn/    program   the command found beneath the root, opened once, hashed
- *           candidates  the capabilities a run is given: --caps, the proposal, or all
- *           run       a command in its own PID namespace as a user with candidate caps
- *           bpf       capable.bpf.c through libbpf: the kernel's capability checks
- *           ptrace    follow every process and syscall of the run
- *           sysmap    which syscall arguments need which capability (ptrace)
- *           ksyms     kernel function names of the checks' stacks
- *           sysnames  syscall names of this architecture
- *           observed  the learn record: checks, failures, summary, its JSON
- *           record    learn records by SHA-256 in the state directory
- * report/   learnout  learn report, observed evidence of explain and audit
- *           learndraft  the draft rule: a fresh id, this build only, what it lacks
- * pkg/      member    archive members as packed, the table by path
- *           stage     private 0700 directory for the members an audit reads
- *           arread    libarchive: formats, built-in decompressors, nested archives
- *           shparse   POSIX sh parser for maintainer scripts (analysis only)
- *           shlex     inside it: parse state, characters, operators, here-documents
- *           shword    inside it: words, quotes, expansions, substitutions
- *           shcompound  inside it: if, case, for, while, until, groups, functions
- *           shtree    inside it: the syntax tree as built and freed
- *           maintscript  install-time chmod/chown/setcap/statoverride, per scenario
- *           msapply   inside it: an action applied to one file's state
- *           mseval    inside it: the state of one pass, fields, bounds
- *           msexpand  inside it: words expanded, command substitutions
- *           mscommand inside it: lookup as the shell does, calls, set -e
- *           mstable   inside it: the one table of command models
- *           msshell   inside it: exit, set, export, unset, read, cd, test, trap
- *           msfile    inside it: file names, chmod, chown, setcap, statoverride
- *           mscopy    inside it: install, cp, mv, ln, rm and other writers
- *           msrun     inside it: env, eval, sh -c, ., xargs, find, own scripts
- *           msdebconf inside it: templates, db_get, db_set
- *           target    a package or image, its installed privileged files as facts
- *           targetkeep  inside it: what a reader keeps of the members
- *           targetfiles inside it: the installed state, actions applied, owner ids
- *           targetlibs  inside it: libraries shared between sibling targets
- *           deb, rpm  .deb (ar + tars) and .rpm (librpm header + cpio payload)
- *           rpmscript rpm scriptlets, triggers and file triggers in rpm's order
- *           rpmlua    inside it: lua scriptlets, harmless or literal calls
- *           oci       docker-save and OCI layouts, platforms, layers and whiteouts
- *           ocisrc    inside it: a layout beneath its root, or a tar indexed once
- *           ociblob   inside it: blobs read once, digests checked as they stream
- *           ocimanifest  inside it: manifest.json, OCI indexes, manifests, config
- *           batch     directory walk, shards, reader threads
- *           (plan/dockerfile: the plan of an image as a Dockerfile RUN line;
- *            report/targetout: package and image parts of the reports, identity;
- *            report/fleet: many audit reports joined, majority and drift;
- *            report/fleetmodel: what the model says: drift, versions, states;
- *            report/fleetout: the fleet report in every format)
- * cli/      main      this file: dispatch table, privilege narrowing, exit codes
- *           interrupt signals: what a run registered is removed, changing verbs stop
- *                     between two files; the run ends by the signal
- *           diag      messages on stderr and result lines, escaped as a whole
- *           privs     per-verb capability sets, no_new_privs
- *           progress  progress line for long scans
- *           scanargs  options shared by the scanning verbs
- *           outfile   -o output that never destroys a file
- *           dbargs    database layers, target overrides, decisions for a scan
- *           applyargs options and privileges of apply, migrate, rollback, verify
- *           privsep   the narrowed child that decides for the changing verbs
- *           opts      option tables, the parser and the generated --help
- *           term      output width (COLUMNS, the terminal) and colour (--color, NO_COLOR)
- *           learned   learn records of the files explain and audit decide about
- *           auditargs report options of the auditing verbs, atomic output
- *           identity  host name, hashed machine id, time of an audit
- *           targetrun package and image audits: decide, plan, report
- *           cmd_*.c   one file per verb (cmd_privileges: what a verb keeps;
- *                     cmd_report: report merge, through report/fleet)
- * dist/     completion (bash, zsh: read from --help), schema bundling, systemd
- *           units, rules.d README, rpm spec; debian/ beside it
+ * One line per directory; docs/ARCHITECTURE.md has the table of every module.
+ *
+ * common/   macros, cleanup, errors, strings and UTF-8, trust, hashes of untrusted
+ *           names, the state directory: what every layer needs
+ * scanner/  the parallel walker, safe resolution beneath a root, mounts, file
+ *           capabilities, facts, ELF through libelf, SHA-256, the one file identity
+ * rules/    the rules database and its strict reader, host facts and package
+ *           databases, matching, the engine and decide_all(), overrides
+ * plan/     plans and their formats (sh, rpm, deb, permissions, Dockerfile), apply
+ *           with its journal, rollback, verify and the state record
+ * learn/    running a program with candidate capabilities and recording what the
+ *           kernel checked (BPF, ptrace); learn records
+ * pkg/      packages and images: archives, maintainer scripts and rpm scriptlets
+ *           read without running them, layers, the installed state predicted
+ * report/   every report format: audit, explain, learn, results, report merge
+ * cli/      this file (dispatch table, privilege narrowing, exit codes), option
+ *           parsing, output files, signals, one cmd_*.c per verb
+ * dist/     completion, schemas, systemd units, rpm spec; debian/ beside it
  *
  * Layers include only those below them (docs/ARCHITECTURE.md, "Layers", checked by
  * cli.help): common <- scanner <- rules <- plan, learn; pkg on scanner; report on all
