@@ -364,7 +364,7 @@ static int render(const struct auditargs *a, const struct audit *au, int fd, FIL
 		.quiet = a->quiet,
 	};
 
-	switch (a->format) {
+	switch ((enum audit_format)a->format) {
 	case AUDIT_FORMAT_JSON:
 		return auditjson_write(au, out);
 	case AUDIT_FORMAT_MARKDOWN:
@@ -374,9 +374,11 @@ static int render(const struct auditargs *a, const struct audit *au, int fd, FIL
 	case AUDIT_FORMAT_SARIF:
 		return sarif_audit(au, out);
 	case AUDIT_FORMAT_TEXT:
-	default:
 		return audittext_write(au, &o, out);
+	case _AUDIT_FORMAT_MAX:
+		break;
 	}
+	return -EINVAL;         /* no default: a new format is a case the compiler asks for */
 }
 
 int auditargs_write(const struct auditargs *a, const struct audit *au, const struct s2c_ctx *ctx,

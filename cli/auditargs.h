@@ -28,6 +28,7 @@ enum audit_format {
 	AUDIT_FORMAT_MARKDOWN,
 	AUDIT_FORMAT_HTML,
 	AUDIT_FORMAT_SARIF,
+	_AUDIT_FORMAT_MAX,
 };
 
 /** Which verb the report options are for. */

@@ -50,9 +50,11 @@ static int render(struct fleet *f, enum audit_format format, bool quiet, FILE *o
 	case AUDIT_FORMAT_SARIF:
 		return fleet_sarif(f, out);
 	case AUDIT_FORMAT_TEXT:
-	default:
 		return fleet_text(f, quiet, out);
+	case _AUDIT_FORMAT_MAX:
+		break;
 	}
+	return -EINVAL;         /* no default: a new format is a case the compiler asks for */
 }
 
 /* A target whose audit was incomplete, on standard error, and whether it was allowed. */

@@ -416,9 +416,12 @@ static int make_plan(struct tstate *ts, const struct rules_db *db)
 		ts->plan_format = "dockerfile";
 		r = dockerfile_emit(p, ts->t->name, f);
 		break;
-	default:
+	case TARGET_DEB:
 		ts->plan_format = "deb";
 		r = emit_deb(p, db, f);
+		break;
+	case _TARGET_KIND_MAX:
+		r = -EINVAL;    /* no default: a new package format is a case the compiler asks for */
 		break;
 	}
 	if (fclose(f) != 0 && r == 0)

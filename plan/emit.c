@@ -357,7 +357,9 @@ int emit_plan(const struct plan *p, enum emit_format f, const struct rules_db *d
 		return emit_permissions(p, out);
 	case EMIT_DEB_POSTRM:
 		return emit_deb_postrm(p, db, out);
-	default:
-		return -EINVAL;
+	case _EMIT_MAX:
+	case _EMIT_INVALID:
+		break;
 	}
+	return -EINVAL;         /* no default: a new format is a case the compiler asks for */
 }
