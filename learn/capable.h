@@ -3,6 +3,8 @@
  * What the BPF program (capable.bpf.c) and its loader (bpf.c) exchange: the
  * keys and values of its maps.  Plain fixed-size types only, because this
  * header is compiled both for the BPF target and for the host.
+ *
+ * Internal: run ptrace sysmap bpf ksyms sysnames capable capable.bpf.
  */
 #ifndef S2C_LEARN_CAPABLE_H
 #define S2C_LEARN_CAPABLE_H

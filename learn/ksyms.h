@@ -3,6 +3,8 @@
  * Kernel function names for the addresses of a kernel stack, from
  * /proc/kallsyms (which shows real addresses only to a reader the kernel
  * trusts: kernel.kptr_restrict 0, or 1 with CAP_SYSLOG).
+ *
+ * Internal: run ptrace sysmap bpf ksyms sysnames capable.
  */
 #ifndef S2C_LEARN_KSYMS_H
 #define S2C_LEARN_KSYMS_H

@@ -15,6 +15,8 @@
  * clone3 that returned a child's pid with no event for it (or a tracee that
  * died inside a clone with CLONE_UNTRACED), and as tasks of the run's PID
  * namespace beyond the ones followed (ptracer_untraced()).
+ *
+ * Internal: run ptrace sysmap bpf ksyms sysnames capable.
  */
 #ifndef S2C_LEARN_PTRACE_H
 #define S2C_LEARN_PTRACE_H

@@ -17,6 +17,8 @@
  *
  * This sees only what arguments imply; the BPF mechanism sees the kernel's
  * own checks.
+ *
+ * Internal: run ptrace sysmap bpf ksyms sysnames capable.
  */
 #ifndef S2C_LEARN_SYSMAP_H
 #define S2C_LEARN_SYSMAP_H

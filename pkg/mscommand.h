@@ -9,6 +9,8 @@
  * commands), msfile.c (commands that change files), msrun.c (commands that
  * run other commands) and msdebconf.c (debconf).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
+ *
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSCOMMAND_H
 #define S2C_PKG_MSCOMMAND_H

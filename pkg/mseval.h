@@ -10,6 +10,8 @@
  * msshell.c for the shell's own commands, msfile.c for those that change
  * files, msrun.c for those that run other commands, msdebconf.c for debconf.
  * Not for use outside pkg/maintscript.c and pkg/ms*.c.
+ *
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEVAL_H
 #define S2C_PKG_MSEVAL_H

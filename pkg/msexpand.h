@@ -7,6 +7,8 @@
  * (`dpkg-divert --truename X`, `uname -s`, `dpkg --print-architecture`,
  * `command -v setcap`, echo, basename).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
+ *
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEXPAND_H
 #define S2C_PKG_MSEXPAND_H

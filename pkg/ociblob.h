@@ -8,6 +8,8 @@
  * left (padding after the end of the archive, the rest of the compressed
  * stream) and compares both digests.  Documents (JSON) are checked whole
  * with ociblob_check().  Not for use outside pkg/oci*.c.
+ *
+ * Internal: oci ocisrc ociblob ocimanifest.
  */
 #ifndef S2C_PKG_OCIBLOB_H
 #define S2C_PKG_OCIBLOB_H

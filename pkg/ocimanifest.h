@@ -6,6 +6,8 @@
  * config: identity, architecture, layer digests, diff_ids and history.
  * Every document reached through a digest is checked against it.  Not for
  * use outside pkg/oci*.c.
+ *
+ * Internal: oci ocisrc ociblob ocimanifest.
  */
 #ifndef S2C_PKG_OCIMANIFEST_H
 #define S2C_PKG_OCIMANIFEST_H

@@ -6,6 +6,8 @@
  * compressed tar spooled into a private stage) and searched with its
  * symlinks resolved among its own members.  Documents (JSON) and layer tars
  * are read from either.  Not for use outside pkg/oci*.c.
+ *
+ * Internal: oci ocisrc ociblob ocimanifest.
  */
 #ifndef S2C_PKG_OCISRC_H
 #define S2C_PKG_OCISRC_H

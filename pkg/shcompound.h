@@ -4,6 +4,8 @@
  * case, for, while, until, "{ }", "( )" with the redirections after them, and
  * bash's "function name" definitions; their lists go back through
  * shparse_list().  Not for use outside pkg/sh*.c.
+ *
+ * Internal: shparse shlex shword shcompound shtree.
  */
 #ifndef S2C_PKG_SHCOMPOUND_H
 #define S2C_PKG_SHCOMPOUND_H

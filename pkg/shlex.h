@@ -8,6 +8,8 @@
  * (quotes, substitutions) that a separate tokenizer would have to duplicate,
  * so there are no tokens: shword.c, shcompound.c and shparse.c read through
  * these functions.  Not for use outside pkg/sh*.c.
+ *
+ * Internal: shparse shlex shword shcompound shtree.
  */
 #ifndef S2C_PKG_SHLEX_H
 #define S2C_PKG_SHLEX_H

@@ -5,6 +5,8 @@
  * every function that adds something takes it over, or frees it when it
  * cannot (so an error path never has two owners).  Not for use outside
  * pkg/sh*.c.
+ *
+ * Internal: shparse shlex shword shcompound shtree.
  */
 #ifndef S2C_PKG_SHTREE_H
 #define S2C_PKG_SHTREE_H

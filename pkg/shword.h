@@ -5,6 +5,8 @@
  * ${x:-word} …), command substitutions ($(…) and `…`, parsed recursively
  * through shparse_list()) and arithmetic ($((…)), kept opaque), each a part
  * of the word.  Not for use outside pkg/sh*.c.
+ *
+ * Internal: shparse shlex shword shcompound shtree.
  */
 #ifndef S2C_PKG_SHWORD_H
 #define S2C_PKG_SHWORD_H

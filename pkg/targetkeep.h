@@ -5,6 +5,8 @@
  * are the tests it shares with the installed files (targetfiles.c), the
  * library index (targetlibs.c) and target_trim().  Not for use outside
  * pkg/target*.c.
+ *
+ * Internal: target targetkeep targetfiles targetlibs.
  */
 #ifndef S2C_PKG_TARGETKEEP_H
 #define S2C_PKG_TARGETKEEP_H

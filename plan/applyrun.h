@@ -4,6 +4,8 @@
  * state directory and its lock, the open journal, the crash points of the
  * crash-safety tests and the report of each event.  plan/apply.c drives the
  * forward path, plan/restore.c the way back; both undo through run_restore().
+ *
+ * Internal: apply applyrun restore smoke preflight.
  */
 #ifndef S2C_PLAN_APPLYRUN_H
 #define S2C_PLAN_APPLYRUN_H

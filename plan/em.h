@@ -5,6 +5,8 @@
  * single-quoted word (any byte but NUL survives); in comments and messages it
  * is escaped (a newline cannot end a comment and start a command); rpm
  * expands '%' even in comments, so there it is doubled.
+ *
+ * Internal: emit emitdeb em.
  */
 #ifndef S2C_PLAN_EM_H
 #define S2C_PLAN_EM_H

@@ -13,6 +13,8 @@
  *
  * A member that is absent is not reported by the typed readers (they return
  * -ENOENT): jcheck_keys() reports each missing required key once.
+ *
+ * Internal: planload planentry jcheck.
  */
 #ifndef S2C_PLAN_JCHECK_H
 #define S2C_PLAN_JCHECK_H

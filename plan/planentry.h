@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One plan entry read back strictly, for the plan loader (planload.c).
+ *
+ * Internal: planload planentry jcheck.
  */
 #ifndef S2C_PLAN_PLANENTRY_H
 #define S2C_PLAN_PLANENTRY_H

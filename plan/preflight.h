@@ -7,6 +7,8 @@
  * (O_TMPFILE, or a created-and-unlinked file), so nothing is left behind.
  * When it fails, the entries on that filesystem are skipped with the reason
  * and their files keep their set-ID bits: nothing is ever left with neither.
+ *
+ * Internal: apply applyrun restore smoke preflight.
  */
 #ifndef S2C_PLAN_PREFLIGHT_H
 #define S2C_PLAN_PREFLIGHT_H

@@ -5,6 +5,8 @@
  * file capabilities.  The program is executed through the very fd whose
  * identity was checked (execveat AT_EMPTY_PATH), so no path can be swapped in
  * between.
+ *
+ * Internal: apply applyrun restore smoke preflight.
  */
 #ifndef S2C_PLAN_SMOKE_H
 #define S2C_PLAN_SMOKE_H

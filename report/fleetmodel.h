@@ -8,6 +8,8 @@
  * Every string here comes from an untrusted report and is stored as read;
  * the writers escape it for their format.  All of it is owned by the fleet
  * and freed by fleet_free().
+ *
+ * Internal: fleet fleetmodel fleetout.
  */
 #ifndef S2C_REPORT_FLEETMODEL_H
 #define S2C_REPORT_FLEETMODEL_H

@@ -4,6 +4,8 @@
  * capability set, each written in one place.  For the engine's own files
  * (engine.c, evidence.c, conditions.c, identify.c); not for use outside the
  * engine.
+ *
+ * Internal: engine evidence identify decision conditions.
  */
 #ifndef S2C_RULES_DECISION_H
 #define S2C_RULES_DECISION_H

@@ -6,6 +6,8 @@
  * itself, and whether it insists on being setuid root; and the proposal made
  * from that evidence when no rule describes the file.  The capability
  * table (rules/captable.h) says what each import and string means.
+ *
+ * Internal: engine evidence identify decision conditions.
  */
 #ifndef S2C_RULES_EVIDENCE_H
 #define S2C_RULES_EVIDENCE_H

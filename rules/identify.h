@@ -6,6 +6,8 @@
  * it when it shows the identify signs (DT_NEEDED, DT_SONAME, read-only
  * strings) of exactly one of them; otherwise rules that all decide the same
  * agree, and the rest is left for review with what would settle it.
+ *
+ * Internal: engine evidence identify decision conditions.
  */
 #ifndef S2C_RULES_IDENTIFY_H
 #define S2C_RULES_IDENTIFY_H

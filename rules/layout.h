@@ -18,6 +18,8 @@
  *    directory or one package directory below it: /usr/lib/gvfs/gvfsd-nfs
  *    is /usr/lib/gvfsd-nfs in the package directory 'gvfs', which the
  *    matcher accepts only for a rule of that project or package.
+ *
+ * Internal: match layout ruleparse.
  */
 #ifndef S2C_RULES_LAYOUT_H
 #define S2C_RULES_LAYOUT_H

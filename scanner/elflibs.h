@@ -7,6 +7,8 @@
  * another class or machine, or one that is not ELF or is malformed; the
  * symbols each library imports (and, when asked, exports) are read with
  * scanner/elfsym.h.  Not for use outside the reader (elfinfo.c).
+ *
+ * Internal: elfinfo elfread elfsym elflibs elfstrings.
  */
 #ifndef S2C_SCANNER_ELFLIBS_H
 #define S2C_SCANNER_ELFLIBS_H

@@ -7,6 +7,8 @@
  * budget of name bytes one object may cost.  Used by elfinfo.c, elfsym.c
  * (symbols and versions), elflibs.c (NEEDED libraries) and elfstrings.c
  * (strings and versions in read-only data); not for use outside them.
+ *
+ * Internal: elfinfo elfread elfsym elflibs elfstrings.
  */
 #ifndef S2C_SCANNER_ELFREAD_H
 #define S2C_SCANNER_ELFREAD_H

@@ -8,6 +8,8 @@
  * streamed in bounded chunks, a literal straddling two chunks included,
  * instead of asking libelf for a copy of each whole section.  Not for use
  * outside the reader (elfinfo.c).
+ *
+ * Internal: elfinfo elfread elfsym elflibs elfstrings.
  */
 #ifndef S2C_SCANNER_ELFSTRINGS_H
 #define S2C_SCANNER_ELFSTRINGS_H

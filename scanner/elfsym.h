@@ -6,6 +6,8 @@
  * .gnu.version_r require of it; for libraries, defined global and weak
  * functions are exports.  Counts and version records are bounded.  Not for
  * use outside the reader (elfinfo.c, elflibs.c).
+ *
+ * Internal: elfinfo elfread elfsym elflibs elfstrings.
  */
 #ifndef S2C_SCANNER_ELFSYM_H
 #define S2C_SCANNER_ELFSYM_H

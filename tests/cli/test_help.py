@@ -209,8 +209,30 @@ def test_layers_include_only_below(ctx):
                           f"{top}/ may include {sorted(allowed.get(top, set()))} only")
 
 
+def test_internal_headers(ctx):
+    """A header whose comment says "Internal: a b c." is included only by the files of
+    those modules (tests may include it): what a module keeps to itself stays there."""
+    internal = {}
+    for top in LAYERS:
+        for path in sources(top):
+            if path.endswith(".h"):
+                m = re.search(r"^ \* Internal: ([a-z0-9_. ]+)\.$", open(path).read(), re.M)
+                if m:
+                    internal[os.path.basename(path)] = set(m.group(1).split())
+    ctx.check("internal headers are marked", len(internal) >= 20, f"{sorted(internal)}")
+    for top in LAYERS:
+        for path in sources(top):
+            module = os.path.basename(path).rsplit(".", 1)[0]   # capable.bpf.c: capable.bpf
+            text = open(path, errors="replace").read()
+            for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+                allowed = internal.get(os.path.basename(inc))
+                if allowed is not None:
+                    ctx.check(f"{os.path.relpath(path, s2ctest.SRC)} may include {inc}",
+                              module in allowed, f"internal to {sorted(allowed)}")
+
+
 TESTS = [test_help_matches_man_page, test_man_page_renders, test_architecture_names_every_module,
-         test_layers_include_only_below, test_help_verb_and_version, test_operands_and_exclusions]
+         test_layers_include_only_below, test_internal_headers, test_help_verb_and_version, test_operands_and_exclusions]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
