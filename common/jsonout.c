@@ -69,16 +69,64 @@ int jsonout_add_bool(struct json_object *obj, const char *key, int value)
 	return jsonout_add(obj, key, json_object_new_boolean(value));
 }
 
+/* How every document is written: pretty, two-space indent, "/" not escaped. */
+#define JSONOUT_FLAGS \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 int jsonout_write(struct json_object *obj, FILE *out)
 {
-	const char *s = json_object_to_json_string_ext(
-		obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *s = json_object_to_json_string_ext(obj, JSONOUT_FLAGS);
 
 	if (!s)
 		return -ENOMEM;
 	if (fputs(s, out) == EOF || fputc('\n', out) == EOF || ferror(out))
 		return -EIO;
 	return 0;
+}
+
+/* @s with @indent before every line but the first, as json-c indents a nested value. */
+static int put_indented(const char *s, const char *indent, FILE *out)
+{
+	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
+		if (fwrite(s, 1, (size_t)(nl + 1 - s), out) != (size_t)(nl + 1 - s) ||
+		    fputs(indent, out) == EOF)
+			return -EIO;
+	return fputs(s, out) == EOF ? -EIO : 0;
+}
+
+int jsonout_write_array(struct json_object *doc, const char *key, size_t n,
+			struct json_object *(*element)(size_t i, const void *userdata), const void *userdata,
+			FILE *out)
+{
+	/* json-c writes an empty array member "KEY": [\n  ] and ends the object with \n} */
+	_cleanup_free_ char *tail = strdup_printf("\"%s\": [\n  ]\n}", key);
+	const char *s = json_object_to_json_string_ext(doc, JSONOUT_FLAGS);
+	size_t len, head;
+	int r = 0;
+
+	if (!s || !tail)
+		return -ENOMEM;
+	len = strlen(s);
+	if (len < strlen(tail) || strcmp(s + len - strlen(tail), tail) != 0)
+		return -EINVAL;
+	head = len - strlen("  ]\n}");         /* up to and including "[\n" */
+	if (fwrite(s, 1, head, out) != head)
+		return -EIO;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct json_object *e = element(i, userdata);
+		const char *es = e ? json_object_to_json_string_ext(e, JSONOUT_FLAGS) : NULL;
+
+		if (!es)
+			r = -ENOMEM;
+		else if (fputs(i ? ",\n    " : "    ", out) == EOF)
+			r = -EIO;
+		else
+			r = put_indented(es, "    ", out);
+		json_object_put(e);
+	}
+	if (r == 0 && (fputs(n ? "\n  ]\n}\n" : "  ]\n}\n", out) == EOF || ferror(out)))
+		r = -EIO;
+	return r;
 }
 
 int jsonout_push(struct json_object *array, struct json_object *v)

@@ -73,4 +73,15 @@ int jsonout_add_bool(struct json_object *obj, const char *key, int value);
  */
 int jsonout_write(struct json_object *obj, FILE *out);
 
+/**
+ * Write what jsonout_write() would write for @doc with the @n elements @element makes
+ * (each a new object, or NULL on OOM) in the array @key, which must be @doc's last member
+ * and empty: byte for byte the same document, but only one element in memory at a time,
+ * so a report of many files costs the memory of its largest file, not of all of them.
+ * Returns 0, -ENOMEM, -EINVAL (@key not @doc's last member) or -EIO.
+ */
+int jsonout_write_array(struct json_object *doc, const char *key, size_t n,
+			struct json_object *(*element)(size_t i, const void *userdata), const void *userdata,
+			FILE *out);
+
 #endif /* S2C_COMMON_JSONOUT_H */

@@ -308,10 +308,11 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 	return TAKE_PTR(o);
 }
 
-struct json_object *auditjson_object(const struct audit *a)
+/* Every member of the document but the files, which come last: "files" is empty. */
+static struct json_object *auditjson_head(const struct audit *a)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
-	struct json_object *tool, *scan, *files;
+	struct json_object *tool, *scan;
 	struct audit_summary s;
 
 	if (!doc)
@@ -344,21 +345,40 @@ struct json_object *auditjson_object(const struct audit *a)
 		return NULL;
 	if (a->waivers && jsonout_add(doc, "waivers", auditjson_waivers(a)) < 0)
 		return NULL;
-	files = json_object_new_array();
-	if (jsonout_add(doc, "files", files) < 0)
+	if (jsonout_add(doc, "files", json_object_new_array()) < 0)
 		return NULL;
-	for (size_t i = 0; i < a->n; i++) {
-		struct json_object *f = file_json(a, a->v[i]);
-		if (jsonout_push(files, f) < 0 ||
-		    (a->targets && jsonout_add(f, "origin", targetout_json_origin(a, i)) < 0))
+	return TAKE_PTR(doc);
+}
+
+/* The element of "files" for the audit's file @i, with its origin in a package or image. */
+static struct json_object *file_element(size_t i, const void *userdata)
+{
+	const struct audit *a = userdata;
+	_cleanup_jsonput_ struct json_object *f = file_json(a, a->v[i]);
+
+	if (!f || (a->targets && jsonout_add(f, "origin", targetout_json_origin(a, i)) < 0))
+		return NULL;
+	return TAKE_PTR(f);
+}
+
+struct json_object *auditjson_object(const struct audit *a)
+{
+	_cleanup_jsonput_ struct json_object *doc = auditjson_head(a);
+	struct json_object *files;
+
+	if (!doc || !json_object_object_get_ex(doc, "files", &files))
+		return NULL;
+	for (size_t i = 0; i < a->n; i++)
+		if (jsonout_push(files, file_element(i, a)) < 0)
 			return NULL;
-	}
 	return TAKE_PTR(doc);
 }
 
 int auditjson_write(const struct audit *a, FILE *out)
 {
-	_cleanup_jsonput_ struct json_object *doc = auditjson_object(a);
+	_cleanup_jsonput_ struct json_object *doc = auditjson_head(a);
 
-	return doc ? jsonout_write(doc, out) : -ENOMEM;
+	/* the files one at a time: the document whole would cost many times the audit */
+	return doc ? jsonout_write_array(doc, "files", a->n, file_element, a, out) :
+		     -ENOMEM;
 }

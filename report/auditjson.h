@@ -59,7 +59,8 @@ struct json_object *auditjson_waiver(const struct audit *a, const struct waiver 
 struct json_object *auditjson_waivers(const struct audit *a);
 
 /**
- * Write auditjson_object() to @out, pretty-printed.
+ * Write the document auditjson_object() makes to @out, pretty-printed, one file at a
+ * time (jsonout_write_array()): the same bytes without the whole document in memory.
  * Returns 0, -ENOMEM or -EIO.
  */
 int auditjson_write(const struct audit *a, FILE *out);

@@ -408,6 +408,14 @@ int scanout_text(const struct scan_result *r, const struct scanout_text_options 
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The element of "files" for the scan's candidate @i. */
+static struct json_object *facts_element(size_t i, const void *userdata)
+{
+	const struct scan_result *r = userdata;
+
+	return factsjson_new(r->v[i]);
+}
+
 int scanout_json(const struct scan_result *r, FILE *out)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
@@ -437,12 +445,6 @@ int scanout_json(const struct scan_result *r, FILE *out)
 	    jsonout_add(doc, "not_scanned", skip_json(r->skipped, r->n_skipped)) < 0 ||
 	    json_object_object_add(doc, "files", files) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++) {
-		struct json_object *f = factsjson_new(r->v[i]);
-		if (!f || json_object_array_add(files, f) < 0) {
-			json_object_put(f);
-			return -ENOMEM;
-		}
-	}
-	return jsonout_write(doc, out);
+	/* the files one at a time: the document whole would cost many times the scan */
+	return jsonout_write_array(doc, "files", r->n, facts_element, r, out);
 }

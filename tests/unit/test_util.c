@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "error.h"
 #include "fixture.h"
 #include "hashindex.h"
+#include "jsonout.h"
 #include "strhash.h"
 #include "suites.h"
 #include "tri.h"
@@ -426,6 +428,67 @@ START_TEST(test_hashindex)
 }
 END_TEST
 
+/* An element of the streamed array: nested objects and arrays, empty ones, a newline. */
+static struct json_object *stream_element(size_t i, const void *userdata)
+{
+	struct json_object *e = json_object_new_object(), *inner = json_object_new_array();
+
+	(void)userdata;
+	json_object_object_add(e, "i", json_object_new_int((int)i));
+	json_object_object_add(e, "text", json_object_new_string("a\nb \"q\" /x"));
+	json_object_array_add(inner, json_object_new_object());
+	json_object_array_add(inner, json_object_new_array());
+	json_object_array_add(inner, json_object_new_string("z"));
+	json_object_object_add(e, "inner", i % 2 ? inner : json_object_new_array());
+	if (!(i % 2))
+		json_object_put(inner);
+	return e;
+}
+
+/* What jsonout_write() gives for the whole document, or the streamed one, as a string. */
+static char *written(size_t n, bool streamed)
+{
+	struct json_object *doc = json_object_new_object(), *files = json_object_new_array();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	json_object_object_add(doc, "schema", json_object_new_int(1));
+	json_object_object_add(doc, "head", json_object_new_string("x"));
+	json_object_object_add(doc, "files", files);
+	if (streamed) {
+		ck_assert_int_eq(jsonout_write_array(doc, "files", n, stream_element, NULL, f), 0);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(files, stream_element(i, NULL));
+		ck_assert_int_eq(jsonout_write(doc, f), 0);
+	}
+	json_object_put(doc);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_jsonout_write_array)
+{
+	struct json_object *doc = json_object_new_object();
+
+	for (size_t n = 0; n < 4; n++) {
+		char *whole = written(n, false), *streamed = written(n, true);
+
+		ck_assert_str_eq(streamed, whole);
+		free(whole);
+		free(streamed);
+	}
+	/* the array must be the document's last member */
+	json_object_object_add(doc, "files", json_object_new_array());
+	json_object_object_add(doc, "after", json_object_new_int(1));
+	ck_assert_int_eq(jsonout_write_array(doc, "files", 1, stream_element, NULL, stdout),
+			 -EINVAL);
+	json_object_put(doc);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -449,6 +512,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_hashindex);
 	tcase_add_test(tc, test_read_all);
 	tcase_add_test(tc, test_closest);
+	tcase_add_test(tc, test_jsonout_write_array);
 	suite_add_tcase(s, tc);
 	return s;
 }
