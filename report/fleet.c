@@ -257,7 +257,8 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 	 * package that owns them in the image. */
 	if (!ok || !s2c_streq(json_object_get_string(ok), "image")) {
 		free(s->package);
-		s->package = NULL;
+		free(s->version);       /* the host's version of a package of that name */
+		s->package = s->version = NULL;
 		r = str(origin, "name", false, &s->package, source, where, err);
 		if (r == 0)
 			r = str(origin, "version", false, &s->version, source, where, err);

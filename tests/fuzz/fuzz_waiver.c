@@ -27,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0) {
 		if (r != -EINVAL || strncmp(err.msg, "'fuzz' line ", 12) != 0 || l.n || l.v)
 			abort();        /* a refusal names the line and adds nothing */
+		waiver_list_release(&l);        /* the problems it names */
 		return 0;
 	}
 	for (size_t i = 0; i < l.n; i++) {
