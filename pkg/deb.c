@@ -156,6 +156,19 @@ static int identity(struct target *t, const struct control *c, struct s2c_error 
 }
 
 /*
+ * The preinst runs before dpkg unpacks the package: on a fresh installation none of its
+ * files exists yet, and dpkg then writes each with its packed mode and owner, so what the
+ * preinst does to them has no effect (a dpkg-statoverride it adds is a note: dpkg read
+ * its database before the preinst ran).
+ */
+static void before_unpack(struct ms_analysis *a, size_t from)
+{
+	for (size_t k = from; k < a->n; k++)
+		for (int sc = 0; sc < _MS_SCENARIO_MAX; sc++)
+			a->v[k].seq[sc] = SIZE_MAX;
+}
+
+/*
  * Analyse the scripts in the order a fresh installation runs them: config
  * (debconf runs it first), preinst install, postinst configure; with the
  * members once known, and with one debconf answer other than its default
@@ -177,8 +190,12 @@ static int analyse_with(const struct target *t, const struct control *c,
 
 	for (int i = CONFIG; i <= POSTINST && r == 0; i++)
 		if (c->files[i]) {
+			size_t before = out->n;
+
 			args[0] = first[i];
 			r = maintscript_analyse(control_names[i], c->files[i], c->lens[i], &ctx, out);
+			if (r == 0 && i == PREINST)
+				before_unpack(out, before);
 		}
 	if (r == 0 && members)
 		r = maintscript_check(out, members);

@@ -411,8 +411,10 @@ static enum ms_st statoverride_add(struct ms_eval *e, const struct ms_call *c, s
 	path = msfile_path(e, &c->v[i + 3]);
 	if (path)
 		mseval_strset_add(e, &e->overrides, &e->n_overrides, path);
-	/* Without --update the override waits for the next unpack: in preinst, this one. */
-	if (!update && !s2c_streq(e->name, "preinst")) {
+	/* Without --update the override waits for the next unpack: dpkg reads its database
+	 * once, before the preinst runs, so not even this installation's.  In the preinst,
+	 * --update has no file to change yet. */
+	if (!update || s2c_streq(e->name, "preinst")) {
 		mseval_note(e, c->n->line, "dpkg-statoverride records %s %s:%s %s for the next "
 			    "upgrade", mode->s, user->s, group->s, path ? path : "(a file)");
 		return MS_TRUE;

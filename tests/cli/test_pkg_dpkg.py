@@ -73,6 +73,10 @@ HOSTILE = {
     "statoverride": "dpkg-statoverride --update --add root root 4755 {P}",
     "setcap": "setcap cap_net_raw+ep {P} || chmod u+s {P}",
     "perl": None,
+    # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
+    # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
+    "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
+    "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
 }
 
 
@@ -84,6 +88,9 @@ def hostile_debs(root):
         pkg = f"s2c-hostile-{name}"
         d = f"/usr/lib/{pkg}"
         p = f"{d}/prog"
+        which = "postinst"
+        if isinstance(body, tuple):
+            which, body = body
         if body is None:
             script = f"#!/usr/bin/perl\nchmod 04755, '{p}';\n"
         else:
@@ -97,7 +104,7 @@ def hostile_debs(root):
                 mk.entry(f".{d}/helper.sh", mode=0o755,
                          data=f"#!/bin/sh\nchmod 4755 {p}\n".encode())]
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),
-                            mk.deb_bytes(pkg, arch="all", scripts={"postinst": script}, data=data))
+                            mk.deb_bytes(pkg, arch="all", scripts={which: script}, data=data))
     return out
 
 
@@ -267,6 +274,8 @@ def dpkg_differential_inside(ctx):
     for case in cases:
         stamp()
         rc, err = install(case["package"], case["deb"])
+        if rc != 0 and case["label"].startswith("hostile/"):
+            print(f"  note: {case['label']}: dpkg exit {rc}: {err.strip()[-160:]!r}")
         if rc != 0 and not case["label"].startswith("hostile/"):
             # a Debian 13 package whose script needs what Debian 12 lacks: still compared,
             # as what is on disk is what matters, but said
