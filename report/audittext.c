@@ -385,10 +385,38 @@ static int text_rules(const struct audit *a, unsigned width, FILE *out)
 	return r;
 }
 
+/* The other roots and the excluded paths not scanned, each a header line wrapped at @width. */
+static int text_skipped(const struct audit *a, unsigned width, FILE *out)
+{
+	for (int other = 1; other >= 0; other--) {
+		bool none;
+		_cleanup_free_ char *line = scanout_skipped_line(a->not_scanned, a->n_not_scanned,
+								 other, &none);
+		_cleanup_free_ char *lead = NULL;
+		const char *rest = line ? strstr(line, ": ") : NULL;  /* after the lead's colon */
+
+		if (!line && !none)
+			return -ENOMEM;
+		if (!rest)
+			continue;
+		/* a long list goes below its lead, two spaces in, rather than far to the right */
+		if (!width || text_width(line) <= width) {
+			(void)fprintf(out, "%s\n", line);
+			continue;
+		}
+		lead = strndup(line, (size_t)(rest + 1 - line));
+		if (!lead)
+			return -ENOMEM;
+		(void)fprintf(out, "%s\n", lead);
+		wrap(out, "", "", rest + 2, 2, width);
+	}
+	return 0;
+}
+
 /* What was not read: the paths not scanned and the parts that failed. */
 static int text_incomplete(const struct audit *a, unsigned width, FILE *out)
 {
-	if (scanout_skipped_text(a->not_scanned, a->n_not_scanned, "", out) < 0)
+	if (text_skipped(a, width, out) < 0)
 		return -ENOMEM;
 	if (!a->complete && a->targets) {
 		_cleanup_free_ char *why = targetout_incomplete(a);

@@ -325,10 +325,13 @@ def test_live_scan(ctx):
         head[3] if head[3].startswith(b"net.ipv4.ping_group_range: ") else b"(no ping line)",
         head[4],
         b"local rules: /etc/suid2cap/rules.d: none",
-        b"other roots (not scanned; audit them with --root): /home/alice/.local/share/"
-        b"containers (container storage), /srv/ovl/lower (overlayfs layer), /srv/ovl/upper "
-        b"(overlayfs layer), /srv/ovl/work (overlayfs layer), /var/lib/docker (container "
-        b"storage), /var/tmp/bookworm (OS root)",
+        # a list too long for the width goes below its lead, wrapped two spaces in
+        b"other roots (not scanned; audit them with --root):",
+        b"  /home/alice/.local/share/containers (container storage), /srv/ovl/lower "
+        b"(overlayfs layer),",
+        b"  /srv/ovl/upper (overlayfs layer), /srv/ovl/work (overlayfs layer), "
+        b"/var/lib/docker (container",
+        b"  storage), /var/tmp/bookworm (OS root)",
         b"excluded (not scanned): /s2c, /srv/big, /usr"], f"exit {rc}, {head}, {err!r}")
 
     # explain says whose a path inside another root is
