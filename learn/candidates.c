@@ -5,6 +5,7 @@
 #include <sys/capability.h>
 
 #include "candidates.h"
+#include "capset.h"
 #include "captable.h"
 #include "engine.h"
 #include "fcaps.h"
@@ -26,25 +27,16 @@ static uint64_t all_not_root(const struct captable *t)
 static int parse_caps(const char *text, const struct captable *t, uint64_t *ret,
 		      struct s2c_error *err)
 {
-	_cleanup_free_ char *copy = strdup(text);
-	char *save = NULL;
-	uint64_t mask = 0;
+	char bad[CAPSET_NAME_MAX];
 
-	if (!copy)
-		return -ENOMEM;
 	if (s2c_streq(text, "none") || s2c_streq(text, "all")) {
 		*ret = s2c_streq(text, "all") ? all_not_root(t) : 0;
 		return 0;
 	}
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int c = fcaps_from_name(w);
-		if (c < 0 || strncmp(w, "cap_", 4) != 0)
-			return s2c_error_set(err, -EINVAL, "unknown capability '%s' in --caps", w);
-		mask |= S2C_CAPMASK(c);
-	}
-	if (!mask)
-		return s2c_error_set(err, -EINVAL, "--caps needs capability names, 'none' or 'all'");
-	*ret = mask;
+	if (capset_parse_list(text, ret, bad) < 0)
+		return *bad ? s2c_error_set(err, -EINVAL, "unknown capability '%s' in --caps", bad) :
+			      s2c_error_set(err, -EINVAL, "--caps needs capability names separated by "
+					    "commas, 'none' or 'all'");
 	return 0;
 }
 

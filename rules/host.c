@@ -12,6 +12,7 @@
 
 #include <sys/capability.h>
 
+#include "capset.h"
 #include "dirlist.h"
 #include "hash.h"
 #include "host.h"
@@ -215,8 +216,8 @@ int host_set_bounding(struct host *h, uint64_t bounding, const char *what)
 int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
 			struct s2c_error *err)
 {
+	char bad[CAPSET_NAME_MAX];
 	uint64_t mask = 0;
-	const char *p = s;
 
 	if (s2c_streq(s, "docker")) {
 		*ret = docker_default;
@@ -233,28 +234,12 @@ int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
 		*ret_what = NULL;
 		return 0;
 	}
-	while (*p) {
-		char name[64];
-		size_t len = strcspn(p, ",");
-		cap_value_t v;
-
-		if (len == 0 || len >= sizeof(name))
-			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': expected docker, "
-					     "podman, all or capability names separated by commas", s);
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (cap_from_name(name, &v) < 0 || strncmp(name, "cap_", 4) != 0 || v < 0 || v > 63)
-			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': unknown capability "
-					     "'%s'", s, name);
-		mask |= S2C_CAPMASK(v);
-		p += len;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p == ',')
-			return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': empty name", s);
-	}
+	if (capset_parse_list(s, &mask, bad) < 0 && *bad)
+		return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': unknown capability "
+				     "'%s'", s, bad);
 	if (!mask)
-		return s2c_error_set(err, -EINVAL, "invalid bounding set '%s'", s);
+		return s2c_error_set(err, -EINVAL, "invalid bounding set '%s': expected docker, "
+				     "podman, all or capability names separated by commas", s);
 	*ret = mask;
 	*ret_what = "the bounding set given with --bounding-set";
 	return 0;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "capset.h"
 #include "common.h"
@@ -45,4 +47,29 @@ uint64_t capset_mask(cap_t c, cap_flag_t flag)
 			mask |= S2C_CAPMASK(v);
 	}
 	return mask;
+}
+
+int capset_parse_list(const char *s, uint64_t *ret, char bad[static CAPSET_NAME_MAX])
+{
+	uint64_t mask = 0;
+
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
+		cap_value_t v;
+
+		bad[0] = '\0';
+		if (len == 0 || len >= CAPSET_NAME_MAX)
+			return -EINVAL;
+		memcpy(bad, p, len);
+		bad[len] = '\0';
+		if (strncmp(bad, "cap_", 4) != 0 || cap_from_name(bad, &v) < 0 || v < 0 || v > 63)
+			return -EINVAL;
+		mask |= S2C_CAPMASK(v);
+		p += len;
+		if (!*p)
+			break;
+	}
+	bad[0] = '\0';
+	*ret = mask;
+	return 0;
 }

@@ -30,4 +30,15 @@ cap_t capset_from_masks(uint64_t permitted, uint64_t inheritable, uint64_t effec
 /** The mask of @flag (CAP_PERMITTED, CAP_EFFECTIVE, CAP_INHERITABLE) in @c. */
 uint64_t capset_mask(cap_t c, cap_flag_t flag);
 
+/** Room for a capability name in capset_parse_list()'s @bad, with its NUL. */
+#define CAPSET_NAME_MAX 64
+
+/**
+ * The mask of a comma list of capability names, "cap_net_raw,cap_chown": the one
+ * reader of such lists (--bounding-set, learn's --caps); keywords are the caller's.
+ * Returns 0, or -EINVAL with the name that is not a capability in @bad ("" for an
+ * empty or over-long one).
+ */
+int capset_parse_list(const char *s, uint64_t *ret, char bad[static CAPSET_NAME_MAX]);
+
 #endif /* S2C_SCANNER_CAPSET_H */
