@@ -433,12 +433,17 @@ enum ms_st msrun_shell(struct ms_eval *e, const struct ms_call *c)
 	return run_script_file(e, c, path, i + 1, errexit);
 }
 
-/* Files the . command reads that change no file: the libraries of debconf, LSB and gettext. */
+/*
+ * Files the . command reads that change no file: the libraries of debconf,
+ * LSB and gettext, and the helpers of apache2 and php-common, which only set
+ * variables and define the functions the table models.
+ */
 static bool known_library(const char *path)
 {
 	static const char *const libs[] = {
 		"/usr/share/debconf/confmodule", "/usr/share/debconf/confmodule.sh",
 		"/lib/lsb/init-functions", "/usr/lib/lsb/init-functions", "/usr/bin/gettext.sh",
+		"/usr/share/apache2/apache2-maintscript-helper", "/usr/lib/php/php-maintscript-helper",
 	};
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(libs); i++)
@@ -486,7 +491,8 @@ static bool library_package(const struct ms_eval *e)
 	const char *p = e->ctx->package;
 
 	return p && (s2c_streq(p, "debconf") || s2c_streq(p, "lsb-base") ||
-		     s2c_streq(p, "sysvinit-utils") || s2c_streq(p, "gettext-base"));
+		     s2c_streq(p, "sysvinit-utils") || s2c_streq(p, "gettext-base") ||
+		     s2c_streq(p, "apache2") || s2c_streq(p, "php-common"));
 }
 
 /* . FILE (source FILE): read in this shell.  A name without / is found on PATH. */

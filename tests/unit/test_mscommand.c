@@ -11,6 +11,7 @@
 #include "member.h"
 #include "mscommand.h"
 #include "suites.h"
+#include "util.h"
 
 static struct memberset members;
 
@@ -332,6 +333,32 @@ START_TEST(test_debconf)
 }
 END_TEST
 
+/* Queries and the helpers other packages ship for maintainer scripts change no file. */
+START_TEST(test_helpers)
+{
+	static const char *const none[] = {
+		"lsmod | grep -q vmwgfx || true", "blend-update-usermenus science",
+		". /usr/share/apache2/apache2-maintscript-helper\n"
+		"apache2_invoke enmod auth_plain || true\napache2_reload restart || true",
+		"a2enmod -q ssl || true; a2query -m ssl || true",
+		". /usr/lib/php/php-maintscript-helper\nphp_invoke enmod ALL ALL gearman || true",
+		"phpenmod gearman || true; phpquery -V || true",
+	};
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		_cleanup_free_ char *text = strdup_printf("%s\nchmod 4755 /usr/bin/prog", none[i]);
+		expect_mode(text, 04755);
+	}
+	/* what they answer is the system's */
+	struct ms_analysis a = run("if lsmod | grep -q vmwgfx; then chmod 4755 /usr/bin/prog; fi");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert(a.v[0].conditional);
+	ms_analysis_release(&a);
+	expect_incomplete(". /usr/share/apache2/other-helper", "not the package's");
+	expect_incomplete(". /usr/lib/php/php-helper", "not the package's");
+}
+END_TEST
+
 Suite *mscommand_suite(void)
 {
 	Suite *s = suite_create("mscommand");
@@ -350,6 +377,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_programs);
 	tcase_add_test(tc, test_interpreters);
 	tcase_add_test(tc, test_debconf);
+	tcase_add_test(tc, test_helpers);
 	suite_add_tcase(s, tc);
 	return s;
 }
