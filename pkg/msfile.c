@@ -295,9 +295,12 @@ static bool login_group_known(const struct ms_eval *e, const char *user)
 	return false;
 }
 
-/* "owner:group", "owner.group", ":group", "owner" */
-static int owner_spec(struct ms_eval *e, const struct ms_call *c, const char *spec, char **owner,
-		      char **group)
+/*
+ * "owner:group", "owner.group", ":group", "owner"; "owner:" is the owner's
+ * login group, which *@unknown says is not known.
+ */
+static int owner_spec(struct ms_eval *e, const char *spec, char **owner, char **group,
+		      bool *unknown)
 {
 	size_t k = strcspn(spec, ":.");
 
@@ -308,10 +311,9 @@ static int owner_spec(struct ms_eval *e, const struct ms_call *c, const char *sp
 	if (spec[k] && !spec[k + 1] && k) {
 		/* "owner:" is the owner's login group: known for an account the script made with
 		 * a group of its name, and for Debian's static ones */
-		if (!login_group_known(e, *owner)) {
-			mscommand_incomplete(e, c, "the owner's login group is not known");
-			return -EINVAL;
-		}
+		*unknown = !login_group_known(e, *owner);
+		if (*unknown)
+			return 0;
 		*group = strdup(s2c_streq(*owner, "nobody") ? "nogroup" : *owner);
 		if (!*group)
 			return -ENOMEM;
@@ -325,7 +327,7 @@ enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c)
 	bool chgrp = s2c_streq(member_base_name(c->v[0].s), "chgrp");
 	_cleanup_free_ char *owner = NULL, *group = NULL;
 	size_t i = 1;
-	bool recursive = false, nofollow = false;
+	bool recursive = false, nofollow = false, group_unknown = false;
 	int r;
 
 	for (; i < c->argc && mscommand_is_option(&c->v[i]); i++) {
@@ -356,18 +358,22 @@ enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c)
 	if (chgrp)
 		r = (group = strdup(c->v[i].s)) ? 0 : -ENOMEM;
 	else
-		r = owner_spec(e, c, c->v[i].s, &owner, &group);
-	if (r == -ENOMEM)
+		r = owner_spec(e, c->v[i].s, &owner, &group, &group_unknown);
+	if (r < 0) {
 		mseval_oom(e);
-	if (r < 0)
 		return MS_UNKNOWN;
+	}
 	for (size_t j = i + 1; j < c->argc; j++) {
-		_cleanup_free_ char *p = nofollow ? msfile_path(e, &c->v[j]) : NULL;
-		const struct member *m = p && e->ctx->members ? memberset_get(e->ctx->members, p) :
-				      NULL;
+		_cleanup_free_ char *p = msfile_path(e, &c->v[j]);
+		const struct member *m = nofollow && p && e->ctx->members ?
+					 memberset_get(e->ctx->members, p) : NULL;
 		if (m && m->type == MEMBER_SYMLINK)
 			continue;       /* -h changes the link itself */
 		msfile_act(e, c, MS_CHOWN, &c->v[j], NULL, owner, group, NULL, recursive);
+		/* like an owner not known: it matters only on a privileged file */
+		if (group_unknown)
+			mseval_touch(e, c->n->line, c->v[j].glob ? NULL : p, recursive,
+				     "gives a group not known to");
 	}
 	return files_status(e, c, i + 1);
 }
