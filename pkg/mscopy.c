@@ -347,6 +347,23 @@ enum ms_st mscopy_install(struct ms_eval *e, const struct ms_call *c)
 	return MS_TRUE;
 }
 
+/* The directory a name find found lies below ("/var/lock/x/" -> "/var/lock/x"), or NULL. */
+static char *found_dir(struct ms_eval *e, const struct ms_field *f)
+{
+	char *d;
+
+	if (f->known || !f->below || !f->prefix || f->s[0] != '/')
+		return NULL;
+	d = strndup(f->s, f->prefix);
+	if (!d) {
+		mseval_oom(e);
+		return NULL;
+	}
+	if (d[1])
+		d[strlen(d) - 1] = '\0';
+	return d;
+}
+
 enum ms_st mscopy_rm(struct ms_eval *e, const struct ms_call *c)
 {
 	bool recursive = false, options = true;
@@ -362,8 +379,8 @@ enum ms_st mscopy_rm(struct ms_eval *e, const struct ms_call *c)
 				recursive = true;
 			continue;
 		}
-		p = msfile_path(e, f);
-		mseval_touch(e, c->n->line, p, recursive || f->glob, "removes");
+		p = f->below ? found_dir(e, f) : msfile_path(e, f);
+		mseval_touch(e, c->n->line, p, recursive || f->glob || f->below, "removes");
 	}
 	return MS_TRUE;
 }

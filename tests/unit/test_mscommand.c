@@ -340,6 +340,39 @@ START_TEST(test_debconf)
 }
 END_TEST
 
+/* What find -exec rm removes lies below its one starting point, unless links are followed. */
+START_TEST(test_find)
+{
+	static const char *const below_elsewhere[] = {
+		"find /var/lock/x/ -name y -exec rm -f '{}' \\;", "find /var/lock/x -delete",
+		"find -P /var/lock/x -type f -exec rm {} +", "find /usr/sbin/own-tool -exec rm {} \\;",
+	};
+	static const char *const reach_suid[] = {
+		"find /usr/bin -name y -exec rm -f {} \\;", "find /usr/lib/bindir/ -exec rm {} +",
+		"ln -s /usr/bin /tmp/l; find /tmp/l/ -exec rm {} \\;", "find /usr -delete",
+		"cd /usr; find bin -exec rm {} \\;",
+	};
+	static const char *const anywhere[] = {
+		"find -L /var/x -exec rm {} \\;", "find /var/x /var/y -exec rm {} \\;",
+		"find /var/x -execdir rm {} \\;", "find /var/x $(cat /etc/y) -exec rm {} \\;",
+		"find /var/x -name \"$(cat /etc/y)\" -exec rm {} \\;", "find /var/x -follow -exec rm {} \\;",
+		"find /var/* -exec rm {} \\;", "find /var/x -exec rm {}.bak \\;",
+		"find /var/x -exec sh -c 'rm \"$1\"' sh {} \\;", "echo /var/x/y | xargs rm",
+	};
+
+	for (size_t i = 0; i < sizeof(below_elsewhere) / sizeof(below_elsewhere[0]); i++) {
+		_cleanup_free_ char *text = strdup_printf("%s\nchmod 4755 /usr/bin/prog",
+							  below_elsewhere[i]);
+		expect_mode(text, 04755);
+	}
+	for (size_t i = 0; i < sizeof(reach_suid) / sizeof(reach_suid[0]); i++)
+		expect_incomplete(reach_suid[i], "removes '/usr/bin/suid'");
+	for (size_t i = 0; i < sizeof(anywhere) / sizeof(anywhere[0]); i++)
+		expect_incomplete(anywhere[i], "removes a file it cannot name");
+	expect_incomplete("find /var/x -exec chmod 4755 {} +", "cannot tell which file");
+}
+END_TEST
+
 /* Queries and the helpers other packages ship for maintainer scripts change no file. */
 START_TEST(test_helpers)
 {
@@ -384,6 +417,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_programs);
 	tcase_add_test(tc, test_interpreters);
 	tcase_add_test(tc, test_debconf);
+	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_helpers);
 	suite_add_tcase(s, tc);
 	return s;
