@@ -21,16 +21,21 @@
 
 /* --- names ---------------------------------------------------------------------------------- */
 
-/* @path with the links the script made resolved (a prefix that is one is replaced). */
-static char *through_links(struct ms_eval *e, char *path)
+/*
+ * @path (taken) with the links the script made resolved (a prefix that is one
+ * is replaced); NULL with *@unknown set when it goes through a link to
+ * somewhere not known.
+ */
+static char *through_links(struct ms_eval *e, char *path, bool *unknown)
 {
 	for (unsigned hops = 0; hops < 40 && path; hops++) {
 		const struct ms_link *hit = NULL;
 		size_t hl = 0;
 		for (size_t i = 0; i < e->n_links; i++) {
 			size_t l = strlen(e->links[i].path);
+			/* a link of unknown name anywhere is recorded as "/" */
 			if (strncmp(path, e->links[i].path, l) == 0 &&
-			    (path[l] == '\0' || path[l] == '/') && l > hl) {
+			    (path[l] == '\0' || path[l] == '/' || l == 1) && l > hl) {
 				hit = &e->links[i];
 				hl = l;
 			}
@@ -39,6 +44,7 @@ static char *through_links(struct ms_eval *e, char *path)
 			return path;
 		if (!hit->target) {
 			free(path);     /* through a link to somewhere not known */
+			*unknown = true;
 			return NULL;
 		}
 		_cleanup_free_ char *dir = strndup(hit->path, (size_t)(member_base_name(hit->path) -
@@ -59,6 +65,7 @@ static char *through_links(struct ms_eval *e, char *path)
 char *msfile_path(struct ms_eval *e, const struct ms_field *f)
 {
 	_cleanup_free_ char *abs = NULL;
+	bool unknown = false;
 	char *path;
 
 	if (!f->known || !f->len)
@@ -71,8 +78,8 @@ char *msfile_path(struct ms_eval *e, const struct ms_field *f)
 		return NULL;
 	path = abs ? member_normalise(abs) : NULL;
 	if (path)
-		path = through_links(e, path);
-	if (!path)
+		path = through_links(e, path, &unknown);
+	if (!path && !unknown)
 		mseval_oom(e);
 	return path;
 }

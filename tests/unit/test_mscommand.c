@@ -373,6 +373,24 @@ START_TEST(test_find)
 }
 END_TEST
 
+/* A link of a name not known lands anywhere: later names and programs on PATH are not known. */
+START_TEST(test_unknown_links)
+{
+	struct ms_analysis a = run("ln -sf /usr/share/x \"$(cat /etc/x)\"\necho ok; [ -e /y ] || :");
+
+	ck_assert_uint_eq(a.n_incomplete, 1);  /* only for the privileged file it may replace */
+	ck_assert(incomplete_with(&a, "puts a link of unknown name in '/usr/bin/suid'"));
+	ms_analysis_release(&a);
+	expect_incomplete("ln -s /usr/share/x \"$(cat /etc/x)\"\nreadlink /y", "stand in for it");
+	expect_incomplete("ln -s /usr/share/x \"$(cat /etc/x)\"\n/bin/chmod 4755 /usr/bin/prog",
+			  "path is not known");
+	expect_incomplete("ln -s /bin/true /usr/local/bin/readlink; readlink /y", "stand in for it");
+	/* below the directory of a link of unknown name, names are not known */
+	expect_incomplete("ln -s /usr/bin /run/x/l.\"$(cat /etc/x)\"\nchmod 4755 /run/x/l.y/prog",
+			  "cannot tell which file");
+}
+END_TEST
+
 /* Queries and the helpers other packages ship for maintainer scripts change no file. */
 START_TEST(test_helpers)
 {
@@ -418,6 +436,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_interpreters);
 	tcase_add_test(tc, test_debconf);
 	tcase_add_test(tc, test_find);
+	tcase_add_test(tc, test_unknown_links);
 	tcase_add_test(tc, test_helpers);
 	suite_add_tcase(s, tc);
 	return s;
