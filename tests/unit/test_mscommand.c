@@ -188,6 +188,29 @@ START_TEST(test_setcap)
 	a = run("setcap -v cap_net_raw+ep /usr/bin/prog || true");
 	ck_assert_uint_eq(a.n, 0);            /* -v only checks */
 	ms_analysis_release(&a);
+	/* dpkg unpacks no file with capabilities: -v fails on one the script did not touch */
+	a = run("if ! setcap -v cap_net_raw+ep /usr/bin/prog; then\n"
+		"setcap cap_net_raw+ep /usr/bin/prog || chmod u+s /usr/bin/prog; fi");
+	ck_assert_uint_eq(a.n, 2);
+	ck_assert(!a.v[0].conditional && !a.v[1].conditional);
+	ck_assert_str_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).caps, "cap_net_raw+ep");
+	ck_assert_uint_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_FAILS).mode, 04755);
+	ms_analysis_release(&a);
+	static const char *const unknown[] = {
+		"chmod 755 /usr/bin/prog\nif ! setcap -v cap_net_raw+ep /usr/bin/prog; then",
+		"cp /etc/x /usr/bin/prog\nif ! setcap -v cap_net_raw+ep /usr/bin/prog; then",
+		"if ! setcap -v = /usr/bin/prog; then", "if ! setcap -v cap_net_raw+ep /usr/bin/x; then",
+		"if ! setcap -v cap_net_raw+ep /usr/bin/prog /usr/bin/suid; then",
+	};
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		_cleanup_free_ char *text = strdup_printf("%s\nchmod u+s /usr/bin/suid; fi", unknown[i]);
+		bool cond = false;
+		a = run(text);
+		for (size_t k = 0; k < a.n; k++)
+			cond = cond || (strcmp(a.v[k].path, "/usr/bin/suid") == 0 && a.v[k].conditional);
+		ck_assert_msg(cond, "%s", text);
+		ms_analysis_release(&a);
+	}
 }
 END_TEST
 
