@@ -204,6 +204,8 @@ static const struct mscmd table[] = {
 	  "changes accounts", "adduser" },
 	{ "depmod", NULL, MSCMD_NOEFFECT,
 	  "rebuilds a cache, index or database of data files", "kmod" },
+	{ "df", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
+	  "only asks", "coreutils" },
 	{ "dictdconfig", NULL, MSCMD_NOEFFECT,
 	  "rebuilds the dictionary server database list", "dictd" },
 	{ "diff", NULL, MSCMD_NOEFFECT,
@@ -354,6 +356,8 @@ static const struct mscmd table[] = {
 	  "a symbolic link later paths go through; a hard link shares the file", "coreutils" },
 	{ "local", msshell_export, MSCMD_BUILTIN,
 	  "assigns inside the function", NULL },
+	{ "locale", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
+	  "only asks", "libc-bin" },
 	{ "locale-gen", NULL, MSCMD_NOEFFECT,
 	  "rebuilds a cache, index or database of data files", "locales" },
 	{ "localedef", NULL, MSCMD_NOEFFECT,
@@ -388,6 +392,8 @@ static const struct mscmd table[] = {
 	  "only asks", NULL },
 	{ "lsmod", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
 	  "only asks", "kmod" },
+	{ "lsof", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
+	  "only asks", "lsof" },
 	{ "make-ssl-cert", NULL, MSCMD_NOEFFECT,
 	  "writes configuration, keys or maps with modes of its own choosing, never set-ID", "ssl-cert" },
 	{ "mandb", NULL, MSCMD_NOEFFECT,
@@ -726,6 +732,10 @@ static const struct mscmd table[] = {
 	  "runs its command on names from its input, which are not known", "findutils" },
 	{ "yes", NULL, MSCMD_NOEFFECT,
 	  "prints", "coreutils" },
+	{ "ypcat", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
+	  "only asks", "yp-tools" },
+	{ "ypwhich", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
+	  "only asks", "yp-tools" },
 };
 
 static int cmp_row(const void *key, const void *row)
