@@ -828,7 +828,7 @@ static const struct member *touched(const struct ms_analysis *a, const struct me
 		return NULL;
 	for (size_t i = 0; i < members->n_slots; i++) {
 		const struct member *o = members->slots[i];
-		if (o && strncmp(o->path, t->path, n) == 0 && o->path[n] == '/' &&
+		if (o && strncmp(o->path, t->path, n) == 0 && (o->path[n] == '/' || n == 1) &&
 		    privileged_member(a, o))
 			return o;
 	}

@@ -193,6 +193,39 @@ static bool standard_dir(const char *dir)
 	return false;
 }
 
+/* Whether the shells run @name as their own (dash's and bash's regular built-ins) before PATH. */
+static bool shell_builtin(const char *name)
+{
+	static const char *const builtins[] = {
+		"[", "echo", "false", "kill", "printf", "pwd", "test", "true",
+	};
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(builtins); i++)
+		if (s2c_streq(builtins[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * Whether @path goes through a symbolic link the script made, of a name known
+ * or not: then a program of the script's choosing may stand there.
+ */
+static bool linked(struct ms_eval *e, const char *name, const char *path)
+{
+	_cleanup_free_ char *copy = NULL, *through = NULL;
+	struct ms_field f = { .len = strlen(path), .known = true };
+
+	if (shell_builtin(name))
+		return false;
+	f.s = copy = strdup(path);
+	if (!copy) {
+		mseval_oom(e);
+		return false;
+	}
+	through = msfile_path(e, &f);
+	return !e->error && (!through || !s2c_streq(through, path));
+}
+
 /*
  * A program by name: the package's own on PATH comes first (it shadows the
  * system's), then the table; a directory off dpkg's PATH may hold anything.
@@ -213,7 +246,10 @@ static enum ms_st run_program(struct ms_eval *e, const struct ms_call *c, const 
 			mseval_oom(e);
 			break;
 		}
-		if (msfile_member(e, path)) {
+		if (linked(e, name, path)) {
+			mscommand_incomplete(e, c, "a link the script made may stand in for it on PATH");
+			done = true;
+		} else if (msfile_member(e, path)) {
 			r = provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
 			done = true;
 		} else if (!standard_dir(dirs[i])) {

@@ -233,15 +233,17 @@ enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c)
 
 /*
  * The directory a link of unknown name lands in, from the known start of its
- * name ("/run/x/openvpn.$b" -> "/run/x"); NULL (incomplete) when even that is
- * not known.
+ * name ("/run/x/openvpn.$b" -> "/run/x"; "$x" -> "/"); NULL (incomplete) when
+ * not even the operand is known.
  */
 static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 			      const struct copyopts *o, size_t k)
 {
 	const struct ms_field *f = o->target_dir || c->argc - o->first > 2 ? NULL :
 				   &c->v[c->argc - 1];
-	_cleanup_free_ char *start = f && !f->known && f->prefix ? strndup(f->s, f->prefix) : NULL;
+	bool anywhere = f && !f->known && (!f->prefix || f->s[0] != '/');
+	_cleanup_free_ char *start = f && !f->known ? strndup(anywhere ? "/" : f->s,
+							      anywhere ? 1 : f->prefix) : NULL;
 	char *slash = start ? strrchr(start, '/') : NULL;
 
 	(void)k;
@@ -276,6 +278,7 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 	dest = dest_operand(e, c, &o, &end);
 	for (size_t k = o.first; k < end && !e->error; k++) {
 		_cleanup_free_ char *to = destination(e, c, &o, k, dest);
+		bool named = to != NULL;
 		struct ms_link *v;
 		if (!to) {
 			/* a link whose name is not known: below the directory its name starts in,
@@ -292,10 +295,12 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 			break;
 		}
 		e->links = v;
+		/* below the directory of a link of unknown name, no path is known */
 		v[e->n_links] = (struct ms_link){ .path = TAKE_PTR(to),
-						  .target = c->v[k].known ? strdup(c->v[k].s) : NULL };
+						  .target = named && c->v[k].known ?
+							    strdup(c->v[k].s) : NULL };
 		e->n_links++;
-		if (c->v[k].known && !v[e->n_links - 1].target)
+		if (named && c->v[k].known && !v[e->n_links - 1].target)
 			mseval_oom(e);
 	}
 	return MS_TRUE;
@@ -347,6 +352,23 @@ enum ms_st mscopy_install(struct ms_eval *e, const struct ms_call *c)
 	return MS_TRUE;
 }
 
+/* The directory a name find found lies below ("/var/lock/x/" -> "/var/lock/x"), or NULL. */
+static char *found_dir(struct ms_eval *e, const struct ms_field *f)
+{
+	char *d;
+
+	if (f->known || !f->below || !f->prefix || f->s[0] != '/')
+		return NULL;
+	d = strndup(f->s, f->prefix);
+	if (!d) {
+		mseval_oom(e);
+		return NULL;
+	}
+	if (d[1])
+		d[strlen(d) - 1] = '\0';
+	return d;
+}
+
 enum ms_st mscopy_rm(struct ms_eval *e, const struct ms_call *c)
 {
 	bool recursive = false, options = true;
@@ -362,8 +384,8 @@ enum ms_st mscopy_rm(struct ms_eval *e, const struct ms_call *c)
 				recursive = true;
 			continue;
 		}
-		p = msfile_path(e, f);
-		mseval_touch(e, c->n->line, p, recursive || f->glob, "removes");
+		p = f->below ? found_dir(e, f) : msfile_path(e, f);
+		mseval_touch(e, c->n->line, p, recursive || f->glob || f->below, "removes");
 	}
 	return MS_TRUE;
 }

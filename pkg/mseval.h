@@ -11,7 +11,7 @@
  * files, msrun.c for those that run other commands, msdebconf.c for debconf.
  * Not for use outside pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEVAL_H
 #define S2C_PKG_MSEVAL_H
@@ -92,6 +92,8 @@ struct ms_field {
 	size_t prefix;          /**< when not known: the bytes of @s known before the first
 				     unknown part */
 	bool glob;              /**< unquoted glob characters */
+	bool below;             /**< when not known: a name find found below @prefix, which
+				     never climbs out of it */
 };
 
 /** The fields of one or more words. */

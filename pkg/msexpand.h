@@ -8,7 +8,7 @@
  * `command -v setcap`, echo, basename).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEXPAND_H
 #define S2C_PKG_MSEXPAND_H

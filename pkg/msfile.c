@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fcaps.h"
 #include "member.h"
 #include "mscommand.h"
 #include "shparse.h"
@@ -21,16 +22,21 @@
 
 /* --- names ---------------------------------------------------------------------------------- */
 
-/* @path with the links the script made resolved (a prefix that is one is replaced). */
-static char *through_links(struct ms_eval *e, char *path)
+/*
+ * @path (taken) with the links the script made resolved (a prefix that is one
+ * is replaced); NULL with *@unknown set when it goes through a link to
+ * somewhere not known.
+ */
+static char *through_links(struct ms_eval *e, char *path, bool *unknown)
 {
 	for (unsigned hops = 0; hops < 40 && path; hops++) {
 		const struct ms_link *hit = NULL;
 		size_t hl = 0;
 		for (size_t i = 0; i < e->n_links; i++) {
 			size_t l = strlen(e->links[i].path);
+			/* a link of unknown name anywhere is recorded as "/" */
 			if (strncmp(path, e->links[i].path, l) == 0 &&
-			    (path[l] == '\0' || path[l] == '/') && l > hl) {
+			    (path[l] == '\0' || path[l] == '/' || l == 1) && l > hl) {
 				hit = &e->links[i];
 				hl = l;
 			}
@@ -39,6 +45,7 @@ static char *through_links(struct ms_eval *e, char *path)
 			return path;
 		if (!hit->target) {
 			free(path);     /* through a link to somewhere not known */
+			*unknown = true;
 			return NULL;
 		}
 		_cleanup_free_ char *dir = strndup(hit->path, (size_t)(member_base_name(hit->path) -
@@ -59,6 +66,7 @@ static char *through_links(struct ms_eval *e, char *path)
 char *msfile_path(struct ms_eval *e, const struct ms_field *f)
 {
 	_cleanup_free_ char *abs = NULL;
+	bool unknown = false;
 	char *path;
 
 	if (!f->known || !f->len)
@@ -71,8 +79,8 @@ char *msfile_path(struct ms_eval *e, const struct ms_field *f)
 		return NULL;
 	path = abs ? member_normalise(abs) : NULL;
 	if (path)
-		path = through_links(e, path);
-	if (!path)
+		path = through_links(e, path, &unknown);
+	if (!path && !unknown)
 		mseval_oom(e);
 	return path;
 }
@@ -295,9 +303,12 @@ static bool login_group_known(const struct ms_eval *e, const char *user)
 	return false;
 }
 
-/* "owner:group", "owner.group", ":group", "owner" */
-static int owner_spec(struct ms_eval *e, const struct ms_call *c, const char *spec, char **owner,
-		      char **group)
+/*
+ * "owner:group", "owner.group", ":group", "owner"; "owner:" is the owner's
+ * login group, which *@unknown says is not known.
+ */
+static int owner_spec(struct ms_eval *e, const char *spec, char **owner, char **group,
+		      bool *unknown)
 {
 	size_t k = strcspn(spec, ":.");
 
@@ -308,10 +319,9 @@ static int owner_spec(struct ms_eval *e, const struct ms_call *c, const char *sp
 	if (spec[k] && !spec[k + 1] && k) {
 		/* "owner:" is the owner's login group: known for an account the script made with
 		 * a group of its name, and for Debian's static ones */
-		if (!login_group_known(e, *owner)) {
-			mscommand_incomplete(e, c, "the owner's login group is not known");
-			return -EINVAL;
-		}
+		*unknown = !login_group_known(e, *owner);
+		if (*unknown)
+			return 0;
 		*group = strdup(s2c_streq(*owner, "nobody") ? "nogroup" : *owner);
 		if (!*group)
 			return -ENOMEM;
@@ -325,7 +335,7 @@ enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c)
 	bool chgrp = s2c_streq(member_base_name(c->v[0].s), "chgrp");
 	_cleanup_free_ char *owner = NULL, *group = NULL;
 	size_t i = 1;
-	bool recursive = false, nofollow = false;
+	bool recursive = false, nofollow = false, group_unknown = false;
 	int r;
 
 	for (; i < c->argc && mscommand_is_option(&c->v[i]); i++) {
@@ -356,20 +366,61 @@ enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c)
 	if (chgrp)
 		r = (group = strdup(c->v[i].s)) ? 0 : -ENOMEM;
 	else
-		r = owner_spec(e, c, c->v[i].s, &owner, &group);
-	if (r == -ENOMEM)
+		r = owner_spec(e, c->v[i].s, &owner, &group, &group_unknown);
+	if (r < 0) {
 		mseval_oom(e);
-	if (r < 0)
 		return MS_UNKNOWN;
+	}
 	for (size_t j = i + 1; j < c->argc; j++) {
-		_cleanup_free_ char *p = nofollow ? msfile_path(e, &c->v[j]) : NULL;
-		const struct member *m = p && e->ctx->members ? memberset_get(e->ctx->members, p) :
-				      NULL;
+		_cleanup_free_ char *p = msfile_path(e, &c->v[j]);
+		const struct member *m = nofollow && p && e->ctx->members ?
+					 memberset_get(e->ctx->members, p) : NULL;
 		if (m && m->type == MEMBER_SYMLINK)
 			continue;       /* -h changes the link itself */
 		msfile_act(e, c, MS_CHOWN, &c->v[j], NULL, owner, group, NULL, recursive);
+		/* like an owner not known: it matters only on a privileged file */
+		if (group_unknown)
+			mseval_touch(e, c->n->line, c->v[j].glob ? NULL : p, recursive,
+				     "gives a group not known to");
 	}
 	return files_status(e, c, i + 1);
+}
+
+/* Whether this script did anything to @path, or to a file it cannot name. */
+static bool handled(const struct ms_eval *e, const char *path)
+{
+	for (size_t i = 0; i < e->n_acts; i++)
+		if (!e->acts[i].path || s2c_streq(e->acts[i].path, path) || e->acts[i].recursive ||
+		    e->acts[i].glob)
+			return true;
+	for (size_t i = 0; i < e->n_touches; i++)
+		if (!e->touches[i].path || s2c_streq(e->touches[i].path, path) ||
+		    e->touches[i].below)
+			return true;
+	return false;
+}
+
+/*
+ * setcap -v CAPS FILE: fails where setcap does not work; where it works, on a
+ * file of the package the script has not touched (dpkg unpacks none with
+ * capabilities), it fails for capabilities that are not empty.
+ */
+static enum ms_st setcap_verify(struct ms_eval *e, const struct ms_call *c, size_t i)
+{
+	_cleanup_free_ char *path = NULL;
+	const struct member *m;
+	struct fcaps caps;
+
+	if (e->sc != MS_SCENARIO_WORKS)
+		return MS_FALSE;
+	if (i + 2 != c->argc || !c->v[i].known || !msfile_members_known(e))
+		return MS_UNKNOWN;
+	path = msfile_path(e, &c->v[i + 1]);
+	m = path ? memberset_get(e->ctx->members, path) : NULL;
+	if (!m || m->type != MEMBER_FILE || m->has_caps || handled(e, path) ||
+	    fcaps_from_text(c->v[i].s, &caps, NULL) < 0 || !(caps.permitted | caps.inheritable))
+		return MS_UNKNOWN;
+	return MS_FALSE;
 }
 
 /* setcap [-q] [-n ROOTID] (CAPS|-r) FILE [(CAPS|-r) FILE …]; setcap -v only checks. */
@@ -379,7 +430,7 @@ enum ms_st msfile_setcap(struct ms_eval *e, const struct ms_call *c)
 
 	for (; i < c->argc && c->v[i].known; i++) {
 		if (s2c_streq(c->v[i].s, "-v"))
-			return e->sc == MS_SCENARIO_WORKS ? MS_UNKNOWN : MS_FALSE;
+			return setcap_verify(e, c, i + 1);
 		if (s2c_streq(c->v[i].s, "-n"))
 			i++;
 		else if (!s2c_streq(c->v[i].s, "-q"))

@@ -2,8 +2,8 @@
 /*
  * Commands that run other commands, in the maintainer-script evaluator:
  * command, env and the prefixes (nice, timeout, stdbuf …), eval, exec,
- * sh -c, the . command, xargs, find -exec, busybox, and the package's own
- * programs.  The inner command is looked up and modelled in turn; text run
+ * sh -c, the . command, busybox, and the package's own programs (xargs and
+ * find -exec are msfind.c's).  The inner command is looked up and modelled in turn; text run
  * at run time is parsed and evaluated; a program of the package that is a
  * shell script is evaluated, any other makes the analysis incomplete.
  */
@@ -433,12 +433,17 @@ enum ms_st msrun_shell(struct ms_eval *e, const struct ms_call *c)
 	return run_script_file(e, c, path, i + 1, errexit);
 }
 
-/* Files the . command reads that change no file: the libraries of debconf, LSB and gettext. */
+/*
+ * Files the . command reads that change no file: the libraries of debconf,
+ * LSB and gettext, and the helpers of apache2 and php-common, which only set
+ * variables and define the functions the table models.
+ */
 static bool known_library(const char *path)
 {
 	static const char *const libs[] = {
 		"/usr/share/debconf/confmodule", "/usr/share/debconf/confmodule.sh",
 		"/lib/lsb/init-functions", "/usr/lib/lsb/init-functions", "/usr/bin/gettext.sh",
+		"/usr/share/apache2/apache2-maintscript-helper", "/usr/lib/php/php-maintscript-helper",
 	};
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(libs); i++)
@@ -486,7 +491,8 @@ static bool library_package(const struct ms_eval *e)
 	const char *p = e->ctx->package;
 
 	return p && (s2c_streq(p, "debconf") || s2c_streq(p, "lsb-base") ||
-		     s2c_streq(p, "sysvinit-utils") || s2c_streq(p, "gettext-base"));
+		     s2c_streq(p, "sysvinit-utils") || s2c_streq(p, "gettext-base") ||
+		     s2c_streq(p, "apache2") || s2c_streq(p, "php-common"));
 }
 
 /* . FILE (source FILE): read in this shell.  A name without / is found on PATH. */
@@ -520,87 +526,6 @@ enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 		return MS_UNKNOWN;
 	}
 	return maintscript_eval_text(e, c->n->line, path, text, len);
-}
-
-/* --- commands that run a command on names they find ------------------------------------------ */
-
-/* Run @c's fields from @from with @extra unknown fields for the names found. */
-static enum ms_st run_with_found(struct ms_eval *e, const struct ms_call *c, size_t from,
-				 size_t to, unsigned how)
-{
-	struct ms_fields f = { 0 };
-	enum ms_st r;
-
-	for (size_t i = from; i < to && !e->error; i++) {
-		struct ms_field *x = mseval_field_new(e, &f);
-		bool braces = c->v[i].known && strstr(c->v[i].s, "{}");
-		if (!x)
-			break;
-		mseval_field_append(e, x, c->v[i].s, c->v[i].len);
-		x->known = c->v[i].known && !braces;
-		x->glob = c->v[i].glob;
-	}
-	if (!e->error) {
-		struct ms_field *x = mseval_field_new(e, &f);
-		if (x)
-			x->known = false;       /* a name found at run time */
-	}
-	if (e->error) {
-		mseval_fields_release(&f);
-		return MS_UNKNOWN;
-	}
-	struct ms_call inner = { .n = c->n, .v = f.v, .argc = f.n };
-	r = mscommand_call(e, &inner, how);
-	mseval_fields_release(&f);
-	return r == MS_FALSE ? MS_UNKNOWN : r;
-}
-
-/* xargs [opts] [COMMAND [ARGS]]: COMMAND with names read from its input. */
-enum ms_st msrun_xargs(struct ms_eval *e, const struct ms_call *c)
-{
-	size_t i = 1;
-
-	for (; i < c->argc && mscommand_is_option(&c->v[i]); i++) {
-		const char *o = c->v[i].s;
-		if (s2c_streq(o, "--")) {
-			i++;
-			break;
-		}
-		if (o[1] != '-' && !o[2] && strchr("adEILnPs", o[1]))
-			i++;
-	}
-	if (i >= c->argc)
-		return MS_UNKNOWN;      /* echo */
-	return run_with_found(e, c, i, c->argc, MSCALL_PROGRAM);
-}
-
-/* find PATH… EXPR: -exec, -execdir, -ok, -okdir run a command on what it finds. */
-enum ms_st msrun_find(struct ms_eval *e, const struct ms_call *c)
-{
-	enum ms_st r = MS_UNKNOWN;
-
-	for (size_t i = 1; i < c->argc && !e->error; i++) {
-		const struct ms_field *f = &c->v[i];
-		size_t end = i + 1;
-		if (!f->known)
-			continue;
-		if (s2c_streq(f->s, "-delete")) {
-			mseval_touch(e, c->n->line, NULL, true, "removes");
-		} else if (s2c_streq(f->s, "-fprint") || s2c_streq(f->s, "-fprintf") ||
-			   s2c_streq(f->s, "-fprint0") || s2c_streq(f->s, "-fls")) {
-			mseval_touch(e, c->n->line, NULL, false, "writes to");
-		} else if (s2c_streq(f->s, "-exec") || s2c_streq(f->s, "-execdir") ||
-			   s2c_streq(f->s, "-ok") || s2c_streq(f->s, "-okdir")) {
-			while (end < c->argc && !(c->v[end].known && (s2c_streq(c->v[end].s, ";") ||
-								      s2c_streq(c->v[end].s, "+"))))
-				end++;
-			if (end == i + 1)
-				return MS_FALSE;
-			(void)run_with_found(e, c, i + 1, end, MSCALL_PROGRAM);
-			i = end;
-		}
-	}
-	return r;
 }
 
 /*

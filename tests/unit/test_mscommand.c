@@ -11,6 +11,7 @@
 #include "member.h"
 #include "mscommand.h"
 #include "suites.h"
+#include "util.h"
 
 static struct memberset members;
 
@@ -159,7 +160,14 @@ START_TEST(test_chown)
 	a = run("chgrp -h staff /usr/bin/link");
 	ck_assert_uint_eq(a.n, 0);            /* the link itself */
 	ms_analysis_release(&a);
-	expect_incomplete("chown s2cuser: /usr/bin/prog", "login group");
+	/* a login group not known matters only on a privileged file */
+	expect_mode("chown s2cuser: /usr/bin/prog", 0755);
+	expect_incomplete("chown s2cuser: /usr/bin/suid", "group not known to '/usr/bin/suid'");
+	expect_incomplete("chown s2cuser: /usr/bin/prog; chmod 2755 /usr/bin/prog",
+			  "group not known to '/usr/bin/prog'");
+	expect_incomplete("chown -R s2cuser: /usr/bin", "group not known to '/usr/bin/suid'");
+	expect_incomplete("chown s2cuser: /usr/bin/s*", "group not known to a file it cannot name");
+	expect_incomplete("chown s2cuser: \"$x\"", "group not known to a file it cannot name");
 	expect_mode("adduser --system --group s2cuser\nchown s2cuser: /usr/bin/prog\n"
 		    "chmod 2755 /usr/bin/prog", 02755);
 }
@@ -180,6 +188,29 @@ START_TEST(test_setcap)
 	a = run("setcap -v cap_net_raw+ep /usr/bin/prog || true");
 	ck_assert_uint_eq(a.n, 0);            /* -v only checks */
 	ms_analysis_release(&a);
+	/* dpkg unpacks no file with capabilities: -v fails on one the script did not touch */
+	a = run("if ! setcap -v cap_net_raw+ep /usr/bin/prog; then\n"
+		"setcap cap_net_raw+ep /usr/bin/prog || chmod u+s /usr/bin/prog; fi");
+	ck_assert_uint_eq(a.n, 2);
+	ck_assert(!a.v[0].conditional && !a.v[1].conditional);
+	ck_assert_str_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).caps, "cap_net_raw+ep");
+	ck_assert_uint_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_FAILS).mode, 04755);
+	ms_analysis_release(&a);
+	static const char *const unknown[] = {
+		"chmod 755 /usr/bin/prog\nif ! setcap -v cap_net_raw+ep /usr/bin/prog; then",
+		"cp /etc/x /usr/bin/prog\nif ! setcap -v cap_net_raw+ep /usr/bin/prog; then",
+		"if ! setcap -v = /usr/bin/prog; then", "if ! setcap -v cap_net_raw+ep /usr/bin/x; then",
+		"if ! setcap -v cap_net_raw+ep /usr/bin/prog /usr/bin/suid; then",
+	};
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		_cleanup_free_ char *text = strdup_printf("%s\nchmod u+s /usr/bin/suid; fi", unknown[i]);
+		bool cond = false;
+		a = run(text);
+		for (size_t k = 0; k < a.n; k++)
+			cond = cond || (strcmp(a.v[k].path, "/usr/bin/suid") == 0 && a.v[k].conditional);
+		ck_assert_msg(cond, "%s", text);
+		ms_analysis_release(&a);
+	}
 }
 END_TEST
 
@@ -332,6 +363,85 @@ START_TEST(test_debconf)
 }
 END_TEST
 
+/* What find -exec rm removes lies below its one starting point, unless links are followed. */
+START_TEST(test_find)
+{
+	static const char *const below_elsewhere[] = {
+		"find /var/lock/x/ -name y -exec rm -f '{}' \\;", "find /var/lock/x -delete",
+		"find -P /var/lock/x -type f -exec rm {} +", "find /usr/sbin/own-tool -exec rm {} \\;",
+	};
+	static const char *const reach_suid[] = {
+		"find /usr/bin -name y -exec rm -f {} \\;", "find /usr/lib/bindir/ -exec rm {} +",
+		"ln -s /usr/bin /tmp/l; find /tmp/l/ -exec rm {} \\;", "find /usr -delete",
+		"cd /usr; find bin -exec rm {} \\;",
+	};
+	static const char *const anywhere[] = {
+		"find -L /var/x -exec rm {} \\;", "find /var/x /var/y -exec rm {} \\;",
+		"find /var/x -execdir rm {} \\;", "find /var/x $(cat /etc/y) -exec rm {} \\;",
+		"find /var/x -name \"$(cat /etc/y)\" -exec rm {} \\;", "find /var/x -follow -exec rm {} \\;",
+		"find /var/* -exec rm {} \\;", "find /var/x -exec rm {}.bak \\;",
+		"find /var/x -exec sh -c 'rm \"$1\"' sh {} \\;", "echo /var/x/y | xargs rm",
+	};
+
+	for (size_t i = 0; i < sizeof(below_elsewhere) / sizeof(below_elsewhere[0]); i++) {
+		_cleanup_free_ char *text = strdup_printf("%s\nchmod 4755 /usr/bin/prog",
+							  below_elsewhere[i]);
+		expect_mode(text, 04755);
+	}
+	for (size_t i = 0; i < sizeof(reach_suid) / sizeof(reach_suid[0]); i++)
+		expect_incomplete(reach_suid[i], "removes '/usr/bin/suid'");
+	for (size_t i = 0; i < sizeof(anywhere) / sizeof(anywhere[0]); i++)
+		expect_incomplete(anywhere[i], "removes a file it cannot name");
+	expect_incomplete("find /var/x -exec chmod 4755 {} +", "cannot tell which file");
+}
+END_TEST
+
+/* A link of a name not known lands anywhere: later names and programs on PATH are not known. */
+START_TEST(test_unknown_links)
+{
+	struct ms_analysis a = run("ln -sf /usr/share/x \"$(cat /etc/x)\"\necho ok; [ -e /y ] || :");
+
+	ck_assert_uint_eq(a.n_incomplete, 1);  /* only for the privileged file it may replace */
+	ck_assert(incomplete_with(&a, "puts a link of unknown name in '/usr/bin/suid'"));
+	ms_analysis_release(&a);
+	expect_incomplete("ln -s /usr/share/x \"$(cat /etc/x)\"\nreadlink /y", "stand in for it");
+	expect_incomplete("ln -s /usr/share/x \"$(cat /etc/x)\"\n/bin/chmod 4755 /usr/bin/prog",
+			  "path is not known");
+	expect_incomplete("ln -s /bin/true /usr/local/bin/readlink; readlink /y", "stand in for it");
+	/* below the directory of a link of unknown name, names are not known */
+	expect_incomplete("ln -s /usr/bin /run/x/l.\"$(cat /etc/x)\"\nchmod 4755 /run/x/l.y/prog",
+			  "cannot tell which file");
+}
+END_TEST
+
+/* Queries and the helpers other packages ship for maintainer scripts change no file. */
+START_TEST(test_helpers)
+{
+	static const char *const none[] = {
+		"lsmod | grep -q vmwgfx || true", "blend-update-usermenus science",
+		"ypwhich >/dev/null 2>&1 || ypcat mail.aliases || true", "locale -a | grep -q C",
+		"df --output=avail /var/lib/x || true", "lsof -nt /var/lib/x/y || true",
+		". /usr/share/apache2/apache2-maintscript-helper\n"
+		"apache2_invoke enmod auth_plain || true\napache2_reload restart || true",
+		"a2enmod -q ssl || true; a2query -m ssl || true",
+		". /usr/lib/php/php-maintscript-helper\nphp_invoke enmod ALL ALL gearman || true",
+		"phpenmod gearman || true; phpquery -V || true",
+	};
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		_cleanup_free_ char *text = strdup_printf("%s\nchmod 4755 /usr/bin/prog", none[i]);
+		expect_mode(text, 04755);
+	}
+	/* what they answer is the system's */
+	struct ms_analysis a = run("if lsmod | grep -q vmwgfx; then chmod 4755 /usr/bin/prog; fi");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert(a.v[0].conditional);
+	ms_analysis_release(&a);
+	expect_incomplete(". /usr/share/apache2/other-helper", "not the package's");
+	expect_incomplete(". /usr/lib/php/php-helper", "not the package's");
+}
+END_TEST
+
 Suite *mscommand_suite(void)
 {
 	Suite *s = suite_create("mscommand");
@@ -350,6 +460,9 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_programs);
 	tcase_add_test(tc, test_interpreters);
 	tcase_add_test(tc, test_debconf);
+	tcase_add_test(tc, test_find);
+	tcase_add_test(tc, test_unknown_links);
+	tcase_add_test(tc, test_helpers);
 	suite_add_tcase(s, tc);
 	return s;
 }
