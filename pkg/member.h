@@ -50,6 +50,7 @@ struct member {
 	unsigned layer;         /**< images: index of the layer that added it; else 0 */
 	bool staged;            /**< its content is in the stage under @path */
 	bool candidate;         /**< set-ID, capabilities, or made so at install time */
+	bool again;             /**< to keep on a second reading (target_take_again()) */
 };
 
 /**

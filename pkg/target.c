@@ -248,21 +248,17 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 }
 
 int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
-		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
-		      struct s2c_error *err)
+		      struct stage *run, const char *stage_name, struct s2c_error *err)
 {
 	_cleanup_free_ char *path = NULL;
 	const char *name = archive_entry_pathname(e);
 	struct member *m;
-	bool wanted = false;
 	int r = member_path(name ? name : "", &path, err);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n && !wanted; i++)
-		wanted = s2c_streq(paths[i], path);
-	m = wanted ? memberset_get(&t->members, path) : NULL;
-	if (!m || m->staged)
+	m = memberset_get(&t->members, path);
+	if (!m || !m->again || m->staged)
 		return 0;
 	return stage_member(t, a, m, run, stage_name, err);
 }

@@ -148,13 +148,13 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 
 /**
  * On a second reading of a target's archive: keep the content of the entry
- * @e of @a when its member is one of the @n @paths and is not kept yet (the
- * scripts' second analysis, with the members known, named it).
+ * @e of @a when its member is marked member::again and is not kept yet (the
+ * scripts' second analysis, with the members known, named it).  One lookup
+ * by path per entry.
  * Returns 0, or -errno with a message naming the member.
  */
 int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
-		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
-		      struct s2c_error *err);
+		      struct stage *run, const char *stage_name, struct s2c_error *err);
 
 /**
  * Drop the members that are neither kept, candidates, nor shared libraries:
