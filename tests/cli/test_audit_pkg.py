@@ -722,6 +722,8 @@ def test_budget(ctx):
     nothing written and the private directory removed."""
     root = ctx.tree("budget")
     tmpdir = ctx.tree("budget-private")
+    # AddressSanitizer's shadow memory and checks: its own time and memory, not the program's.
+    sanitized = "ASAN_OPTIONS" in os.environ
     # 200,000 empty members: each pass over them once, not once per member dropped.
     many = mk.many_members_deb(os.path.join(root, "many_1_amd64.deb"), 200000, empty=True,
                                package="many")
@@ -730,7 +732,8 @@ def test_budget(ctx):
     took = time.monotonic() - start
     ctx.check("budget: 200,000 members audited", rc == 0 and json.loads(out)["targets"][0].get(
         "error") is None, f"{rc} {err[-300:]!r}")
-    ctx.check("budget: 200,000 members in linear time", took < 30, f"{took:.1f} s")
+    ctx.check("budget: 200,000 members in linear time", took < (150 if sanitized else 30),
+              f"{took:.1f} s")
     # 8,000 names of 3.9 KB: 33 MB of names, within the default, past 16M.
     wide = mk.many_members_deb(os.path.join(root, "wide_1_amd64.deb"), 8000, name_len=3900,
                                empty=True, package="wide")
@@ -738,7 +741,8 @@ def test_budget(ctx):
                                            "--format", "json", wide])
     ctx.check("budget: wide names within the default", rc == 0 and json.loads(out)["targets"][
         0].get("error") is None, f"{rc} {err[-300:]!r}")
-    ctx.check("budget: peak RSS within the budget and the program", rss < 96 << 10, f"{rss} KiB")
+    ctx.check("budget: peak RSS within the budget and the program",
+              sanitized or rss < 96 << 10, f"{rss} KiB")
     good = mk.write(os.path.join(root, "good_1_amd64.deb"), mk.deb_bytes(
         "good", data=[mk.entry("./usr/bin/good", mode=0o4755, data=b"\x7fELF")]))
     report = os.path.join(root, "report.json")
