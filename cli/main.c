@@ -134,14 +134,14 @@ static const struct cmd commands[] = {
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
 	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--label NAME] "
 	  "[--waivers FILE] [--color auto|always|never] [--quiet] [--threads N] [--tmpdir DIR] "
-	  "[--max-unpacked SIZE] [--shard K/N] FILE ... | --from-dir DIR",
+	  "[--max-unpacked SIZE] [--max-memory SIZE] [--shard K/N] FILE ... | --from-dir DIR",
 	  "audit .deb and .rpm packages without installing them" },
 	{ "audit-image", cmd_audit_image, 0, 1, 1, "FILE|DIR", PRIVS_READ, phases_read,
 	  "[--db DIR] [--kernel VER] [--bounding-set SET] "
 	  "[--format text|json|markdown|html|sarif] [--output FILE] "
 	  "[--fail-on review|migrate|risk|incomplete] [--allow-incomplete] [--label NAME] "
 	  "[--waivers FILE] [--color auto|always|never] [--quiet] [--platform OS/ARCH] [--tmpdir DIR] "
-	  "[--max-unpacked SIZE] FILE|DIR",
+	  "[--max-unpacked SIZE] [--max-memory SIZE] FILE|DIR",
 	  "audit a container image (docker save, OCI layout) without running it" },
 	{ "report", cmd_report, 0, 1, CMD_ANY, "'merge'", PRIVS_READ, phases_read,
 	  "merge [--format text|json|markdown|html|sarif] [--output FILE] [--quiet] "

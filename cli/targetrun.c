@@ -74,6 +74,14 @@ static int opt_max_unpacked(const struct opt *o, const char *arg, const char *ve
 	return 0;
 }
 
+static int opt_max_memory(const struct opt *o, const char *arg, const char *verb)
+{
+	if (parse_size(arg, o->value) < 0 || *(uint64_t *)o->value < (1u << 20))
+		return usage_error(verb, "invalid --max-memory '%s': expected a size of at least "
+				   "1M, such as 256M", arg);
+	return 0;
+}
+
 static int opt_threads(const struct opt *o, const char *arg, const char *verb)
 {
 	if (parse_uint(arg, 64, o->value) < 0 || *(unsigned *)o->value == 0)
@@ -106,6 +114,10 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 						 "refuse what unpacks to more than SIZE bytes\n"
 						 "(suffix K, M, G, T; default 16G): the\n"
 						 "decompression-bomb limit", opt_max_unpacked);
+	tr->opts[n++] = (struct opt)OPT_CALLBACK("max-memory", &tr->lim.max_memory, "SIZE",
+						 "refuse a package or image whose list of\n"
+						 "members takes more memory than SIZE, names\n"
+						 "included (default 256M)", opt_max_memory);
 	tr->opts[n] = (struct opt)OPT_END();
 }
 
@@ -564,6 +576,27 @@ int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const c
 	return 0;
 }
 
+/*
+ * A target past the memory budget stops the run: it is not a damaged package
+ * but one the budget does not allow, so nothing is written (exit 2).
+ */
+static int over_budget(const struct targetrun *tr, struct target *const *targets, size_t n)
+{
+	int ex = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *shown = NULL;
+		if (targets[i]->error_code != -ENOBUFS)
+			continue;
+		shown = shown_path(targets[i]->source);
+		log_error("cannot audit '%s': its list of members takes more than %" PRIu64 " MiB "
+			  "of memory, names included, the budget of --max-memory; nothing written",
+			  shown ? shown : targets[i]->source, tr->lim.max_memory >> 20);
+		ex = S2C_EXIT_USAGE;
+	}
+	return ex;
+}
+
 /* A target that could not be read, named as the user can find it (shown_path()). */
 static void warn_unreadable(const struct target *t)
 {
@@ -742,6 +775,9 @@ int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct targ
 		qsort(targets, n, sizeof(*targets), cmp_target);
 	for (size_t i = 0; i < n; i++)
 		ts[i].t = targets[i];
+	ex = over_budget(tr, targets, n);
+	if (ex)
+		goto out;
 	ex = decide_targets(tr, db, ts, targets, n, &total);
 	if (ex)
 		goto out;

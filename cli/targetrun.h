@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What audit-pkg and audit-image share: their options (--tmpdir,
- * --max-unpacked, --threads and the report options), the private stage of a
+ * --max-unpacked, --max-memory, --threads and the report options), the private stage of a
  * run, and the step from targets read by pkg/ to a report: deciding about
  * every privileged file of every target with the rules, the packaging
  * snippet of each target, and the audit rendered in the chosen format.
@@ -31,7 +31,8 @@ struct targetrun {
 	const char *shard;            /**< "K/N" of --shard, or NULL */
 	const char *verb;             /**< for messages */
 	bool trust_image;             /**< audit-image: use the image's own waivers */
-	struct opt opts[4];           /**< --tmpdir, --max-unpacked, --threads (OPT_TABLE) */
+	struct opt opts[5];           /**< --tmpdir, --max-unpacked, --max-memory, --threads
+				       (OPT_TABLE) */
 	int stage_guard;              /**< the stage's registration (cli/interrupt.h) */
 };
 
@@ -76,7 +77,8 @@ int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const c
  * @db (taken over),
  * report them as the options say and return the exit status: 0, 1 for
  * --fail-on, 3 when a target could not be read (each is named on stderr
- * and in the report), 4 on failure.
+ * and in the report), 4 on failure; 2 with nothing written when a target
+ * passed the memory budget (--max-memory).
  */
 int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct target **targets,
 		    size_t n, struct stage *run, char **argv, const struct s2c_ctx *ctx);

@@ -283,37 +283,39 @@ static bool tmpfiles_conf(const char *path)
 }
 
 /*
- * The members whose content the second analysis needs and that are not kept:
- * privileged files, and the files the scripts run or read.
+ * Mark (member::again) the members whose content the second analysis needs
+ * and that are not kept: privileged files, and the files the scripts run or
+ * read.  Returns how many.
  */
-static int missing_members(struct target *t, const struct target_select *sel, char ***ret,
-			   size_t *ret_n)
+static size_t missing_members(struct target *t, const struct target_select *sel)
 {
-	int r = 0;
+	size_t n = 0;
 
-	*ret = NULL;
-	*ret_n = 0;
-	for (size_t i = 0; i < t->members.n_slots && r == 0; i++) {
+	for (size_t i = 0; i < t->members.n_slots; i++) {
 		struct member *m = t->members.slots[i];
 		bool cand;
 		if (!m)
 			continue;
 		(void)target_wants(t, sel, m, &cand);
 		m->candidate = cand;
-		if (!m->staged && (cand || (m->type == MEMBER_FILE && tmpfiles_conf(m->path))))
-			r = strv_push(ret, ret_n, strdup(m->path));
+		m->again = !m->staged &&
+			   (cand || (m->type == MEMBER_FILE && tmpfiles_conf(m->path)));
+		n += m->again;
 	}
-	for (size_t i = 0; i < t->scripts.n_wants && r == 0; i++) {
+	for (size_t i = 0; i < t->scripts.n_wants; i++) {
 		struct member *m = NULL;
-		if (memberset_reach(&t->members, t->scripts.wants[i], &m) == 0 && !m->staged)
-			r = strv_push(ret, ret_n, strdup(m->path));
+		if (memberset_reach(&t->members, t->scripts.wants[i], &m) == 0 && !m->staged &&
+		    !m->again) {
+			m->again = true;
+			n++;
+		}
 	}
-	return r;
+	return n;
 }
 
-/* Read the data archive again, keeping the members @paths. */
-static int reread(int fd, struct target *t, char *const *paths, size_t n, struct stage *run,
-		  const char *stage_name, struct s2c_error *err)
+/* Read the data archive again, keeping the members marked member::again. */
+static int reread(int fd, struct target *t, struct stage *run, const char *stage_name,
+		  struct s2c_error *err)
 {
 	_cleanup_(archive_freep) struct archive *a = NULL;
 	struct stage_limits lim = *stage_limits(run);
@@ -337,8 +339,7 @@ static int reread(int fd, struct target *t, char *const *paths, size_t n, struct
 		if (r == 0)
 			r = arread_open_nested(d, a, err);
 		while (r == 0 && (r = arread_next(d, &b, &de, err)) > 0)
-			r = target_take_again(t, d, de, (const char *const *)paths, n, run, stage_name,
-					      err);
+			r = target_take_again(t, d, de, run, stage_name, err);
 		return r < 0 ? s2c_error_prefix(err, "data archive") : 0;
 	}
 	return r < 0 ? r : 0;
@@ -357,8 +358,7 @@ static int second_reading(int fd, struct target *t, const struct target_select *
 
 	for (int round = 0; round < 3 && r == 0; round++) {
 		struct ms_analysis a = { 0 };
-		char **missing = NULL;
-		size_t n = 0;
+		size_t n;
 
 		r = analyse(t, c, &t->members, t->stage ? stage_rootfd(t->stage) : -1, &a);
 		if (r < 0) {
@@ -367,10 +367,9 @@ static int second_reading(int fd, struct target *t, const struct target_select *
 		}
 		ms_analysis_release(&t->scripts);
 		t->scripts = a;
-		r = missing_members(t, sel, &missing, &n);
-		if (r == 0 && n > 0 && round < 2)
-			r = reread(fd, t, missing, n, run, stage_name, err);
-		strv_freen(missing, n);
+		n = missing_members(t, sel);
+		if (n > 0 && round < 2)
+			r = reread(fd, t, run, stage_name, err);
 		if (r < 0 || n == 0)
 			break;
 	}

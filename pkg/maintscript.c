@@ -816,6 +816,7 @@ static const struct member *touched(const struct ms_analysis *a, const struct me
 				    const struct ms_touch *t)
 {
 	struct member *m = memberset_get(members, t->path);
+	const struct member *first = NULL;
 	size_t n = strlen(t->path);
 
 	/* rm, mv and a new file put there act on a link itself; the others follow it */
@@ -826,13 +827,14 @@ static const struct member *touched(const struct ms_analysis *a, const struct me
 		return m;
 	if (!t->below)
 		return NULL;
+	/* the first in byte order, whatever order the table holds them in */
 	for (size_t i = 0; i < members->n_slots; i++) {
 		const struct member *o = members->slots[i];
 		if (o && strncmp(o->path, t->path, n) == 0 && (o->path[n] == '/' || n == 1) &&
-		    privileged_member(a, o))
-			return o;
+		    (!first || strcmp(o->path, first->path) < 0) && privileged_member(a, o))
+			first = o;
 	}
-	return NULL;
+	return first;
 }
 
 /* add_incomplete() unless it is there. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "member.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -113,21 +114,40 @@ struct member *member_dup(const struct member *m)
 
 uint64_t member_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	return strhash(s);
+}
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+/* What malloc() adds to each block, counted so that many small names cost what they take. */
+#define ALLOC_OVERHEAD 16
+
+static size_t str_bytes(const char *s)
+{
+	return s ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
+}
+
+size_t member_bytes(const struct member *m)
+{
+	return sizeof(*m) + ALLOC_OVERHEAD + str_bytes(m->path) + str_bytes(m->uname) +
+	       str_bytes(m->gname) + str_bytes(m->target);
+}
+
+/* Count @bytes more against the budget.  Returns 0, or -ENOBUFS with nothing counted. */
+static int account(struct memberset *s, size_t bytes)
+{
+	if (s->max_bytes && (bytes > s->max_bytes || s->bytes > s->max_bytes - bytes))
+		return -ENOBUFS;
+	s->bytes += bytes;
+	return 0;
 }
 
 void memberset_release(struct memberset *s)
 {
+	size_t max_bytes = s->max_bytes;
+
 	for (size_t i = 0; i < s->n_slots; i++)
 		member_free(s->slots[i]);
 	free(s->slots);
-	*s = (struct memberset){ 0 };
+	*s = (struct memberset){ .max_bytes = max_bytes };
 }
 
 /* The slot of @path, or of the empty slot where it would go. */
@@ -144,33 +164,47 @@ static size_t slot_of(const struct memberset *s, const char *path)
 static int grow(struct memberset *s)
 {
 	size_t n = s->n_slots ? s->n_slots * 2 : 64;
-	struct memberset bigger = { .slots = calloc(n, sizeof(*s->slots)), .n_slots = n };
+	struct memberset bigger = { .n_slots = n };
+	int r = account(s, n * sizeof(*s->slots));
 
-	if (!bigger.slots)
+	if (r < 0)
+		return r;
+	bigger.slots = calloc(n, sizeof(*s->slots));
+	if (!bigger.slots) {
+		s->bytes -= n * sizeof(*s->slots);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->n_slots; i++)
 		if (s->slots[i])
 			bigger.slots[slot_of(&bigger, s->slots[i]->path)] = s->slots[i];
-	bigger.n = s->n;
+	s->bytes -= s->n_slots * sizeof(*s->slots);
 	free(s->slots);
-	*s = bigger;
+	s->slots = bigger.slots;
+	s->n_slots = bigger.n_slots;
 	return 0;
 }
 
 int memberset_put(struct memberset *s, struct member *m)
 {
 	size_t i;
+	int r = 0;
 
 	/* Keep the load under 1/2 so probes stay short. */
-	if ((s->n + 1) * 2 > s->n_slots && grow(s) < 0) {
+	if ((s->n + 1) * 2 > s->n_slots)
+		r = grow(s);
+	if (r == 0)
+		r = account(s, member_bytes(m));
+	if (r < 0) {
 		member_free(m);
-		return -ENOMEM;
+		return r;
 	}
 	i = slot_of(s, m->path);
-	if (s->slots[i])
+	if (s->slots[i]) {
+		s->bytes -= member_bytes(s->slots[i]);
 		member_free(s->slots[i]);
-	else
+	} else {
 		s->n++;
+	}
 	s->slots[i] = m;
 	return 0;
 }
@@ -185,6 +219,7 @@ static void remove_slot(struct memberset *s, size_t i)
 {
 	size_t mask = s->n_slots - 1;
 
+	s->bytes -= member_bytes(s->slots[i]);
 	member_free(s->slots[i]);
 	s->slots[i] = NULL;
 	s->n--;
@@ -252,6 +287,23 @@ size_t memberset_remove(struct memberset *s, const char *path, bool below)
 size_t memberset_remove_older_below(struct memberset *s, const char *dir, unsigned layer)
 {
 	return remove_below(s, &(struct below){ .dir = dir, .layer = layer });
+}
+
+size_t memberset_filter(struct memberset *s, bool (*keep)(struct member *m, void *userdata),
+			void *userdata)
+{
+	size_t removed = 0;
+
+	/* remove_slot() never moves a member before the slot it frees: see remove_below(). */
+	for (size_t i = 0; i < s->n_slots;) {
+		if (s->slots[i] && !keep(s->slots[i], userdata)) {
+			remove_slot(s, i);
+			removed++;
+			continue;
+		}
+		i++;
+	}
+	return removed;
 }
 
 static int cmp_member(const void *a, const void *b)

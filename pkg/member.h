@@ -50,6 +50,7 @@ struct member {
 	unsigned layer;         /**< images: index of the layer that added it; else 0 */
 	bool staged;            /**< its content is in the stage under @path */
 	bool candidate;         /**< set-ID, capabilities, or made so at install time */
+	bool again;             /**< to keep on a second reading (target_take_again()) */
 };
 
 /**
@@ -64,7 +65,10 @@ int member_path(const char *name, char **ret, struct s2c_error *err);
 /** The file name of @path, after its last '/' (borrowed from @path). */
 const char *member_base_name(const char *path);
 
-/** FNV-1a (64 bit) of the string @s: the hash of the tables by path and by name. */
+/**
+ * The keyed hash of the string @s (common/strhash.h): the hash of the tables
+ * by path and by name, which hostile names cannot make collide.
+ */
 uint64_t member_hash(const char *s);
 
 /** A new zeroed member owning a copy of @path (already normalised).  NULL on OOM. */
@@ -77,22 +81,33 @@ struct member *member_free(struct member *m);
 struct member *member_dup(const struct member *m);
 
 /**
- * Members by path: a hash table that owns its members.  Not thread-safe;
- * each target has its own.
+ * Bytes @m takes in memory, its strings and the allocator's overhead
+ * included: what a set counts against its budget.
+ */
+size_t member_bytes(const struct member *m);
+
+/**
+ * Members by path: a hash table that owns its members, keyed by
+ * member_hash(), so that hostile names cannot make it slow.  Not
+ * thread-safe; each target has its own.  Every byte it holds (members with
+ * their names, the table) is counted, and passing @max_bytes is refused with
+ * -ENOBUFS.
  */
 struct memberset {
 	struct member **slots;  /**< open addressing; NULL or a member */
 	size_t n_slots;         /**< a power of two, or 0 */
 	size_t n;               /**< members */
+	size_t bytes;           /**< memory held, counted as member_bytes() and the table */
+	size_t max_bytes;       /**< the budget; 0: none */
 };
 
-/** Release every member and the table; the set is empty afterwards. */
+/** Release every member and the table; the set is empty afterwards (its budget stays). */
 void memberset_release(struct memberset *s);
 
 /**
  * Add @m, taking it over; a member with the same path is replaced (and
  * freed), as a later archive entry or layer replaces an earlier one.
- * Returns 0 or -ENOMEM (then @m is freed).
+ * Returns 0, -ENOBUFS past the budget or -ENOMEM (then @m is freed).
  */
 int memberset_put(struct memberset *s, struct member *m);
 
@@ -111,6 +126,14 @@ size_t memberset_remove(struct memberset *s, const char *path, bool below);
  * removed.
  */
 size_t memberset_remove_older_below(struct memberset *s, const char *dir, unsigned layer);
+
+/**
+ * Remove, in one pass over the set, every member @keep refuses (@keep may be
+ * called more than once for a member and must answer alike).  Returns the
+ * number removed.
+ */
+size_t memberset_filter(struct memberset *s, bool (*keep)(struct member *m, void *userdata),
+			void *userdata);
 
 /**
  * The members sorted by path (bytes), borrowed from the set.

@@ -37,24 +37,37 @@ static bool below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
+struct lower {
+	struct target *t;
+	const char *path;
+	bool self;
+	unsigned layer;
+	int r;                  /* the first failure to remove from the stage */
+};
+
+/* Whether the member @m stays above lower->path; one that goes leaves the stage too. */
+static bool lower_keep(struct member *m, void *userdata)
+{
+	struct lower *l = userdata;
+
+	if (l->r < 0 || m->layer >= l->layer ||
+	    !((l->self && s2c_streq(m->path, l->path)) || below(m->path, l->path)))
+		return true;
+	if (m->staged && l->t->stage) {
+		l->r = stage_remove(l->t->stage, m->path);
+		return l->r < 0;
+	}
+	return false;
+}
+
 /* Remove what lower layers put at @path (with @self) and below it (a whiteout, an opaque
- * directory, a directory replaced by a file). */
+ * directory, a directory replaced by a file): one pass over the members. */
 static int remove_lower(struct target *t, const char *path, bool self, unsigned layer)
 {
-	for (size_t i = 0; i < t->members.n_slots; i++) {
-		struct member *m = t->members.slots[i];
-		if (!m || m->layer >= layer || !((self && s2c_streq(m->path, path)) ||
-						 below(m->path, path)))
-			continue;
-		if (m->staged && t->stage) {
-			int r = stage_remove(t->stage, m->path);
-			if (r < 0)
-				return r;
-		}
-		memberset_remove(&t->members, m->path, false);
-		i = (size_t)-1;
-	}
-	return 0;
+	struct lower l = { .t = t, .path = path, .self = self, .layer = layer };
+
+	(void)memberset_filter(&t->members, lower_keep, &l);
+	return l.r;
 }
 
 /*

@@ -373,6 +373,7 @@ int rpm_read(int fd, const char *source, const struct target_select *sel, struct
 
 	if (!t)
 		return -ENOMEM;
+	t->members.max_bytes = (size_t)stage_limits(run)->max_memory;
 	r = read_rpm(fd, t, sel, run, stage_name, &err);
 	return target_read_done(t, r, &err, ret);
 }

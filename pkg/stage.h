@@ -37,11 +37,13 @@ struct stage_limits {
 	uint64_t max_unpacked;  /**< bytes of archive data read (declared sizes): the
 				     decompression-bomb limit */
 	uint64_t max_members;   /**< archive entries read */
+	uint64_t max_memory;    /**< bytes the member table of a target may hold, names
+				     included (struct memberset's budget) */
 };
 
-/** Defaults: 256 MiB per file, 2 GiB staged, 16 GiB unpacked, 4 Mi entries. */
+/** Defaults: 256 MiB per file, 2 GiB staged, 16 GiB unpacked, 4 Mi entries, 256 MiB of members. */
 #define STAGE_LIMITS_DEFAULT \
-	((struct stage_limits){ 256ull << 20, 2ull << 30, 16ull << 30, 4ull << 20 })
+	((struct stage_limits){ 256ull << 20, 2ull << 30, 16ull << 30, 4ull << 20, 256ull << 20 })
 
 /** A stage.  Opaque. */
 struct stage;

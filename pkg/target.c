@@ -102,8 +102,23 @@ bool target_complete(const struct target *t)
 	return t->n_incomplete == 0 && t->scripts.n_incomplete == 0;
 }
 
+/* -ENOBUFS from the member table as the message that names the budget. */
+static int over_budget(const struct target *t, struct s2c_error *err)
+{
+	return s2c_error_set(err, -ENOBUFS, "its list of members takes more than %zu MiB of "
+			     "memory, names included (the budget; raise --max-memory)",
+			     t->members.max_bytes >> 20);
+}
+
 int target_read_done(struct target *t, int r, const struct s2c_error *err, struct target **ret)
 {
+	struct s2c_error budget = { 0 };
+
+	if (r == -ENOBUFS) {
+		/* Whatever the reader was doing, the message is the budget's. */
+		(void)over_budget(t, &budget);
+		err = &budget;
+	}
 	if (r == -ENOMEM || (r < 0 && target_fail(t, r, err) < 0)) {
 		target_free(t);
 		return -ENOMEM;
@@ -114,6 +129,7 @@ int target_read_done(struct target *t, int r, const struct s2c_error *err, struc
 
 int target_fail(struct target *t, int r, const struct s2c_error *err)
 {
+	t->error_code = r < 0 ? r : -r;
 	free(t->error);
 	t->error = strdup(s2c_error_isset(err) ? err->msg : strerror(r < 0 ? -r : r));
 	t->stage = stage_free(t->stage);
@@ -210,6 +226,8 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 
 	if (r < 0)
 		return r;
+	if (!t->members.max_bytes)
+		t->members.max_bytes = (size_t)stage_limits(run)->max_memory;
 	m->layer = layer;
 	if (m->type == MEMBER_HARDLINK)
 		r = hardlink_inherit(t, m, err);
@@ -225,36 +243,34 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 		member_free(m);
 		return r;
 	}
-	return memberset_put(&t->members, m);
+	r = memberset_put(&t->members, m);
+	return r == -ENOBUFS ? over_budget(t, err) : r;
 }
 
 int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
-		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
-		      struct s2c_error *err)
+		      struct stage *run, const char *stage_name, struct s2c_error *err)
 {
 	_cleanup_free_ char *path = NULL;
 	const char *name = archive_entry_pathname(e);
 	struct member *m;
-	bool wanted = false;
 	int r = member_path(name ? name : "", &path, err);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n && !wanted; i++)
-		wanted = s2c_streq(paths[i], path);
-	m = wanted ? memberset_get(&t->members, path) : NULL;
-	if (!m || m->staged)
+	m = memberset_get(&t->members, path);
+	if (!m || !m->again || m->staged)
 		return 0;
 	return stage_member(t, a, m, run, stage_name, err);
 }
 
+/* What target_trim() keeps. */
+static bool trim_keep(struct member *m, void *userdata)
+{
+	(void)userdata;
+	return m->staged || m->candidate || targetkeep_is_shared_lib(m->path);
+}
+
 void target_trim(struct target *t)
 {
-	for (size_t i = 0; i < t->members.n_slots; i++) {
-		struct member *m = t->members.slots[i];
-		if (m && !m->staged && !m->candidate && !targetkeep_is_shared_lib(m->path)) {
-			memberset_remove(&t->members, m->path, false);
-			i = (size_t)-1;     /* removal re-seats entries: start over */
-		}
-	}
+	(void)memberset_filter(&t->members, trim_keep, NULL);
 }

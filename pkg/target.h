@@ -85,6 +85,7 @@ struct target {
 	struct target_layer *layers; /**< images, in order */
 	size_t n_layers;
 	char *error;            /**< why the target could not be read, or NULL */
+	int error_code;         /**< with @error: the -errno; -ENOBUFS is the memory budget */
 	bool bad_digest;        /**< images: the error is a blob that does not match its digest */
 };
 
@@ -112,7 +113,9 @@ int target_fail(struct target *t, int r, const struct s2c_error *err);
 /**
  * The end of every reader: @r is what reading @t returned.  A failure other
  * than -ENOMEM is recorded on @t (target_fail()) and @t is still returned in
- * @ret, so the run goes on; -ENOMEM frees @t.  Returns 0 or -ENOMEM.
+ * @ret, so the run goes on; -ENOMEM frees @t.  -ENOBUFS, the member table
+ * past its budget (memberset::max_bytes), is recorded with a message naming
+ * the budget.  Returns 0 or -ENOMEM.
  */
 int target_read_done(struct target *t, int r, const struct s2c_error *err, struct target **ret);
 
@@ -145,15 +148,18 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 
 /**
  * On a second reading of a target's archive: keep the content of the entry
- * @e of @a when its member is one of the @n @paths and is not kept yet (the
- * scripts' second analysis, with the members known, named it).
+ * @e of @a when its member is marked member::again and is not kept yet (the
+ * scripts' second analysis, with the members known, named it).  One lookup
+ * by path per entry.
  * Returns 0, or -errno with a message naming the member.
  */
 int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,
-		      const char *const *paths, size_t n, struct stage *run, const char *stage_name,
-		      struct s2c_error *err);
+		      struct stage *run, const char *stage_name, struct s2c_error *err);
 
-/** Drop the members that are neither kept, candidates, nor shared libraries. */
+/**
+ * Drop the members that are neither kept, candidates, nor shared libraries:
+ * one pass over the members.
+ */
 void target_trim(struct target *t);
 
 /** A privileged file of a target, as installed. */

@@ -16,10 +16,12 @@
 
 #include "facts.h"
 #include "fcaps.h"
+#include "hashindex.h"
 #include "resolve.h"
 #include "stage.h"
 #include "target.h"
 #include "targetkeep.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -32,7 +34,8 @@ struct idname {
 
 struct ids {
 	struct idname *v;
-	size_t n;
+	size_t n, alloc;
+	struct hashindex index; /* of @v by name */
 	uint32_t next;          /* next placeholder */
 };
 
@@ -41,39 +44,61 @@ static void ids_release(struct ids *ids)
 	for (size_t i = 0; i < ids->n; i++)
 		free(ids->v[i].name);
 	free(ids->v);
+	hashindex_release(&ids->index);
+}
+
+struct id_lookup {
+	const struct ids *ids;
+	const char *name;
+};
+
+static bool id_named(size_t pos, const void *userdata)
+{
+	const struct id_lookup *l = userdata;
+
+	return s2c_streq(l->ids->v[pos].name, l->name);
+}
+
+/* The position of @name in @ids, or SIZE_MAX. */
+static size_t ids_find(const struct ids *ids, const char *name)
+{
+	return hashindex_find(&ids->index, strhash(name), id_named,
+			      &(struct id_lookup){ ids, name });
 }
 
 /* Map @name to @id when not mapped yet. */
 static int ids_add(struct ids *ids, const char *name, uint32_t id)
 {
-	struct idname *v;
+	_cleanup_free_ char *copy = NULL;
 
-	if (!name || !*name)
+	if (!name || !*name || ids_find(ids, name) != SIZE_MAX)
 		return 0;
-	for (size_t i = 0; i < ids->n; i++)
-		if (s2c_streq(ids->v[i].name, name))
-			return 0;
-	v = realloc(ids->v, (ids->n + 1) * sizeof(*v));
-	if (!v)
+	if (ids->n == ids->alloc) {
+		size_t alloc = ids->alloc ? ids->alloc * 2 : 16;
+		struct idname *v = reallocarray(ids->v, alloc, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ids->v = v;
+		ids->alloc = alloc;
+	}
+	copy = strdup(name);
+	if (!copy || hashindex_add(&ids->index, strhash(name), ids->n) < 0)
 		return -ENOMEM;
-	ids->v = v;
-	v[ids->n].name = strdup(name);
-	if (!v[ids->n].name)
-		return -ENOMEM;
-	v[ids->n++].id = id;
+	ids->v[ids->n].name = TAKE_PTR(copy);
+	ids->v[ids->n++].id = id;
 	return 0;
 }
 
 /* The id of @name: as packed, 0 for root, a numeric name as itself, else a placeholder. */
 static int ids_get(struct ids *ids, const char *name, uint32_t *ret)
 {
+	size_t pos = ids_find(ids, name);
 	unsigned n;
 
-	for (size_t i = 0; i < ids->n; i++)
-		if (s2c_streq(ids->v[i].name, name)) {
-			*ret = ids->v[i].id;
-			return 0;
-		}
+	if (pos != SIZE_MAX) {
+		*ret = ids->v[pos].id;
+		return 0;
+	}
 	if (parse_uint(name, UINT32_MAX - 1, &n) == 0) {
 		*ret = n;
 		return 0;
@@ -355,21 +380,78 @@ static int make_facts(struct target *t, const struct member *m, const struct ms_
 	return 0;
 }
 
-/* Hard links among the candidates: count the names of each content. */
-static uint32_t link_count(const struct target *t, const struct member *m)
-{
-	const char *content = m->type == MEMBER_HARDLINK ? m->target : m->path;
-	uint32_t n = 0;
+/* The names of each candidate's content (hard links among the members), counted in one pass. */
+struct links {
+	struct hashindex index; /* of @content by path */
+	const char **content;   /* borrowed from the members */
+	uint32_t *count;
+	size_t n;
+};
 
-	for (size_t i = 0; i < t->members.n_slots; i++) {
-		const struct member *o = t->members.slots[i];
-		if (!o)
+struct link_lookup {
+	const struct links *l;
+	const char *path;
+};
+
+static bool link_named(size_t pos, const void *userdata)
+{
+	const struct link_lookup *k = userdata;
+
+	return s2c_streq(k->l->content[pos], k->path);
+}
+
+static size_t links_find(const struct links *l, const char *path)
+{
+	return hashindex_find(&l->index, strhash(path), link_named,
+			      &(struct link_lookup){ l, path });
+}
+
+static void links_release(struct links *l)
+{
+	hashindex_release(&l->index);
+	free(l->content);
+	free(l->count);
+}
+
+/* The file @m is a name of: itself, or the file a hard link names. */
+static const char *content_of(const struct member *m)
+{
+	return m->type == MEMBER_HARDLINK ? m->target : m->path;
+}
+
+/* Count, for the content of every candidate among the @n members @v, the members naming it. */
+static int links_build(struct links *l, struct member *const *v, size_t n)
+{
+	*l = (struct links){ .content = calloc(n ? n : 1, sizeof(*l->content)),
+			     .count = calloc(n ? n : 1, sizeof(*l->count)) };
+	if (!l->content || !l->count)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = content_of(v[i]);
+		if (!v[i]->candidate || !c || links_find(l, c) != SIZE_MAX)
 			continue;
-		if (s2c_streq(o->path, content) ||
-		    (o->type == MEMBER_HARDLINK && s2c_streq(o->target, content)))
-			n++;
+		if (hashindex_add(&l->index, strhash(c), l->n) < 0)
+			return -ENOMEM;
+		l->content[l->n++] = c;
 	}
-	return n ? n : 1;
+	for (size_t i = 0; i < n && l->n; i++) {
+		size_t pos = links_find(l, v[i]->path);
+		if (pos != SIZE_MAX)
+			l->count[pos]++;
+		if (v[i]->type == MEMBER_HARDLINK && v[i]->target &&
+		    !s2c_streq(v[i]->target, v[i]->path) &&
+		    (pos = links_find(l, v[i]->target)) != SIZE_MAX)
+			l->count[pos]++;
+	}
+	return 0;
+}
+
+/* Hard links among the members: the names of @m's content. */
+static uint32_t link_count(const struct links *l, const struct member *m)
+{
+	size_t pos = content_of(m) ? links_find(l, content_of(m)) : SIZE_MAX;
+
+	return pos != SIZE_MAX && l->count[pos] ? l->count[pos] : 1;
 }
 
 /* The owners and groups the archive packed keep their ids; root is 0 whatever it says. */
@@ -472,8 +554,6 @@ static int installed_file(struct target *t, struct target_file *tf, const struct
 		r = make_facts(t, m, st, users, groups, &tf->facts, err);
 	if (r < 0)
 		return r;
-	tf->facts->nlink = link_count(t, m);
-	facts_set_flags(tf->facts);
 	tf->changed = tf->n_actions > 0 &&
 		      (st->mode != m->mode || st->has_caps != m->has_caps || st->caps ||
 		       st->owner != m->uname || st->group != m->gname);
@@ -556,6 +636,7 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 	struct ids users = { .next = TARGET_ID_PLACEHOLDER }, groups = { .next = TARGET_ID_PLACEHOLDER };
 	_cleanup_free_ struct member **sorted = NULL;
 	struct target_file *v = NULL;
+	struct links links = { 0 };
 	size_t n = 0;
 	int r;
 
@@ -568,6 +649,8 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 	if (r < 0)
 		return r;
 	r = ids_packed(t, sorted, &users, &groups);
+	if (r == 0)
+		r = links_build(&links, sorted, t->members.n);
 	for (size_t i = 0; i < t->members.n && r == 0; i++) {
 		const struct member *m = sorted[i];
 		struct ms_state st, fb;
@@ -601,7 +684,12 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 		v = nv;
 		v[n] = (struct target_file){ .member = m, .actions = acts, .n_actions = n_acts };
 		r = installed_file(t, &v[n++], &st, &fb, &users, &groups, err);
+		if (r == 0) {
+			v[n - 1].facts->nlink = link_count(&links, m);
+			facts_set_flags(v[n - 1].facts);
+		}
 	}
+	links_release(&links);
 	if (r == 0 && t->kind != TARGET_IMAGE && n > 0)
 		r = write_ids(t, &users, &groups, err);
 	ids_release(&users);

@@ -59,7 +59,10 @@ int libindex_build(struct libindex *x, struct target *const *all, size_t n)
 	x->slots = calloc(x->n_slots, sizeof(*x->slots));
 	if (!x->slots)
 		return -ENOMEM;
-	/* Each name once per target: several targets may provide the same library. */
+	/*
+	 * Each name once per target: several targets may provide the same library.  Within
+	 * one, the first path in byte order, whatever order the table holds them in.
+	 */
 	for (size_t k = 0; k < n; k++) {
 		if (!all[k] || all[k]->error)
 			continue;
@@ -75,8 +78,11 @@ int libindex_build(struct libindex *x, struct target *const *all, size_t n)
 			while (x->slots[j].name &&
 			       !(x->slots[j].target == k && s2c_streq(x->slots[j].name, b)))
 				j = (j + 1) & (x->n_slots - 1);
-			if (x->slots[j].name)
+			if (x->slots[j].name) {
+				if (strcmp(m->path, x->slots[j].path) < 0)
+					x->slots[j] = (struct libentry){ b, m->path, k };
 				continue;
+			}
 			x->slots[j] = (struct libentry){ b, m->path, k };
 			x->n++;
 		}

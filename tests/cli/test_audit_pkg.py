@@ -16,6 +16,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 
 import mkarchive as mk
 import s2ctest
@@ -699,14 +701,73 @@ def test_usage(ctx):
                        (["audit-pkg", "--shard", "4/3", "x.deb"], b"invalid --shard"),
                        (["audit-pkg", "--shard", "x", "x.deb"], b"invalid --shard"),
                        (["audit-pkg", "--max-unpacked", "lots", "x.deb"], b"invalid --max-unpacked"),
+                       (["audit-pkg", "--max-memory", "10K", "x.deb"], b"invalid --max-memory"),
                        (["audit-pkg", "--tmpdir", "rel", "x.deb"], b"absolute"),
                        (["audit-pkg", "--format", "yaml", "x.deb"], b"unknown format")):
         rc, out, err = ctx.run(args)
         ctx.check(f"usage {args}", rc == 2 and text in err and out == b"", f"{rc} {err!r}")
 
 
+def peak_rss_run(ctx, args):
+    """Run the binary under GNU time; returns exit status, stdout, stderr and its peak RSS
+    in KiB (a fork of this Python process would count Python's pages too)."""
+    with tempfile.NamedTemporaryFile() as rss:
+        rc, out, err = ctx.run(args, prefix=["/usr/bin/time", "-f", "%M", "-o", rss.name])
+        return rc, out, err, int(open(rss.name).read().split()[-1])
+
+
+def test_budget(ctx):
+    """Every pass over the members is linear, and the members with their names count against
+    --max-memory: a package past it stops the run with exit 2, naming it and the budget, with
+    nothing written and the private directory removed."""
+    root = ctx.tree("budget")
+    tmpdir = ctx.tree("budget-private")
+    # AddressSanitizer's shadow memory and checks: its own time and memory, not the program's.
+    sanitized = "ASAN_OPTIONS" in os.environ
+    # 200,000 empty members: each pass over them once, not once per member dropped.
+    many = mk.many_members_deb(os.path.join(root, "many_1_amd64.deb"), 200000, empty=True,
+                               package="many")
+    start = time.monotonic()
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--format", "json", many)
+    took = time.monotonic() - start
+    ctx.check("budget: 200,000 members audited", rc == 0 and json.loads(out)["targets"][0].get(
+        "error") is None, f"{rc} {err[-300:]!r}")
+    ctx.check("budget: 200,000 members in linear time", took < (150 if sanitized else 30),
+              f"{took:.1f} s")
+    # 8,000 names of 3.9 KB: 33 MB of names, within the default, past 16M.
+    wide = mk.many_members_deb(os.path.join(root, "wide_1_amd64.deb"), 8000, name_len=3900,
+                               empty=True, package="wide")
+    rc, out, err, rss = peak_rss_run(ctx, ["audit-pkg", *KERNEL, "--tmpdir", tmpdir,
+                                           "--format", "json", wide])
+    ctx.check("budget: wide names within the default", rc == 0 and json.loads(out)["targets"][
+        0].get("error") is None, f"{rc} {err[-300:]!r}")
+    ctx.check("budget: peak RSS within the budget and the program",
+              sanitized or rss < 96 << 10, f"{rss} KiB")
+    good = mk.write(os.path.join(root, "good_1_amd64.deb"), mk.deb_bytes(
+        "good", data=[mk.entry("./usr/bin/good", mode=0o4755, data=b"\x7fELF")]))
+    report = os.path.join(root, "report.json")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", "16M", "-o", report, good,
+                         wide)
+    ctx.check("budget: exit 2", rc == 2, f"{rc} {err!r}")
+    ctx.check("budget: the package and the budget named", b"wide_1_amd64.deb" in err and
+              b"16 MiB" in err and b"--max-memory" in err, f"{err!r}")
+    ctx.check("budget: nothing written", out == b"" and not os.path.exists(report),
+              f"{out[:100]!r}")
+    ctx.check("budget: private directory removed", os.listdir(tmpdir) == [],
+              f"{os.listdir(tmpdir)}")
+    # Kept set-ID files with long names count too.
+    kept = mk.many_members_deb(os.path.join(root, "kept_1_amd64.deb"), 2000, name_len=3900,
+                               package="kept", setid=True)
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", "4M", "--format", "json", kept)
+    ctx.check("budget: kept members past 4M", rc == 2 and b"4 MiB" in err, f"{rc} {err!r}")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--format", "json", kept)
+    files = json.loads(out)["files"] if rc in (0, 1) else []
+    ctx.check("budget: kept members within the default", len(files) > 1000,
+              f"{rc} {len(files)} {err[-300:]!r}")
+
+
 TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
-         test_nothing_found, test_hostile, test_incomplete, test_debconf, test_hostile_constructs,
+         test_nothing_found, test_hostile, test_budget, test_incomplete, test_debconf, test_hostile_constructs,
          test_maintscripts_doc, test_usage]
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@
 #include "target.h"
 
 /* Small limits: the fuzzer must not fill the disk or spend its time unpacking. */
-static const struct stage_limits limits = { 1u << 20, 8u << 20, 64u << 20, 4096 };
+static const struct stage_limits limits = { 1u << 20, 8u << 20, 64u << 20, 4096, 16u << 20 };
 
 struct stage *fuzz_run_stage(char **ret_dir)
 {

@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Cost against size: time and memory must grow with the input, not faster.
+#
+#  1. audit-pkg of synthetic packages of 10k, 100k and 1M members (bench/genpkg.py:
+#     directories of 1000 entries, two set-ID files in each) against
+#     `dpkg-deb -c` of the same package.  Targets: at most 2x its time at every
+#     size, peak RSS at most 128 MiB.
+#  2. report merge of 1, 10 and 100 JSON reports (each the audit of a package of
+#     2,000 set-ID files, 4 MB; half of the programs shared by every report, half
+#     each report's own).  Target: the time per report stays the same.
+#
+#   bench/bench-scale.sh [--runs N] [--sizes "10000 100000 1000000"] [--reports N]
+#                        [--max-memory SIZE]
+#
+# audit-pkg runs with --max-memory SIZE (default 1G, so that every size is
+# measured); the budget check of a size is a separate line: whether the
+# default budget (64M) takes the package.
+#
+# The packages and reports are written under $BENCH_TMP (default /var/tmp) and
+# removed at exit; hyperfine's JSON goes to bench/results/.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin="$here/build/release/cli/suid2cap"
+runs=3
+sizes="10000 100000 1000000"
+reports=100
+max_memory=1G
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--runs) runs=$2; shift ;;
+	--sizes) sizes=$2; shift ;;
+	--reports) reports=$2; shift ;;
+	--max-memory) max_memory=$2; shift ;;
+	*) echo "usage: $0 [--runs N] [--sizes \"N ...\"] [--reports N] [--max-memory SIZE]" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+for tool in hyperfine dpkg-deb python3 /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (tools/dev.sh deps)" >&2; exit 1; }
+done
+if [ ! -x "$bin" ]; then
+	(cd "$here" && cmake --preset release >/dev/null && cmake --build --preset release -j "$(nproc)")
+fi
+results="$here/bench/results"
+mkdir -p "$results"
+work=$(mktemp -d "${BENCH_TMP:-/var/tmp}/s2c-bench-scale.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Peak RSS in KiB of a command (its stdout thrown away); GNU time, as a fork of a
+# larger process would count that process's pages too.
+peak_rss() {
+	/usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null || [ $? -eq 1 ]
+	cat "$work/rss"
+}
+
+echo "==> audit-pkg against dpkg-deb -c"
+printf '%-10s %12s %12s %7s %10s %10s\n' members "dpkg-deb -c" audit-pkg ratio "RSS dpkg" "RSS audit"
+for n in $sizes; do
+	deb="$work/m$n.deb"
+	python3 "$here/bench/genpkg.py" "$deb" "$n"
+	hyperfine --warmup 1 --runs "$runs" --style none --output=null \
+		--export-json "$results/scale-$n.json" \
+		-n dpkg "dpkg-deb -c $deb" \
+		-n audit "$bin audit-pkg --tmpdir $work --max-memory $max_memory --format json $deb" \
+		>/dev/null
+	rss_dpkg=$(peak_rss dpkg-deb -c "$deb")
+	rss_audit=$(peak_rss "$bin" audit-pkg --tmpdir "$work" --max-memory "$max_memory" \
+		--format json "$deb")
+	if "$bin" audit-pkg --tmpdir "$work" --format json "$deb" >/dev/null 2>"$work/err" ||
+	   [ $? -eq 1 ]; then
+		echo "$n members: within the default --max-memory"
+	else
+		echo "$n members: past the default --max-memory: $(tail -n 1 "$work/err")"
+	fi
+	python3 - "$results/scale-$n.json" "$n" "$rss_dpkg" "$rss_audit" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+d, a = r["dpkg"]["mean"], r["audit"]["mean"]
+print(f"{int(sys.argv[2]):<10} {d:10.2f} s {a:10.2f} s {a / d:6.2f}x "
+      f"{int(sys.argv[3]) / 1024:7.1f} MiB {int(sys.argv[4]) / 1024:7.1f} MiB")
+PY
+	rm -f "$deb"
+done
+
+echo "==> report merge"
+python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import mkarchive as mk
+mk.many_members_deb(sys.argv[2], 2000, setid=True, package="s2c-merge")' \
+	"$here/tests/cli" "$work/merge.deb"
+"$bin" audit-pkg --format json -o "$work/base.json" "$work/merge.deb" || [ $? -eq 1 ]
+python3 - "$work" "$reports" <<'PY'
+import copy, json, os, sys
+work, n = sys.argv[1], int(sys.argv[2])
+base = json.load(open(os.path.join(work, "base.json")))
+for i in range(n):
+    d = copy.deepcopy(base)
+    d["targets"][0]["name"] = f"s2c-merge-{i}"
+    for k, f in enumerate(d["files"]):
+        if k % 2:
+            f["file"]["path"] = f"/host{i}" + f["file"]["path"]
+    with open(os.path.join(work, f"r{i}.json"), "w") as out:
+        json.dump(d, out)
+PY
+set -- "$work/r0.json"
+one="$*"
+i=1
+while [ "$i" -lt "$reports" ]; do
+	set -- "$@" "$work/r$i.json"
+	i=$((i + 1))
+	[ "$i" -eq 10 ] && ten="$*"
+done
+all="$*"
+hyperfine --warmup 1 --runs "$runs" --style none --output=null \
+	--export-json "$results/scale-merge.json" \
+	-n 1 "$bin report merge --format json $one" \
+	-n 10 "$bin report merge --format json ${ten:-$one}" \
+	-n "$reports" "$bin report merge --format json $all" >/dev/null
+# shellcheck disable=SC2086 # $all is the list of report files, split on purpose
+rss_merge=$(peak_rss "$bin" report merge --format json $all)
+python3 - "$results/scale-merge.json" "$rss_merge" "$(du -k "$work/r0.json" | cut -f1)" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+for r in res:
+    n = int(r["command"])
+    print(f"{n:>4} reports of {int(sys.argv[3]) / 1024:.1f} MB  {r['mean']:7.2f} s  "
+          f"{r['mean'] / n * 1000:7.1f} ms per report")
+print(f"peak RSS of the last: {int(sys.argv[2]) / 1024:.1f} MiB")
+PY
