@@ -421,8 +421,8 @@ START_TEST(test_helpers)
 		"lsmod | grep -q vmwgfx || true", "blend-update-usermenus science",
 		"ypwhich >/dev/null 2>&1 || ypcat mail.aliases || true", "locale -a | grep -q C",
 		"df --output=avail /var/lib/x || true", "lsof -nt /var/lib/x/y || true",
-		". /usr/share/apache2/apache2-maintscript-helper\n"
-		"apache2_invoke enmod auth_plain || true\napache2_reload restart || true",
+		(". /usr/share/apache2/apache2-maintscript-helper\n"
+		 "apache2_invoke enmod auth_plain || true\napache2_reload restart || true"),
 		"a2enmod -q ssl || true; a2query -m ssl || true",
 		". /usr/lib/php/php-maintscript-helper\nphp_invoke enmod ALL ALL gearman || true",
 		"phpenmod gearman || true; phpquery -V || true",
