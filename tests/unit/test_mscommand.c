@@ -491,6 +491,31 @@ START_TEST(test_sed_subst)
 }
 END_TEST
 
+/* plocate's plocate-build writes the database it names last, a new file never set-ID */
+START_TEST(test_plocate_build)
+{
+	struct ms_analysis a = run_as("plocate", "set +e\n"
+				      "plocate-build -b 32 /var/lib/mlocate/mlocate.db /var/lib/plocate/p.db\n"
+				      "chgrp plocate /var/lib/plocate/p.db\nchmod 4755 /usr/bin/prog");
+
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_uint_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode, 04755);
+	ms_analysis_release(&a);
+	/* onto a privileged file, or one it cannot name */
+	a = run_as("plocate", "plocate-build -p /tmp/list /usr/bin/suid || true");
+	ck_assert(incomplete_with(&a, "/usr/bin/suid"));
+	ms_analysis_release(&a);
+	a = run_as("plocate", "plocate-build /var/lib/mlocate/mlocate.db \"$DB\" || true");
+	ck_assert_uint_gt(a.n_incomplete, 0);
+	ms_analysis_release(&a);
+	/* its status is the database's */
+	a = run_as("plocate", "if plocate-build -l no /a /var/lib/p.db; then chmod 4755 /usr/bin/prog; fi");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert(a.v[0].conditional);
+	ms_analysis_release(&a);
+}
+END_TEST
+
 Suite *mscommand_suite(void)
 {
 	Suite *s = suite_create("mscommand");
