@@ -493,6 +493,34 @@ enum ms_st mscopy_writes(struct ms_eval *e, const struct ms_call *c)
 	return MS_TRUE;
 }
 
+/*
+ * plocate-build [-b SIZE] [-l FLAG] [-p] MLOCATE_DB PLOCATE_DB reads the first
+ * and writes the second: a new file of mode 0640 (umask 027), never set-ID.
+ * Its status depends on the database it reads.
+ */
+enum ms_st mscopy_plocate_build(struct ms_eval *e, const struct ms_call *c)
+{
+	const struct ms_field *out = NULL;
+	_cleanup_free_ char *p = NULL;
+
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		if (f->known && (s2c_streq(f->s, "-b") || s2c_streq(f->s, "-l") ||
+				 s2c_streq(f->s, "--block-size") ||
+				 s2c_streq(f->s, "--require-visibility")))
+			i++;
+		else if (!mscommand_is_option(f))
+			out = f;
+	}
+	if (!out)
+		return MS_UNKNOWN;
+	p = msfile_path(e, out);
+	mseval_touch(e, c->n->line, p, false, "writes to");
+	if (p)
+		msfile_made(e, p);
+	return MS_UNKNOWN;
+}
+
 /* setfattr: security.capability is setcap's business; other attributes change nothing here. */
 enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c)
 {

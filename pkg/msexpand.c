@@ -294,59 +294,109 @@ static char *mktemp_name(struct ms_eval *e, const struct ms_fields *f)
 	return name;
 }
 
+/* The fields of the simple command @c when every one is known; false when not. */
+static bool known_fields(struct ms_eval *e, const struct sh_node *c, struct ms_fields *f)
+{
+	for (size_t i = 0; i < c->n_words && !e->error; i++)
+		msexpand_word(e, &c->words[i], true, f);
+	for (size_t i = 0; i < f->n; i++)
+		if (!f->v[i].known)
+			return false;
+	return f->n > 0 && !e->error;
+}
+
+/* What echo prints for its fields @f (without the newline). */
+static char *echo_output(const struct ms_fields *f)
+{
+	size_t first = f->n > 1 && s2c_streq(f->v[1].s, "-n") ? 2 : 1;
+	char *out = strdup("");
+
+	for (size_t i = first; out && i < f->n; i++) {
+		char *joined = NULL;
+		if (asprintf(&joined, "%s%s%s", out, i > first ? " " : "", f->v[i].s) < 0)
+			joined = NULL;
+		free(out);
+		out = joined;
+	}
+	return out;
+}
+
+/* What the simple command of the known fields @f prints, for the few known; NULL: unknown. */
+static char *simple_output(struct ms_eval *e, const struct ms_fields *f)
+{
+	const char *cmd = member_base_name(f->v[0].s);
+
+	if (s2c_streq(cmd, "dpkg-divert") && f->n == 3 && s2c_streq(f->v[1].s, "--truename"))
+		return strdup(f->v[2].s);
+	if (s2c_streq(cmd, "uname") && (f->n == 1 || (f->n == 2 && s2c_streq(f->v[1].s, "-s"))))
+		return strdup("Linux");
+	if (s2c_streq(cmd, "dpkg") && f->n == 2 && s2c_streq(f->v[1].s, "--print-architecture") &&
+	    e->ctx->arch)
+		return strdup(e->ctx->arch);
+	if ((s2c_streq(cmd, "command") && f->n == 3 && s2c_streq(f->v[1].s, "-v") &&
+	     s2c_streq(f->v[2].s, "setcap")) ||
+	    (s2c_streq(cmd, "which") && f->n == 2 && s2c_streq(f->v[1].s, "setcap")))
+		return strdup(e->sc == MS_SCENARIO_WORKS ? "/sbin/setcap" : "");
+	if (s2c_streq(cmd, "echo"))
+		return echo_output(f);
+	if (s2c_streq(cmd, "basename") && f->n == 2)
+		return strdup(member_base_name(f->v[1].s));
+	if (s2c_streq(cmd, "mktemp"))
+		return mktemp_name(e, f);
+	return NULL;
+}
+
+/*
+ * What the pipeline @pipe prints when it is a command whose output is known
+ * (one line, no backslash dash's echo would read, no leading "-" bash's would
+ * take for an option) into one sed substitution, neither redirected; NULL:
+ * unknown.
+ */
+static char *sed_pipe_output(struct ms_eval *e, const struct sh_node *pipe)
+{
+	const struct sh_node *from, *sed;
+	struct ms_fields f = { 0 }, g = { 0 };
+	_cleanup_free_ const char **args = NULL;
+	_cleanup_free_ char *line = NULL;
+	char *out = NULL;
+
+	if (pipe->kind != SH_PIPE || pipe->negated || pipe->n_kids != 2)
+		return NULL;
+	from = pipe->kids[0];
+	sed = pipe->kids[1];
+	if (from->kind != SH_SIMPLE || sed->kind != SH_SIMPLE || from->n_redirs || sed->n_redirs)
+		return NULL;
+	if (known_fields(e, from, &f))
+		line = simple_output(e, &f);
+	if (line && line[0] != '-' && !strpbrk(line, "\\\n") && known_fields(e, sed, &g) &&
+	    s2c_streq(member_base_name(g.v[0].s), "sed") && (args = calloc(g.n, sizeof(*args)))) {
+		for (size_t i = 1; i < g.n; i++)
+			args[i - 1] = g.v[i].s;
+		out = mssed_subst(args, g.n - 1, line);
+	}
+	mseval_fields_release(&f);
+	mseval_fields_release(&g);
+	return out;
+}
+
 /*
  * Run the command substitution @list (in a subshell: what it does to files
  * counts), then what the few commands whose output the analysis knows would
- * print.  NULL: unknown.
+ * print, or a sed substitution of one's.  NULL: unknown.
  */
 static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list)
 {
 	const struct sh_node *c = only_simple(list);
 	struct ms_fields f = { 0 };
 	char *out = NULL;
-	const char *cmd;
-	enum ms_st status;
 
-	status = maintscript_eval_subshell(e, list);
-	e->cmdsub_status = status;
-	if (!c || c->n_words == 0 || e->error)
+	e->cmdsub_status = maintscript_eval_subshell(e, list);
+	if (e->error)
 		return NULL;
-	for (size_t i = 0; i < c->n_words && !e->error; i++)
-		msexpand_word(e, &c->words[i], true, &f);
-	for (size_t i = 0; i < f.n; i++)
-		if (!f.v[i].known) {
-			mseval_fields_release(&f);
-			return NULL;
-		}
-	cmd = f.n ? member_base_name(f.v[0].s) : "";
-	if (s2c_streq(cmd, "dpkg-divert") && f.n == 3 && s2c_streq(f.v[1].s, "--truename"))
-		out = strdup(f.v[2].s);
-	else if (s2c_streq(cmd, "uname") && (f.n == 1 || (f.n == 2 && s2c_streq(f.v[1].s, "-s"))))
-		out = strdup("Linux");
-	else if (s2c_streq(cmd, "dpkg") && f.n == 2 && s2c_streq(f.v[1].s, "--print-architecture") &&
-		 e->ctx->arch)
-		out = strdup(e->ctx->arch);
-	else if ((s2c_streq(cmd, "command") && f.n == 3 && s2c_streq(f.v[1].s, "-v") &&
-		  s2c_streq(f.v[2].s, "setcap")) ||
-		 (s2c_streq(cmd, "which") && f.n == 2 && s2c_streq(f.v[1].s, "setcap")))
-		out = strdup(e->sc == MS_SCENARIO_WORKS ? "/sbin/setcap" : "");
-	else if (s2c_streq(cmd, "echo")) {
-		size_t first = f.n > 1 && s2c_streq(f.v[1].s, "-n") ? 2 : 1;
-		out = strdup("");
-		for (size_t i = first; out && i < f.n; i++) {
-			char *joined = NULL;
-			if (asprintf(&joined, "%s%s%s", out, i > first ? " " : "", f.v[i].s) < 0)
-				joined = NULL;
-			free(out);
-			out = joined;
-		}
-	} else if (s2c_streq(cmd, "basename") && f.n == 2) {
-		out = strdup(member_base_name(f.v[1].s));
-	} else if (s2c_streq(cmd, "mktemp")) {
-		out = mktemp_name(e, &f);
-	}
+	if (!c && list && list->kind == SH_LIST && list->n_kids == 1)
+		return sed_pipe_output(e, list->kids[0]);
+	if (c && c->n_words > 0 && known_fields(e, c, &f))
+		out = simple_output(e, &f);
 	mseval_fields_release(&f);
-	if (!out && e->error == 0 && c)
-		return NULL;
 	return out;
 }

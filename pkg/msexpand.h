@@ -8,7 +8,7 @@
  * `command -v setcap`, echo, basename).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply mssed.
  */
 #ifndef S2C_PKG_MSEXPAND_H
 #define S2C_PKG_MSEXPAND_H
@@ -30,5 +30,14 @@ void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struc
  * string, or NULL when it is not known (or on error, in @e->error).
  */
 char *msexpand_string(struct ms_eval *e, const struct sh_word *w);
+
+/**
+ * What `sed ARGS` prints for the one line @line, when ARGS (without the
+ * command name) are one s command, with -e, -E or -r at most, whose
+ * expression and replacement mean the same in every POSIX regex dialect.
+ * Returns it (without a newline), or NULL when not known or on ENOMEM
+ * (pkg/mssed.c).
+ */
+char *mssed_subst(const char *const *args, size_t n, const char *line);
 
 #endif /* S2C_PKG_MSEXPAND_H */

@@ -464,6 +464,8 @@ static const struct mscmd table[] = {
 	  "only asks", NULL },
 	{ "pkill", NULL, MSCMD_NOEFFECT,
 	  "signals, waits or logs", "procps" },
+	{ "plocate-build", mscopy_plocate_build, 0,
+	  "reads an mlocate database and writes the plocate one it names last: a new file of mode 0640, never set-ID; its status depends on the database", "plocate" },
 	{ "postalias", NULL, MSCMD_NOEFFECT,
 	  "writes configuration, keys or maps with modes of its own choosing, never set-ID", "postfix" },
 	{ "postconf", NULL, MSCMD_NOEFFECT,

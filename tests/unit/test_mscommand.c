@@ -10,6 +10,7 @@
 
 #include "member.h"
 #include "mscommand.h"
+#include "msexpand.h"
 #include "suites.h"
 #include "util.h"
 
@@ -442,6 +443,79 @@ START_TEST(test_helpers)
 }
 END_TEST
 
+/* sed's one substitution on a known line, and what it leaves unknown */
+START_TEST(test_sed_subst)
+{
+	static const struct {
+		const char *args[3];
+		const char *line, *want;
+	} cases[] = {
+		{ { "s:/var/games/:/var/lib/games/:" }, "/var/games/x", "/var/lib/games/x" },
+		{ { "-e", "s/a/b/g" }, "banana", "bbnbnb" },
+		{ { "s/a/b/" }, "banana", "bbnana" },
+		{ { "s/\\(a*\\)n/[\\1]&/" }, "aan", "[aa]aan" },
+		{ { "-E", "s/(x+)?y/z/" }, "xy", NULL },       /* + ? unescaped: not taken */
+		{ { "-E", "s/(b)a/\\1/g" }, "baba", "bb" },
+		{ { "s/\\//_/g" }, "/a/b", "_a_b" },
+		{ { "s|^/usr|/opt|" }, "/usr/usr", "/opt/usr" },
+		{ { "s/x$//" }, "axx", "ax" },
+		{ { "s/[a-z]//" }, "abc", NULL },             /* bracket expressions */
+		{ { "s/a/\\n/" }, "abc", NULL },              /* GNU's \n, \L, \U */
+		{ { "s/x*//g" }, "abc", NULL },               /* an empty match */
+		{ { "s/a/b/2" }, "aaa", NULL },               /* flags but g */
+		{ { "s/a/b/", "-i" }, "a", NULL },
+		{ { "y/a/b/" }, "a", NULL },
+		{ { "s/\\(a\\)/\\2/" }, "a", NULL },          /* a group it does not have */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = 0;
+		while (n < 3 && cases[i].args[n])
+			n++;
+		_cleanup_free_ char *got = mssed_subst(cases[i].args, n, cases[i].line);
+		if (cases[i].want)
+			ck_assert_msg(got && strcmp(got, cases[i].want) == 0, "%zu: %s", i,
+				      got ? got : "(unknown)");
+		else
+			ck_assert_msg(!got, "%zu: %s", i, got);
+	}
+	/* a name the script computes with it is named; one it cannot compute is not */
+	expect_mode("f=$(echo /usr/lib/prog | sed s:/lib/:/bin/:)\nchmod 4755 \"$f\"", 04755);
+	expect_mode("f=`echo /usr/lib/prog | sed -e 's,lib,bin,'`\nchmod 4755 $f", 04755);
+	expect_incomplete("f=$(echo /usr/lib/prog | sed 's/[a-z]*b/bin/')\nchmod 4755 $f",
+			  "which file");
+	expect_incomplete("f=$(echo /usr/lib/prog | sed s/lib/bin/ >/dev/null)\nchmod 4755 $f",
+			  "which file");
+	expect_incomplete("f=$(echo '/usr/lib\\\\n' | sed s/lib/bin/)\nchmod 4755 $f",
+			  "which file");
+}
+END_TEST
+
+/* plocate's plocate-build writes the database it names last, a new file never set-ID */
+START_TEST(test_plocate_build)
+{
+	struct ms_analysis a = run_as("plocate", "set +e\n"
+				      "plocate-build -b 32 /var/lib/mlocate/mlocate.db /var/lib/plocate/p.db\n"
+				      "chgrp plocate /var/lib/plocate/p.db\nchmod 4755 /usr/bin/prog");
+
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_uint_eq(state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode, 04755);
+	ms_analysis_release(&a);
+	/* onto a privileged file, or one it cannot name */
+	a = run_as("plocate", "plocate-build -p /tmp/list /usr/bin/suid || true");
+	ck_assert(incomplete_with(&a, "/usr/bin/suid"));
+	ms_analysis_release(&a);
+	a = run_as("plocate", "plocate-build /var/lib/mlocate/mlocate.db \"$DB\" || true");
+	ck_assert_uint_gt(a.n_incomplete, 0);
+	ms_analysis_release(&a);
+	/* its status is the database's */
+	a = run_as("plocate", "if plocate-build -l no /a /var/lib/p.db; then chmod 4755 /usr/bin/prog; fi");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert(a.v[0].conditional);
+	ms_analysis_release(&a);
+}
+END_TEST
+
 Suite *mscommand_suite(void)
 {
 	Suite *s = suite_create("mscommand");
@@ -463,6 +537,8 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_unknown_links);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_sed_subst);
+	tcase_add_test(tc, test_plocate_build);
 	suite_add_tcase(s, tc);
 	return s;
 }
