@@ -27,12 +27,6 @@
 #include "util.h"
 #include "common.h"
 
-static void archive_freep(struct archive **a)
-{
-	if (*a)
-		archive_read_free(*a);
-}
-
 void ocisrc_release(struct ocisrc *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
