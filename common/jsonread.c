@@ -143,7 +143,7 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: control character 0x%02x",
 					     file, line, col, (unsigned char)text[i]);
 		}
-	tok = json_tokener_new_ex(64);
+	tok = json_tokener_new_ex(JSONREAD_MAX_DEPTH);
 	if (!tok)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -313,6 +313,42 @@ int jsonread_array(struct json_object *obj, const struct jpath *p, const char *k
 	int r = member(obj, p, key, required, json_type_array, "an array", ret, err);
 
 	return r < 0 ? r : 0;
+}
+
+int jsonread_strdup(struct json_object *obj, const struct jpath *p, const char *key,
+		    bool required, char **ret, struct s2c_error *err)
+{
+	struct json_object *v = NULL;
+
+	*ret = NULL;
+	if (!json_object_object_get_ex(obj, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (required)
+			return jpath_error(p, err, "missing key '%s'", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		struct jpath c = jpath_key(p, key);
+		return jpath_error(&c, err, "expected a string");
+	}
+	*ret = strdup(json_object_get_string(v));
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct json_object *jget(struct json_object *o, const char *key, int type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, (json_type)type))
+		return NULL;
+	return v;
+}
+
+const char *jget_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = jget(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
 }
 
 int jsonread_strv(struct json_object *obj, const struct jpath *p, const char *key, bool required,
