@@ -150,10 +150,10 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 	root = json_tokener_parse_ex(tok, text, (int)size);
 	jerr = json_tokener_get_error(tok);
 	if (!root && jerr == json_tokener_continue)
-		return s2c_error_set(err, -EINVAL, "%s: unexpected end of file", file);
+		return s2c_error_set(err, -EINVAL, "%s: not valid JSON: unexpected end of file", file);
 	if (!root || jerr != json_tokener_success) {
 		line_col(text, json_tokener_get_parse_end(tok), &line, &col);
-		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: %s", file, line, col,
+		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: not valid JSON: %s", file, line, col,
 				     json_tokener_error_desc(jerr));
 	}
 	for (size_t end = json_tokener_get_parse_end(tok); end < size; end++)
