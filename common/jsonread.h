@@ -54,7 +54,8 @@ struct jpath {
  * JSONREAD_MAX_DEPTH levels).
  * @file   name used in messages.
  * @ret    a new tree, release with json_object_put().
- * Returns 0 or -EINVAL with "file:LINE:COL: message" in @err.
+ * Returns 0, -EFBIG or -EINVAL with "file:LINE:COL: message" in @err (an object
+ * with a key twice: "file: $.path: message").
  */
 int jsonread_parse_mem(const char *text, size_t size, const char *file, struct json_object **ret,
 		       struct s2c_error *err);
