@@ -230,6 +230,7 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 	struct json_object *ti = jget(origin, "target", json_type_int);
 	struct json_object *ok = jget(origin, "kind", json_type_string);
 	int64_t k = ti ? json_object_get_int64(ti) : -1;
+	char owhere[80];
 	int r = 0;
 
 	if (k < 0 || (uint64_t)k >= n_targets)
@@ -242,9 +243,10 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 		free(s->package);
 		free(s->version);       /* the host's version of a package of that name */
 		s->package = s->version = NULL;
-		r = str(origin, "name", false, &s->package, source, where, err);
+		(void)snprintf(owhere, sizeof(owhere), "%s.origin", where);
+		r = str(origin, "name", false, &s->package, source, owhere, err);
 		if (r == 0)
-			r = str(origin, "version", false, &s->version, source, where, err);
+			r = str(origin, "version", false, &s->version, source, owhere, err);
 	}
 	return r;
 }
