@@ -11,11 +11,6 @@
 #include "util.h"
 #include "common.h"
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int dirlist(int dirfd, const char *glob, size_t max, char ***ret)
 {
 	/* A descriptor of our own: readdir moves the offset, closedir closes it. */
@@ -55,7 +50,7 @@ int dirlist(int dirfd, const char *glob, size_t max, char ***ret)
 	if (!v && !(v = calloc(1, sizeof(*v))))
 		return -ENOMEM;
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_names);
+		qsort(v, n, sizeof(*v), strv_cmp);
 	*ret = TAKE_PTR(v);
 	return (int)n;
 }

@@ -45,6 +45,12 @@ static bool builtin_filter(int (*add)(struct archive *))
 	return ok;
 }
 
+void archive_freep(struct archive **a)
+{
+	if (*a)
+		archive_read_free(*a);
+}
+
 int arread_new(enum arread_format format, struct archive **ret)
 {
 	/* Only filters libarchive implements itself: ARCHIVE_WARN would mean it falls back to

@@ -49,6 +49,9 @@ struct arread_budget {
  */
 int arread_new(enum arread_format format, struct archive **ret);
 
+/** Free a reader on scope exit (`_cleanup_(archive_freep)`); NULL is fine. */
+void archive_freep(struct archive **a);
+
 /**
  * Set @err to libarchive's message for @a (its first word in lower case, as
  * ours are) and return @code.

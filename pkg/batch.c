@@ -100,11 +100,6 @@ static int find_at(int fd, const char *path, const char *shown, unsigned depth,
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int batch_find(const char *dir, const char *shown, struct batch_list *l, struct s2c_error *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -116,7 +111,7 @@ int batch_find(const char *dir, const char *shown, struct batch_list *l, struct 
 		return s2c_error_errno(err, -errno, "cannot open '%s'", shown);
 	r = find_at(fd, dir, shown, 0, l, err);
 	if (r == 0 && l->n)
-		qsort(l->paths, l->n, sizeof(*l->paths), cmp_str);
+		qsort(l->paths, l->n, sizeof(*l->paths), strv_cmp);
 	return r;
 }
 

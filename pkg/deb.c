@@ -15,12 +15,6 @@
 #include "util.h"
 #include "common.h"
 
-static void archive_freep(struct archive **a)
-{
-	if (*a)
-		archive_read_free(*a);
-}
-
 /* The value of @field in the control paragraph @text (first line only), or NULL. */
 static char *control_field(const char *text, const char *field)
 {

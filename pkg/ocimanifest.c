@@ -9,37 +9,13 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "jsonout.h"
+#include "jsonread.h"
 #include "oci.h"
 #include "ocimanifest.h"
 #include "ocisrc.h"
 #include "target.h"
 #include "common.h"
-
-static void jputp(struct json_object **o)
-{
-	if (*o)
-		json_object_put(*o);
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static struct json_object *jget(struct json_object *o, const char *key, json_type type)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
-		return NULL;
-	return v;
-}
 
 /* "sha256:abc…" -> "blobs/sha256/abc…"; NULL for a digest that is not a plain name. */
 static char *blob_path(const char *digest)
@@ -129,7 +105,7 @@ static char *name_digest(const char *name)
 int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanifest *im,
 		       struct s2c_error *err)
 {
-	_cleanup_(jputp) struct json_object *doc = NULL;
+	_cleanup_jsonput_ struct json_object *doc = NULL;
 	struct json_object *first, *layers, *tags;
 	const char *config;
 	int r = ocisrc_parse_doc(s, "manifest.json", NULL, &doc, err);
@@ -142,7 +118,7 @@ int ocimanifest_docker(const struct ocisrc *s, struct target *t, struct ocimanif
 		r = target_incomplete(t, "manifest.json lists %zu images; only the first is audited",
 				json_object_array_length(doc));
 	first = json_object_array_get_idx(doc, 0);
-	config = jstr(first, "Config");
+	config = jget_str(first, "Config");
 	layers = jget(first, "Layers", json_type_array);
 	if (r < 0 || !config || !layers)
 		return r < 0 ? r : s2c_error_set(err, -EINVAL, "manifest.json: no Config or Layers");
@@ -194,8 +170,8 @@ static const char *plain_word(const char *s)
 static int desc_platform(struct json_object *d, char **ret)
 {
 	struct json_object *p = jget(d, "platform", json_type_object);
-	const char *os = plain_word(jstr(p, "os")), *arch = plain_word(jstr(p, "architecture"));
-	const char *variant = plain_word(jstr(p, "variant"));
+	const char *os = plain_word(jget_str(p, "os")), *arch = plain_word(jget_str(p, "architecture"));
+	const char *variant = plain_word(jget_str(p, "variant"));
 
 	*ret = NULL;
 	if (!p)
@@ -225,7 +201,7 @@ static int add_desc(struct ocimanifest_list *l, struct json_object *d, const cha
 	}
 	l->v = v;
 	x = &v[l->n++];
-	*x = (struct ocimanifest_desc){ .blob = blob, .digest = strdup(jstr(d, "digest")) };
+	*x = (struct ocimanifest_desc){ .blob = blob, .digest = strdup(jget_str(d, "digest")) };
 	if (ref && !(x->ref = strdup(ref)))
 		return -ENOMEM;
 	return x->digest ? desc_platform(d, &x->platform) : -ENOMEM;
@@ -236,7 +212,7 @@ static int list_index(const struct ocisrc *s, const char *name, const char *dige
 		      const char *ref, unsigned depth, struct ocimanifest_list *l,
 		      struct s2c_error *err)
 {
-	_cleanup_(jputp) struct json_object *doc = NULL;
+	_cleanup_jsonput_ struct json_object *doc = NULL;
 	struct json_object *manifests;
 	int r;
 
@@ -251,16 +227,16 @@ static int list_index(const struct ocisrc *s, const char *name, const char *dige
 		return s2c_error_set(err, -EINVAL, "'%s' lists no manifest", name);
 	for (size_t i = 0; i < json_object_array_length(manifests) && r == 0; i++) {
 		struct json_object *d = json_object_array_get_idx(manifests, i);
-		const char *mt = jstr(d, "mediaType");
-		const char *own = jstr(jget(d, "annotations", json_type_object),
+		const char *mt = jget_str(d, "mediaType");
+		const char *own = jget_str(jget(d, "annotations", json_type_object),
 				       "org.opencontainers.image.ref.name");
-		char *next = blob_path(jstr(d, "digest"));
+		char *next = blob_path(jget_str(d, "digest"));
 
 		if (!next)
 			return s2c_error_set(err, -EINVAL, "'%s': manifests[%zu] without a plain "
 					     "digest", name, i);
 		if (is_index_type(mt)) {
-			r = list_index(s, next, jstr(d, "digest"), ref ? ref : own, depth + 1, l, err);
+			r = list_index(s, next, jget_str(d, "digest"), ref ? ref : own, depth + 1, l, err);
 			free(next);
 		} else {
 			r = add_desc(l, d, ref ? ref : own, next, err);
@@ -278,7 +254,7 @@ int ocimanifest_index(const struct ocisrc *s, struct ocimanifest_list *ret,
 int ocimanifest_read(const struct ocisrc *s, const struct ocimanifest_desc *d,
 		     struct ocimanifest *im, struct s2c_error *err)
 {
-	_cleanup_(jputp) struct json_object *man = NULL;
+	_cleanup_jsonput_ struct json_object *man = NULL;
 	struct json_object *config, *layers;
 	int r = ocisrc_parse_doc(s, d->blob, d->digest, &man, err);
 
@@ -290,17 +266,17 @@ int ocimanifest_read(const struct ocisrc *s, const struct ocimanifest_desc *d,
 	layers = jget(man, "layers", json_type_array);
 	if (!config || !layers)
 		return s2c_error_set(err, -EINVAL, "'%s': no config or layers", d->blob);
-	im->config = blob_path(jstr(config, "digest"));
-	im->config_digest = jstr(config, "digest") ? strdup(jstr(config, "digest")) : NULL;
+	im->config = blob_path(jget_str(config, "digest"));
+	im->config_digest = jget_str(config, "digest") ? strdup(jget_str(config, "digest")) : NULL;
 	if (!im->config || !im->config_digest)
 		return s2c_error_set(err, -EINVAL, "'%s': a config without a plain digest", d->blob);
 	for (size_t i = 0; i < json_object_array_length(layers) && r == 0; i++) {
 		struct json_object *l = json_object_array_get_idx(layers, i);
-		_cleanup_free_ char *blob = blob_path(jstr(l, "digest"));
+		_cleanup_free_ char *blob = blob_path(jget_str(l, "digest"));
 		if (!blob)
 			return s2c_error_set(err, -EINVAL, "'%s': layers[%zu] without a plain "
 					     "digest", d->blob, i);
-		r = add_layer(im, blob, jstr(l, "digest"));
+		r = add_layer(im, blob, jget_str(l, "digest"));
 	}
 	return r == -E2BIG ? s2c_error_set(err, r, "more than %d layers", OCI_LAYERS_MAX) : r;
 }
@@ -309,7 +285,7 @@ int ocimanifest_read(const struct ocisrc *s, const struct ocimanifest_desc *d,
 int ocimanifest_config(const struct ocisrc *s, struct target *t, struct ocimanifest *im,
 		       struct s2c_error *err)
 {
-	_cleanup_(jputp) struct json_object *cfg = NULL;
+	_cleanup_jsonput_ struct json_object *cfg = NULL;
 	struct json_object *diff_ids, *history;
 	const char *os, *arch, *variant;
 	size_t h = 0;
@@ -317,9 +293,9 @@ int ocimanifest_config(const struct ocisrc *s, struct target *t, struct ocimanif
 
 	if (r < 0)
 		return r;
-	os = jstr(cfg, "os");
-	arch = jstr(cfg, "architecture");
-	variant = jstr(cfg, "variant");
+	os = jget_str(cfg, "os");
+	arch = jget_str(cfg, "architecture");
+	variant = jget_str(cfg, "variant");
 	if (asprintf(&t->arch, "%s/%s%s%s", os ? os : "?", arch ? arch : "?", variant ? "/" : "",
 		     variant ? variant : "") < 0)
 		return -ENOMEM;
@@ -354,8 +330,8 @@ int ocimanifest_config(const struct ocisrc *s, struct target *t, struct ocimanif
 			struct json_object *empty = jget(he, "empty_layer", json_type_boolean);
 			if (empty && json_object_get_boolean(empty))
 				continue;
-			if (jstr(he, "created_by") &&
-			    !(t->layers[i].created_by = strdup(jstr(he, "created_by"))))
+			if (jget_str(he, "created_by") &&
+			    !(t->layers[i].created_by = strdup(jget_str(he, "created_by"))))
 				return -ENOMEM;
 			break;
 		}

@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "arread.h"
+#include "jsonread.h"
 #include "member.h"
 #include "oci.h"
 #include "ociblob.h"
@@ -26,12 +27,6 @@
 #include "stage.h"
 #include "util.h"
 #include "common.h"
-
-static void archive_freep(struct archive **a)
-{
-	if (*a)
-		archive_read_free(*a);
-}
 
 void ocisrc_release(struct ocisrc *s)
 {
@@ -358,8 +353,6 @@ int ocisrc_parse_doc(const struct ocisrc *s, const char *name, const char *diges
 		     struct json_object **ret, struct s2c_error *err)
 {
 	_cleanup_free_ char *text = NULL;
-	struct json_tokener *tok;
-	struct json_object *o;
 	size_t len = 0;
 	int r = read_doc(s, name, &text, &len, err);
 
@@ -367,21 +360,7 @@ int ocisrc_parse_doc(const struct ocisrc *s, const char *name, const char *diges
 		r = ociblob_check(text, len, digest, err);
 	if (r < 0)
 		return r == -EBADMSG ? s2c_error_prefix(err, "'%s'", name) : r;
-	tok = json_tokener_new_ex(64);
-	if (!tok)
-		return -ENOMEM;
-	o = len <= INT32_MAX ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
-	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    strspn(text + json_tokener_get_parse_end(tok), " \t\r\n") !=
-	    len - json_tokener_get_parse_end(tok)) {
-		r = s2c_error_set(err, -EINVAL, "'%s' is not valid JSON", name);
-		json_object_put(o);
-		json_tokener_free(tok);
-		return r;
-	}
-	json_tokener_free(tok);
-	*ret = o;
-	return 0;
+	return jsonread_parse_mem(text, len, name, ret, err);
 }
 
 

@@ -53,12 +53,6 @@ static int log_capture(rpmlogRec rec, rpmlogCallbackData data)
 	return 0;       /* never print */
 }
 
-static void archive_freep(struct archive **a)
-{
-	if (*a)
-		archive_read_free(*a);
-}
-
 /* The first string of a string or string-array tag, or NULL. */
 static char *tag_string(Header h, rpmTagVal tag)
 {

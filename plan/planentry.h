@@ -2,12 +2,12 @@
 /*
  * One plan entry read back strictly, for the plan loader (planload.c).
  *
- * Internal: planload planentry jcheck.
+ * Internal: planload planentry.
  */
 #ifndef S2C_PLAN_PLANENTRY_H
 #define S2C_PLAN_PLANENTRY_H
 
-#include "jcheck.h"
+#include "jsonread.h"
 
 struct json_object;
 struct plan_entry;

@@ -8,7 +8,6 @@
 #include "engine.h"
 #include "hash.h"
 #include "jsonout.h"
-#include "jcheck.h"
 #include "jsonread.h"
 #include "plan.h"
 #include "planentry.h"
@@ -20,9 +19,10 @@
 
 /*
  * The loader keeps going after a problem so that one run reports them all
- * (jcheck.h).  Each reader returns 0 when it produced a value and a negative
- * number when it did not; the checks that combine members only run on values
- * that were read, so one mistake does not cascade into many.
+ * (the mode of jsonread.h that records every problem).  Each reader returns 0
+ * when it produced a value and a negative number when it did not; the checks
+ * that combine members only run on values that were read, so one mistake does
+ * not cascade into many.
  */
 
 /* --- the document ---------------------------------------------------------------------- */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "hash.h"
-#include "jcheck.h"
+#include "jsonread.h"
 
 struct json_object;
 struct plan;

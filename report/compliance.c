@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -125,6 +126,36 @@ size_t compliance_applying(const struct audit *a, const struct compliance_contro
 		if (compliance_for(&controls[i], a))
 			ret[n++] = &controls[i];
 	return n;
+}
+
+int compliance_table(const struct audit *a, const struct compliance_cells *w, FILE *out)
+{
+	const struct compliance_control *v[COMPLIANCE_MAX], *c;
+	size_t n = compliance_applying(a, v);
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		c = v[i];
+		if (i == 0)
+			(void)fputs(w->head, out);
+		(void)fputs(w->row_start, out);
+		r = w->text(out, c->benchmark->name);
+		(void)fprintf(out, "%s%s%s", w->sep, c->benchmark->version, w->sep);
+		if (r == 0)
+			r = w->link(out, c->id, c->source);
+		(void)fputs(w->sep, out);
+		if (r == 0)
+			r = w->text(out, c->title);
+		(void)fputs(w->findings, out);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (c->findings & (1u << k))
+				(void)fprintf(out, "%s%s%s", w->finding[0],
+					      audit_finding_info((enum audit_finding)k)->id, w->finding[1]);
+		(void)fputs(w->row_end, out);
+	}
+	if (n)
+		(void)fputs(w->foot, out);
+	return r;
 }
 
 struct json_object *compliance_json(const struct audit *a, unsigned f)

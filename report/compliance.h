@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct audit;
 struct host;
@@ -63,6 +64,31 @@ bool compliance_for(const struct compliance_control *c, const struct audit *a);
  * @ret (room for COMPLIANCE_MAX).  Returns how many.
  */
 size_t compliance_applying(const struct audit *a, const struct compliance_control **ret);
+
+/**
+ * How one format writes the compliance table: the text around it and around each
+ * row's cells, and the cells that need the format's escaping.  The row walker is
+ * compliance_table(); the cells of a row are, in order, benchmark, version,
+ * control (a link to its source), title, findings.
+ */
+struct compliance_cells {
+	const char *head;          /**< before the first row */
+	const char *foot;          /**< after the last row (nothing without rows) */
+	const char *row_start;     /**< before a row's first cell */
+	const char *sep;           /**< between the cells up to the title */
+	const char *findings;      /**< between the title and the findings */
+	const char *finding[2];    /**< before and after each finding's id */
+	const char *row_end;       /**< after a row's findings */
+	int (*text)(FILE *out, const char *s);                      /**< escaped text */
+	int (*link)(FILE *out, const char *text, const char *url);  /**< escaped link */
+};
+
+/**
+ * The controls that apply to @a, one a row with the findings that concern each,
+ * written by the cell writers of @w; nothing when none applies.
+ * Returns 0 or the first error of a cell writer.
+ */
+int compliance_table(const struct audit *a, const struct compliance_cells *w, FILE *out);
 
 /**
  * The controls of finding @f that apply to @a, as a JSON array of {"benchmark",

@@ -18,6 +18,7 @@
 #include "fleet.h"
 #include "fleetmodel.h"
 #include "jsonout.h"
+#include "jsonread.h"
 #include "strhash.h"
 #include "util.h"
 #include "common.h"
@@ -106,32 +107,14 @@ int fleet_new(struct fleet **ret)
 
 /* --- reading -------------------------------------------------------------------------------- */
 
-static struct json_object *get(struct json_object *o, const char *key, json_type type)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
-		return NULL;
-	return v;
-}
-
-/* A string member (NULL for null or absent); -EINVAL when present with another type. */
+/* The string member @key of @o, at @where of @source (see jsonread_strdup()). */
 static int str(struct json_object *o, const char *key, bool required, char **ret,
 	       const char *source, const char *where, struct s2c_error *err)
 {
-	struct json_object *v;
+	struct jpath p = { .file = source };
 
-	*ret = NULL;
-	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-		if (required)
-			return s2c_error_set(err, -EINVAL, "%s: %s.%s: missing", source, where, key);
-		return 0;
-	}
-	if (!json_object_is_type(v, json_type_string))
-		return s2c_error_set(err, -EINVAL, "%s: %s.%s: not a string", source, where, key);
-	*ret = strdup(json_object_get_string(v));
-	return *ret ? 0 : -ENOMEM;
+	(void)snprintf(p.path, sizeof(p.path), "%s", where);
+	return jsonread_strdup(o, &p, key, required, ret, err);
 }
 
 /*
@@ -142,14 +125,14 @@ static int str(struct json_object *o, const char *key, bool required, char **ret
  */
 static int read_complete(struct json_object *o, struct ftarget *t)
 {
-	struct json_object *c = get(o, "complete", json_type_boolean);
-	struct json_object *why = get(o, "incomplete", json_type_array);
+	struct json_object *c = jget(o, "complete", json_type_boolean);
+	struct json_object *why = jget(o, "incomplete", json_type_array);
 	int r = 0;
 
 	t->complete = !c || json_object_get_boolean(c);
 	for (size_t i = 0; why && i < json_object_array_length(why) && r == 0; i++) {
 		struct json_object *x = json_object_array_get_idx(why, i);
-		struct json_object *rs = get(x, "reasons", json_type_array);
+		struct json_object *rs = jget(x, "reasons", json_type_array);
 
 		if (json_object_is_type(x, json_type_string))
 			r = strv_push(&t->incomplete, &t->n_incomplete,
@@ -244,9 +227,10 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 		       size_t n_targets, const char *source, const char *where,
 		       struct s2c_error *err)
 {
-	struct json_object *ti = get(origin, "target", json_type_int);
-	struct json_object *ok = get(origin, "kind", json_type_string);
+	struct json_object *ti = jget(origin, "target", json_type_int);
+	struct json_object *ok = jget(origin, "kind", json_type_string);
 	int64_t k = ti ? json_object_get_int64(ti) : -1;
+	char owhere[80];
 	int r = 0;
 
 	if (k < 0 || (uint64_t)k >= n_targets)
@@ -259,9 +243,10 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 		free(s->package);
 		free(s->version);       /* the host's version of a package of that name */
 		s->package = s->version = NULL;
-		r = str(origin, "name", false, &s->package, source, where, err);
+		(void)snprintf(owhere, sizeof(owhere), "%s.origin", where);
+		r = str(origin, "name", false, &s->package, source, owhere, err);
 		if (r == 0)
-			r = str(origin, "version", false, &s->version, source, where, err);
+			r = str(origin, "version", false, &s->version, source, owhere, err);
 	}
 	return r;
 }
@@ -285,24 +270,25 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 		    const size_t *target_of, size_t n_targets, size_t report_target,
 		    struct s2c_error *err)
 {
-	struct json_object *fa = get(file, "file", json_type_object), *caps, *origin;
+	struct json_object *fa = jget(file, "file", json_type_object), *caps, *origin;
 	_cleanup_free_ char *path = NULL;
-	char where[64];
+	char where[64], fwhere[80];
 	struct fstate s = { 0 };
 	int r;
 
 	(void)snprintf(where, sizeof(where), "$.files[%zu]", idx);
+	(void)snprintf(fwhere, sizeof(fwhere), "%s.file", where);
 	if (!fa)
 		return s2c_error_set(err, -EINVAL, "%s: %s.file: missing", source, where);
-	r = str(fa, "path", true, &path, source, where, err);
+	r = str(fa, "path", true, &path, source, fwhere, err);
 	if (r == 0)
 		r = str(file, "state", false, &s.state, source, where, err);
 	if (r == 0)
-		r = str(fa, "mode", true, &s.mode, source, where, err);
+		r = str(fa, "mode", true, &s.mode, source, fwhere, err);
 	if (r == 0)
-		r = str(fa, "owner", false, &s.owner, source, where, err);
+		r = str(fa, "owner", false, &s.owner, source, fwhere, err);
 	if (r == 0)
-		r = str(fa, "group", false, &s.group, source, where, err);
+		r = str(fa, "group", false, &s.group, source, fwhere, err);
 	if (r == 0)
 		r = str(file, "verdict", true, &s.verdict, source, where, err);
 	if (r == 0)
@@ -314,13 +300,16 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 	/* the version the host's package database gives; a package's own comes with its origin */
 	if (r == 0)
 		r = str(file, "package_version", false, &s.version, source, where, err);
-	caps = get(fa, "caps", json_type_object);
-	if (r == 0 && caps)
-		r = str(caps, "text", false, &s.caps, source, where, err);
-	s.findings = finding_bits(get(file, "findings", json_type_array));
-	s.waived = json_object_get(get(file, "waived", json_type_object));
+	caps = jget(fa, "caps", json_type_object);
+	if (r == 0 && caps) {
+		char cwhere[96];
+		(void)snprintf(cwhere, sizeof(cwhere), "%s.caps", fwhere);
+		r = str(caps, "text", false, &s.caps, source, cwhere, err);
+	}
+	s.findings = finding_bits(jget(file, "findings", json_type_array));
+	s.waived = json_object_get(jget(file, "waived", json_type_object));
 	s.target = report_target;
-	origin = get(file, "origin", json_type_object);
+	origin = jget(file, "origin", json_type_object);
 	if (r == 0 && origin)
 		r = file_origin(&s, origin, target_of, n_targets, source, where, err);
 	if (r == 0 && !s2c_streq(s.verdict, "migrate") && !s2c_streq(s.verdict, "drop") &&
@@ -351,8 +340,8 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 static int report_target(struct fleet *f, const char *source, struct json_object *doc,
 			 size_t *ret, struct s2c_error *err)
 {
-	struct json_object *id = get(doc, "target", json_type_object);
-	struct json_object *tool = get(doc, "tool", json_type_object);
+	struct json_object *id = jget(doc, "target", json_type_object);
+	struct json_object *tool = jget(doc, "tool", json_type_object);
 	struct ftarget t = { 0 };
 	_cleanup_free_ char *host = NULL, *kind = NULL, *root = NULL;
 	int r = 0;
@@ -376,8 +365,8 @@ static int report_target(struct fleet *f, const char *source, struct json_object
 		r = str(tool, "version", false, &t.tool, source, "$.tool", err);
 	if (r == 0)
 		r = read_complete(doc, &t);
-	t.incomplete_allowed = get(doc, "incomplete_allowed", json_type_boolean) &&
-			       json_object_get_boolean(get(doc, "incomplete_allowed",
+	t.incomplete_allowed = jget(doc, "incomplete_allowed", json_type_boolean) &&
+			       json_object_get_boolean(jget(doc, "incomplete_allowed",
 							   json_type_boolean));
 	if (r == 0) {
 		const char *base = strrchr(source, '/') ? strrchr(source, '/') + 1 : source;
@@ -466,9 +455,9 @@ int fleet_add(struct fleet *f, const char *source, struct json_object *doc, stru
 /* The document is an audit report of the version this reads, with files. */
 static int check_doc(const char *source, struct json_object *doc, struct s2c_error *err)
 {
-	struct json_object *kind = get(doc, "kind", json_type_string);
-	struct json_object *schema = get(doc, "schema", json_type_int);
-	struct json_object *files = get(doc, "files", json_type_array);
+	struct json_object *kind = jget(doc, "kind", json_type_string);
+	struct json_object *schema = jget(doc, "schema", json_type_int);
+	struct json_object *files = jget(doc, "files", json_type_array);
 
 	if (!kind || !s2c_streq(json_object_get_string(kind), "suid2cap-audit"))
 		return s2c_error_set(err, -EINVAL, "%s: $.kind: not a suid2cap audit report", source);
@@ -501,7 +490,7 @@ static void shared_release(struct shared *sh)
 static int shared_read(const char *source, struct json_object *doc, struct shared *sh,
 		       struct s2c_error *err)
 {
-	struct json_object *id = get(doc, "target", json_type_object);
+	struct json_object *id = jget(doc, "target", json_type_object);
 	int r = 0;
 
 	if (id) {
@@ -513,10 +502,10 @@ static int shared_read(const char *source, struct json_object *doc, struct share
 		if (r < 0)
 			return r;
 	}
-	sh->allowed = get(doc, "incomplete_allowed", json_type_boolean) &&
-		      json_object_get_boolean(get(doc, "incomplete_allowed", json_type_boolean));
-	if (get(doc, "tool", json_type_object))
-		(void)str(get(doc, "tool", json_type_object), "version", false, &sh->tool, source,
+	sh->allowed = jget(doc, "incomplete_allowed", json_type_boolean) &&
+		      json_object_get_boolean(jget(doc, "incomplete_allowed", json_type_boolean));
+	if (jget(doc, "tool", json_type_object))
+		(void)str(jget(doc, "tool", json_type_object), "version", false, &sh->tool, source,
 			  "$.tool", err);
 	return 0;
 }
@@ -613,7 +602,7 @@ static int add_files(struct fleet *f, const char *source, struct json_object *fi
 		struct json_object *x = json_object_array_get_idx(files, i);
 		if (!json_object_is_type(x, json_type_object))
 			return s2c_error_set(err, -EINVAL, "%s: $.files[%zu]: not an object", source, i);
-		if (by_target && !get(x, "origin", json_type_object))
+		if (by_target && !jget(x, "origin", json_type_object))
 			return s2c_error_set(err, -EINVAL, "%s: $.files[%zu].origin: missing", source, i);
 		r = add_file(f, source, x, i, target_of, n_targets, whole, err);
 		if (r < 0)
@@ -686,8 +675,8 @@ static int keep_waivers(struct fleet *f, const char *source, struct json_object 
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
 			 struct s2c_error *err)
 {
-	struct json_object *files = get(doc, "files", json_type_array);
-	struct json_object *targets = get(doc, "targets", json_type_array);
+	struct json_object *files = jget(doc, "files", json_type_array);
+	struct json_object *targets = jget(doc, "targets", json_type_array);
 	_cleanup_free_ size_t *target_of = NULL;
 	size_t n_targets = targets ? json_object_array_length(targets) : 0, whole = SIZE_MAX;
 	size_t first = f->n_t;
@@ -708,7 +697,7 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 	if (r == 0)
 		r = note_duplicates(f, first);
 	if (r == 0)
-		r = keep_waivers(f, source, get(doc, "waivers", json_type_array));
+		r = keep_waivers(f, source, jget(doc, "waivers", json_type_array));
 	return r;
 }
 

@@ -19,6 +19,7 @@
 #include "hash.h"
 #include "html.h"
 #include "jsonout.h"
+#include "jsonread.h"
 #include "markdown.h"
 #include "sarif.h"
 #include "util.h"
@@ -585,14 +586,14 @@ static size_t majority_waived(const struct fprog *p, const char *id, const char 
 
 	*ret_reason = NULL;
 	for (size_t j = 0; j < p->n; j++) {
-		struct json_object *w, *reason;
+		struct json_object *w = fprog_drifts(p, j) ? NULL :
+					jget(p->v[j].waived, id, json_type_object);
 
-		if (fprog_drifts(p, j) || !p->v[j].waived ||
-		    !json_object_object_get_ex(p->v[j].waived, id, &w))
+		if (!w)
 			continue;
 		n++;
-		if (!*ret_reason && json_object_object_get_ex(w, "reason", &reason))
-			*ret_reason = json_object_get_string(reason);
+		if (!*ret_reason)
+			*ret_reason = jget_str(w, "reason");
 	}
 	return n;
 }

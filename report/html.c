@@ -333,43 +333,32 @@ static void chart(const struct audit_summary *s, FILE *out)
 	(void)fputs("</svg>\n", out);
 }
 
-/* The controls the findings concern, one a row, linked to where each was checked. */
-static int compliance_table(const struct audit *a, FILE *out)
+/* A control's id linked to the source it was checked against. */
+static int html_link(FILE *out, const char *text, const char *url)
 {
-	const struct compliance_control *v[COMPLIANCE_MAX], *c;
-	size_t n = compliance_applying(a, v);
-	int r = 0;
+	int r;
 
-	for (size_t i = 0; i < n && r == 0; i++) {
-		c = v[i];
-		if (i == 0)
-			(void)fputs("<section id=\"compliance\">\n<h2>Compliance</h2>\n<p>The controls "
-				    "of the benchmarks auditors ask about, the findings that concern "
-				    "each, linked to the source each was checked against.</p>\n"
-				    "<table>\n<thead><tr><th>benchmark</th><th>version</th><th>control"
-				    "</th><th>title</th><th>findings</th></tr></thead>\n<tbody>\n", out);
-		(void)fputs("<tr><td>", out);
-		r = html_escape(out, c->benchmark->name);
-		(void)fprintf(out, "</td><td>%s</td><td><a href=\"", c->benchmark->version);
-		if (r == 0)
-			r = html_escape(out, c->source);
-		(void)fputs("\" rel=\"noopener noreferrer\">", out);
-		if (r == 0)
-			r = html_escape(out, c->id);
-		(void)fputs("</a></td><td>", out);
-		if (r == 0)
-			r = html_escape(out, c->title);
-		(void)fputs("</td><td>", out);
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if (c->findings & (1u << k))
-				(void)fprintf(out, "<code>%s</code> ",
-					      audit_finding_info((enum audit_finding)k)->id);
-		(void)fputs("</td></tr>\n", out);
-	}
-	if (n)
-		(void)fputs("</tbody>\n</table>\n</section>\n", out);
+	(void)fputs("<a href=\"", out);
+	r = html_escape(out, url);
+	(void)fputs("\" rel=\"noopener noreferrer\">", out);
+	if (r == 0)
+		r = html_escape(out, text);
+	(void)fputs("</a>", out);
 	return r;
 }
+
+/* The controls the findings concern, one a row, linked to where each was checked. */
+static const struct compliance_cells html_compliance = {
+	.head = "<section id=\"compliance\">\n<h2>Compliance</h2>\n<p>The controls of the "
+		"benchmarks auditors ask about, the findings that concern each, linked to the "
+		"source each was checked against.</p>\n<table>\n<thead><tr><th>benchmark</th>"
+		"<th>version</th><th>control</th><th>title</th><th>findings</th></tr></thead>\n"
+		"<tbody>\n",
+	.foot = "</tbody>\n</table>\n</section>\n",
+	.row_start = "<tr><td>", .sep = "</td><td>", .findings = "</td><td>",
+	.finding = { "<code>", "</code> " }, .row_end = "</td></tr>\n",
+	.text = html_escape, .link = html_link,
+};
 
 static void counts(const struct audit_summary *s, FILE *out)
 {
@@ -801,7 +790,7 @@ int html_audit(const struct audit *a, FILE *out)
 		(void)fputs("<div class=\"overview\">\n", out);
 		chart(&s, out);
 		counts(&s, out);
-		r = compliance_table(a, out);
+		r = compliance_table(a, &html_compliance, out);
 	}
 	if (r == 0) {
 		r = table(a, out);

@@ -140,36 +140,26 @@ static void md_summary(const struct audit *a, const struct audit_summary *s, FIL
 	}
 }
 
-/* The controls the findings concern, one a row, linked to where each was checked. */
-static int md_compliance(const struct audit *a, FILE *out)
+/* A control's id linked to the source it was checked against (a URL of the table). */
+static int md_link(FILE *out, const char *text, const char *url)
 {
-	const struct compliance_control *v[COMPLIANCE_MAX], *c;
-	size_t n = compliance_applying(a, v);
-	int r = 0;
+	int r;
 
-	for (size_t i = 0; i < n && r == 0; i++) {
-		c = v[i];
-		if (i == 0)
-			(void)fputs("\n## Compliance\n\nThe controls of the benchmarks auditors ask "
-				    "about, the findings that concern each, and the source each was "
-				    "checked against.\n\n| benchmark | version | control | title | "
-				    "findings |\n|---|---|---|---|---|\n", out);
-		(void)fputs("| ", out);
-		r = markdown_escape(out, c->benchmark->name);
-		(void)fprintf(out, " | %s | [", c->benchmark->version);
-		if (r == 0)
-			r = markdown_escape(out, c->id);
-		(void)fprintf(out, "](%s) | ", c->source);
-		if (r == 0)
-			r = markdown_escape(out, c->title);
-		(void)fputs(" |", out);
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if (c->findings & (1u << k))
-				(void)fprintf(out, " %s", audit_finding_info((enum audit_finding)k)->id);
-		(void)fputs(" |\n", out);
-	}
+	(void)fputs("[", out);
+	r = markdown_escape(out, text);
+	(void)fprintf(out, "](%s)", url);
 	return r;
 }
+
+/* The controls the findings concern, one a row, linked to where each was checked. */
+static const struct compliance_cells md_compliance = {
+	.head = "\n## Compliance\n\nThe controls of the benchmarks auditors ask about, the "
+		"findings that concern each, and the source each was checked against.\n\n"
+		"| benchmark | version | control | title | findings |\n|---|---|---|---|---|\n",
+	.foot = "",
+	.row_start = "| ", .sep = " | ", .findings = " |", .finding = { " ", "" }, .row_end = " |\n",
+	.text = markdown_escape, .link = md_link,
+};
 
 static int md_header(const struct audit *a, const struct audit_summary *s, FILE *out)
 {
@@ -221,7 +211,7 @@ static int md_header(const struct audit *a, const struct audit_summary *s, FILE 
 			      a->scan_warnings, a->scan_warnings == 1 ? "" : "s");
 	md_summary(a, s, out);
 	if (r == 0)
-		r = md_compliance(a, out);
+		r = compliance_table(a, &md_compliance, out);
 	return r;
 }
 

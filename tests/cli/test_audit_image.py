@@ -428,6 +428,10 @@ def hostile_images(ctx, outside):
     out["digest-with-path"] = bad
     out["manifest-garbage"] = mk.write(os.path.join(root, "garbage.tar"), mk.tar_bytes(
         [mk.entry("manifest.json", data=b"[{\"Config\": 1")]))
+    # json-c would keep the second Config silently: the strict reader names the object
+    twice = b'[{"Config": "a.json", "Config": "b.json", "Layers": []}]'
+    out["manifest-key-twice"] = mk.write(os.path.join(root, "twice.tar"), mk.tar_bytes(
+        [mk.entry("manifest.json", data=twice)]))
     out["not-an-image"] = mk.write(os.path.join(root, "random.tar"), b"\x00\x01garbage" * 100)
     data = open(os.path.join(root, "abs.tar"), "rb").read()
     out["truncated"] = mk.write(os.path.join(root, "truncated.tar"), data[:len(data) // 3])
@@ -449,6 +453,7 @@ def test_hostile(ctx):
             "dotdot-member": "'..' component", "absolute-member": "absolute name",
             "digest-with-path": "without a plain digest",
             "manifest-garbage": "not valid JSON", "not-an-image": "",
+            "manifest-key-twice": "manifest.json: $[0]: an object has the same key twice",
             "truncated": "", "bomb": "bytes to unpack"}
     for name, path in images.items():
         rc, out, err = audit(ctx, "--format", "json", "--tmpdir", tmpdir, "--max-unpacked", "1G",

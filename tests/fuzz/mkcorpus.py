@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Write the seed inputs of the deb, rpm, oci and maintscript fuzz targets.
+"""Write the seed inputs of the deb, rpm, oci, maintscript and plan fuzz targets.
 
     tests/fuzz/mkcorpus.py [DEBDIR]
 
@@ -133,6 +133,21 @@ def images():
                         "rb").read())
 
 
+def strict_json():
+    """Documents the strict JSON reader refuses: a key twice, nesting deeper than it
+    allows, data after the document (an image's manifest.json, a plan)."""
+    layer = mk.tar_bytes([mk.entry("usr/bin/su", mode=0o4755, data=ELF)])
+    deep = b"[" * 70 + b"]" * 70
+    for manifest in (b'[{"Config": "c.json", "Config": "d.json", "Layers": ["l.tar"]}]',
+                     b'[{"Config": "c.json", "Layers": ["l.tar"], "x": ' + deep + b"}]",
+                     b'[{"Config": "c.json", "Layers": ["l.tar"]}] []'):
+        put("oci", mk.tar_bytes([mk.entry("manifest.json", data=manifest),
+                                 mk.entry("c.json", data=b'{"rootfs": {"diff_ids": []}}'),
+                                 mk.entry("l.tar", data=layer)]))
+    put("plan", b'{"kind": "suid2cap-plan", "kind": "suid2cap-plan", "schema": 1}')
+    put("plan", b'{"kind": "suid2cap-plan", "entries": ' + deep + b"}")
+
+
 def scripts(debdir):
     put("maintscript", PING_POSTINST.encode())
     put("maintscript", b"f() { chmod \"$1\" \"$2\"; }\ncase \"$1\" in configure) f 4755 /x;; *) exit 1;; esac\n")
@@ -154,5 +169,6 @@ if __name__ == "__main__":
     debs()
     rpms()
     images()
+    strict_json()
     scripts(sys.argv[1] if len(sys.argv) > 1 else
             os.path.join(HERE, "..", "..", "build", "test-deps", "debs"))

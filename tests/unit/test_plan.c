@@ -727,7 +727,7 @@ START_TEST(test_loader_json_and_all_problems)
 	/* truncated file */
 	t = strndup(valid_plan, len / 2);
 	ck_assert_int_eq(load_text(t, &p, NULL, &err), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err.msg, "plan.json: unexpected end of file"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "plan.json: not valid JSON: unexpected end of file"));
 	free(t);
 	/* syntax, duplicate keys, trailing data */
 	ck_assert_int_eq(load_text("{\"schema\": 1,}", &p, NULL, &err), -EINVAL);
@@ -735,7 +735,7 @@ START_TEST(test_loader_json_and_all_problems)
 	ck_assert_int_eq(load_text("{\"schema\": 1, \"schema\": 1}", &p, NULL, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "same key twice"));
 	ck_assert_int_eq(load_text("[] []", &p, NULL, &err), -EINVAL);
-	ck_assert_str_eq(err.msg, "plan.json:1:4: unexpected character");
+	ck_assert_str_eq(err.msg, "plan.json:1:4: not valid JSON: unexpected character");
 	ck_assert_int_eq(load_text("[]", &p, NULL, &err), -EINVAL);
 	ck_assert_str_eq(err.msg, "plan.json: $: expected an object");
 	/* several problems: all reported, the first in err */

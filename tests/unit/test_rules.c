@@ -193,6 +193,12 @@ START_TEST(test_error_classes)
 	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [", "unexpected end of file");
 	expect_error_text("{\"schema\": 1,\n \"area\": 't', \"rules\": []}", "test.json:2:");
 	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"area\": \"u\", \"rules\": []}", "same key twice");
+	/* the object with a key twice is named by its path, whatever the strings hold */
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [{\"id\": \"a:{b\"}, "
+			  "{\"id\": \"x\", \"when\": {\"k\": [1, {\"v\": 1, \"v\": 2}]}}]}",
+			  "test.json: $.rules[1].when.k[1]: an object has the same key twice");
+	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": [], \"rules\": [{}]}",
+			  "test.json: $: an object has the same key twice");
 	expect_error_text("{\"schema\": 2, \"area\": \"test\", \"rules\": []}", "$.schema: integer out of range");
 	expect_error_text("{\"schema\": 1, \"area\": \"test\", \"rules\": []} x", "test.json:1:");
 	/* the area names the file */

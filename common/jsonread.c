@@ -64,36 +64,31 @@ static void line_col(const char *text, size_t off, size_t *line, size_t *col)
 	}
 }
 
-/* Number of key/value pairs json-c kept in @o and below (depth <= 64). */
-static size_t count_pairs(struct json_object *o)
-{
-	size_t n = 0;
-
-	if (json_object_is_type(o, json_type_object)) {
-		json_object_object_foreach(o, key, val) {
-			(void)key;
-			n += 1 + count_pairs(val);
-		}
-	} else if (json_object_is_type(o, json_type_array)) {
-		size_t len = json_object_array_length(o);
-		for (size_t i = 0; i < len; i++)
-			n += count_pairs(json_object_array_get_idx(o, i));
-	}
-	return n;
-}
-
 /*
- * json-c keeps the last of duplicate keys silently, but a trusted input with
- * two values for one key is ambiguous.  Outside strings, ':' only separates
- * keys from values, so counting them in the raw text and comparing with the
- * pairs json-c kept finds duplicates.
+ * json-c keeps the last of duplicate keys silently, but an input with two
+ * values for one key is ambiguous.  json-c has checked the syntax, so outside
+ * strings '{' opens an object, '[' an array, and ':' separates a key of the
+ * innermost object from its value: counting the colons of each object, in the
+ * order the objects open, gives the pairs the text has.  json-c keeps keys in
+ * the order they first came, so a walk of the tree in the same order meets the
+ * objects in the same order, up to the first one that lost a pair.
  */
-static int check_duplicate_keys(const char *text, size_t size, struct json_object *root,
-				const char *file, struct s2c_error *err)
+struct dup_scan {
+	size_t *pairs;          /* colons of each object, in the order they open */
+	size_t n;               /* objects */
+	size_t next;            /* the next object the walk of the tree meets */
+};
+
+static int count_colons(const char *text, size_t size, struct dup_scan *d)
 {
-	size_t raw = 0;
+	size_t stack[JSONREAD_MAX_DEPTH + 1], depth = 0, n = 0;
 	bool in_str = false;
 
+	for (size_t i = 0; i < size; i++)
+		n += text[i] == '{';    /* at least the objects */
+	d->pairs = calloc(n ? n : 1, sizeof(*d->pairs));
+	if (!d->pairs)
+		return -ENOMEM;
 	for (size_t i = 0; i < size; i++) {
 		char c = text[i];
 
@@ -104,13 +99,56 @@ static int check_duplicate_keys(const char *text, size_t size, struct json_objec
 				in_str = false;
 		} else if (c == '"') {
 			in_str = true;
-		} else if (c == ':') {
-			raw++;
+		} else if ((c == '{' || c == '[') && depth <= JSONREAD_MAX_DEPTH) {
+			stack[depth++] = c == '{' ? d->n++ : SIZE_MAX;
+		} else if ((c == '}' || c == ']') && depth) {
+			depth--;
+		} else if (c == ':' && depth && stack[depth - 1] != SIZE_MAX) {
+			d->pairs[stack[depth - 1]]++;
 		}
 	}
-	if (raw != count_pairs(root))
-		return s2c_error_set(err, -EINVAL, "%s: an object has the same key twice", file);
 	return 0;
+}
+
+/* Name the first object at or below @o (at @p) with fewer pairs than its text: -EINVAL. */
+static int find_lost_pair(struct json_object *o, const struct jpath *p, struct dup_scan *d,
+			  struct s2c_error *err)
+{
+	int r = 0;
+
+	if (json_object_is_type(o, json_type_object)) {
+		size_t i = d->next++;
+		if (i >= d->n || d->pairs[i] != (size_t)json_object_object_length(o))
+			return jpath_error(p, err, "an object has the same key twice");
+		json_object_object_foreach(o, key, val) {
+			struct jpath c = jpath_key(p, key);
+			if ((r = find_lost_pair(val, &c, d, err)) < 0)
+				return r;
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		size_t len = json_object_array_length(o);
+		for (size_t i = 0; i < len && r == 0; i++) {
+			struct jpath c = jpath_index(p, i);
+			r = find_lost_pair(json_object_array_get_idx(o, i), &c, d, err);
+		}
+	}
+	return r;
+}
+
+static int check_duplicate_keys(const char *text, size_t size, struct json_object *root,
+				const char *file, struct s2c_error *err)
+{
+	struct dup_scan d = { 0 };
+	struct jpath p;
+	int r = count_colons(text, size, &d);
+
+	jpath_init(&p, file);
+	if (r == 0)
+		r = find_lost_pair(root, &p, &d, err);
+	if (r == 0 && d.next != d.n)
+		r = jpath_error(&p, err, "an object has the same key twice");
+	free(d.pairs);
+	return r;
 }
 
 static void tokener_freep(struct json_tokener **t)
@@ -143,17 +181,17 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: control character 0x%02x",
 					     file, line, col, (unsigned char)text[i]);
 		}
-	tok = json_tokener_new_ex(64);
+	tok = json_tokener_new_ex(JSONREAD_MAX_DEPTH);
 	if (!tok)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	root = json_tokener_parse_ex(tok, text, (int)size);
 	jerr = json_tokener_get_error(tok);
 	if (!root && jerr == json_tokener_continue)
-		return s2c_error_set(err, -EINVAL, "%s: unexpected end of file", file);
+		return s2c_error_set(err, -EINVAL, "%s: not valid JSON: unexpected end of file", file);
 	if (!root || jerr != json_tokener_success) {
 		line_col(text, json_tokener_get_parse_end(tok), &line, &col);
-		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: %s", file, line, col,
+		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: not valid JSON: %s", file, line, col,
 				     json_tokener_error_desc(jerr));
 	}
 	for (size_t end = json_tokener_get_parse_end(tok); end < size; end++)
@@ -313,6 +351,42 @@ int jsonread_array(struct json_object *obj, const struct jpath *p, const char *k
 	int r = member(obj, p, key, required, json_type_array, "an array", ret, err);
 
 	return r < 0 ? r : 0;
+}
+
+int jsonread_strdup(struct json_object *obj, const struct jpath *p, const char *key,
+		    bool required, char **ret, struct s2c_error *err)
+{
+	struct json_object *v = NULL;
+
+	*ret = NULL;
+	if (!json_object_object_get_ex(obj, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (required)
+			return jpath_error(p, err, "missing key '%s'", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		struct jpath c = jpath_key(p, key);
+		return jpath_error(&c, err, "expected a string");
+	}
+	*ret = strdup(json_object_get_string(v));
+	return *ret ? 0 : -ENOMEM;
+}
+
+struct json_object *jget(struct json_object *o, const char *key, int type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, (json_type)type))
+		return NULL;
+	return v;
+}
+
+const char *jget_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = jget(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
 }
 
 int jsonread_strv(struct json_object *obj, const struct jpath *p, const char *key, bool required,

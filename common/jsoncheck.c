@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The mode of common/jsonread that records every problem and goes on (jsonread.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,7 +7,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "jcheck.h"
 #include "jsonread.h"
 #include "util.h"
 #include "common.h"
