@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
 #include "db.h"
 #include "dirlist.h"
 #include "glob.h"
+#include "hash.h"
 #include "jsonread.h"
 #include "override.h"
 #include "resolve.h"
@@ -153,12 +153,11 @@ static int check_trust(const struct stat *st, const char *what, const char *path
 	return trust_check(st->st_uid, st->st_mode, TRUST_SHARED, what, path, err);
 }
 
-static int hash_update(EVP_MD_CTX *md, const char *name, const char *buf, size_t len)
+static int hash_update(struct hash_stream *md, const char *name, const char *buf, size_t len)
 {
-	if (EVP_DigestUpdate(md, name, strlen(name) + 1) != 1 ||
-	    EVP_DigestUpdate(md, buf, len) != 1)
-		return -EIO;
-	return 0;
+	int r = hash_stream_update(md, name, strlen(name) + 1);
+
+	return r < 0 ? r : hash_stream_update(md, buf, len);
 }
 
 /* Parse one rules file; rules go to @layer (ids unique within the layer).  With
@@ -248,7 +247,7 @@ static int add_file_name(struct rules_db *db, char *display)
 
 /* Read, trust-check, hash and parse dfd/name; the document is kept in db. */
 static int read_doc(struct rules_db *db, int dfd, const char *dir, const char *name,
-		    enum rules_load_flags flags, EVP_MD_CTX *md, struct json_object **ret,
+		    enum rules_load_flags flags, struct hash_stream *md, struct json_object **ret,
 		    const char **ret_display, struct s2c_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -283,7 +282,7 @@ static int read_doc(struct rules_db *db, int dfd, const char *dir, const char *n
 }
 
 static int load_dir(struct rules_db *db, const char *dir, int dirfd, enum rules_load_flags flags,
-		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer,
+		    struct hash_stream *md, struct rule ***layer, size_t *n_layer,
 		    struct rules_problems *collect, struct s2c_error *err)
 {
 	_cleanup_close_ int dfd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) :
@@ -450,17 +449,14 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 			 struct rules_problems *collect, struct rules_db **ret, struct s2c_error *err)
 {
 	_cleanup_(rules_db_freep) struct rules_db *db = calloc(1, sizeof(*db));
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char digest[EVP_MAX_MD_SIZE];
+	struct hash_stream *md = NULL;
+	char hex[HASH_ANY_HEX_LEN];
 	struct s2c_error local = { 0 };
-	unsigned dlen = 0;
 	size_t loaded = 0;
 	int r = 0;
 
-	if (!db || !md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(md);
+	if (!db || hash_stream_new(HASH_SHA256, &md) < 0)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct rule **layer = NULL;
 		size_t n_layer = 0;
@@ -479,9 +475,9 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 		free(layer);
 		loaded++;
 	}
-	if (r == 0 && EVP_DigestFinal_ex(md, digest, &dlen) != 1)
-		r = -EIO;
-	EVP_MD_CTX_free(md);
+	if (r == 0)
+		r = hash_stream_final(md, hex);
+	hash_stream_free(md);
 	if (r < 0)
 		return r;
 	if (loaded == 0)
@@ -489,7 +485,7 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 				     n ? layers[0].dir : "nothing");
 	if (!db->have_caps)
 		return s2c_error_set(err, -ENOENT, "no %s in any rules directory", CAPS_FILE);
-	hex_encode(digest, dlen, db->hash);
+	memcpy(db->hash, hex, sizeof(db->hash));
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
 	r = problem(collect, check_caps_known(db, collect, &local), err, &local);
