@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
 #include "db.h"
 #include "dirlist.h"
 #include "glob.h"
+#include "hash.h"
 #include "jsonread.h"
 #include "override.h"
 #include "resolve.h"
@@ -153,12 +153,11 @@ static int check_trust(const struct stat *st, const char *what, const char *path
 	return trust_check(st->st_uid, st->st_mode, TRUST_SHARED, what, path, err);
 }
 
-static int hash_update(EVP_MD_CTX *md, const char *name, const char *buf, size_t len)
+static int hash_update(struct hash_stream *md, const char *name, const char *buf, size_t len)
 {
-	if (EVP_DigestUpdate(md, name, strlen(name) + 1) != 1 ||
-	    EVP_DigestUpdate(md, buf, len) != 1)
-		return -EIO;
-	return 0;
+	int r = hash_stream_update(md, name, strlen(name) + 1);
+
+	return r < 0 ? r : hash_stream_update(md, buf, len);
 }
 
 /* Parse one rules file; rules go to @layer (ids unique within the layer).  With
@@ -248,7 +247,7 @@ static int add_file_name(struct rules_db *db, char *display)
 
 /* Read, trust-check, hash and parse dfd/name; the document is kept in db. */
 static int read_doc(struct rules_db *db, int dfd, const char *dir, const char *name,
-		    enum rules_load_flags flags, EVP_MD_CTX *md, struct json_object **ret,
+		    enum rules_load_flags flags, struct hash_stream *md, struct json_object **ret,
 		    const char **ret_display, struct s2c_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -283,7 +282,7 @@ static int read_doc(struct rules_db *db, int dfd, const char *dir, const char *n
 }
 
 static int load_dir(struct rules_db *db, const char *dir, int dirfd, enum rules_load_flags flags,
-		    EVP_MD_CTX *md, struct rule ***layer, size_t *n_layer,
+		    struct hash_stream *md, struct rule ***layer, size_t *n_layer,
 		    struct rules_problems *collect, struct s2c_error *err)
 {
 	_cleanup_close_ int dfd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) :
@@ -450,17 +449,14 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 			 struct rules_problems *collect, struct rules_db **ret, struct s2c_error *err)
 {
 	_cleanup_(rules_db_freep) struct rules_db *db = calloc(1, sizeof(*db));
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char digest[EVP_MAX_MD_SIZE];
+	struct hash_stream *md = NULL;
+	char hex[HASH_ANY_HEX_LEN];
 	struct s2c_error local = { 0 };
-	unsigned dlen = 0;
 	size_t loaded = 0;
 	int r = 0;
 
-	if (!db || !md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(md);
+	if (!db || hash_stream_new(HASH_SHA256, &md) < 0)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct rule **layer = NULL;
 		size_t n_layer = 0;
@@ -479,9 +475,9 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 		free(layer);
 		loaded++;
 	}
-	if (r == 0 && EVP_DigestFinal_ex(md, digest, &dlen) != 1)
-		r = -EIO;
-	EVP_MD_CTX_free(md);
+	if (r == 0)
+		r = hash_stream_final(md, hex);
+	hash_stream_free(md);
 	if (r < 0)
 		return r;
 	if (loaded == 0)
@@ -489,7 +485,7 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 				     n ? layers[0].dir : "nothing");
 	if (!db->have_caps)
 		return s2c_error_set(err, -ENOENT, "no %s in any rules directory", CAPS_FILE);
-	hex_encode(digest, dlen, db->hash);
+	memcpy(db->hash, hex, sizeof(db->hash));
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
 	r = problem(collect, check_caps_known(db, collect, &local), err, &local);
@@ -590,16 +586,96 @@ static bool group_pattern(const struct rule *a, size_t x, const struct rule *b)
 /*
  * Can one file match path @x of @a and path @y of @b?  A file matches a glob as
  * written or in its layout form (rules/match.h), so every pairing counts.
+ * @sa and @sb: the shapes of each rule's paths, then of their layout forms.
  */
-static int paths_intersect(const struct rule *a, size_t x, const struct rule *b, size_t y)
+static int paths_intersect(const struct glob_shape *sa, size_t na, size_t x,
+			   const struct glob_shape *sb, size_t nb, size_t y)
 {
-	const char *ga[2] = { a->paths[x], a->layout[x] }, *gb[2] = { b->paths[y], b->layout[y] };
-
 	for (size_t i = 0; i < 2; i++)
 		for (size_t j = 0; j < 2; j++) {
-			int hit = glob_intersect(ga[i], gb[j]);
+			int hit = glob_shapes_intersect(&sa[i * na + x], &sb[j * nb + y]);
 			if (hit != 0)
 				return hit;
+		}
+	return 0;
+}
+
+static size_t count_paths(const struct rule *r)
+{
+	size_t n = 0;
+
+	while (r->paths && r->paths[n])
+		n++;
+	return n;
+}
+
+static void shapes_free(struct glob_shape **shapes, size_t n)
+{
+	for (size_t i = 0; shapes && i < n; i++)
+		free(shapes[i]);
+	free(shapes);
+}
+
+/* For each rule, the shapes of its paths then of their layout forms: every pair
+ * of rules is compared, each pattern is measured once.  NULL without memory. */
+static struct glob_shape **shapes_new(const struct rules_db *db)
+{
+	struct glob_shape **shapes = calloc(db->n ? db->n : 1, sizeof(*shapes));
+
+	for (size_t i = 0; shapes && i < db->n; i++) {
+		const struct rule *r = db->rules[i];
+		size_t n = count_paths(r);
+
+		shapes[i] = calloc(2 * n + 1, sizeof(**shapes));
+		if (!shapes[i]) {
+			shapes_free(shapes, db->n);
+			return NULL;
+		}
+		for (size_t x = 0; x < n; x++) {
+			glob_shape_init(&shapes[i][x], r->paths[x]);
+			glob_shape_init(&shapes[i][n + x], r->layout[x]);
+		}
+	}
+	return shapes;
+}
+
+/* Report every overlap of rules @a and @b, with @sa and @sb the shapes of their paths. */
+static int pair_overlaps(const struct rule *a, const struct glob_shape *sa,
+			 const struct rule *b, const struct glob_shape *sb,
+			 struct rules_problems *collect, struct s2c_error *err)
+{
+	size_t na = count_paths(a), nb = count_paths(b);
+
+	for (size_t x = 0; x < na; x++)
+		for (size_t y = 0; y < nb; y++) {
+			int hit = group_pattern(a, x, b) || group_pattern(b, y, a) ? 0 :
+				  paths_intersect(sa, na, x, sb, nb, y);
+			if (hit < 0)
+				return hit;
+			if (!hit)
+				continue;
+			hit = s2c_error_set(
+				err, -EINVAL,
+				"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
+				"(%s %s); give both disjoint match.packages or narrow the globs",
+				a->file, a->where, x, a->paths[x], b->paths[y], b->id,
+				b->file, b->where);
+			hit = problem(collect, hit, err, err);
+			if (hit < 0)
+				return hit;
+		}
+	for (size_t x = 0; a->names && a->names[x]; x++)
+		for (size_t y = 0; b->names && b->names[y]; y++) {
+			int e;
+			if (!s2c_streq(a->names[x], b->names[y]))
+				continue;
+			e = s2c_error_set(
+				err, -EINVAL,
+				"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
+				a->file, a->where, x, a->names[x], b->id, b->file, b->where);
+			e = problem(collect, e, err, err);
+			if (e < 0)
+				return e;
 		}
 	return 0;
 }
@@ -607,46 +683,20 @@ static int paths_intersect(const struct rule *a, size_t x, const struct rule *b,
 static int overlaps(const struct rules_db *db, struct rules_problems *collect,
 		    struct s2c_error *err)
 {
-	for (size_t i = 0; i < db->n; i++)
-		for (size_t j = i + 1; j < db->n; j++) {
+	struct glob_shape **shapes = shapes_new(db);
+	int r = shapes ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < db->n; i++)
+		for (size_t j = i + 1; r == 0 && j < db->n; j++) {
 			const struct rule *a = db->rules[i], *b = db->rules[j];
 
 			if (lists_disjoint(a->packages, b->packages) ||
 			    lists_disjoint(a->groups, b->groups) || builds_apart(a, b))
 				continue;
-			for (size_t x = 0; a->paths && a->paths[x]; x++)
-				for (size_t y = 0; b->paths && b->paths[y]; y++) {
-					int hit = group_pattern(a, x, b) || group_pattern(b, y, a) ? 0 :
-						  paths_intersect(a, x, b, y);
-					if (hit < 0)
-						return hit;
-					if (!hit)
-						continue;
-					hit = s2c_error_set(
-						err, -EINVAL,
-						"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
-						"(%s %s); give both disjoint match.packages or narrow the globs",
-						a->file, a->where, x, a->paths[x], b->paths[y], b->id,
-						b->file, b->where);
-					hit = problem(collect, hit, err, err);
-					if (hit < 0)
-						return hit;
-				}
-			for (size_t x = 0; a->names && a->names[x]; x++)
-				for (size_t y = 0; b->names && b->names[y]; y++) {
-					int e;
-					if (!s2c_streq(a->names[x], b->names[y]))
-						continue;
-					e = s2c_error_set(
-						err, -EINVAL,
-						"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
-						a->file, a->where, x, a->names[x], b->id, b->file, b->where);
-					e = problem(collect, e, err, err);
-					if (e < 0)
-						return e;
-				}
+			r = pair_overlaps(a, shapes[i], b, shapes[j], collect, err);
 		}
-	return 0;
+	shapes_free(shapes, db->n);
+	return r;
 }
 
 int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)

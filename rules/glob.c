@@ -185,31 +185,47 @@ static size_t literal_suffix(const char *g, size_t len)
 	return n;
 }
 
+void glob_shape_init(struct glob_shape *s, const char *glob)
+{
+	s->glob = glob;
+	s->len = strlen(glob);
+	s->prefix = literal_prefix(glob);
+	s->suffix = literal_suffix(glob, s->len);
+}
+
 /*
  * Every string matching @a starts with its literal prefix and ends with its
  * literal suffix: two patterns whose prefixes (or suffixes) disagree within
  * their common length share no string.  Cheap, and it settles nearly every
  * pair of a database's paths before the full comparison below.
  */
-static bool quick_disjoint(const char *a, size_t la, const char *b, size_t lb)
+static bool quick_disjoint(const struct glob_shape *a, const struct glob_shape *b)
 {
-	size_t pa = literal_prefix(a), pb = literal_prefix(b);
-	size_t sa = literal_suffix(a, la), sb = literal_suffix(b, lb), n;
+	size_t n = S2C_MIN(a->suffix, b->suffix);
 
-	if (strncmp(a, b, S2C_MIN(pa, pb)) != 0)
+	if (strncmp(a->glob, b->glob, S2C_MIN(a->prefix, b->prefix)) != 0)
 		return true;
-	n = S2C_MIN(sa, sb);
-	return memcmp(a + la - n, b + lb - n, n) != 0;
+	return memcmp(a->glob + a->len - n, b->glob + b->len - n, n) != 0;
 }
 
 int glob_intersect(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
+	struct glob_shape sa, sb;
+
+	glob_shape_init(&sa, a);
+	glob_shape_init(&sb, b);
+	return glob_shapes_intersect(&sa, &sb);
+}
+
+int glob_shapes_intersect(const struct glob_shape *sa, const struct glob_shape *sb)
+{
+	const char *a = sa->glob, *b = sb->glob;
+	size_t la = sa->len, lb = sb->len;
 	_cleanup_free_ struct tok *ta = NULL, *tb = NULL;
 	_cleanup_free_ unsigned char *can = NULL;
 	int na, nb;
 
-	if (quick_disjoint(a, la, b, lb))
+	if (quick_disjoint(sa, sb))
 		return 0;
 	ta = calloc(la + 1, sizeof(*ta));
 	tb = calloc(lb + 1, sizeof(*tb));

@@ -9,6 +9,7 @@
 #define S2C_RULES_GLOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /** True when @path matches @pattern (fnmatch with FNM_PATHNAME). */
 bool glob_match(const char *pattern, const char *path);
@@ -28,5 +29,22 @@ const char *glob_invalid(const char *pattern);
  * Returns -ENOMEM (as a negative int) on allocation failure, else 0 or 1.
  */
 int glob_intersect(const char *a, const char *b);
+
+/**
+ * What glob_intersect() looks at first in a pattern, worked out once for a
+ * pattern compared with many: its length and the lengths of its literal
+ * prefix and suffix.  @glob is borrowed.
+ */
+struct glob_shape {
+	const char *glob;
+	size_t len, prefix, suffix;
+};
+
+/** Fill @s for @glob. */
+void glob_shape_init(struct glob_shape *s, const char *glob);
+
+/** glob_intersect() of the patterns of @a and @b; pairs whose literal prefixes or
+ * suffixes disagree (nearly every pair of a database) are settled at once. */
+int glob_shapes_intersect(const struct glob_shape *a, const struct glob_shape *b);
 
 #endif /* S2C_RULES_GLOB_H */

@@ -9,10 +9,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 
 #include "pkgdb-backend.h"
 #include "resolve.h"
@@ -23,10 +24,10 @@
  * algorithm, HASH_NONE when the text is none of these. */
 static enum hash_algo decode_checksum(const char *z, char hex[static HASH_ANY_HEX_LEN])
 {
-	unsigned char raw[96];
-	size_t len = strlen(z), want;
+	struct base64_decode_ctx b64;
+	uint8_t raw[96];
+	size_t len = strlen(z), want, n = 0;
 	enum hash_algo algo;
-	int n;
 
 	if (len == 32 && strspn(z, "0123456789abcdefABCDEF") == 32) {
 		memcpy(hex, z, 33);
@@ -37,11 +38,13 @@ static enum hash_algo decode_checksum(const char *z, char hex[static HASH_ANY_HE
 	algo = z[1] == '1' ? HASH_SHA1 : HASH_SHA256;
 	want = hash_algo_hex_len(algo) / 2;
 	len -= 2;
-	if (len % 4 || len / 4 * 3 > sizeof(raw))
+	/* whole groups of four characters, padded to the digest's size */
+	if (len % 4 || len / 4 * 3 < want || len / 4 * 3 > want + 2 ||
+	    BASE64_DECODE_LENGTH(len) > sizeof(raw))
 		return HASH_NONE;
-	n = EVP_DecodeBlock(raw, (const unsigned char *)z + 2, (int)len);
-	/* EVP_DecodeBlock counts the padding as zero bytes */
-	if (n < 0 || (size_t)n < want || (size_t)n > want + 2)
+	base64_decode_init(&b64);
+	if (!base64_decode_update(&b64, &n, raw, len, z + 2) || !base64_decode_final(&b64) ||
+	    n < want)
 		return HASH_NONE;
 	hex_encode(raw, want, hex);
 	return algo;

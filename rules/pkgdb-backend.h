@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pkgdb.h"
@@ -26,6 +27,7 @@ struct pkgdb_query {
 	size_t n;
 	size_t *table;               /**< open addressing: 1 + index into want, 0 empty */
 	size_t mask;
+	uint64_t seen[64];           /**< bit quick_key() of every wanted path and alias */
 	enum pkgdb_format format;    /**< of the backend being asked, for the entries it fills */
 };
 

@@ -191,6 +191,31 @@ static size_t hash_bytes(const char *s, size_t len, bool slash)
 	return (size_t)h;
 }
 
+/*
+ * A database lists every file of every package, a query asks for a few: a
+ * bit per length and last two bytes of the wanted paths (@slash as in
+ * hash_bytes()) turns most lines away before they are hashed.  Returns the
+ * bit, or -1 for paths too short to tell.
+ */
+static long quick_key(const char *s, size_t len, bool slash)
+{
+	size_t n = len + slash;
+	unsigned last, prev;
+
+	if (n < 2)
+		return -1;
+	last = (unsigned char)s[len - 1];
+	prev = len >= 2 ? (unsigned char)s[len - 2] : '/';
+	return (long)((n * 2654435761u ^ last * 131u ^ prev * 7u) & 4095u);
+}
+
+static bool maybe_wanted(const struct pkgdb_query *q, const char *path, size_t len, bool slash)
+{
+	long k = quick_key(path, len, slash);
+
+	return k < 0 || (q->seen[k / 64] >> (k % 64) & 1);
+}
+
 static bool same_path(const char *want, const char *path, size_t len, bool slash)
 {
 	if (slash) {
@@ -203,7 +228,7 @@ static bool same_path(const char *want, const char *path, size_t len, bool slash
 
 long pkgdb_query_find(const struct pkgdb_query *q, const char *path, size_t len, bool slash)
 {
-	if (!q->table)
+	if (!q->table || !maybe_wanted(q, path, len, slash))
 		return -1;
 	for (size_t b = hash_bytes(path, len, slash) & q->mask; q->table[b]; b = (b + 1) & q->mask) {
 		const struct pkgdb_want *w = &q->want[q->table[b] - 1];
@@ -297,8 +322,12 @@ static int query_init(struct pkgdb_query *q, const char *const *paths, size_t n,
 		for (int k = 0; k < 2; k++) {
 			const char *p = k ? q->want[i].alias : q->want[i].path;
 			size_t b;
+			long bit;
 			if (!p)
 				continue;
+			bit = quick_key(p, strlen(p), false);
+			if (bit >= 0)
+				q->seen[bit / 64] |= 1ULL << (bit % 64);
 			b = hash_bytes(p, strlen(p), false) & mask;
 			while (q->table[b])
 				b = (b + 1) & mask;

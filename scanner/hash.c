@@ -4,38 +4,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <openssl/evp.h>
+#include <nettle/md5.h>
+#include <nettle/nettle-meta.h>
+#include <nettle/sha1.h>
+#include <nettle/sha2.h>
 
 #include "hash.h"
 #include "util.h"
 #include "common.h"
 
-static void md_freep(EVP_MD_CTX **md)
+/* The context of any algorithm of enum hash_algo (SHA-384 uses SHA-512's). */
+union hash_ctx {
+	struct md5_ctx md5;
+	struct sha1_ctx sha1;
+	struct sha256_ctx sha256;
+	struct sha512_ctx sha512;
+};
+
+/* The digest of @algo over everything hashed into @ctx, as lowercase hex into @hex. */
+static void finish(const struct nettle_hash *algo, void *ctx, char *hex)
 {
-	EVP_MD_CTX_free(*md);
+	uint8_t digest[SHA512_DIGEST_SIZE];      /* the largest */
+
+	algo->digest(ctx, algo->digest_size, digest);
+	hex_encode(digest, algo->digest_size, hex);
 }
 
-/* The digest as lowercase hex into @hex (2 * the digest size + 1 bytes). */
-static int finish(EVP_MD_CTX *md, char *hex)
+static int hash_fd(int fd, const struct nettle_hash *algo, char *hex)
 {
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-
-	if (EVP_DigestFinal_ex(md, digest, &len) != 1 ||
-	    len != (unsigned)EVP_MD_CTX_get_size(md))
-		return -EIO;
-	hex_encode(digest, len, hex);
-	return 0;
-}
-
-static int hash_fd(int fd, const EVP_MD *type, char *hex)
-{
-	_cleanup_(md_freep) EVP_MD_CTX *md = EVP_MD_CTX_new();
+	union hash_ctx ctx;
 	unsigned char buf[64 << 10];
 	off_t off = 0;
 
-	if (!md || EVP_DigestInit_ex(md, type, NULL) != 1)
-		return -ENOMEM;
+	algo->init(&ctx);
 	for (;;) {
 		ssize_t n = pread(fd, buf, sizeof(buf), off);
 		if (n < 0) {
@@ -45,21 +46,21 @@ static int hash_fd(int fd, const EVP_MD *type, char *hex)
 		}
 		if (n == 0)
 			break;
-		if (EVP_DigestUpdate(md, buf, (size_t)n) != 1)
-			return -EIO;
+		algo->update(&ctx, (size_t)n, buf);
 		off += n;
 	}
-	return finish(md, hex);
+	finish(algo, &ctx, hex);
+	return 0;
 }
 
 int hash_fd_sha256(int fd, char hex[static HASH_HEX_LEN])
 {
-	return hash_fd(fd, EVP_sha256(), hex);
+	return hash_fd(fd, &nettle_sha256, hex);
 }
 
 int hash_fd_md5(int fd, char hex[static HASH_MD5_HEX_LEN])
 {
-	return hash_fd(fd, EVP_md5(), hex);
+	return hash_fd(fd, &nettle_md5, hex);
 }
 
 static const struct {
@@ -81,21 +82,21 @@ unsigned hash_algo_hex_len(enum hash_algo a)
 	return (unsigned)a < _HASH_ALGO_MAX ? algos[a].hex : 0;
 }
 
-static const EVP_MD *algo_md(enum hash_algo a)
+static const struct nettle_hash *algo_md(enum hash_algo a)
 {
 	switch (a) {
-	case HASH_MD5: return EVP_md5();
-	case HASH_SHA1: return EVP_sha1();
-	case HASH_SHA256: return EVP_sha256();
-	case HASH_SHA384: return EVP_sha384();
-	case HASH_SHA512: return EVP_sha512();
+	case HASH_MD5: return &nettle_md5;
+	case HASH_SHA1: return &nettle_sha1;
+	case HASH_SHA256: return &nettle_sha256;
+	case HASH_SHA384: return &nettle_sha384;
+	case HASH_SHA512: return &nettle_sha512;
 	default: return NULL;
 	}
 }
 
 int hash_fd_algo(int fd, enum hash_algo a, char hex[static HASH_ANY_HEX_LEN])
 {
-	const EVP_MD *md = algo_md(a);
+	const struct nettle_hash *md = algo_md(a);
 
 	return md ? hash_fd(fd, md, hex) : -EINVAL;
 }
@@ -109,53 +110,50 @@ enum hash_algo hash_algo_from_name(const char *name)
 }
 
 struct hash_stream {
-	EVP_MD_CTX *md;
+	const struct nettle_hash *algo;
+	union hash_ctx ctx;
 };
 
 int hash_stream_new(enum hash_algo a, struct hash_stream **ret)
 {
-	const EVP_MD *type = algo_md(a);
+	const struct nettle_hash *algo = algo_md(a);
 	struct hash_stream *h;
 
-	if (!type)
+	if (!algo)
 		return -EINVAL;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->md = EVP_MD_CTX_new();
-	if (!h->md || EVP_DigestInit_ex(h->md, type, NULL) != 1) {
-		hash_stream_free(h);
-		return -ENOMEM;
-	}
+	h->algo = algo;
+	algo->init(&h->ctx);
 	*ret = h;
 	return 0;
 }
 
 int hash_stream_update(struct hash_stream *h, const void *data, size_t len)
 {
-	return EVP_DigestUpdate(h->md, data, len) == 1 ? 0 : -EIO;
+	h->algo->update(&h->ctx, len, data);
+	return 0;
 }
 
 int hash_stream_final(struct hash_stream *h, char hex[static HASH_ANY_HEX_LEN])
 {
-	return finish(h->md, hex);
+	finish(h->algo, &h->ctx, hex);
+	return 0;
 }
 
 struct hash_stream *hash_stream_free(struct hash_stream *h)
 {
-	if (h) {
-		EVP_MD_CTX_free(h->md);
-		free(h);
-	}
+	free(h);
 	return NULL;
 }
 
 int hash_mem_sha256(const void *data, size_t len, char hex[static HASH_HEX_LEN])
 {
-	_cleanup_(md_freep) EVP_MD_CTX *md = EVP_MD_CTX_new();
+	union hash_ctx ctx;
 
-	if (!md || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1 ||
-	    EVP_DigestUpdate(md, data, len) != 1)
-		return -ENOMEM;
-	return finish(md, hex);
+	nettle_sha256.init(&ctx);
+	nettle_sha256.update(&ctx, len, data);
+	finish(&nettle_sha256, &ctx, hex);
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * SHA-256 (and, for the digests package databases record, MD5, SHA-1 and SHA-2)
- * of files, through OpenSSL's libcrypto (never hand-rolled).
+ * of files, through Nettle (never hand-rolled): a small library, where OpenSSL's
+ * libcrypto would add megabytes of mapped pages to every audit.
  */
 #ifndef S2C_SCANNER_HASH_H
 #define S2C_SCANNER_HASH_H

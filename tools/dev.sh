@@ -34,7 +34,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
 # What the build needs, from Debian.
-BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev libssl-dev
+BUILD_PACKAGES="gcc make cmake pkg-config libcap-dev libelf-dev libjson-c-dev nettle-dev
 zlib1g-dev librpm-dev libsqlite3-dev libarchive-dev"
 # What the tests, the packages, the BPF mechanism of learn and the benchmarks
 # need on top.
