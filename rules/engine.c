@@ -502,12 +502,14 @@ static int general_warnings(const struct engine *e, struct decision *d, bool dro
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n)
 {
 	_cleanup_free_ const char **paths = calloc(n + 1, sizeof(char *));
+	int r;
 
 	if (!paths)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		paths[i] = files[i]->path;
-	return host_load_packages(e->host, paths, n);
+	r = host_load_packages(e->host, paths, n);
+	return r < 0 ? r : host_gather(e->host, e->db);
 }
 
 /* Take over the content read for @f (@bin is left empty) and collect its ELF evidence. */

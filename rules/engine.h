@@ -121,8 +121,10 @@ struct engine {
 };
 
 /**
- * Prepare for deciding about @n files: look up their owning packages in one
- * pass.  Returns 0 or -ENOMEM.
+ * Gather what deciding about @n files needs from the target, so that
+ * engine_decide() reads nothing: their owning packages, looked up in one
+ * pass, and what the rules' conditions ask (host_gather()).
+ * Returns 0 or -ENOMEM.
  */
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n);
 

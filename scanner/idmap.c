@@ -140,6 +140,23 @@ int idmap_new(int rootfd, struct idmap **ret)
 	return 0;
 }
 
+int idmap_add(struct idmap *m, bool user, uint32_t id, const char *name)
+{
+	return idtab_add(user ? &m->users : &m->groups, id, name);
+}
+
+int idmap_new_given(struct idmap **ret)
+{
+	struct idmap *m = calloc(1, sizeof(*m));
+
+	if (!m || idtab_add(&m->users, 0, "root") < 0 || idtab_add(&m->groups, 0, "root") < 0) {
+		idmap_free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
 static const char *lookup(struct idmap *m, struct idtab *t, uint32_t id, bool user)
 {
 	struct idname *e = idtab_find(t, id);

@@ -24,6 +24,16 @@ struct idmap;
  */
 int idmap_new(int rootfd, struct idmap **ret);
 
+/**
+ * Add the name @name of user (@user) or group id @id to @m, as a passwd or
+ * group file would.  With idmap_new_given(), for names given in memory.
+ * Returns 0 or -ENOMEM.
+ */
+int idmap_add(struct idmap *m, bool user, uint32_t id, const char *name);
+
+/** A map that reads nothing: root, and what idmap_add() adds.  Returns 0 or -ENOMEM. */
+int idmap_new_given(struct idmap **ret);
+
 /** Free @m; accepts NULL; returns NULL. */
 struct idmap *idmap_free(struct idmap *m);
 
