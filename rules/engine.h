@@ -123,7 +123,8 @@ struct engine {
 /**
  * Gather what deciding about @n files needs from the target, so that
  * engine_decide() reads nothing: their owning packages, looked up in one
- * pass, and what the rules' conditions ask (host_gather()).
+ * pass, what the rules' conditions ask (host_gather()) and the owners and
+ * groups the rules name (on the host, asked of NSS).
  * Returns 0 or -ENOMEM.
  */
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n);

@@ -43,7 +43,10 @@ const char *idmap_user(struct idmap *m, uint32_t uid);
 /** Name of @gid or NULL when unknown.  Borrowed, as idmap_user(). */
 const char *idmap_group(struct idmap *m, uint32_t gid);
 
-/** Look up a user by name or decimal id.  Returns 0 and sets @ret_uid, or -ENOENT. */
+/**
+ * Look up a user by name or decimal id (NSS is asked once per name: its answer,
+ * found or not, is kept).  Returns 0 and sets @ret_uid, or -ENOENT.
+ */
 int idmap_uid(struct idmap *m, const char *name, uint32_t *ret_uid);
 
 /** Look up a group by name or decimal id.  Returns 0 and sets @ret_gid, or -ENOENT. */
