@@ -130,13 +130,10 @@ static int sysctl_compare(const struct rule_when *w, const char *v, struct when_
 /* The sysctl clause: a three-valued result, or -ENOMEM. */
 static int when_sysctl(const struct host *h, const struct rule_when *w, struct when_text *t)
 {
-	_cleanup_free_ char *v = NULL;
-	int r = host_sysctl(h, w->sysctl_name, &v);
+	const char *v = host_answer_sysctl(h, w->sysctl_name);
 	int ok = TRI_UNKNOWN;
 
-	if (r == -ENOMEM)
-		return -ENOMEM;
-	if (r != 0) {
+	if (!v) {
 		clause(t);
 		say(t, "%s is unknown", w->sysctl_name);
 	} else if (w->sysctl_op != SYSCTL_NONE) {
@@ -163,7 +160,7 @@ static int when_os(const struct host *h, const char *const *os, struct when_text
 
 static int when_file_exists(const struct host *h, const char *path, struct when_text *t)
 {
-	bool ok = host_file_exists(h, path);
+	bool ok = host_answer_file(h, path);
 
 	clause(t);
 	say(t, "%s exists%s", path, yes_no(tri_of(ok)));

@@ -499,15 +499,39 @@ static int general_warnings(const struct engine *e, struct decision *d, bool dro
 	return r;
 }
 
+/* The owners and groups @db's rules ask for, looked up once now (idmap_uid()
+ * keeps what NSS answers), so that deciding asks nothing. */
+static void prepare_names(const struct engine *e)
+{
+	uint32_t id;
+
+	for (size_t i = 0; i < e->db->n; i++) {
+		const struct rule *r = e->db->rules[i];
+
+		for (size_t c = 0; c <= r->n_conditions; c++) {
+			const char *owner = c ? r->conditions[c - 1].owner : r->owner;
+			const char *group = c ? r->conditions[c - 1].group : r->group;
+
+			if (owner)
+				(void)idmap_uid(e->ids, owner, &id);
+			if (group)
+				(void)idmap_gid(e->ids, group, &id);
+		}
+	}
+}
+
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n)
 {
 	_cleanup_free_ const char **paths = calloc(n + 1, sizeof(char *));
+	int r;
 
 	if (!paths)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		paths[i] = files[i]->path;
-	return host_load_packages(e->host, paths, n);
+	prepare_names(e);
+	r = host_load_packages(e->host, paths, n);
+	return r < 0 ? r : host_gather(e->host, e->db);
 }
 
 /* Take over the content read for @f (@bin is left empty) and collect its ELF evidence. */

@@ -121,8 +121,11 @@ struct engine {
 };
 
 /**
- * Prepare for deciding about @n files: look up their owning packages in one
- * pass.  Returns 0 or -ENOMEM.
+ * Gather what deciding about @n files needs from the target, so that
+ * engine_decide() reads nothing: their owning packages, looked up in one
+ * pass, what the rules' conditions ask (host_gather()) and the owners and
+ * groups the rules name (on the host, asked of NSS).
+ * Returns 0 or -ENOMEM.
  */
 int engine_prepare(const struct engine *e, const struct facts *const *files, size_t n);
 

@@ -13,6 +13,7 @@
 #include <sys/capability.h>
 
 #include "capset.h"
+#include "db.h"
 #include "dirlist.h"
 #include "hash.h"
 #include "host.h"
@@ -47,6 +48,11 @@ struct host *host_free(struct host *h)
 	free(h->pkg_paths);
 	free(h->pkg);
 	pkgdb_free(h->pkgdb);
+	for (size_t i = 0; i < h->n_answers; i++) {
+		free(h->answers[i].key);
+		free(h->answers[i].value);
+	}
+	free(h->answers);
 	free(h);
 	return NULL;
 }
@@ -566,4 +572,113 @@ int host_package_digest(const struct host *h, const char *path, int fd, enum hos
 		return r;
 	*ret = s2c_streq(e->digest, got) ? HOST_DIGEST_MATCH : HOST_DIGEST_DIFFERS;
 	return 0;
+}
+
+int host_new_given(const char *kernel, struct host **ret)
+{
+	_cleanup_(host_freep) struct host *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	h->rootfd = -1;
+	h->bounding = HOST_BOUNDING_ALL;
+	if (parse_kernel(kernel, h->kernel) < 0)
+		return -EINVAL;
+	if (!(h->kernel_release = strdup(kernel)))
+		return -ENOMEM;
+	*ret = TAKE_PTR(h);
+	return 0;
+}
+
+/* --- what the rules' conditions ask ------------------------------------------------- */
+
+static struct host_answer *find_answer(const struct host *h, bool file, const char *key)
+{
+	for (size_t i = 0; i < h->n_answers; i++)
+		if (h->answers[i].file == file && s2c_streq(h->answers[i].key, key))
+			return &h->answers[i];
+	return NULL;
+}
+
+/* The answer to @key, a new one (unknown, not existing) when it was never asked. */
+static struct host_answer *answer_slot(struct host *h, bool file, const char *key)
+{
+	struct host_answer *a = find_answer(h, file, key);
+	char *k;
+
+	if (a)
+		return a;
+	a = realloc(h->answers, (h->n_answers + 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	h->answers = a;
+	if (!(k = strdup(key)))
+		return NULL;
+	a = &h->answers[h->n_answers++];
+	*a = (struct host_answer){ .file = file, .key = k };
+	return a;
+}
+
+int host_set_sysctl(struct host *h, const char *name, const char *value)
+{
+	struct host_answer *a = answer_slot(h, false, name);
+	char *v = NULL;
+
+	if (!a || (value && !(v = strdup(value))))
+		return -ENOMEM;
+	free(a->value);
+	a->value = v;
+	return 0;
+}
+
+int host_set_file(struct host *h, const char *path, bool exists)
+{
+	struct host_answer *a = answer_slot(h, true, path);
+
+	if (!a)
+		return -ENOMEM;
+	a->exists = exists;
+	return 0;
+}
+
+const char *host_answer_sysctl(const struct host *h, const char *name)
+{
+	const struct host_answer *a = find_answer(h, false, name);
+
+	return a ? a->value : NULL;
+}
+
+bool host_answer_file(const struct host *h, const char *path)
+{
+	const struct host_answer *a = find_answer(h, true, path);
+
+	return a && a->exists;
+}
+
+/* One condition's questions, read from the target unless answered already. */
+static int gather_when(struct host *h, const struct rule_when *w)
+{
+	int r = 0;
+
+	if (w->sysctl_name && !find_answer(h, false, w->sysctl_name)) {
+		_cleanup_free_ char *v = NULL;
+
+		if (h->rootfd >= 0 && host_sysctl(h, w->sysctl_name, &v) == -ENOMEM)
+			return -ENOMEM;
+		r = host_set_sysctl(h, w->sysctl_name, v);
+	}
+	if (r == 0 && w->file_exists && !find_answer(h, true, w->file_exists))
+		r = host_set_file(h, w->file_exists,
+				  h->rootfd >= 0 && host_file_exists(h, w->file_exists));
+	return r;
+}
+
+int host_gather(struct host *h, const struct rules_db *db)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < db->n; i++)
+		for (size_t c = 0; r == 0 && c < db->rules[i]->n_conditions; c++)
+			r = gather_when(h, &db->rules[i]->conditions[c].when);
+	return r;
 }

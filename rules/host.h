@@ -20,7 +20,16 @@
 
 struct pkgdb;
 struct pkgdb_entry;
+struct rules_db;
 struct s2c_error;
+
+/** What the target says to one question of a rule's conditions. */
+struct host_answer {
+	bool file;                   /**< @key is a path whose existence was asked, not a sysctl */
+	char *key;                   /**< the sysctl's name or the file's path */
+	char *value;                 /**< the sysctl's value, NULL when unknown */
+	bool exists;                 /**< the file exists */
+};
 
 /** Facts of one target. */
 struct host {
@@ -39,6 +48,9 @@ struct host {
 	uint64_t bounding;           /**< capabilities a program there can hold at most: the
 					  bounding set of its container; all bits when unbounded */
 	char *bounding_what;         /**< where that bounding set comes from, NULL when unbounded */
+	struct host_answer *answers; /**< what the rules' conditions ask of the target, gathered
+					  before deciding (host_gather()) or given */
+	size_t n_answers;
 };
 
 /** host::bounding of a target without a limit. */
@@ -137,6 +149,40 @@ int host_set_bounding(struct host *h, uint64_t bounding, const char *what);
  */
 int host_bounding_parse(const char *s, uint64_t *ret, const char **ret_what,
 			struct s2c_error *err);
+
+/**
+ * The facts of a target that nothing is read from (rootfd -1): kernel @kernel
+ * ("major.minor[.patch]"), no distribution, no package database, no bounding
+ * set; the caller sets the rest (host_set_package(), host_set_sysctl(),
+ * host_set_file(), the fields).  For deciding from facts built in memory.
+ * Returns 0 with a new object in @ret, -EINVAL for a bad @kernel, or -ENOMEM.
+ */
+int host_new_given(const char *kernel, struct host **ret);
+
+/**
+ * Read what the conditions of @db's rules ask of the target (sysctl values,
+ * files that exist) into @h's answers, once, before deciding: the engine then
+ * reads nothing (host_answer_sysctl(), host_answer_file()).  A question
+ * already answered keeps its answer; a host without a root (host_new_given())
+ * answers "unknown" and "does not exist" to what it was not given.
+ * Returns 0 or -ENOMEM.
+ */
+int host_gather(struct host *h, const struct rules_db *db);
+
+/** Answer the sysctl @name with @value (NULL: unknown).  Returns 0 or -ENOMEM. */
+int host_set_sysctl(struct host *h, const char *name, const char *value);
+
+/** Answer whether @path exists.  Returns 0 or -ENOMEM. */
+int host_set_file(struct host *h, const char *path, bool exists);
+
+/**
+ * The answer gathered or given for the sysctl @name (borrowed), or NULL when
+ * it is unknown or was never asked.  No I/O.
+ */
+const char *host_answer_sysctl(const struct host *h, const char *name);
+
+/** Whether @path exists, as gathered or given (false when never asked).  No I/O. */
+bool host_answer_file(const struct host *h, const char *path);
 
 /** Compare a version triple with the kernel's: <0, 0, >0. */
 int host_kernel_cmp(const struct host *h, const unsigned v[3]);

@@ -24,9 +24,13 @@ struct idtab {
 	bool complete;          /* loaded from a file: absent means unknown */
 };
 
+/* idname::id of a name NSS does not know ((uid_t)-1 is never an account's id). */
+#define ID_MISSING UINT32_MAX
+
 struct idmap {
 	bool nss;
 	struct idtab users, groups;
+	struct idtab user_names, group_names; /* names asked of NSS, with ID_MISSING for none */
 };
 
 static void idtab_release(struct idtab *t)
@@ -41,6 +45,8 @@ struct idmap *idmap_free(struct idmap *m)
 	if (m) {
 		idtab_release(&m->users);
 		idtab_release(&m->groups);
+		idtab_release(&m->user_names);
+		idtab_release(&m->group_names);
 		free(m);
 	}
 	return NULL;
@@ -54,12 +60,10 @@ static struct idname *idtab_find(struct idtab *t, uint32_t id)
 	return NULL;
 }
 
-static int idtab_add(struct idtab *t, uint32_t id, const char *name)
+static int idtab_push(struct idtab *t, uint32_t id, const char *name)
 {
 	char *copy = NULL;
 
-	if (idtab_find(t, id))
-		return 0;       /* first entry wins, as for getpwuid() on files */
 	if (t->n == t->alloc) {
 		size_t na = t->alloc ? t->alloc * 2 : 64;
 		struct idname *nv = realloc(t->v, na * sizeof(*nv));
@@ -72,6 +76,13 @@ static int idtab_add(struct idtab *t, uint32_t id, const char *name)
 		return -ENOMEM;
 	t->v[t->n++] = (struct idname){ .id = id, .name = copy };
 	return 0;
+}
+
+static int idtab_add(struct idtab *t, uint32_t id, const char *name)
+{
+	if (idtab_find(t, id))
+		return 0;       /* first entry wins, as for getpwuid() on files */
+	return idtab_push(t, id, name);
 }
 
 /* Parse "name:x:id:..." lines of passwd(5) or group(5) format. */
@@ -140,6 +151,23 @@ int idmap_new(int rootfd, struct idmap **ret)
 	return 0;
 }
 
+int idmap_add(struct idmap *m, bool user, uint32_t id, const char *name)
+{
+	return idtab_add(user ? &m->users : &m->groups, id, name);
+}
+
+int idmap_new_given(struct idmap **ret)
+{
+	struct idmap *m = calloc(1, sizeof(*m));
+
+	if (!m || idtab_add(&m->users, 0, "root") < 0 || idtab_add(&m->groups, 0, "root") < 0) {
+		idmap_free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
 static const char *lookup(struct idmap *m, struct idtab *t, uint32_t id, bool user)
 {
 	struct idname *e = idtab_find(t, id);
@@ -170,10 +198,39 @@ const char *idmap_group(struct idmap *m, uint32_t gid)
 	return lookup(m, &m->groups, gid, false);
 }
 
+/* @name asked of NSS once: the answer is kept, found or not. */
+static int nss_reverse(struct idmap *m, const char *name, bool user, uint32_t *ret)
+{
+	struct idtab *t = user ? &m->user_names : &m->group_names;
+	uint32_t id = ID_MISSING;
+	char buf[4096];
+
+	for (size_t i = 0; i < t->n; i++)
+		if (s2c_streq(t->v[i].name, name)) {
+			if (t->v[i].id == ID_MISSING)
+				return -ENOENT;
+			*ret = t->v[i].id;
+			return 0;
+		}
+	if (user) {
+		struct passwd pw, *res = NULL;
+		if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
+			id = res->pw_uid;
+	} else {
+		struct group gr, *res = NULL;
+		if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) == 0 && res)
+			id = res->gr_gid;
+	}
+	(void)idtab_push(t, id, name);  /* without the entry, NSS is asked again */
+	if (id == ID_MISSING)
+		return -ENOENT;
+	*ret = id;
+	return 0;
+}
+
 static int reverse(struct idmap *m, struct idtab *t, const char *name, bool user, uint32_t *ret)
 {
 	unsigned id;
-	char buf[4096];
 
 	if (parse_uint(name, UINT32_MAX, &id) == 0) {
 		*ret = id;
@@ -186,20 +243,7 @@ static int reverse(struct idmap *m, struct idtab *t, const char *name, bool user
 		}
 	if (!m->nss)
 		return -ENOENT;
-	if (user) {
-		struct passwd pw, *res = NULL;
-		if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res) {
-			*ret = res->pw_uid;
-			return 0;
-		}
-	} else {
-		struct group gr, *res = NULL;
-		if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) == 0 && res) {
-			*ret = res->gr_gid;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return nss_reverse(m, name, user, ret);
 }
 
 int idmap_uid(struct idmap *m, const char *name, uint32_t *ret_uid)

@@ -24,6 +24,16 @@ struct idmap;
  */
 int idmap_new(int rootfd, struct idmap **ret);
 
+/**
+ * Add the name @name of user (@user) or group id @id to @m, as a passwd or
+ * group file would.  With idmap_new_given(), for names given in memory.
+ * Returns 0 or -ENOMEM.
+ */
+int idmap_add(struct idmap *m, bool user, uint32_t id, const char *name);
+
+/** A map that reads nothing: root, and what idmap_add() adds.  Returns 0 or -ENOMEM. */
+int idmap_new_given(struct idmap **ret);
+
 /** Free @m; accepts NULL; returns NULL. */
 struct idmap *idmap_free(struct idmap *m);
 
@@ -33,7 +43,10 @@ const char *idmap_user(struct idmap *m, uint32_t uid);
 /** Name of @gid or NULL when unknown.  Borrowed, as idmap_user(). */
 const char *idmap_group(struct idmap *m, uint32_t gid);
 
-/** Look up a user by name or decimal id.  Returns 0 and sets @ret_uid, or -ENOENT. */
+/**
+ * Look up a user by name or decimal id (NSS is asked once per name: its answer,
+ * found or not, is kept).  Returns 0 and sets @ret_uid, or -ENOENT.
+ */
 int idmap_uid(struct idmap *m, const char *name, uint32_t *ret_uid);
 
 /** Look up a group by name or decimal id.  Returns 0 and sets @ret_gid, or -ENOENT. */

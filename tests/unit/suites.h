@@ -16,6 +16,7 @@ Suite *scanout_suite(void);
 Suite *elfinfo_suite(void);
 Suite *rules_suite(void);
 Suite *engine_suite(void);
+Suite *decide_priv_suite(void);
 Suite *journal_suite(void);
 Suite *fileop_suite(void);
 Suite *plan_suite(void);

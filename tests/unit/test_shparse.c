@@ -87,6 +87,108 @@ START_TEST(test_compound)
 }
 END_TEST
 
+/* @w's text when it is literal throughout (quoted or not), else NULL. */
+static const char *literal(const struct sh_word *w, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->parts[i].kind != SH_PART_LIT)
+			return NULL;
+		len += (size_t)snprintf(buf + len, n - len, "%s", w->parts[i].text);
+		ck_assert_uint_lt(len, n);
+	}
+	return buf;
+}
+
+/* The shape of compound commands: elif chains, case arms, loops, negation, and-or lists. */
+START_TEST(test_tree_shape)
+{
+	struct sh_script *s = parse("if a; then b; elif c; then d; else e; fi\n"
+				    "case $1 in configure|x) f;; *) ;; esac\n"
+				    "for i in 1 2; do g; done\nfor j; do :; done\n"
+				    "while h; do k; done\n! a | b\na && b || c\n");
+	const struct sh_node *const *k = (const struct sh_node *const *)s->root->kids;
+	const struct sh_node *n;
+
+	ck_assert_uint_eq(s->root->n_kids, 7);
+	n = k[0]->kids[0];                                     /* if … elif … else … fi */
+	ck_assert_int_eq(n->kind, SH_IF);
+	ck_assert_uint_eq(n->n_kids, 3);
+	ck_assert_int_eq(n->kids[2]->kind, SH_IF);             /* the elif */
+	ck_assert_ptr_nonnull(n->kids[2]->kids[2]);            /* its else */
+	ck_assert_uint_eq(n->line, 1);
+	n = k[1]->kids[0];                                     /* case */
+	ck_assert_str_eq(n->word->parts[0].text, "1");
+	ck_assert_uint_eq(n->arms[0].n_patterns, 2);
+	ck_assert_str_eq(n->arms[0].patterns[0].parts[0].text, "configure");
+	ck_assert_str_eq(n->arms[0].patterns[1].parts[0].text, "x");
+	ck_assert_ptr_nonnull(n->arms[0].body);
+	ck_assert(!n->arms[1].body || n->arms[1].body->n_kids == 0);   /* an empty arm */
+	n = k[2]->kids[0];                                     /* for with a list */
+	ck_assert_str_eq(n->name, "i");
+	ck_assert(n->has_words);
+	ck_assert_uint_eq(n->n_words, 2);
+	n = k[3]->kids[0];                                     /* for over "$@" */
+	ck_assert_str_eq(n->name, "j");
+	ck_assert(!n->has_words);
+	n = k[4]->kids[0];                                     /* while: condition, body */
+	ck_assert_int_eq(n->kind, SH_WHILE);
+	ck_assert_uint_eq(n->n_kids, 2);
+	n = k[5];                                              /* ! a | b */
+	ck_assert_int_eq(n->kind, SH_PIPE);
+	ck_assert(n->negated);
+	ck_assert_uint_eq(n->n_kids, 2);
+	n = k[6];                                              /* (a && b) || c */
+	ck_assert_int_eq(n->kind, SH_OR);
+	ck_assert_int_eq(n->kids[0]->kind, SH_AND);
+	ck_assert_uint_eq(n->line, 7);
+	sh_script_free(s);
+}
+END_TEST
+
+/* Quotes and escapes, parameter operators, reserved words as arguments, assignments. */
+START_TEST(test_quoting_and_params)
+{
+	struct sh_script *s = parse("echo \\$x '$y' \"\\$z\" ${#v} ${w%%.*} \"$@\"\n"
+				    "echo if then fi\ncmd a=1\nA=1 B=\"$A\"\necho $(f $(g))\n");
+	const struct sh_node *n = first_simple(s);
+	const struct sh_part *p;
+	char buf[64];
+
+	ck_assert_uint_eq(n->n_words, 7);
+	ck_assert_str_eq(literal(&n->words[1], buf, sizeof(buf)), "$x");   /* \$x */
+	ck_assert(n->words[2].parts[0].quoted);                          /* '$y' */
+	ck_assert_str_eq(literal(&n->words[2], buf, sizeof(buf)), "$y");
+	ck_assert_str_eq(literal(&n->words[3], buf, sizeof(buf)), "$z");   /* "\$z" */
+	ck_assert_str_eq(n->words[4].parts[0].op, "L");                 /* ${#v} */
+	ck_assert_str_eq(n->words[4].parts[0].text, "v");
+	p = &n->words[5].parts[0];                                      /* ${w%%.*} */
+	ck_assert_str_eq(p->op, "%%");
+	ck_assert_str_eq(p->arg->parts[0].text, ".*");
+	ck_assert_str_eq(n->words[6].parts[0].text, "@");
+	ck_assert(n->words[6].parts[0].quoted);
+	n = s->root->kids[1]->kids[0];                                  /* reserved words */
+	ck_assert_int_eq(n->kind, SH_SIMPLE);
+	ck_assert_uint_eq(n->n_words, 4);
+	n = s->root->kids[2]->kids[0];                                  /* after the command */
+	ck_assert_uint_eq(n->n_assigns, 0);
+	ck_assert_uint_eq(n->n_words, 2);
+	n = s->root->kids[3]->kids[0];                                  /* assignments only */
+	ck_assert_uint_eq(n->n_assigns, 2);
+	ck_assert_uint_eq(n->n_words, 0);
+	ck_assert_int_eq(n->assigns[1].value.parts[0].kind, SH_PART_PARAM);
+	n = s->root->kids[4]->kids[0];                                  /* nested substitution */
+	p = &n->words[1].parts[0];
+	ck_assert_int_eq(p->kind, SH_PART_CMDSUB);
+	n = p->sub->kids[0]->kids[0];
+	ck_assert_str_eq(n->words[0].parts[0].text, "f");
+	ck_assert_int_eq(n->words[1].parts[0].kind, SH_PART_CMDSUB);
+	sh_script_free(s);
+}
+END_TEST
+
 START_TEST(test_redirections_kept)
 {
 	struct sh_script *s = parse("cat > /etc/x 2>&1 < $IN\n{ a; } >> /var/log/y\n");
@@ -179,6 +281,8 @@ Suite *shparse_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_simple_words_and_parts);
 	tcase_add_test(tc, test_compound);
+	tcase_add_test(tc, test_tree_shape);
+	tcase_add_test(tc, test_quoting_and_params);
 	tcase_add_test(tc, test_redirections_kept);
 	tcase_add_test(tc, test_heredocs);
 	tcase_add_test(tc, test_lines_and_source);
