@@ -16,7 +16,7 @@
 #
 # audit-pkg runs with --max-memory SIZE (default 1G, so that every size is
 # measured); the budget check of a size is a separate line: whether the
-# default budget (64M) takes the package.
+# default budget (256M) takes the package.
 #
 # The packages and reports are written under $BENCH_TMP (default /var/tmp) and
 # removed at exit; hyperfine's JSON goes to bench/results/.

@@ -85,9 +85,7 @@ static int note_own_config(struct target *t, bool trusted)
 	int r = 0;
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(own_config) && r == 0; i++) {
-		struct member *m = NULL;
-		bool found = memberset_resolve(&t->members, own_config[i], &m) == 0;
-		if (!found)
+		if (!memberset_exists(&t->members, own_config[i]))
 			continue;
 		if (s2c_streq(own_config[i], SCANARGS_EXCLUDE_FILE))
 			r = target_note(t, "the image's own %s is not used: an image is not walked, "

@@ -244,6 +244,9 @@ static int read_deb(int fd, struct target *t, const struct target_select *sel, s
 			seen |= 2;
 		} else if (tar_member(name, "data.tar") && seen == 3) {
 			r = identity(t, &c, err);
+			/* Without scripts nothing asks about a file not kept but a hard link. */
+			t->members.note_files = !c.files[CONFIG] && !c.files[PREINST] &&
+						!c.files[POSTINST];
 			if (r == 0)
 				r = analyse(t, &c, NULL, -1, &t->scripts);
 			if (r == 0)
@@ -268,14 +271,6 @@ static int read_deb(int fd, struct target *t, const struct target_select *sel, s
 	return 0;
 }
 
-/* Whether @path is a tmpfiles.d entry file, which systemd-tmpfiles reads. */
-static bool tmpfiles_conf(const char *path)
-{
-	return (strncmp(path, "/usr/lib/tmpfiles.d/", 20) == 0 ||
-		strncmp(path, "/etc/tmpfiles.d/", 16) == 0) && strchr(path + 1, '.') &&
-	       s2c_streq(strrchr(path, '.'), ".conf");
-}
-
 /*
  * Mark (member::again) the members whose content the second analysis needs
  * and that are not kept: privileged files, and the files the scripts run or
@@ -293,7 +288,7 @@ static size_t missing_members(struct target *t, const struct target_select *sel)
 		(void)target_wants(t, sel, m, &cand);
 		m->candidate = cand;
 		m->again = !m->staged &&
-			   (cand || (m->type == MEMBER_FILE && tmpfiles_conf(m->path)));
+			   (cand || (m->type == MEMBER_FILE && target_tmpfiles_conf(m->path)));
 		n += m->again;
 	}
 	for (size_t i = 0; i < t->scripts.n_wants; i++) {

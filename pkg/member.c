@@ -147,7 +147,63 @@ void memberset_release(struct memberset *s)
 	for (size_t i = 0; i < s->n_slots; i++)
 		member_free(s->slots[i]);
 	free(s->slots);
+	membernotes_release(&s->notes);
 	*s = (struct memberset){ .max_bytes = max_bytes };
+}
+
+/* What the budget leaves. */
+static size_t room(const struct memberset *s)
+{
+	if (!s->max_bytes)
+		return SIZE_MAX;
+	return s->bytes < s->max_bytes ? s->max_bytes - s->bytes : 0;
+}
+
+int memberset_note(struct memberset *s, const struct member *m)
+{
+	size_t before = s->notes.bytes;
+	struct note *n;
+	int r = membernotes_put(&s->notes, member_hash(m->path), room(s), &n);
+
+	s->bytes += s->notes.bytes - before;
+	if (r < 0)
+		return r;
+	n->mode = (uint16_t)(m->mode & 07777);
+	n->uid = m->uid;
+	n->gid = m->gid;
+	n->size = m->size;
+	n->layer = m->layer;
+	return 0;
+}
+
+bool memberset_noted(const struct memberset *s, const char *path, struct member_note *ret)
+{
+	const struct note *n = s->notes.n ? membernotes_find(&s->notes, member_hash(path)) : NULL;
+
+	if (!n || n->gone || membernotes_hidden(&s->notes, path, n))
+		return false;
+	if (ret)
+		*ret = (struct member_note){ .mode = n->mode, .uid = n->uid, .gid = n->gid,
+					     .size = n->size, .layer = n->layer };
+	return true;
+}
+
+int memberset_hide(struct memberset *s, const char *path, bool self, unsigned layer)
+{
+	size_t before = s->notes.bytes;
+	int r;
+
+	if (!s->notes.n)
+		return 0;       /* nothing noted yet, nothing to hide */
+	r = membernotes_hide(&s->notes, path, self, layer, room(s));
+	s->bytes += s->notes.bytes - before;
+	return r;
+}
+
+void memberset_forget_notes(struct memberset *s)
+{
+	s->bytes -= s->notes.bytes;
+	membernotes_release(&s->notes);
 }
 
 /* The slot of @path, or of the empty slot where it would go. */
@@ -197,6 +253,12 @@ int memberset_put(struct memberset *s, struct member *m)
 	if (r < 0) {
 		member_free(m);
 		return r;
+	}
+	if (s->notes.n) {
+		/* the path is a member now: its note, if any, goes */
+		struct note *n = membernotes_find(&s->notes, member_hash(m->path));
+		if (n)
+			n->gone = true;
 	}
 	i = slot_of(s, m->path);
 	if (s->slots[i]) {
@@ -420,7 +482,8 @@ int memberset_reach(const struct memberset *ms, const char *path, struct member 
 	return cur ? -ELOOP : -ENOMEM;
 }
 
-int memberset_resolve(const struct memberset *s, const char *path, struct member **ret)
+/* memberset_resolve(), and at -ENOENT whether the last component is a noted file (@noted). */
+static int resolve(const struct memberset *s, const char *path, struct member **ret, bool *noted)
 {
 	_cleanup_free_ char *rest = strdup(path);
 	_cleanup_free_ char *done = calloc(1, strlen(path) + 2);
@@ -461,8 +524,10 @@ int memberset_resolve(const struct memberset *s, const char *path, struct member
 		memcpy(done + done_len + 1, p, n);
 		done[done_len + 1 + n] = '\0';
 		m = memberset_get(s, done);
-		if (!m)
+		if (!m) {
+			*noted = !p[n + strspn(p + n, "/")] && memberset_noted(s, done, NULL);
 			return -ENOENT;
+		}
 		p += n;
 		if (m->type == MEMBER_SYMLINK && m->target) {
 			_cleanup_free_ char *next = NULL;
@@ -495,4 +560,19 @@ int memberset_resolve(const struct memberset *s, const char *path, struct member
 	}
 	*ret = m;
 	return 0;
+}
+
+int memberset_resolve(const struct memberset *s, const char *path, struct member **ret)
+{
+	bool noted;
+
+	return resolve(s, path, ret, &noted);
+}
+
+bool memberset_exists(const struct memberset *s, const char *path)
+{
+	struct member *m;
+	bool noted = false;
+
+	return resolve(s, path, &m, &noted) == 0 || noted;
 }

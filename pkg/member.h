@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "fcaps.h"
+#include "membernotes.h"
 
 struct s2c_error;
 
@@ -90,15 +91,33 @@ size_t member_bytes(const struct member *m);
  * Members by path: a hash table that owns its members, keyed by
  * member_hash(), so that hostile names cannot make it slow.  Not
  * thread-safe; each target has its own.  Every byte it holds (members with
- * their names, the table) is counted, and passing @max_bytes is refused with
- * -ENOBUFS.
+ * their names, the table, the notes) is counted, and passing @max_bytes is
+ * refused with -ENOBUFS.
+ *
+ * A reader for whose target nothing asks about a regular file it does not
+ * keep but its mode, owner and size (a later hard link to it) or whether a
+ * directory is one (an image layer's entry below it) sets @note_files: of
+ * such a file it keeps a note (memberset_note()), 40 to 56 bytes without
+ * the name, in place of the member, so that memory follows what is kept.
  */
 struct memberset {
 	struct member **slots;  /**< open addressing; NULL or a member */
 	size_t n_slots;         /**< a power of two, or 0 */
 	size_t n;               /**< members */
-	size_t bytes;           /**< memory held, counted as member_bytes() and the table */
+	size_t bytes;           /**< memory held, counted as member_bytes(), the table, the notes */
 	size_t max_bytes;       /**< the budget; 0: none */
+	bool note_files;        /**< the reader notes regular files it does not keep */
+	struct membernotes notes; /**< membernotes.h */
+};
+
+/**
+ * What a set remembers of a regular file it does not keep (memberset_note()):
+ * what a hard link to it inherits.
+ */
+struct member_note {
+	uint32_t mode, uid, gid;
+	uint64_t size;
+	unsigned layer;
 };
 
 /** Release every member and the table; the set is empty afterwards (its budget stays). */
@@ -113,6 +132,33 @@ int memberset_put(struct memberset *s, struct member *m);
 
 /** The member at @path, or NULL. */
 struct member *memberset_get(const struct memberset *s, const char *path);
+
+/**
+ * Note the regular file @m in place of keeping it: its mode, owner, size and
+ * layer under the keyed hash of its path.  A member of the same path must
+ * not be in the set (memberset_remove() it first).  A member put later at
+ * that path makes the note go.  Returns 0, -ENOBUFS past the budget or
+ * -ENOMEM.
+ */
+int memberset_note(struct memberset *s, const struct member *m);
+
+/**
+ * Whether a regular file not kept is at @path (noted, neither replaced by a
+ * member nor hidden since by memberset_hide()); its note into @ret (may be
+ * NULL).
+ */
+bool memberset_noted(const struct memberset *s, const char *path, struct member_note *ret);
+
+/**
+ * Hide the noted files of layers before @layer at @path (with @self) and
+ * below it, as an image layer's whiteout, opaque directory or replacement of
+ * a directory hides them: a record of @path, not a pass over the notes.
+ * Returns 0, -ENOBUFS past the budget or -ENOMEM.
+ */
+int memberset_hide(struct memberset *s, const char *path, bool self, unsigned layer);
+
+/** Forget every note and what hid them, once no question about them can come. */
+void memberset_forget_notes(struct memberset *s);
 
 /**
  * Remove @path and, when @below, every member under it ("/a" removes
@@ -151,6 +197,12 @@ int memberset_sorted(const struct memberset *s, struct member ***ret);
  * exist, -ELOOP, -ENOTDIR or -ENOMEM.
  */
 int memberset_resolve(const struct memberset *s, const char *path, struct member **ret);
+
+/**
+ * Whether @path is there, as memberset_resolve() finds it: a member, or a
+ * file not kept whose note is there (memberset_noted()).
+ */
+bool memberset_exists(const struct memberset *s, const char *path);
 
 /**
  * "/a/./b//c/../d" as "/a/b/d" (".." stops at "/").  Returns a new string, or

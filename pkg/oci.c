@@ -61,13 +61,14 @@ static bool lower_keep(struct member *m, void *userdata)
 }
 
 /* Remove what lower layers put at @path (with @self) and below it (a whiteout, an opaque
- * directory, a directory replaced by a file): one pass over the members. */
+ * directory, a directory replaced by a file): one pass over the members kept, a record
+ * for the files noted. */
 static int remove_lower(struct target *t, const char *path, bool self, unsigned layer)
 {
 	struct lower l = { .t = t, .path = path, .self = self, .layer = layer };
 
 	(void)memberset_filter(&t->members, lower_keep, &l);
-	return l.r;
+	return l.r < 0 ? l.r : memberset_hide(&t->members, path, self, layer);
 }
 
 /*
@@ -115,7 +116,8 @@ static int resolve_parent(const struct target *t, const char *dir, char **ret)
 				rest = next;
 				continue;
 			}
-			if (m && m->type != MEMBER_DIR)
+			if ((m && m->type != MEMBER_DIR) ||
+			    (!m && memberset_noted(&t->members, cur, NULL)))
 				return -ENOTDIR;
 			len += 1 + n;
 		}
@@ -368,6 +370,8 @@ static int read_layers(struct ocisrc *s, struct ocimanifest *im, struct target *
 {
 	int r = ocimanifest_config(s, t, im, err);
 
+	/* No scripts: a file not kept matters to a later hard link and a later entry below it. */
+	t->members.note_files = true;
 	if (r == 0)
 		r = ocisrc_spool(s, im->layers, im->n_layers, run, err);
 	for (size_t i = 0; r == 0 && i < im->n_layers; i++) {

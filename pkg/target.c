@@ -151,7 +151,18 @@ static int stage_open(struct target *t, struct stage *run, const char *name, str
 static int hardlink_inherit(const struct target *t, struct member *m, struct s2c_error *err)
 {
 	const struct member *to = memberset_get(&t->members, m->target);
+	struct member_note note;
 
+	if (!to && memberset_noted(&t->members, m->target, &note)) {
+		/* A file not kept: neither set-ID nor capabilities, its name the link's target. */
+		m->mode = note.mode;
+		m->uid = note.uid;
+		m->gid = note.gid;
+		m->has_caps = false;
+		m->caps_len = 0;
+		m->size = note.size;
+		return 0;
+	}
 	if (!to || (to->type != MEMBER_FILE && to->type != MEMBER_HARDLINK)) {
 		_cleanup_free_ char *shown = escape_text(m->path);
 		return s2c_error_set(err, -EINVAL, "member '%s' is a hard link to nothing the "
@@ -215,13 +226,24 @@ static int stage_member(struct target *t, struct archive *a, struct member *m,
 	return r;
 }
 
+/*
+ * Whether of the member @m, which target_wants() does not keep, a note is
+ * enough: a regular file that neither target_trim() nor a second reading of
+ * the scripts keeps, of a target whose reader asks nothing else of it.
+ */
+static bool noted_only(const struct target *t, const struct member *m)
+{
+	return t->members.note_files && m->type == MEMBER_FILE && !m->staged && !m->candidate &&
+	       !targetkeep_is_shared_lib(m->path) && !target_tmpfiles_conf(m->path);
+}
+
 int target_take_entry(struct target *t, struct archive *a, struct archive_entry *e,
 		      const struct target_select *sel, struct stage *run, const char *stage_name,
 		      unsigned layer, struct s2c_error *err)
 {
 	struct member *m = NULL;
 	const struct member *old;
-	bool candidate = false;
+	bool candidate = false, wanted = false;
 	int r = arread_member(e, &m, err);
 
 	if (r < 0)
@@ -231,7 +253,7 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 	m->layer = layer;
 	if (m->type == MEMBER_HARDLINK)
 		r = hardlink_inherit(t, m, err);
-	if (r == 0 && target_wants(t, sel, m, &candidate)) {
+	if (r == 0 && (wanted = target_wants(t, sel, m, &candidate))) {
 		m->candidate = candidate;
 		r = stage_member(t, a, m, run, stage_name, err);
 	}
@@ -239,6 +261,13 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 	old = memberset_get(&t->members, m->path);
 	if (r == 0 && old && old->staged && !m->staged && t->stage)
 		r = stage_remove(t->stage, m->path);
+	if (r == 0 && !wanted && noted_only(t, m)) {
+		if (old)
+			(void)memberset_remove(&t->members, m->path, false);
+		r = memberset_note(&t->members, m);
+		member_free(m);
+		return r == -ENOBUFS ? over_budget(t, err) : r;
+	}
 	if (r < 0) {
 		member_free(m);
 		return r;
@@ -272,5 +301,6 @@ static bool trim_keep(struct member *m, void *userdata)
 
 void target_trim(struct target *t)
 {
+	memberset_forget_notes(&t->members);
 	(void)memberset_filter(&t->members, trim_keep, NULL);
 }

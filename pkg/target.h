@@ -128,6 +128,12 @@ int target_read_done(struct target *t, int r, const struct s2c_error *err, struc
 bool target_wants(const struct target *t, const struct target_select *sel, const struct member *m,
 		  bool *ret_candidate);
 
+/**
+ * Whether @path is a tmpfiles.d entry file ("/usr/lib/tmpfiles.d/….conf"),
+ * which systemd-tmpfiles reads: a .deb's second reading keeps it.
+ */
+bool target_tmpfiles_conf(const char *path);
+
 struct archive;
 struct archive_entry;
 struct arread_budget;
@@ -139,7 +145,10 @@ struct arread_budget;
  * created on first use as @stage_name inside @run.  A hard link to a
  * candidate is a candidate with the same mode, owner and capabilities.  A
  * file too large to keep stays a candidate without content (a note says so).
- * @layer: images, the index of the layer; 0 otherwise.
+ * @layer: images, the index of the layer; 0 otherwise.  When the reader
+ * set memberset::note_files, a regular file that is not kept and that
+ * target_trim() would drop is noted instead (memberset_note()), so that
+ * memory follows what is kept, not the archive.
  * Returns 0, or -errno with a message naming the member.
  */
 int target_take_entry(struct target *t, struct archive *a, struct archive_entry *e,
@@ -157,8 +166,8 @@ int target_take_again(struct target *t, struct archive *a, struct archive_entry 
 		      struct stage *run, const char *stage_name, struct s2c_error *err);
 
 /**
- * Drop the members that are neither kept, candidates, nor shared libraries:
- * one pass over the members.
+ * Drop the members that are neither kept, candidates, nor shared libraries,
+ * and the notes of files not kept: one pass over the members.
  */
 void target_trim(struct target *t);
 

@@ -62,6 +62,13 @@ bool targetkeep_is_shared_lib(const char *path)
 	return strstr(member_base_name(path), ".so") != NULL;
 }
 
+bool target_tmpfiles_conf(const char *path)
+{
+	return (strncmp(path, "/usr/lib/tmpfiles.d/", 20) == 0 ||
+		strncmp(path, "/etc/tmpfiles.d/", 16) == 0) && strchr(path + 1, '.') &&
+	       s2c_streq(strrchr(path, '.'), ".conf");
+}
+
 /* Files `audit --root` reads besides the candidates: accounts, os-release, sysctl, waivers, the
  * container runtime's marker (the bounding set) and the package databases (rules/pkgdb*.c). */
 static bool system_file(const char *path)

@@ -166,15 +166,18 @@ def many_members_tar(out, n, name_len=0, empty=False, setid=False):
     out.write(b"\0" * 1024)
 
 
-def many_members_deb(path, n, name_len=0, empty=False, package="s2c-many", setid=False):
+def many_members_deb(path, n, name_len=0, empty=False, package="s2c-many", setid=False,
+                     scripts=None):
     """A .deb whose data archive many_members_tar() writes, gzip level 1: seconds for a
-    million members.  Returns @path."""
+    million members; maintainer scripts {name: text}.  Returns @path."""
     raw = io.BytesIO()
     with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1, mtime=0) as z:
         many_members_tar(z, n, name_len, empty, setid)
     control = (f"Package: {package}\nVersion: 1.0\nArchitecture: amd64\n"
                "Maintainer: nobody <nobody@example.invalid>\nDescription: many\n").encode()
-    ctl = tar_bytes([entry("./", "dir", 0o755), entry("./control", data=control)], "gz")
+    ctl = tar_bytes([entry("./", "dir", 0o755), entry("./control", data=control)] +
+                    [entry("./" + name, mode=0o755, data=text.encode())
+                     for name, text in (scripts or {}).items()], "gz")
     with open(path, "wb") as f:
         f.write(ar_bytes([("debian-binary", b"2.0\n"), ("control.tar.gz", ctl),
                           ("data.tar.gz", raw.getvalue())]))

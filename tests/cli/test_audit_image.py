@@ -704,11 +704,45 @@ def test_quiet(ctx):
               f"exit {rc} {err!r}")
 
 
+def test_noted_files(ctx):
+    """Plain files are noted without their names, and a note answers as the member did: a
+    later layer's hard link to one is that file, to one a whiteout or an opaque directory hid
+    is to nothing (the image is refused, naming the link), and an entry beneath one is not
+    applied (the audit is incomplete)."""
+    root = ctx.tree("noted")
+    E = mk.entry
+    lower = [E("etc/", "dir", 0o755), E("etc/f", data=b"a"), E("opt/", "dir", 0o755),
+             E("opt/d/", "dir", 0o755), E("opt/d/g", data=b"g"), E("srv/", "dir", 0o755),
+             E("srv/x", data=b"x"), E("usr/", "dir", 0o755), E("usr/bin/", "dir", 0o755),
+             E("usr/bin/ping", mode=0o4755, data=b"\x7fELF")]
+    hides = [E("etc/.wh.f"), E("opt/d/.wh..wh..opq"), E("opt/d/h", mode=0o600, data=b"h"),
+             E("srv/x/y", data=b"y")]
+    cases = {"whiteout": ([E("etc/g", "hardlink", link="etc/f")], "'/etc/g' is a hard link"),
+             "opaque": ([E("opt/d/m", "hardlink", link="opt/d/g")], "'/opt/d/m' is a hard link"),
+             "kept": ([E("opt/d/k", "hardlink", link="opt/d/h"),
+                       E("usr/bin/k", "hardlink", link="opt/d/h")], None)}
+    for name, (top, error) in cases.items():
+        path = mk.oci_layout(os.path.join(root, name), [lower, hides, top])
+        rc, out, err = audit(ctx, "--format", "json", path)
+        doc = json.loads(out) if rc in (0, 1, 3) and out else {"targets": [{}]}
+        t = doc["targets"][0]
+        ctx.check(f"noted {name}: beneath a file not applied", any(
+            "'/srv/x/y' lies beneath a file" in i for i in t.get("incomplete", [])), f"{t}")
+        if error:
+            ctx.check(f"noted {name}: refused naming the link", error in (t.get("error") or ""),
+                      f"{rc} {t}")
+        else:
+            ctx.check(f"noted {name}: a hard link to a noted file is read",
+                      t.get("error") is None and "/usr/bin/ping" in files_by_path(doc),
+                      f"{rc} {t}")
+
+
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
          test_dockerfile_line_fails_loudly,
          test_known_bounding_set, test_package_databases, test_formats,
          test_platform, test_hostile, test_relative_path, test_untrusted_config,
-         test_digests, test_spool_budget, test_other_verbs_input, test_quiet, test_usage]
+         test_digests, test_spool_budget, test_other_verbs_input, test_quiet, test_usage,
+         test_noted_files]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))

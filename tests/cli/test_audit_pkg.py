@@ -734,9 +734,22 @@ def test_budget(ctx):
         "error") is None, f"{rc} {err[-300:]!r}")
     ctx.check("budget: 200,000 members in linear time", took < (150 if sanitized else 30),
               f"{took:.1f} s")
-    # 8,000 names of 3.9 KB: 33 MB of names, within the default, past 16M.
+    # Without maintainer scripts a plain file not kept is a note without its name (about
+    # 48 bytes), and the notes count: 200,000 of them are past 4M.
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", "4M", "--format", "json", many)
+    ctx.check("budget: notes count, 200,000 past 4M", rc == 2 and b"4 MiB" in err and
+              b"many_1_amd64.deb" in err, f"{rc} {err!r}")
+    # 8,000 names of 3.9 KB, kept with their names as the postinst may name any of them: 33 MB
+    # of names, within the default, past 16M; without the script only notes, within 16M.
+    postinst = {"postinst": "#!/bin/sh\nset -e\necho configured\n"}
     wide = mk.many_members_deb(os.path.join(root, "wide_1_amd64.deb"), 8000, name_len=3900,
-                               empty=True, package="wide")
+                               empty=True, package="wide", scripts=postinst)
+    noscript = mk.many_members_deb(os.path.join(root, "noscript_1_amd64.deb"), 8000,
+                                   name_len=3900, empty=True, package="noscript")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", "16M", "--format", "json",
+                         noscript)
+    ctx.check("budget: wide names without scripts noted, within 16M", rc == 0 and json.loads(
+        out)["targets"][0].get("error") is None, f"{rc} {err[-300:]!r}")
     rc, out, err, rss = peak_rss_run(ctx, ["audit-pkg", *KERNEL, "--tmpdir", tmpdir,
                                            "--format", "json", wide])
     ctx.check("budget: wide names within the default", rc == 0 and json.loads(out)["targets"][

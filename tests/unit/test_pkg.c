@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <check.h>
+#include <archive_entry.h>
 
 #include "error.h"
 #include "fixture.h"
@@ -19,6 +20,7 @@
 #include "member.h"
 #include "shparse.h"
 #include "stage.h"
+#include "target.h"
 #include "suites.h"
 
 /* --- names and members ---------------------------------------------------------------------- */
@@ -544,6 +546,153 @@ START_TEST(test_ms_chown_clears)
 }
 END_TEST
 
+/* --- notes of the files not kept -------------------------------------------------------------- */
+
+/* Take a tar entry of @type into @t as a reader does (@link: a hard link's target). */
+static int take(struct target *t, struct stage *run, const char *name, unsigned type,
+		unsigned mode, const char *link, unsigned layer)
+{
+	static const char *const no_libs[] = { NULL };
+	const struct target_select sel = { .lib_globs = no_libs };
+	struct archive_entry *e = archive_entry_new();
+	struct s2c_error err = { 0 };
+	int r;
+
+	ck_assert_ptr_nonnull(e);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, mode);
+	archive_entry_set_uid(e, 7);
+	archive_entry_set_gid(e, 8);
+	archive_entry_set_size(e, 0);
+	if (link)
+		archive_entry_set_hardlink(e, link);
+	r = target_take_entry(t, NULL, e, &sel, run, "t", layer, &err);
+	archive_entry_free(e);
+	return r;
+}
+
+START_TEST(test_note_hardlink)
+{
+	struct target *t = target_new(TARGET_DEB, "x.deb");
+	struct stage *run = NULL;
+	struct member_note note;
+	const struct member *m;
+	size_t bytes;
+
+	ck_assert_int_eq(stage_new_temp(tmp, &run, NULL), 0);
+	t->members.note_files = true;
+	ck_assert_int_eq(take(t, run, "./usr/share/a", AE_IFREG, 0640, NULL, 0), 0);
+	/* noted, not kept: no name, but what a hard link inherits, counted */
+	ck_assert_ptr_null(memberset_get(&t->members, "/usr/share/a"));
+	ck_assert(memberset_noted(&t->members, "/usr/share/a", &note));
+	ck_assert_uint_eq(note.mode, 0640);
+	ck_assert_uint_eq(note.uid, 7);
+	ck_assert_uint_eq(note.gid, 8);
+	ck_assert(!memberset_noted(&t->members, "/usr/share/b", NULL));
+	ck_assert_uint_eq(t->members.n, 0);
+	bytes = t->members.bytes;
+	ck_assert_uint_gt(bytes, 0);
+	ck_assert_uint_eq(bytes, t->members.notes.bytes);
+	/* a hard link to the noted file is that inode */
+	ck_assert_int_eq(take(t, run, "./usr/share/b", AE_IFREG, 0, "usr/share/a", 0), 0);
+	m = memberset_get(&t->members, "/usr/share/b");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->type, MEMBER_HARDLINK);
+	ck_assert_uint_eq(m->mode, 0640);
+	ck_assert_uint_eq(m->uid, 7);
+	ck_assert_str_eq(m->target, "/usr/share/a");
+	ck_assert(!m->candidate);
+	/* one to nothing is still refused */
+	ck_assert_int_eq(take(t, run, "./usr/share/c", AE_IFREG, 0, "usr/share/none", 0), -EINVAL);
+	/* a member put at the noted path replaces the note */
+	ck_assert_int_eq(take(t, run, "./usr/share/a", AE_IFDIR, 0755, NULL, 0), 0);
+	ck_assert(!memberset_noted(&t->members, "/usr/share/a", NULL));
+	ck_assert_int_eq(take(t, run, "./usr/share/d", AE_IFREG, 0, "usr/share/a", 0), -EINVAL);
+	/* the notes go with the trim */
+	target_trim(t);
+	ck_assert_uint_eq(t->members.notes.n, 0);
+	ck_assert_uint_eq(t->members.n, 0);
+	target_free(t);
+	stage_free(run);
+}
+END_TEST
+
+START_TEST(test_note_whiteout)
+{
+	struct target *t = target_new(TARGET_IMAGE, "img");
+	struct stage *run = NULL;
+
+	ck_assert_int_eq(stage_new_temp(tmp, &run, NULL), 0);
+	t->members.note_files = true;
+	ck_assert_int_eq(take(t, run, "etc/f", AE_IFREG, 0644, NULL, 0), 0);
+	ck_assert_int_eq(take(t, run, "opt/d/g", AE_IFREG, 0644, NULL, 0), 0);
+	ck_assert_int_eq(take(t, run, "srv/x/y", AE_IFREG, 0644, NULL, 0), 0);
+	ck_assert_int_eq(take(t, run, "etc/fg", AE_IFREG, 0644, NULL, 0), 0);
+	/* layer 1: a whiteout of /etc/f (not /etc/fg), an opaque /opt/d */
+	ck_assert_int_eq(memberset_hide(&t->members, "/etc/f", true, 1), 0);
+	ck_assert_int_eq(memberset_hide(&t->members, "/opt/d", false, 1), 0);
+	ck_assert(!memberset_noted(&t->members, "/etc/f", NULL));
+	ck_assert(memberset_noted(&t->members, "/etc/fg", NULL));
+	ck_assert(!memberset_noted(&t->members, "/opt/d/g", NULL));
+	ck_assert(memberset_noted(&t->members, "/srv/x/y", NULL));
+	/* a hard link of layer 1 to the hidden file is one to nothing */
+	ck_assert_int_eq(take(t, run, "etc/h", AE_IFREG, 0, "etc/f", 1), -EINVAL);
+	/* what layer 1 puts after its whiteouts is there */
+	ck_assert_int_eq(take(t, run, "opt/d/g", AE_IFREG, 0600, NULL, 1), 0);
+	ck_assert(memberset_noted(&t->members, "/opt/d/g", NULL));
+	ck_assert_int_eq(take(t, run, "etc/h", AE_IFREG, 0, "opt/d/g", 1), 0);
+	ck_assert_uint_eq(memberset_get(&t->members, "/etc/h")->mode, 0600);
+	/* a whiteout of a directory hides the notes below it, of the layers before */
+	ck_assert_int_eq(memberset_hide(&t->members, "/srv", true, 2), 0);
+	ck_assert(!memberset_noted(&t->members, "/srv/x/y", NULL));
+	ck_assert(memberset_noted(&t->members, "/opt/d/g", NULL));
+	/* a directory replaced in layer 2 (hides up to layer 2): what comes after is there */
+	ck_assert_int_eq(memberset_hide(&t->members, "/opt", false, 3), 0);
+	ck_assert(!memberset_noted(&t->members, "/opt/d/g", NULL));
+	ck_assert_int_eq(take(t, run, "opt/d/g", AE_IFREG, 0644, NULL, 2), 0);
+	ck_assert(memberset_noted(&t->members, "/opt/d/g", NULL));
+	target_free(t);
+	stage_free(run);
+}
+END_TEST
+
+START_TEST(test_note_scripts)
+{
+	struct target *t = target_new(TARGET_DEB, "x.deb");
+	static const char *const no_libs[] = { NULL };
+	const struct target_select sel = { .lib_globs = no_libs };
+	char path[] = "/usr/bin/tool", mode[] = "u+s";
+	struct ms_action chmod = { .kind = MS_CHMOD, .path = path, .mode = mode };
+	struct stage *run = NULL;
+	struct member *m;
+	bool cand = false;
+
+	ck_assert_int_eq(stage_new_temp(tmp, &run, NULL), 0);
+	/* A package with scripts: a second analysis may name any file, so none is noted. */
+	t->members.note_files = false;
+	ck_assert_int_eq(take(t, run, "./usr/bin/tool", AE_IFREG, 0755, NULL, 0), 0);
+	m = memberset_get(&t->members, "/usr/bin/tool");
+	ck_assert_ptr_nonnull(m);
+	ck_assert(!memberset_noted(&t->members, "/usr/bin/tool", NULL));
+	/* the action of that analysis finds it by path and makes it a candidate */
+	t->scripts.v = &chmod;
+	t->scripts.n = 1;
+	ck_assert(target_wants(t, &sel, m, &cand));
+	ck_assert(cand);
+	t->scripts.v = NULL;
+	t->scripts.n = 0;
+	/* tmpfiles.d files, which the second reading keeps, are not noted either */
+	t->members.note_files = true;
+	ck_assert_int_eq(take(t, run, "./usr/lib/tmpfiles.d/x.conf", AE_IFREG, 0644, NULL, 0), 0);
+	ck_assert_ptr_nonnull(memberset_get(&t->members, "/usr/lib/tmpfiles.d/x.conf"));
+	ck_assert_int_eq(take(t, run, "./usr/lib/libx.so.1", AE_IFREG, 0644, NULL, 0), 0);
+	ck_assert_ptr_nonnull(memberset_get(&t->members, "/usr/lib/libx.so.1"));
+	target_free(t);
+	stage_free(run);
+}
+END_TEST
+
 Suite *pkg_suite(void)
 {
 	Suite *s = suite_create("pkg");
@@ -559,6 +708,9 @@ Suite *pkg_suite(void)
 	tcase_add_test(st, test_stage_contains);
 	tcase_add_test(st, test_stage_limits);
 	tcase_add_test(st, test_stage_share);
+	tcase_add_test(st, test_note_hardlink);
+	tcase_add_test(st, test_note_whiteout);
+	tcase_add_test(st, test_note_scripts);
 	suite_add_tcase(s, st);
 	tcase_set_timeout(ms, 30);
 	tcase_add_test(ms, test_ms_ping);
