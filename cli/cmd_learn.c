@@ -23,16 +23,13 @@
 #include "captable.h"
 #include "cli.h"
 #include "dbargs.h"
-#include "elfinfo.h"
 #include "engine.h"
 #include "fcaps.h"
-#include "host.h"
 #include "interrupt.h"
 #include "jsonout.h"
 #include "learndraft.h"
 #include "learnout.h"
 #include "opts.h"
-#include "match.h"
 #include "privs.h"
 #include "program.h"
 #include "record.h"
@@ -426,11 +423,7 @@ static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct learn_p
 {
 	const char *paths[] = { p->path, NULL };
 	struct scanargs s;
-	struct engine e;
-	struct match_result m;
-	struct elfinfo *elf = NULL;
-	struct elfinfo_options eo = { .rootfd = -1, .path = p->path };
-	int ex, r;
+	int ex;
 
 	scanargs_init(&s, ctx, 0);
 	s.root = a->root;
@@ -445,16 +438,8 @@ static int judge(const struct learn_args *a, struct s2c_ctx *ctx, struct learn_p
 		j->rule = j->d->rule;
 		return 0;
 	}
-	e = (struct engine){ .db = j->ds.db, .host = j->ds.host, .ids = j->ds.ids,
-			     .rootfd = j->res->rootfd };
-	match_file(j->ds.db, p->path, host_package_of(j->ds.host, p->path), NULL, p->sha256, &m);
-	j->rule = m.rule;
-	if (!p->script)
-		(void)elfinfo_load_fd(p->fd, &eo, &elf, NULL);
-	r = engine_aware(&e, p->path, p->sha256, elf && elf->kind == ELFINFO_ELF ? elf : NULL,
-			 &j->aware);
-	elfinfo_free(elf);
-	if (r < 0) {
+	if (decide_program(&j->ds, j->res->rootfd, p->path, p->sha256, p->fd, p->script,
+			   &j->rule, &j->aware) < 0) {
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}

@@ -152,7 +152,7 @@ int dbargs_load_root(const struct dbargs *a, const char *root, struct rules_db *
 	return 0;
 }
 
-int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+int decide_run(const struct dbargs *a, struct rules_db *db, struct scan_result *res,
 	       struct decisions *out)
 {
 	const struct decide_target t = {
@@ -165,9 +165,11 @@ int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_re
 	int r = decide_all(db, res, &t, out, &err);
 
 	if (r < 0) {
+		rules_db_free(db);
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return S2C_EXIT_FAILURE;
 	}
+	out->own_db = db;
 	return 0;
 }
 

@@ -59,9 +59,10 @@ struct scanargs;
 /**
  * decide_all() (rules/decide.h) with --kernel and --bounding-set from @a,
  * printing a failure.
- * @db is taken over.  Returns 0, or an exit code after printing.
+ * @db is taken over (even on failure): @out->own_db holds it.  @res: its candidates'
+ * content is taken over, as decide_all() says.  Returns 0, or an exit code after printing.
  */
-int decide_run(const struct dbargs *a, struct rules_db *db, const struct scan_result *res,
+int decide_run(const struct dbargs *a, struct rules_db *db, struct scan_result *res,
 	       struct decisions *out);
 
 struct s2c_ctx;

@@ -27,13 +27,14 @@
  * pkg/      packages and images: archives, maintainer scripts and rpm scriptlets
  *           read without running them, layers, the installed state predicted
  * report/   every report format: audit, explain, learn, results, report merge
+ * pipeline/ packages and images from what pkg/ read to the report: decided, planned
  * cli/      this file (dispatch table, privilege narrowing, exit codes), option
  *           parsing, output files, signals, one cmd_*.c per verb
  * dist/     completion, schemas, systemd units, rpm spec; debian/ beside it
  *
  * Layers include only those below them (docs/ARCHITECTURE.md, "Layers", checked by
  * cli.help): common <- scanner <- rules <- plan, learn; pkg on scanner; report on all
- * of those; cli on everything.  Libraries (every directory but cli/) never print to
+ * of those; pipeline on report, plan, pkg; cli on everything.  Libraries (every directory but cli/) never print to
  * stdout, exit or read the environment; they return -errno and fill a struct
  * s2c_error.  cli/ functions return exit codes (enum s2c_exit); error_exit() maps a
  * library's error to one.

@@ -2,9 +2,9 @@
 /*
  * What audit-pkg and audit-image share: their options (--tmpdir,
  * --max-unpacked, --max-memory, --threads and the report options), the private stage of a
- * run, and the step from targets read by pkg/ to a report: deciding about
- * every privileged file of every target with the rules, the packaging
- * snippet of each target, and the audit rendered in the chosen format.
+ * run, and the step from targets read by pkg/ to a report: pipeline/targetaudit.h
+ * decides and plans, what could not be read is named on stderr, and the audit is
+ * written in the chosen format.
  */
 #ifndef S2C_CLI_TARGETRUN_H
 #define S2C_CLI_TARGETRUN_H

@@ -6,10 +6,12 @@
 #include "binary.h"
 #include "db.h"
 #include "decide.h"
+#include "elfinfo.h"
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
 #include "idmap.h"
+#include "match.h"
 #include "scan.h"
 #include "common.h"
 
@@ -20,19 +22,16 @@ void decisions_release(struct decisions *d)
 	free(d->v);
 	idmap_free(d->ids);
 	host_free(d->host);
-	rules_db_free(d->db);
+	rules_db_free(d->own_db);
 	memset(d, 0, sizeof(*d));
 }
 
-int decide_all(struct rules_db *db, const struct scan_result *res, const struct decide_target *t,
-	       struct decisions *out, struct s2c_error *err)
+/* The target's facts and names, and what @t says the candidates are.  Returns 0 or -errno. */
+static int target_facts(struct scan_result *res, const struct decide_target *t,
+			struct decisions *out, struct s2c_error *err)
 {
-	struct engine e;
-	int r;
+	int r = host_new(res->rootfd, res->host, t ? t->kernel : NULL, &out->host, err);
 
-	memset(out, 0, sizeof(*out));
-	out->db = db;
-	r = host_new(res->rootfd, res->host, t ? t->kernel : NULL, &out->host, err);
 	if (r == 0 && t && t->has_bounding)
 		r = host_set_bounding(out->host, t->bounding, t->bounding_what);
 	if (r == 0)
@@ -42,6 +41,30 @@ int decide_all(struct rules_db *db, const struct scan_result *res, const struct 
 			(void)s2c_error_prefix(err, "cannot read facts of the target");
 		else
 			(void)s2c_error_errno(err, r, "cannot read facts of the target");
+		return r;
+	}
+	for (size_t i = 0; t && r == 0 && i < res->n; i++) {
+		if (t->set_names)
+			r = facts_set_names(res->v[i], out->ids);
+		if (r == 0 && t->package)
+			r = host_set_package(out->host, res->v[i]->path, t->package,
+					     t->package_version);
+	}
+	if (r < 0)
+		(void)s2c_error_errno(err, r, "cannot decide");
+	return r;
+}
+
+int decide_all(const struct rules_db *db, struct scan_result *res, const struct decide_target *t,
+	       struct decisions *out, struct s2c_error *err)
+{
+	struct engine e;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->db = db;
+	r = target_facts(res, t, out, err);
+	if (r < 0) {
 		decisions_release(out);
 		return r;
 	}
@@ -78,4 +101,24 @@ int decide_all(struct rules_db *db, const struct scan_result *res, const struct 
 		return r;
 	}
 	return 0;
+}
+
+int decide_program(const struct decisions *ds, int rootfd, const char *path, const char *sha256,
+		   int fd, bool script, const struct rule **ret_rule, bool *ret_aware)
+{
+	const struct engine e = { .db = ds->db, .host = ds->host, .ids = ds->ids,
+				  .rootfd = rootfd };
+	struct elfinfo_options eo = { .rootfd = -1, .path = path };
+	struct elfinfo *elf = NULL;
+	struct match_result m;
+	int r;
+
+	match_file(ds->db, path, host_package_of(ds->host, path), NULL, sha256, &m);
+	*ret_rule = m.rule;
+	if (!script)
+		(void)elfinfo_load_fd(fd, &eo, &elf, NULL);
+	r = engine_aware(&e, path, sha256, elf && elf->kind == ELFINFO_ELF ? elf : NULL,
+			 ret_aware);
+	elfinfo_free(elf);
+	return r;
 }

@@ -541,6 +541,7 @@ static struct decisions decide_scanned(bool during_walk, struct scan_result **re
 	for (size_t i = 0; i < res->n; i++)
 		ck_assert_msg(!res->v[i]->content == !during_walk, "%s", res->v[i]->path);
 	ck_assert_msg(decide_all(db, res, &(struct decide_target){ .kernel = "6.1" }, &ds, &err) == 0, "%s", err.msg);
+	ds.own_db = db;         /* freed with the decisions */
 	for (size_t i = 0; i < res->n; i++)
 		ck_assert_ptr_null(res->v[i]->content);
 	*ret_res = res;
