@@ -14,6 +14,7 @@
 #define S2C_PKG_MSEXPAND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ms_eval;
 struct ms_fields;
