@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "facts.h"
+#include "engine.h"
 #include "error.h"
 #include "fcaps.h"
 #include "fixture.h"
@@ -296,4 +297,20 @@ int fx_find(const struct scan_result *r, const char *path)
 		if (strcmp(r->v[i]->path, path) == 0)
 			return (int)i;
 	return -1;
+}
+
+bool fx_has_evidence(const struct decision *d, const char *what)
+{
+	for (size_t i = 0; i < d->n_evidence; i++)
+		if (strstr(d->evidence[i].what, what))
+			return true;
+	return false;
+}
+
+bool fx_has_warning(const struct decision *d, const char *text)
+{
+	for (size_t i = 0; i < d->n_warnings; i++)
+		if (strstr(d->warnings[i], text))
+			return true;
+	return false;
 }

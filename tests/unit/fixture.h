@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct decision;
 struct scan_result;
 
 /** A new empty directory under $TMPDIR (or /tmp); free() the result. */
@@ -80,5 +81,11 @@ int fx_find(const struct scan_result *r, const char *path);
 
 /** Free a warnings collection. */
 void fx_warnings_release(struct fx_warnings *w);
+
+/** Whether an evidence item of @d says @what. */
+bool fx_has_evidence(const struct decision *d, const char *what);
+
+/** Whether a warning of @d says @text. */
+bool fx_has_warning(const struct decision *d, const char *text);
 
 #endif /* S2C_TESTS_FIXTURE_H */

@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include <check.h>
 
-#include "binary.h"
 #include "db.h"
 #include "decide.h"
 #include "elfinfo.h"
@@ -24,7 +23,6 @@
 #include "facts.h"
 #include "fixture.h"
 #include "host.h"
-#include "idmap.h"
 #include "scan.h"
 #include "suites.h"
 
@@ -33,9 +31,7 @@ static char *root;
 struct world {
 	struct rules_db *db;
 	struct scan_result *res;
-	struct host *host;
-	struct idmap *ids;
-	struct decision **v;
+	struct decisions ds;          /* decide_all()'s */
 };
 
 static void setup(void)
@@ -57,25 +53,14 @@ static struct world decide_with(const char *kernel, const char *extra)
 	char *dir = NULL;
 	const char *dirs[3] = { NULL, extra, NULL };
 	struct s2c_error err = { 0 };
-	struct engine e;
 
 	ck_assert_int_gt(asprintf(&dir, "%s/db", S2C_TEST_SRCDIR), 0);
 	dirs[0] = dir;
 	ck_assert_msg(rules_db_load(dirs, 0, &w.db, &err) == 0, "%s", err.msg);
 	free(dir);
 	w.res = fx_scan(root, NULL, 0, 2, NULL);
-	ck_assert_int_eq(host_new(w.res->rootfd, false, kernel, &w.host, &err), 0);
-	ck_assert_int_eq(idmap_new(w.res->rootfd, &w.ids), 0);
-	e = (struct engine){ .db = w.db, .host = w.host, .ids = w.ids, .rootfd = w.res->rootfd };
-	ck_assert_int_eq(engine_prepare(&e, (const struct facts *const *)w.res->v, w.res->n), 0);
-	w.v = calloc(w.res->n + 1, sizeof(*w.v));
-	for (size_t i = 0; i < w.res->n; i++) {
-		struct binary bin = { 0 };
-		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->strings, w.db->prefixes,
-						     &bin), 0);
-		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &bin, &w.v[i], &err), 0);
-		binary_release(&bin);
-	}
+	ck_assert_msg(decide_all(w.db, w.res, &(struct decide_target){ .kernel = kernel }, &w.ds,
+				 &err) == 0, "%s", err.msg);
 	return w;
 }
 
@@ -86,11 +71,7 @@ static struct world decide(const char *kernel)
 
 static void world_free(struct world *w)
 {
-	for (size_t i = 0; w->res && i < w->res->n; i++)
-		decision_free(w->v[i]);
-	free(w->v);
-	idmap_free(w->ids);
-	host_free(w->host);
+	decisions_release(&w->ds);
 	scan_result_free(w->res);
 	rules_db_free(w->db);
 }
@@ -99,25 +80,9 @@ static const struct decision *get(const struct world *w, const char *path)
 {
 	for (size_t i = 0; i < w->res->n; i++)
 		if (strcmp(w->res->v[i]->path, path) == 0)
-			return w->v[i];
+			return w->ds.v[i];
 	ck_abort_msg("no decision for %s", path);
 	return NULL;
-}
-
-static bool has_evidence(const struct decision *d, const char *what)
-{
-	for (size_t i = 0; i < d->n_evidence; i++)
-		if (strstr(d->evidence[i].what, what))
-			return true;
-	return false;
-}
-
-static bool has_warning(const struct decision *d, const char *text)
-{
-	for (size_t i = 0; i < d->n_warnings; i++)
-		if (strstr(d->warnings[i], text))
-			return true;
-	return false;
 }
 
 static void compile(const char *rel, const char *src, const char *const *flags)
@@ -176,7 +141,7 @@ START_TEST(test_evidence_verdicts)
 	w = decide(NULL);
 
 	d = get(&w, "/opt/bin/sniffer");    /* strong library evidence, no rule */
-	ck_assert(has_evidence(d, "pcap_open_live"));
+	ck_assert(fx_has_evidence(d, "pcap_open_live"));
 	ck_assert_int_eq(d->verdict, VERDICT_MIGRATE);
 	ck_assert_str_eq(d->caps_text, "cap_net_raw=ep");        /* capability-dumb */
 	ck_assert_int_eq(d->confidence, CONFIDENCE_HIGH);
@@ -184,13 +149,13 @@ START_TEST(test_evidence_verdicts)
 	ck_assert_str_eq(d->elf->libs[0].path, "/usr/lib/x86_64-linux-gnu/libpcap.so.0.8");
 
 	d = get(&w, "/opt/bin/mounter");    /* mount(2): cap_sys_admin, root-equivalent */
-	ck_assert(has_evidence(d, "imports mount"));
+	ck_assert(fx_has_evidence(d, "imports mount"));
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_ptr_nonnull(strstr(d->reason, "root-equivalent"));
 
 	d = get(&w, "/opt/bin/limits");     /* weak setrlimit, aware through libcap */
 	ck_assert(d->aware);
-	ck_assert(has_evidence(d, "setrlimit"));
+	ck_assert(fx_has_evidence(d, "setrlimit"));
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_int_eq(d->confidence, CONFIDENCE_LOW);
 
@@ -200,7 +165,7 @@ START_TEST(test_evidence_verdicts)
 
 	d = get(&w, "/opt/bin/static");
 	ck_assert(d->elf->is_static);
-	ck_assert(has_evidence(d, "statically linked"));
+	ck_assert(fx_has_evidence(d, "statically linked"));
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_int_eq(d->confidence, CONFIDENCE_LOW);
 
@@ -209,7 +174,7 @@ START_TEST(test_evidence_verdicts)
 	ck_assert_ptr_nonnull(strstr(d->reason, "cap_setuid"));
 
 	d = get(&w, "/opt/bin/insists");
-	ck_assert(has_warning(d, "must be setuid root"));
+	ck_assert(fx_has_warning(d, "must be setuid root"));
 
 	d = get(&w, "/opt/bin/script");     /* the kernel ignores the bit */
 	ck_assert_int_eq(d->verdict, VERDICT_DROP);
@@ -302,7 +267,7 @@ START_TEST(test_existing_caps)
 	d = get(&w, "/usr/bin/python3.11");                       /* root for anyone */
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_int_eq(d->risk_now, RISK_ROOT);
-	ck_assert(has_warning(d, "interpreter"));
+	ck_assert(fx_has_warning(d, "interpreter"));
 	world_free(&w);
 
 	/* From GStreamer 1.24 the helper is shipped with cap_sys_nice as well; a file
@@ -505,7 +470,7 @@ START_TEST(test_library_evidence)
 			ck_assert_uint_eq(d->evidence[i].caps, S2C_CAPMASK(13)); /* cap_net_raw */
 		}
 	}
-	ck_assert(has_evidence(d, "through its library libfrontend.so.1"));
+	ck_assert(fx_has_evidence(d, "through its library libfrontend.so.1"));
 	ck_assert(!libc);
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_uint_eq(d->proposed, S2C_CAPMASK(13));

@@ -18,6 +18,7 @@
 #include "error.h"
 #include "facts.h"
 #include "fcaps.h"
+#include "fixture.h"
 #include "host.h"
 #include "idmap.h"
 #include "util.h"
@@ -137,22 +138,6 @@ static struct decision *decide(struct target *t, const struct facts *f, struct e
 	return d;
 }
 
-static bool has_evidence(const struct decision *d, const char *what)
-{
-	for (size_t i = 0; i < d->n_evidence; i++)
-		if (strstr(d->evidence[i].what, what))
-			return true;
-	return false;
-}
-
-static bool has_warning(const struct decision *d, const char *text)
-{
-	for (size_t i = 0; i < d->n_warnings; i++)
-		if (strstr(d->warnings[i], text))
-			return true;
-	return false;
-}
-
 static const char *const libc[] = { "libc.so.6=/usr/lib/x86_64-linux-gnu/libc.so.6", NULL };
 
 /* Without a rule, the imports propose; the owner decides what setuid means. */
@@ -170,7 +155,7 @@ START_TEST(test_evidence)
 	struct decision *d;
 
 	d = decide(&t, sniffer, mkelf(pcap_imports, pcap_needed));
-	ck_assert(has_evidence(d, "pcap_open_live"));
+	ck_assert(fx_has_evidence(d, "pcap_open_live"));
 	ck_assert_int_eq(d->verdict, VERDICT_MIGRATE);
 	ck_assert_str_eq(d->caps_text, "cap_net_raw=ep");      /* capability-dumb */
 	ck_assert_int_eq(d->confidence, CONFIDENCE_HIGH);
@@ -185,7 +170,7 @@ START_TEST(test_evidence)
 	decision_free(d);
 
 	d = decide(&t, mounter, mkelf(mount_imports, libc));   /* cap_sys_admin */
-	ck_assert(has_evidence(d, "imports mount"));
+	ck_assert(fx_has_evidence(d, "imports mount"));
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_ptr_nonnull(strstr(d->reason, "root-equivalent"));
 	decision_free(d);
@@ -293,7 +278,7 @@ START_TEST(test_existing_caps)
 	d = decide(&t, python, mkelf(NULL, libc));
 	ck_assert_int_eq(d->verdict, VERDICT_REVIEW);
 	ck_assert_int_eq(d->risk_now, RISK_ROOT);
-	ck_assert(has_warning(d, "interpreter"));
+	ck_assert(fx_has_warning(d, "interpreter"));
 	decision_free(d);
 	facts_free(helper);
 	facts_free(python);
@@ -310,7 +295,7 @@ START_TEST(test_owner_names)
 
 	d = decide(&t, dumpcap, mkelf(NULL, libc));
 	ck_assert_str_eq(d->rule->id, "wireshark.dumpcap");
-	ck_assert(has_warning(d, "'wireshark' of the rule does not exist on the target"));
+	ck_assert(fx_has_warning(d, "'wireshark' of the rule does not exist on the target"));
 	ck_assert_uint_eq(d->gid, 0);
 	decision_free(d);
 

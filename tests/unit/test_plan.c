@@ -15,15 +15,13 @@
 #include <check.h>
 #include <json-c/json.h>
 
-#include "binary.h"
 #include "db.h"
+#include "decide.h"
 #include "emit.h"
-#include "engine.h"
 #include "error.h"
 #include "facts.h"
 #include "fixture.h"
 #include "host.h"
-#include "idmap.h"
 #include "jsonread.h"
 #include "parents.h"
 #include "plan.h"
@@ -50,9 +48,7 @@ static void teardown(void)
 struct world {
 	struct rules_db *db;
 	struct scan_result *res;
-	struct host *host;
-	struct idmap *ids;
-	struct decision **v;
+	struct decisions ds;          /* decide_all()'s */
 };
 
 static const char prog_socket[] =
@@ -80,7 +76,6 @@ static struct world decide(void)
 	char *dir = NULL;
 	const char *dirs[2];
 	struct s2c_error err = { 0 };
-	struct engine e;
 
 	ck_assert_int_gt(asprintf(&dir, "%s/db", S2C_TEST_SRCDIR), 0);
 	dirs[0] = dir;
@@ -88,28 +83,14 @@ static struct world decide(void)
 	ck_assert_msg(rules_db_load(dirs, 0, &w.db, &err) == 0, "%s", err.msg);
 	free(dir);
 	w.res = fx_scan(root, NULL, 0, 2, NULL);
-	ck_assert_int_eq(host_new(w.res->rootfd, false, "6.1.0", &w.host, &err), 0);
-	ck_assert_int_eq(idmap_new(w.res->rootfd, &w.ids), 0);
-	e = (struct engine){ .db = w.db, .host = w.host, .ids = w.ids, .rootfd = w.res->rootfd };
-	ck_assert_int_eq(engine_prepare(&e, (const struct facts *const *)w.res->v, w.res->n), 0);
-	w.v = calloc(w.res->n + 1, sizeof(*w.v));
-	for (size_t i = 0; i < w.res->n; i++) {
-		struct binary bin = { 0 };
-		ck_assert_int_eq(binary_read(w.res->rootfd, w.res->v[i], w.db->strings, w.db->prefixes,
-						     &bin), 0);
-		ck_assert_int_eq(engine_decide(&e, w.res->v[i], &bin, &w.v[i], &err), 0);
-		binary_release(&bin);
-	}
+	ck_assert_msg(decide_all(w.db, w.res, &(struct decide_target){ .kernel = "6.1.0" }, &w.ds,
+				 &err) == 0, "%s", err.msg);
 	return w;
 }
 
 static void world_free(struct world *w)
 {
-	for (size_t i = 0; w->res && i < w->res->n; i++)
-		decision_free(w->v[i]);
-	free(w->v);
-	idmap_free(w->ids);
-	host_free(w->host);
+	decisions_release(&w->ds);
 	scan_result_free(w->res);
 	rules_db_free(w->db);
 }
@@ -119,7 +100,7 @@ static struct plan *build(const struct world *w)
 	struct plan *p = NULL;
 	struct s2c_error err = { 0 };
 
-	ck_assert_msg(plan_build((const struct decision *const *)w->v, w->res->n, w->host, w->db,
+	ck_assert_msg(plan_build((const struct decision *const *)w->ds.v, w->res->n, w->ds.host, w->db,
 				 "/srv/image", false, &p, &err) == 0, "%s", err.msg);
 	return p;
 }
@@ -244,12 +225,12 @@ START_TEST(test_change_needs_sha256)
 	w = decide();
 	for (size_t i = 0; i < w.res->n; i++)
 		if (strcmp(w.res->v[i]->path, "/usr/bin/clockdiff") == 0)
-			d = w.v[i];
+			d = w.ds.v[i];
 	ck_assert_ptr_nonnull(d);
 	ck_assert(d->changes);
 	free(d->sha256);
 	d->sha256 = NULL;     /* as when the file could not be read */
-	ck_assert_int_eq(plan_build((const struct decision *const *)w.v, w.res->n, w.host, w.db,
+	ck_assert_int_eq(plan_build((const struct decision *const *)w.ds.v, w.res->n, w.ds.host, w.db,
 				    "/", false, &p, &err), -EINVAL);
 	ck_assert_ptr_null(p);
 	ck_assert_ptr_nonnull(strstr(err.msg, "cannot plan a change of '/usr/bin/clockdiff' "
@@ -265,7 +246,7 @@ static struct plan *build_live(const struct world *w)
 	struct plan *p = NULL;
 	struct s2c_error err = { 0 };
 
-	ck_assert_msg(plan_build((const struct decision *const *)w->v, w->res->n, w->host, w->db,
+	ck_assert_msg(plan_build((const struct decision *const *)w->ds.v, w->res->n, w->ds.host, w->db,
 				 "/", true, &p, &err) == 0, "%s", err.msg);
 	return p;
 }
@@ -283,17 +264,17 @@ START_TEST(test_only_packaged)
 	make_image();
 	fx_write(root, "var/lib/dpkg/info/iputils-clockdiff.list", "/.\n/usr\n/usr/bin/clockdiff\n");
 	w = decide();
-	ck_assert(w.host->pkg_db);
+	ck_assert(w.ds.host->pkg_db);
 
 	/* An image: nothing is held back. */
 	p = build(&w);
-	ck_assert_int_eq(plan_only_packaged(p, w.host), 0);
+	ck_assert_int_eq(plan_only_packaged(p, w.ds.host), 0);
 	ck_assert(entry(p, "/usr/local/bin/script.sh")->change);
 	plan_free(p);
 
 	/* The running system: the packaged program changes, the others are left alone. */
 	p = build_live(&w);
-	ck_assert_int_eq(plan_only_packaged(p, w.host), 1);
+	ck_assert_int_eq(plan_only_packaged(p, w.ds.host), 1);
 	e = entry(p, "/usr/bin/clockdiff");
 	ck_assert(e->change);
 	ck_assert_str_eq(e->package, "iputils-clockdiff");
@@ -313,7 +294,7 @@ START_TEST(test_only_packaged)
 	free(b);
 	plan_free(q);
 	/* A second call finds nothing more to hold back. */
-	ck_assert_int_eq(plan_only_packaged(p, w.host), 0);
+	ck_assert_int_eq(plan_only_packaged(p, w.ds.host), 0);
 	plan_free(p);
 	world_free(&w);
 }
@@ -327,9 +308,9 @@ START_TEST(test_only_packaged_without_database)
 
 	make_image();
 	w = decide();
-	ck_assert(!w.host->pkg_db);
+	ck_assert(!w.ds.host->pkg_db);
 	p = build_live(&w);
-	ck_assert_int_eq(plan_only_packaged(p, w.host), 2);
+	ck_assert_int_eq(plan_only_packaged(p, w.ds.host), 2);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_entry *e = &p->v[i];
 		ck_assert(!e->change);
