@@ -147,6 +147,7 @@ void memberset_release(struct memberset *s)
 	for (size_t i = 0; i < s->n_slots; i++)
 		member_free(s->slots[i]);
 	free(s->slots);
+	free(s->modules.v);
 	membernotes_release(&s->notes);
 	*s = (struct memberset){ .max_bytes = max_bytes };
 }
@@ -206,6 +207,98 @@ void memberset_forget_notes(struct memberset *s)
 	membernotes_release(&s->notes);
 }
 
+/* --- the kernel modules among the members ---------------------------------------------------- */
+
+/* The slot of the module name hashed @h, or of the empty slot where it would go. */
+static size_t module_slot(const struct member_modules *x, uint64_t h)
+{
+	size_t mask = x->n_slots - 1;
+	size_t i = (size_t)h & mask;
+
+	while (x->v[i].used && x->v[i].hash != h)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int modules_grow(struct memberset *s)
+{
+	struct member_modules *x = &s->modules;
+	size_t n = x->n_slots ? x->n_slots * 2 : 16;
+	struct member_modules bigger = { .n_slots = n, .used = x->used };
+	int r = account(s, n * sizeof(*x->v));
+
+	if (r < 0)
+		return r;
+	bigger.v = calloc(n, sizeof(*x->v));
+	if (!bigger.v) {
+		s->bytes -= n * sizeof(*x->v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < x->n_slots; i++)
+		if (x->v[i].used)
+			bigger.v[module_slot(&bigger, x->v[i].hash)] = x->v[i];
+	s->bytes -= x->n_slots * sizeof(*x->v);
+	free(x->v);
+	*x = bigger;
+	return 0;
+}
+
+/* Count the module name hashed @h once more (@add) or once less; the table has room. */
+static void module_count(struct member_modules *x, uint64_t h, bool add)
+{
+	struct member_module *e = &x->v[module_slot(x, h)];
+
+	if (!add) {
+		if (e->used && e->n)
+			e->n--;
+		return;
+	}
+	if (!e->used) {
+		*e = (struct member_module){ .hash = h, .used = true };
+		x->used++;
+	}
+	e->n++;
+}
+
+/* The base name of @path when it is in a module directory, else NULL. */
+static const char *module_base(const char *path)
+{
+	if (strncmp(path, "/lib/modules/", 13) != 0 && strncmp(path, "/usr/lib/modules/", 17) != 0)
+		return NULL;
+	return member_base_name(path);
+}
+
+/*
+ * Count the module names of @m once more (@add) or once less: every prefix of
+ * its base name that ".ko" follows.  Returns 0, or -ENOBUFS or -ENOMEM with
+ * nothing counted.
+ */
+static int modules_count(struct memberset *s, const struct member *m, bool add)
+{
+	const char *b = module_base(m->path);
+	size_t k = 0;
+	int r;
+
+	for (const char *p = b ? strstr(b, ".ko") : NULL; p; p = strstr(p + 1, ".ko"))
+		k++;
+	while (add && k && (s->modules.used + k) * 2 > s->modules.n_slots)
+		if ((r = modules_grow(s)) < 0)
+			return r;
+	for (const char *p = k ? strstr(b, ".ko") : NULL; p; p = strstr(p + 1, ".ko"))
+		module_count(&s->modules, strhash_n(b, (size_t)(p - b)), add);
+	return 0;
+}
+
+bool memberset_ships_module(const struct memberset *s, const char *name)
+{
+	const struct member_module *e;
+
+	if (!s->modules.n_slots)
+		return false;
+	e = &s->modules.v[module_slot(&s->modules, member_hash(name))];
+	return e->used && e->n > 0;
+}
+
 /* The slot of @path, or of the empty slot where it would go. */
 static size_t slot_of(const struct memberset *s, const char *path)
 {
@@ -249,7 +342,9 @@ int memberset_put(struct memberset *s, struct member *m)
 	if ((s->n + 1) * 2 > s->n_slots)
 		r = grow(s);
 	if (r == 0)
-		r = account(s, member_bytes(m));
+		r = modules_count(s, m, true);
+	if (r == 0 && (r = account(s, member_bytes(m))) < 0)
+		(void)modules_count(s, m, false);
 	if (r < 0) {
 		member_free(m);
 		return r;
@@ -263,6 +358,7 @@ int memberset_put(struct memberset *s, struct member *m)
 	i = slot_of(s, m->path);
 	if (s->slots[i]) {
 		s->bytes -= member_bytes(s->slots[i]);
+		(void)modules_count(s, s->slots[i], false);
 		member_free(s->slots[i]);
 	} else {
 		s->n++;
@@ -282,6 +378,7 @@ static void remove_slot(struct memberset *s, size_t i)
 	size_t mask = s->n_slots - 1;
 
 	s->bytes -= member_bytes(s->slots[i]);
+	(void)modules_count(s, s->slots[i], false);
 	member_free(s->slots[i]);
 	s->slots[i] = NULL;
 	s->n--;

@@ -88,6 +88,21 @@ struct member *member_dup(const struct member *m);
 size_t member_bytes(const struct member *m);
 
 /**
+ * The kernel module names the members ship (memberset_ships_module()): how
+ * many members under /lib/modules or /usr/lib/modules have a base name of
+ * that name and ".ko" (and more), by the keyed hash of the name.  Kept as
+ * members come and go, so that a lookup costs the same whatever the set.
+ */
+struct member_modules {
+	struct member_module {
+		uint64_t hash;  /**< member_hash() of the name */
+		size_t n;       /**< members of that name now; 0 once all went */
+		bool used;      /**< the slot holds a name (kept when n falls to 0) */
+	} *v;                   /**< open addressing; n_slots a power of two, or 0 */
+	size_t n_slots, used;
+};
+
+/**
  * Members by path: a hash table that owns its members, keyed by
  * member_hash(), so that hostile names cannot make it slow.  Not
  * thread-safe; each target has its own.  Every byte it holds (members with
@@ -108,6 +123,7 @@ struct memberset {
 	size_t max_bytes;       /**< the budget; 0: none */
 	bool note_files;        /**< the reader notes regular files it does not keep */
 	struct membernotes notes; /**< membernotes.h */
+	struct member_modules modules; /**< the kernel modules among the members */
 };
 
 /**
@@ -186,6 +202,13 @@ size_t memberset_filter(struct memberset *s, bool (*keep)(struct member *m, void
  * Returns 0 with a new array of s->n pointers in @ret (free() it), or -ENOMEM.
  */
 int memberset_sorted(const struct memberset *s, struct member ***ret);
+
+/**
+ * Whether a member under /lib/modules or /usr/lib/modules has a base name
+ * that is @name followed by ".ko" and anything ("@name.ko", "@name.ko.xz"):
+ * the kernel module `modprobe @name` may load.  One lookup.
+ */
+bool memberset_ships_module(const struct memberset *s, const char *name);
 
 /**
  * Follow symbolic links among the members from @path, as the kernel would on

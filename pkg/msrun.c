@@ -706,16 +706,9 @@ enum ms_st msrun_modprobe(struct ms_eval *e, const struct ms_call *c)
 			mscommand_incomplete(e, c, "loads a kernel module whose name is not known");
 			return MS_UNKNOWN;
 		}
-		for (size_t k = 0; ms && k < ms->n_slots; k++) {
-			const struct member *m = ms->slots[k];
-			const char *b = m ? member_base_name(m->path) : NULL;
-			size_t n = strlen(f->s);
-			if (b && (strstr(m->path, "/lib/modules/") == m->path ||
-				  strstr(m->path, "/usr/lib/modules/") == m->path) &&
-			    strncmp(b, f->s, n) == 0 && strncmp(b + n, ".ko", 3) == 0) {
-				mscommand_incomplete(e, c, "loads a kernel module the package ships");
-				return MS_UNKNOWN;
-			}
+		if (ms && memberset_ships_module(ms, f->s)) {
+			mscommand_incomplete(e, c, "loads a kernel module the package ships");
+			return MS_UNKNOWN;
 		}
 	}
 	return MS_UNKNOWN;
