@@ -39,6 +39,7 @@ static const struct {
 	{ "learnrec", learnrec_suite, -1 },
 	{ "resultjson", resultjson_suite, -1 },
 	{ "pkg", pkg_suite, -1 },
+	{ "pkgindex", pkgindex_suite, -1 },
 	{ "shparse", shparse_suite, -1 },
 	{ "mscommand", mscommand_suite, -1 },
 	{ "rpmlua", rpmlua_suite, -1 },

@@ -26,6 +26,7 @@ Suite *pkgdb_suite(void);
 Suite *learnrec_suite(void);
 Suite *resultjson_suite(void);
 Suite *pkg_suite(void);
+Suite *pkgindex_suite(void);
 Suite *shparse_suite(void);
 Suite *mscommand_suite(void);
 Suite *override_suite(void);

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * maintscript_check(): once every script of a package is analysed with its
+ * members known, what the scripts write, move, copy or remove is checked
+ * against the privileged files.  An index built once per check makes it cost
+ * the members plus the actions and touches, not their product: the paths the
+ * actions that add privilege name (exact, the roots of recursive ones, globs
+ * by their directory), the privileged members in byte order ("the first
+ * privileged member below P" is a binary search), and what the analysis
+ * already says by its text.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashindex.h"
+#include "maintscript.h"
+#include "member.h"
+#include "strhash.h"
+#include "util.h"
+#include "common.h"
+
+static bool names(const struct ms_action *a, const char *path)
+{
+	size_t n = strlen(a->path);
+
+	if (a->glob ? fnmatch(a->path, path, FNM_PATHNAME) == 0 : s2c_streq(a->path, path))
+		return true;
+	return a->recursive && strncmp(path, a->path, n) == 0 && path[n] == '/';
+}
+
+/* Whether @a can leave a file set-ID or with capabilities. */
+static bool adds_privilege(const struct ms_action *a)
+{
+	uint32_t x = 0, y = 0;
+
+	switch (a->kind) {
+	case MS_SETCAP:
+		return true;
+	case MS_CHMOD:
+		return (ms_chmod(a->mode, 0755, false, &x) == 0 && (x & 06000)) ||
+		       (ms_chmod(a->mode, 0, false, &y) == 0 && (y & 06000));
+	case MS_STATOVERRIDE:
+	case MS_INSTALL:
+		return strtoul(a->mode, NULL, 8) & 06000;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What maintscript_check() asks of the members, built once per check so that
+ * it costs the members plus the actions, not their product: the actions that
+ * add privilege by the path they name (exact, recursive, and globs by their
+ * directory), and the privileged members in byte order.
+ */
+struct privindex {
+	const struct ms_analysis *a;
+	struct hashindex exact;         /* actions naming a path, by member_hash() of it */
+	struct hashindex recursive;     /* actions naming a tree, by the hash of its root */
+	struct hashindex globs;         /* globs, by the hash of their directory */
+	size_t *other;                  /* globs whose directory has a wildcard */
+	size_t n_other;
+	const struct member **priv;     /* the privileged members, sorted by path */
+	size_t n_priv;
+};
+
+/* A key of the index: @len bytes at @s. */
+struct privkey {
+	const struct privindex *x;
+	const char *s;
+	size_t len;
+	const char *path;               /* the member's path, for a glob */
+};
+
+/* Where the directory of a glob ends, when nothing before it is a wildcard; else SIZE_MAX. */
+static size_t glob_dir_len(const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/');
+
+	if (!slash || strcspn(pattern, "*?[\\") < (size_t)(slash - pattern))
+		return SIZE_MAX;
+	return (size_t)(slash - pattern);
+}
+
+static bool same_path(size_t pos, const void *userdata)
+{
+	const struct privkey *k = userdata;
+	const char *p = k->x->a->v[pos].path;
+
+	return strncmp(p, k->s, k->len) == 0 && p[k->len] == '\0';
+}
+
+static bool same_glob(size_t pos, const void *userdata)
+{
+	const struct privkey *k = userdata;
+	const char *p = k->x->a->v[pos].path;
+
+	return strncmp(p, k->s, k->len) == 0 && p[k->len] == '/' &&
+	       fnmatch(p, k->path, FNM_PATHNAME) == 0;
+}
+
+static int privindex_add(struct privindex *x, size_t i)
+{
+	const struct ms_action *act = &x->a->v[i];
+	size_t dir = act->glob ? glob_dir_len(act->path) : 0;
+	int r = 0;
+
+	if (act->recursive)
+		r = hashindex_add(&x->recursive, member_hash(act->path), i);
+	if (r < 0)
+		return r;
+	if (!act->glob)
+		return hashindex_add(&x->exact, member_hash(act->path), i);
+	if (dir != SIZE_MAX)
+		return hashindex_add(&x->globs, strhash_n(act->path, dir), i);
+	if (!(x->n_other % 16)) {
+		size_t *v = reallocarray(x->other, x->n_other + 16, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		x->other = v;
+	}
+	x->other[x->n_other++] = i;
+	return 0;
+}
+
+/* Whether an action that adds privilege names @path. */
+static bool privindex_names(const struct privindex *x, const char *path)
+{
+	struct privkey k = { .x = x, .s = path, .len = strlen(path), .path = path };
+	const char *slash = strrchr(path, '/');
+
+	if (hashindex_find(&x->exact, member_hash(path), same_path, &k) != SIZE_MAX)
+		return true;
+	/* below a tree: every prefix that a '/' follows, "" (the root) first */
+	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+		k.len = (size_t)(p - path);
+		if (hashindex_find(&x->recursive, strhash_n(path, k.len), same_path, &k) != SIZE_MAX)
+			return true;
+	}
+	k.len = slash ? (size_t)(slash - path) : 0;
+	if (slash && hashindex_find(&x->globs, strhash_n(path, k.len), same_glob, &k) != SIZE_MAX)
+		return true;
+	for (size_t i = 0; i < x->n_other; i++)
+		if (names(&x->a->v[x->other[i]], path))
+			return true;
+	return false;
+}
+
+/* Whether @m is privileged as packed or made so by an action. */
+static bool privileged_member(const struct privindex *x, const struct member *m)
+{
+	if (m->type != MEMBER_FILE && m->type != MEMBER_HARDLINK)
+		return false;
+	if ((m->mode & 06000) || m->has_caps)
+		return true;
+	return privindex_names(x, m->path);
+}
+
+static int cmp_member_path(const void *a, const void *b)
+{
+	const struct member *x = *(const struct member *const *)a;
+	const struct member *y = *(const struct member *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+static void privindex_release(struct privindex *x)
+{
+	hashindex_release(&x->exact);
+	hashindex_release(&x->recursive);
+	hashindex_release(&x->globs);
+	free(x->other);
+	free(x->priv);
+	*x = (struct privindex){ 0 };
+}
+
+/* Index the actions of @a that add privilege, then the privileged @members.  0 or -ENOMEM. */
+static int privindex_build(struct privindex *x, const struct ms_analysis *a,
+			   const struct memberset *members)
+{
+	int r = 0;
+
+	*x = (struct privindex){ .a = a };
+	for (size_t i = 0; i < a->n && r == 0; i++)
+		if (adds_privilege(&a->v[i]))
+			r = privindex_add(x, i);
+	if (r == 0 && members->n) {
+		x->priv = calloc(members->n, sizeof(*x->priv));
+		r = x->priv ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; i < members->n_slots && r == 0; i++)
+		if (members->slots[i] && privileged_member(x, members->slots[i]))
+			x->priv[x->n_priv++] = members->slots[i];
+	if (r == 0 && x->n_priv > 1)
+		qsort(x->priv, x->n_priv, sizeof(*x->priv), cmp_member_path);
+	if (r < 0)
+		privindex_release(x);
+	return r;
+}
+
+/*
+ * Where @path sorts against the paths that start with the @n bytes at @dir
+ * and then, with @slash, a '/': before them (< 0), among them (0) or after.
+ */
+static int cmp_prefix(const char *path, const char *dir, size_t n, bool slash)
+{
+	int c = strncmp(path, dir, n);
+
+	if (c || !slash)
+		return c;
+	return (int)(unsigned char)path[n] - '/';
+}
+
+/* The first privileged member in byte order that cmp_prefix() puts among them, or NULL. */
+static const struct member *first_below(const struct privindex *x, const char *dir, size_t n,
+					bool slash)
+{
+	size_t lo = 0, hi = x->n_priv;
+
+	/* they are contiguous, and the first is where the prefix itself would go */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_prefix(x->priv[mid]->path, dir, n, slash) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n_priv && cmp_prefix(x->priv[lo]->path, dir, n, slash) == 0 ? x->priv[lo] :
+										     NULL;
+}
+
+/* The privileged member @t reaches, or NULL. */
+static const struct member *touched(const struct privindex *x, const struct memberset *members,
+				    const struct ms_touch *t)
+{
+	struct member *m = memberset_get(members, t->path);
+	size_t n = strlen(t->path);
+
+	/* rm, mv and a new file put there act on a link itself; the others follow it */
+	if (!m || (m->type == MEMBER_SYMLINK && !s2c_streq(t->what, "removes") &&
+		   !s2c_streq(t->what, "replaces") && !s2c_streq(t->what, "moves")))
+		(void)memberset_reach(members, t->path, &m);
+	if (m && privileged_member(x, m))
+		return m;
+	/* below it: the paths that start with "P/" (with "/" or one byte, with P) */
+	return t->below ? first_below(x, t->path, n, n != 1) : NULL;
+}
+
+/* A text looked up among what an analysis could not work out. */
+struct said_key {
+	const struct ms_analysis *a;
+	const char *s;
+};
+
+static bool same_said(size_t pos, const void *userdata)
+{
+	const struct said_key *k = userdata;
+
+	return pos < k->a->n_incomplete && s2c_streq(k->a->incomplete[pos], k->s);
+}
+
+/* add_incomplete() unless it is there: @said indexes a->incomplete by text. */
+static int add_incomplete_once(struct ms_analysis *a, struct hashindex *said, char *s)
+{
+	struct said_key k = { .a = a, .s = s };
+	uint64_t h;
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	h = member_hash(s);
+	if (hashindex_find(said, h, same_said, &k) != SIZE_MAX) {
+		free(s);
+		return 0;
+	}
+	r = hashindex_add(said, h, a->n_incomplete);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	return strv_push(&a->incomplete, &a->n_incomplete, s);
+}
+
+/* Index what @a could not work out by its text.  Returns 0 or -ENOMEM. */
+static int said_build(const struct ms_analysis *a, struct hashindex *said)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < a->n_incomplete && r == 0; i++)
+		r = hashindex_add(said, member_hash(a->incomplete[i]), i);
+	return r;
+}
+
+int maintscript_check(struct ms_analysis *a, const struct memberset *members)
+{
+	struct privindex x;
+	struct hashindex said = { 0 };
+	int r = privindex_build(&x, a, members);
+
+	if (r == 0)
+		r = said_build(a, &said);
+	for (size_t i = 0; i < a->n_touches && r == 0; i++) {
+		const struct ms_touch *t = &a->touches[i];
+		const struct member *m;
+		if (!t->path) {
+			if (x.n_priv)
+				r = add_incomplete_once(a, &said, strdup_printf(
+					"%s:%u: it %s a file it cannot name, and the package has "
+					"privileged files", t->script, t->line, t->what));
+			continue;
+		}
+		m = touched(&x, members, t);
+		if (m) {
+			_cleanup_free_ char *shown = escape_text(m->path);
+			r = add_incomplete_once(a, &said, strdup_printf(
+				"%s:%u: it %s '%s', which is privileged: not modelled", t->script,
+				t->line, t->what, shown ? shown : "?"));
+		}
+	}
+	hashindex_release(&said);
+	privindex_release(&x);
+	return r;
+}
