@@ -82,7 +82,9 @@ static int opt_check(const struct opt *o, const char *arg, const char *verb)
 	return 0;
 }
 
-static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s2c_ctx *ctx)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s2c_ctx *ctx,
+		      bool *ret_done)
 {
 	struct opt opts[] = {
 		OPT_TABLE(a->s.opts),
@@ -99,18 +101,19 @@ static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s
 			     "writable by group or others", opt_check),
 		OPT_END(),
 	};
-	int r;
+	int r, first;
 
 	scanargs_init(&a->s, ctx, SCANARGS_PLANNING);
 	dbargs_init(&a->db);
-	r = opts_parse(cmd_lookup("plan"), opts, intro, argc, argv);
-	if (r <= 0)
+	r = opts_parse(cmd_lookup("plan"), opts, intro, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
 		return r;
-	if (check_exclusive(a, argc, r))
-		return -S2C_EXIT_USAGE;
+	if (check_exclusive(a, argc, first))
+		return S2C_EXIT_USAGE;
 	if (a->check)
-		return 1;
-	return scanargs_finish(&a->s, argc, argv, r, "plan") ? -S2C_EXIT_USAGE : 1;
+		return 0;
+	return scanargs_finish(&a->s, argc, argv, first, "plan") ? S2C_EXIT_USAGE : 0;
 }
 
 /* --- plan --check ---------------------------------------------------------------------- */
@@ -285,11 +288,12 @@ int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scan_result *res = NULL;
 	struct plan *p = NULL;
 	struct decisions ds;
-	int r, ex;
+	bool done = false;
+	int ex;
 
-	r = parse_argv(argc, argv, &a, ctx);
-	if (r <= 0)
-		return -r;
+	ex = parse_argv(argc, argv, &a, ctx, &done);
+	if (ex || done)
+		return ex;
 	if (a.check)
 		return run_check(a.check, &a.db);
 	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
