@@ -195,11 +195,8 @@ int applyargs_apply(struct applyargs *a, int rootfd, const struct plan *p,
 	}
 	a->root = p->root;
 	/* Narrow to what this plan needs, before touching anything. */
-	r = privs_restrict(applyargs_caps(p, o.smoke), PRIVS_KEEP_BOUNDING);
-	if (r < 0) {
-		log_error("cannot restrict privileges: %s", strerror(-r));
+	if (privs_restrict(applyargs_caps(p, o.smoke), PRIVS_KEEP_BOUNDING, NULL))
 		return S2C_EXIT_PRIVILEGE;
-	}
 	if (a->verbose) {
 		_cleanup_free_ char *names = fcaps_mask_names(privs_effective());
 		if (a->result)

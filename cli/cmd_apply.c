@@ -139,9 +139,9 @@ int cmd_apply(int argc, char **argv, struct s2c_ctx *ctx)
 
 	applyargs_init(&a);
 	dbargs_init(&dba);
-	first = opts_parse(cmd_lookup("apply"), opts, apply_help, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("apply"), opts, apply_help, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	ex = load_plan(argv[first], &p, hash);
 	if (ex == 0)
 		ex = open_plan_root(p, &rootfd);
@@ -300,9 +300,9 @@ int cmd_migrate(int argc, char **argv, struct s2c_ctx *ctx)
 	scanargs_init(&s, ctx, SCANARGS_PLANNING);
 	dbargs_init(&dba);
 	applyargs_init(&a);
-	first = opts_parse(cmd_lookup("migrate"), opts, migrate_help, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("migrate"), opts, migrate_help, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	if (scanargs_finish(&s, argc, argv, first, "migrate"))
 		return S2C_EXIT_USAGE;
 	if (dry && a.format == APPLYARGS_JSON)
@@ -444,9 +444,9 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 
 	(void)ctx;
 	applyargs_init(&a);
-	first = opts_parse(cmd_lookup("rollback"), opts, rollback_help, argc, argv);
-	if (first <= 0)
-		return -first;
+	r = opts_parse(cmd_lookup("rollback"), opts, rollback_help, argc, argv, &first);
+	if (r || !first)
+		return r;
 	if (list && (first < argc || a.only.n || a.format == APPLYARGS_JSON))
 		return usage_error("rollback", "--list takes no JOURNAL, --only or --format json");
 	if (!list && (first < argc) == last)
@@ -472,11 +472,8 @@ int cmd_rollback(int argc, char **argv, struct s2c_ctx *ctx)
 	if (r == 0) {
 		/* Restoring needs chown and the set-ID bits back; it runs nothing, so
 		 * the bounding set goes and no_new_privs is set. */
-		int e = privs_restrict(list ? S2C_CAPMASK(CAP_DAC_READ_SEARCH) : PRIVS_ROLLBACK, 0);
-		if (e < 0) {
-			log_error("cannot restrict privileges: %s", strerror(-e));
-			r = S2C_EXIT_PRIVILEGE;
-		}
+		r = privs_restrict(list ? S2C_CAPMASK(CAP_DAC_READ_SEARCH) : PRIVS_ROLLBACK, 0,
+				   NULL);
 	}
 	if (r == 0)
 		r = list ? list_journals(rootfd, shown_root)

@@ -39,8 +39,9 @@ struct audit_args {
 	struct auditargs out;
 };
 
-/* Returns 1 to go on, 0 after --help, or -exit code. */
-static int parse_argv(int argc, char **argv, struct audit_args *a, const struct s2c_ctx *ctx)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_argv(int argc, char **argv, struct audit_args *a, const struct s2c_ctx *ctx,
+		      bool *ret_done)
 {
 	struct opt opts[] = {
 		OPT_TABLE(a->s.opts),
@@ -48,17 +49,18 @@ static int parse_argv(int argc, char **argv, struct audit_args *a, const struct 
 		OPT_TABLE(a->out.opts),
 		OPT_END(),
 	};
-	int r;
+	int r, first;
 
 	scanargs_init(&a->s, ctx, 0);
 	dbargs_init(&a->db);
 	auditargs_init(&a->out, AUDITARGS_TREE);
-	r = opts_parse(cmd_lookup("audit"), opts, intro, argc, argv);
-	if (r <= 0)
+	r = opts_parse(cmd_lookup("audit"), opts, intro, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
 		return r;
 	if (auditargs_check(&a->out, "audit"))
-		return -S2C_EXIT_USAGE;
-	return scanargs_finish(&a->s, argc, argv, r, "audit") ? -S2C_EXIT_USAGE : 1;
+		return S2C_EXIT_USAGE;
+	return scanargs_finish(&a->s, argc, argv, first, "audit") ? S2C_EXIT_USAGE : 0;
 }
 
 int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
@@ -73,11 +75,12 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	bool any_waivers = false;
 	_cleanup_free_ char *pgr = NULL, *wfile = NULL;
 	char root_abs[PATH_MAX];
-	int r, ex;
+	bool done = false;
+	int ex;
 
-	r = parse_argv(argc, argv, &a, ctx);
-	if (r <= 0)
-		return -r;
+	ex = parse_argv(argc, argv, &a, ctx, &done);
+	if (ex || done)
+		return ex;
 	if (!realpath(a.s.root, root_abs)) {
 		log_error("cannot resolve root '%s': %s", a.s.root, strerror(errno));
 		return S2C_EXIT_USAGE;

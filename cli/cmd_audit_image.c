@@ -78,7 +78,7 @@ static const char *const own_config[] = { AUDITARGS_WAIVERS_FILE, S2C_SYSCONF_DB
 
 /*
  * Say on @t which of its own configuration files were found, and whether they are used.
- * Returns 0 or -ENOMEM.
+ * Returns 0, or S2C_EXIT_FAILURE after printing why.
  */
 static int note_own_config(struct target *t, bool trusted)
 {
@@ -97,7 +97,11 @@ static int note_own_config(struct target *t, bool trusted)
 			r = target_note(t, "the image's own %s is not used: the image is untrusted "
 					"(--trust-image-config uses it)", own_config[i]);
 	}
-	return r;
+	if (r < 0) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	return S2C_EXIT_OK;
 }
 
 /*
@@ -156,10 +160,8 @@ static int read_image(const struct targetrun *tr, const char *path, const char *
 	}
 	ex = refuse_tampered(*v, *n);
 	for (size_t i = 0; !ex && i < *n; i++)
-		if (!(*v)[i]->error && note_own_config((*v)[i], trust) < 0) {
-			log_error("out of memory");
-			ex = S2C_EXIT_FAILURE;
-		}
+		if (!(*v)[i]->error)
+			ex = note_own_config((*v)[i], trust);
 	if (!ex && trust && *n == 1 && !(*v)[0]->error)
 		ex = trusted_rules(tr, (*v)[0], db);
 	return ex;
@@ -191,9 +193,9 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 	int first, ex;
 
 	targetrun_init(&tr, ctx, "audit-image", false);
-	first = opts_parse(cmd_lookup("audit-image"), opts, intro, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("audit-image"), opts, intro, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	if (auditargs_check(&tr.out, "audit-image") ||
 	    targetrun_check_input("audit-image", argv[first], true))
 		return S2C_EXIT_USAGE;

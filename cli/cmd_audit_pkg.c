@@ -56,8 +56,9 @@ static int parse_shard(struct pkg_args *a, const char *arg)
 	return 0;
 }
 
-/* Returns 1 to go on, 0 after --help, or -exit code. */
-static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2c_ctx *ctx)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2c_ctx *ctx,
+		      bool *ret_done)
 {
 	struct opt opts[] = {
 		OPT_TABLE(a->tr.db.opts),
@@ -70,26 +71,27 @@ static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2
 			   "join their JSON\nreports with 'suid2cap report merge'"),
 		OPT_END(),
 	};
-	int first;
+	int r, first;
 
 	targetrun_init(&a->tr, ctx, "audit-pkg", true);
-	first = opts_parse(cmd_lookup("audit-pkg"), opts, intro, argc, argv);
-	if (first <= 0)
-		return first;
+	r = opts_parse(cmd_lookup("audit-pkg"), opts, intro, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
+		return r;
 	if (a->shard && parse_shard(a, a->shard))
-		return -S2C_EXIT_USAGE;
+		return S2C_EXIT_USAGE;
 	a->files = argv + first;
 	a->n_files = (size_t)(argc - first);
 	if (!a->from_dir && a->n_files == 0)
-		return -usage_error("audit-pkg", "no package given: name FILE ... or --from-dir DIR");
+		return usage_error("audit-pkg", "no package given: name FILE ... or --from-dir DIR");
 	if (a->from_dir && a->n_files)
-		return -usage_error("audit-pkg", "give either FILE ... or --from-dir DIR, not both");
+		return usage_error("audit-pkg", "give either FILE ... or --from-dir DIR, not both");
 	if (auditargs_check(&a->tr.out, "audit-pkg"))
-		return -S2C_EXIT_USAGE;
+		return S2C_EXIT_USAGE;
 	for (size_t i = 0; i < a->n_files; i++)
 		if (targetrun_check_input("audit-pkg", a->files[i], false))
-			return -S2C_EXIT_USAGE;
-	return 1;
+			return S2C_EXIT_USAGE;
+	return 0;
 }
 
 static void on_progress(size_t done, size_t total, void *userdata)
@@ -111,11 +113,12 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 	struct rules_db *db = NULL;
 	_cleanup_free_ const char **globs = NULL;
 	struct target_select sel = { 0 };
+	bool done = false;
 	int r, ex;
 
-	r = parse_argv(argc, argv, &a, ctx);
-	if (r <= 0)
-		return -r;
+	ex = parse_argv(argc, argv, &a, ctx, &done);
+	if (ex || done)
+		return ex;
 	if (a.from_dir) {
 		/* Messages name DIR and what is below it as the user can find them. */
 		_cleanup_free_ char *shown = shown_path(a.from_dir);

@@ -49,9 +49,9 @@ int cmd_explain(int argc, char **argv, struct s2c_ctx *ctx)
 
 	scanargs_init(&s, ctx, 0);
 	dbargs_init(&db);
-	first = opts_parse(cmd_lookup("explain"), opts, intro, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("explain"), opts, intro, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	json = format == 1;
 	color = term_color(STDOUT_FILENO);
 	if (scanargs_finish(&s, argc, argv, first, "explain"))

@@ -122,7 +122,7 @@ static int parse_argv(int argc, char **argv, struct learn_args *a, bool *ret_don
 			 "during the run"),
 		OPT_END(),
 	};
-	int first;
+	int r, first;
 
 	*a = (struct learn_args){ .user = "nobody", .timeout = 30, .root = "/" };
 	dbargs_init(&a->db);
@@ -130,10 +130,10 @@ static int parse_argv(int argc, char **argv, struct learn_args *a, bool *ret_don
 	a->db.opts[2] = (struct opt)OPT_END();
 	(void)snprintf(intro, sizeof(intro), "%s%s", help_text, learn_bpf_built() ? "" :
 		       "\nThis build has no BPF support: learn uses ptrace only.\n");
-	first = opts_parse(cmd_lookup("learn"), opts, intro, argc, argv);
-	*ret_done = first <= 0;
-	if (first <= 0)
-		return -first;  /* opts_parse() negates its exit codes */
+	r = opts_parse(cmd_lookup("learn"), opts, intro, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
+		return r;
 	a->json |= a->format == 1;
 	if (s2c_isempty(a->root))
 		return usage_error("learn", "--root needs a directory");
@@ -287,12 +287,8 @@ static char *now_iso(void)
 
 static int narrow(uint64_t keep, bool verbose)
 {
-	int r = privs_restrict(keep, 0);
-
-	if (r < 0) {
-		log_error("cannot restrict privileges for 'learn': %s", strerror(-r));
+	if (privs_restrict(keep, 0, "for 'learn'"))
 		return S2C_EXIT_PRIVILEGE;
-	}
 	if (verbose) {
 		_cleanup_free_ char *names = fcaps_mask_names(privs_effective());
 		log_notice("capabilities kept: %s", names && *names ? names : "(none)");

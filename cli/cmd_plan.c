@@ -11,10 +11,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
 #include "cli.h"
 #include "dbargs.h"
 #include "emit.h"
+#include "jsonout.h"
+#include "jsonread.h"
 #include "engine.h"
 #include "outfile.h"
 #include "parents.h"
@@ -47,7 +50,7 @@ static int check_exclusive(const struct plan_args *a, int argc, int first)
 	static const char *const not_with_check[] = { "--format", "--output", "--timestamp",
 						      "--kernel", "--bounding-set", "--exclude",
 						      "--include-unpackaged", "a PATH" };
-	const bool used[] = { a->format_set, a->output != NULL, a->timestamp,
+	const bool used[] = { a->format_set && a->format != EMIT_JSON, a->output != NULL, a->timestamp,
 			      a->db.kernel != NULL, a->db.has_bounding, a->s.n_exclude > 0,
 			      a->s.include_unpackaged, first < argc };
 
@@ -82,7 +85,9 @@ static int opt_check(const struct opt *o, const char *arg, const char *verb)
 	return 0;
 }
 
-static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s2c_ctx *ctx)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s2c_ctx *ctx,
+		      bool *ret_done)
 {
 	struct opt opts[] = {
 		OPT_TABLE(a->s.opts),
@@ -96,21 +101,23 @@ static int parse_argv(int argc, char **argv, struct plan_args *a, const struct s
 			 "is otherwise\nbyte-identical for the same system)"),
 		OPT_CALLBACK("check", a, "PLAN", "check the plan file PLAN strictly, the privilege "
 			     "order\nincluded; as root, also refuse a file not owned by\nroot or "
-			     "writable by group or others", opt_check),
+			     "writable by group or others; with --format\njson, one document with "
+			     "every problem as\n{file, path, message}", opt_check),
 		OPT_END(),
 	};
-	int r;
+	int r, first;
 
 	scanargs_init(&a->s, ctx, SCANARGS_PLANNING);
 	dbargs_init(&a->db);
-	r = opts_parse(cmd_lookup("plan"), opts, intro, argc, argv);
-	if (r <= 0)
+	r = opts_parse(cmd_lookup("plan"), opts, intro, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
 		return r;
-	if (check_exclusive(a, argc, r))
-		return -S2C_EXIT_USAGE;
+	if (check_exclusive(a, argc, first))
+		return S2C_EXIT_USAGE;
 	if (a->check)
-		return 1;
-	return scanargs_finish(&a->s, argc, argv, r, "plan") ? -S2C_EXIT_USAGE : 1;
+		return 0;
+	return scanargs_finish(&a->s, argc, argv, first, "plan") ? S2C_EXIT_USAGE : 0;
 }
 
 /* --- plan --check ---------------------------------------------------------------------- */
@@ -131,8 +138,12 @@ static void print_valid(const char *path, const struct plan *p)
 		   p->root, s.change, migrate, drop, s.unchanged, p->db_hash);
 }
 
-/* The privilege order on the plan's own states; the plan's risk fields are not used. */
-static int check_privilege(const char *path, const struct plan *p, const struct dbargs *dba)
+/*
+ * The privilege order on the plan's own states; the plan's risk fields are not used.
+ * Each problem is printed, or with @jc (--format json) recorded there.
+ */
+static int check_privilege(const char *path, const struct plan *p, const struct dbargs *dba,
+			   struct jcheck *jc)
 {
 	struct rules_db *db = NULL;
 	char **problems = NULL;
@@ -147,29 +158,89 @@ static int check_privilege(const char *path, const struct plan *p, const struct 
 		log_error("out of memory");
 		return S2C_EXIT_FAILURE;
 	}
-	for (int i = 0; i < n; i++)
-		log_error("%s: %s", path, problems[i]);
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *msg = jc ? strdup_printf("%s: %s", path, problems[i]) : NULL;
+
+		if (jc && msg)
+			jcheck_record(jc, path, NULL, msg);
+		else if (!jc)
+			log_error("%s: %s", path, problems[i]);
+		else
+			jc->oom = true;
+	}
 	strv_free(problems);
 	if (disguised)
 		log_warning("%s: %zu change%s set%s a root-equivalent capability set (setuid in "
 			    "disguise): apply refuses %s without --allow-root-equivalent", path,
 			    disguised, disguised == 1 ? "" : "s", disguised == 1 ? "s" : "",
 			    disguised == 1 ? "it" : "them");
-	if (n) {
+	if (n && !jc)
 		log_notice("'%s' is not a valid plan: %d change%s grant%s more than the file has", path,
 			   n, n == 1 ? "" : "s", n == 1 ? "s" : "");
-		return S2C_EXIT_FINDINGS;
-	}
-	return 0;
+	return n ? S2C_EXIT_FINDINGS : S2C_EXIT_OK;
 }
 
-static int run_check(const char *path, const struct dbargs *dba)
+/* Every problem of a plan as {file, path, message}; path null for the document as a whole. */
+static struct json_object *problems_json(const struct jcheck_problems *pr)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < pr->n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (jsonout_push(a, o) < 0 || jsonout_add_name(o, "file", pr->v[i].file) < 0 ||
+		    jsonout_add_name(o, "path", pr->v[i].path) < 0 ||
+		    jsonout_add_string(o, "message", pr->v[i].message) < 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* `plan --check --format json`: one document on standard output.  Returns an exit code. */
+static int write_check_json(const char *shown, const struct jcheck_problems *pr, bool valid)
+{
+	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+
+	if (!doc || jsonout_add_string(doc, "kind", "suid2cap-plan-check") < 0 ||
+	    jsonout_add_int(doc, "schema", 1) < 0 || jsonout_add_name(doc, "file", shown) < 0 ||
+	    jsonout_add_bool(doc, "valid", valid) < 0 ||
+	    jsonout_add(doc, "problems", problems_json(pr)) < 0 ||
+	    jsonout_add_int(doc, "problems_not_shown", (int64_t)pr->dropped) < 0) {
+		log_error("out of memory");
+		return S2C_EXIT_FAILURE;
+	}
+	if (jsonout_write(doc, stdout) < 0) {
+		log_error("cannot write the check of '%s': %s", shown, strerror(EIO));
+		return S2C_EXIT_FAILURE;
+	}
+	return valid ? S2C_EXIT_OK : S2C_EXIT_FINDINGS;
+}
+
+/* The problems the loader found, on standard error, one "file: $.path: message" each. */
+static void print_problems(const char *shown, const struct jcheck_problems *pr)
+{
+	size_t n = pr->n + pr->dropped;
+
+	for (size_t i = 0; i < pr->n; i++) {
+		if (pr->v[i].path)
+			log_error("%s: %s: %s", pr->v[i].file, pr->v[i].path, pr->v[i].message);
+		else
+			log_error("%s", pr->v[i].message);
+	}
+	if (pr->dropped)
+		log_error("%s: %zu more problems not shown", shown, pr->dropped);
+	log_notice("'%s' is not a valid plan: %zu problem%s", shown, n, n == 1 ? "" : "s");
+}
+
+static int run_check(const char *path, const struct dbargs *dba, bool json)
 {
 	struct jcheck_problems problems = { 0 };
+	struct jcheck jc = { .out = &problems };
 	struct s2c_error err = { 0 };
 	struct plan *p = NULL;
 	_cleanup_free_ char *shown = shown_path(path);
-	size_t n;
 	int r;
 
 	if (!shown) {
@@ -180,21 +251,27 @@ static int run_check(const char *path, const struct dbargs *dba)
 	 * plan it checks must be as safe to trust as one it would apply. */
 	r = plan_load_all(AT_FDCWD, path, shown, geteuid() == 0, &p, &problems, &err);
 	if (r == -EINVAL && problems.n) {
-		for (size_t i = 0; i < problems.n; i++)
-			log_error("%s", problems.v[i]);
-		if (problems.dropped)
-			log_error("%s: %zu more problems not shown", shown, problems.dropped);
-		n = problems.n + problems.dropped;
-		log_notice("'%s' is not a valid plan: %zu problem%s", shown, n, n == 1 ? "" : "s");
+		if (json)
+			r = write_check_json(shown, &problems, false);
+		else
+			print_problems(shown, &problems);
 		jcheck_problems_release(&problems);
-		return S2C_EXIT_FINDINGS;
+		return json ? r : S2C_EXIT_FINDINGS;
+	}
+	if (r < 0) {
+		jcheck_problems_release(&problems);
+		return error_exit(r, &err);
+	}
+	r = check_privilege(shown, p, dba, json ? &jc : NULL);
+	if (json && jc.oom) {
+		log_error("out of memory");
+		r = S2C_EXIT_FAILURE;
+	} else if (json && (r == S2C_EXIT_OK || r == S2C_EXIT_FINDINGS)) {
+		r = write_check_json(shown, &problems, problems.n == 0);
+	} else if (r == 0) {
+		print_valid(shown, p);
 	}
 	jcheck_problems_release(&problems);
-	if (r < 0)
-		return error_exit(r, &err);
-	r = check_privilege(shown, p, dba);
-	if (r == 0)
-		print_valid(shown, p);
 	plan_free(p);
 	return r;
 }
@@ -285,13 +362,14 @@ int cmd_plan(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scan_result *res = NULL;
 	struct plan *p = NULL;
 	struct decisions ds;
-	int r, ex;
+	bool done = false;
+	int ex;
 
-	r = parse_argv(argc, argv, &a, ctx);
-	if (r <= 0)
-		return -r;
+	ex = parse_argv(argc, argv, &a, ctx, &done);
+	if (ex || done)
+		return ex;
 	if (a.check)
-		return run_check(a.check, &a.db);
+		return run_check(a.check, &a.db, a.format_set && a.format == EMIT_JSON);
 	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
 	if (ex)
 		return ex;

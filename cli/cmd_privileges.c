@@ -75,14 +75,12 @@ static int show_phase(const struct cmd *c, const struct privs_phase *ph)
 		return S2C_EXIT_FAILURE;
 	}
 	if (pid == 0) {
-		r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
-		if (r == 0)
-			r = privs_restrict(ph->caps, ph->flags);
-		if (r < 0) {
-			log_error("cannot restrict privileges for '%s' phase '%s': %s", c->name,
-				  ph->name, strerror(-r));
+		char what[128];
+
+		(void)snprintf(what, sizeof(what), "for '%s' phase '%s'", c->name, ph->name);
+		if (privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0, what) ||
+		    privs_restrict(ph->caps, ph->flags, what))
 			_exit(S2C_EXIT_PRIVILEGE);
-		}
 		(void)printf("phase: %s\nwhat: %s\n", ph->name, ph->what);
 		r = print_status();
 		(void)fflush(stdout);
@@ -102,9 +100,9 @@ int cmd_privileges(int argc, char **argv, struct s2c_ctx *ctx)
 	int ex = S2C_EXIT_OK, first;
 
 	(void)ctx;
-	first = opts_parse(cmd_lookup("privileges"), opts, help_text, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("privileges"), opts, help_text, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	c = cmd_lookup(argv[first]);
 	if (!c || !c->phases)
 		return usage_error("privileges", "unknown verb '%s'", argv[first]);

@@ -147,13 +147,13 @@ int cmd_report(int argc, char **argv, struct s2c_ctx *ctx)
 			 "targets"),
 		OPT_END(),
 	};
-	int first;
+	int first, ex;
 
 	(void)ctx;
 	auditargs_init(&a, AUDITARGS_FLEET);
-	first = opts_parse(cmd_lookup("report"), opts, intro, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("report"), opts, intro, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	if (auditargs_check(&a, "report"))
 		return S2C_EXIT_USAGE;
 	if (!s2c_streq(argv[first], "merge"))

@@ -171,9 +171,9 @@ int cmd_rules(int argc, char **argv, struct s2c_ctx *ctx)
 	(void)ctx;
 	dbargs_init(&dba);
 	dba.opts[1] = (struct opt)OPT_END();
-	first = opts_parse(cmd_lookup("rules"), opts, intro, argc, argv);
-	if (first <= 0)
-		return -first;
+	ex = opts_parse(cmd_lookup("rules"), opts, intro, argc, argv, &first);
+	if (ex || !first)
+		return ex;
 	if (s2c_streq(argv[first], "lint"))
 		return lint(argc - first - 1, argv + first + 1);
 	if (!s2c_streq(argv[first], "list"))

@@ -69,7 +69,9 @@ struct scan_args {
 	bool quiet;
 };
 
-static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s2c_ctx *ctx)
+/* Returns an exit code; @ret_done is set when nothing is left to do (--help). */
+static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s2c_ctx *ctx,
+		      bool *ret_done)
 {
 	struct opt opts[] = {
 		OPT_TABLE(a->s.opts),
@@ -80,16 +82,17 @@ static int parse_argv(int argc, char **argv, struct scan_args *a, const struct s
 			 "scanned and\nthe summary line (nothing when no file is privileged)"),
 		OPT_END(),
 	};
-	int r;
+	int r, first;
 
 	scanargs_init(&a->s, ctx, 0);
-	r = opts_parse(cmd_lookup("scan"), opts, intro, argc, argv);
-	if (r <= 0)
+	r = opts_parse(cmd_lookup("scan"), opts, intro, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
 		return r;
 	if (a->quiet && a->format != FORMAT_TEXT)
-		return -usage_error("scan", "--quiet shapes the text table; --format json has no "
-				    "quiet form");
-	return scanargs_finish(&a->s, argc, argv, r, "scan") ? -S2C_EXIT_USAGE : 1;
+		return usage_error("scan", "--quiet shapes the text table; --format json has no "
+				   "quiet form");
+	return scanargs_finish(&a->s, argc, argv, first, "scan") ? S2C_EXIT_USAGE : 0;
 }
 
 int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
@@ -97,11 +100,12 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scan_args a = { 0 };
 	struct scan_result *res = NULL;
 	struct outfile out;
+	bool done = false;
 	int r, ex;
 
-	r = parse_argv(argc, argv, &a, ctx);
-	if (r <= 0)
-		return -r;
+	ex = parse_argv(argc, argv, &a, ctx, &done);
+	if (ex || done)
+		return ex;
 	ex = scanargs_run(&a.s, ctx, NULL, &res);
 	if (ex)
 		return ex;

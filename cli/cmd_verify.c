@@ -263,16 +263,16 @@ static int parse_args(int argc, char **argv, struct verify_args *v, struct s2c_c
 		OPT_TABLE(a->undo_opts + 2),   /* --fault, in test builds */
 		OPT_END(),
 	};
-	int r;
+	int r, first;
 
 	v->ctx = ctx;
 	scanargs_init(&v->s, ctx, SCANARGS_PLANNING);
 	dbargs_init(&v->db);
 	applyargs_init(a);
-	r = opts_parse(cmd_lookup("verify"), opts, help_text, argc, argv);
-	*ret_done = r <= 0;
-	if (r <= 0)
-		return -r;      /* opts_parse() negates its exit codes */
+	r = opts_parse(cmd_lookup("verify"), opts, help_text, argc, argv, &first);
+	*ret_done = r || !first;
+	if (r || !first)
+		return r;
 	if (v->hook_program && !v->install)
 		return usage_error("verify", "--hook-program goes with --install-hook");
 	if (a->format == APPLYARGS_JSON && (v->forgets.n || v->install || v->remove))
@@ -319,11 +319,8 @@ static int check_and_fix(struct verify_args *v, int rootfd, bool host)
 
 	if (!v->fix) {
 		/* Only reading from here: the read-only set and no_new_privs. */
-		r = privs_restrict(PRIVS_READ, 0);
-		if (r < 0) {
-			log_error("cannot restrict privileges: %s", strerror(-r));
+		if (privs_restrict(PRIVS_READ, 0, NULL))
 			return S2C_EXIT_PRIVILEGE;
-		}
 	}
 	r = verify_run_check(rootfd, v->a.root, v->s.root, host, geteuid() == 0, &c, &err);
 	if (r > 0) {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "interrupt.h"
 #include "privs.h"
 #include "rmtree.h"
@@ -120,7 +121,7 @@ static void *watch(void *arg)
 
 	/* Capabilities are per thread: this one needs none (it removes what the run made), and
 	 * must not keep what the verb's own threads give up.  interrupt_init() waits for it. */
-	(void)privs_restrict(0, 0);
+	(void)privs_restrict(0, 0, "for the signal thread");
 	(void)pthread_barrier_wait(arg);
 	for (;;) {
 		ssize_t n = read(st.wake[0], &b, 1);
@@ -135,7 +136,8 @@ static void *watch(void *arg)
 	}
 }
 
-int interrupt_init(void)
+/* The pipe, the watching thread and the handlers.  Returns 0 or -errno. */
+static int start(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	static pthread_barrier_t started;
@@ -172,6 +174,12 @@ int interrupt_init(void)
 	return 0;
 }
 
+void interrupt_init(void)
+{
+	if (start() < 0)
+		log_warning("cannot catch signals: an interrupted run may leave temporary files");
+}
+
 void interrupt_hold(void)
 {
 	pthread_mutex_lock(&st.lock);
@@ -200,7 +208,8 @@ bool interrupt_stop(void)
 	return interrupt_requested() != 0;
 }
 
-int interrupt_register(int dirfd, const char *name, bool tree)
+/* Returns a handle > 0, or -errno. */
+static int add(int dirfd, const char *name, bool tree)
 {
 	struct entry e = { .dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3), .name = strdup(name),
 			   .tree = tree };
@@ -235,6 +244,18 @@ int interrupt_register(int dirfd, const char *name, bool tree)
 		free(e.name);
 	}
 	return r;
+}
+
+int interrupt_register(int dirfd, const char *name, bool tree, int *ret_handle)
+{
+	int r = add(dirfd, name, tree);
+
+	if (r < 0) {
+		log_error("cannot keep '%s' for removal on a signal: %s", name, strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	*ret_handle = r;
+	return S2C_EXIT_OK;
 }
 
 void interrupt_forget(int handle)

@@ -35,9 +35,10 @@
 
 /**
  * Install the handlers and start the thread.  Call once, early in main(),
- * before any other thread.  Returns 0 or -errno.
+ * before any other thread.  When it cannot, it warns, and the run goes on
+ * without removing its temporary files on a signal.
  */
-int interrupt_init(void);
+void interrupt_init(void);
 
 /** Begin a hold (they nest): signals are recorded, not acted on. */
 void interrupt_hold(void);
@@ -57,9 +58,10 @@ bool interrupt_stop(void);
 /**
  * Register @name in the directory @dirfd (duplicated; @name copied) for
  * removal when a signal ends the run: a directory tree with @tree, else a
- * file.  Returns a handle > 0 for interrupt_forget(), or -errno.
+ * file.  Stores a handle > 0 for interrupt_forget() in @ret_handle.
+ * Returns 0, or S2C_EXIT_FAILURE after printing why (@ret_handle untouched).
  */
-int interrupt_register(int dirfd, const char *name, bool tree);
+int interrupt_register(int dirfd, const char *name, bool tree, int *ret_handle);
 
 /** Forget a registration once its file is gone or in place; 0 is ignored. */
 void interrupt_forget(int handle);

@@ -267,7 +267,8 @@ static int unknown_verb(const char *name)
 
 /* Fail when stdout cannot be flushed and closed: a truncated report or plan
  * must never look like success (git's run_builtin, bfs).  A reader that went
- * away is said by the signal the process then ends with (interrupt_exit()). */
+ * away is said by the signal the process then ends with (interrupt_exit()).
+ * Returns 0, or S2C_EXIT_FAILURE (after saying why). */
 static int close_stdout(void)
 {
 	bool gone = interrupt_requested() == SIGPIPE;
@@ -275,14 +276,14 @@ static int close_stdout(void)
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (!gone)
 			log_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
-		return -EIO;
+		return S2C_EXIT_FAILURE;
 	}
 	if (fclose(stdout) != 0) {
 		if (!gone)
 			log_error("cannot close standard output: %s", strerror(errno));
-		return -EIO;
+		return S2C_EXIT_FAILURE;
 	}
-	return 0;
+	return S2C_EXIT_OK;
 }
 
 static void raise_fd_limit(void)
@@ -314,21 +315,19 @@ static void ctx_init(struct s2c_ctx *ctx, const char *argv0)
 /* Narrow, run the verb, and check stdout once for every verb (git's run_builtin). */
 static int run(const struct cmd *c, int argc, char **argv, struct s2c_ctx *ctx)
 {
-	int r, ex;
+	char what[64];
+	int ex, closed;
 
 	/* `privileges` narrows for the verb it inspects, per phase. */
-	if (c->caps != CAPS_ALL) {
-		r = privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0);
-		if (r < 0) {
-			log_error("cannot restrict privileges for '%s': %s", c->name, strerror(-r));
-			return S2C_EXIT_PRIVILEGE;
-		}
-	}
+	(void)snprintf(what, sizeof(what), "for '%s'", c->name);
+	if (c->caps != CAPS_ALL &&
+	    privs_restrict(c->caps, (c->flags & CMD_WRITES) ? PRIVS_KEEP_BOUNDING : 0, what))
+		return S2C_EXIT_PRIVILEGE;
 	ex = c->fn(argc, argv, ctx);
-	r = close_stdout();
+	closed = close_stdout();
 	/* A signal a changing verb held until it stopped (a broken pipe too): end by it. */
 	interrupt_exit();
-	if (r < 0 && ex < S2C_EXIT_FAILURE)
+	if (closed && ex < S2C_EXIT_FAILURE)
 		ex = S2C_EXIT_FAILURE;
 	return ex;
 }
@@ -338,20 +337,20 @@ int cmd_help(int argc, char **argv, struct s2c_ctx *ctx)
 	static const struct opt opts[] = { OPT_END() };
 	char help[] = "--help";
 	const struct cmd *c;
-	int r = opts_parse(cmd_lookup("help"), opts, "Show the help of VERB, or the list of verbs.\n",
-			   argc, argv);
+	int first, ex = opts_parse(cmd_lookup("help"), opts,
+				   "Show the help of VERB, or the list of verbs.\n", argc, argv, &first);
 
-	if (r <= 0)
-		return -r;
-	if (r == argc) {
+	if (ex || !first)
+		return ex;
+	if (first == argc) {
 		print_help(stdout);
 		return S2C_EXIT_OK;
 	}
-	c = cmd_lookup(argv[r]);
+	c = cmd_lookup(argv[first]);
 	if (!c || (c->flags & CMD_HIDDEN))
-		return unknown_verb(argv[r]);
+		return unknown_verb(argv[first]);
 	optind = 0;
-	return c->fn(2, (char *[]){ argv[r], help, NULL }, ctx);
+	return c->fn(2, (char *[]){ argv[first], help, NULL }, ctx);
 }
 
 int main(int argc, char **argv)
@@ -368,17 +367,16 @@ int main(int argc, char **argv)
 	(void)setlocale(LC_ALL, "");
 	ctx_init(&ctx, argv[0]);
 	raise_fd_limit();
-	if (interrupt_init() < 0)
-		log_warning("cannot catch signals: an interrupted run may leave temporary files");
+	interrupt_init();
 	/* '+': stop at the verb; its options belong to it. */
 	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			print_help(stdout);
-			return close_stdout() < 0 ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+			return close_stdout();
 		case 'V':
 			(void)printf("suid2cap %s\n", S2C_VERSION);
-			return close_stdout() < 0 ? S2C_EXIT_FAILURE : S2C_EXIT_OK;
+			return close_stdout();
 		default:
 			return usage_error(NULL, "unknown option");
 		}

@@ -145,7 +145,7 @@ static int check_operands(const struct cmd *c, int argc, char **argv, int first)
 }
 
 int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, int argc,
-	       char **argv)
+	       char **argv, int *ret_first)
 {
 	const struct opt *v[OPTS_MAX];
 	struct option lopts[OPTS_MAX + 3];
@@ -181,19 +181,21 @@ int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, 
 
 		if (ch == VAL_HELP || ch == 'h') {
 			opts_help(c, table, intro, stdout);
+			*ret_first = 0;
 			return 0;
 		}
 		if (ch == VAL_VERSION) {
 			(void)printf("suid2cap %s\n", S2C_VERSION);
+			*ret_first = 0;
 			return 0;
 		}
 		if (ch == '?' && optopt && optopt < 0x80)
-			return -usage_error(c->name, "unknown option '%s'",
+			return usage_error(c->name, "unknown option '%s'",
 					    (char[]){ '-', (char)optopt, '\0' });
 		if (ch == '?')
-			return -unknown_option(c->name, v, n, argv[optind - 1]);
+			return unknown_option(c->name, v, n, argv[optind - 1]);
 		if (ch == ':')
-			return -usage_error(c->name, "option '%s' needs an argument", argv[optind - 1]);
+			return usage_error(c->name, "option '%s' needs an argument", argv[optind - 1]);
 		if (ch >= OPT_VAL)
 			i = (size_t)(ch - OPT_VAL);
 		else
@@ -201,11 +203,11 @@ int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, 
 				if (v[j]->short_name == ch)
 					i = j;
 		if (i >= n)
-			return -usage_error(c->name, "unexpected option");
+			return usage_error(c->name, "unexpected option");
 		seen[i] = true;
 		r = apply_opt(v[i], optarg, c->name);
 		if (r)
-			return -r;
+			return r;
 	}
 	r = check_exclusive(v, seen, n, c->name);
 	if (r == 0)
@@ -213,7 +215,9 @@ int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, 
 	for (int i = optind; r == 0 && i < argc; i++)
 		if (!argv[i][0])
 			r = usage_error(c->name, "empty operand");
-	return r ? -r : optind;
+	if (r == 0)
+		*ret_first = optind;
+	return r;
 }
 
 /* Write @text at @col, its lines after the first indented to @col too. */

@@ -83,13 +83,14 @@ struct opt_list {
  * nested tables, then check the operand count against @c's min and max.
  * @intro  the paragraph --help prints before the options; text after a '\f' in
  *         it is printed after them (exit statuses, notes).
- * Returns the index of the first operand (>= 1) when the verb should run, 0
- * when --help or --version was printed, or the negative of an exit code
- * (-S2C_EXIT_USAGE) after printing the error.  So a verb ends with
- * `if (r <= 0) return -r;`.
+ * @ret_first  set to the index of the first operand (>= 1) when the verb should
+ *             run, or to 0 when --help or --version was printed; written only
+ *             when 0 is returned.
+ * Returns 0, or an exit code (S2C_EXIT_USAGE) after printing the error.  So a
+ * verb begins with `r = opts_parse(..., &first); if (r || !first) return r;`.
  */
 int opts_parse(const struct cmd *c, const struct opt *table, const char *intro, int argc,
-	       char **argv);
+	       char **argv, int *ret_first);
 
 /** Write the --help text of @c (usage line, @intro, the options) to @out. */
 void opts_help(const struct cmd *c, const struct opt *table, const char *intro, FILE *out);

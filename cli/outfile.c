@@ -128,16 +128,28 @@ static int open_stream(struct outfile *o, const struct stat *st)
 	return 0;
 }
 
-/* A new name in o->dirfd for the temporary file: ".<base>.XXXXXXXX", created with O_EXCL. */
+/* Why the temporary file beside o->shown cannot be made; returns S2C_EXIT_FAILURE. */
+static int tmp_error(const struct outfile *o, int e)
+{
+	log_error("cannot write '%s': creating a temporary file beside it: %s", o->shown,
+		  strerror(e));
+	return S2C_EXIT_FAILURE;
+}
+
+/*
+ * A new name in o->dirfd for the temporary file: ".<base>.XXXXXXXX", created with O_EXCL.
+ * Returns 0, or S2C_EXIT_FAILURE after printing why.
+ */
 static int create_tmp(struct outfile *o, mode_t mode)
 {
 	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	unsigned char rnd[8];
 	char suffix[sizeof(rnd) + 1];
+	int e = EEXIST;
 
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
+	for (unsigned attempt = 0; attempt < 100 && e == EEXIST; attempt++) {
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return -errno;
+			return tmp_error(o, errno);
 		for (size_t i = 0; i < sizeof(rnd); i++)
 			suffix[i] = alnum[rnd[i] % (sizeof(alnum) - 1)];
 		suffix[sizeof(rnd)] = '\0';
@@ -145,29 +157,25 @@ static int create_tmp(struct outfile *o, mode_t mode)
 		/* A long base is cut so the name stays under NAME_MAX. */
 		if (asprintf(&o->tmp, ".%.200s.%s", o->base, suffix) < 0) {
 			o->tmp = NULL;
-			return -ENOMEM;
+			return tmp_error(o, ENOMEM);
 		}
 		/* Made and registered in one step: a signal removes it whenever it comes. */
 		interrupt_hold();
 		o->fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       mode);
-		if (o->fd >= 0)
-			o->guard = interrupt_register(o->dirfd, o->tmp, false);
-		if (o->guard < 0) {
-			int e = o->guard;
+		e = o->fd < 0 ? errno : 0;
+		if (o->fd >= 0 && interrupt_register(o->dirfd, o->tmp, false, &o->guard)) {
 			(void)unlinkat(o->dirfd, o->tmp, 0);
 			interrupt_release();
-			return e;
+			return S2C_EXIT_FAILURE;
 		}
 		interrupt_release();
-		if (o->fd >= 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
 	}
+	if (e == 0)
+		return 0;
 	free(o->tmp);
 	o->tmp = NULL;
-	return -errno;
+	return tmp_error(o, e);
 }
 
 /*
@@ -180,15 +188,10 @@ static int create_tmp(struct outfile *o, mode_t mode)
 static int open_replacement(struct outfile *o, const struct stat *st)
 {
 	struct stat tst;
-	int r = create_tmp(o, st ? 0600 : 0666);
+	int ex = create_tmp(o, st ? 0600 : 0666);
 
-	if (r < 0) {
-		log_error("cannot write '%s': creating a temporary file beside it: %s", o->shown,
-			  strerror(-r));
-		return S2C_EXIT_FAILURE;
-	}
-	if (!st)
-		return 0;
+	if (ex || !st)
+		return ex;
 	o->replace = true;
 	o->dev = st->st_dev;
 	o->ino = st->st_ino;

@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
 #include "capset.h"
 #include "fcaps.h"
+#include "cli.h"
 #include "privs.h"
 #include "common.h"
 
@@ -41,7 +43,8 @@ bool privs_have(int cap)
 	return cap >= 0 && cap < 64 && (privs_effective() & S2C_CAPMASK(cap));
 }
 
-int privs_restrict(uint64_t keep, enum privs_flags flags)
+/* privs_restrict() without the message.  Returns 0 or -errno. */
+static int narrow(uint64_t keep, enum privs_flags flags)
 {
 	_cleanup_capfree_ cap_t cur = cap_get_proc();
 	_cleanup_capfree_ cap_t next = NULL;
@@ -65,4 +68,16 @@ int privs_restrict(uint64_t keep, enum privs_flags flags)
 	if (!(flags & PRIVS_KEEP_BOUNDING) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+int privs_restrict(uint64_t keep, enum privs_flags flags, const char *what)
+{
+	int r = narrow(keep, flags);
+
+	if (r < 0) {
+		log_error("cannot restrict privileges%s%s: %s", what ? " " : "", what ? what : "",
+			  strerror(-r));
+		return S2C_EXIT_PRIVILEGE;
+	}
+	return S2C_EXIT_OK;
 }

@@ -60,9 +60,10 @@ struct privs_phase {
  * process has), clear the inheritable and ambient sets, and unless
  * PRIVS_KEEP_BOUNDING, drop every other capability from the bounding set and
  * set PR_SET_NO_NEW_PRIVS.
- * Returns 0 or -errno.
+ * @what  NULL, or whose privileges for the message ("for 'learn'").
+ * Returns 0, or S2C_EXIT_PRIVILEGE after printing why.
  */
-int privs_restrict(uint64_t keep, enum privs_flags flags);
+int privs_restrict(uint64_t keep, enum privs_flags flags, const char *what);
 
 /**
  * "effective cap_x,…; bounding cap_x,…; no_new_privs yes" for this process,

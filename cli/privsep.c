@@ -69,13 +69,10 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 static _Noreturn void child(const struct privsep_job *job, int fd)
 {
 	FILE *out;
-	int ex, r;
+	int ex;
 
-	r = privs_restrict(S2C_CAPMASK(CAP_DAC_READ_SEARCH), 0);
-	if (r < 0) {
-		log_error("cannot narrow the deciding process: %s", strerror(-r));
+	if (privs_restrict(S2C_CAPMASK(CAP_DAC_READ_SEARCH), 0, "for the deciding process"))
 		_exit(S2C_EXIT_PRIVILEGE);
-	}
 	if (job->verbose) {
 		_cleanup_free_ char *kept = privs_describe();
 		log_notice("the deciding process keeps: %s", kept ? kept : "?");

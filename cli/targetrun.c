@@ -24,8 +24,8 @@
 #include "waiver.h"
 #include "common.h"
 
-/* "16G", "512M", "1000" */
-static int parse_size(const char *arg, uint64_t *ret)
+/* "16G", "512M", "1000" into @ret; false when @arg is not such a size. */
+static bool parse_size(const char *arg, uint64_t *ret)
 {
 	_cleanup_free_ char *num = strdup(arg);
 	size_t n = num ? strlen(num) : 0;
@@ -33,7 +33,7 @@ static int parse_size(const char *arg, uint64_t *ret)
 	uint64_t v;
 
 	if (!num || n == 0)
-		return -EINVAL;
+		return false;
 	switch (num[n - 1]) {
 	case 'K': case 'k': shift = 10; break;
 	case 'M': case 'm': shift = 20; break;
@@ -44,9 +44,9 @@ static int parse_size(const char *arg, uint64_t *ret)
 	if (shift)
 		num[n - 1] = '\0';
 	if (parse_u64(num, 10, UINT64_MAX >> shift, &v) < 0 || v == 0)
-		return -EINVAL;
+		return false;
 	*ret = v << shift;
-	return 0;
+	return true;
 }
 
 static int opt_tmpdir(const struct opt *o, const char *arg, const char *verb)
@@ -59,7 +59,7 @@ static int opt_tmpdir(const struct opt *o, const char *arg, const char *verb)
 
 static int opt_max_unpacked(const struct opt *o, const char *arg, const char *verb)
 {
-	if (parse_size(arg, o->value) < 0)
+	if (!parse_size(arg, o->value))
 		return usage_error(verb, "invalid --max-unpacked '%s': expected a size such as 4G",
 				   arg);
 	return 0;
@@ -67,7 +67,7 @@ static int opt_max_unpacked(const struct opt *o, const char *arg, const char *ve
 
 static int opt_max_memory(const struct opt *o, const char *arg, const char *verb)
 {
-	if (parse_size(arg, o->value) < 0 || *(uint64_t *)o->value < (1u << 20))
+	if (!parse_size(arg, o->value) || *(uint64_t *)o->value < (1u << 20))
 		return usage_error(verb, "invalid --max-memory '%s': expected a size of at least "
 				   "1M, such as 256M", arg);
 	return 0;
@@ -166,13 +166,11 @@ int targetrun_stage(struct targetrun *tr, struct stage **ret)
 	/* Made and registered in one step: a signal removes it whenever it comes. */
 	interrupt_hold();
 	r = stage_new_temp(tr->tmpdir, ret, &err);
-	if (r == 0) {
-		tr->stage_guard = interrupt_register(parent, strrchr(stage_dir(*ret), '/') + 1,
-						     true);
-		if (tr->stage_guard < 0) {
-			r = tr->stage_guard;
-			*ret = stage_free(*ret);
-		}
+	if (r == 0 && interrupt_register(parent, strrchr(stage_dir(*ret), '/') + 1, true,
+					 &tr->stage_guard)) {
+		*ret = stage_free(*ret);
+		interrupt_release();
+		return S2C_EXIT_FAILURE;
 	}
 	interrupt_release();
 	if (r < 0) {

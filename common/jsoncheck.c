@@ -11,48 +11,57 @@
 #include "util.h"
 #include "common.h"
 
+static void problem_release(struct jcheck_problem *p)
+{
+	free(p->file);
+	free(p->path);
+	free(p->message);
+}
+
 void jcheck_problems_release(struct jcheck_problems *p)
 {
 	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i]);
+		problem_release(&p->v[i]);
 	free(p->v);
 	memset(p, 0, sizeof(*p));
 }
 
-void jcheck_record(struct jcheck *jc, const char *msg)
+void jcheck_record(struct jcheck *jc, const char *file, const char *path, const char *message)
 {
-	char **nv;
+	struct jcheck_problem *nv, pr;
 
-	if (jc->count++ == 0)
-		(void)s2c_error_set(&jc->first, -EINVAL, "%s", msg);
+	if (jc->count++ == 0 && path)
+		(void)s2c_error_set(&jc->first, -EINVAL, "%s: %s: %s", file, path, message);
+	else if (jc->count == 1)    /* the first, and complete */
+		(void)s2c_error_set(&jc->first, -EINVAL, "%s", message);
 	if (!jc->out)
 		return;
 	if (jc->out->n >= JCHECK_PROBLEMS_MAX) {
 		jc->out->dropped++;
 		return;
 	}
-	nv = realloc(jc->out->v, (jc->out->n + 1) * sizeof(*nv));
-	if (!nv || !(nv[jc->out->n] = strdup(msg))) {
-		if (nv)
-			jc->out->v = nv;
+	pr = (struct jcheck_problem){ .file = strdup(file), .path = path ? strdup(path) : NULL,
+				      .message = strdup(message) };
+	nv = reallocarray(jc->out->v, jc->out->n + 1, sizeof(*nv));
+	if (nv)
+		jc->out->v = nv;
+	if (!nv || !pr.file || (path && !pr.path) || !pr.message) {
+		problem_release(&pr);
 		jc->oom = true;
 		return;
 	}
-	jc->out->v = nv;
-	jc->out->n++;
+	nv[jc->out->n++] = pr;
 }
 
 int jcheck_problem(struct jcheck *jc, const struct jpath *p, const char *fmt, ...)
 {
-	struct s2c_error e = { 0 };
 	char msg[S2C_ERROR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	(void)jpath_error(p, &e, "%s", msg);
-	jcheck_record(jc, e.msg);
+	jcheck_record(jc, p->file, p->path, msg);
 	return -EINVAL;
 }
 

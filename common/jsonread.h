@@ -147,10 +147,22 @@ const char *jget_str(struct json_object *o, const char *key);
 /** Most problems kept in a struct jcheck_problems; later ones are only counted. */
 #define JCHECK_PROBLEMS_MAX 200
 
+/**
+ * One problem, in fields; the one place that prints it joins them as
+ * "file: $.path: message".  All three are owned, and hold names as they are
+ * (escape them before printing).
+ */
+struct jcheck_problem {
+	char *file;        /**< the file the problem is in */
+	char *path;        /**< "$.entries[3].mode"; NULL when the problem is the document's
+				as a whole (a syntax error), whose @message is then complete,
+				naming the file and the line */
+	char *message;     /**< "'4755x' is not a mode: expected ..." */
+};
+
 /** Every problem found, in reading order. */
 struct jcheck_problems {
-	char **v;          /**< "file: $.path: message", owned; names as they are
-			        (escape them before printing) */
+	struct jcheck_problem *v;
 	size_t n;
 	size_t dropped;    /**< problems found beyond JCHECK_PROBLEMS_MAX */
 };
@@ -166,8 +178,11 @@ struct jcheck {
 	bool oom;                      /**< an allocation failed: the result is void */
 };
 
-/** Record the complete message @msg (e.g. a JSON syntax error) as a problem. */
-void jcheck_record(struct jcheck *jc, const char *msg);
+/**
+ * Record a problem of @file at the JSON path @path (NULL: of the document as a
+ * whole, @message complete, e.g. a JSON syntax error) with @message.
+ */
+void jcheck_record(struct jcheck *jc, const char *file, const char *path, const char *message);
 
 /** Record "file: <p>: message"; returns -EINVAL. */
 int jcheck_problem(struct jcheck *jc, const struct jpath *p, const char *fmt, ...)

@@ -424,7 +424,7 @@ static int load_mem(const char *buf, size_t len, const char *display, struct pla
 		struct jcheck c = { .out = problems };
 		if (r == -ENOMEM)
 			return r;
-		jcheck_record(&c, err && err->msg[0] ? err->msg : "malformed JSON");
+		jcheck_record(&c, display, NULL, err && err->msg[0] ? err->msg : "malformed JSON");
 		return c.oom ? -ENOMEM : r;
 	}
 	return plan_from_json_all(doc, display, ret, problems, err);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fleet model, internal to report/: what report/fleet.c builds from the
- * audit reports (targets, programs and the state each target gives them,
- * majorities) and report/fleetout.c renders in every format.  The public
- * interface of both is report/fleet.h.
+ * The fleet model, internal to report/: what report/fleetread.c reads from
+ * the audit reports (targets, programs and the state each target gives
+ * them), report/fleet.c completes (majorities) and report/fleetout.c renders
+ * in every format.  The public interface of all three is report/fleet.h.
  *
  * Every string here comes from an untrusted report and is stored as read;
  * the writers escape it for their format.  All of it is owned by the fleet
  * and freed by fleet_free().
  *
- * Internal: fleet fleetmodel fleetout.
+ * Internal: fleet fleetmodel fleetout fleetread.
  */
 #ifndef S2C_REPORT_FLEETMODEL_H
 #define S2C_REPORT_FLEETMODEL_H
@@ -74,6 +74,18 @@ struct fleet {
 	size_t reports_unread;  /* reports that could not be read (fleet_unread()) */
 	struct json_object *waivers; /* {"report", "waivers"} of each report that had waivers */
 };
+
+/** Free what @s owns (not @s itself). */
+void fstate_release(struct fstate *s);
+
+/** Free the states of @p from @keep on, so that it holds its first @keep again. */
+void fprog_truncate(struct fprog *p, size_t keep);
+
+/** Free what @p owns (not @p itself). */
+void fprog_release(struct fprog *p);
+
+/** Free what @t owns (not @t itself). */
+void ftarget_release(struct ftarget *t);
 
 /**
  * Whether state @k of @p differs from its majority.  Meaningful after

@@ -604,6 +604,25 @@ def check_golden(ctx, case, path, want_rc):
         ctx.golden("plan", f"check-{case}.err", normalise_text(err, ctx.tmp))
 
 
+def check_json(ctx, path, want_rc):
+    """--format json gives the problems the text names, each as {file, path, message}."""
+    rc, text_out, err = ctx.run(["plan", "--check", path])
+    rc_json, out, err_json = ctx.run(["plan", "--check", path, "--format", "json"])
+    name = os.path.basename(path)
+    ctx.check(f"check {name} json exit", rc_json == rc == want_rc, f"exit {rc_json}: {err_json!r}")
+    doc = json.loads(out)
+    ctx.check(f"check {name} json document", doc["kind"] == "suid2cap-plan-check" and
+              doc["file"] == path and doc["valid"] == (want_rc == 0) and
+              doc["problems_not_shown"] == 0, repr(doc))
+    lines = [p["message"] if p["path"] is None else f"{p['file']}: {p['path']}: {p['message']}"
+             for p in doc["problems"]]
+    said = [line[len("suid2cap: error: "):] for line in err.decode().splitlines()
+            if line.startswith("suid2cap: error: ")]
+    ctx.check(f"check {name} json problems are the text's", lines == said and
+              (want_rc == 0) == (lines == []), f"{lines!r} != {said!r}")
+    ctx.check(f"check {name} json stderr", err_json == b"", repr(err_json))
+
+
 def mutated(doc, fn):
     d = json.loads(json.dumps(doc))
     fn(d)
@@ -650,6 +669,9 @@ def test_check(ctx):
         d["entries"][-1]["path"] = d["entries"][-2]["path"]
         d["summary"]["review"] += 1
     check_golden(ctx, "values", write(ctx, "values.json", mutated(doc, values)), 1)
+    check_json(ctx, good, 0)
+    for name in ("types.json", "unknown.json", "values.json", "malformed.json"):
+        check_json(ctx, os.path.join(ctx.tmp, name), 1)
     rc, out, err = ctx.run(["plan", "--check", os.path.join(ctx.tmp, "missing.json")])
     ctx.check("check missing file", rc == 4 and b"cannot open" in err, f"exit {rc}: {err!r}")
     link = os.path.join(ctx.tmp, "link.json")

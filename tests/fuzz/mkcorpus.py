@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Write the seed inputs of the deb, rpm, oci, maintscript and plan fuzz targets.
+"""Write the seed inputs of the deb, rpm, oci, maintscript, plan and fleet fuzz targets.
 
     tests/fuzz/mkcorpus.py [DEBDIR]
 
@@ -165,10 +165,24 @@ def scripts(debdir):
                     put("maintscript", open(path, "rb").read())
 
 
+def reports():
+    """The audit reports the tests compare (tests/expected), and a few that bend them."""
+    expected = os.path.join(HERE, "..", "expected")
+    for verb in sorted(os.listdir(expected)):
+        for name in sorted(os.listdir(os.path.join(expected, verb))):
+            data = open(os.path.join(expected, verb, name), "rb").read()
+            if name.endswith(".json") and b'"kind": "suid2cap-audit"' in data:
+                put("fleet", data)
+    put("fleet", b'{"schema": 1, "kind": "suid2cap-audit", "files": [{}]}')
+    put("fleet", b'{"schema": 1, "kind": "suid2cap-audit", "files": [], "targets": [{"kind": '
+                 b'"package", "name": "p"}, 7]}')
+
+
 if __name__ == "__main__":
     debs()
     rpms()
     images()
     strict_json()
+    reports()
     scripts(sys.argv[1] if len(sys.argv) > 1 else
             os.path.join(HERE, "..", "..", "build", "test-deps", "debs"))

@@ -430,8 +430,14 @@ static void expect_text(const char *text, const char *want)
 	ck_assert_int_gt(asprintf(&full, "plan.json: %s", want), 0);
 	ck_assert_int_eq(load_text(text, &p, &problems, &err), -EINVAL);
 	ck_assert_ptr_null(p);
-	for (size_t i = 0; i < problems.n; i++)
-		found |= strcmp(problems.v[i], full) == 0;
+	for (size_t i = 0; i < problems.n; i++) {
+		char *one = NULL;
+
+		ck_assert_int_gt(asprintf(&one, "%s: %s: %s", problems.v[i].file, problems.v[i].path,
+					  problems.v[i].message), 0);
+		found |= strcmp(one, full) == 0;
+		free(one);
+	}
 	ck_assert_msg(found || strcmp(err.msg, full) == 0, "no problem \"%s\"; first: \"%s\"", full,
 		      err.msg);
 	free(full);
@@ -731,10 +737,14 @@ START_TEST(test_loader_json_and_all_problems)
 	}
 	ck_assert_int_eq(load_text(u, &p, &problems, &err), -EINVAL);
 	ck_assert_uint_eq(problems.n, 3);
-	ck_assert_str_eq(problems.v[0], "plan.json: $.kind: expected \"suid2cap-plan\"");
-	ck_assert_str_eq(problems.v[1], "plan.json: $.host.live: expected true or false");
-	ck_assert_str_eq(problems.v[2], "plan.json: $.entries[0].after.mode: a migrate entry cannot "
-				       "keep the set-user-ID bit");
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_str_eq(problems.v[i].file, "plan.json");
+	ck_assert_str_eq(problems.v[0].path, "$.kind");
+	ck_assert_str_eq(problems.v[0].message, "expected \"suid2cap-plan\"");
+	ck_assert_str_eq(problems.v[1].path, "$.host.live");
+	ck_assert_str_eq(problems.v[1].message, "expected true or false");
+	ck_assert_str_eq(problems.v[2].path, "$.entries[0].after.mode");
+	ck_assert_str_eq(problems.v[2].message, "a migrate entry cannot keep the set-user-ID bit");
 	ck_assert_str_eq(err.msg, "plan.json: $.kind: expected \"suid2cap-plan\" (and 2 more problems)");
 	jcheck_problems_release(&problems);
 	free(t);
