@@ -465,7 +465,10 @@ static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
 		if (n == 0)
 			break;
 		if (n < 0) {
-			report(w, d->path, NULL, -errno, "cannot read directory");
+			/* Removed since it was opened (a package manager at work): the
+			 * kernel lists nothing of a dead directory, and nothing was lost. */
+			if (errno != ENOENT)
+				report(w, d->path, NULL, -errno, "cannot read directory");
 			break;
 		}
 		for (ssize_t off = 0; off < n && r == 0;) {
