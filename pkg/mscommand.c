@@ -466,10 +466,8 @@ void mscommand_redirects(struct ms_eval *e, const struct sh_node *n)
 /* Assignments before a command, or alone. */
 static void assign(struct ms_eval *e, const struct sh_node *n)
 {
-	for (size_t i = 0; i < n->n_assigns && !e->error; i++) {
-		char *v = msexpand_string(e, &n->assigns[i].value);
-		mseval_env_set(e, &e->env, n->assigns[i].name, v);
-	}
+	for (size_t i = 0; i < n->n_assigns && !e->error; i++)
+		msexpand_assign(e, n->assigns[i].name, &n->assigns[i].value);
 }
 
 /* set -e: a command that fails stops the script; one whose status is not known may. */

@@ -233,18 +233,24 @@ enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c)
 
 /*
  * The directory a link of unknown name lands in, from the known start of its
- * name ("/run/x/openvpn.$b" -> "/run/x"; "$x" -> "/"); NULL (incomplete) when
- * not even the operand is known.
+ * name when the rest holds no '/' ("/run/x/openvpn.$b" -> "/run/x", or "/run"
+ * for "/run/x/$b", which may be ".."; a name found by find stays below where
+ * find started); "/" when the rest may climb out ("/tmp/$x" with x
+ * "../usr/bin/y") or nothing is known; NULL (incomplete) when not even the
+ * operand is known.
  */
 static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 			      const struct copyopts *o, size_t k)
 {
 	const struct ms_field *f = o->target_dir || c->argc - o->first > 2 ? NULL :
 				   &c->v[c->argc - 1];
-	bool anywhere = f && !f->known && (!f->prefix || f->s[0] != '/');
+	bool anywhere = f && !f->known && (!f->prefix || f->s[0] != '/' ||
+					   !(f->flat || f->below));
 	_cleanup_free_ char *start = f && !f->known ? strndup(anywhere ? "/" : f->s,
 							      anywhere ? 1 : f->prefix) : NULL;
 	char *slash = start ? strrchr(start, '/') : NULL;
+	_cleanup_free_ char *up = NULL;
+	char *dir;
 
 	(void)k;
 	if (!slash || start[0] != '/') {
@@ -252,8 +258,19 @@ static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 		return NULL;
 	}
 	*slash = '\0';
-	mseval_touch(e, c->n->line, *start ? start : "/", true, "puts a link of unknown name in");
-	return member_normalise(*start ? start : "/");
+	/* the last part may be "." or "..": the name is then the directory or its parent */
+	if (f->flat && !f->below && (!slash[1] || s2c_streq(slash + 1, ".") ||
+				     s2c_streq(slash + 1, "..")) && !(up = strdup_printf("%s/..", start))) {
+		mseval_oom(e);
+		return NULL;
+	}
+	dir = member_normalise(up ? up : *start ? start : "/");
+	if (!dir) {
+		mseval_oom(e);
+		return NULL;
+	}
+	mseval_touch(e, c->n->line, dir, true, "puts a link of unknown name in");
+	return dir;
 }
 
 /* ln: a symbolic link is remembered, so later paths go through it; a hard link is a touch. */

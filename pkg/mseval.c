@@ -111,6 +111,7 @@ void mseval_env_release(struct ms_env *env)
 	for (size_t i = 0; i < env->n; i++) {
 		free(env->v[i].name);
 		free(env->v[i].value);
+		free(env->v[i].start);
 	}
 	free(env->v);
 	*env = (struct ms_env){ 0 };
@@ -124,9 +125,12 @@ int mseval_env_copy(const struct ms_env *src, struct ms_env *dst)
 	for (size_t i = 0; i < src->n; i++) {
 		dst->v[i].name = strdup(src->v[i].name);
 		dst->v[i].value = src->v[i].value ? strdup(src->v[i].value) : NULL;
+		dst->v[i].start = src->v[i].start ? strdup(src->v[i].start) : NULL;
+		dst->v[i].flat = src->v[i].flat;
 		dst->v[i].exported = src->v[i].exported;
 		dst->n = i + 1;
-		if (!dst->v[i].name || (src->v[i].value && !dst->v[i].value)) {
+		if (!dst->v[i].name || (src->v[i].value && !dst->v[i].value) ||
+		    (src->v[i].start && !dst->v[i].start)) {
 			mseval_env_release(dst);
 			return -ENOMEM;
 		}
@@ -164,8 +168,42 @@ void mseval_env_set(struct ms_eval *e, struct ms_env *env, const char *name, cha
 		}
 		env->n++;
 	}
-	free(v->value);
+	mseval_var_forget(v);
 	v->value = value;
+}
+
+void mseval_var_forget(struct ms_var *v)
+{
+	free(v->value);
+	free(v->start);
+	v->value = v->start = NULL;
+	v->flat = false;
+}
+
+void mseval_env_set_field(struct ms_eval *e, struct ms_env *env, const char *name,
+			  const struct ms_field *f)
+{
+	struct ms_var *v;
+	char *start = NULL;
+
+	if (f->known) {
+		char *value = strdup(f->s);
+		if (!value)
+			mseval_oom(e);
+		mseval_env_set(e, env, name, value);
+		return;
+	}
+	mseval_env_set(e, env, name, NULL);
+	v = mseval_env_find(env, name);
+	if (!v || e->error || (!f->prefix && !f->flat))
+		return;
+	start = strndup(f->s, f->prefix);
+	if (!start) {
+		mseval_oom(e);
+		return;
+	}
+	v->start = start;
+	v->flat = f->flat;
 }
 
 void mseval_env_unset(struct ms_env *env, const char *name)
@@ -175,7 +213,7 @@ void mseval_env_unset(struct ms_env *env, const char *name)
 	if (!v)
 		return;
 	free(v->name);
-	free(v->value);
+	mseval_var_forget(v);
 	*v = env->v[--env->n];
 }
 
@@ -186,7 +224,9 @@ bool mseval_env_same(const struct ms_env *a, const struct ms_env *b)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct ms_var *o = mseval_env_find(b, a->v[i].name);
 		if (!o || !o->value != !a->v[i].value ||
-		    (o->value && !s2c_streq(o->value, a->v[i].value)))
+		    (o->value && !s2c_streq(o->value, a->v[i].value)) ||
+		    !o->start != !a->v[i].start || o->flat != a->v[i].flat ||
+		    (o->start && !s2c_streq(o->start, a->v[i].start)))
 			return false;
 	}
 	return true;
@@ -197,10 +237,11 @@ void mseval_env_merge(struct ms_eval *e, struct ms_env *into, const struct ms_en
 {
 	for (size_t i = 0; i < into->n; i++) {
 		const struct ms_var *o = mseval_env_find(other, into->v[i].name);
-		if (!o || !o->value || !into->v[i].value || !s2c_streq(o->value, into->v[i].value)) {
-			free(into->v[i].value);
-			into->v[i].value = NULL;
-		}
+		struct ms_var *v = &into->v[i];
+		bool same_start = o && !o->value && !v->value && o->start && v->start &&
+				  s2c_streq(o->start, v->start) && o->flat == v->flat;
+		if ((!o || !o->value || !v->value || !s2c_streq(o->value, v->value)) && !same_start)
+			mseval_var_forget(v);
 		if (o && o->exported)
 			into->v[i].exported = true;
 	}
@@ -246,6 +287,16 @@ void mseval_field_unknown(struct ms_field *f)
 	if (f->known)
 		f->prefix = f->len;
 	f->known = false;
+	f->flat = false;
+}
+
+void mseval_field_unknown_flat(struct ms_field *f)
+{
+	if (!f->known)
+		return;
+	f->prefix = f->len;
+	f->known = false;
+	f->flat = true;
 }
 
 void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, size_t n)
@@ -261,6 +312,8 @@ void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, s
 		mseval_oom(e);
 		return;
 	}
+	if (!f->known && memchr(s, '/', n))
+		f->flat = false;
 	memcpy(b + f->len, s, n);
 	f->len += n;
 	b[f->len] = '\0';

@@ -53,6 +53,8 @@ enum ms_st { MS_TRUE, MS_FALSE, MS_UNKNOWN };
 struct ms_var {
 	char *name;             /**< owned */
 	char *value;            /**< owned; NULL: unknown */
+	char *start;            /**< owned; when @value is unknown: its known start, or NULL */
+	bool flat;              /**< with @start: what follows it holds no '/' */
 	bool exported;          /**< export: programs the script runs see it */
 	bool was_unset;         /**< in ms_eval::locals: the variable was not set */
 };
@@ -91,6 +93,8 @@ struct ms_field {
 	bool known;
 	size_t prefix;          /**< when not known: the bytes of @s known before the first
 				     unknown part */
+	bool flat;              /**< when not known: no byte after @prefix is a '/' (the
+				     unknown parts hold none, nor does the text among them) */
 	bool glob;              /**< unquoted glob characters */
 	bool below;             /**< when not known: a name find found below @prefix, which
 				     never climbs out of it */
@@ -216,6 +220,15 @@ struct ms_var *mseval_env_find(const struct ms_env *env, const char *name);
 /** Set @name in @env to @value (NULL: unknown), taking @value; -ENOMEM goes to @e. */
 void mseval_env_set(struct ms_eval *e, struct ms_env *env, const char *name, char *value);
 
+/**
+ * Set @name in @env to the value of the field @f: known, or unknown with the
+ * known start @f has (a name "/usr/share/foo/$x" stays below /usr/share only
+ * when nothing after its start can be a '/').
+ */
+void mseval_env_set_field(struct ms_eval *e, struct ms_env *env, const char *name,
+			  const struct ms_field *f);
+/** Make @v unknown, without a known start. */
+void mseval_var_forget(struct ms_var *v);
 /** Unset @name in @env. */
 void mseval_env_unset(struct ms_env *env, const char *name);
 
@@ -238,8 +251,13 @@ void mseval_fields_release(struct ms_fields *f);
  */
 struct ms_field *mseval_field_new(struct ms_eval *e, struct ms_fields *f);
 
-/** Make @f unknown from here on (what it holds so far stays its known prefix). */
+/**
+ * Make @f unknown from here on (what it holds so far stays its known prefix);
+ * the unknown part may hold anything, a '/' too.
+ */
 void mseval_field_unknown(struct ms_field *f);
+/** Make @f unknown from here on with a part that holds no '/'. */
+void mseval_field_unknown_flat(struct ms_field *f);
 
 /** Append @n bytes of @s to @f; past MSEVAL_VALUE_MAX @f becomes unknown instead. */
 void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, size_t n);

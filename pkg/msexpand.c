@@ -16,6 +16,18 @@
 
 static char *cmdsub_output(struct ms_eval *e, const struct sh_node *list);
 
+void msexpand_assign(struct ms_eval *e, const char *name, const struct sh_word *w)
+{
+	struct ms_fields f = { 0 };
+
+	msexpand_word(e, w, false, &f);
+	if (!e->error && f.n == 1)
+		mseval_env_set_field(e, &e->env, name, &f.v[0]);
+	else if (!e->error)
+		mseval_env_set(e, &e->env, name, NULL);
+	mseval_fields_release(&f);
+}
+
 /* The whole word as one string (assignments, case words, patterns); NULL when unknown. */
 char *msexpand_string(struct ms_eval *e, const struct sh_word *w)
 {
@@ -142,6 +154,63 @@ static void check_arith(struct ms_eval *e, const struct sh_part *p, unsigned lin
 	}
 }
 
+/*
+ * Add the value of the unknown variable @name: its known start, then an
+ * unknown part, which holds no '/' when the variable's does not and no field
+ * splitting can cut it.
+ */
+static void add_partial(struct ms_eval *e, struct ms_fields *out, struct ms_field **cur,
+			const char *name, bool split, bool quoted)
+{
+	const struct ms_var *v = mseval_env_find(&e->env, name);
+
+	if (v && !v->value && v->start)
+		add_text(e, out, cur, v->start, true, split, quoted);
+	if (!*cur)
+		return;
+	if (v && !v->value && v->start && v->flat && (quoted || !split))
+		mseval_field_unknown_flat(*cur);
+	else
+		mseval_field_unknown(*cur);
+}
+
+/*
+ * Whether @w is the unquoted pattern of a star and a slash, with which
+ * ${x##PATTERN} leaves the last part of a name.
+ */
+static bool base_pattern(const struct sh_word *w)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; w && i < w->n; i++) {
+		if (w->parts[i].kind != SH_PART_LIT || w->parts[i].quoted)
+			return false;
+		len += strlen(w->parts[i].text);
+	}
+	if (!w || len != 2)
+		return false;
+	return w->n == 1 ? s2c_streq(w->parts[0].text, "*/") :
+	       w->n == 2 && s2c_streq(w->parts[0].text, "*") && s2c_streq(w->parts[1].text, "/");
+}
+
+/*
+ * ${x##PATTERN} with the star and slash of base_pattern(), of @value: what follows
+ * its last '/'; of a value not known (NULL): a part that holds no '/'.
+ */
+static void add_base(struct ms_eval *e, struct ms_fields *out, struct ms_field **cur,
+		     const char *value, bool split, bool quoted)
+{
+	const char *slash = value ? strrchr(value, '/') : NULL;
+
+	if (value) {
+		add_text(e, out, cur, slash ? slash + 1 : value, true, split, quoted);
+	} else if (quoted || !split) {
+		mseval_field_unknown_flat(*cur);
+	} else {
+		mseval_field_unknown(*cur);
+	}
+}
+
 static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
 			 struct ms_fields *out, struct ms_field **cur)
 {
@@ -184,6 +253,10 @@ static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
 			use_arg = !set || (colon && empty);
 		else if (op[0] == '+')
 			use_arg = set && !(colon && empty);
+		if (s2c_streq(op, "##") && base_pattern(p->arg)) {
+			add_base(e, out, cur, known ? v : NULL, split, p->quoted);
+			return;
+		}
 		if (op[0] == '#' || op[0] == '%') {
 			/* Pattern removal: only the plain case is needed; otherwise unknown. */
 			add_text(e, out, cur, "", false, false, true);
@@ -203,7 +276,10 @@ static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
 			return;
 		}
 	}
-	add_text(e, out, cur, v, known, split, p->quoted);
+	if (!known)
+		add_partial(e, out, cur, p->text, split, p->quoted);
+	else
+		add_text(e, out, cur, v, known, split, p->quoted);
 }
 
 void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struct ms_fields *out)
@@ -262,6 +338,18 @@ static const struct sh_node *only_simple(const struct sh_node *list)
 	    pipe->kids[0]->kind != SH_SIMPLE)
 		return NULL;
 	return pipe->kids[0];
+}
+
+/* The name tempfile prints without options: a new file in /tmp, never the package's. */
+static char *tempfile_name(struct ms_eval *e)
+{
+	char *name = strdup("/tmp/fileXXXXXX");
+
+	if (!name)
+		mseval_oom(e);
+	else
+		mseval_strset_add(e, &e->made, &e->n_made, name);
+	return name;
 }
 
 /*
@@ -343,6 +431,8 @@ static char *simple_output(struct ms_eval *e, const struct ms_fields *f)
 		return strdup(member_base_name(f->v[1].s));
 	if (s2c_streq(cmd, "mktemp"))
 		return mktemp_name(e, f);
+	if (s2c_streq(cmd, "tempfile") && f->n == 1)
+		return tempfile_name(e);
 	return NULL;
 }
 
@@ -369,10 +459,13 @@ static char *sed_pipe_output(struct ms_eval *e, const struct sh_node *pipe)
 	if (known_fields(e, from, &f))
 		line = simple_output(e, &f);
 	if (line && line[0] != '-' && !strpbrk(line, "\\\n") && known_fields(e, sed, &g) &&
-	    s2c_streq(member_base_name(g.v[0].s), "sed") && (args = calloc(g.n, sizeof(*args)))) {
+	    (args = calloc(g.n, sizeof(*args)))) {
 		for (size_t i = 1; i < g.n; i++)
 			args[i - 1] = g.v[i].s;
-		out = mssed_subst(args, g.n - 1, line);
+		if (s2c_streq(member_base_name(g.v[0].s), "sed"))
+			out = mssed_subst(args, g.n - 1, line);
+		else if (s2c_streq(member_base_name(g.v[0].s), "cut"))
+			out = mssed_cut(args, g.n - 1, line);
 	}
 	mseval_fields_release(&f);
 	mseval_fields_release(&g);

@@ -5,7 +5,10 @@
  * forms), field splitting, globs noted but not matched, and the output of
  * the few command substitutions whose output a fresh installation fixes
  * (`dpkg-divert --truename X`, `uname -s`, `dpkg --print-architecture`,
- * `command -v setcap`, echo, basename).  Not for use outside
+ * `command -v setcap`, echo, basename, mktemp, tempfile, and one of them into
+ * a sed substitution or cut's one field).  A value partly known keeps its
+ * known start through variables, and whether the rest holds no '/'
+ * (${x##PATTERN} with a star and a slash).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
  *
  * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply mssed.
@@ -33,6 +36,11 @@ void msexpand_word(struct ms_eval *e, const struct sh_word *w, bool split, struc
 char *msexpand_string(struct ms_eval *e, const struct sh_word *w);
 
 /**
+ * Assign the whole word @w to the variable @name: its value, or when it is
+ * not known, the known start of it (errors go to @e->error).
+ */
+void msexpand_assign(struct ms_eval *e, const char *name, const struct sh_word *w);
+/**
  * What `sed ARGS` prints for the one line @line, when ARGS (without the
  * command name) are one s command, with -e, -E or -r at most, whose
  * expression and replacement mean the same in every POSIX regex dialect.
@@ -40,5 +48,12 @@ char *msexpand_string(struct ms_eval *e, const struct sh_word *w);
  * (pkg/mssed.c).
  */
 char *mssed_subst(const char *const *args, size_t n, const char *line);
+/**
+ * What `cut ARGS` prints for the one line @line, when ARGS are -d with one
+ * character and -f with one field number (GNU cut and POSIX agree: a line
+ * without the delimiter is printed whole).  Returns it (without a newline),
+ * or NULL when not known or on ENOMEM (pkg/mssed.c).
+ */
+char *mssed_cut(const char *const *args, size_t n, const char *line);
 
 #endif /* S2C_PKG_MSEXPAND_H */

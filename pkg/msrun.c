@@ -479,8 +479,7 @@ static enum ms_st source_foreign(struct ms_eval *e, const struct ms_call *c, con
 	for (size_t i = 0; i < e->env.n; i++)
 		if (strncmp(e->env.v[i].name, MSEVAL_DEBCONF_PREFIX, plen) != 0 &&
 		    !s2c_streq(e->env.v[i].name, "PATH")) {
-			free(e->env.v[i].value);
-			e->env.v[i].value = NULL;
+			mseval_var_forget(&e->env.v[i]);
 		}
 	return MS_TRUE;
 }

@@ -4,7 +4,8 @@
  * the evaluator knows, as GNU sed computes it.  Only the expressions whose
  * meaning is the same in every POSIX regex (literal characters, ., *, an
  * anchor, \( \) groups) and the replacements of &, \N and escaped characters
- * are taken; anything else is not known (NULL), never guessed.
+ * are taken; anything else is not known (NULL), never guessed.  And cut's
+ * one field of such a line (cut -d C -f N).
  */
 #include <errno.h>
 #include <regex.h>
@@ -172,4 +173,42 @@ char *mssed_subst(const char *const *args, size_t n, const char *line)
 	free(s.re);
 	free(s.repl);
 	return out;
+}
+
+/* The number of @s when it is a whole positive decimal one; 0 when not. */
+static unsigned field_number(const char *s)
+{
+	unsigned n = 0;
+
+	if (parse_uint(s, 1000000, &n) < 0 || !*s || strspn(s, "0123456789") != strlen(s))
+		return 0;
+	return n;
+}
+
+char *mssed_cut(const char *const *args, size_t n, const char *line)
+{
+	const char *delim = NULL, *from;
+	unsigned field = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *a = args[i];
+		if (strncmp(a, "-d", 2) == 0 && !delim)
+			delim = a[2] ? a + 2 : i + 1 < n ? args[++i] : NULL;
+		else if (strncmp(a, "-f", 2) == 0 && !field)
+			field = field_number(a[2] ? a + 2 : i + 1 < n ? args[++i] : "");
+		else
+			return NULL;
+	}
+	if (!delim || strlen(delim) != 1 || *delim == '\n' || !field || strchr(line, '\n'))
+		return NULL;
+	if (!strchr(line, *delim))
+		return strdup(line);    /* a line without the delimiter is printed whole */
+	from = line;
+	for (unsigned k = 1; k < field; k++) {
+		from = strchr(from, *delim);
+		if (!from)
+			return strdup("");
+		from++;
+	}
+	return strndup(from, strcspn(from, delim));
 }

@@ -155,8 +155,7 @@ static void forget_variables(struct ms_eval *e)
 	for (size_t i = 0; i < e->env.n; i++)
 		if (strncmp(e->env.v[i].name, MSEVAL_DEBCONF_PREFIX, plen) != 0 &&
 		    !s2c_streq(e->env.v[i].name, "PATH")) {
-			free(e->env.v[i].value);
-			e->env.v[i].value = NULL;
+			mseval_var_forget(&e->env.v[i]);
 		}
 }
 

@@ -600,6 +600,8 @@ static const struct mscmd table[] = {
 	  "runs its command", "util-linux" },
 	{ "tee", mscopy_writes, 0,
 	  "writes to files", "coreutils" },
+	{ "tempfile", NULL, MSCMD_NOEFFECT,
+	  "makes a new empty file of mode 0600 in /tmp and prints its name", "debianutils" },
 	{ "test", msshell_test, 0,
 	  "compares strings and numbers; file tests on the package's files", "coreutils" },
 	{ "texhash", NULL, MSCMD_NOEFFECT,
@@ -738,6 +740,8 @@ static const struct mscmd table[] = {
 	  "only asks", "yp-tools" },
 	{ "ypwhich", NULL, MSCMD_NOEFFECT | MSCMD_STATUS,
 	  "only asks", "yp-tools" },
+	{ "zcat", NULL, MSCMD_NOEFFECT,
+	  "prints", "gzip" },
 };
 
 static int cmp_row(const void *key, const void *row)

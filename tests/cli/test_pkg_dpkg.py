@@ -38,7 +38,9 @@ REAL = ["iputils-ping", "fping", "mtr-tiny", "fuse3", "dbus", "polkitd", "wiresh
         "ntfs-3g", "lockfile-progs", "liblockfile-bin", "at", "netselect", "xserver-xorg-legacy"]
 
 # Each hostile postinst hides `chmod 4755 $P` (P: the package's own program) in one
-# construct; {P} and {D} (its directory) are filled in per package.
+# construct; {P} and {D} (its directory) are filled in per package.  Those of
+# PROVEN must make {P} set-ID when dpkg installs them (the construct really hides
+# the change), and the audit must call them incomplete.
 HOSTILE = {
     "command": "command chmod 4755 {P}",
     "eval": "eval chmod u+s {P}",
@@ -75,12 +77,24 @@ HOSTILE = {
     "set-e": "false\nchmod 4755 {P}",
     "statoverride": "dpkg-statoverride --update --add root root 4755 {P}",
     "setcap": "setcap cap_net_raw+ep {P} || chmod u+s {P}",
+    "cmdsub-cut": "m=$(echo x:4755 | cut -d: -f2); chmod $m {P}",
+    # a link whose name is partly known: its rest ("../usr/local/sbin/", read at run
+    # time) climbs out of /tmp onto PATH, where a command of the table then runs the
+    # package's helper; a rest that holds no '/' stays below the known start
+    "link-climb": ("x=\"$(cat {D}/name)dictdconfig\"\nln -s {D}/helper.sh \"/tmp/$x\"\n"
+                   "dictdconfig\nrm -f /usr/local/sbin/dictdconfig"),
+    "link-climb-var": ("d=\"/tmp/$(cat {D}/name)update-pciids\"\nln -s {D}/helper.sh \"$d\"\n"
+                       "update-pciids\nrm -f /usr/local/sbin/update-pciids"),
+    "link-base": ("x=$(cat {D}/name)\nmkdir -p /etc/s2c-{N}\n"
+                  "ln -s {D}/helper.sh \"/etc/s2c-{N}/${{x##*/}}l\"\nreadlink /etc/s2c-{N}/l\n"
+                  "chmod 4755 {P}"),
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
     "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
 }
+PROVEN = ("link-climb", "link-climb-var")
 
 
 def hostile_debs(root):
@@ -104,6 +118,7 @@ def hostile_debs(root):
                 mk.entry(f".{d}/link", "symlink", 0o777, link="prog"),
                 mk.entry(f"./usr/lib/hostile-dirlink-{name}", "symlink", 0o777, link=pkg),
                 mk.entry(f".{d}/mode", data=b"4755\n"),
+                mk.entry(f".{d}/name", data=b"../usr/local/sbin/\n"),
                 mk.entry(f".{d}/helper.sh", mode=0o755,
                          data=f"#!/bin/sh\nchmod 4755 {p}\n".encode())]
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),
@@ -286,6 +301,11 @@ def dpkg_differential_inside(ctx):
             tally["failed"] += 1
         changed = privileged_since()
         files = package_files(case["package"])
+        if case["label"].startswith("hostile/") and case["label"][8:] in PROVEN:
+            prog = f"/usr/lib/{case['package']}/prog"
+            ctx.check(f"{case['label']}: dpkg made the program set-ID, the audit said "
+                      "incomplete", prog in files and privileged(files[prog]) and
+                      not case["complete"], f"{files.get(prog)} {case['incomplete']}")
         tally[compare(ctx, case, changed, files)] += 1
         if rc == 0:
             run_plan(ctx, case)

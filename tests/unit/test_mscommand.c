@@ -410,8 +410,50 @@ START_TEST(test_unknown_links)
 			  "path is not known");
 	expect_incomplete("ln -s /bin/true /usr/local/bin/readlink; readlink /y", "stand in for it");
 	/* below the directory of a link of unknown name, names are not known */
-	expect_incomplete("ln -s /usr/bin /run/x/l.\"$(cat /etc/x)\"\nchmod 4755 /run/x/l.y/prog",
-			  "cannot tell which file");
+	expect_incomplete("x=$(cat /etc/x)\nln -s /usr/bin /run/x/l.\"${x##*/}\"\n"
+			  "chmod 4755 /run/x/l.y/prog", "cannot tell which file");
+}
+END_TEST
+
+/*
+ * A name partly known: a link lands below the directory its known start names
+ * only when the rest holds no '/' (what ${x##PATTERN} leaves with a star and a
+ * slash, kept through variables); a rest that may hold "../" lands anywhere.
+ */
+START_TEST(test_partial_names)
+{
+	static const char *const anywhere[] = {
+		"x=$(cat /etc/x)\nln -s /usr/share/x \"/tmp/$x\"",
+		"d=\"/tmp/$(cat /etc/x)\"\nln -s /usr/share/x \"$d\"",
+		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}\"\nln -s /usr/share/x $d",   /* split */
+		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/$x\"\nln -s /usr/share/x \"$d\"",
+		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/y\"\nln -s /usr/share/x \"$d\"",
+		"x=$(cat /etc/x)\nln -s /usr/share/x \"/run/x/l.$x\"",
+		"x=$(cat /etc/x)\nd=\"/etc/${x##*/}\"\nif grep -q y /y; then d=/etc/y; fi\n"
+		"ln -s /usr/share/x \"$d/z\"",
+	};
+	static const char *const below_etc[] = {
+		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}.conf\"\nln -s /usr/share/x \"$d\"",
+		"x=$(cat /etc/x)\nn=${x##*/}\nd=/etc/s2c/$n\nln -s /usr/share/x \"$d\"",
+		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}\"\nif grep -q y /y; then :; fi\n"
+		"ln -s /usr/share/x \"$d\"",
+	};
+
+	for (size_t i = 0; i < sizeof(anywhere) / sizeof(anywhere[0]); i++) {
+		_cleanup_free_ char *t = strdup_printf("%s\nreadlink /y", anywhere[i]);
+		expect_incomplete(t, "stand in for it");
+	}
+	for (size_t i = 0; i < sizeof(below_etc) / sizeof(below_etc[0]); i++) {
+		_cleanup_free_ char *t = strdup_printf("%s\nreadlink /y\nchmod 4755 /usr/bin/prog",
+						       below_etc[i]);
+		expect_mode(t, 04755);
+	}
+	/* "/usr/bin/$n" may be "/usr/bin/..": the link lands below /usr, on PATH */
+	expect_incomplete("x=$(cat /etc/x)\nln -s /usr/share/x \"/usr/bin/${x##*/}\"\n"
+			  "readlink /y", "stand in for it");
+	expect_incomplete("x=$(cat /etc/x)\nln -s /usr/share/x \"/usr/lib/${x##*/}\"\n"
+			  "readlink /y", "stand in for it");
+	expect_mode("x=/a/b/prog\nchmod 4755 \"/usr/bin/${x##*/}\"", 04755);
 }
 END_TEST
 
@@ -491,6 +533,53 @@ START_TEST(test_sed_subst)
 }
 END_TEST
 
+/* cut's one field of a line the evaluator knows */
+START_TEST(test_cut_field)
+{
+	static const struct {
+		const char *args[4];
+		const char *line, *want;
+	} cases[] = {
+		{ { "-d:", "-f2" }, "a.conf:50-a.conf", "50-a.conf" },
+		{ { "-d", ":", "-f", "1" }, "a.conf:50-a.conf", "a.conf" },
+		{ { "-f3", "-d/" }, "/usr/bin/x", "bin" },
+		{ { "-d:", "-f3" }, "a:b", "" },              /* past the last field */
+		{ { "-d:", "-f2" }, "ab", "ab" },             /* no delimiter: the whole line */
+		{ { "-d:", "-f1-2" }, "a:b", NULL },          /* ranges and lists are not taken */
+		{ { "-d:", "-f1,2" }, "a:b", NULL },
+		{ { "-d::", "-f1" }, "a:b", NULL },
+		{ { "-c1" }, "ab", NULL },
+		{ { "-d:", "-f1", "-s" }, "ab", NULL },
+		{ { "-d:", "-f0" }, "a:b", NULL },
+		{ { "-d:" }, "a:b", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = 0;
+		while (n < 4 && cases[i].args[n])
+			n++;
+		_cleanup_free_ char *got = mssed_cut(cases[i].args, n, cases[i].line);
+		if (cases[i].want)
+			ck_assert_msg(got && strcmp(got, cases[i].want) == 0, "%zu: %s", i,
+				      got ? got : "(unknown)");
+		else
+			ck_assert_msg(!got, "%zu: %s", i, got);
+	}
+	expect_mode("m=$(echo x:4755 | cut -d: -f2)\nchmod $m /usr/bin/prog", 04755);
+	expect_incomplete("m=$(echo x:4755 | cut -d: -f2-)\nchmod $m /usr/bin/prog", "mode");
+}
+END_TEST
+
+/* tempfile makes a new file in /tmp, never the package's; zcat prints */
+START_TEST(test_tempfile)
+{
+	expect_mode("t=$(tempfile)\nzcat /usr/share/x.gz > $t\ninstall $t /etc/x\n"
+		    "chmod 4755 /usr/bin/prog", 04755);
+	/* with options, the name is not known */
+	expect_incomplete("t=$(tempfile -d /usr/bin)\nmv $t /usr/bin/suid", "cannot name");
+}
+END_TEST
+
 /* plocate's plocate-build writes the database it names last, a new file never set-ID */
 START_TEST(test_plocate_build)
 {
@@ -536,8 +625,11 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_debconf);
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_unknown_links);
+	tcase_add_test(tc, test_partial_names);
 	tcase_add_test(tc, test_helpers);
 	tcase_add_test(tc, test_sed_subst);
+	tcase_add_test(tc, test_cut_field);
+	tcase_add_test(tc, test_tempfile);
 	tcase_add_test(tc, test_plocate_build);
 	suite_add_tcase(s, tc);
 	return s;
