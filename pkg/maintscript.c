@@ -476,6 +476,7 @@ static void eval_release(struct ms_eval *e)
 	}
 	free(e->locals);
 	strv_freen(e->made, e->n_made);
+	strv_freen(e->made_dirs, e->n_made_dirs);
 	strv_freen(e->overrides, e->n_overrides);
 	strv_freen(e->traps, e->n_traps);
 	strv_freen(e->owned, e->n_owned);

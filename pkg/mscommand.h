@@ -162,8 +162,21 @@ enum ms_st msfile_useradd(struct ms_eval *e, const struct ms_call *c);
  */
 bool msfile_exists(const struct ms_eval *e, const char *path);
 
-/** Remember that the script made @path. */
+/** Remember that the script made @path, a file (or a link, or of unknown kind). */
 void msfile_made(struct ms_eval *e, const char *path);
+
+/** Remember that the script made the directory @path. */
+void msfile_made_dir(struct ms_eval *e, const char *path);
+
+/**
+ * Forget the directories the script made at or below @path (all of them for
+ * NULL: a name not known): rm or mv took them away, and what is made there
+ * later is not known to be a directory.
+ */
+void msfile_gone(struct ms_eval *e, const char *path);
+
+/** Whether @path is a directory the script made (and made nothing else there since). */
+bool msfile_made_dir_is(const struct ms_eval *e, const char *path);
 
 /* mscopy.c: commands that copy, move, link, remove or rewrite files */
 enum ms_st mscopy_install(struct ms_eval *e, const struct ms_call *c);

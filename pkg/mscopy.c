@@ -147,7 +147,7 @@ static bool is_dir(const struct ms_eval *e, const char *path)
 
 	if (m)
 		return m->type == MEMBER_DIR;
-	return msfile_exists(e, path);
+	return msfile_made_dir_is(e, path);
 }
 
 /*
@@ -196,6 +196,8 @@ static enum ms_st copy_like(struct ms_eval *e, const struct ms_call *c, const st
 		_cleanup_free_ char *to = destination(e, c, o, k, dest);
 		if (src_what)
 			mseval_touch(e, c->n->line, src, o->recursive, src_what);
+		if (src_what && s2c_streq(src_what, "moves"))
+			msfile_gone(e, c->v[k].glob ? NULL : src);
 		mseval_touch(e, c->n->line, to, o->recursive, "replaces");
 		if (to)
 			msfile_made(e, to);
@@ -342,7 +344,7 @@ enum ms_st mscopy_install(struct ms_eval *e, const struct ms_call *c)
 		for (size_t k = o.first; k < c->argc; k++) {
 			_cleanup_free_ char *p = msfile_path(e, &c->v[k]);
 			if (p)
-				msfile_made(e, p);
+				msfile_made_dir(e, p);
 		}
 		return MS_TRUE;
 	}
@@ -403,6 +405,7 @@ enum ms_st mscopy_rm(struct ms_eval *e, const struct ms_call *c)
 		}
 		p = f->below ? found_dir(e, f) : msfile_path(e, f);
 		mseval_touch(e, c->n->line, p, recursive || f->glob || f->below, "removes");
+		msfile_gone(e, f->glob || f->below ? NULL : p);
 	}
 	return MS_TRUE;
 }
@@ -419,7 +422,7 @@ enum ms_st mscopy_mkdir(struct ms_eval *e, const struct ms_call *c)
 		}
 		p = msfile_path(e, &c->v[i]);
 		if (p)
-			msfile_made(e, p);
+			msfile_made_dir(e, p);
 	}
 	return MS_TRUE;
 }

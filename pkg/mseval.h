@@ -143,6 +143,9 @@ struct ms_eval {
 	char **made;            /**< files and directories the script made (mkdir, touch, cp,
 				     install, ln, redirections), owned */
 	size_t n_made;
+	char **made_dirs;       /**< of @made, the directories (mkdir, install -d, mktemp -d):
+				     a set-ID bit there makes no privileged file */
+	size_t n_made_dirs;
 	char **overrides;       /**< paths given a statoverride in this pass, owned */
 	size_t n_overrides;
 	char *trap_exit;        /**< the EXIT trap's text, owned, or NULL */

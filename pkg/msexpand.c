@@ -9,6 +9,7 @@
 
 #include "msexpand.h"
 #include "member.h"
+#include "mscommand.h"
 #include "mseval.h"
 #include "shparse.h"
 #include "util.h"
@@ -348,7 +349,7 @@ static char *tempfile_name(struct ms_eval *e)
 	if (!name)
 		mseval_oom(e);
 	else
-		mseval_strset_add(e, &e->made, &e->n_made, name);
+		msfile_made(e, name);
 	return name;
 }
 
@@ -360,7 +361,7 @@ static char *tempfile_name(struct ms_eval *e)
 static char *mktemp_name(struct ms_eval *e, const struct ms_fields *f)
 {
 	const char *tmpl = "tmp.XXXXXXXXXX", *dir = NULL;
-	bool in_tmp = false;
+	bool in_tmp = false, directory = false;
 	char *name;
 
 	for (size_t i = 1; i < f->n; i++) {
@@ -371,14 +372,18 @@ static char *mktemp_name(struct ms_eval *e, const struct ms_fields *f)
 			dir = o + 9;
 		else if (s2c_streq(o, "-t") || s2c_streq(o, "--tmpdir"))
 			in_tmp = true;
+		else if (s2c_streq(o, "-d") || s2c_streq(o, "--directory"))
+			directory = true;
 		else if (o[0] != '-')
 			tmpl = o;
 	}
 	if (!dir && (in_tmp || !strchr(tmpl, '/')))
 		dir = "/tmp";
 	name = dir && !strchr(tmpl, '/') ? path_join(dir, tmpl) : strdup(tmpl);
-	if (name && name[0] == '/')
-		mseval_strset_add(e, &e->made, &e->n_made, name);
+	if (name && name[0] == '/' && directory)
+		msfile_made_dir(e, name);
+	else if (name && name[0] == '/')
+		msfile_made(e, name);
 	return name;
 }
 

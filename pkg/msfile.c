@@ -111,6 +111,42 @@ static bool made(const struct ms_eval *e, const char *path)
 void msfile_made(struct ms_eval *e, const char *path)
 {
 	mseval_strset_add(e, &e->made, &e->n_made, path);
+	/* a file where a directory was (rm -rf, then cp): no longer a directory */
+	for (size_t i = 0; i < e->n_made_dirs; i++)
+		if (s2c_streq(e->made_dirs[i], path)) {
+			free(e->made_dirs[i]);
+			e->made_dirs[i] = e->made_dirs[--e->n_made_dirs];
+			break;
+		}
+}
+
+void msfile_made_dir(struct ms_eval *e, const char *path)
+{
+	mseval_strset_add(e, &e->made, &e->n_made, path);
+	mseval_strset_add(e, &e->made_dirs, &e->n_made_dirs, path);
+}
+
+void msfile_gone(struct ms_eval *e, const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	for (size_t i = 0; i < e->n_made_dirs;) {
+		const char *d = e->made_dirs[i];
+		if (!path || (strncmp(d, path, n) == 0 && (!d[n] || d[n] == '/' || n == 1))) {
+			free(e->made_dirs[i]);
+			e->made_dirs[i] = e->made_dirs[--e->n_made_dirs];
+		} else {
+			i++;
+		}
+	}
+}
+
+bool msfile_made_dir_is(const struct ms_eval *e, const char *path)
+{
+	for (size_t i = 0; i < e->n_made_dirs; i++)
+		if (s2c_streq(e->made_dirs[i], path))
+			return true;
+	return false;
 }
 
 bool msfile_exists(const struct ms_eval *e, const char *path)
@@ -174,12 +210,16 @@ static const char *landing(struct ms_eval *e, const struct ms_call *c, enum ms_k
 	*skip = false;
 	if (m)
 		return m->path;
-	if (made(e, path) || !adds_privilege(kind, mode)) {
+	if (msfile_made_dir_is(e, path) || !adds_privilege(kind, mode)) {
 		*skip = true;
 		return NULL;
 	}
-	mscommand_incomplete(e, c, "it changes a file that is not the package's, which the audit "
-			     "does not see");
+	if (made(e, path))
+		mscommand_incomplete(e, c, "it makes privileged a file the script made, which the "
+				     "audit does not see");
+	else
+		mscommand_incomplete(e, c, "it changes a file that is not the package's, which the "
+				     "audit does not see");
 	*skip = true;
 	return NULL;
 }
@@ -274,7 +314,7 @@ enum ms_st msfile_chmod(struct ms_eval *e, const struct ms_call *c)
 		/* on directories the script made it changes no privileged file */
 		for (size_t j = i + 1; j < c->argc; j++) {
 			_cleanup_free_ char *p = msfile_path(e, &c->v[j]);
-			if (!p || !made(e, p) || msfile_member(e, p)) {
+			if (!p || !msfile_made_dir_is(e, p) || msfile_member(e, p)) {
 				mscommand_incomplete(e, c, "a mode that is not known");
 				return MS_UNKNOWN;
 			}

@@ -88,6 +88,11 @@ HOSTILE = {
     "link-base": ("x=$(cat {D}/name)\nmkdir -p /etc/s2c-{N}\n"
                   "ln -s {D}/helper.sh \"/etc/s2c-{N}/${{x##*/}}l\"\nreadlink /etc/s2c-{N}/l\n"
                   "chmod 4755 {P}"),
+    # a file the script makes and then makes set-ID is privileged though no member is;
+    # a set-GID directory it makes is no privileged file
+    "made-file": "cp {P} /usr/local/bin/s2c-{N}; chmod 4755 /usr/local/bin/s2c-{N}",
+    "made-mktemp": "f=$(mktemp -p /var/tmp); cp {P} \"$f\"; chmod u+s \"$f\"",
+    "made-dir": "mkdir -p /var/lib/s2c-{N}; chmod 2775 /var/lib/s2c-{N}; chmod 4755 {P}",
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)

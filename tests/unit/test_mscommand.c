@@ -256,6 +256,36 @@ START_TEST(test_copies)
 }
 END_TEST
 
+/* A file the script made and then made set-ID is a privileged file no member shows. */
+START_TEST(test_made_files)
+{
+	static const char *const hidden[] = {
+		"cp /bin/dash /usr/local/bin/rootsh; chmod 4755 /usr/local/bin/rootsh",
+		"cp /bin/dash /usr/local/bin/rootsh && chmod u+s /usr/local/bin/rootsh",
+		"x=$(mktemp); cp /bin/dash \"$x\"; chmod 4755 \"$x\"",
+		"touch /tmp/f; setcap cap_net_raw+ep /tmp/f",
+		"echo x > /usr/local/bin/t; chmod g+s /usr/local/bin/t",
+		"mkdir /var/z; rm -rf /var/z; cp /bin/dash /var/z; chmod 4755 /var/z",
+		"touch /usr/local/bin/n; install -m 4755 /bin/dash /usr/local/bin/n",
+	};
+	static const char *const dirs[] = {
+		"mkdir /var/x; chmod 2775 /var/x", "mkdir -p /var/x/y; chmod g+s /var/x/y",
+		"install -d /var/y; chmod 2770 /var/y", "d=$(mktemp -d); chmod 2775 \"$d\"",
+		"mkdir /var/w; chmod \"$(cat /etc/m)\" /var/w",
+	};
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(hidden); i++)
+		expect_incomplete(hidden[i], "does not see");
+	expect_incomplete("touch /var/v; chmod \"$(cat /etc/m)\" /var/v", "not known");
+	for (size_t i = 0; i < S2C_ELEMENTSOF(dirs); i++) {
+		struct ms_analysis a = run(dirs[i]);
+		ck_assert_msg(a.n_incomplete == 0, "%s: %s", dirs[i], a.n_incomplete ?
+			      a.incomplete[0] : "");
+		ms_analysis_release(&a);
+	}
+}
+END_TEST
+
 START_TEST(test_wrappers)
 {
 	static const char *const followed[] = {
@@ -618,6 +648,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_setcap);
 	tcase_add_test(tc, test_statoverride);
 	tcase_add_test(tc, test_copies);
+	tcase_add_test(tc, test_made_files);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_shell);
 	tcase_add_test(tc, test_programs);
