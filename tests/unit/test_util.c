@@ -366,6 +366,18 @@ START_TEST(test_dirlist)
 	ck_assert_int_eq(dirlist(fd, "*.none", 0, &v), 0);
 	ck_assert_ptr_null(v[0]);
 	strv_free(v);
+	/* "*" and a literal suffix are matched without fnmatch: the same answers */
+	ck_assert_int_eq(dirlist(fd, "*", 0, &v), 3);
+	ck_assert_str_eq(v[0], "a.json");
+	ck_assert_str_eq(v[2], "sub");
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*b", 0, &v), 1);
+	ck_assert_str_eq(v[0], "sub");
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*[.]json", 0, &v), 2);
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*.hidden.json", 0, &v), 0);
+	strv_free(v);
 	(void)close(fd);
 	fx_rmrf(dir);
 }
@@ -547,6 +559,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_strhash);
 	tcase_add_test(tc, test_hashindex);
 	tcase_add_test(tc, test_read_all);
+	tcase_add_test(tc, test_read_all_into);
 	tcase_add_test(tc, test_closest);
 	tcase_add_test(tc, test_jsonout_write_array);
 	suite_add_tcase(s, tc);
