@@ -11,6 +11,22 @@
 #include "util.h"
 #include "common.h"
 
+/*
+ * fnmatch(@glob, @name, FNM_PERIOD) for a glob that is "*" and a literal
+ * suffix ("*.list"), without fnmatch's conversion of both to wide characters
+ * (a dpkg info directory has thousands of names); other globs go to fnmatch.
+ */
+static bool name_matches(const char *glob, const char *name)
+{
+	size_t ls, ln;
+
+	if (glob[0] != '*' || glob[1 + strcspn(glob + 1, "*?[\\")] != '\0')
+		return fnmatch(glob, name, FNM_PERIOD) == 0;
+	ls = strlen(glob + 1);
+	ln = strlen(name);
+	return name[0] != '.' && ln >= ls && memcmp(name + ln - ls, glob + 1, ls) == 0;
+}
+
 int dirlist(int dirfd, const char *glob, size_t max, char ***ret)
 {
 	/* A descriptor of our own: readdir moves the offset, closedir closes it. */
@@ -32,7 +48,7 @@ int dirlist(int dirfd, const char *glob, size_t max, char ***ret)
 	while ((max == 0 || n < max) && (de = readdir(d))) {
 		char **nv;
 
-		if (glob ? fnmatch(glob, de->d_name, FNM_PERIOD) != 0 :
+		if (glob ? !name_matches(glob, de->d_name) :
 			   s2c_streq(de->d_name, ".") || s2c_streq(de->d_name, ".."))
 			continue;
 		nv = realloc(v, (n + 2) * sizeof(*v));

@@ -301,25 +301,26 @@ char **strv_free(char **v)
 	return NULL;
 }
 
-int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len)
+int read_all_into(int fd, size_t max, char **buf, size_t *size, size_t *ret_len)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, size = 0;
+	size_t len = 0;
 
 	for (;;) {
 		ssize_t n;
 
-		if (len == size) {
+		if (len == *size) {
+			size_t grown;
 			char *nb;
-			if (size > max)
+			if (*size > max)
 				return -EFBIG;
-			size = S2C_MIN(size ? 2 * size : (size_t)65536, max + 1);
-			nb = realloc(buf, size + 1);
+			grown = S2C_MIN(*size ? 2 * *size : (size_t)65536, max + 1);
+			nb = realloc(*buf, grown + 1);
 			if (!nb)
 				return -ENOMEM;
-			buf = nb;
+			*buf = nb;
+			*size = grown;
 		}
-		n = read(fd, buf + len, size - len);
+		n = read(fd, *buf + len, *size - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -330,11 +331,20 @@ int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len)
 	}
 	if (len > max)
 		return -EFBIG;
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[len] = '\0';
-	*ret_buf = TAKE_PTR(buf);
+	(*buf)[len] = '\0';
 	*ret_len = len;
+	return 0;
+}
+
+int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	int r = read_all_into(fd, max, &buf, &size, ret_len);
+
+	if (r < 0)
+		return r;
+	*ret_buf = TAKE_PTR(buf);
 	return 0;
 }
 

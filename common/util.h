@@ -103,6 +103,14 @@ void strv_freen(char **v, size_t n);
 int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len);
 
 /**
+ * read_all() into *@buf, a buffer of *@size bytes (plus one for the NUL) that
+ * is grown with realloc(3) as needed and kept for the next call, so that many
+ * files read in turn share one allocation (the caller frees *@buf, also after
+ * an error).  Returns as read_all().
+ */
+int read_all_into(int fd, size_t max, char **buf, size_t *size, size_t *ret_len);
+
+/**
  * Append @s (taken over; NULL stands for a failed allocation) to the array
  * @v of @n strings, which stays NULL-terminated (strv_free() frees it).
  * Returns 0, or -ENOMEM (@s is freed, @v unchanged).

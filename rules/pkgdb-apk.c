@@ -52,22 +52,21 @@ static enum hash_algo decode_checksum(const char *z, char hex[static HASH_ANY_HE
 
 int pkgdb_apk_lookup(int rootfd, struct pkgdb_query *q)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL, *dir = NULL, *path = NULL;
+	_cleanup_(pkgdb_text_release) struct pkgdb_text t = { 0 };
+	_cleanup_free_ char *dir = NULL, *path = NULL;
 	char pkg[256] = "", version[256] = "";
 	long last = -1;      /* wanted path of the last R: line, -1 when not wanted */
-	size_t cap = 0;
-	ssize_t n;
+	const char *line;
+	size_t n;
 	int r = 0;
 
-	if (pkgdb_fdopen(resolve_open(rootfd, "/lib/apk/db/installed", O_RDONLY | O_NONBLOCK), &f) < 0 &&
-	    pkgdb_fdopen(resolve_open(rootfd, "/usr/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
-			 &f) < 0)
+	if (pkgdb_text_read(resolve_open(rootfd, "/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
+			    &t) < 0 &&
+	    pkgdb_text_read(resolve_open(rootfd, "/usr/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
+			    &t) < 0)
 		return 0;
-	while (r == 0 && (n = getline(&line, &cap, f)) >= 0) {
+	while (r == 0 && (line = pkgdb_text_line(&t, &n))) {
 		const char *v = line + 2;
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
 		if (n == 0) {
 			pkg[0] = version[0] = '\0';
 			free(dir);

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "pkgdb.h"
 
@@ -52,8 +51,37 @@ int pkgdb_query_own(struct pkgdb_query *q, size_t i, const char *package, const 
 int pkgdb_query_digest(struct pkgdb_query *q, size_t i, enum hash_algo algo, const char *hex,
 		       size_t len);
 
-/** A line reader over an fd: getline(3) on fdopen(), the fd taken over. */
-int pkgdb_fdopen(int fd, FILE **ret);
+/**
+ * A database file read whole and split into lines in place: one read(2) per
+ * 64 KiB or more instead of a stdio buffer refilled every 4 KiB and a copy of
+ * every line, for the hundreds of thousands of lines of a dpkg database.  The
+ * buffer is kept from one file to the next (a thousand dpkg lists share one).
+ */
+struct pkgdb_text {
+	char *buf;                   /**< the file, NUL-terminated */
+	size_t size;                 /**< allocated, for the next file */
+	size_t len;
+	size_t off;                  /**< where the next line starts */
+};
+
+/** The largest database file read (a dpkg list of the largest packages is ~10 MiB). */
+#define PKGDB_TEXT_MAX ((size_t)256 << 20)
+
+/**
+ * Read all of @fd (taken over and closed; a negative @fd is returned as is)
+ * into @t, in place of the file it held.  Returns 0, -EFBIG above
+ * PKGDB_TEXT_MAX, -ENOMEM or -errno, with @t holding no lines on error.
+ */
+int pkgdb_text_read(int fd, struct pkgdb_text *t);
+
+/**
+ * The next line of @t, its newline replaced by a NUL in place, its length in
+ * @ret_len (a NUL byte inside the line is counted, as getline(3) counts it);
+ * NULL at the end.
+ */
+char *pkgdb_text_line(struct pkgdb_text *t, size_t *ret_len);
+
+void pkgdb_text_release(struct pkgdb_text *t);
 
 /* The backends: each fills what it knows; 0 or -ENOMEM (a damaged database is
  * read as far as it goes). */

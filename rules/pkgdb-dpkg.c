@@ -36,25 +36,21 @@ static void claims_free(struct claim *c, size_t n)
 	free(c);
 }
 
-static int read_list(int dfd, const char *fname, struct pkgdb_query *q, struct claim *claims)
+static int read_list(int dfd, const char *fname, struct pkgdb_query *q, struct claim *claims,
+		     struct pkgdb_text *t)
 {
 	size_t len = strlen(fname) - 5;      /* without ".list" */
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	const char *line;
+	size_t n;
 
-	if (pkgdb_fdopen(openat(dfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
-			 &f) < 0)
+	if (pkgdb_text_read(openat(dfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+			    t) < 0)
 		return 0;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		long i;
+	while ((line = pkgdb_text_line(t, &n))) {
+		long i = pkgdb_query_find(q, line, n, false);
 		const char *colon;
 		struct claim *c;
 
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		i = pkgdb_query_find(q, line, (size_t)n, false);
 		if (i < 0 || q->want[i].entry->package || claims[i].base)
 			continue;
 		c = &claims[i];
@@ -97,22 +93,20 @@ static int stanza_done(struct pkgdb_query *q, struct claim *claims, const char *
 	return 0;
 }
 
-static int read_status(int rootfd, struct pkgdb_query *q, struct claim *claims)
+static int read_status(int rootfd, struct pkgdb_query *q, struct claim *claims,
+		       struct pkgdb_text *t)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
 	char pkg[256] = "", arch[64] = "", version[256] = "";
 	bool installed = false;
-	size_t cap = 0;
-	ssize_t n;
+	const char *line;
+	size_t n;
 	int r = 0;
 
-	if (pkgdb_fdopen(resolve_open(rootfd, "/var/lib/dpkg/status", O_RDONLY | O_NONBLOCK), &f) < 0)
+	if (pkgdb_text_read(resolve_open(rootfd, "/var/lib/dpkg/status", O_RDONLY | O_NONBLOCK),
+			    t) < 0)
 		return 0;
-	while (r == 0 && (n = getline(&line, &cap, f)) >= 0) {
+	while (r == 0 && (line = pkgdb_text_line(t, &n))) {
 		const char *v;
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
 		if (n == 0) {
 			r = stanza_done(q, claims, pkg, arch, version, installed);
 			pkg[0] = arch[0] = version[0] = '\0';
@@ -136,13 +130,13 @@ static int read_status(int rootfd, struct pkgdb_query *q, struct claim *claims)
 }
 
 /* The md5sums of every package that claimed a path. */
-static int read_md5sums(int dfd, struct pkgdb_query *q, struct claim *claims)
+static int read_md5sums(int dfd, struct pkgdb_query *q, struct claim *claims,
+			struct pkgdb_text *t)
 {
 	for (size_t i = 0; i < q->n; i++) {
-		_cleanup_free_ char *name = NULL, *line = NULL;
-		_cleanup_fclose_ FILE *f = NULL;
-		size_t cap = 0;
-		ssize_t n;
+		_cleanup_free_ char *name = NULL;
+		const char *line;
+		size_t n;
 		bool done = false;
 
 		if (!claims[i].base || q->want[i].entry->digest)
@@ -155,17 +149,15 @@ static int read_md5sums(int dfd, struct pkgdb_query *q, struct claim *claims)
 			name = NULL;
 			return -ENOMEM;
 		}
-		if (pkgdb_fdopen(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
-				 &f) < 0)
+		if (pkgdb_text_read(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+				    t) < 0)
 			continue;
-		while ((n = getline(&line, &cap, f)) > 0) {
+		while ((line = pkgdb_text_line(t, &n))) {
 			long k;
-			if (line[n - 1] == '\n')
-				line[--n] = '\0';
 			/* "<32 hex>  <path>" */
 			if (n < 35 || line[32] != ' ' || line[33] != ' ')
 				continue;
-			k = pkgdb_query_find(q, line + 34, (size_t)n - 34, true);
+			k = pkgdb_query_find(q, line + 34, n - 34, true);
 			if (k < 0 || !claims[k].base || !s2c_streq(claims[k].base, claims[i].base))
 				continue;
 			if (pkgdb_query_digest(q, (size_t)k, HASH_MD5, line, 32) < 0)
@@ -178,6 +170,7 @@ static int read_md5sums(int dfd, struct pkgdb_query *q, struct claim *claims)
 int pkgdb_dpkg_lookup(int rootfd, struct pkgdb_query *q)
 {
 	struct claim *claims = calloc(q->n ? q->n : 1, sizeof(*claims));
+	_cleanup_(pkgdb_text_release) struct pkgdb_text t = { 0 };
 	_cleanup_(strv_freep) char **lists = NULL;
 	_cleanup_close_ int fd = -1;
 	int r = 0;
@@ -190,15 +183,15 @@ int pkgdb_dpkg_lookup(int rootfd, struct pkgdb_query *q)
 		return 0;
 	}
 	for (size_t k = 0; r == 0 && lists[k]; k++)
-		r = read_list(fd, lists[k], q, claims);
+		r = read_list(fd, lists[k], q, claims, &t);
 	if (r == 0)
-		r = read_status(rootfd, q, claims);
+		r = read_status(rootfd, q, claims, &t);
 	/* A package the status file does not list (or no status file) still owns its files. */
 	for (size_t i = 0; r == 0 && i < q->n; i++)
 		if (claims[i].base && !q->want[i].entry->package)
 			r = pkgdb_query_own(q, i, claims[i].name, NULL) < 0 ? -ENOMEM : 0;
 	if (r == 0)
-		r = read_md5sums(fd, q, claims);
+		r = read_md5sums(fd, q, claims, &t);
 	claims_free(claims, q->n);
 	return r;
 }

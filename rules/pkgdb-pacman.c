@@ -25,20 +25,17 @@
 #define MTREE_LINE_MAX 8192
 
 /* The value after the line "%KEY%" of desc. */
-static int desc_value(int dfd, const char *key, char *out, size_t size)
+static int desc_value(int dfd, const char *key, char *out, size_t size, struct pkgdb_text *t)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	const char *line;
+	size_t n;
 	bool next = false;
 
 	out[0] = '\0';
-	if (pkgdb_fdopen(openat(dfd, "desc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), &f) < 0)
+	if (pkgdb_text_read(openat(dfd, "desc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+			    t) < 0)
 		return 0;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
+	while ((line = pkgdb_text_line(t, &n))) {
 		if (next) {
 			(void)snprintf(out, size, "%s", line);
 			return 0;
@@ -103,39 +100,37 @@ static int read_mtree(int dfd, struct pkgdb_query *q, const bool *mine)
 }
 
 /* One package directory: does it list a wanted path? */
-static int read_package(int localfd, const char *name, struct pkgdb_query *q, bool *mine)
+static int read_package(int localfd, const char *name, struct pkgdb_query *q, bool *mine,
+			struct pkgdb_text *t)
 {
 	_cleanup_close_ int dfd = openat(localfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
 	char pkg[256], version[256];
 	bool files = false, any = false;
-	size_t cap = 0;
-	ssize_t n;
+	const char *line;
+	size_t n;
 
 	if (dfd < 0)
 		return 0;
-	if (pkgdb_fdopen(openat(dfd, "files", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), &f) < 0)
+	if (pkgdb_text_read(openat(dfd, "files", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+			    t) < 0)
 		return 0;
 	memset(mine, 0, q->n * sizeof(*mine));
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while ((line = pkgdb_text_line(t, &n))) {
 		long i;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
 		if (line[0] == '%') {
 			files = s2c_streq(line, "%FILES%");
 			continue;
 		}
 		if (!files || !n || line[n - 1] == '/')
 			continue;
-		i = pkgdb_query_find(q, line, (size_t)n, true);
+		i = pkgdb_query_find(q, line, n, true);
 		if (i >= 0 && !q->want[i].entry->package)
 			mine[i] = any = true;
 	}
 	if (!any)
 		return 0;
-	(void)desc_value(dfd, "%NAME%", pkg, sizeof(pkg));
-	(void)desc_value(dfd, "%VERSION%", version, sizeof(version));
+	(void)desc_value(dfd, "%NAME%", pkg, sizeof(pkg), t);
+	(void)desc_value(dfd, "%VERSION%", version, sizeof(version), t);
 	if (!pkg[0])
 		return 0;
 	for (size_t i = 0; i < q->n; i++)
@@ -147,6 +142,7 @@ static int read_package(int localfd, const char *name, struct pkgdb_query *q, bo
 int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q)
 {
 	_cleanup_free_ bool *mine = calloc(q->n ? q->n : 1, sizeof(*mine));
+	_cleanup_(pkgdb_text_release) struct pkgdb_text t = { 0 };
 	_cleanup_(strv_freep) char **names = NULL;
 	_cleanup_close_ int fd = -1;
 	int r = 0;
@@ -157,6 +153,6 @@ int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q)
 	if (fd < 0 || dirlist(fd, "*", 0, &names) < 0)
 		return 0;
 	for (size_t k = 0; r == 0 && names[k]; k++)
-		r = read_package(fd, names[k], q, mine);
+		r = read_package(fd, names[k], q, mine, &t);
 	return r;
 }

@@ -13,6 +13,7 @@
 #include "pkgdb-backend.h"
 #include "resolve.h"
 #include "strtable.h"
+#include "util.h"
 #include "common.h"
 
 static const char *const format_names[_PKGDB_FORMAT_MAX] = { "dpkg", "rpm", "apk", "pacman" };
@@ -272,20 +273,40 @@ int pkgdb_query_digest(struct pkgdb_query *q, size_t i, enum hash_algo algo, con
 	return 0;
 }
 
-int pkgdb_fdopen(int fd, FILE **ret)
+int pkgdb_text_read(int fd, struct pkgdb_text *t)
 {
-	FILE *f;
+	int r;
 
+	t->len = t->off = 0;
 	if (fd < 0)
 		return fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		int r = -errno;
-		(void)close(fd);
-		return r;
-	}
-	*ret = f;
-	return 0;
+	r = read_all_into(fd, PKGDB_TEXT_MAX, &t->buf, &t->size, &t->len);
+	(void)close(fd);
+	if (r < 0)
+		t->len = 0;
+	return r;
+}
+
+char *pkgdb_text_line(struct pkgdb_text *t, size_t *ret_len)
+{
+	char *line, *nl;
+	size_t left;
+
+	if (t->off >= t->len)
+		return NULL;
+	line = t->buf + t->off;
+	left = t->len - t->off;
+	nl = memchr(line, '\n', left);
+	*ret_len = nl ? (size_t)(nl - line) : left;
+	line[*ret_len] = '\0';      /* the newline, or the NUL after the buffer */
+	t->off += *ret_len + 1;
+	return line;
+}
+
+void pkgdb_text_release(struct pkgdb_text *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof(*t));
 }
 
 static void query_release(struct pkgdb_query *q)

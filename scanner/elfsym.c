@@ -30,9 +30,29 @@ void elfsym_free(struct elfinfo_symbol *v, size_t n)
 	free(v);
 }
 
-/* Record the names of one .gnu.version_r entry's versions: vers[index] = name. */
+/*
+ * vers[index] = name, the table grown to the index: an object names a few
+ * versions with small indexes, so a table of every possible index (32768
+ * pointers, zeroed for each library of each candidate) would be mostly waste.
+ */
+static int vers_set(struct elfsym_table *t, size_t index, const char *name)
+{
+	if (index >= t->n_vers) {
+		const char **nv = reallocarray(t->vers, index + 1, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		memset(nv + t->n_vers, 0, (index + 1 - t->n_vers) * sizeof(*nv));
+		t->vers = nv;
+		t->n_vers = index + 1;
+	}
+	t->vers[index] = name;
+	return 0;
+}
+
+/* Record the names of one .gnu.version_r entry's versions. */
 static int read_vernaux(Elf *elf, Elf_Data *d, size_t link, uint64_t off, unsigned cnt,
-			const char **vers, size_t *walked, struct s2c_error *err)
+			struct elfsym_table *t, size_t *walked, struct s2c_error *err)
 {
 	for (unsigned j = 0; j < cnt; j++) {
 		GElf_Vernaux va;
@@ -46,7 +66,8 @@ static int read_vernaux(Elf *elf, Elf_Data *d, size_t link, uint64_t off, unsign
 		name = elf_strptr(elf, link, va.vna_name);
 		if (!name)
 			return elfread_fail(err, "invalid symbol version name");
-		vers[va.vna_other & VERSYM_INDEX] = name;
+		if (vers_set(t, va.vna_other & VERSYM_INDEX, name) < 0)
+			return -ENOMEM;
 		if (va.vna_next == 0)
 			break;
 		off += va.vna_next;
@@ -54,10 +75,9 @@ static int read_vernaux(Elf *elf, Elf_Data *d, size_t link, uint64_t off, unsign
 	return 0;
 }
 
-/* Map version indexes to the names in .gnu.version_r (borrowed from libelf). */
-static int read_verneed(Elf *elf, Elf_Scn *scn, const char ***ret, struct s2c_error *err)
+/* Map version indexes to the names in .gnu.version_r (borrowed from libelf) in @t. */
+static int read_verneed(Elf *elf, Elf_Scn *scn, struct elfsym_table *t, struct s2c_error *err)
 {
-	_cleanup_free_ const char **vers = NULL;
 	size_t walked = 0;
 	uint64_t off = 0;
 	GElf_Shdr sh;
@@ -65,9 +85,6 @@ static int read_verneed(Elf *elf, Elf_Scn *scn, const char ***ret, struct s2c_er
 
 	if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)))
 		return elfread_fail(err, "cannot read .gnu.version_r");
-	vers = calloc(VERSYM_INDEX + 1, sizeof(*vers));
-	if (!vers)
-		return -ENOMEM;
 	for (size_t i = 0; i < sh.sh_info; i++) {
 		GElf_Verneed vn;
 		int r;
@@ -77,14 +94,13 @@ static int read_verneed(Elf *elf, Elf_Scn *scn, const char ***ret, struct s2c_er
 					     VERNEED_MAX);
 		if (off > INT_MAX || !gelf_getverneed(d, (int)off, &vn))
 			return elfread_fail(err, "cannot read .gnu.version_r");
-		r = read_vernaux(elf, d, sh.sh_link, off + vn.vn_aux, vn.vn_cnt, vers, &walked, err);
+		r = read_vernaux(elf, d, sh.sh_link, off + vn.vn_aux, vn.vn_cnt, t, &walked, err);
 		if (r < 0)
 			return r;
 		if (vn.vn_next == 0)
 			break;
 		off += vn.vn_next;
 	}
-	*ret = TAKE_PTR(vers);
 	return 0;
 }
 
@@ -99,7 +115,8 @@ static const char *version_of(const struct elfsym_table *t, size_t i)
 {
 	GElf_Versym v;
 
-	if (!t->versym || !t->vers || !gelf_getversym(t->versym, (int)i, &v))
+	if (!t->versym || !t->vers || !gelf_getversym(t->versym, (int)i, &v) ||
+	    (size_t)(v & VERSYM_INDEX) >= t->n_vers)
 		return NULL;
 	return t->vers[v & VERSYM_INDEX];
 }
@@ -156,13 +173,15 @@ int elfsym_read(Elf *elf, const struct elfread_sections *s, struct elfsym_table 
 	if (s->versym && !(t->versym = elf_getdata(s->versym, NULL)))
 		return elfread_fail(err, "cannot read .gnu.version");
 	if (s->verneed) {
-		int r = read_verneed(elf, s->verneed, &t->vers, err);
+		int r = read_verneed(elf, s->verneed, t, err);
 		if (r < 0)
 			return r;
 	}
-	t->imp = calloc(n ? n : 1, sizeof(*t->imp));
+	/* Room for every symbol, filled only as far as n_imp and n_exp: not zeroed,
+	 * so the pages of a large .dynsym (libc) that few imports use are never touched. */
+	t->imp = reallocarray(NULL, n ? n : 1, sizeof(*t->imp));
 	if (t->want_exports)
-		t->exp = calloc(n ? n : 1, sizeof(*t->exp));
+		t->exp = reallocarray(NULL, n ? n : 1, sizeof(*t->exp));
 	if (!t->imp || (t->want_exports && !t->exp))
 		return -ENOMEM;
 	for (size_t i = 1; i < n; i++) {        /* entry 0 is the null symbol */

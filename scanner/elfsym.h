@@ -33,6 +33,7 @@ struct elfsym_table {
 	const char **exp;
 	size_t n_exp;
 	const char **vers;          /**< version index -> name, NULL without .gnu.version_r */
+	size_t n_vers;              /**< entries of vers: the highest index named, plus one */
 	Elf_Data *versym;           /**< .gnu.version, or NULL */
 };
 

@@ -113,6 +113,46 @@ START_TEST(test_dpkg_without_status)
 }
 END_TEST
 
+/* Lists read whole: one past the first 64 KiB read, the last line of each without its
+ * newline, a short list after a long one in the same buffer, the status's last stanza
+ * unterminated. */
+START_TEST(test_dpkg_lists_whole)
+{
+	const char *paths[] = { "/usr/bin/big", "/usr/bin/small", "/usr/share/doc/big/f04999" };
+	struct pkgdb_entry e[3] = { 0 };
+	struct pkgdb *db = NULL;
+	size_t len = 0;
+	char *big = NULL;
+	int fd;
+
+	for (int i = 0; i < 5000; i++) {
+		ck_assert_ptr_nonnull(big = realloc(big, len + 64));
+		len += (size_t)sprintf(big + len, "/usr/share/doc/big/f%05d\n", i);
+	}
+	ck_assert_ptr_nonnull(big = realloc(big, len + 64));
+	strcpy(big + len, "/usr/bin/big");
+	ck_assert_uint_gt(len, 65536);
+	fx_write(root, "var/lib/dpkg/info/a-big.list", big);
+	free(big);
+	fx_write(root, "var/lib/dpkg/info/b-small.list", "/usr/bin/small");
+	fx_write(root, "var/lib/dpkg/status",
+		 "Package: a-big\nStatus: install ok installed\nVersion: 1\n\n"
+		 "Package: b-small\nStatus: install ok installed\nVersion: 2");
+	fd = open_root();
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	ck_assert_int_eq(pkgdb_lookup(db, paths, 3, e), 0);
+	ck_assert_str_eq(e[0].package, "a-big");
+	ck_assert_str_eq(e[0].version, "1");
+	ck_assert_str_eq(e[1].package, "b-small");
+	ck_assert_str_eq(e[1].version, "2");
+	ck_assert_str_eq(e[2].package, "a-big");
+	for (int i = 0; i < 3; i++)
+		pkgdb_entry_release(&e[i]);
+	pkgdb_free(db);
+	close(fd);
+}
+END_TEST
+
 static void base64(const unsigned char *raw, size_t n, char *out)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -333,6 +373,7 @@ Suite *pkgdb_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_dpkg);
 	tcase_add_test(tc, test_dpkg_without_status);
+	tcase_add_test(tc, test_dpkg_lists_whole);
 	tcase_add_test(tc, test_apk);
 	tcase_add_test(tc, test_pacman);
 	tcase_add_test(tc, test_rpm_formats_not_read);

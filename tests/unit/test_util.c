@@ -292,6 +292,42 @@ START_TEST(test_read_all)
 }
 END_TEST
 
+/* read_all_into: one buffer for a large file then a small one, kept and not shrunk. */
+START_TEST(test_read_all_into)
+{
+	static char big[200000];
+	char *dir = fx_tempdir(), *buf = NULL, *p;
+	size_t size = 0, len = 0, grown;
+	int f;
+
+	memset(big, 'y', sizeof(big) - 1);
+	fx_file(dir, "big", 0600, big);
+	fx_file(dir, "small", 0600, "abc");
+	p = path_join(dir, "big");
+	f = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(read_all_into(f, sizeof(big), &buf, &size, &len), 0);
+	ck_assert_uint_eq(len, sizeof(big) - 1);
+	ck_assert_uint_ge(size, len);
+	(void)close(f);
+	free(p);
+	grown = size;
+	p = path_join(dir, "small");
+	f = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(read_all_into(f, sizeof(big), &buf, &size, &len), 0);
+	ck_assert_uint_eq(len, 3);
+	ck_assert_str_eq(buf, "abc");
+	ck_assert_uint_eq(size, grown);
+	(void)close(f);
+	f = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(read_all_into(f, 2, &buf, &size, &len), -EFBIG);
+	(void)close(f);
+	free(p);
+	free(buf);
+	fx_rmrf(dir);
+	free(dir);
+}
+END_TEST
+
 /* mountinfo and mtree escapes: \ooo up to \377; anything else stays as it is. */
 START_TEST(test_unescape_octal)
 {
@@ -329,6 +365,18 @@ START_TEST(test_dirlist)
 	strv_free(v);
 	ck_assert_int_eq(dirlist(fd, "*.none", 0, &v), 0);
 	ck_assert_ptr_null(v[0]);
+	strv_free(v);
+	/* "*" and a literal suffix are matched without fnmatch: the same answers */
+	ck_assert_int_eq(dirlist(fd, "*", 0, &v), 3);
+	ck_assert_str_eq(v[0], "a.json");
+	ck_assert_str_eq(v[2], "sub");
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*b", 0, &v), 1);
+	ck_assert_str_eq(v[0], "sub");
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*[.]json", 0, &v), 2);
+	strv_free(v);
+	ck_assert_int_eq(dirlist(fd, "*.hidden.json", 0, &v), 0);
 	strv_free(v);
 	(void)close(fd);
 	fx_rmrf(dir);
@@ -511,6 +559,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_strhash);
 	tcase_add_test(tc, test_hashindex);
 	tcase_add_test(tc, test_read_all);
+	tcase_add_test(tc, test_read_all_into);
 	tcase_add_test(tc, test_closest);
 	tcase_add_test(tc, test_jsonout_write_array);
 	suite_add_tcase(s, tc);
