@@ -15,13 +15,8 @@
 
 #include "auditargs.h"
 #include "cli.h"
-#include "config.h"
-#include "db.h"
-#include "oci.h"
 #include "opts.h"
 #include "scanargs.h"
-#include "stage.h"
-#include "target.h"
 #include "targetrun.h"
 #include "util.h"
 #include "common.h"
@@ -72,101 +67,6 @@ static void host_platform(char *buf, size_t size)
 	(void)snprintf(buf, size, "linux/%s", a ? a : "unknown");
 }
 
-/* The image's own configuration beneath its root, which the audit uses only when trusted. */
-static const char *const own_config[] = { AUDITARGS_WAIVERS_FILE, S2C_SYSCONF_DBDIR,
-					  SCANARGS_EXCLUDE_FILE };
-
-/*
- * Say on @t which of its own configuration files were found, and whether they are used.
- * Returns 0, or S2C_EXIT_FAILURE after printing why.
- */
-static int note_own_config(struct target *t, bool trusted)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(own_config) && r == 0; i++) {
-		if (!memberset_exists(&t->members, own_config[i]))
-			continue;
-		if (s2c_streq(own_config[i], SCANARGS_EXCLUDE_FILE))
-			r = target_note(t, "the image's own %s is not used: an image is not walked, "
-					"every file of it is audited", own_config[i]);
-		else if (trusted)
-			r = target_note(t, "the image's own %s is used (--trust-image-config)",
-					own_config[i]);
-		else
-			r = target_note(t, "the image's own %s is not used: the image is untrusted "
-					"(--trust-image-config uses it)", own_config[i]);
-	}
-	if (r < 0) {
-		log_error("out of memory");
-		return S2C_EXIT_FAILURE;
-	}
-	return S2C_EXIT_OK;
-}
-
-/*
- * With --trust-image-config, the rules database again with the image's own rules.d in place
- * of this host's, as `audit --root` loads a root's.  Returns 0 or an exit code after printing.
- */
-static int trusted_rules(const struct targetrun *tr, const struct target *t, struct rules_db **db)
-{
-	_cleanup_free_ char *root = NULL;
-	struct rules_db *own = NULL;
-	int ex;
-
-	if (!t->stage)
-		return 0;
-	root = path_join(stage_dir(t->stage), "root");
-	if (!root) {
-		log_error("out of memory");
-		return S2C_EXIT_FAILURE;
-	}
-	ex = dbargs_load_root(&tr->db, root, &own);
-	if (ex)
-		return ex;
-	rules_db_free(*db);
-	*db = own;
-	return 0;
-}
-
-/* A blob that does not match its digest: nothing of the run is reported. */
-static int refuse_tampered(struct target *const *v, size_t n)
-{
-	int ex = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (v[i]->bad_digest) {
-			_cleanup_free_ char *shown = shown_path(v[i]->source);
-			log_error("'%s' is not the image its digests say: %s",
-				  shown ? shown : v[i]->source, v[i]->error);
-			ex = S2C_EXIT_USAGE;
-		}
-	return ex;
-}
-
-/* Read the image into @v; its configuration noted, and used when trusted.  Returns 0 or an
- * exit code after printing. */
-static int read_image(const struct targetrun *tr, const char *path, const char *platform,
-		      bool trust, const struct target_select *sel, struct stage *run,
-		      struct rules_db **db, struct target ***v, size_t *n)
-{
-	char host[80]; /* "linux/" and a utsname machine */
-	int ex = 0;
-
-	host_platform(host, sizeof(host));
-	if (oci_read(path, platform, host, sel, run, "image", v, n) < 0) {
-		log_error("out of memory");
-		return S2C_EXIT_FAILURE;
-	}
-	ex = refuse_tampered(*v, *n);
-	for (size_t i = 0; !ex && i < *n; i++)
-		if (!(*v)[i]->error)
-			ex = note_own_config((*v)[i], trust);
-	if (!ex && trust && *n == 1 && !(*v)[0]->error)
-		ex = trusted_rules(tr, (*v)[0], db);
-	return ex;
-}
-
 int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct targetrun tr;
@@ -184,13 +84,14 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 			 "named in the report, not used)"),
 		OPT_END(),
 	};
-	struct rules_db *db = NULL;
-	_cleanup_free_ const char **globs = NULL;
-	struct target_select sel = { .system_files = true };
-	struct stage *run = NULL;
-	struct target **v = NULL;
-	size_t n = 0;
-	int first, ex;
+	char host[80]; /* "linux/" and a utsname machine */
+	struct auditrun_image img = {
+		.host = host,
+		.waivers_file = AUDITARGS_WAIVERS_FILE, .exclude_file = SCANARGS_EXCLUDE_FILE,
+	};
+	struct s2c_error err = { 0 };
+	struct auditrun run;
+	int first, ex, r;
 
 	targetrun_init(&tr, ctx, "audit-image", false);
 	ex = opts_parse(cmd_lookup("audit-image"), opts, intro, argc, argv, &first);
@@ -203,20 +104,12 @@ int cmd_audit_image(int argc, char **argv, struct s2c_ctx *ctx)
 		return usage_error("audit-image", "--trust-image-config audits one image: not with "
 				   "--platform all");
 	tr.trust_image = trust;
-	ex = targetrun_load(&tr, &db, &globs);
-	if (!ex)
-		ex = targetrun_stage(&tr, &run);
-	sel.lib_globs = globs;
-	if (!ex)
-		ex = read_image(&tr, argv[first], platform, trust, &sel, run, &db, &v, &n);
-	if (!ex) {
-		ex = targetrun_audit(&tr, TAKE_PTR(db), v, n, run, argv, ctx);
-		n = 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		target_free(v[i]);
-	free(v);
-	rules_db_free(db);
-	targetrun_unstage(&tr, run);
+	host_platform(host, sizeof(host));
+	img.path = argv[first];
+	img.platform = platform;
+	img.trust = trust;
+	r = auditrun_image(targetrun_opts(&tr), &img, targetrun_hooks(&tr, NULL), &run, &err);
+	ex = targetrun_report(&tr, &run, r, &err, argv, ctx);
+	auditrun_release(&run);
 	return ex;
 }

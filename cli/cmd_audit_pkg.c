@@ -13,10 +13,7 @@
 
 #include "batch.h"
 #include "cli.h"
-#include "db.h"
-#include "stage.h"
 #include "opts.h"
-#include "target.h"
 #include "targetrun.h"
 #include "util.h"
 #include "common.h"
@@ -96,9 +93,9 @@ static int parse_argv(int argc, char **argv, struct pkg_args *a, const struct s2
 
 static void on_progress(size_t done, size_t total, void *userdata)
 {
-	const struct s2c_ctx *ctx = userdata;
+	const struct targetrun *tr = userdata;
 
-	if (ctx->stderr_tty)
+	if (tr->ctx->stderr_tty)
 		(void)fprintf(stderr, "\r%zu/%zu packages read%s", done, total, done == total ?
 			      "\r\033[K" : "");
 }
@@ -108,11 +105,7 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 	struct pkg_args a = { 0 };
 	struct batch_list l = { 0 };
 	struct s2c_error err = { 0 };
-	struct stage *run = NULL;
-	struct target **targets = NULL;
-	struct rules_db *db = NULL;
-	_cleanup_free_ const char **globs = NULL;
-	struct target_select sel = { 0 };
+	struct auditrun run;
 	bool done = false;
 	int r, ex;
 
@@ -142,21 +135,10 @@ int cmd_audit_pkg(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	if (a.shard_n)
 		batch_shard(&l, a.shard_k - 1, a.shard_n);
-	ex = targetrun_load(&a.tr, &db, &globs);
-	if (!ex)
-		ex = targetrun_stage(&a.tr, &run);
-	sel.lib_globs = globs;
-	if (!ex && batch_read(&l, !a.from_dir, a.tr.threads, &sel, run, on_progress, ctx,
-			      &targets) < 0) {
-		log_error("out of memory");
-		ex = S2C_EXIT_FAILURE;
-	}
-	if (!ex) {
-		ex = targetrun_audit(&a.tr, TAKE_PTR(db), targets, l.n, run, argv, ctx);
-		free(targets);
-	}
-	rules_db_free(db);
-	targetrun_unstage(&a.tr, run);
+	r = auditrun_pkgs(targetrun_opts(&a.tr), &l, !a.from_dir,
+			  targetrun_hooks(&a.tr, on_progress), &run, &err);
+	ex = targetrun_report(&a.tr, &run, r, &err, argv, ctx);
+	auditrun_release(&run);
 	batch_list_release(&l);
 	return ex;
 }

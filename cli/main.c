@@ -27,7 +27,7 @@
  * pkg/      packages and images: archives, maintainer scripts and rpm scriptlets
  *           read without running them, layers, the installed state predicted
  * report/   every report format: audit, explain, learn, results, report merge
- * pipeline/ packages and images from what pkg/ read to the report: decided, planned
+ * pipeline/ packages and images from their files to the report: read, decided, planned
  * cli/      this file (dispatch table, privilege narrowing, exit codes), option
  *           parsing, output files, signals, one cmd_*.c per verb
  * dist/     completion, schemas, systemd units, rpm spec; debian/ beside it

@@ -93,6 +93,7 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 	tr->tmpdir = !s2c_isempty(tmp) && tmp[0] == '/' ? tmp : "/tmp";
 	tr->lim = STAGE_LIMITS_DEFAULT;
 	tr->verb = verb;
+	tr->ctx = ctx;
 	if (threads)
 		tr->opts[n++] = (struct opt)OPT_CALLBACK("threads", &tr->threads, "N",
 							 "packages read at once (default: the CPU "
@@ -152,71 +153,71 @@ int targetrun_check_input(const char *verb, const char *path, bool want_image)
 			   shown ? shown : path, what);
 }
 
-int targetrun_stage(struct targetrun *tr, struct stage **ret)
+/* The hooks of pipeline/auditrun.h: what only cli/ does during a run. */
+static int hook_load_rules(const char *root, struct rules_db **ret, void *userdata)
 {
-	struct s2c_error err = { 0 };
-	_cleanup_close_ int parent = open(tr->tmpdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int r;
+	struct targetrun *tr = userdata;
 
-	if (parent < 0) {
-		log_error("cannot create a private directory in '%s': %s", tr->tmpdir,
-			  strerror(errno));
-		return S2C_EXIT_FAILURE;
-	}
-	/* Made and registered in one step: a signal removes it whenever it comes. */
-	interrupt_hold();
-	r = stage_new_temp(tr->tmpdir, ret, &err);
-	if (r == 0 && interrupt_register(parent, strrchr(stage_dir(*ret), '/') + 1, true,
-					 &tr->stage_guard)) {
-		*ret = stage_free(*ret);
-		interrupt_release();
-		return S2C_EXIT_FAILURE;
-	}
-	interrupt_release();
-	if (r < 0) {
-		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return S2C_EXIT_FAILURE;
-	}
-	stage_set_limits(*ret, &tr->lim);
-	return 0;
+	tr->hook_exit = root ? dbargs_load_root(&tr->db, root, ret) : dbargs_load(&tr->db, ret);
+	return tr->hook_exit ? -ECANCELED : 0;
 }
 
-void targetrun_unstage(struct targetrun *tr, struct stage *run)
+static void hook_hold(void *userdata)
 {
-	stage_free(run);
+	(void)userdata;
+	interrupt_hold();
+}
+
+static void hook_release(void *userdata)
+{
+	(void)userdata;
+	interrupt_release();
+}
+
+static int hook_guard(int dirfd, const char *name, void *userdata)
+{
+	struct targetrun *tr = userdata;
+
+	tr->hook_exit = interrupt_register(dirfd, name, true, &tr->stage_guard);
+	return tr->hook_exit ? -ECANCELED : 0;
+}
+
+static void hook_unguard(void *userdata)
+{
+	struct targetrun *tr = userdata;
+
 	interrupt_forget(tr->stage_guard);
 	tr->stage_guard = 0;
 }
 
-int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const char ***ret_globs)
+const struct auditrun_hooks *targetrun_hooks(struct targetrun *tr, batch_progress_fn progress)
 {
-	struct rules_db *db = NULL;
-	const struct captable *t;
-	const char **globs;
-	size_t n = 0;
-	int ex = dbargs_load(&tr->db, &db);
+	tr->hooks = (struct auditrun_hooks){
+		.load_rules = hook_load_rules,
+		.hold = hook_hold,
+		.release = hook_release,
+		.guard = hook_guard,
+		.unguard = hook_unguard,
+		.progress = progress,
+		.userdata = tr,
+	};
+	return &tr->hooks;
+}
 
-	if (ex)
-		return ex;
-	t = &db->caps;
-	globs = calloc(t->n_evidence + 1, sizeof(*globs));
-	if (!globs) {
-		rules_db_free(db);
-		log_error("out of memory");
-		return S2C_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < t->n_evidence; i++) {
-		bool seen = false;
-		if (!t->evidence[i].library)
-			continue;
-		for (size_t j = 0; j < n && !seen; j++)
-			seen = s2c_streq(globs[j], t->evidence[i].library);
-		if (!seen)
-			globs[n++] = t->evidence[i].library;
-	}
-	*ret_db = db;
-	*ret_globs = globs;
-	return 0;
+const struct auditrun_opts *targetrun_opts(struct targetrun *tr)
+{
+	tr->settings = (struct auditrun_opts){
+		.tmpdir = tr->tmpdir,
+		.lim = tr->lim,
+		.dt = {
+			.kernel = tr->db.kernel,
+			.has_bounding = tr->db.has_bounding,
+			.bounding = tr->db.bounding,
+			.bounding_what = tr->db.bounding_what,
+		},
+		.threads = tr->threads,
+	};
+	return &tr->settings;
 }
 
 /*
@@ -237,6 +238,21 @@ static int over_budget(const struct targetrun *tr, struct target *const *targets
 			  shown ? shown : targets[i]->source, tr->lim.max_memory >> 20);
 		ex = S2C_EXIT_USAGE;
 	}
+	return ex;
+}
+
+/* A blob that does not match its digest: nothing of the run is reported. */
+static int refuse_tampered(struct target *const *v, size_t n)
+{
+	int ex = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->bad_digest) {
+			_cleanup_free_ char *shown = shown_path(v[i]->source);
+			log_error("'%s' is not the image its digests say: %s",
+				  shown ? shown : v[i]->source, v[i]->error);
+			ex = S2C_EXIT_USAGE;
+		}
 	return ex;
 }
 
@@ -298,36 +314,31 @@ static int write_report(const struct targetrun *tr, struct audit *au,
 }
 
 
-int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct target **targets,
-		    size_t n, struct stage *run, char **argv, const struct s2c_ctx *ctx)
+int targetrun_report(const struct targetrun *tr, struct auditrun *ar, int r,
+		     const struct s2c_error *err, char **argv, const struct s2c_ctx *ctx)
 {
-	const struct decide_target dt = {
-		.kernel = tr->db.kernel,
-		.has_bounding = tr->db.has_bounding,
-		.bounding = tr->db.bounding,
-		.bounding_what = tr->db.bounding_what,
-	};
-	struct targetaudit ta;
-	struct s2c_error err = { 0 };
-	int r = targetaudit_build(db, targets, n, &dt, stage_rootfd(run), &ta, &err);
-	int ex;
+	struct targetaudit *ta = &ar->ta;
 
-	if (r == -ENOBUFS)
-		ex = over_budget(tr, ta.targets, ta.n);
-	else if (r < 0)
-		ex = error_exit(r, &err);
-	else {
-		for (size_t i = 0; i < ta.n; i++) {
-			if (ta.targets[i]->error)
-				warn_unreadable(ta.targets[i]);
-			else if (ta.at[i].incomplete)
-				warn_incomplete(&ta.at[i], tr->out.allow_incomplete);
+	if (r < 0)
+		switch (ar->stop) {
+		case AUDITRUN_OVER_BUDGET:
+			return over_budget(tr, ar->targets, ar->n);
+		case AUDITRUN_TAMPERED:
+			return refuse_tampered(ar->targets, ar->n);
+		case AUDITRUN_HOOK_FAILED:
+			return tr->hook_exit;
+		case AUDITRUN_FAILED:
+		default:
+			r = error_exit(r, err);
+			return ar->decided ? r : S2C_EXIT_FAILURE;
 		}
-		ta.au.argv = (const char *const *)argv;
-		ta.au.incomplete_allowed = ta.au.targets_incomplete > 0 && tr->out.allow_incomplete;
-		ex = write_report(tr, &ta.au, ta.targets, ta.n, ctx);
+	for (size_t i = 0; i < ta->n; i++) {
+		if (ta->targets[i]->error)
+			warn_unreadable(ta->targets[i]);
+		else if (ta->at[i].incomplete)
+			warn_incomplete(&ta->at[i], tr->out.allow_incomplete);
 	}
-	targetaudit_release(&ta);
-	rules_db_free(db);
-	return ex;
+	ta->au.argv = (const char *const *)argv;
+	ta->au.incomplete_allowed = ta->au.targets_incomplete > 0 && tr->out.allow_incomplete;
+	return write_report(tr, &ta->au, ta->targets, ta->n, ctx);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What audit-pkg and audit-image share: their options (--tmpdir,
- * --max-unpacked, --max-memory, --threads and the report options), the private stage of a
- * run, and the step from targets read by pkg/ to a report: pipeline/targetaudit.h
- * decides and plans, what could not be read is named on stderr, and the audit is
- * written in the chosen format.
+ * --max-unpacked, --max-memory, --threads and the report options), the hooks
+ * through which a run of pipeline/auditrun.h loads the rules database and has
+ * a signal remove its stage, and what comes of the run: what stopped it or
+ * could not be read named on stderr, and the audit written in the chosen
+ * format.
  */
 #ifndef S2C_CLI_TARGETRUN_H
 #define S2C_CLI_TARGETRUN_H
@@ -13,13 +14,11 @@
 #include <stddef.h>
 
 #include "auditargs.h"
+#include "auditrun.h"
 #include "dbargs.h"
 #include "opts.h"
-#include "stage.h"
 
-struct rules_db;
 struct s2c_ctx;
-struct target;
 
 /** Options of a package or image audit. */
 struct targetrun {
@@ -30,10 +29,14 @@ struct targetrun {
 	struct stage_limits lim;
 	const char *shard;            /**< "K/N" of --shard, or NULL */
 	const char *verb;             /**< for messages */
+	const struct s2c_ctx *ctx;
 	bool trust_image;             /**< audit-image: use the image's own waivers */
 	struct opt opts[5];           /**< --tmpdir, --max-unpacked, --max-memory, --threads
 				       (OPT_TABLE) */
 	int stage_guard;              /**< the stage's registration (cli/interrupt.h) */
+	int hook_exit;                /**< the exit code of the hook that failed */
+	struct auditrun_hooks hooks;  /**< targetrun_hooks() */
+	struct auditrun_opts settings; /**< targetrun_opts() */
 };
 
 /**
@@ -56,31 +59,25 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 int targetrun_check_input(const char *verb, const char *path, bool want_image);
 
 /**
- * Create the run's private stage in tr->tmpdir, registered so that a signal
- * removes it (cli/interrupt.h).  Returns 0 or an exit code after printing.
+ * The hooks of a run (pipeline/auditrun.h) for @tr: the rules database loaded
+ * as its options say (errors printed), the stage registered so that a signal
+ * removes it (cli/interrupt.h), @progress (NULL: none) called with @tr.
+ * Points into @tr.
  */
-int targetrun_stage(struct targetrun *tr, struct stage **ret);
+const struct auditrun_hooks *targetrun_hooks(struct targetrun *tr, batch_progress_fn progress);
 
-/** Remove the run's stage (NULL: none) and its registration. */
-void targetrun_unstage(struct targetrun *tr, struct stage *run);
-
-/**
- * Load the rules database (printing any error) and the library globs its
- * capability table names as evidence ("libpcap.so*"), which the readers keep
- * from every target.  @ret_globs is NULL-terminated and borrows from the
- * database; free() the array.  Returns 0 or an exit code after printing.
- */
-int targetrun_load(const struct targetrun *tr, struct rules_db **ret_db, const char ***ret_globs);
+/** The settings of a run from the options of @tr.  Points into @tr. */
+const struct auditrun_opts *targetrun_opts(struct targetrun *tr);
 
 /**
- * Decide about the privileged files of @n targets (taken over and freed) with
- * @db (taken over),
- * report them as the options say and return the exit status: 0, 1 for
- * --fail-on, 3 when a target could not be read (each is named on stderr
- * and in the report), 4 on failure; 2 with nothing written when a target
- * passed the memory budget (--max-memory).
+ * What came of the run @ar that returned @r (and @err): say what stopped it,
+ * else name each target that could not be read or whose audit is incomplete
+ * and write the report as the options say.  Returns the exit status: 0, 1 for
+ * --fail-on, 3 when a target could not be read (each is named on stderr and
+ * in the report), 4 on failure; 2 with nothing written when a target passed
+ * the memory budget (--max-memory) or a blob does not match its digest.
  */
-int targetrun_audit(const struct targetrun *tr, struct rules_db *db, struct target **targets,
-		    size_t n, struct stage *run, char **argv, const struct s2c_ctx *ctx);
+int targetrun_report(const struct targetrun *tr, struct auditrun *ar, int r,
+		     const struct s2c_error *err, char **argv, const struct s2c_ctx *ctx);
 
 #endif /* S2C_CLI_TARGETRUN_H */

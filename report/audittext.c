@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit.h"
+#include "audithead.h"
 #include "audittext.h"
 #include "engine.h"
 #include "db.h"
@@ -15,93 +15,11 @@
 #include "fcaps.h"
 #include "host.h"
 #include "learnout.h"
-#include "pkgdb.h"
-#include "scanout.h"
 #include "targetout.h"
+#include "textwrap.h"
 #include "util.h"
 #include "waiver.h"
 #include "common.h"
-
-
-#define C_BOLD "\033[1m"
-#define C_RESET "\033[0m"
-
-/* Columns @len bytes of @s take on a terminal: one per UTF-8 sequence (escaped text is printable). */
-static size_t width_n(const char *s, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return n;
-}
-
-static size_t text_width(const char *s)
-{
-	return width_n(s, strlen(s));
-}
-
-static void pad(FILE *out, size_t have, size_t want)
-{
-	for (; have < want; have++)
-		(void)fputc(' ', out);
-}
-
-/*
- * Write the words of @text (already escaped) on a line that has @col columns
- * already, each after a space (the first one too when @space_first); a word
- * that would pass @width starts a new line indented @indent.  Then end the
- * line.
- */
-static void words(FILE *out, const char *text, size_t col, size_t indent, unsigned width,
-		  bool space_first)
-{
-	bool first = true;
-
-	for (const char *p = text; *p; first = false) {
-		const char *w = p;
-		size_t len, wlen;
-
-		while (*p && *p != ' ')
-			p++;
-		len = (size_t)(p - w);
-		wlen = width_n(w, len);
-		if (col > indent && col + 1 + wlen > width) {
-			(void)fputc('\n', out);
-			pad(out, 0, indent);
-			col = indent;
-		} else if (space_first || !first) {
-			(void)fputc(' ', out);
-			col++;
-		}
-		(void)fwrite(w, 1, len, out);
-		col += wlen;
-		while (*p == ' ')
-			p++;
-	}
-	(void)fputc('\n', out);
-}
-
-/*
- * Write @text (already escaped) wrapped at @width: every line starting with
- * @indent spaces and the first one with @lead after them, in colour @color
- * (an escape sequence, or "").
- */
-static void wrap(FILE *out, const char *color, const char *lead, const char *text,
-		 unsigned indent, unsigned width)
-{
-	size_t start = indent + text_width(lead);
-
-	pad(out, 0, indent);
-	(void)fprintf(out, "%s%s%s", color, lead, *color ? C_RESET : "");
-	words(out, text, start, start, width, false);
-}
-
-/* words() after a space, for text that goes on after something on the line. */
-static void words_from(FILE *out, const char *text, size_t col, size_t indent, unsigned width)
-{
-	words(out, text, col, indent, width, true);
-}
 
 struct text_row {
 	char *path, *owner, *mode, *caps, *risk, *rule;
@@ -184,7 +102,7 @@ static size_t path_width(const struct text_row *rows, size_t n, size_t max)
 	size_t w = 4;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t pw = text_width(rows[i].path);
+		size_t pw = textwrap_width(rows[i].path);
 		if (pw <= max)
 			w = S2C_MAX(w, pw);
 	}
@@ -222,9 +140,9 @@ static void text_layout(const struct text_row *rows, size_t n, unsigned width,
 	*l = (struct text_layout){ .wrap = width ? width : AUDITTEXT_WRAP };
 	for (size_t c = 0; c < _COL_MAX; c++) {
 		l->shown[c] = true;
-		l->w[c] = text_width(col_title[c]);
+		l->w[c] = textwrap_width(col_title[c]);
 		for (size_t i = 0; i < n; i++)
-			l->w[c] = S2C_MAX(l->w[c], text_width(cell(&rows[i], (enum text_col)c)));
+			l->w[c] = S2C_MAX(l->w[c], textwrap_width(cell(&rows[i], (enum text_col)c)));
 	}
 	l->path = path_width(rows, n, PATH_COLUMN_MAX);
 	for (unsigned step = 0; width && row_width(l) > width && step < 5; step++) {
@@ -241,245 +159,6 @@ static void text_layout(const struct text_row *rows, size_t n, unsigned width,
 	}
 }
 
-/* A header line: @lead, then @fmt's text escaped and wrapped below the lead at @width. */
-S2C_PRINTF(4, 5) static int head_line(FILE *out, unsigned width, const char *lead,
-				      const char *fmt, ...)
-{
-	_cleanup_free_ char *raw = NULL, *text = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	raw = strdup_vprintf(fmt, ap);
-	va_end(ap);
-	text = raw ? escape_text(raw) : NULL;
-	if (!text)
-		return -ENOMEM;
-	wrap(out, "", lead, text, 0, width);
-	return 0;
-}
-
-/* The title, the target and when and by whom it was audited. */
-static int text_title(const struct audit *a, const struct audittext_options *o, unsigned width,
-		      FILE *out)
-{
-	const struct host *h = a->host;
-	const struct audit_identity *id = a->identity;
-	_cleanup_free_ char *title = NULL, *paths = NULL, *esc = NULL;
-	char machine[32] = "";
-	int r = 0;
-
-	for (size_t i = 0; !a->targets && a->paths && a->paths[i]; i++) {
-		char *p = strdup_printf("%s%s%s", paths ? paths : "", i ? ", " : ", paths ",
-					a->paths[i]);
-		free(paths);
-		paths = p;
-		if (!paths)
-			return -ENOMEM;
-	}
-	if (a->targets)
-		title = strdup_printf("%zu %s", a->n_targets, targetout_noun(a, a->n_targets));
-	else
-		title = strdup_printf("%s%s", a->root, paths ? paths : "");
-	esc = title ? escape_text(title) : NULL;
-	if (!esc)
-		return -ENOMEM;
-	wrap(out, o->color ? C_BOLD : "", "suid2cap audit of ", esc, 0, width);
-	if (id && id->machine_id)
-		(void)snprintf(machine, sizeof(machine), " (machine %.12s)", id->machine_id);
-	if (h)
-		r = head_line(out, width, "target: ", "%s%s%s%s, kernel %s%s%s",
-			      a->targets ? targetout_noun(a, a->n_targets) :
-			      h->live ? "this host" : "image", id && id->hostname ? " " : "",
-			      id && id->hostname ? id->hostname : "", machine, h->kernel_release,
-			      h->os_pretty ? ", " : "", h->os_pretty ? h->os_pretty : "");
-	if (r == 0 && id && id->label)
-		r = head_line(out, width, "label: ", "%s", id->label);
-	if (r == 0 && id && id->time)
-		r = head_line(out, width, "audited: ", "%s%s%s%s%s, suid2cap %s", id->time,
-			      id->auditor ? " on " : "", id->auditor ? id->auditor : "",
-			      id->shard ? ", shard " : "", id->shard ? id->shard : "", S2C_VERSION);
-	return r;
-}
-
-/* What net.ipv4.ping_group_range "LOW HIGH" means for ping. */
-static const char *ping_groups(const char *range)
-{
-	unsigned long lo, hi;
-
-	if (sscanf(range, "%lu %lu", &lo, &hi) != 2)
-		return "";
-	if (lo > hi)
-		return " (no group may open ICMP sockets: ping needs cap_net_raw)";
-	if (lo == 0 && hi >= 2147483647UL)
-		return " (every group may open ICMP sockets: ping needs no privilege)";
-	return " (only these groups may open ICMP sockets)";
-}
-
-/* Where owners and versions came from, the bounding set, and ping_group_range. */
-static int text_target_db(const struct audit *a, unsigned width, FILE *out)
-{
-	const struct host *h = a->host;
-	_cleanup_free_ char *dbs = NULL, *bounding = NULL;
-	const char *problem;
-	int r = 0;
-
-	if (!h)
-		return 0;
-	if (h->pkgdb) {
-		problem = pkgdb_problem(h->pkgdb);
-		for (size_t i = 0; i < pkgdb_count(h->pkgdb); i++) {
-			char *d = strdup_printf("%s%s%s", dbs ? dbs : "", i ? ", " : "",
-						pkgdb_format_name(pkgdb_format_of(h->pkgdb, i)));
-			free(dbs);
-			dbs = d;
-			if (!dbs)
-				return -ENOMEM;
-		}
-		r = head_line(out, width, "package database: ", "%s%s%s",
-			      dbs ? dbs : "none (owners unknown: programs are told apart by their "
-			      "binaries)", problem ? "; " : "", problem ? problem : "");
-	}
-	bounding = audit_bounding_text(h);
-	if (!bounding)
-		return -ENOMEM;
-	/* ", " between the names, so that a long set wraps */
-	for (char *c = bounding; r == 0 && (c = strchr(c, ',')); c++) {
-		char *spaced = strdup_printf("%.*s, %s", (int)(c - bounding), bounding, c + 1);
-		if (!spaced)
-			return -ENOMEM;
-		c = spaced + (c - bounding) + 1;
-		free(bounding);
-		bounding = spaced;
-	}
-	if (r == 0)
-		r = head_line(out, width, "bounding set: ", "%s%s%s", bounding,
-			      h->bounding_what && !s2c_streq(bounding, "full") ? "; from " : "",
-			      h->bounding_what && !s2c_streq(bounding, "full") ? h->bounding_what : "");
-	/* It decides whether ping needs any privilege at all. */
-	if (r == 0 && a->ping_group_range)
-		r = head_line(out, width, "net.ipv4.ping_group_range: ", "%s%s", a->ping_group_range,
-			      ping_groups(a->ping_group_range));
-	return r;
-}
-
-/* The rules database and each local layer of it. */
-static int text_rules(const struct audit *a, unsigned width, FILE *out)
-{
-	int r = head_line(out, width, "rules: ", "%zu rules, database %.12s", a->db->n,
-			  a->db->hash);
-
-	for (size_t i = 0; r == 0 && i < a->db->n_layers; i++) {
-		const struct rules_db_layer *l = &a->db->layers[i];
-		const char *what = !l->label || s2c_streq(l->label, "bundled") ? NULL :
-				   s2c_streq(l->label, "local") ? "local rules: " :
-				   s2c_streq(l->label, "target") ? "local rules (the target's): " :
-				   "--db: ";
-		if (!what)
-			continue;
-		if (l->present)
-			r = head_line(out, width, what, "%s: %zu rule%s", l->dir, l->rules,
-				      l->rules == 1 ? "" : "s");
-		else
-			r = head_line(out, width, what, "%s: none", l->dir);
-	}
-	return r;
-}
-
-/* The other roots and the excluded paths not scanned, each a header line wrapped at @width. */
-static int text_skipped(const struct audit *a, unsigned width, FILE *out)
-{
-	for (int other = 1; other >= 0; other--) {
-		bool none;
-		_cleanup_free_ char *line = scanout_skipped_line(a->not_scanned, a->n_not_scanned,
-								 other, &none);
-		_cleanup_free_ char *lead = NULL;
-		const char *rest = line ? strstr(line, ": ") : NULL;  /* after the lead's colon */
-
-		if (!line && !none)
-			return -ENOMEM;
-		if (!rest)
-			continue;
-		/* a long list goes below its lead, two spaces in, rather than far to the right */
-		if (!width || text_width(line) <= width) {
-			(void)fprintf(out, "%s\n", line);
-			continue;
-		}
-		lead = strndup(line, (size_t)(rest + 1 - line));
-		if (!lead)
-			return -ENOMEM;
-		(void)fprintf(out, "%s\n", lead);
-		wrap(out, "", "", rest + 2, 2, width);
-	}
-	return 0;
-}
-
-/* What was not read: the paths not scanned and the parts that failed. */
-static int text_incomplete(const struct audit *a, unsigned width, FILE *out)
-{
-	if (text_skipped(a, width, out) < 0)
-		return -ENOMEM;
-	if (!a->complete && a->targets) {
-		_cleanup_free_ char *why = targetout_incomplete(a);
-		if (!why)
-			return -ENOMEM;
-		return head_line(out, width, "INCOMPLETE: ", "%s; named below and on standard error",
-				 why);
-	}
-	if (!a->complete)
-		return head_line(out, width, "INCOMPLETE: ", "%" PRIu64 " part%s of the tree could "
-				 "not be read (see the warnings on standard error)", a->scan_warnings,
-				 a->scan_warnings == 1 ? "" : "s");
-	return 0;
-}
-
-/* The summary: verdicts, risk before and after, findings by level, waivers. */
-static int text_summary(const struct audit *a, const struct audit_summary *s,
-			const struct audittext_options *o, unsigned width, FILE *out)
-{
-	int r;
-
-	(void)fprintf(out, "\n%sSummary:%s %zu privileged file%s\n", o->color ? C_BOLD : "",
-		      o->color ? C_RESET : "", s->files, s->files == 1 ? "" : "s");
-	r = head_line(out, width, "  verdict     ", "%zu migrate, %zu drop, %zu review, %zu keep, "
-		      "%zu nothing to change", s->states[AUDIT_STATE_MIGRATE],
-		      s->states[AUDIT_STATE_DROP], s->states[AUDIT_STATE_REVIEW],
-		      s->states[AUDIT_STATE_KEEP], s->states[AUDIT_STATE_DONE]);
-	(void)fprintf(out, "  risk now    %zu root, %zu dangerous, %zu low, %zu none\n",
-		      s->risk_now[RISK_ROOT], s->risk_now[RISK_DANGEROUS], s->risk_now[RISK_LOW],
-		      s->risk_now[RISK_NONE]);
-	(void)fprintf(out, "  risk after  %zu root, %zu dangerous, %zu low, %zu none\n",
-		      s->risk_after[RISK_ROOT], s->risk_after[RISK_DANGEROUS],
-		      s->risk_after[RISK_LOW], s->risk_after[RISK_NONE]);
-	(void)fprintf(out, "  findings    %zu error%s, %zu warning%s, %zu note%s\n",
-		      s->levels[AUDIT_LEVEL_ERROR], s->levels[AUDIT_LEVEL_ERROR] == 1 ? "" : "s",
-		      s->levels[AUDIT_LEVEL_WARNING], s->levels[AUDIT_LEVEL_WARNING] == 1 ? "" : "s",
-		      s->levels[AUDIT_LEVEL_NOTE], s->levels[AUDIT_LEVEL_NOTE] == 1 ? "" : "s");
-	if (r == 0 && a->waivers)
-		r = head_line(out, width, "  waived      ", "%zu finding%s (not counted above); "
-			      "waivers: %zu stale, %zu expired", s->waived, s->waived == 1 ? "" : "s",
-			      s->waivers_stale, s->waivers_expired);
-	(void)fprintf(out, "  setuid in disguise  %zu\n", s->disguise);
-	(void)fprintf(out, "  would change        %zu file%s\n", s->changes, s->changes == 1 ? "" : "s");
-	return r;
-}
-
-static int text_header(const struct audit *a, const struct audit_summary *s,
-		       const struct audittext_options *o, FILE *out)
-{
-	unsigned width = o->width ? o->width : AUDITTEXT_WRAP;
-	int r = text_title(a, o, width, out);
-
-	if (r == 0)
-		r = text_target_db(a, width, out);
-	if (r == 0)
-		r = text_rules(a, width, out);
-	if (r == 0)
-		r = text_incomplete(a, width, out);
-	if (r == 0)
-		r = text_summary(a, s, o, width, out);
-	return r;
-}
-
 static void text_row(const struct decision *d, const struct text_row *r,
 		     const struct text_layout *l, const struct audittext_options *o, FILE *out)
 {
@@ -487,7 +166,7 @@ static void text_row(const struct decision *d, const struct text_row *r,
 	static const enum text_col below[] = { COL_CAPS, COL_OWNER, COL_RULE };
 	static const char *const label[] = { "capabilities: ", "owner: ", "rule: " };
 	const char *rc = o->color ? audit_risk_color(d->risk) : "";
-	size_t pw = text_width(r->path), last = 0;
+	size_t pw = textwrap_width(r->path), last = 0;
 
 	for (size_t c = 0; c < _COL_MAX; c++)
 		if (l->shown[c])
@@ -497,9 +176,9 @@ static void text_row(const struct decision *d, const struct text_row *r,
 	if (pw > l->path) {
 		/* A long path gets its own line; the columns follow on the next. */
 		(void)fputc('\n', out);
-		pad(out, 0, 2 + l->path);
+		textwrap_pad(out, 0, 2 + l->path);
 	} else {
-		pad(out, pw, l->path);
+		textwrap_pad(out, pw, l->path);
 	}
 	for (size_t c = 0; c < _COL_MAX; c++) {
 		const char *s = cell(r, (enum text_col)c);
@@ -507,14 +186,14 @@ static void text_row(const struct decision *d, const struct text_row *r,
 
 		if (!l->shown[c])
 			continue;
-		(void)fprintf(out, "  %s%s%s", risk ? rc : "", s, risk && *rc ? C_RESET : "");
+		(void)fprintf(out, "  %s%s%s", risk ? rc : "", s, risk && *rc ? TEXTWRAP_RESET : "");
 		if (c != last)
-			pad(out, text_width(s), l->w[c]);
+			textwrap_pad(out, textwrap_width(s), l->w[c]);
 	}
 	(void)fputc('\n', out);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(below); i++)
 		if (!l->shown[below[i]] && !s2c_streq(cell(r, below[i]), "-"))
-			wrap(out, "", label[i], cell(r, below[i]), 6, l->wrap);
+			textwrap_wrap(out, "", label[i], cell(r, below[i]), 6, l->wrap);
 }
 
 /* audit_waiver_text(), escaped. */
@@ -541,7 +220,7 @@ static int text_waived_item(void *userdata, const char *label, const char *raw)
 	if (!text)
 		return -ENOMEM;
 	(void)snprintf(lead, sizeof(lead), "%s: ", label);
-	wrap(w->out, w->color ? "\033[2m" : "", lead, text, 6, w->width);
+	textwrap_wrap(w->out, w->color ? "\033[2m" : "", lead, text, 6, w->width);
 	return 0;
 }
 
@@ -576,12 +255,12 @@ static int text_waivers(const struct audit *a, const struct audit_summary *s,
 			return -ENOMEM;
 		(void)snprintf(lead, sizeof(lead), "%s %s: ", audit_waiver_status_name(st),
 			       st == AUDIT_WAIVER_STALE ? "(no such finding)" : "(past its date)");
-		wrap(out, o->color ? "\033[33m" : "", lead, text, 2, width);
+		textwrap_wrap(out, o->color ? "\033[33m" : "", lead, text, 2, width);
 		{
 			_cleanup_free_ char *pat = escape_text(w->pattern);
 			if (!pat)
 				return -ENOMEM;
-			wrap(out, "", "path: ", pat, 6, width);
+			textwrap_wrap(out, "", "path: ", pat, 6, width);
 		}
 	}
 	return 0;
@@ -606,7 +285,7 @@ static int text_notes(const struct audit *a, size_t idx, unsigned width,
 			return -ENOMEM;
 		}
 		(void)snprintf(lead, sizeof(lead), "%s: ", lines[i].label);
-		wrap(out, "", lead, text, 6, width);
+		textwrap_wrap(out, "", lead, text, 6, width);
 	}
 	targetout_lines_free(lines, n_lines);
 	if (d->override) {
@@ -614,27 +293,27 @@ static int text_notes(const struct audit *a, size_t idx, unsigned width,
 		_cleanup_free_ char *text = raw ? escape_text(raw) : NULL;
 		if (!text)
 			return -ENOMEM;
-		wrap(out, o->color ? "\033[1m" : "", "override: ", text, 6, width);
+		textwrap_wrap(out, o->color ? "\033[1m" : "", "override: ", text, 6, width);
 	}
-	wrap(out, "", "", reason, 6, width);
+	textwrap_wrap(out, "", "", reason, 6, width);
 	r = text_waived(a, d, width, o, out);
 	if (r < 0)
 		return r;
 	/* A migration to a root-equivalent set already carries the engine's warning. */
 	if ((audit_findings(a, d) & (1u << AUDIT_DISGUISE)) && !d->disguise)
-		wrap(out, o->color ? "\033[1;31m" : "", "setuid in disguise: ",
+		textwrap_wrap(out, o->color ? "\033[1;31m" : "", "setuid in disguise: ",
 		     "its capabilities are root-equivalent", 6, width);
 	for (size_t i = 0; i < d->n_warnings; i++) {
 		_cleanup_free_ char *w = escape_text(d->warnings[i]);
 		if (!w)
 			return -ENOMEM;
-		wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, width);
+		textwrap_wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, width);
 	}
 	if (audit_learned(a, d)) {
 		_cleanup_free_ char *seen = learnout_audit_line(audit_learned(a, d));
 		if (!seen)
 			return -ENOMEM;
-		wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, width);
+		textwrap_wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, width);
 	}
 	return 0;
 }
@@ -681,8 +360,8 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 			return -ENOMEM;
 		/* "MIGRATE:" and the title, wrapped below the title's first word */
 		(void)fprintf(out, "\n%s%s%s:", o->color ? audit_state_color(st) : "", upper,
-			      o->color ? C_RESET : "");
-		words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
+			      o->color ? TEXTWRAP_RESET : "");
+		textwrap_words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
 		text_table_header(&l, out);
 		for (size_t i = 0; i < a->n; i++) {
 			if (audit_state(a->v[i]) != st)
@@ -758,7 +437,7 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 			(void)fprintf(out, "    %s%s%s %s\n",
 				      !o->color ? "" : lv == AUDIT_LEVEL_ERROR ? "\033[1;31m" :
 				      lv == AUDIT_LEVEL_WARNING ? "\033[33m" : "",
-				      fi->id, o->color && lv != AUDIT_LEVEL_NOTE ? C_RESET : "",
+				      fi->id, o->color && lv != AUDIT_LEVEL_NOTE ? TEXTWRAP_RESET : "",
 				      fi->title);
 		}
 	}
@@ -787,7 +466,7 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 		r = text_row_fill(&rows[i], &model[i]);
 	audit_rows_free(model, model ? a->n : 0);
 	if (r == 0)
-		r = text_header(a, &s, &opt, out);
+		r = audithead_write(a, &s, &opt, out);
 	if (r == 0)
 		r = text_groups(a, &s, &opt, rows, out);
 	if (r == 0)

@@ -434,14 +434,13 @@ static const struct drift_style html_drift = {
 	.escape = html_escape, .before = "", .after = "<br>", .more = "… and ", .more_after = " more",
 };
 
-int fleet_html(const struct fleet *f, FILE *out)
+/* The page's head, its first line of counts, and what is incomplete or noted; @hs the
+ * CSP hash of the style. */
+static int html_intro(const struct fleet *f, const char *hs, FILE *out)
 {
 	_cleanup_free_ char *why = fleet_incomplete_text(f);
-	char hs[64];
-	int r = html_csp_hash(fleet_style, hs, sizeof(hs));
+	int r = 0;
 
-	if (r < 0)
-		return r;
 	(void)fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		      "style-src %s; img-src 'none'; script-src 'none'; base-uri 'none'; "
@@ -461,56 +460,86 @@ int fleet_html(const struct fleet *f, FILE *out)
 		r = html_escape(out, f->notes[i]);
 		(void)fputs("</p>\n", out);
 	}
+	return r;
+}
+
+/* One row of the targets' table. */
+static int html_target(const struct ftarget *t, FILE *out)
+{
+	int r;
+
+	(void)fputs("<tr><td>", out);
+	r = html_escape(out, t->name);
+	(void)fprintf(out, "</td><td>%s</td><td><code>%.12s</code></td><td>", t->kind,
+		      t->machine_id ? t->machine_id : "");
+	if (r == 0)
+		r = html_escape(out, t->time ? t->time : "");
+	(void)fprintf(out, "</td><td>%zu</td><td>%s", t->files, t->complete && !t->error ?
+		      "yes" : t->incomplete_allowed && !t->error ?
+		      "<strong>no</strong> (allowed by its audit): " : "<strong>no</strong>: ");
+	for (size_t k = 0; r == 0 && !(t->complete && !t->error) && k < t->n_incomplete; k++) {
+		(void)fputs(k ? "<br>" : "", out);
+		r = html_escape(out, t->incomplete[k]);
+	}
+	(void)fputs("</td><td>", out);
+	if (r == 0)
+		r = html_escape(out, t->error ? t->error : "");
+	(void)fputs("</td></tr>\n", out);
+	return r;
+}
+
+/* One row of the programs' table; @ret_oom set when nothing could be written for lack of
+ * memory. */
+static int html_program(const struct fleet *f, const struct fprog *p, FILE *out, bool *ret_oom)
+{
+	_cleanup_free_ char *major = fstate_text(&p->v[p->major]);
+	char **vv = fprog_versions(p);
+	int r;
+
+	if (!major || !vv) {
+		strv_free(vv);
+		*ret_oom = true;
+		return -ENOMEM;
+	}
+	(void)fputs("<tr><td><code>", out);
+	r = html_escape(out, p->path);
+	(void)fprintf(out, "</code></td><td>%zu</td><td>%zu</td><td>", p->n, p->n_major);
+	if (r == 0)
+		r = html_escape(out, major);
+	(void)fputs("</td><td>", out);
+	for (size_t k = 0; vv[k] && r == 0; k++) {
+		(void)fputs(k ? ", " : "", out);
+		r = html_escape(out, vv[k]);
+	}
+	strv_free(vv);
+	(void)fputs("</td><td class=\"drift\">", out);
+	if (r == 0)
+		r = drift_list(out, f, p, &html_drift);
+	(void)fputs("</td></tr>\n", out);
+	return r;
+}
+
+int fleet_html(const struct fleet *f, FILE *out)
+{
+	char hs[64];
+	bool oom = false;
+	int r = html_csp_hash(fleet_style, hs, sizeof(hs));
+
+	if (r < 0)
+		return r;
+	r = html_intro(f, hs, out);
 	(void)fputs("<h2>Targets</h2>\n<table>\n<thead><tr><th>target</th><th>kind</th><th>machine"
 		    "</th><th>time</th><th>files</th><th>complete</th><th>error</th></tr></thead>\n"
 		    "<tbody>\n", out);
-	for (size_t i = 0; i < f->n_t && r == 0; i++) {
-		const struct ftarget *t = &f->t[i];
-		(void)fputs("<tr><td>", out);
-		r = html_escape(out, t->name);
-		(void)fprintf(out, "</td><td>%s</td><td><code>%.12s</code></td><td>", t->kind,
-			      t->machine_id ? t->machine_id : "");
-		if (r == 0)
-			r = html_escape(out, t->time ? t->time : "");
-		(void)fprintf(out, "</td><td>%zu</td><td>%s", t->files, t->complete && !t->error ?
-			      "yes" : t->incomplete_allowed && !t->error ?
-			      "<strong>no</strong> (allowed by its audit): " : "<strong>no</strong>: ");
-		for (size_t k = 0; r == 0 && !(t->complete && !t->error) && k < t->n_incomplete; k++) {
-			(void)fputs(k ? "<br>" : "", out);
-			r = html_escape(out, t->incomplete[k]);
-		}
-		(void)fputs("</td><td>", out);
-		if (r == 0)
-			r = html_escape(out, t->error ? t->error : "");
-		(void)fputs("</td></tr>\n", out);
-	}
+	for (size_t i = 0; i < f->n_t && r == 0; i++)
+		r = html_target(&f->t[i], out);
 	(void)fputs("</tbody>\n</table>\n<h2>Programs</h2>\n<table>\n<thead><tr><th>program</th>"
 		    "<th>targets</th><th>agree</th><th>majority</th><th>versions</th>"
 		    "<th>differs on</th></tr></thead>\n<tbody>\n", out);
-	for (size_t i = 0; i < f->n_p && r == 0; i++) {
-		const struct fprog *p = &f->p[i];
-		_cleanup_free_ char *major = fstate_text(&p->v[p->major]);
-		char **vv = fprog_versions(p);
-		if (!major || !vv) {
-			strv_free(vv);
-			return -ENOMEM;
-		}
-		(void)fputs("<tr><td><code>", out);
-		r = html_escape(out, p->path);
-		(void)fprintf(out, "</code></td><td>%zu</td><td>%zu</td><td>", p->n, p->n_major);
-		if (r == 0)
-			r = html_escape(out, major);
-		(void)fputs("</td><td>", out);
-		for (size_t k = 0; vv[k] && r == 0; k++) {
-			(void)fputs(k ? ", " : "", out);
-			r = html_escape(out, vv[k]);
-		}
-		strv_free(vv);
-		(void)fputs("</td><td class=\"drift\">", out);
-		if (r == 0)
-			r = drift_list(out, f, p, &html_drift);
-		(void)fputs("</td></tr>\n", out);
-	}
+	for (size_t i = 0; i < f->n_p && r == 0; i++)
+		r = html_program(f, &f->p[i], out, &oom);
+	if (oom)
+		return r;
 	(void)fprintf(out, "</tbody>\n</table>\n<footer><p>Generated by suid2cap %s.</p></footer>\n"
 		      "</body>\n</html>\n", S2C_VERSION);
 	return r < 0 ? r : ferror(out) ? -EIO : 0;
