@@ -421,7 +421,7 @@ START_TEST(test_find)
 	}
 	for (size_t i = 0; i < sizeof(reach_suid) / sizeof(reach_suid[0]); i++)
 		expect_incomplete(reach_suid[i], "removes '/usr/bin/suid'");
-	for (size_t i = 0; i < sizeof(anywhere) / sizeof(anywhere[0]); i++)
+	for (size_t i = 0; i < S2C_ELEMENTSOF(anywhere); i++)
 		expect_incomplete(anywhere[i], "removes a file it cannot name");
 	expect_incomplete("find /var/x -exec chmod 4755 {} +", "cannot tell which file");
 }
@@ -459,21 +459,21 @@ START_TEST(test_partial_names)
 		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/$x\"\nln -s /usr/share/x \"$d\"",
 		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/y\"\nln -s /usr/share/x \"$d\"",
 		"x=$(cat /etc/x)\nln -s /usr/share/x \"/run/x/l.$x\"",
-		"x=$(cat /etc/x)\nd=\"/etc/${x##*/}\"\nif grep -q y /y; then d=/etc/y; fi\n"
-		"ln -s /usr/share/x \"$d/z\"",
+		("x=$(cat /etc/x)\nd=\"/etc/${x##*/}\"\nif grep -q y /y; then d=/etc/y; fi\n"
+		 "ln -s /usr/share/x \"$d/z\""),
 	};
 	static const char *const below_etc[] = {
 		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}.conf\"\nln -s /usr/share/x \"$d\"",
 		"x=$(cat /etc/x)\nn=${x##*/}\nd=/etc/s2c/$n\nln -s /usr/share/x \"$d\"",
-		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}\"\nif grep -q y /y; then :; fi\n"
-		"ln -s /usr/share/x \"$d\"",
+		("x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}\"\nif grep -q y /y; then :; fi\n"
+		 "ln -s /usr/share/x \"$d\""),
 	};
 
-	for (size_t i = 0; i < sizeof(anywhere) / sizeof(anywhere[0]); i++) {
+	for (size_t i = 0; i < S2C_ELEMENTSOF(anywhere); i++) {
 		_cleanup_free_ char *t = strdup_printf("%s\nreadlink /y", anywhere[i]);
 		expect_incomplete(t, "stand in for it");
 	}
-	for (size_t i = 0; i < sizeof(below_etc) / sizeof(below_etc[0]); i++) {
+	for (size_t i = 0; i < S2C_ELEMENTSOF(below_etc); i++) {
 		_cleanup_free_ char *t = strdup_printf("%s\nreadlink /y\nchmod 4755 /usr/bin/prog",
 						       below_etc[i]);
 		expect_mode(t, 04755);
