@@ -111,13 +111,8 @@ static bool made(const struct ms_eval *e, const char *path)
 void msfile_made(struct ms_eval *e, const char *path)
 {
 	mseval_strset_add(e, &e->made, &e->n_made, path);
-	/* a file where a directory was (rm -rf, then cp): no longer a directory */
-	for (size_t i = 0; i < e->n_made_dirs; i++)
-		if (s2c_streq(e->made_dirs[i], path)) {
-			free(e->made_dirs[i]);
-			e->made_dirs[i] = e->made_dirs[--e->n_made_dirs];
-			break;
-		}
+	/* a file where a directory was (rm -rf, then cp): no directory there, nor below */
+	msfile_gone(e, path);
 }
 
 void msfile_made_dir(struct ms_eval *e, const char *path)
