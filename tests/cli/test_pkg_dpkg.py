@@ -85,6 +85,10 @@ HOSTILE = {
                    "dictdconfig\nrm -f /usr/local/sbin/dictdconfig"),
     "link-climb-var": ("d=\"/tmp/$(cat {D}/name)update-pciids\"\nln -s {D}/helper.sh \"$d\"\n"
                        "update-pciids\nrm -f /usr/local/sbin/update-pciids"),
+    # a link of unknown name in a link the script made to a directory on PATH lands there
+    "link-dir-link": ("ln -s /usr/local/sbin /tmp/s2c-{N}\nx=$(cat {D}/word)\n"
+                      "ln -s {D}/helper.sh \"/tmp/s2c-{N}/${{x##*/}}\"\nupdate-usbids\n"
+                      "rm -f /usr/local/sbin/update-usbids /tmp/s2c-{N}"),
     "link-base": ("x=$(cat {D}/name)\nmkdir -p /etc/s2c-{N}\n"
                   "ln -s {D}/helper.sh \"/etc/s2c-{N}/${{x##*/}}l\"\nreadlink /etc/s2c-{N}/l\n"
                   "chmod 4755 {P}"),
@@ -105,7 +109,7 @@ HOSTILE = {
     "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
 }
-PROVEN = ("link-climb", "link-climb-var", "while-read-eaten")
+PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten")
 
 
 def hostile_debs(root):
@@ -130,6 +134,7 @@ def hostile_debs(root):
                 mk.entry(f"./usr/lib/hostile-dirlink-{name}", "symlink", 0o777, link=pkg),
                 mk.entry(f".{d}/mode", data=b"4755\n"),
                 mk.entry(f".{d}/name", data=b"../usr/local/sbin/\n"),
+                mk.entry(f".{d}/word", data=b"update-usbids\n"),
                 mk.entry(f".{d}/list", data=f"4755 {p}\n0755 {p}\n".encode()),
                 mk.entry(f".{d}/bslist", data=f"0700 {p}\n47\\55 {d}/pr\\og\n".encode()),
                 mk.entry(f".{d}/helper.sh", mode=0o755,
