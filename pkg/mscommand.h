@@ -246,6 +246,12 @@ int msread_split(const struct msread_line *l, const char *ifs, size_t n_vars, ch
  * done) for any other loop, with *@ret the loop's status otherwise.
  */
 bool msread_loop(struct ms_eval *e, const struct sh_node *n, enum ms_st *ret);
+/**
+ * Inside such a loop: make @e incomplete when the call @c may read the loop's
+ * input (ln, cp, mv or rm asking with -i, setcap reading capabilities from -,
+ * or arguments not known).
+ */
+void msread_check_call(struct ms_eval *e, const struct ms_call *c);
 
 /* msdebconf.c: debconf */
 enum ms_st msdebconf_get(struct ms_eval *e, const struct ms_call *c);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "member.h"
 #include "mscommand.h"
 #include "shparse.h"
 #include "util.h"
@@ -32,6 +33,37 @@ static const char *const quiet_commands[] = {
 	"dirname", "ln", "rm", "rmdir", "mkdir", "touch", "chmod", "chown", "chgrp", "setcap",
 	"cp", "mv", "install", "dpkg-statoverride", NULL,
 };
+
+/* Of quiet_commands, those that read their input with some arguments: -i asks (rm -I too),
+ * setcap - reads capabilities. */
+static bool asks(const char *name, const char *arg)
+{
+	if (s2c_streq(name, "setcap"))
+		return s2c_streq(arg, "-");
+	if (arg[0] != '-' || !arg[1])
+		return false;
+	if (arg[1] == '-')
+		return arg[2] == 'i';   /* --interactive, or a prefix of it */
+	return strpbrk(arg + 1, "iI") != NULL;
+}
+
+void msread_check_call(struct ms_eval *e, const struct ms_call *c)
+{
+	const char *name = member_base_name(c->v[0].s);
+
+	if (!s2c_streq(name, "ln") && !s2c_streq(name, "cp") && !s2c_streq(name, "mv") &&
+	    !s2c_streq(name, "rm") && !s2c_streq(name, "setcap"))
+		return;
+	for (size_t i = 1; i < c->argc; i++) {
+		if (c->v[i].known && s2c_streq(c->v[i].s, "--") && !s2c_streq(name, "setcap"))
+			break;
+		if (!c->v[i].known || asks(name, c->v[i].s)) {
+			mscommand_incomplete(e, c, "may read the input of the while read loop around "
+					     "it, whose lines are then not all read");
+			return;
+		}
+	}
+}
 
 /* The read of a loop's condition. */
 struct read_cmd {
@@ -368,6 +400,7 @@ static void run(struct ms_eval *e, const struct sh_node *n, const struct read_cm
 	size_t pos = 0;
 
 	e->loops++;
+	e->input_loops++;
 	while (read_line(e, r, text, len, &pos)) {
 		bool left;
 		(void)maintscript_eval(e, n->kids[1]);
@@ -376,6 +409,7 @@ static void run(struct ms_eval *e, const struct sh_node *n, const struct read_cm
 		if (left || e->error || e->exited || e->returning)
 			break;
 	}
+	e->input_loops--;
 	e->loops--;
 	e->maybe_broken = broken;
 }

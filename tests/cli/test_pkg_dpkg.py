@@ -103,13 +103,16 @@ HOSTILE = {
     "while-read": "while read m f; do chmod \"$m\" \"$f\"; done < {D}/bslist",
     "while-read-eaten": ("while read m f; do chmod \"$m\" \"$f\"; head -n 1 >/dev/null; "
                          "done < {D}/list"),
+    "while-read-asks": ("while read m f; do chmod \"$m\" \"$f\"; rm -i {D}/mode 2>/dev/null; "
+                        "done < {D}/list"),
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
     "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
 }
-PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten")
+PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
+          "while-read-asks")
 
 
 def hostile_debs(root):

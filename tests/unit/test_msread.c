@@ -54,6 +54,7 @@ static void setup(void)
 	add("/usr/share/t/joined", MEMBER_FILE, 0644, "prog \\\n4755\n");
 	add("/usr/share/t/unended", MEMBER_FILE, 0644, "prog 4755");
 	add("/usr/share/t/empty", MEMBER_FILE, 0644, "");
+	add("/usr/share/t/opts", MEMBER_FILE, 0644, "-fi 4755\n");
 }
 
 static void teardown(void)
@@ -181,6 +182,10 @@ START_TEST(test_loop)
 	/* break leaves the loop after the first line */
 	expect_modes("while read f m; do chmod $m /usr/bin/$f; break; done < /usr/share/t/modes",
 		     04755, 0755);
+	/* commands that do not ask */
+	expect_modes("while read f m; do rm -f /tmp/s2c-$f; ln -sf /a /tmp/s2c-$f; "
+		     "setcap -r /usr/bin/$f; chmod $m /usr/bin/$f; done < /usr/share/t/modes",
+		     04755, 02755);
 	/* the body's functions are looked through */
 	expect_modes("set_mode() { chmod \"$2\" \"/usr/bin/$1\"; }\n"
 		     "while read f m; do set_mode \"$f\" \"$m\"; done < /usr/share/t/modes",
@@ -204,6 +209,15 @@ START_TEST(test_loop_not_followed)
 	expect_incomplete("f() { cat; }\n"
 			  "while read f m; do f; chmod $m /usr/bin/$f; done < /usr/share/t/modes");
 	expect_incomplete("while read f m; do chmod $m /usr/bin/$(cat); done < /usr/share/t/modes");
+	/* commands that read their input with these arguments: -i asks, setcap - reads */
+	expect_incomplete("while read f m; do rm -i /tmp/s2c; chmod $m /usr/bin/$f; done "
+			  "< /usr/share/t/modes");
+	expect_incomplete("while read f m; do cp --inter /a /b; chmod $m /usr/bin/$f; done "
+			  "< /usr/share/t/modes");
+	expect_incomplete("while read f m; do setcap - /usr/bin/prog; chmod $m /usr/bin/$f; done "
+			  "< /usr/share/t/modes");
+	expect_incomplete("while read o m; do ln -s $o /a /tmp/b; chmod $m /usr/bin/prog; done "
+			  "< /usr/share/t/opts");
 	/* a read that is not plain */
 	expect_incomplete("while read -u 3 f m; do chmod $m /usr/bin/$f; done < /usr/share/t/modes");
 	expect_incomplete("while X=1 read f m; do chmod $m /usr/bin/$f; done < /usr/share/t/modes");
