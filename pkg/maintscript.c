@@ -217,12 +217,16 @@ static enum ms_st eval_if(struct ms_eval *e, const struct sh_node *n)
 
 /*
  * while and until: the body as if it may run, again and again until the
- * variables it changes settle (those that change become unknown).
+ * variables it changes settle (those that change become unknown); a while
+ * read over a file of the package runs once per line (msread.c).
  */
 static enum ms_st eval_loop(struct ms_eval *e, const struct sh_node *n)
 {
 	bool broken = e->maybe_broken;
+	enum ms_st r_read;
 
+	if (msread_loop(e, n, &r_read))
+		return r_read;
 	e->loops++;
 	for (unsigned round = 0; round < MSEVAL_LOOP_ROUNDS && !stop(e); round++) {
 		struct ms_env before = { 0 };

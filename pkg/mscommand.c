@@ -327,6 +327,8 @@ enum ms_st mscommand_call(struct ms_eval *e, const struct ms_call *c, unsigned h
 		return MS_UNKNOWN;
 	}
 	name = c->v[0].s;
+	if (e->input_loops)
+		msread_check_call(e, c);
 	if (strchr(name, '/'))
 		return run_path(e, c);
 	row = mscmd_find(name);

@@ -10,7 +10,7 @@
  * run other commands) and msdebconf.c (debconf).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSCOMMAND_H
 #define S2C_PKG_MSCOMMAND_H
@@ -210,6 +210,48 @@ enum ms_st msrun_member(struct ms_eval *e, const struct ms_call *c, const char *
 enum ms_st msrun_tmpfiles(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msrun_ssd(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msrun_modprobe(struct ms_eval *e, const struct ms_call *c);
+/** The content of the kept member at @path (its length in @ret_len), or NULL when it was not
+ *  kept.  Owned by the caller. */
+char *msrun_member_text(struct ms_eval *e, const char *path, size_t *ret_len);
+/** Whether the script wrote to @path (its content is then the script's doing). */
+bool msrun_written(const struct ms_eval *e, const char *path);
+
+/* msread.c: while read … done < FILE over a file of the package */
+
+/** One line as read takes it: backslashes without -r make the next byte @quoted. */
+struct msread_line {
+	char *s;                /**< owned, NUL-terminated */
+	bool *quoted;           /**< owned: per byte of @s, escaped by a backslash */
+	size_t n;
+	bool newline;           /**< ended by a newline (read succeeds), not by the end */
+};
+
+/**
+ * Read one line of @len bytes at @text from *@pos (advanced) into @l, as dash's
+ * read does: without @raw, backslash-newline joins the next line and a
+ * backslash quotes the next byte.  Returns 0 or -ENOMEM.
+ */
+int msread_next(const char *text, size_t len, size_t *pos, bool raw, struct msread_line *l);
+void msread_line_release(struct msread_line *l);
+/**
+ * Split @l into @n_vars (> 0) values @vals (owned by the caller) as read
+ * does with @ifs: IFS field splitting, the last variable taking the rest less
+ * trailing IFS white space and a lone trailing delimiter.  Returns 0 or -ENOMEM.
+ */
+int msread_split(const struct msread_line *l, const char *ifs, size_t n_vars, char **vals);
+/**
+ * while read VARS; do BODY; done < FILE with FILE a file of the package the
+ * script has not written, and a body that cannot read the input: the body is
+ * evaluated once per line with the values read.  Returns false (nothing
+ * done) for any other loop, with *@ret the loop's status otherwise.
+ */
+bool msread_loop(struct ms_eval *e, const struct sh_node *n, enum ms_st *ret);
+/**
+ * Inside such a loop: make @e incomplete when the call @c may read the loop's
+ * input (ln, cp, mv or rm asking with -i, setcap reading capabilities from -,
+ * or arguments not known).
+ */
+void msread_check_call(struct ms_eval *e, const struct ms_call *c);
 
 /* msdebconf.c: debconf */
 enum ms_st msdebconf_get(struct ms_eval *e, const struct ms_call *c);

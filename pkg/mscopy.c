@@ -234,12 +234,33 @@ enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c)
 }
 
 /*
+ * @dir as the kernel finds it: through the links the script made and the
+ * package's own directory links; "/" (anywhere) through a link to somewhere
+ * not known.  NULL on OOM.
+ */
+static char *physical_dir(struct ms_eval *e, const char *dir)
+{
+	_cleanup_free_ char *copy = strdup(dir), *p = NULL;
+	struct ms_field f = { .s = copy, .len = strlen(dir), .known = true };
+	const struct member *m;
+
+	if (!copy)
+		return NULL;
+	if (!(p = msfile_path(e, &f)))
+		return e->error ? NULL : strdup("/");
+	m = msfile_member(e, p);
+	return strdup(m && m->type == MEMBER_DIR ? m->path : p);
+}
+
+/*
  * The directory a link of unknown name lands in, from the known start of its
  * name when the rest holds no '/' ("/run/x/openvpn.$b" -> "/run/x", or "/run"
  * for "/run/x/$b", which may be ".."; a name found by find stays below where
  * find started); "/" when the rest may climb out ("/tmp/$x" with x
  * "../usr/bin/y") or nothing is known; NULL (incomplete) when not even the
- * operand is known.
+ * operand is known.  The directory is the one the kernel finds, through links
+ * made earlier ("/tmp/d/$b" after ln -s /usr/local/bin /tmp/d lands in
+ * /usr/local/bin).
  */
 static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 			      const struct copyopts *o, size_t k)
@@ -251,7 +272,7 @@ static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 	_cleanup_free_ char *start = f && !f->known ? strndup(anywhere ? "/" : f->s,
 							      anywhere ? 1 : f->prefix) : NULL;
 	char *slash = start ? strrchr(start, '/') : NULL;
-	_cleanup_free_ char *up = NULL;
+	_cleanup_free_ char *up = NULL, *real = NULL;
 	char *dir;
 
 	(void)k;
@@ -260,13 +281,17 @@ static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 		return NULL;
 	}
 	*slash = '\0';
-	/* the last part may be "." or "..": the name is then the directory or its parent */
-	if (f->flat && !f->below && (!slash[1] || s2c_streq(slash + 1, ".") ||
-				     s2c_streq(slash + 1, "..")) && !(up = strdup_printf("%s/..", start))) {
+	if (!(real = physical_dir(e, *start ? start : "/"))) {
 		mseval_oom(e);
 		return NULL;
 	}
-	dir = member_normalise(up ? up : *start ? start : "/");
+	/* the last part may be "." or "..": the name is then the directory or its parent */
+	if (f->flat && !f->below && (!slash[1] || s2c_streq(slash + 1, ".") ||
+				     s2c_streq(slash + 1, "..")) && !(up = strdup_printf("%s/..", real))) {
+		mseval_oom(e);
+		return NULL;
+	}
+	dir = member_normalise(up ? up : real);
 	if (!dir) {
 		mseval_oom(e);
 		return NULL;

@@ -11,7 +11,7 @@
  * files, msrun.c for those that run other commands, msdebconf.c for debconf.
  * Not for use outside pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEVAL_H
 #define S2C_PKG_MSEVAL_H
@@ -131,6 +131,7 @@ struct ms_eval {
 	bool exited, returning;
 	int breaking;           /**< 1 break, 2 continue: the rest of the loop body is skipped */
 	unsigned loops;         /**< loops under way */
+	unsigned input_loops;   /**< > 0: in a while read loop whose lines are followed (msread.c) */
 	unsigned at_line;       /**< inside a text run at that line (eval, sh -c, ., a trap) … */
 	const char *where;      /**< … named so in messages ("eval", the sourced file), or NULL */
 	int error;              /**< -ENOMEM (or -E2BIG) sticks */

@@ -26,8 +26,7 @@
 
 /* --- the package's programs ----------------------------------------------------------------- */
 
-/* The content of the kept member at @path, or NULL when it was not kept. */
-static char *member_text(struct ms_eval *e, const char *path, size_t *ret_len)
+char *msrun_member_text(struct ms_eval *e, const char *path, size_t *ret_len)
 {
 	const struct member *m = msfile_member(e, path);
 	_cleanup_close_ int dfd = -1, fd = -1;
@@ -198,7 +197,7 @@ static enum ms_st run_script_file(struct ms_eval *e, const struct ms_call *c, co
 				     "audit does not see");
 		return MS_UNKNOWN;
 	}
-	text = member_text(e, path, &len);
+	text = msrun_member_text(e, path, &len);
 	if (!text) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		mscommand_incomplete(e, c, "runs a file of the package whose content was not kept");
@@ -452,8 +451,7 @@ static bool known_library(const char *path)
 	return false;
 }
 
-/* Whether the script wrote to @path (its content is then the script's doing). */
-static bool written(const struct ms_eval *e, const char *path)
+bool msrun_written(const struct ms_eval *e, const char *path)
 {
 	for (size_t i = 0; i < e->n_touches; i++)
 		if (!e->touches[i].path || s2c_streq(e->touches[i].path, path))
@@ -470,7 +468,7 @@ static enum ms_st source_foreign(struct ms_eval *e, const struct ms_call *c, con
 {
 	size_t plen = strlen(MSEVAL_DEBCONF_PREFIX);
 
-	if (strncmp(path, "/etc/", 5) != 0 || written(e, path)) {
+	if (strncmp(path, "/etc/", 5) != 0 || msrun_written(e, path)) {
 		mscommand_incomplete(e, c, "reads a file that is not the package's");
 		return MS_UNKNOWN;
 	}
@@ -518,7 +516,7 @@ enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 	}
 	if (!msfile_member(e, path))
 		return source_foreign(e, c, path);
-	text = member_text(e, path, &len);
+	text = msrun_member_text(e, path, &len);
 	if (!text) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		mscommand_incomplete(e, c, "reads a file of the package whose content was not kept");

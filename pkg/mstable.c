@@ -493,7 +493,7 @@ static const struct mscmd table[] = {
 	{ "pypy3compile", NULL, MSCMD_NOEFFECT,
 	  "compiles Python modules to byte code", NULL },
 	{ "read", msshell_read, MSCMD_BUILTIN,
-	  "its variables are not known", NULL },
+	  "its variables are not known, except in a while loop over a file of the package", NULL },
 	{ "readlink", NULL, MSCMD_NOEFFECT,
 	  "prints", "coreutils" },
 	{ "readonly", msshell_export, MSCMD_SPECIAL,

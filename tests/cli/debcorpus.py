@@ -38,8 +38,9 @@ import s2ctest
 CACHE = os.path.join(s2ctest.SRC, "build", "test-deps", "debcorpus")
 GOLDEN = os.path.join(s2ctest.EXPECTED, "debcorpus")
 # How the compact .debs are made: a cache marked with another version is
-# compacted again (2: the members the maintainer scripts name keep their content).
-COMPACT_VERSION = 2
+# compacted again (2: the members the maintainer scripts name keep their content; 3: names
+# with a '~', such as a list named after the package's version, count as named).
+COMPACT_VERSION = 3
 SAMPLE_STEP = 90
 SAMPLE_SIZE_MAX = 400_000
 SCRIPTS = ("config", "preinst", "postinst")
@@ -104,7 +105,7 @@ def _script_paths(ctrl_tar):
     return paths
 
 
-PATH = re.compile(r"/(?:[A-Za-z0-9_.+@-]+/)*[A-Za-z0-9_.+@-]+")
+PATH = re.compile(r"/(?:[A-Za-z0-9_.+@~-]+/)*[A-Za-z0-9_.+@~-]+")
 
 
 def _keep_content(path, data, named):

@@ -85,6 +85,10 @@ HOSTILE = {
                    "dictdconfig\nrm -f /usr/local/sbin/dictdconfig"),
     "link-climb-var": ("d=\"/tmp/$(cat {D}/name)update-pciids\"\nln -s {D}/helper.sh \"$d\"\n"
                        "update-pciids\nrm -f /usr/local/sbin/update-pciids"),
+    # a link of unknown name in a link the script made to a directory on PATH lands there
+    "link-dir-link": ("ln -s /usr/local/sbin /tmp/s2c-{N}\nx=$(cat {D}/word)\n"
+                      "ln -s {D}/helper.sh \"/tmp/s2c-{N}/${{x##*/}}\"\nupdate-usbids\n"
+                      "rm -f /usr/local/sbin/update-usbids /tmp/s2c-{N}"),
     "link-base": ("x=$(cat {D}/name)\nmkdir -p /etc/s2c-{N}\n"
                   "ln -s {D}/helper.sh \"/etc/s2c-{N}/${{x##*/}}l\"\nreadlink /etc/s2c-{N}/l\n"
                   "chmod 4755 {P}"),
@@ -93,13 +97,22 @@ HOSTILE = {
     "made-file": "cp {P} /usr/local/bin/s2c-{N}; chmod 4755 /usr/local/bin/s2c-{N}",
     "made-mktemp": "f=$(mktemp -p /var/tmp); cp {P} \"$f\"; chmod u+s \"$f\"",
     "made-dir": "mkdir -p /var/lib/s2c-{N}; chmod 2775 /var/lib/s2c-{N}; chmod 4755 {P}",
+    # a while read loop over a file of the package runs once per line, with the values
+    # dash's read sets (a backslash quotes the next byte); a body that reads the loop's
+    # input itself (head) eats a line the loop then never sees
+    "while-read": "while read m f; do chmod \"$m\" \"$f\"; done < {D}/bslist",
+    "while-read-eaten": ("while read m f; do chmod \"$m\" \"$f\"; head -n 1 >/dev/null; "
+                         "done < {D}/list"),
+    "while-read-asks": ("while read m f; do chmod \"$m\" \"$f\"; rm -i {D}/mode 2>/dev/null; "
+                        "done < {D}/list"),
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
     "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
 }
-PROVEN = ("link-climb", "link-climb-var")
+PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
+          "while-read-asks")
 
 
 def hostile_debs(root):
@@ -124,6 +137,9 @@ def hostile_debs(root):
                 mk.entry(f"./usr/lib/hostile-dirlink-{name}", "symlink", 0o777, link=pkg),
                 mk.entry(f".{d}/mode", data=b"4755\n"),
                 mk.entry(f".{d}/name", data=b"../usr/local/sbin/\n"),
+                mk.entry(f".{d}/word", data=b"update-usbids\n"),
+                mk.entry(f".{d}/list", data=f"4755 {p}\n0755 {p}\n".encode()),
+                mk.entry(f".{d}/bslist", data=f"0700 {p}\n47\\55 {d}/pr\\og\n".encode()),
                 mk.entry(f".{d}/helper.sh", mode=0o755,
                          data=f"#!/bin/sh\nchmod 4755 {p}\n".encode())]
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),

@@ -42,6 +42,7 @@ static const struct {
 	{ "pkgindex", pkgindex_suite, -1 },
 	{ "shparse", shparse_suite, -1 },
 	{ "mscommand", mscommand_suite, -1 },
+	{ "msread", msread_suite, -1 },
 	{ "rpmlua", rpmlua_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },

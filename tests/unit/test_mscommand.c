@@ -487,6 +487,28 @@ START_TEST(test_partial_names)
 }
 END_TEST
 
+/* A link of unknown name lands where the kernel finds its directory: through links made
+ * earlier and the package's own directory links. */
+START_TEST(test_link_dirs)
+{
+	static const char *const on_path[] = {
+		"ln -s /usr/local/sbin /tmp/d\nln -s /usr/share/x \"/tmp/d/${x##*/}.l\"",
+		"ln -s /usr/local /tmp/d\nln -s /usr/share/x \"/tmp/d/sbin/${x##*/}.l\"",
+		"ln -s /usr/local/sbin /tmp/d\nln -s /usr/share/x \"/tmp/d/${x##*/}\"",
+		"ln -s /usr/share/x \"/usr/lib/bindir/${x##*/}.l\"",
+	};
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(on_path); i++) {
+		_cleanup_free_ char *t = strdup_printf("x=$(cat /etc/x)\n%s\nreadlink /y",
+						       on_path[i]);
+		expect_incomplete(t, "stand in for it");
+	}
+	expect_mode("x=$(cat /etc/x)\nln -s /var/lib/s2c /tmp/d\n"
+		    "ln -s /usr/share/x \"/tmp/d/${x##*/}.l\"\nreadlink /y\nchmod 4755 /usr/bin/prog",
+		    04755);
+}
+END_TEST
+
 /* Queries and the helpers other packages ship for maintainer scripts change no file. */
 START_TEST(test_helpers)
 {
@@ -657,6 +679,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_unknown_links);
 	tcase_add_test(tc, test_partial_names);
+	tcase_add_test(tc, test_link_dirs);
 	tcase_add_test(tc, test_helpers);
 	tcase_add_test(tc, test_sed_subst);
 	tcase_add_test(tc, test_cut_field);
