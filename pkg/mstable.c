@@ -408,6 +408,8 @@ static const struct mscmd table[] = {
 	  "rebuilds a cache, index or database of data files", NULL },
 	{ "mkfontscale", NULL, MSCMD_NOEFFECT,
 	  "rebuilds a cache, index or database of data files", NULL },
+	{ "mkpop3dcert", mscopy_mkcert, 0,
+	  "courier's mkcouriercert: a new key and certificate in /etc/courier/pop3d.pem, mode 0600", "courier-pop" },
 	{ "mktemp", NULL, MSCMD_NOEFFECT,
 	  "prints", "coreutils" },
 	{ "mktexlsr", NULL, MSCMD_NOEFFECT,
