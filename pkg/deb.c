@@ -60,11 +60,11 @@ static bool tar_member(const char *name, const char *prefix)
 }
 
 /* The scripts that run when a package is installed, in the order they run. */
-enum { CONFIG, PREINST, POSTINST, TEMPLATES, N_CONTROL };
+enum { CONFIG, PREINST, POSTINST, TEMPLATES, CONFFILES, N_CONTROL };
 
 struct control {
 	char *text;             /* ./control */
-	char *files[N_CONTROL]; /* ./config, ./preinst, ./postinst, ./templates */
+	char *files[N_CONTROL]; /* ./config, ./preinst, ./postinst, ./templates, ./conffiles */
 	size_t lens[N_CONTROL];
 };
 
@@ -76,7 +76,7 @@ static void control_release(struct control *c)
 }
 
 static const char *const control_names[N_CONTROL] = { "config", "preinst", "postinst",
-						      "templates" };
+						      "templates", "conffiles" };
 
 static int read_control(struct archive *outer, struct arread_budget *b, struct control *c,
 			struct s2c_error *err)
@@ -165,13 +165,13 @@ static void before_unpack(struct ms_analysis *a, size_t from)
 /*
  * Analyse the scripts in the order a fresh installation runs them: config
  * (debconf runs it first), preinst install, postinst configure; with the
- * members once known, and with one debconf answer other than its default
- * for an alternative.
+ * members once known, and for an alternative with one debconf answer other
+ * than its default, or one conffile changed by the administrator.
  */
 static int analyse_with(const struct target *t, const struct control *c,
 			const struct ms_templates *tpl, const struct memberset *members, int stagefd,
 			const char *answer_template, const char *answer_value,
-			struct ms_analysis *out)
+			const char *changed_conffile, struct ms_analysis *out)
 {
 	static const char *const first[N_CONTROL] = { "configure", "install", "configure" };
 	const char *args[] = { "configure", "" };
@@ -179,7 +179,9 @@ static int analyse_with(const struct target *t, const struct control *c,
 				  .members = members,
 				  .stagefd = stagefd, .templates = tpl,
 				  .answer_template = answer_template,
-				  .answer_value = answer_value };
+				  .answer_value = answer_value,
+				  .conffiles = c->files[CONFFILES],
+				  .changed_conffile = changed_conffile };
 	int r = 0;
 
 	for (int i = CONFIG; i <= POSTINST && r == 0; i++)
@@ -204,7 +206,7 @@ static int analyse(const struct target *t, const struct control *c,
 							 &tpl) : 0;
 
 	if (r == 0)
-		r = analyse_with(t, c, &tpl, members, stagefd, NULL, NULL, out);
+		r = analyse_with(t, c, &tpl, members, stagefd, NULL, NULL, NULL, out);
 	ms_templates_release(&tpl);
 	return r;
 }
@@ -365,7 +367,32 @@ static int second_reading(int fd, struct target *t, const struct target_select *
 	return r;
 }
 
-/* What another answer to each boolean or select question the scripts read would install. */
+/* One alternative, labelled @label (taken), with another debconf answer or a conffile changed. */
+static int add_alt(struct target *t, const struct control *c, const struct ms_templates *tpl,
+		   char *label, const char *answer_template, const char *answer_value,
+		   const char *changed_conffile)
+{
+	struct target_alt *v;
+
+	if (!label)
+		return -ENOMEM;
+	v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
+	if (!v) {
+		free(label);
+		return -ENOMEM;
+	}
+	t->alts = v;
+	v[t->n_alts] = (struct target_alt){ .label = label };
+	return analyse_with(t, c, tpl, &t->members, t->stage ? stage_rootfd(t->stage) : -1,
+			    answer_template, answer_value, changed_conffile,
+			    &v[t->n_alts++].scripts);
+}
+
+/*
+ * What another answer to each boolean or select question the scripts read
+ * would install, and each conffile they read if it held the administrator's
+ * text instead of the packed one.
+ */
 static int alternatives(struct target *t, const struct control *c)
 {
 	struct ms_templates tpl = { 0 };
@@ -383,25 +410,14 @@ static int alternatives(struct target *t, const struct control *c)
 		for (size_t k = 0; q->choices && q->choices[k] && n < S2C_ELEMENTSOF(other); k++)
 			if (!q->def || !s2c_streq(q->choices[k], q->def))
 				other[n++] = q->choices[k];
-		for (size_t k = 0; k < n && r == 0 && t->n_alts < TARGET_ALTS_MAX; k++) {
-			struct target_alt *v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
-			if (!v) {
-				r = -ENOMEM;
-				break;
-			}
-			t->alts = v;
-			v[t->n_alts] = (struct target_alt){
-				.label = strdup_printf("where debconf %s is %s", q->name, other[k]) };
-			if (!v[t->n_alts].label) {
-				r = -ENOMEM;
-				break;
-			}
-			r = analyse_with(t, c, &tpl, &t->members,
-					 t->stage ? stage_rootfd(t->stage) : -1, q->name, other[k],
-					 &v[t->n_alts].scripts);
-			t->n_alts++;
-		}
+		for (size_t k = 0; k < n && r == 0 && t->n_alts < TARGET_ALTS_MAX; k++)
+			r = add_alt(t, c, &tpl, strdup_printf("where debconf %s is %s", q->name,
+							      other[k]), q->name, other[k], NULL);
 	}
+	for (size_t i = 0; i < t->scripts.n_conffiles && r == 0 && t->n_alts < TARGET_ALTS_MAX; i++)
+		r = add_alt(t, c, &tpl, strdup_printf("where the conffile %s is not as packed",
+						      t->scripts.conffiles[i]),
+			    NULL, NULL, t->scripts.conffiles[i]);
 	ms_templates_release(&tpl);
 	return r;
 }

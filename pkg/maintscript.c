@@ -473,6 +473,7 @@ static void eval_release(struct ms_eval *e)
 	strv_freen(e->notes, e->n_notes);
 	strv_freen(e->groups, e->n_groups);
 	strv_freen(e->asked, e->n_asked);
+	strv_freen(e->conffiles, e->n_conffiles);
 	strv_freen(e->wants, e->n_wants);
 	for (size_t i = 0; i < e->n_locals; i++) {
 		free(e->locals[i].name);
@@ -618,6 +619,8 @@ static int take_pass(struct ms_eval *e, size_t first, struct ms_analysis *out)
 		r = strset_take(&out->groups, &out->n_groups, e->groups, e->n_groups);
 	if (r == 0)
 		r = strset_take(&out->asked, &out->n_asked, e->asked, e->n_asked);
+	if (r == 0)
+		r = strset_take(&out->conffiles, &out->n_conffiles, e->conffiles, e->n_conffiles);
 	if (r == 0)
 		r = strset_take(&out->wants, &out->n_wants, e->wants, e->n_wants);
 	return r;
@@ -769,6 +772,7 @@ void ms_analysis_release(struct ms_analysis *a)
 	strv_freen(a->notes, a->n_notes);
 	strv_freen(a->groups, a->n_groups);
 	strv_freen(a->asked, a->n_asked);
+	strv_freen(a->conffiles, a->n_conffiles);
 	strv_freen(a->wants, a->n_wants);
 	*a = (struct ms_analysis){ 0 };
 }

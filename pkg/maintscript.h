@@ -114,6 +114,8 @@ struct ms_analysis {
 	size_t n_groups;
 	char **asked;           /**< debconf templates the scripts read */
 	size_t n_asked;
+	char **conffiles;       /**< conffiles whose packed content the scripts' outcome follows */
+	size_t n_conffiles;
 	char **wants;           /**< files of the package the scripts run or read: their content
 				     must be kept */
 	size_t n_wants;
@@ -152,6 +154,10 @@ struct ms_context {
 	const struct ms_templates *templates; /**< debconf templates, or NULL */
 	const char *answer_template; /**< a debconf alternative: this template … */
 	const char *answer_value;    /**< … answers this instead of its default */
+	const char *conffiles;       /**< the package's conffiles list (control member
+				          "conffiles": a path per line), or NULL */
+	const char *changed_conffile; /**< an alternative: this conffile holds text the audit
+					   does not know (the administrator's) */
 };
 
 /**

@@ -10,7 +10,7 @@
  * run other commands) and msdebconf.c (debconf).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msgrep msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSCOMMAND_H
 #define S2C_PKG_MSCOMMAND_H
@@ -189,6 +189,7 @@ enum ms_st mscopy_touch(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_sed(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_writes(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_plocate_build(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_mkcert(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_divert(struct ms_eval *e, const struct ms_call *c);
 
@@ -252,6 +253,20 @@ bool msread_loop(struct ms_eval *e, const struct sh_node *n, enum ms_st *ret);
  * or arguments not known).
  */
 void msread_check_call(struct ms_eval *e, const struct ms_call *c);
+
+/* msgrep.c: grep on a file of the package */
+
+/** Whether @path is one of the package's conffiles (ms_context::conffiles). */
+bool msgrep_conffile(const struct ms_eval *e, const char *path);
+/**
+ * The content of the file @path of the package as the script finds it (owned
+ * by the caller, its length in @ret_len), or NULL when that is not known: not
+ * the package's, written by the script, not kept (then wanted for the next
+ * reading), or the conffile an alternative takes as changed.  A conffile read
+ * is remembered (ms_eval::conffiles).
+ */
+char *msgrep_package_text(struct ms_eval *e, const char *path, size_t *ret_len);
+enum ms_st msgrep_grep(struct ms_eval *e, const struct ms_call *c);
 
 /* msdebconf.c: debconf */
 enum ms_st msdebconf_get(struct ms_eval *e, const struct ms_call *c);

@@ -566,6 +566,52 @@ enum ms_st mscopy_plocate_build(struct ms_eval *e, const struct ms_call *c)
 	return MS_UNKNOWN;
 }
 
+/*
+ * courier's mkcouriercert, run as mkpop3dcert (the link courier-pop ships):
+ * with no operand a key and a self-signed certificate in
+ * /etc/courier/pop3d.pem, made 0600 and owned by courier (`install -m 600
+ * -o courier`, then `chmod 600`, `chown courier`), with pop3d.key and
+ * pop3d.cert made and removed on the way; an operand names the files
+ * instead (without the extension, from /etc/courier).  It fails when the
+ * .pem is there already.  It changes no other file.
+ */
+enum ms_st mscopy_mkcert(struct ms_eval *e, const struct ms_call *c)
+{
+	static const char *const ext[] = { ".pem", ".key", ".cert", ".rand" };
+	_cleanup_free_ char *base = NULL, *pem = NULL;
+	bool exists;
+
+	if (c->argc > 2)
+		return MS_UNKNOWN;      /* it reads one operand; the rest is not its use */
+	if (c->argc == 1)
+		base = strdup("/etc/courier/pop3d");
+	else if (c->v[1].known && c->v[1].s[0] == '/')
+		base = msfile_path(e, &c->v[1]);
+	if (!base) {
+		/* a name not known, or relative to /etc/courier: written where it cannot be said */
+		mseval_touch(e, c->n->line, NULL, false, "writes to");
+		return MS_UNKNOWN;
+	}
+	pem = strdup_printf("%s.pem", base);
+	if (!pem) {
+		mseval_oom(e);
+		return MS_UNKNOWN;
+	}
+	exists = msfile_exists(e, pem);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(ext); i++) {
+		_cleanup_free_ char *p = strdup_printf("%s%s", base, ext[i]);
+		if (!p) {
+			mseval_oom(e);
+			return MS_UNKNOWN;
+		}
+		mseval_touch(e, c->n->line, p, false, "writes to");
+	}
+	if (exists)
+		return MS_FALSE;
+	msfile_made(e, pem);
+	return MS_TRUE;
+}
+
 /* setfattr: security.capability is setcap's business; other attributes change nothing here. */
 enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c)
 {

@@ -11,7 +11,7 @@
  * files, msrun.c for those that run other commands, msdebconf.c for debconf.
  * Not for use outside pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msgrep msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEVAL_H
 #define S2C_PKG_MSEVAL_H
@@ -173,6 +173,8 @@ struct ms_eval {
 	size_t n_groups;
 	char **asked;           /**< debconf templates read with db_get, owned */
 	size_t n_asked;
+	char **conffiles;       /**< conffiles of the package whose packed content was read */
+	size_t n_conffiles;
 };
 
 /** Whether @e is inside a branch, a loop or a rest of the script that may not run. */

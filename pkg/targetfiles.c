@@ -592,6 +592,46 @@ static int state_by(const struct ms_analysis *scripts, const struct member *m,
 	return r;
 }
 
+/*
+ * The state @m ends in scenario @sc by the actions of an alternative's
+ * @scripts; when that is not privileged but some of the actions under
+ * conditions the audit cannot decide (each may run or not) leave it
+ * privileged, the first such state, with *@ret_maybe set.
+ */
+static int alt_state_by(const struct ms_analysis *scripts, const struct member *m,
+			enum ms_scenario sc, struct ms_state *st, bool *ret_maybe)
+{
+	const struct ms_action **acts = NULL;
+	size_t n = 0, cond[CONDITIONAL_MAX], k = 0;
+	int r = actions_on(scripts, m, sc, &acts, &n);
+	const struct ms_state base = { .mode = m->mode, .owner = m->uname, .group = m->gname,
+				       .has_caps = m->has_caps };
+
+	*st = base;
+	*ret_maybe = false;
+	if (r < 0)
+		return r;
+	apply_all(acts, n, sc, st);
+	for (size_t i = 0; i < n && k < CONDITIONAL_MAX; i++)
+		if (acts[i]->conditional && ms_applies(acts[i], sc))
+			cond[k++] = i;
+	for (unsigned long mask = 0; !privileged(st) && k && mask < (1ul << k) - 1; mask++) {
+		struct ms_state x = base;
+		size_t c = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool skip = c < k && cond[c] == i && !((mask >> c++) & 1);
+			if (!skip && ms_applies(acts[i], sc))
+				(void)ms_apply(acts[i], false, &x);
+		}
+		if (privileged(&x)) {
+			*st = x;
+			*ret_maybe = true;
+		}
+	}
+	free(acts);
+	return 0;
+}
+
 int target_alt_notes(struct target *t)
 {
 	_cleanup_free_ struct member **sorted = NULL;
@@ -603,19 +643,21 @@ int target_alt_notes(struct target *t)
 			const struct member *m = sorted[i];
 			struct ms_state def, other, fb;
 			_cleanup_free_ char *text = NULL, *fbtext = NULL;
+			bool maybe = false, fb_maybe = false;
 			if (m->type != MEMBER_FILE && m->type != MEMBER_HARDLINK)
 				continue;
 			r = state_by(&t->scripts, m, MS_SCENARIO_WORKS, &def);
 			if (r == 0)
-				r = state_by(&alt->scripts, m, MS_SCENARIO_WORKS, &other);
+				r = alt_state_by(&alt->scripts, m, MS_SCENARIO_WORKS, &other, &maybe);
 			if (r == 0)
-				r = state_by(&alt->scripts, m, MS_SCENARIO_FAILS, &fb);
+				r = alt_state_by(&alt->scripts, m, MS_SCENARIO_FAILS, &fb, &fb_maybe);
 			if (r < 0 || same_state(&def, &other) ||
 			    (!privileged(&def) && !privileged(&other) && !privileged(&fb)))
 				continue;
 			text = state_words(&other);
 			fbtext = same_state(&fb, &other) ? strdup("") : state_words(&fb);
-			r = text && fbtext ? target_note(t, "%s: %s: %s%s%s", m->path, alt->label, text,
+			r = text && fbtext ? target_note(t, "%s: %s: %s%s%s%s", m->path, alt->label,
+							 maybe ? "may be " : "", text,
 							 *fbtext ? "; where setcap fails: " : "",
 							 fbtext) : -ENOMEM;
 		}

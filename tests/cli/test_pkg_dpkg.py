@@ -105,6 +105,10 @@ HOSTILE = {
                          "done < {D}/list"),
     "while-read-asks": ("while read m f; do chmod \"$m\" \"$f\"; rm -i {D}/mode 2>/dev/null; "
                         "done < {D}/list"),
+    # grep on a conffile the package ships decides as its packed content does (dpkg puts
+    # it so on a fresh installation); on a file that is not the package's it is not known
+    "conffile": "if grep -q '^suid=yes' /etc/s2c-{N}.conf; then chmod 4755 {P}; fi",
+    "conffile-other": "if grep -q '^root:' /etc/passwd; then chmod 4755 {P}; fi",
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
@@ -112,7 +116,7 @@ HOSTILE = {
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
-          "while-read-asks")
+          "while-read-asks", "conffile-other")
 
 
 def hostile_debs(root):
@@ -141,9 +145,12 @@ def hostile_debs(root):
                 mk.entry(f".{d}/list", data=f"4755 {p}\n0755 {p}\n".encode()),
                 mk.entry(f".{d}/bslist", data=f"0700 {p}\n47\\55 {d}/pr\\og\n".encode()),
                 mk.entry(f".{d}/helper.sh", mode=0o755,
-                         data=f"#!/bin/sh\nchmod 4755 {p}\n".encode())]
+                         data=f"#!/bin/sh\nchmod 4755 {p}\n".encode()),
+                mk.entry("./etc/", "dir", 0o755),
+                mk.entry(f"./etc/s2c-{name}.conf", data=b"# packed\nsuid=yes\n")]
+        control = {which: script, "conffiles": f"/etc/s2c-{name}.conf\n"}
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),
-                            mk.deb_bytes(pkg, arch="all", scripts={which: script}, data=data))
+                            mk.deb_bytes(pkg, arch="all", scripts=control, data=data))
     return out
 
 

@@ -43,6 +43,7 @@ static const struct {
 	{ "shparse", shparse_suite, -1 },
 	{ "mscommand", mscommand_suite, -1 },
 	{ "msread", msread_suite, -1 },
+	{ "msgrep", msgrep_suite, -1 },
 	{ "rpmlua", rpmlua_suite, -1 },
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },

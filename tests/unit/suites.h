@@ -30,6 +30,7 @@ Suite *pkgindex_suite(void);
 Suite *shparse_suite(void);
 Suite *mscommand_suite(void);
 Suite *msread_suite(void);
+Suite *msgrep_suite(void);
 Suite *override_suite(void);
 Suite *waiver_suite(void);
 Suite *rpmlua_suite(void);

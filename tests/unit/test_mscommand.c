@@ -286,6 +286,22 @@ START_TEST(test_made_files)
 }
 END_TEST
 
+/* courier's certificate maker: files of its own, none privileged, or a name not known. */
+START_TEST(test_mkcert)
+{
+	expect_mode("set -e\nif [ ! -f /etc/courier/pop3d.pem ]; then\n\tmkpop3dcert\n"
+		    "\tchmod 0640 /etc/courier/pop3d.pem\n"
+		    "\tchown root:courier /etc/courier/pop3d.pem\nfi\nchmod 4755 /usr/bin/prog", 04755);
+	expect_mode("set -e\nmkpop3dcert /etc/courier/other\nchmod 4755 /usr/bin/prog", 04755);
+	/* it fails where the certificate is there already: set -e stops the script */
+	expect_mode("set -e\ntouch /etc/courier/pop3d.pem\nmkpop3dcert\nchmod 4755 /usr/bin/prog",
+		    0755);
+	expect_incomplete("mkpop3dcert; chmod 4755 /etc/courier/pop3d.pem", "does not see");
+	expect_incomplete("mkpop3dcert \"$(cat /etc/name)\"", "cannot name");
+	expect_incomplete("mkpop3dcert pop3d", "cannot name");
+}
+END_TEST
+
 START_TEST(test_wrappers)
 {
 	static const char *const followed[] = {
@@ -671,6 +687,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_statoverride);
 	tcase_add_test(tc, test_copies);
 	tcase_add_test(tc, test_made_files);
+	tcase_add_test(tc, test_mkcert);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_shell);
 	tcase_add_test(tc, test_programs);
