@@ -110,26 +110,48 @@ static int count_colons(const char *text, size_t size, struct dup_scan *d)
 	return 0;
 }
 
-/* Name the first object at or below @o (at @p) with fewer pairs than its text: -EINVAL. */
-static int find_lost_pair(struct json_object *o, const struct jpath *p, struct dup_scan *d,
-			  struct s2c_error *err)
+/* Where find_lost_pair() is: a key or an index below @up, the path written
+ * out only for the message. */
+struct dup_step {
+	const struct dup_step *up;
+	const char *key;        /* NULL: @index of an array */
+	size_t index;
+};
+
+static struct jpath dup_step_path(const struct dup_step *s, const char *file)
+{
+	struct jpath p;
+
+	if (!s->up) {
+		jpath_init(&p, file);
+		return p;
+	}
+	p = dup_step_path(s->up, file);
+	return s->key ? jpath_key(&p, s->key) : jpath_index(&p, s->index);
+}
+
+/* Name the first object at or below @o (at @s) with fewer pairs than its text: -EINVAL. */
+static int find_lost_pair(struct json_object *o, const struct dup_step *s, struct dup_scan *d,
+			  const char *file, struct s2c_error *err)
 {
 	int r = 0;
 
 	if (json_object_is_type(o, json_type_object)) {
 		size_t i = d->next++;
-		if (i >= d->n || d->pairs[i] != (size_t)json_object_object_length(o))
-			return jpath_error(p, err, "an object has the same key twice");
+		if (i >= d->n || d->pairs[i] != (size_t)json_object_object_length(o)) {
+			struct jpath p = dup_step_path(s, file);
+			return jpath_error(&p, err, "an object has the same key twice");
+		}
 		json_object_object_foreach(o, key, val) {
-			struct jpath c = jpath_key(p, key);
-			if ((r = find_lost_pair(val, &c, d, err)) < 0)
+			struct dup_step c = { .up = s, .key = key };
+			if ((r = find_lost_pair(val, &c, d, file, err)) < 0)
 				return r;
 		}
 	} else if (json_object_is_type(o, json_type_array)) {
 		size_t len = json_object_array_length(o);
 		for (size_t i = 0; i < len && r == 0; i++) {
-			struct jpath c = jpath_index(p, i);
-			r = find_lost_pair(json_object_array_get_idx(o, i), &c, d, err);
+			struct dup_step c = { .up = s, .index = i };
+			r = find_lost_pair(json_object_array_get_idx(o, i), &c, d, file, err);
 		}
 	}
 	return r;
@@ -139,14 +161,15 @@ static int check_duplicate_keys(const char *text, size_t size, struct json_objec
 				const char *file, struct s2c_error *err)
 {
 	struct dup_scan d = { 0 };
-	struct jpath p;
+	struct dup_step top = { 0 };
 	int r = count_colons(text, size, &d);
 
-	jpath_init(&p, file);
 	if (r == 0)
-		r = find_lost_pair(root, &p, &d, err);
-	if (r == 0 && d.next != d.n)
+		r = find_lost_pair(root, &top, &d, file, err);
+	if (r == 0 && d.next != d.n) {
+		struct jpath p = dup_step_path(&top, file);
 		r = jpath_error(&p, err, "an object has the same key twice");
+	}
 	free(d.pairs);
 	return r;
 }

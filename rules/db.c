@@ -105,8 +105,8 @@ int rules_problems_add(struct rules_problems *p, const char *msg)
  * A problem found while loading: with a collector (rules lint), record it and
  * go on (return 0); without, fail with it.  -ENOMEM always fails.
  */
-static int problem(struct rules_problems *collect, int r, struct s2c_error *err,
-		   struct s2c_error *local)
+int rules_problem(struct rules_problems *collect, int r, struct s2c_error *err,
+		  struct s2c_error *local)
 {
 	if (r >= 0)
 		return r;
@@ -218,7 +218,7 @@ static int load_rules_file(struct rules_db *db, struct json_object *doc, const c
 						rule->id, (*layer)[j]->file, (*layer)[j]->where);
 		if (r < 0) {
 			/* rules lint: a bad rule is one problem, and the others are read on */
-			r = problem(collect, r, err, err);
+			r = rules_problem(collect, r, err, err);
 			if (r < 0)
 				return r;
 			continue;
@@ -330,7 +330,7 @@ static int load_dir(struct rules_db *db, const char *dir, int dirfd, enum rules_
 		if (r == 0)
 			r = load_rules_file(db, doc, display, layer, n_layer, collect, &local);
 		/* rules lint: a file that cannot be read or parsed is one problem; go on */
-		r = problem(collect, r, err, &local);
+		r = rules_problem(collect, r, err, &local);
 	}
 	return r;
 }
@@ -409,16 +409,13 @@ static int check_caps_known(const struct rules_db *db, struct rules_problems *co
 				int e = s2c_error_set(err, -EINVAL,
 						      "%s: %s: capability %u is not in the capability table",
 						      r->file, r->where, b);
-				e = problem(collect, e, err, err);
+				e = rules_problem(collect, e, err, err);
 				if (e < 0)
 					return e;
 			}
 	}
 	return 0;
 }
-
-static int overlaps(const struct rules_db *db, struct rules_problems *collect,
-		    struct s2c_error *err);
 
 /* Remember what each layer contributed, for reports. */
 static int note_layer(struct rules_db *db, const char *dir, const char *label, bool present,
@@ -488,13 +485,13 @@ int rules_db_load_layers(const struct rules_layer *layers, size_t n, enum rules_
 	memcpy(db->hash, hex, sizeof(db->hash));
 	if (db->n)
 		qsort(db->rules, db->n, sizeof(*db->rules), cmp_rule_id);
-	r = problem(collect, check_caps_known(db, collect, &local), err, &local);
+	r = rules_problem(collect, check_caps_known(db, collect, &local), err, &local);
 	if (r == 0)
-		r = problem(collect, override_resolve(db, collect, &local), err, &local);
+		r = rules_problem(collect, override_resolve(db, collect, &local), err, &local);
 	if (r == 0)
 		r = collect_needles(db);
 	if (r == 0 && (flags & RULES_LOAD_NO_OVERLAP))
-		r = problem(collect, overlaps(db, collect, &local), err, &local);
+		r = rules_problem(collect, rules_db_overlaps(db, collect, &local), err, &local);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(db);
@@ -549,157 +546,4 @@ const struct rule *rules_db_find(const struct rules_db *db, const char *id)
 			hi = mid;
 	}
 	return NULL;
-}
-
-/* Two match lists (packages, groups) that both restrict and share no entry. */
-static bool lists_disjoint(const char *const *a, const char *const *b)
-{
-	if (!a || !b)
-		return false;
-	for (size_t i = 0; a[i]; i++)
-		for (size_t j = 0; b[j]; j++)
-			if (s2c_streq(a[i], b[j]))
-				return false;
-	return true;
-}
-
-/*
- * A rule about exact builds (match.sha256) and one about every build of a path
- * do not collide: the exact one goes first for its builds (rules/match.c).  Two
- * rules about exact builds collide only over a build both name.
- */
-static bool builds_apart(const struct rule *a, const struct rule *b)
-{
-	return !a->sha256 != !b->sha256 || lists_disjoint(a->sha256, b->sha256);
-}
-
-/*
- * Path @x of @a is a pattern narrowed to groups that @b does not name: it may
- * cover @b's files too, whose own path, being narrower, decides for them
- * (the games of a distribution that puts them in /usr/bin).
- */
-static bool group_pattern(const struct rule *a, size_t x, const struct rule *b)
-{
-	return a->groups && !b->groups && a->paths[x][strcspn(a->paths[x], "*?[")];
-}
-
-/*
- * Can one file match path @x of @a and path @y of @b?  A file matches a glob as
- * written or in its layout form (rules/match.h), so every pairing counts.
- * @sa and @sb: the shapes of each rule's paths, then of their layout forms.
- */
-static int paths_intersect(const struct glob_shape *sa, size_t na, size_t x,
-			   const struct glob_shape *sb, size_t nb, size_t y)
-{
-	for (size_t i = 0; i < 2; i++)
-		for (size_t j = 0; j < 2; j++) {
-			int hit = glob_shapes_intersect(&sa[i * na + x], &sb[j * nb + y]);
-			if (hit != 0)
-				return hit;
-		}
-	return 0;
-}
-
-static size_t count_paths(const struct rule *r)
-{
-	size_t n = 0;
-
-	while (r->paths && r->paths[n])
-		n++;
-	return n;
-}
-
-static void shapes_free(struct glob_shape **shapes, size_t n)
-{
-	for (size_t i = 0; shapes && i < n; i++)
-		free(shapes[i]);
-	free(shapes);
-}
-
-/* For each rule, the shapes of its paths then of their layout forms: every pair
- * of rules is compared, each pattern is measured once.  NULL without memory. */
-static struct glob_shape **shapes_new(const struct rules_db *db)
-{
-	struct glob_shape **shapes = calloc(db->n ? db->n : 1, sizeof(*shapes));
-
-	for (size_t i = 0; shapes && i < db->n; i++) {
-		const struct rule *r = db->rules[i];
-		size_t n = count_paths(r);
-
-		shapes[i] = calloc(2 * n + 1, sizeof(**shapes));
-		if (!shapes[i]) {
-			shapes_free(shapes, db->n);
-			return NULL;
-		}
-		for (size_t x = 0; x < n; x++) {
-			glob_shape_init(&shapes[i][x], r->paths[x]);
-			glob_shape_init(&shapes[i][n + x], r->layout[x]);
-		}
-	}
-	return shapes;
-}
-
-/* Report every overlap of rules @a and @b, with @sa and @sb the shapes of their paths. */
-static int pair_overlaps(const struct rule *a, const struct glob_shape *sa,
-			 const struct rule *b, const struct glob_shape *sb,
-			 struct rules_problems *collect, struct s2c_error *err)
-{
-	size_t na = count_paths(a), nb = count_paths(b);
-
-	for (size_t x = 0; x < na; x++)
-		for (size_t y = 0; y < nb; y++) {
-			int hit = group_pattern(a, x, b) || group_pattern(b, y, a) ? 0 :
-				  paths_intersect(sa, na, x, sb, nb, y);
-			if (hit < 0)
-				return hit;
-			if (!hit)
-				continue;
-			hit = s2c_error_set(
-				err, -EINVAL,
-				"%s: %s.match.paths[%zu]: '%s' overlaps '%s' of rule '%s' "
-				"(%s %s); give both disjoint match.packages or narrow the globs",
-				a->file, a->where, x, a->paths[x], b->paths[y], b->id,
-				b->file, b->where);
-			hit = problem(collect, hit, err, err);
-			if (hit < 0)
-				return hit;
-		}
-	for (size_t x = 0; a->names && a->names[x]; x++)
-		for (size_t y = 0; b->names && b->names[y]; y++) {
-			int e;
-			if (!s2c_streq(a->names[x], b->names[y]))
-				continue;
-			e = s2c_error_set(
-				err, -EINVAL,
-				"%s: %s.match.names[%zu]: '%s' is also a name of rule '%s' (%s %s)",
-				a->file, a->where, x, a->names[x], b->id, b->file, b->where);
-			e = problem(collect, e, err, err);
-			if (e < 0)
-				return e;
-		}
-	return 0;
-}
-
-static int overlaps(const struct rules_db *db, struct rules_problems *collect,
-		    struct s2c_error *err)
-{
-	struct glob_shape **shapes = shapes_new(db);
-	int r = shapes ? 0 : -ENOMEM;
-
-	for (size_t i = 0; r == 0 && i < db->n; i++)
-		for (size_t j = i + 1; r == 0 && j < db->n; j++) {
-			const struct rule *a = db->rules[i], *b = db->rules[j];
-
-			if (lists_disjoint(a->packages, b->packages) ||
-			    lists_disjoint(a->groups, b->groups) || builds_apart(a, b))
-				continue;
-			r = pair_overlaps(a, shapes[i], b, shapes[j], collect, err);
-		}
-	shapes_free(shapes, db->n);
-	return r;
-}
-
-int rules_db_check_overlaps(const struct rules_db *db, struct s2c_error *err)
-{
-	return overlaps(db, NULL, err);
 }

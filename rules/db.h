@@ -178,6 +178,18 @@ int rules_problems_add(struct rules_problems *p, const char *msg);
 /** Free the messages and reset @p. */
 void rules_problems_release(struct rules_problems *p);
 
+/**
+ * A problem @r (with its message in @local) found while loading: with
+ * @collect (rules lint), record it and return 0; without, copy @local to @err
+ * and return @r.  -ENOMEM always fails.
+ */
+int rules_problem(struct rules_problems *collect, int r, struct s2c_error *err,
+		  struct s2c_error *local);
+
+/** rules_db_check_overlaps(), each overlap recorded in @collect when given (rules/overlap.c). */
+int rules_db_overlaps(const struct rules_db *db, struct rules_problems *collect,
+		      struct s2c_error *err);
+
 /** rules_layer::dirfd of an optional layer known to be absent. */
 #define RULES_LAYER_ABSENT (-2)
 

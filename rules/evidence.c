@@ -18,14 +18,6 @@
 #include "util.h"
 #include "common.h"
 
-static bool lib_has_import(const struct elfinfo_lib *lib, const char *sym)
-{
-	for (size_t i = 0; i < lib->n_imports; i++)
-		if (s2c_streq(lib->imports[i].name, sym))
-			return true;
-	return false;
-}
-
 /* The capability table's entries the program shows itself: a library it
  * NEEDs, a symbol it imports (itself or through that library). */
 static int evidence_of_program(const struct captable *t, struct decision *d)
@@ -47,7 +39,7 @@ static int evidence_of_program(const struct captable *t, struct decision *d)
 			for (size_t j = 0; ev->symbols[j] && !what; j++) {
 				if (elfinfo_imports(elf, ev->symbols[j]))
 					what = strdup_printf("imports %s", ev->symbols[j]);
-				else if (lib && lib_has_import(lib, ev->symbols[j]))
+				else if (lib && elfinfo_lib_imports(lib, ev->symbols[j]))
 					what = strdup_printf("imports %s through %s", ev->symbols[j],
 							     lib->soname);
 			}
@@ -83,7 +75,7 @@ static int evidence_of_libraries(const struct captable *t, struct decision *d)
 			if (!ev->symbols || (ev->library && fnmatch(ev->library, lib->soname, 0) == 0))
 				continue;
 			for (size_t j = 0; ev->symbols[j] && !sym; j++)
-				if (lib_has_import(lib, ev->symbols[j]))
+				if (elfinfo_lib_imports(lib, ev->symbols[j]))
 					sym = ev->symbols[j];
 			if (sym)
 				r = decision_add_evidence(d, strdup_printf("imports %s through its "

@@ -175,6 +175,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct elfinfo *, elfinfo_free)
 /** True when @e (an ELF file) imports the dynamic symbol @symbol (binary search). */
 bool elfinfo_imports(const struct elfinfo *e, const char *symbol);
 
+/** True when library @lib itself imports @symbol (by name). */
+bool elfinfo_lib_imports(const struct elfinfo_lib *lib, const char *symbol);
+
 /**
  * The first DT_NEEDED library of @e whose soname matches the fnmatch(3) glob
  * @soname_glob (e.g. "libpcap.so*"), whether it was resolved or not.

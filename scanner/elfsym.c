@@ -265,8 +265,17 @@ static int cmp_symbol_name(const void *key, const void *elem)
 	return strcmp(key, ((const struct elfinfo_symbol *)elem)->name);
 }
 
+static bool imports_sorted(const struct elfinfo_symbol *v, size_t n, const char *symbol)
+{
+	return n && bsearch(symbol, v, n, sizeof(*v), cmp_symbol_name);
+}
+
 bool elfinfo_imports(const struct elfinfo *e, const char *symbol)
 {
-	return e->n_imports &&
-	       bsearch(symbol, e->imports, e->n_imports, sizeof(*e->imports), cmp_symbol_name);
+	return imports_sorted(e->imports, e->n_imports, symbol);
+}
+
+bool elfinfo_lib_imports(const struct elfinfo_lib *lib, const char *symbol)
+{
+	return imports_sorted(lib->imports, lib->n_imports, symbol);
 }
