@@ -19,6 +19,7 @@
 #include "error.h"
 #include "fcaps.h"
 #include "fixture.h"
+#include "member.h"
 #include "scan.h"
 #include "util.h"
 
@@ -313,4 +314,24 @@ bool fx_has_warning(const struct decision *d, const char *text)
 		if (strstr(d->warnings[i], text))
 			return true;
 	return false;
+}
+
+void fx_member(struct memberset *set, const char *stage, const char *path, int type,
+	       unsigned mode, const char *target, const char *content)
+{
+	struct member *m = member_new(path);
+
+	ck_assert_ptr_nonnull(m);
+	m->type = (enum member_type)type;
+	m->mode = mode;
+	m->uname = strdup("root");
+	m->gname = strdup("root");
+	ck_assert(m->uname && m->gname);
+	if (target)
+		ck_assert_ptr_nonnull(m->target = strdup(target));
+	if (content) {
+		fx_file(stage, path + 1, 0644, content);
+		m->staged = true;
+	}
+	ck_assert_int_eq(memberset_put(set, m), 0);
 }

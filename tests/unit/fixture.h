@@ -88,4 +88,14 @@ bool fx_has_evidence(const struct decision *d, const char *what);
 /** Whether a warning of @d says @text. */
 bool fx_has_warning(const struct decision *d, const char *text);
 
+struct memberset;
+
+/**
+ * Add to @set a member @path of @type (enum member_type) and @mode, owned by
+ * root:root, with @target (a link's, or NULL); with @content, that content is
+ * written at @path below @stage and the member is staged.
+ */
+void fx_member(struct memberset *set, const char *stage, const char *path, int type,
+	       unsigned mode, const char *target, const char *content);
+
 #endif /* S2C_TESTS_FIXTURE_H */

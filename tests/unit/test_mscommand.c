@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "member.h"
 #include "mscommand.h"
 #include "msexpand.h"
@@ -18,16 +19,7 @@ static struct memberset members;
 
 static void add(const char *path, enum member_type type, uint32_t mode, const char *target)
 {
-	struct member *m = member_new(path);
-
-	ck_assert_ptr_nonnull(m);
-	m->type = type;
-	m->mode = mode;
-	m->uname = strdup("root");
-	m->gname = strdup("root");
-	if (target)
-		m->target = strdup(target);
-	ck_assert_int_eq(memberset_put(&members, m), 0);
+	fx_member(&members, NULL, path, type, mode, target, NULL);
 }
 
 static void setup(void)

@@ -22,18 +22,7 @@ static int stagefd = -1;
 
 static void add(const char *path, enum member_type type, uint32_t mode, const char *content)
 {
-	struct member *m = member_new(path);
-
-	ck_assert_ptr_nonnull(m);
-	m->type = type;
-	m->mode = mode;
-	m->uname = strdup("root");
-	m->gname = strdup("root");
-	if (content) {
-		fx_file(stage, path + 1, 0644, content);
-		m->staged = true;
-	}
-	ck_assert_int_eq(memberset_put(&members, m), 0);
+	fx_member(&members, stage, path, type, mode, NULL, content);
 }
 
 static void setup(void)
