@@ -8,7 +8,8 @@
  * administrator's text instead (an earlier installation removed but not
  * purged, an upgrade): the conffile is remembered (ms_analysis::conffiles),
  * and the reader shows what a changed conffile would install as an
- * alternative, as it does for debconf answers.  Anything else (standard
+ * alternative, as it does for debconf answers (msread.c reads such files
+ * through msgrep_package_text() too).  Anything else (standard
  * input, options that depend on the locale or on other files, text that is
  * not plain ASCII) keeps the status unknown.
  */

@@ -331,7 +331,7 @@ static bool quiet_node(const struct ms_eval *e, const struct sh_node *n, unsigne
 }
 
 /* The content of the loop's input when it is a file of the package the script has not
- * written, or NULL. */
+ * written (msgrep_package_text(): a conffile as packed), or NULL. */
 static char *loop_input(struct ms_eval *e, const struct sh_node *n, size_t *len)
 {
 	_cleanup_free_ char *target = NULL, *path = NULL;
@@ -342,18 +342,8 @@ static char *loop_input(struct ms_eval *e, const struct sh_node *n, size_t *len)
 	    !(target = literal(&n->redirs[0].target)))
 		return NULL;
 	f = (struct ms_field){ .s = target, .len = strlen(target), .known = true };
-	if (!(path = msfile_path(e, &f)))
+	if (!(path = msfile_path(e, &f)) || !(text = msgrep_package_text(e, path, len)))
 		return NULL;
-	if (!msfile_members_known(e)) {
-		mseval_strset_add(e, &e->wants, &e->n_wants, path);
-		return NULL;
-	}
-	if (!msfile_member(e, path) || msrun_written(e, path))
-		return NULL;
-	if (!(text = msrun_member_text(e, path, len))) {
-		mseval_strset_add(e, &e->wants, &e->n_wants, path);
-		return NULL;
-	}
 	if (memchr(text, '\0', *len)) {
 		free(text);
 		return NULL;

@@ -125,6 +125,12 @@ START_TEST(test_conffiles_read)
 	ck_assert_str_eq(a.conffiles[0], "/etc/t.conf");
 	ck_assert_str_eq(a.conffiles[1], "/etc/t.flagged");
 	ms_analysis_release(&a);
+
+	/* a while read loop over a conffile reads it as packed too */
+	a = run("while read l; do :; done < /etc/t.conf", NULL);
+	ck_assert_uint_eq(a.n_conffiles, 1);
+	ck_assert_str_eq(a.conffiles[0], "/etc/t.conf");
+	ms_analysis_release(&a);
 }
 END_TEST
 
