@@ -254,6 +254,32 @@ static bool same_state(const struct ms_state *a, const struct ms_state *b)
 /* Most actions under undecided conditions on one file whose every combination is tried. */
 #define CONDITIONAL_MAX 10
 
+/* The state of @m as packed. */
+static struct ms_state packed_state(const struct member *m)
+{
+	return (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
+				  .has_caps = m->has_caps };
+}
+
+/*
+ * The state the @n actions @v leave @m in when of the @k conditional ones
+ * (positions @cond in @v) only those whose bit is set in @mask run.
+ */
+static struct ms_state state_with(const struct member *m, const struct ms_action *const *v,
+				  size_t n, enum ms_scenario sc, const size_t *cond, size_t k,
+				  unsigned long mask)
+{
+	struct ms_state x = packed_state(m);
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool skip = c < k && cond[c] == i && !((mask >> c++) & 1);
+		if (!skip && ms_applies(v[i], sc))
+			(void)ms_apply(v[i], false, &x);
+	}
+	return x;
+}
+
 /*
  * Whether the state @st that all @n actions leave is the one the file has
  * however the conditions the evaluation could not decide turn out: every
@@ -277,14 +303,7 @@ static int decided(struct target *t, const struct member *m, const struct ms_act
 		cond[k++] = i;
 	}
 	for (unsigned long mask = 0; k && mask < (1ul << k) - 1; mask++) {
-		struct ms_state x = { .mode = m->mode, .owner = m->uname, .group = m->gname,
-				      .has_caps = m->has_caps };
-		size_t c = 0;
-		for (size_t i = 0; i < n; i++) {
-			bool skip = c < k && cond[c] == i && !((mask >> c++) & 1);
-			if (!skip && ms_applies(v[i], sc))
-				(void)ms_apply(v[i], false, &x);
-		}
+		struct ms_state x = state_with(m, v, n, sc, cond, k, mask);
 		if (!same_state(&x, st) && (privileged(&x) || privileged(st)))
 			return target_incomplete(t, "%s:%u: %s: its installed state depends on a "
 						 "condition the audit cannot decide", first->script,
@@ -504,8 +523,7 @@ static int installed_states(struct target *t, const struct member *m, struct ms_
 	size_t n_acts = 0, n_fb = 0;
 	int r;
 
-	*st = (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
-				 .has_caps = m->has_caps };
+	*st = packed_state(m);
 	*fb = *st;
 	r = actions_on(&t->scripts, m, MS_SCENARIO_WORKS, &acts, &n_acts);
 	if (r == 0)
@@ -584,8 +602,7 @@ static int state_by(const struct ms_analysis *scripts, const struct member *m,
 	size_t n = 0;
 	int r = actions_on(scripts, m, sc, &acts, &n);
 
-	*st = (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
-				 .has_caps = m->has_caps };
+	*st = packed_state(m);
 	if (r == 0)
 		apply_all(acts, n, sc, st);
 	free(acts);
@@ -604,10 +621,8 @@ static int alt_state_by(const struct ms_analysis *scripts, const struct member *
 	const struct ms_action **acts = NULL;
 	size_t n = 0, cond[CONDITIONAL_MAX], k = 0;
 	int r = actions_on(scripts, m, sc, &acts, &n);
-	const struct ms_state base = { .mode = m->mode, .owner = m->uname, .group = m->gname,
-				       .has_caps = m->has_caps };
 
-	*st = base;
+	*st = packed_state(m);
 	*ret_maybe = false;
 	if (r < 0)
 		return r;
@@ -616,13 +631,7 @@ static int alt_state_by(const struct ms_analysis *scripts, const struct member *
 		if (acts[i]->conditional && ms_applies(acts[i], sc))
 			cond[k++] = i;
 	for (unsigned long mask = 0; !privileged(st) && k && mask < (1ul << k) - 1; mask++) {
-		struct ms_state x = base;
-		size_t c = 0;
-		for (size_t i = 0; i < n; i++) {
-			bool skip = c < k && cond[c] == i && !((mask >> c++) & 1);
-			if (!skip && ms_applies(acts[i], sc))
-				(void)ms_apply(acts[i], false, &x);
-		}
+		struct ms_state x = state_with(m, acts, n, sc, cond, k, mask);
 		if (privileged(&x)) {
 			*st = x;
 			*ret_maybe = true;
