@@ -40,4 +40,7 @@
 /** Equality of two NUL-terminated strings. */
 #define s2c_streq(a, b) (strcmp((a), (b)) == 0)
 
+/** Whether the NUL-terminated string @s begins with @prefix. */
+#define s2c_startswith(s, prefix) (strncmp((s), (prefix), strlen(prefix)) == 0)
+
 #endif /* S2C_COMMON_MACRO_H */

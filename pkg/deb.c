@@ -189,6 +189,7 @@ static int analyse_with(const struct target *t, const struct control *c,
 			size_t before = out->n;
 
 			args[0] = first[i];
+			ctx.before_unpack = i == PREINST;
 			r = maintscript_analyse(control_names[i], c->files[i], c->lens[i], &ctx, out);
 			if (r == 0 && i == PREINST)
 				before_unpack(out, before);

@@ -158,6 +158,9 @@ struct ms_context {
 				          "conffiles": a path per line), or NULL */
 	const char *changed_conffile; /**< an alternative: this conffile holds text the audit
 					   does not know (the administrator's) */
+	bool before_unpack;          /**< the script runs before the package's files are
+					  unpacked (preinst, %pretrans, %pre, %triggerprein):
+					  none of them is there to test, read or run */
 };
 
 /**

@@ -249,7 +249,7 @@ static enum ms_st run_program(struct ms_eval *e, const struct ms_call *c, const 
 		if (linked(e, name, path)) {
 			mscommand_incomplete(e, c, "a link the script made may stand in for it on PATH");
 			done = true;
-		} else if (msfile_member(e, path)) {
+		} else if (msfile_unpacked(e, path)) {
 			r = provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
 			done = true;
 		} else if (!standard_dir(dirs[i])) {
@@ -282,7 +282,7 @@ static enum ms_st run_path(struct ms_eval *e, const struct ms_call *c)
 		return MS_UNKNOWN;
 	}
 	row = mscmd_find(member_base_name(path));
-	if (msfile_member(e, path))
+	if (msfile_unpacked(e, path))
 		return provided(e, row) ? run_row(e, row, c) : msrun_member(e, c, path);
 	/* a helper known by its full path (another package's) */
 	if (mscmd_find(path) && !(mscmd_find(path)->flags & MSCMD_BUILTIN))

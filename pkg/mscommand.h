@@ -114,6 +114,10 @@ char *msfile_path(struct ms_eval *e, const struct ms_field *f);
  * no file there or its members are not known yet.
  */
 struct member *msfile_member(const struct ms_eval *e, const char *path);
+/** msfile_member(), where the script runs once the members are unpacked: before that
+ * (preinst, %pre) none of them is there to test, read or run, and a name on PATH is
+ * another's. */
+struct member *msfile_unpacked(const struct ms_eval *e, const char *path);
 
 /** Whether the package's members are known (the second reading of its scripts). */
 bool msfile_members_known(const struct ms_eval *e);

@@ -99,6 +99,11 @@ struct member *msfile_member(const struct ms_eval *e, const char *path)
 	return m;
 }
 
+struct member *msfile_unpacked(const struct ms_eval *e, const char *path)
+{
+	return e->ctx->before_unpack ? NULL : msfile_member(e, path);
+}
+
 /* Whether the script made @path. */
 static bool made(const struct ms_eval *e, const char *path)
 {
@@ -500,7 +505,7 @@ static enum ms_st statoverride_add(struct ms_eval *e, const struct ms_call *c, s
 	/* Without --update the override waits for the next unpack: dpkg reads its database
 	 * once, before the preinst runs, so not even this installation's.  In the preinst,
 	 * --update has no file to change yet. */
-	if (!update || s2c_streq(e->name, "preinst")) {
+	if (!update || e->ctx->before_unpack) {
 		mseval_note(e, c->n->line, "dpkg-statoverride records %s %s:%s %s for the next "
 			    "upgrade", mode->s, user->s, group->s, path ? path : "(a file)");
 		return MS_TRUE;
@@ -510,34 +515,55 @@ static enum ms_st statoverride_add(struct ms_eval *e, const struct ms_call *c, s
 	return MS_TRUE;
 }
 
-/* dpkg-statoverride [opts] --add USER GROUP MODE FILE; --list: none on a fresh system */
+/*
+ * dpkg-statoverride [OPTION...] --add USER GROUP MODE FILE, in any order of its options,
+ * which come before the operands (dpkg's option parser stops at the first); --list: none
+ * on a fresh system.
+ */
 enum ms_st msfile_statoverride(struct ms_eval *e, const struct ms_call *c)
 {
+	const char *action = NULL;
 	bool update = false;
+	size_t i = 1;
 
-	for (size_t i = 1; i < c->argc; i++)
-		if (c->v[i].known && s2c_streq(c->v[i].s, "--update"))
-			update = true;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *o = c->v[i].known ? c->v[i].s : "";
-		if (s2c_streq(o, "--list")) {
-			_cleanup_free_ char *p = i + 1 < c->argc ? msfile_path(e, &c->v[i + 1]) : NULL;
-			for (size_t k = 0; p && k < e->n_overrides; k++)
-				if (s2c_streq(e->overrides[k], p))
-					return MS_TRUE;
-			return i + 1 < c->argc ? MS_FALSE : MS_TRUE;
-		}
-		if (s2c_streq(o, "--remove"))
+	for (; i < c->argc; i++) {
+		const char *o = c->v[i].known ? c->v[i].s : NULL;
+		if (!o) {
+			mscommand_incomplete(e, c, "an option or operand that is not known");
 			return MS_UNKNOWN;
-		if (s2c_streq(o, "--add")) {
-			if (i + 4 >= c->argc) {
-				mscommand_incomplete(e, c, "--add with too few arguments");
-				return MS_UNKNOWN;
-			}
-			return statoverride_add(e, c, i + 1, update);
+		}
+		if (o[0] != '-' || !o[1])
+			break;
+		if (s2c_streq(o, "--")) {
+			i++;
+			break;
+		}
+		if (s2c_streq(o, "--update"))
+			update = true;
+		else if (s2c_streq(o, "--add") || s2c_streq(o, "--remove") || s2c_streq(o, "--list"))
+			action = o;
+		else if (!s2c_streq(o, "--quiet") && !s2c_streq(o, "--force") &&
+			 !s2c_startswith(o, "--force-") && !s2c_startswith(o, "--no-force-") &&
+			 !s2c_startswith(o, "--refuse-")) {
+			/* --root, --instdir, --admindir: another root or database */
+			mscommand_incomplete(e, c, "an option that is not modelled");
+			return MS_UNKNOWN;
 		}
 	}
-	return MS_UNKNOWN;
+	if (action && s2c_streq(action, "--list")) {
+		_cleanup_free_ char *p = i < c->argc ? msfile_path(e, &c->v[i]) : NULL;
+		for (size_t k = 0; p && k < e->n_overrides; k++)
+			if (s2c_streq(e->overrides[k], p))
+				return MS_TRUE;
+		return i < c->argc ? MS_FALSE : MS_TRUE;
+	}
+	if (!action || s2c_streq(action, "--remove"))
+		return MS_UNKNOWN;
+	if (c->argc - i != 4) {
+		mscommand_incomplete(e, c, "--add without its four operands");
+		return MS_UNKNOWN;
+	}
+	return statoverride_add(e, c, i, update);
 }
 
 /* adduser, addgroup, useradd, groupadd: the groups they create, by name. */

@@ -160,7 +160,7 @@ char *msgrep_package_text(struct ms_eval *e, const char *path, size_t *ret_len)
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		return NULL;
 	}
-	if (!msfile_member(e, path) || msrun_written(e, path))
+	if (!msfile_unpacked(e, path) || msrun_written(e, path))
 		return NULL;
 	if (msgrep_conffile(e, path)) {
 		if (e->ctx->changed_conffile && s2c_streq(e->ctx->changed_conffile, path))

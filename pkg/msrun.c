@@ -192,7 +192,7 @@ static enum ms_st run_script_file(struct ms_eval *e, const struct ms_call *c, co
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		return MS_UNKNOWN;
 	}
-	if (!msfile_member(e, path)) {
+	if (!msfile_unpacked(e, path)) {
 		mscommand_incomplete(e, c, "runs a program that is not the package's, which the "
 				     "audit does not see");
 		return MS_UNKNOWN;
@@ -508,13 +508,13 @@ enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 		mscommand_incomplete(e, c, "reads a file whose name is not known");
 		return MS_UNKNOWN;
 	}
-	if (known_library(path) && (!msfile_member(e, path) || library_package(e)))
+	if (known_library(path) && (!msfile_unpacked(e, path) || library_package(e)))
 		return MS_TRUE;
 	if (!msfile_members_known(e)) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		return MS_UNKNOWN;
 	}
-	if (!msfile_member(e, path))
+	if (!msfile_unpacked(e, path))
 		return source_foreign(e, c, path);
 	text = msrun_member_text(e, path, &len);
 	if (!text) {

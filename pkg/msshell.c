@@ -403,7 +403,7 @@ static enum ms_st file_test(struct ms_eval *e, const char *op, const struct ms_f
 	if (is_setcap_path(f->s) && strspn(op, "-efx") == 2)
 		return e->sc == MS_SCENARIO_WORKS ? MS_TRUE : MS_FALSE;
 	path = msfile_path(e, f);
-	m = path ? msfile_member(e, path) : NULL;
+	m = path ? msfile_unpacked(e, path) : NULL;
 	if (!m || e->n_touches)
 		return MS_UNKNOWN;      /* not the package's, or the script moved things */
 	if (s2c_streq(op, "-e") || s2c_streq(op, "-r"))

@@ -443,7 +443,8 @@ static int analyse_one(struct target *t, const struct scriptlet *x,
 {
 	const char *prog = x->prog ? x->prog[0] : "/bin/sh";
 	struct ms_context ctx = { .args = x->args, .n_args = x->n_args, .arch = t->arch,
-				  .package = t->name, .members = members, .stagefd = stagefd };
+				  .package = t->name, .members = members, .stagefd = stagefd,
+				  .before_unpack = x->stage < ST_FILETRIGGERIN };
 
 	if (!x->body && !x->prog)
 		return 0;

@@ -76,6 +76,7 @@ HOSTILE = {
     "other-file": "chmod 4755 /usr/bin/true",
     "set-e": "false\nchmod 4755 {P}",
     "statoverride": "dpkg-statoverride --update --add root root 4755 {P}",
+    "statoverride-order": "dpkg-statoverride --add --quiet --update root root 4755 {P}",
     "setcap": "setcap cap_net_raw+ep {P} || chmod u+s {P}",
     "cmdsub-cut": "m=$(echo x:4755 | cut -d: -f2); chmod $m {P}",
     # a link whose name is partly known: its rest ("../usr/local/sbin/", read at run
@@ -114,6 +115,9 @@ HOSTILE = {
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
     "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
+    # nor is any of its files there to test, read or run: a test that takes it as there
+    # hides what runs when it is not
+    "preinst-absent": ("preinst", "if [ -e {P} ]; then :; else chmod 4755 /usr/bin/yes; fi"),
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
           "while-read-asks", "conffile-other")

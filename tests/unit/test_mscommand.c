@@ -44,16 +44,25 @@ static void teardown(void)
 
 static const char *const configure[] = { "configure", "" };
 
-/* @text as the postinst of package @pkg with the members known. */
-static struct ms_analysis run_as(const char *pkg, const char *text)
+/* @text as the script @name of package @pkg with the members known; @before_unpack: it
+ * runs before they are unpacked (a preinst). */
+static struct ms_analysis run_script(const char *pkg, const char *name, bool before_unpack,
+				     const char *text)
 {
 	struct ms_context ctx = { .args = configure, .n_args = 2, .arch = "amd64", .package = pkg,
-				  .members = &members, .stagefd = -1 };
+				  .members = &members, .stagefd = -1,
+				  .before_unpack = before_unpack };
 	struct ms_analysis a = { 0 };
 
-	ck_assert_int_eq(maintscript_analyse("postinst", text, strlen(text), &ctx, &a), 0);
+	ck_assert_int_eq(maintscript_analyse(name, text, strlen(text), &ctx, &a), 0);
 	ck_assert_int_eq(maintscript_check(&a, &members), 0);
 	return a;
+}
+
+/* @text as the postinst of package @pkg. */
+static struct ms_analysis run_as(const char *pkg, const char *text)
+{
+	return run_script(pkg, "postinst", false, text);
 }
 
 static struct ms_analysis run(const char *text)
@@ -221,6 +230,16 @@ START_TEST(test_statoverride)
 	ck_assert_uint_eq(a.n, 0);
 	ck_assert_uint_eq(a.n_notes, 1);
 	ms_analysis_release(&a);
+	/* its options come in any order before the operands, as dpkg's parser takes them */
+	expect_mode("dpkg-statoverride --add --update root root 4755 /usr/bin/prog", 04755);
+	expect_mode("dpkg-statoverride --quiet --add --force-all --update root root 4755 "
+		    "/usr/bin/prog", 04755);
+	expect_incomplete("dpkg-statoverride --add root root 4755 /usr/bin/prog --update",
+			  "four operands");
+	expect_incomplete("dpkg-statoverride --root /srv --update --add root root 4755 "
+			  "/usr/bin/prog", "not modelled");
+	expect_incomplete("dpkg-statoverride \"$(cat /etc/x)\" --add root root 4755 /usr/bin/prog",
+			  "not known");
 }
 END_TEST
 
@@ -640,6 +659,37 @@ START_TEST(test_tempfile)
 }
 END_TEST
 
+/*
+ * Before the package is unpacked (preinst, %pre) none of its files is there: a test
+ * does not find them, and a name on PATH runs another's program, not the package's.
+ */
+START_TEST(test_before_unpack)
+{
+	static const char *const texts[] = {
+		"if [ -e /usr/bin/prog ]; then :; else chmod 4755 /bin/ping; fi",
+		"if [ ! -x /usr/bin/prog ]; then chmod 4755 /bin/ping; fi",
+	};
+	struct ms_analysis a;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(texts); i++) {
+		struct ms_analysis post = run_script("s2c-test", "postinst", false, texts[i]);
+		struct ms_analysis pre = run_script("s2c-test", "preinst", true, texts[i]);
+
+		ck_assert_msg(!incomplete_with(&post, "/bin/ping"), "%s", texts[i]);
+		ck_assert_msg(pre.n_incomplete > 0, "preinst: %s", texts[i]);
+		ms_analysis_release(&post);
+		ms_analysis_release(&pre);
+	}
+	/* the package's groupadd stands in for passwd's once unpacked, not before */
+	a = run_script("s2c-test", "preinst", true, "groupadd -r s2c");
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ms_analysis_release(&a);
+	a = run_script("s2c-test", "postinst", false, "groupadd -r s2c");
+	ck_assert(incomplete_with(&a, "of the package"));
+	ms_analysis_release(&a);
+}
+END_TEST
+
 /* plocate's plocate-build writes the database it names last, a new file never set-ID */
 START_TEST(test_plocate_build)
 {
@@ -694,6 +744,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_cut_field);
 	tcase_add_test(tc, test_tempfile);
 	tcase_add_test(tc, test_plocate_build);
+	tcase_add_test(tc, test_before_unpack);
 	suite_add_tcase(s, tc);
 	return s;
 }
