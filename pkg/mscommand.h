@@ -194,6 +194,7 @@ enum ms_st mscopy_sed(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_writes(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_plocate_build(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_mkcert(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mscopy_x2godbadmin(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_divert(struct ms_eval *e, const struct ms_call *c);
 

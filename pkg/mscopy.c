@@ -612,6 +612,35 @@ enum ms_st mscopy_mkcert(struct ms_eval *e, const struct ms_call *c)
 	return MS_TRUE;
 }
 
+/*
+ * x2goserver's x2godbadmin --createdb or --updatedb, with its SQLite backend (the
+ * others keep the sessions in a database server): the database x2go_sessions in the
+ * home of the account x2gouser, made anew (mode 0660, root:x2gouser) or altered in
+ * place, and that directory made 0770, root:x2gouser.  It makes no file set-ID.  The
+ * home is /var/lib/x2go as x2goserver-common makes the account; where the package's
+ * own scripts make it, it is not known.
+ */
+enum ms_st mscopy_x2godbadmin(struct ms_eval *e, const struct ms_call *c)
+{
+	static const char *const files[] = { "/var/lib/x2go", "/var/lib/x2go/x2go_sessions" };
+	bool own_account = false;
+
+	if (c->argc != 2 || !c->v[1].known || (!s2c_streq(c->v[1].s, "--createdb") &&
+					       !s2c_streq(c->v[1].s, "--updatedb"))) {
+		mscommand_incomplete(e, c, "an action of x2godbadmin that is not modelled");
+		return MS_UNKNOWN;
+	}
+	for (size_t i = 0; i < e->n_groups; i++)
+		own_account |= s2c_streq(e->groups[i], "x2gouser");
+	if (own_account) {
+		mseval_touch(e, c->n->line, NULL, false, "writes to");
+		return MS_UNKNOWN;
+	}
+	for (size_t i = 0; i < S2C_ELEMENTSOF(files); i++)
+		mseval_touch(e, c->n->line, files[i], false, "writes to");
+	return MS_UNKNOWN;
+}
+
 /* setfattr: security.capability is setcap's business; other attributes change nothing here. */
 enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c)
 {

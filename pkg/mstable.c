@@ -734,6 +734,8 @@ static const struct mscmd table[] = {
 	  "only looks a command up", "debianutils" },
 	{ "whoami", NULL, MSCMD_NOEFFECT,
 	  "prints", "coreutils" },
+	{ "x2godbadmin", mscopy_x2godbadmin, 0,
+	  "x2goserver's: the SQLite session database in x2gouser's home, /var/lib/x2go, 0660, and that directory 0770; never set-ID", "x2goserver" },
 	{ "xargs", msrun_xargs, 0,
 	  "runs its command on names from its input, which are not known", "findutils" },
 	{ "yes", NULL, MSCMD_NOEFFECT,

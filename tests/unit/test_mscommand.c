@@ -313,6 +313,20 @@ START_TEST(test_mkcert)
 }
 END_TEST
 
+/* x2godbadmin writes the session database in /var/lib/x2go, x2gouser's home */
+START_TEST(test_x2godbadmin)
+{
+	expect_mode("set -e\nx2godbadmin --createdb\nchmod 4755 /usr/bin/prog", 04755);
+	expect_mode("x2godbadmin --updatedb || :\nchmod 4755 /usr/bin/prog", 04755);
+	expect_incomplete("x2godbadmin --adduser bob", "not modelled");
+	/* an account the package makes: its home is not known, and it has privileged files */
+	expect_incomplete("addgroup --system x2gouser\nx2godbadmin --createdb", "cannot name");
+	add("/var/lib/x2go", MEMBER_DIR, 0755, NULL);
+	add("/var/lib/x2go/x2go_sessions", MEMBER_FILE, 04755, NULL);
+	expect_incomplete("x2godbadmin --createdb", "x2go_sessions");
+}
+END_TEST
+
 START_TEST(test_wrappers)
 {
 	static const char *const followed[] = {
@@ -730,6 +744,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_copies);
 	tcase_add_test(tc, test_made_files);
 	tcase_add_test(tc, test_mkcert);
+	tcase_add_test(tc, test_x2godbadmin);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_shell);
 	tcase_add_test(tc, test_programs);
