@@ -248,6 +248,70 @@ static const struct member *touched(const struct privindex *x, const struct memb
 	return t->below ? first_below(x, t->path, n, n != 1) : NULL;
 }
 
+/*
+ * Whether @t writes into a file in place, keeping its mode: a redirection, tee, dd, a
+ * plain cp over it, sed -i.  Root keeps a set-ID file's bits when it writes to it (it
+ * has CAP_FSETID; only capabilities go), so what it writes runs set-ID.
+ */
+static bool writes_in_place(const struct ms_touch *t)
+{
+	return s2c_streq(t->what, "writes to") || s2c_streq(t->what, "rewrites");
+}
+
+/* Whether @path is in a directory that holds programs, where the system's set-ID ones are. */
+static bool program_dir(const char *path)
+{
+	static const char *const dirs[] = {
+		"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/", "/usr/bin/",
+		"/usr/games/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libexec/",
+		"/usr/libx32/", "/usr/local/", "/usr/sbin/",
+	};
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(dirs); i++)
+		if (s2c_startswith(path, dirs[i]))
+			return true;
+	return false;
+}
+
+/*
+ * What the touch @t makes the analysis miss, in *@ret_why (NULL: nothing): a privileged
+ * file of the package it changes, or a file that is not the package's that it writes
+ * into in place, which may be a set-ID program of the system that would then run the
+ * new content set-ID.  Returns 0 or -ENOMEM.
+ */
+static int missed(const struct privindex *x, const struct memberset *members,
+		  const struct ms_touch *t, char **ret_why)
+{
+	_cleanup_free_ char *shown = NULL;
+	struct member *m = NULL;
+	const struct member *priv;
+	const char *what = NULL;
+
+	*ret_why = NULL;
+	if (!t->path) {
+		if (x->n_priv)
+			what = "and the package has privileged files";
+		else if (writes_in_place(t))
+			what = "which may be a set-ID program of the system";
+		if (what)
+			*ret_why = strdup_printf("%s:%u: it %s a file it cannot name, %s",
+						 t->script, t->line, t->what, what);
+		return what && !*ret_why ? -ENOMEM : 0;
+	}
+	priv = touched(x, members, t);
+	if (priv)
+		what = "which is privileged: not modelled";
+	else if (writes_in_place(t) && memberset_reach(members, t->path, &m) < 0 &&
+		 program_dir(t->path))
+		what = "which is not the package's and may be a set-ID program of the system";
+	if (!what)
+		return 0;
+	shown = escape_text(priv ? priv->path : t->path);
+	*ret_why = shown ? strdup_printf("%s:%u: it %s '%s', %s", t->script, t->line, t->what,
+					 shown, what) : NULL;
+	return *ret_why ? 0 : -ENOMEM;
+}
+
 /* A text looked up among what an analysis could not work out. */
 struct said_key {
 	const struct ms_analysis *a;
@@ -302,22 +366,10 @@ int maintscript_check(struct ms_analysis *a, const struct memberset *members)
 	if (r == 0)
 		r = said_build(a, &said);
 	for (size_t i = 0; i < a->n_touches && r == 0; i++) {
-		const struct ms_touch *t = &a->touches[i];
-		const struct member *m;
-		if (!t->path) {
-			if (x.n_priv)
-				r = add_incomplete_once(a, &said, strdup_printf(
-					"%s:%u: it %s a file it cannot name, and the package has "
-					"privileged files", t->script, t->line, t->what));
-			continue;
-		}
-		m = touched(&x, members, t);
-		if (m) {
-			_cleanup_free_ char *shown = escape_text(m->path);
-			r = add_incomplete_once(a, &said, strdup_printf(
-				"%s:%u: it %s '%s', which is privileged: not modelled", t->script,
-				t->line, t->what, shown ? shown : "?"));
-		}
+		char *why;
+		r = missed(&x, members, &a->touches[i], &why);
+		if (r == 0 && why)
+			r = add_incomplete_once(a, &said, why);
 	}
 	hashindex_release(&said);
 	privindex_release(&x);

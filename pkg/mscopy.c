@@ -181,9 +181,13 @@ static char *dest_operand(struct ms_eval *e, const struct ms_call *c, const stru
 	return msfile_path(e, &c->v[c->argc - 1]);
 }
 
-/* Touch every source (@what) and the destinations (replaced), and remember those made. */
+/*
+ * Touch every source (@src_what) and the destinations (@dest_what: "replaces", or "writes
+ * to" for a plain cp, which writes over a file that is there and keeps its mode), and
+ * remember those made.
+ */
 static enum ms_st copy_like(struct ms_eval *e, const struct ms_call *c, const struct copyopts *o,
-			    const char *src_what)
+			    const char *src_what, const char *dest_what)
 {
 	_cleanup_free_ char *dest = NULL;
 	size_t end;
@@ -198,7 +202,7 @@ static enum ms_st copy_like(struct ms_eval *e, const struct ms_call *c, const st
 			mseval_touch(e, c->n->line, src, o->recursive, src_what);
 		if (src_what && s2c_streq(src_what, "moves"))
 			msfile_gone(e, c->v[k].glob ? NULL : src);
-		mseval_touch(e, c->n->line, to, o->recursive, "replaces");
+		mseval_touch(e, c->n->line, to, o->recursive, dest_what);
 		if (to)
 			msfile_made(e, to);
 	}
@@ -216,7 +220,7 @@ enum ms_st mscopy_cp(struct ms_eval *e, const struct ms_call *c)
 		return MS_UNKNOWN;
 	}
 	return copy_like(e, c, &o, o.hardlink ? "links to" : o.preserve ? "copies with its mode" :
-			 NULL);
+			 NULL, o.hardlink || o.preserve || o.symbolic ? "replaces" : "writes to");
 }
 
 enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c)
@@ -230,7 +234,7 @@ enum ms_st mscopy_mv(struct ms_eval *e, const struct ms_call *c)
 		return MS_UNKNOWN;
 	}
 	o.recursive = true;     /* a directory moves with what is in it */
-	return copy_like(e, c, &o, "moves");
+	return copy_like(e, c, &o, "moves", "replaces");
 }
 
 /*
@@ -314,7 +318,7 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 		return MS_UNKNOWN;
 	}
 	if (!o.symbolic)
-		return copy_like(e, c, &o, "links to");
+		return copy_like(e, c, &o, "links to", "replaces");
 	if (c->argc - o.first < 1)
 		return MS_FALSE;
 	if (c->argc - o.first == 1)

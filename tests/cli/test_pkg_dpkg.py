@@ -110,6 +110,10 @@ HOSTILE = {
     # it so on a fresh installation); on a file that is not the package's it is not known
     "conffile": "if grep -q '^suid=yes' /etc/s2c-{N}.conf; then chmod 4755 {P}; fi",
     "conffile-other": "if grep -q '^root:' /etc/passwd; then chmod 4755 {P}; fi",
+    # root keeps a set-ID file's bits when it writes into it: a program of the system
+    # written over in place runs the package's content set-ID
+    "write-other": "cat {P} > /usr/bin/chfn",
+    "write-unknown": "f=$(cat {D}/other); cp {P} \"$f\"",
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
@@ -121,6 +125,9 @@ HOSTILE = {
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
           "while-read-asks", "conffile-other")
+# Those that write the package's program over a set-ID program of the system: dpkg leaves
+# it set-ID with the new content, and the audit must call them incomplete.
+PROVEN_OTHER = {"write-other": "/usr/bin/chfn", "write-unknown": "/usr/bin/chsh"}
 
 
 def hostile_debs(root):
@@ -146,6 +153,7 @@ def hostile_debs(root):
                 mk.entry(f".{d}/mode", data=b"4755\n"),
                 mk.entry(f".{d}/name", data=b"../usr/local/sbin/\n"),
                 mk.entry(f".{d}/word", data=b"update-usbids\n"),
+                mk.entry(f".{d}/other", data=b"/usr/bin/chsh\n"),
                 mk.entry(f".{d}/list", data=f"4755 {p}\n0755 {p}\n".encode()),
                 mk.entry(f".{d}/bslist", data=f"0700 {p}\n47\\55 {d}/pr\\og\n".encode()),
                 mk.entry(f".{d}/helper.sh", mode=0o755,
@@ -338,6 +346,15 @@ def dpkg_differential_inside(ctx):
             ctx.check(f"{case['label']}: dpkg made the program set-ID, the audit said "
                       "incomplete", prog in files and privileged(files[prog]) and
                       not case["complete"], f"{files.get(prog)} {case['incomplete']}")
+        other = PROVEN_OTHER.get(case["label"][8:]) if case["label"].startswith("hostile/") \
+            else None
+        if other:
+            st = os.stat(other)
+            same = open(other, "rb").read() == open(f"/usr/lib/{case['package']}/prog",
+                                                    "rb").read()
+            ctx.check(f"{case['label']}: dpkg wrote the program over {other}, still set-ID, "
+                      "the audit said incomplete", same and st.st_mode & 0o4000 and
+                      not case["complete"], f"{oct(st.st_mode)} {same} {case['incomplete']}")
         tally[compare(ctx, case, changed, files)] += 1
         if rc == 0:
             run_plan(ctx, case)
