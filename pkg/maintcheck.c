@@ -249,13 +249,16 @@ static const struct member *touched(const struct privindex *x, const struct memb
 }
 
 /*
- * Whether @t writes into a file in place, keeping its mode: a redirection, tee, dd, a
- * plain cp over it, sed -i.  Root keeps a set-ID file's bits when it writes to it (it
- * has CAP_FSETID; only capabilities go), so what it writes runs set-ID.
+ * Whether @t may leave a file that is not the package's running what it did not run,
+ * set-ID: a write into it in place keeping its mode (a redirection, tee, dd, a plain cp
+ * over it, sed -i: root keeps a set-ID file's bits when it writes into it, having
+ * CAP_FSETID; only capabilities go), or a copy with its mode or a hard link of it
+ * (a set-ID program copied or kept under another name).
  */
-static bool writes_in_place(const struct ms_touch *t)
+static bool may_raise_other(const struct ms_touch *t)
 {
-	return s2c_streq(t->what, "writes to") || s2c_streq(t->what, "rewrites");
+	return s2c_streq(t->what, "writes to") || s2c_streq(t->what, "rewrites") ||
+	       s2c_streq(t->what, "copies with its mode") || s2c_streq(t->what, "links to");
 }
 
 /* Whether @path is in a directory that holds programs, where the system's set-ID ones are. */
@@ -276,8 +279,8 @@ static bool program_dir(const char *path)
 /*
  * What the touch @t makes the analysis miss, in *@ret_why (NULL: nothing): a privileged
  * file of the package it changes, or a file that is not the package's that it writes
- * into in place, which may be a set-ID program of the system that would then run the
- * new content set-ID.  Returns 0 or -ENOMEM.
+ * into in place, copies with its mode or links, which may be a set-ID program of the
+ * system (may_raise_other()).  Returns 0 or -ENOMEM.
  */
 static int missed(const struct privindex *x, const struct memberset *members,
 		  const struct ms_touch *t, char **ret_why)
@@ -291,7 +294,7 @@ static int missed(const struct privindex *x, const struct memberset *members,
 	if (!t->path) {
 		if (x->n_priv)
 			what = "and the package has privileged files";
-		else if (writes_in_place(t))
+		else if (may_raise_other(t))
 			what = "which may be a set-ID program of the system";
 		if (what)
 			*ret_why = strdup_printf("%s:%u: it %s a file it cannot name, %s",
@@ -301,7 +304,7 @@ static int missed(const struct privindex *x, const struct memberset *members,
 	priv = touched(x, members, t);
 	if (priv)
 		what = "which is privileged: not modelled";
-	else if (writes_in_place(t) && memberset_reach(members, t->path, &m) < 0 &&
+	else if (may_raise_other(t) && memberset_reach(members, t->path, &m) < 0 &&
 		 program_dir(t->path))
 		what = "which is not the package's and may be a set-ID program of the system";
 	if (!what)

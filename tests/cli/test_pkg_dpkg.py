@@ -114,6 +114,9 @@ HOSTILE = {
     # written over in place runs the package's content set-ID
     "write-other": "cat {P} > /usr/bin/chfn",
     "write-unknown": "f=$(cat {D}/other); cp {P} \"$f\"",
+    # a copy with its mode, or a hard link, keeps a set-ID program of the system so
+    "copy-other": "cp -p /usr/bin/chfn /usr/local/bin/s2c-{N}",
+    "link-other": "ln /usr/bin/chsh /usr/local/bin/s2c-{N}",
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
@@ -125,9 +128,11 @@ HOSTILE = {
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
           "while-read-asks", "conffile-other")
-# Those that write the package's program over a set-ID program of the system: dpkg leaves
-# it set-ID with the new content, and the audit must call them incomplete.
-PROVEN_OTHER = {"write-other": "/usr/bin/chfn", "write-unknown": "/usr/bin/chsh"}
+# Those that write the package's program over a set-ID program of the system (dpkg leaves
+# it set-ID with the new content), or copy or link one: the audit must call them incomplete.
+PROVEN_OTHER = {"write-other": ("/usr/bin/chfn", True), "write-unknown": ("/usr/bin/chsh", True),
+                "copy-other": ("/usr/local/bin/s2c-copy-other", False),
+                "link-other": ("/usr/local/bin/s2c-link-other", False)}
 
 
 def hostile_debs(root):
@@ -346,15 +351,16 @@ def dpkg_differential_inside(ctx):
             ctx.check(f"{case['label']}: dpkg made the program set-ID, the audit said "
                       "incomplete", prog in files and privileged(files[prog]) and
                       not case["complete"], f"{files.get(prog)} {case['incomplete']}")
-        other = PROVEN_OTHER.get(case["label"][8:]) if case["label"].startswith("hostile/") \
-            else None
+        other, written = PROVEN_OTHER.get(case["label"][8:], (None, False)) \
+            if case["label"].startswith("hostile/") else (None, False)
         if other:
             st = os.stat(other)
-            same = open(other, "rb").read() == open(f"/usr/lib/{case['package']}/prog",
-                                                    "rb").read()
-            ctx.check(f"{case['label']}: dpkg wrote the program over {other}, still set-ID, "
-                      "the audit said incomplete", same and st.st_mode & 0o4000 and
-                      not case["complete"], f"{oct(st.st_mode)} {same} {case['incomplete']}")
+            same = not written or open(other, "rb").read() == \
+                open(f"/usr/lib/{case['package']}/prog", "rb").read()
+            ctx.check(f"{case['label']}: dpkg left {other} set-ID (with the program's "
+                      "content where written), the audit said incomplete",
+                      same and st.st_mode & 0o4000 and not case["complete"],
+                      f"{oct(st.st_mode)} {same} {case['incomplete']}")
         tally[compare(ctx, case, changed, files)] += 1
         if rc == 0:
             run_plan(ctx, case)

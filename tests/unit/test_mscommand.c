@@ -315,7 +315,8 @@ END_TEST
 
 /*
  * Root keeps a set-ID file's bits when it writes into it: writing in place over a file
- * that is not the package's, where programs live, may make new content set-ID.
+ * that is not the package's, where programs live, may make new content set-ID; a copy
+ * with its mode or a hard link of one keeps a set-ID program under another name.
  */
 START_TEST(test_writes_over)
 {
@@ -323,13 +324,16 @@ START_TEST(test_writes_over)
 		"cat /usr/bin/prog > /usr/sbin/chfn", "cat /usr/bin/prog >> /usr/local/bin/x",
 		"cp /usr/bin/prog /usr/bin/chsh", "cp /usr/bin/prog /opt/x/bin/",
 		"tee /usr/lib/x/helper < /usr/bin/prog", "sed -i s/a/b/ /usr/libexec/x",
-		"dd if=/usr/bin/prog of=/bin/x",
+		"dd if=/usr/bin/prog of=/bin/x", "cp -p /usr/bin/passwd /var/lib/s2c/x",
+		"cp -a /usr/lib/x/helper /srv/x", "ln /usr/bin/passwd /var/tmp/x",
+		"cp -l /usr/sbin/x /srv/x",
 	};
 	static const char *const fine[] = {
 		"echo x > /etc/s2c.conf", "cp /usr/bin/prog /var/lib/s2c/copy",
 		"cp -p /usr/bin/prog /usr/local/bin/x", "mv /usr/bin/prog /usr/local/bin/x",
 		"install -m 755 /usr/bin/prog /usr/local/bin/x", "ln -sf /usr/bin/prog /usr/sbin/x",
-		"cat /etc/x > /usr/bin/prog",
+		"cat /etc/x > /usr/bin/prog", "cp -p /etc/x /usr/local/bin/x",
+		"ln -s /usr/bin/passwd /var/tmp/x",
 	};
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(over); i++)
