@@ -192,11 +192,15 @@ enum ms_st mscopy_mkdir(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_touch(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_sed(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_writes(struct ms_eval *e, const struct ms_call *c);
-enum ms_st mscopy_plocate_build(struct ms_eval *e, const struct ms_call *c);
-enum ms_st mscopy_mkcert(struct ms_eval *e, const struct ms_call *c);
-enum ms_st mscopy_x2godbadmin(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_setfattr(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mscopy_divert(struct ms_eval *e, const struct ms_call *c);
+
+/* mshelper.c: other packages' helpers that write files */
+enum ms_st mshelper_plocate_build(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_mkcert(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_x2godbadmin(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_outputs(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_ucf(struct ms_eval *e, const struct ms_call *c);
 
 /* msrun.c: commands that run other commands */
 enum ms_st msrun_command(struct ms_eval *e, const struct ms_call *c);

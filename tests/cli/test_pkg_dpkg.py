@@ -117,9 +117,13 @@ HOSTILE = {
     # a copy with its mode, or a hard link, keeps a set-ID program of the system so
     "copy-other": "cp -p /usr/bin/chfn /usr/local/bin/s2c-{N}",
     "link-other": "ln /usr/bin/chsh /usr/local/bin/s2c-{N}",
+    # helpers that write a file their operands name: ucf over a file that is there, sort -o
+    "ucf-other": "UCF_FORCE_CONFFNEW=1 ucf {P} /usr/bin/gpasswd",
+    "sort-other": "sort -o /usr/bin/newgrp {D}/mode",
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
-    # installation, a dpkg-statoverride does (dpkg applies it as it unpacks)
+    # installation, nor has a dpkg-statoverride (dpkg read its database before the
+    # preinst ran: the override applies from the next upgrade)
     "preinst-chmod": ("preinst", "chmod 4755 {P} 2>/dev/null || :"),
     "preinst-statoverride": ("preinst", "dpkg-statoverride --add root root 4755 {P}"),
     # nor is any of its files there to test, read or run: a test that takes it as there
@@ -128,11 +132,13 @@ HOSTILE = {
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
           "while-read-asks", "conffile-other")
-# Those that write the package's program over a set-ID program of the system (dpkg leaves
-# it set-ID with the new content), or copy or link one: the audit must call them incomplete.
-PROVEN_OTHER = {"write-other": ("/usr/bin/chfn", True), "write-unknown": ("/usr/bin/chsh", True),
-                "copy-other": ("/usr/local/bin/s2c-copy-other", False),
-                "link-other": ("/usr/local/bin/s2c-link-other", False)}
+# Those that write over a set-ID program of the system (dpkg leaves it set-ID with the
+# content of the member named, relative to the package's directory), or copy or link one
+# (None): the audit must call them incomplete.
+PROVEN_OTHER = {"write-other": ("/usr/bin/chfn", "prog"), "write-unknown": ("/usr/bin/chsh", "prog"),
+                "ucf-other": ("/usr/bin/gpasswd", "prog"), "sort-other": ("/usr/bin/newgrp", "mode"),
+                "copy-other": ("/usr/local/bin/s2c-copy-other", None),
+                "link-other": ("/usr/local/bin/s2c-link-other", None)}
 
 
 def hostile_debs(root):
@@ -351,13 +357,13 @@ def dpkg_differential_inside(ctx):
             ctx.check(f"{case['label']}: dpkg made the program set-ID, the audit said "
                       "incomplete", prog in files and privileged(files[prog]) and
                       not case["complete"], f"{files.get(prog)} {case['incomplete']}")
-        other, written = PROVEN_OTHER.get(case["label"][8:], (None, False)) \
-            if case["label"].startswith("hostile/") else (None, False)
+        other, content = PROVEN_OTHER.get(case["label"][8:], (None, None)) \
+            if case["label"].startswith("hostile/") else (None, None)
         if other:
             st = os.stat(other)
-            same = not written or open(other, "rb").read() == \
-                open(f"/usr/lib/{case['package']}/prog", "rb").read()
-            ctx.check(f"{case['label']}: dpkg left {other} set-ID (with the program's "
+            same = not content or open(other, "rb").read() == \
+                open(f"/usr/lib/{case['package']}/{content}", "rb").read()
+            ctx.check(f"{case['label']}: dpkg left {other} set-ID (with the member's "
                       "content where written), the audit said incomplete",
                       same and st.st_mode & 0o4000 and not case["complete"],
                       f"{oct(st.st_mode)} {same} {case['incomplete']}")

@@ -326,18 +326,26 @@ START_TEST(test_writes_over)
 		"tee /usr/lib/x/helper < /usr/bin/prog", "sed -i s/a/b/ /usr/libexec/x",
 		"dd if=/usr/bin/prog of=/bin/x", "cp -p /usr/bin/passwd /var/lib/s2c/x",
 		"cp -a /usr/lib/x/helper /srv/x", "ln /usr/bin/passwd /var/tmp/x",
-		"cp -l /usr/sbin/x /srv/x",
+		"cp -l /usr/sbin/x /srv/x", "openssl req -x509 -out /usr/bin/chfn",
+		"openssl genrsa -keyout /usr/lib/x/y 2048", "sort -o /usr/sbin/x /etc/y",
+		"sort -o/usr/sbin/x /etc/y", "iconv --output=/usr/bin/x /etc/y",
+		"ssh-keygen -q -f /usr/local/bin/x -N ''", "ucf /usr/share/s2c/new /usr/bin/chfn",
+		"ucf --three-way --debconf-ok /usr/share/s2c/new /opt/s2c/bin/x",
 	};
 	static const char *const fine[] = {
 		"echo x > /etc/s2c.conf", "cp /usr/bin/prog /var/lib/s2c/copy",
 		"cp -p /usr/bin/prog /usr/local/bin/x", "mv /usr/bin/prog /usr/local/bin/x",
 		"install -m 755 /usr/bin/prog /usr/local/bin/x", "ln -sf /usr/bin/prog /usr/sbin/x",
 		"cat /etc/x > /usr/bin/prog", "cp -p /etc/x /usr/local/bin/x",
-		"ln -s /usr/bin/passwd /var/tmp/x",
+		"ln -s /usr/bin/passwd /var/tmp/x", "openssl req -x509 -out /etc/ssl/s2c.pem",
+		"sort -u /usr/bin/x", "ucf /usr/share/s2c/new /etc/s2c.conf", "ucf --purge /usr/bin/x",
+		"dbus-uuidgen --ensure", "dbus-uuidgen --ensure=/etc/machine-id",
 	};
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(over); i++)
 		expect_incomplete(over[i], "may be a set-ID program of the system");
+	/* ucf copies a new file with its mode where the destination is not there */
+	expect_incomplete("ucf /usr/bin/suid /etc/s2c.conf", "which is privileged");
 	for (size_t i = 0; i < S2C_ELEMENTSOF(fine); i++) {
 		struct ms_analysis a = run(fine[i]);
 		ck_assert_msg(!incomplete_with(&a, "set-ID program"), "%s: %s", fine[i],

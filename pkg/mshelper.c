@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Other packages' helpers that write files, in the maintainer-script
+ * evaluator, each as read in its source: where it writes, with what mode,
+ * and whether a file there keeps its own (a write in place keeps a set-ID
+ * program's bits).  What they write is recorded as touches, checked against
+ * the privileged files by maintscript_check().
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "member.h"
+#include "mscommand.h"
+#include "shparse.h"
+#include "util.h"
+#include "common.h"
+
+/*
+ * plocate-build [-b SIZE] [-l FLAG] [-p] MLOCATE_DB PLOCATE_DB reads the first
+ * and writes the second: a new file of mode 0640 (umask 027), never set-ID.
+ * Its status depends on the database it reads.
+ */
+enum ms_st mshelper_plocate_build(struct ms_eval *e, const struct ms_call *c)
+{
+	const struct ms_field *out = NULL;
+	_cleanup_free_ char *p = NULL;
+
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		if (f->known && (s2c_streq(f->s, "-b") || s2c_streq(f->s, "-l") ||
+				 s2c_streq(f->s, "--block-size") ||
+				 s2c_streq(f->s, "--require-visibility")))
+			i++;
+		else if (!mscommand_is_option(f))
+			out = f;
+	}
+	if (!out)
+		return MS_UNKNOWN;
+	p = msfile_path(e, out);
+	mseval_touch(e, c->n->line, p, false, "writes to");
+	if (p)
+		msfile_made(e, p);
+	return MS_UNKNOWN;
+}
+
+/*
+ * courier's mkcouriercert, run as mkpop3dcert (the link courier-pop ships):
+ * with no operand a key and a self-signed certificate in
+ * /etc/courier/pop3d.pem, made 0600 and owned by courier (`install -m 600
+ * -o courier`, then `chmod 600`, `chown courier`), with pop3d.key and
+ * pop3d.cert made and removed on the way; an operand names the files
+ * instead (without the extension, from /etc/courier).  It fails when the
+ * .pem is there already.  It changes no other file.
+ */
+enum ms_st mshelper_mkcert(struct ms_eval *e, const struct ms_call *c)
+{
+	static const char *const ext[] = { ".pem", ".key", ".cert", ".rand" };
+	_cleanup_free_ char *base = NULL, *pem = NULL;
+	bool exists;
+
+	if (c->argc > 2)
+		return MS_UNKNOWN;      /* it reads one operand; the rest is not its use */
+	if (c->argc == 1)
+		base = strdup("/etc/courier/pop3d");
+	else if (c->v[1].known && c->v[1].s[0] == '/')
+		base = msfile_path(e, &c->v[1]);
+	if (!base) {
+		/* a name not known, or relative to /etc/courier: written where it cannot be said */
+		mseval_touch(e, c->n->line, NULL, false, "writes to");
+		return MS_UNKNOWN;
+	}
+	pem = strdup_printf("%s.pem", base);
+	if (!pem) {
+		mseval_oom(e);
+		return MS_UNKNOWN;
+	}
+	exists = msfile_exists(e, pem);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(ext); i++) {
+		_cleanup_free_ char *p = strdup_printf("%s%s", base, ext[i]);
+		if (!p) {
+			mseval_oom(e);
+			return MS_UNKNOWN;
+		}
+		mseval_touch(e, c->n->line, p, false, "writes to");
+	}
+	if (exists)
+		return MS_FALSE;
+	msfile_made(e, pem);
+	return MS_TRUE;
+}
+
+/* A command and the options that name a file it writes: "-o" takes the next operand or
+ * what follows it ("-oFILE"), "--output=" what follows the '='. */
+struct output_options {
+	const char *command;
+	const char *options[4];
+};
+
+static const struct output_options output_options[] = {
+	{ "dbus-uuidgen", { "--ensure=" } },
+	{ "iconv", { "-o", "--output", "--output=" } },
+	{ "keytool", { "-keystore", "-destkeystore", "-file" } },
+	{ "openssl", { "-out", "-keyout" } },
+	{ "rndc-confgen", { "-c" } },
+	{ "sort", { "-o", "--output", "--output=" } },
+	{ "ssh-keygen", { "-f" } },
+};
+
+/* The file option @opt of @f names, or NULL: @f is @opt (*@ret_next: the next field
+ * names it), "-oFILE" for a short @opt, or "--output=FILE". */
+static const char *output_value(const struct ms_field *f, const char *opt, bool *ret_next)
+{
+	size_t n = strlen(opt);
+
+	*ret_next = false;
+	if (!f->known || strncmp(f->s, opt, n) != 0)
+		return NULL;
+	if (!f->s[n]) {
+		*ret_next = opt[n - 1] != '=';
+		return *ret_next ? NULL : f->s + n;
+	}
+	return opt[n - 1] == '=' || (n == 2 && opt[1] != '-') ? f->s + n : NULL;
+}
+
+/*
+ * openssl -out, sort -o, iconv -o, keytool -keystore, ssh-keygen -f, rndc-confgen -c,
+ * dbus-uuidgen --ensure=: they write the file the option names, in place where it is
+ * there (it keeps its mode, set-ID bits included); nothing else of theirs changes a
+ * mode, owner or capability.  A value not known is a write to a file that cannot be
+ * named.
+ */
+enum ms_st mshelper_outputs(struct ms_eval *e, const struct ms_call *c)
+{
+	const char *cmd = member_base_name(c->v[0].s);
+	const struct output_options *o = NULL;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(output_options); i++)
+		if (s2c_streq(output_options[i].command, cmd))
+			o = &output_options[i];
+	for (size_t i = 1; o && i < c->argc; i++) {
+		for (size_t k = 0; k < S2C_ELEMENTSOF(o->options) && o->options[k]; k++) {
+			_cleanup_free_ char *p = NULL, *value = NULL;
+			struct ms_field g = { 0 };
+			bool next;
+			const char *v = output_value(&c->v[i], o->options[k], &next);
+			if (!v && !next)
+				continue;
+			if (next && ++i >= c->argc)
+				break;
+			if (!next && !(value = strdup(v))) {
+				mseval_oom(e);
+				return MS_UNKNOWN;
+			}
+			g = next ? c->v[i] : (struct ms_field){ .s = value, .len = strlen(value),
+								.known = true };
+			p = msfile_path(e, &g);
+			mseval_touch(e, c->n->line, p, false, "writes to");
+			break;
+		}
+	}
+	return MS_TRUE;
+}
+
+/*
+ * ucf [OPTION...] NEW DEST: NEW replaces DEST's content in place where DEST is there (it
+ * keeps its mode), and is copied with its mode where it is not, and into ucf's cache;
+ * --purge and a single operand only change ucf's own records.
+ */
+enum ms_st mshelper_ucf(struct ms_eval *e, const struct ms_call *c)
+{
+	size_t first = 0, n = 0;
+
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		if (!f->known) {
+			mscommand_incomplete(e, c, "an operand or option that is not known");
+			return MS_UNKNOWN;
+		}
+		if (s2c_streq(f->s, "-p") || s2c_streq(f->s, "--purge"))
+			return MS_TRUE;
+		if (s2c_streq(f->s, "--sum-file") || s2c_streq(f->s, "--state-dir") ||
+		    s2c_streq(f->s, "--src-dir") || s2c_streq(f->s, "-s")) {
+			i++;
+		} else if (f->s[0] != '-' || !f->s[1]) {
+			first = first ? first : i;
+			n++;
+		}
+	}
+	if (n != 2)
+		return MS_TRUE;
+	{
+		_cleanup_free_ char *src = msfile_path(e, &c->v[first]);
+		_cleanup_free_ char *dest = msfile_path(e, &c->v[c->argc - 1]);
+		mseval_touch(e, c->n->line, src, false, "copies with its mode");
+		mseval_touch(e, c->n->line, dest, false, "writes to");
+	}
+	return MS_TRUE;
+}
+
+/*
+ * x2goserver's x2godbadmin --createdb or --updatedb, with its SQLite backend (the
+ * others keep the sessions in a database server): the database x2go_sessions in the
+ * home of the account x2gouser, made anew (mode 0660, root:x2gouser) or altered in
+ * place, and that directory made 0770, root:x2gouser.  It makes no file set-ID.  The
+ * home is /var/lib/x2go as x2goserver-common makes the account; where the package's
+ * own scripts make it, it is not known.
+ */
+enum ms_st mshelper_x2godbadmin(struct ms_eval *e, const struct ms_call *c)
+{
+	static const char *const files[] = { "/var/lib/x2go", "/var/lib/x2go/x2go_sessions" };
+	bool own_account = false;
+
+	if (c->argc != 2 || !c->v[1].known || (!s2c_streq(c->v[1].s, "--createdb") &&
+					       !s2c_streq(c->v[1].s, "--updatedb"))) {
+		mscommand_incomplete(e, c, "an action of x2godbadmin that is not modelled");
+		return MS_UNKNOWN;
+	}
+	for (size_t i = 0; i < e->n_groups; i++)
+		own_account |= s2c_streq(e->groups[i], "x2gouser");
+	if (own_account) {
+		mseval_touch(e, c->n->line, NULL, false, "writes to");
+		return MS_UNKNOWN;
+	}
+	for (size_t i = 0; i < S2C_ELEMENTSOF(files); i++)
+		mseval_touch(e, c->n->line, files[i], false, "writes to");
+	return MS_UNKNOWN;
+}
