@@ -343,7 +343,7 @@ static enum ms_st eval_funcdef(struct ms_eval *e, const struct sh_node *n)
 	/* Defined in a branch that may not run: the command of that name may run instead.  (Where
 	 * the rest of the script may not run, a later call runs only after the definition.) */
 	v[e->n_funcs] = (struct ms_func){ .name = strdup(n->name), .body = n->kids[0],
-					  .maybe = e->cond > 0 };
+					  .maybe = e->cond > e->cond_base };
 	if (!v[e->n_funcs].name) {
 		mseval_oom(e);
 		return MS_UNKNOWN;

@@ -118,6 +118,8 @@ struct ms_eval {
 	struct ms_func *funcs;
 	size_t n_funcs;
 	unsigned cond;          /**< > 0: inside an undecided branch */
+	unsigned cond_base;     /**< @cond where the script run now began: a function it
+				     defines deeper may not be defined */
 	bool maybe_stopped;     /**< the script may have stopped before here (an undecided
 				     exit, or a command of unknown status under set -e) */
 	bool maybe_returned;    /**< the function may have returned before here */

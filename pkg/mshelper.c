@@ -6,6 +6,7 @@
  * program's bits).  What they write is recorded as touches, checked against
  * the privileged files by maintscript_check().
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,4 +225,113 @@ enum ms_st mshelper_x2godbadmin(struct ms_eval *e, const struct ms_call *c)
 	for (size_t i = 0; i < S2C_ELEMENTSOF(files); i++)
 		mseval_touch(e, c->n->line, files[i], false, "writes to");
 	return MS_UNKNOWN;
+}
+
+/*
+ * Helpers that run every package's code from where packages put it: the hooks and
+ * configuration that update-initramfs and update-grub run or source, the menu methods
+ * and executable menu files update-menus runs, the modules the query tools of
+ * gdk-pixbuf, GIO and GTK load (a library runs code as it loads).  Patterns match
+ * whole paths (fnmatch, '*' crossing '/').
+ */
+struct hook_dirs {
+	const char *command;
+	const char *patterns[5];
+	bool executable;        /* only executable files there are run */
+	bool evaluated;         /* run as a script with run_hook() */
+};
+
+static const struct hook_dirs hook_dirs[] = {
+	{ "gdk-pixbuf-query-loaders", { "*/gdk-pixbuf-2.0/*/loaders/*" }, false, false },
+	{ "gio-querymodules", { "*/gio/modules/*" }, false, false },
+	{ "gtk-query-immodules-2.0", { "*/gtk-2.0/*/immodules/*" }, false, false },
+	{ "gtk-query-immodules-3.0", { "*/gtk-3.0/*/immodules/*" }, false, false },
+	{ "update-grub", { "/etc/grub.d/*", "/etc/default/grub", "/etc/default/grub.d/*" },
+	  false, false },
+	{ "update-initramfs", { "/usr/share/initramfs-tools/hooks/*",
+				"/etc/initramfs-tools/hooks/*" }, false, true },
+	{ "update-initramfs", { "/usr/share/initramfs-tools/conf-hooks.d/*",
+				"/etc/initramfs-tools/conf.d/*", "/etc/initramfs-tools/*.conf" },
+	  false, false },
+	{ "update-menus", { "/etc/menu-methods/*", "/usr/lib/menu/*" }, false, false },
+	{ "update-menus", { "/usr/share/menu/*" }, true, false },
+};
+
+static bool runs_member(const struct hook_dirs *h, const struct member *m)
+{
+	if (m->type == MEMBER_DIR || (h->executable && !(m->mode & 0111)))
+		return false;
+	for (size_t k = 0; k < S2C_ELEMENTSOF(h->patterns) && h->patterns[k]; k++)
+		if (fnmatch(h->patterns[k], m->path, 0) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * update-initramfs runs each hook twice, as mkinitramfs does: with "prereqs" and with
+ * no operand; a shell script of the package is evaluated (it sources hook-functions,
+ * whose functions copy into the initramfs being built), anything else is incomplete.
+ */
+static void run_hook(struct ms_eval *e, const struct ms_call *c, const char *path)
+{
+	_cleanup_free_ char *name = strdup(path), *prereqs = strdup("prereqs");
+	struct ms_field v[2] = {
+		{ .s = name, .len = name ? strlen(name) : 0, .known = true },
+		{ .s = prereqs, .len = 7, .known = true },
+	};
+
+	if (!name || !prereqs) {
+		mseval_oom(e);
+		return;
+	}
+	for (size_t argc = 2; argc > 0 && !e->error; argc--) {
+		struct ms_call hook = { .n = c->n, .v = v, .argc = argc };
+		(void)msrun_member(e, &hook, path);
+	}
+}
+
+/*
+ * update-initramfs, update-grub, update-menus and the query tools run or load the hooks
+ * of every package: the package's own among them is its code, run as root.  The
+ * package's initramfs hooks that are shell scripts are evaluated; any other is not run
+ * by the audit, and incomplete.  Where the package ships none, they change no mode,
+ * owner or capability.
+ */
+enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c)
+{
+	const struct memberset *s = e->ctx->members;
+	const char *cmd = member_base_name(c->v[0].s);
+
+	if (!s)
+		return MS_TRUE;
+	if (s->note_files && s->notes.n) {
+		mscommand_incomplete(e, c, "it runs packages' hooks, and some files of the package "
+				     "were not kept by name");
+		return MS_TRUE;
+	}
+	for (size_t i = 0; i < S2C_ELEMENTSOF(hook_dirs); i++) {
+		if (!s2c_streq(hook_dirs[i].command, cmd))
+			continue;
+		for (size_t k = 0; k < s->n_slots && !e->error; k++) {
+			const struct member *m = s->slots[k];
+			if (!m || !runs_member(&hook_dirs[i], m))
+				continue;
+			if (hook_dirs[i].evaluated) {
+				run_hook(e, c, m->path);
+				continue;
+			}
+			{
+				_cleanup_free_ char *shown = escape_text(m->path);
+				_cleanup_free_ char *why = strdup_printf(
+					"it runs or loads the package's own '%s' as root, which the "
+					"audit does not run", shown ? shown : "?");
+				if (!why)
+					mseval_oom(e);
+				else
+					mscommand_incomplete(e, c, why);
+				return MS_TRUE;
+			}
+		}
+	}
+	return MS_TRUE;
 }

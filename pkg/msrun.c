@@ -71,7 +71,7 @@ struct child_saved {
 	size_t n_pos;
 	char *trap_exit;
 	bool errexit, bash;
-	unsigned calls;
+	unsigned calls, cond_base;
 };
 
 static void child_env(struct ms_eval *e, const struct ms_env *parent)
@@ -100,7 +100,8 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	struct child_saved s = { .env = e->env, .funcs = e->funcs, .n_funcs = e->n_funcs,
 				 .aliases = e->aliases, .n_aliases = e->n_aliases, .pos = e->pos,
 				 .n_pos = e->n_pos, .trap_exit = e->trap_exit,
-				 .errexit = e->errexit, .bash = e->bash, .calls = e->calls };
+				 .errexit = e->errexit, .bash = e->bash, .calls = e->calls,
+				 .cond_base = e->cond_base };
 	size_t plen = strlen(MSEVAL_DEBCONF_PREFIX);
 	bool maybe_stopped = e->maybe_stopped;
 	enum ms_st r;
@@ -117,6 +118,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	e->errexit = errexit;
 	e->bash = bash;
 	e->calls = 0;
+	e->cond_base = e->cond;
 	child_env(e, &s.env);
 	r = maintscript_eval_text(e, line, what, text, len);
 	if (e->trap_exit && !e->error) {
@@ -148,6 +150,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	e->n_pos = s.n_pos;
 	e->pos_unknown = pos_unknown;
 	e->trap_exit = s.trap_exit;
+	e->cond_base = s.cond_base;
 	e->errexit = s.errexit;
 	e->bash = s.bash;
 	e->calls = s.calls;
@@ -443,6 +446,7 @@ static bool known_library(const char *path)
 		"/usr/share/debconf/confmodule", "/usr/share/debconf/confmodule.sh",
 		"/lib/lsb/init-functions", "/usr/lib/lsb/init-functions", "/usr/bin/gettext.sh",
 		"/usr/share/apache2/apache2-maintscript-helper", "/usr/lib/php/php-maintscript-helper",
+		"/usr/share/initramfs-tools/hook-functions",
 	};
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(libs); i++)

@@ -5,6 +5,7 @@
  * known, as the second reading of a .deb sees it.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,6 +353,61 @@ START_TEST(test_writes_over)
 			      a.n_incomplete ? a.incomplete[0] : "");
 		ms_analysis_release(&a);
 	}
+}
+END_TEST
+
+/*
+ * update-initramfs runs every package's hooks, the package's own among them: a shell
+ * hook is evaluated, run with "prereqs" and then alone; update-menus, update-grub and
+ * the module query tools run or load the package's code, which the audit does not.
+ */
+START_TEST(test_hooks)
+{
+	static const char hook[] = "#!/bin/sh\nset -e\nprereqs() { echo; }\n"
+				   "case \"$1\" in prereqs) prereqs; exit 0;; esac\n"
+				   ". /usr/share/initramfs-tools/hook-functions\n"
+				   "copy_exec /usr/bin/prog /bin\nmanual_add_modules fuse\n";
+	char *stage = fx_tempdir();
+	int fd = open(stage, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct ms_context ctx = { .args = configure, .n_args = 2, .arch = "amd64",
+				  .package = "s2c-test", .members = &members, .stagefd = fd };
+	static const char *const texts[] = {
+		"if [ -x /usr/sbin/update-initramfs ]; then update-initramfs -u; fi",
+		"update-initramfs -u; chmod 4755 /usr/bin/prog",
+	};
+
+	ck_assert_int_ge(fd, 0);
+	/* no hook of the package's: nothing of its code runs */
+	expect_mode("update-initramfs -u\nupdate-menus\ngdk-pixbuf-query-loaders --update-cache\n"
+		    "chmod 4755 /usr/bin/prog", 04755);
+	fx_member(&members, stage, "/usr/share/initramfs-tools/hooks/s2c", MEMBER_FILE, 0755, NULL,
+		  hook);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(texts); i++) {
+		struct ms_analysis a = { 0 };
+		ck_assert_int_eq(maintscript_analyse("postinst", texts[i], strlen(texts[i]), &ctx,
+						     &a), 0);
+		ck_assert_msg(a.n_incomplete == 0, "%s: %s", texts[i],
+			      a.n_incomplete ? a.incomplete[0] : "");
+		ms_analysis_release(&a);
+	}
+	/* a hook that changes a mode: evaluated, so the change is seen */
+	fx_member(&members, stage, "/etc/initramfs-tools/hooks/s2c", MEMBER_FILE, 0755, NULL,
+		  "#!/bin/sh\n[ \"$1\" = prereqs ] && exit 0\nchmod 4755 /bin/ping\n");
+	{
+		struct ms_analysis a = { 0 };
+		ck_assert_int_eq(maintscript_analyse("postinst", "update-initramfs -u", 19, &ctx,
+						     &a), 0);
+		ck_assert(incomplete_with(&a, "not the package's"));
+		ms_analysis_release(&a);
+	}
+	fx_member(&members, stage, "/usr/share/menu/s2c", MEMBER_FILE, 0755, NULL, NULL);
+	fx_member(&members, stage, "/usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/s2c.so",
+		  MEMBER_FILE, 0644, NULL, NULL);
+	expect_incomplete("update-menus", "the package's own '/usr/share/menu/s2c'");
+	expect_incomplete("gdk-pixbuf-query-loaders --update-cache", "loaders/s2c.so");
+	close(fd);
+	fx_rmrf(stage);
+	free(stage);
 }
 END_TEST
 
@@ -788,6 +844,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_mkcert);
 	tcase_add_test(tc, test_x2godbadmin);
 	tcase_add_test(tc, test_writes_over);
+	tcase_add_test(tc, test_hooks);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_shell);
 	tcase_add_test(tc, test_programs);
