@@ -353,6 +353,14 @@ int strv_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+bool strv_contains(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s2c_streq(v[i], s))
+			return true;
+	return false;
+}
+
 int strv_push(char ***v, size_t *n, char *s)
 {
 	char **nv;

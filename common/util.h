@@ -120,6 +120,9 @@ int strv_push(char ***v, size_t *n, char *s);
 /** qsort() comparison of two elements of an array of strings (char *), by strcmp(). */
 int strv_cmp(const void *a, const void *b);
 
+/** Whether @s is one of the @n strings of @v. */
+bool strv_contains(const char *const *v, size_t n, const char *s);
+
 /**
  * The edit distance between @a and @b (insertions, deletions, substitutions,
  * and two neighbours swapped, each one edit: optimal string alignment), for

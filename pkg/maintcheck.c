@@ -253,27 +253,14 @@ static const struct member *touched(const struct privindex *x, const struct memb
  * set-ID: a write into it in place keeping its mode (a redirection, tee, dd, a plain cp
  * over it, sed -i: root keeps a set-ID file's bits when it writes into it, having
  * CAP_FSETID; only capabilities go), or a copy with its mode or a hard link of it
- * (a set-ID program copied or kept under another name).
+ * (a set-ID program copied or kept under another name), or an ACL that lets others
+ * write it (setfacl).
  */
 static bool may_raise_other(const struct ms_touch *t)
 {
 	return s2c_streq(t->what, "writes to") || s2c_streq(t->what, "rewrites") ||
-	       s2c_streq(t->what, "copies with its mode") || s2c_streq(t->what, "links to");
-}
-
-/* Whether @path is in a directory that holds programs, where the system's set-ID ones are. */
-static bool program_dir(const char *path)
-{
-	static const char *const dirs[] = {
-		"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/", "/usr/bin/",
-		"/usr/games/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libexec/",
-		"/usr/libx32/", "/usr/local/", "/usr/sbin/",
-	};
-
-	for (size_t i = 0; i < S2C_ELEMENTSOF(dirs); i++)
-		if (s2c_startswith(path, dirs[i]))
-			return true;
-	return false;
+	       s2c_streq(t->what, "copies with its mode") || s2c_streq(t->what, "links to") ||
+	       s2c_streq(t->what, "opens to others");
 }
 
 /*
@@ -305,7 +292,7 @@ static int missed(const struct privindex *x, const struct memberset *members,
 	if (priv)
 		what = "which is privileged: not modelled";
 	else if (may_raise_other(t) && memberset_reach(members, t->path, &m) < 0 &&
-		 program_dir(t->path))
+		 member_in_program_dir(t->path))
 		what = "which is not the package's and may be a set-ID program of the system";
 	if (!what)
 		return 0;

@@ -673,3 +673,31 @@ bool memberset_exists(const struct memberset *s, const char *path)
 
 	return resolve(s, path, &m, &noted) == 0 || noted;
 }
+
+static const char *const program_dirs[] = {
+	"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/", "/usr/bin/",
+	"/usr/games/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libexec/", "/usr/libx32/",
+	"/usr/local/", "/usr/sbin/",
+};
+
+bool member_in_program_dir(const char *path)
+{
+	for (size_t i = 0; i < S2C_ELEMENTSOF(program_dirs); i++)
+		if (s2c_startswith(path, program_dirs[i]))
+			return true;
+	return false;
+}
+
+bool member_reaches_program_dir(const char *path)
+{
+	size_t lit = strcspn(path, "*?[\\");
+	_cleanup_free_ char *p = path[lit] ? strndup(path, lit) :
+				 strdup_printf("%s/", s2c_streq(path, "/") ? "" : path);
+
+	if (!p)
+		return true;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(program_dirs); i++)
+		if (s2c_startswith(p, program_dirs[i]) || s2c_startswith(program_dirs[i], p))
+			return true;
+	return false;
+}

@@ -243,4 +243,17 @@ char *member_normalise(const char *abs);
  */
 int memberset_reach(const struct memberset *s, const char *path, struct member **ret);
 
+/**
+ * Whether @path is in a directory that holds programs (/usr/bin, /usr/lib, /opt,
+ * /usr/local, …), where a system's set-ID programs are: a file there that is not the
+ * package's may be one.
+ */
+bool member_in_program_dir(const char *path);
+
+/**
+ * Whether the glob @path, or the tree at @path when it holds no wildcard, may reach
+ * into a directory of programs (member_in_program_dir()).  True on OOM.
+ */
+bool member_reaches_program_dir(const char *path);
+
 #endif /* S2C_PKG_MEMBER_H */

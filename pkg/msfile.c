@@ -178,6 +178,26 @@ static bool adds_privilege(enum ms_kind kind, const char *mode)
 	}
 }
 
+/*
+ * Whether @kind with @mode can leave a file writable by its group or by others: a
+ * set-ID program of the system so opened runs what anyone who may write it puts there.
+ */
+static bool opens_to_others(enum ms_kind kind, const char *mode)
+{
+	uint32_t a = 0, b = 0;
+
+	switch (kind) {
+	case MS_CHMOD:
+		return (ms_chmod(mode, 04755, false, &a) == 0 && (a & 022)) ||
+		       (ms_chmod(mode, 0, false, &b) == 0 && (b & 022));
+	case MS_STATOVERRIDE:
+	case MS_INSTALL:
+		return strtoul(mode, NULL, 8) & 022;
+	default:
+		return false;
+	}
+}
+
 static int record(struct ms_eval *e, const struct ms_call *c, struct ms_action *a)
 {
 	_cleanup_free_ char *cmd = mscommand_text(c->n);
@@ -207,20 +227,20 @@ static const char *landing(struct ms_eval *e, const struct ms_call *c, enum ms_k
 {
 	const struct member *m = msfile_member(e, path);
 
-	*skip = false;
+	*skip = m == NULL;
 	if (m)
 		return m->path;
-	if (msfile_made_dir_is(e, path) || !adds_privilege(kind, mode)) {
-		*skip = true;
-		return NULL;
-	}
-	if (made(e, path))
-		mscommand_incomplete(e, c, "it makes privileged a file the script made, which the "
-				     "audit does not see");
-	else
-		mscommand_incomplete(e, c, "it changes a file that is not the package's, which the "
-				     "audit does not see");
-	*skip = true;
+	if (msfile_made_dir_is(e, path))
+		return NULL;            /* a directory the script made is no privileged file */
+	if (adds_privilege(kind, mode))
+		mscommand_incomplete(e, c, made(e, path) ?
+				     "it makes privileged a file the script made, which the audit "
+				     "does not see" :
+				     "it changes a file that is not the package's, which the audit "
+				     "does not see");
+	else if (opens_to_others(kind, mode) && !made(e, path) && member_in_program_dir(path))
+		mscommand_incomplete(e, c, "it may make a set-ID program of the system writable by "
+				     "others, which the audit does not see");
 	return NULL;
 }
 
@@ -242,13 +262,15 @@ void msfile_act(struct ms_eval *e, const struct ms_call *c, enum ms_kind kind,
 		recursive = false;      /* -R on a file is that file */
 	a.recursive = recursive;
 	if (!path) {
-		if (adds_privilege(kind, mode))
+		if (adds_privilege(kind, mode) || opens_to_others(kind, mode))
 			mscommand_incomplete(e, c, "cannot tell which file it changes");
 		else
 			mseval_touch(e, c->n->line, NULL, recursive, "changes");
 		return;
 	}
-	if (msfile_members_known(e) && (f->glob || recursive) && adds_privilege(kind, mode))
+	if (msfile_members_known(e) && (f->glob || recursive) &&
+	    (adds_privilege(kind, mode) ||
+	     (opens_to_others(kind, mode) && member_reaches_program_dir(path))))
 		mscommand_incomplete(e, c, "a glob or a recursive change may reach files that are "
 				     "not the package's");
 	else if (msfile_members_known(e) && !f->glob && !recursive)

@@ -227,6 +227,60 @@ enum ms_st mshelper_x2godbadmin(struct ms_eval *e, const struct ms_call *c)
 	return MS_UNKNOWN;
 }
 
+/* Whether the ACL text @f (setfacl -m, --set) may grant a write: a 'w' in it, or not known. */
+static bool acl_writes(const struct ms_field *f)
+{
+	return !f->known || strchr(f->s, 'w') != NULL;
+}
+
+/*
+ * setfacl: an ACL that grants a write opens its files to users other than the owner,
+ * and a set-ID program so opened runs what they write; its files are touched as
+ * "opens to others" (maintscript_check()).  One that only removes or grants no write
+ * changes nothing that matters here.  --restore names its files in a file.
+ */
+enum ms_st mshelper_setfacl(struct ms_eval *e, const struct ms_call *c)
+{
+	static const char *const grant[] = { "-m", "--modify", "--set" };
+	static const char *const grant_file[] = { "-M", "--modify-file", "--set-file" };
+	static const char *const other[] = { "-x", "--remove", "-X", "--remove-file" };
+	bool writes = false;
+	size_t i = 1;
+
+	for (; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		const char *eq;
+		if (!f->known) {
+			mscommand_incomplete(e, c, "an option or operand that is not known");
+			return MS_UNKNOWN;
+		}
+		if (f->s[0] != '-' || s2c_streq(f->s, "-"))
+			break;
+		if (s2c_streq(f->s, "--")) {
+			i++;
+			break;
+		}
+		if (strncmp(f->s, "--restore", 9) == 0) {
+			mscommand_incomplete(e, c, "--restore names its files in a file");
+			return MS_UNKNOWN;
+		}
+		eq = strchr(f->s, '=');
+		if (strv_contains(grant, S2C_ELEMENTSOF(grant), f->s) && i + 1 < c->argc)
+			writes |= acl_writes(&c->v[++i]);
+		else if (eq && (strncmp(f->s, "--modify=", 9) == 0 || strncmp(f->s, "--set=", 6) == 0))
+			writes |= strchr(eq, 'w') != NULL;
+		else if (strv_contains(grant_file, S2C_ELEMENTSOF(grant_file), f->s))
+			writes = ++i < c->argc || writes;       /* what the file says is not known */
+		else if (strv_contains(other, S2C_ELEMENTSOF(other), f->s))
+			i++;
+	}
+	for (; writes && i < c->argc; i++) {
+		_cleanup_free_ char *p = msfile_path(e, &c->v[i]);
+		mseval_touch(e, c->n->line, p, false, "opens to others");
+	}
+	return MS_TRUE;
+}
+
 /*
  * Helpers that run every package's code from where packages put it: the hooks and
  * configuration that update-initramfs and update-grub run or source, the menu methods

@@ -341,10 +341,25 @@ START_TEST(test_writes_over)
 		"ln -s /usr/bin/passwd /var/tmp/x", "openssl req -x509 -out /etc/ssl/s2c.pem",
 		"sort -u /usr/bin/x", "ucf /usr/share/s2c/new /etc/s2c.conf", "ucf --purge /usr/bin/x",
 		"dbus-uuidgen --ensure", "dbus-uuidgen --ensure=/etc/machine-id",
+		"chmod 775 /var/lib/s2c", "chmod -R g+w /var/lib/s2c", "chmod 0755 /usr/local/bin/x",
+		"chmod g+w /usr/bin/prog", "setfacl -m u:nobody:r /usr/bin/chfn",
+		"setfacl -x u:nobody /usr/bin/chfn", "setfacl -m u:nobody:rw /var/lib/s2c",
 	};
 
 	for (size_t i = 0; i < S2C_ELEMENTSOF(over); i++)
 		expect_incomplete(over[i], "may be a set-ID program of the system");
+	/* a program of the system made writable by others runs what they write */
+	expect_incomplete("chmod o+w /usr/bin/chfn", "writable by others");
+	expect_incomplete("chmod 0777 /usr/sbin/x", "writable by others");
+	expect_incomplete("chmod 2775 \"$(cat /etc/x)\"", "cannot tell which file");
+	expect_incomplete("chmod g+w \"$(cat /etc/x)\"", "cannot tell which file");
+	expect_incomplete("chmod -R g+w /usr/lib", "may reach files");
+	expect_incomplete("chmod -R o+w /", "may reach files");
+	expect_incomplete("chmod g+w /usr/*/x", "may reach files");
+	expect_incomplete("setfacl -m u:nobody:rwx /usr/bin/chfn", "may be a set-ID program");
+	expect_incomplete("setfacl --modify=u:nobody:w /opt/x", "may be a set-ID program");
+	expect_incomplete("setfacl -M /etc/acl /usr/bin/x", "may be a set-ID program");
+	expect_incomplete("setfacl -m u:nobody:rw /usr/bin/suid", "which is privileged");
 	/* ucf copies a new file with its mode where the destination is not there */
 	expect_incomplete("ucf /usr/bin/suid /etc/s2c.conf", "which is privileged");
 	for (size_t i = 0; i < S2C_ELEMENTSOF(fine); i++) {
