@@ -233,8 +233,7 @@ int arread_member(struct archive_entry *e, struct member **ret, struct s2c_error
 	m->gid = clamp_id(archive_entry_gid(e));
 	m->size = archive_entry_size(e) > 0 ? (uint64_t)archive_entry_size(e) : 0;
 	m->mtime = archive_entry_mtime(e);
-	if ((archive_entry_uname(e) && !(m->uname = strdup(archive_entry_uname(e)))) ||
-	    (archive_entry_gname(e) && !(m->gname = strdup(archive_entry_gname(e))))) {
+	if (member_set_owner(m, archive_entry_uname(e), archive_entry_gname(e)) < 0) {
 		member_free(m);
 		return -ENOMEM;
 	}

@@ -60,52 +60,74 @@ const char *member_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-struct member *member_new(const char *path)
+/*
+ * The owner name almost every member has: shared by all of them instead of a copy
+ * each.  Never written to, never freed.
+ */
+static char root_name[] = "root";
+
+static char *owner_dup(const char *s)
 {
-	struct member *m = calloc(1, sizeof(*m));
+	return s2c_streq(s, "root") ? root_name : strdup(s);
+}
+
+static void owner_free(char *s)
+{
+	if (s != root_name)
+		free(s);
+}
+
+/* A zeroed member with @path in the same allocation. */
+static struct member *member_alloc(const char *path)
+{
+	size_t n = strlen(path) + 1;
+	struct member *m = calloc(1, sizeof(*m) + n);
 
 	if (!m)
 		return NULL;
-	m->path = strdup(path);
-	if (!m->path) {
-		free(m);
-		return NULL;
-	}
+	m->path = memcpy((char *)(m + 1), path, n);
 	return m;
+}
+
+struct member *member_new(const char *path)
+{
+	return member_alloc(path);
+}
+
+int member_set_owner(struct member *m, const char *uname, const char *gname)
+{
+	owner_free(m->uname);
+	owner_free(m->gname);
+	m->uname = uname ? owner_dup(uname) : NULL;
+	m->gname = gname ? owner_dup(gname) : NULL;
+	return (uname && !m->uname) || (gname && !m->gname) ? -ENOMEM : 0;
 }
 
 struct member *member_free(struct member *m)
 {
 	if (m) {
-		free(m->path);
-		free(m->uname);
-		free(m->gname);
+		owner_free(m->uname);
+		owner_free(m->gname);
 		free(m->target);
 		free(m);
 	}
 	return NULL;
 }
 
-static int dup_str(const char *s, char **ret)
-{
-	if (!s) {
-		*ret = NULL;
-		return 0;
-	}
-	*ret = strdup(s);
-	return *ret ? 0 : -ENOMEM;
-}
-
 struct member *member_dup(const struct member *m)
 {
-	struct member *c = malloc(sizeof(*c));
+	struct member *c = member_alloc(m->path);
 
 	if (!c)
 		return NULL;
-	*c = *m;
-	c->path = c->uname = c->gname = c->target = NULL;
-	if (dup_str(m->path, &c->path) < 0 || dup_str(m->uname, &c->uname) < 0 ||
-	    dup_str(m->gname, &c->gname) < 0 || dup_str(m->target, &c->target) < 0)
+	{
+		char *path = c->path;
+		*c = *m;
+		c->path = path;
+	}
+	c->uname = c->gname = c->target = NULL;
+	if (member_set_owner(c, m->uname, m->gname) < 0 ||
+	    (m->target && !(c->target = strdup(m->target))))
 		return member_free(c);
 	return c;
 }
@@ -122,12 +144,12 @@ uint64_t member_hash(const char *s)
 
 static size_t str_bytes(const char *s)
 {
-	return s ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
+	return s && s != root_name ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
 }
 
 size_t member_bytes(const struct member *m)
 {
-	return sizeof(*m) + ALLOC_OVERHEAD + str_bytes(m->path) + str_bytes(m->uname) +
+	return sizeof(*m) + ALLOC_OVERHEAD + strlen(m->path) + 1 + str_bytes(m->uname) +
 	       str_bytes(m->gname) + str_bytes(m->target);
 }
 

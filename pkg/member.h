@@ -36,11 +36,13 @@ enum member_type {
 
 /** One path of a package or image. */
 struct member {
-	char *path;             /**< absolute and normalised, "/usr/bin/ping" */
+	char *path;             /**< absolute and normalised, "/usr/bin/ping"; in the member's
+				     own allocation (member_new()) */
 	enum member_type type;
 	uint32_t mode;          /**< permission bits as packed (07777) */
 	uint32_t uid, gid;      /**< numeric owner as packed */
-	char *uname, *gname;    /**< owner names as packed, NULL when the archive has none */
+	char *uname, *gname;    /**< owner names as packed, NULL when the archive has none;
+				     set with member_set_owner() ("root" is shared) */
 	uint64_t size;          /**< size of the content */
 	int64_t mtime;          /**< seconds */
 	char *target;           /**< symlink: its target as stored; hard link: the normalised
@@ -74,6 +76,12 @@ uint64_t member_hash(const char *s);
 
 /** A new zeroed member owning a copy of @path (already normalised).  NULL on OOM. */
 struct member *member_new(const char *path);
+
+/**
+ * Set the owner names of @m to copies of @uname and @gname (NULL: none), the
+ * common "root" shared rather than copied.  Returns 0 or -ENOMEM.
+ */
+int member_set_owner(struct member *m, const char *uname, const char *gname);
 
 /** Free @m; accepts NULL; returns NULL. */
 struct member *member_free(struct member *m);

@@ -114,11 +114,9 @@ static int header_members(Header h, struct target *t, const struct target_select
 			  S_ISLNK(mode) ? MEMBER_SYMLINK : MEMBER_OTHER;
 		m->size = rpmfilesFSize(fi, i);
 		m->mtime = rpmfilesFMtime(fi, i);
-		m->uname = rpmfilesFUser(fi, i) ? strdup(rpmfilesFUser(fi, i)) : NULL;
-		m->gname = rpmfilesFGroup(fi, i) ? strdup(rpmfilesFGroup(fi, i)) : NULL;
 		if (m->type == MEMBER_SYMLINK)
 			m->target = strdup(link ? link : "");
-		if ((rpmfilesFUser(fi, i) && !m->uname) || (rpmfilesFGroup(fi, i) && !m->gname) ||
+		if (member_set_owner(m, rpmfilesFUser(fi, i), rpmfilesFGroup(fi, i)) < 0 ||
 		    (m->type == MEMBER_SYMLINK && !m->target)) {
 			member_free(m);
 			r = -ENOMEM;
