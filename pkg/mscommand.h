@@ -10,7 +10,7 @@
  * run other commands) and msdebconf.c (debconf).  Not for use outside
  * pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msgrep msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy mshelper msfind msread msgrep msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSCOMMAND_H
 #define S2C_PKG_MSCOMMAND_H

@@ -11,7 +11,7 @@
  * files, msrun.c for those that run other commands, msdebconf.c for debconf.
  * Not for use outside pkg/maintscript.c and pkg/ms*.c.
  *
- * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy msfind msread msgrep msrun msdebconf msapply.
+ * Internal: maintscript mseval msexpand mscommand mstable msshell msfile mscopy mshelper msfind msread msgrep msrun msdebconf msapply.
  */
 #ifndef S2C_PKG_MSEVAL_H
 #define S2C_PKG_MSEVAL_H
