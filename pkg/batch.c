@@ -206,6 +206,8 @@ static void *worker(void *arg)
 		if (i == SIZE_MAX)
 			return NULL;
 		r = read_one(p, i, &t);
+		if (r == 0 && t->kind != TARGET_IMAGE && (r = target_check_loaded(t)) < 0)
+			t = target_free(t);
 		if (r == 0)
 			target_trim(t);
 		(void)pthread_mutex_lock(&p->lock);

@@ -6,6 +6,7 @@
  * libraries shared between targets in targetlibs.c.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,38 @@ int target_take_again(struct target *t, struct archive *a, struct archive_entry 
 	if (!m || !m->again || m->staged)
 		return 0;
 	return stage_member(t, a, m, run, stage_name, err);
+}
+
+/*
+ * Where other packages' dpkg triggers (rpm file triggers) load every package's modules
+ * as root during the installation: gdk-pixbuf's loaders, GIO's modules and GTK's input
+ * methods are loaded, and so run, to ask them what they are.  fnmatch patterns, '*'
+ * crossing '/'; the tools load only "*.so".
+ */
+static const char *const loaded_at_install[] = {
+	"*/gdk-pixbuf-2.0/*/loaders/*.so", "*/gio/modules/*.so", "*/gtk-2.0/*/immodules/*.so",
+	"*/gtk-3.0/*/immodules/*.so",
+};
+
+int target_check_loaded(struct target *t)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < t->members.n_slots && r == 0; i++) {
+		const struct member *m = t->members.slots[i];
+		if (!m || m->type == MEMBER_DIR)
+			continue;
+		for (size_t k = 0; k < S2C_ELEMENTSOF(loaded_at_install); k++)
+			if (fnmatch(loaded_at_install[k], m->path, 0) == 0) {
+				_cleanup_free_ char *shown = escape_text(m->path);
+				r = target_incomplete(t, "'%s' is loaded as root during the "
+						      "installation by another package's trigger, "
+						      "which runs its code: not run by the audit",
+						      shown ? shown : "?");
+				break;
+			}
+	}
+	return r;
 }
 
 /* What target_trim() keeps. */

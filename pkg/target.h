@@ -166,6 +166,14 @@ int target_take_again(struct target *t, struct archive *a, struct archive_entry 
 		      struct stage *run, const char *stage_name, struct s2c_error *err);
 
 /**
+ * Mark @t incomplete for each module it ships where another package's trigger loads
+ * every package's modules as root during the installation (gdk-pixbuf loaders, GIO
+ * modules, GTK input methods): its code runs, and the audit does not run it.  For
+ * packages, not images.  Returns 0 or -ENOMEM.
+ */
+int target_check_loaded(struct target *t);
+
+/**
  * Drop the members that are neither kept, candidates, nor shared libraries,
  * and the notes of files not kept: one pass over the members.
  */

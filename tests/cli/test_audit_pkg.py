@@ -565,6 +565,30 @@ fi
 """
 
 
+def test_loaded_at_install(ctx):
+    """A module where another package's trigger loads every package's modules as root
+    during the installation (a gdk-pixbuf loader, a GIO module) runs the package's code:
+    the package is incomplete, even without a maintainer script; the same library
+    elsewhere is not loaded by anyone at installation."""
+    root = ctx.tree("loaded")
+    elf = open("/usr/bin/true", "rb").read()
+    debs = {}
+    for name, path in (("loader", "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/"
+                                  "libpixbufloader-s2c.so"),
+                       ("giomod", "./usr/lib/x86_64-linux-gnu/gio/modules/libs2c.so"),
+                       ("plainlib", "./usr/lib/x86_64-linux-gnu/s2c/libs2c.so")):
+        debs[name] = mk.write(os.path.join(root, f"{name}_1_amd64.deb"), mk.deb_bytes(
+            name, data=[mk.entry(path, mode=0o644, data=elf)]))
+    rc, out, err = audit(ctx, "--format", "json", *debs.values())
+    by = {t["name"]: t for t in json.loads(out)["targets"]}
+    ctx.check("exit 3", rc == 3, f"exit {rc} {err!r}")
+    for name in ("loader", "giomod"):
+        ctx.check(f"{name}: incomplete, named", by[name]["complete"] is False and any(
+            "loaded as root during the installation" in r for r in by[name]["incomplete"]),
+            json.dumps(by[name]))
+    ctx.check("plainlib: complete", by["plainlib"]["complete"] is True, json.dumps(by["plainlib"]))
+
+
 def test_debconf(ctx):
     """A question the postinst reads with db_get is answered with its template's default:
     the other answer is a note, never the installed state or the plan; a group only the
@@ -780,7 +804,8 @@ def test_budget(ctx):
 
 
 TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
-         test_nothing_found, test_hostile, test_budget, test_incomplete, test_debconf, test_hostile_constructs,
+         test_nothing_found, test_hostile, test_budget, test_incomplete, test_loaded_at_install,
+         test_debconf, test_hostile_constructs,
          test_maintscripts_doc, test_usage]
 
 if __name__ == "__main__":

