@@ -202,6 +202,7 @@ enum ms_st mshelper_x2godbadmin(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_outputs(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_ucf(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_dpkg_trigger(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_setfacl(struct ms_eval *e, const struct ms_call *c);
 
 /* msrun.c: commands that run other commands */

@@ -351,10 +351,9 @@ static void run_hook(struct ms_eval *e, const struct ms_call *c, const char *pat
  * by the audit, and incomplete.  Where the package ships none, they change no mode,
  * owner or capability.
  */
-enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c)
+static enum ms_st hooks_of(struct ms_eval *e, const struct ms_call *c, const char *cmd)
 {
 	const struct memberset *s = e->ctx->members;
-	const char *cmd = member_base_name(c->v[0].s);
 
 	if (!s)
 		return MS_TRUE;
@@ -386,6 +385,33 @@ enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c)
 				return MS_TRUE;
 			}
 		}
+	}
+	return MS_TRUE;
+}
+
+enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c)
+{
+	return hooks_of(e, c, member_base_name(c->v[0].s));
+}
+
+/*
+ * dpkg-trigger NAME activates another package's trigger, whose script runs later in
+ * the installation: initramfs-tools' update-initramfs trigger runs update-initramfs,
+ * so the package's own hooks.  Other triggers run other packages' scripts on their
+ * own files.
+ */
+enum ms_st mshelper_dpkg_trigger(struct ms_eval *e, const struct ms_call *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		if (!f->known) {
+			mscommand_incomplete(e, c, "a trigger whose name is not known");
+			return MS_TRUE;
+		}
+		if (s2c_streq(f->s, "--by-package") || s2c_streq(f->s, "--admindir"))
+			i++;
+		else if (f->s[0] != '-' && s2c_streq(f->s, "update-initramfs"))
+			return hooks_of(e, c, "update-initramfs");
 	}
 	return MS_TRUE;
 }

@@ -414,6 +414,15 @@ START_TEST(test_hooks)
 						     &a), 0);
 		ck_assert(incomplete_with(&a, "not the package's"));
 		ms_analysis_release(&a);
+		/* its trigger runs update-initramfs later in the installation */
+		ck_assert_int_eq(maintscript_analyse("postinst", "dpkg-trigger --no-await "
+						     "update-initramfs", 40, &ctx, &a), 0);
+		ck_assert(incomplete_with(&a, "not the package's"));
+		ms_analysis_release(&a);
+		ck_assert_int_eq(maintscript_analyse("postinst", "dpkg-trigger ldconfig", 21, &ctx,
+						     &a), 0);
+		ck_assert_uint_eq(a.n_incomplete, 0);
+		ms_analysis_release(&a);
 	}
 	fx_member(&members, stage, "/usr/share/menu/s2c", MEMBER_FILE, 0755, NULL, NULL);
 	fx_member(&members, stage, "/usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/s2c.so",
