@@ -100,11 +100,14 @@ struct output_options {
 static const struct output_options output_options[] = {
 	{ "dbus-uuidgen", { "--ensure=" } },
 	{ "iconv", { "-o", "--output", "--output=" } },
+	{ "install-info", { "--dir-file", "--dir-file=" } },
 	{ "keytool", { "-keystore", "-destkeystore", "-file" } },
+	{ "mkfontscale", { "-o" } },
 	{ "openssl", { "-out", "-keyout" } },
 	{ "rndc-confgen", { "-c" } },
 	{ "sort", { "-o", "--output", "--output=" } },
 	{ "ssh-keygen", { "-f" } },
+	{ "update-xmlcatalog", { "--catalog" } },
 };
 
 /* The file option @opt of @f names, or NULL: @f is @opt (*@ret_next: the next field
@@ -125,7 +128,8 @@ static const char *output_value(const struct ms_field *f, const char *opt, bool 
 
 /*
  * openssl -out, sort -o, iconv -o, keytool -keystore, ssh-keygen -f, rndc-confgen -c,
- * dbus-uuidgen --ensure=: they write the file the option names, in place where it is
+ * dbus-uuidgen --ensure=, install-info --dir-file, mkfontscale -o, update-xmlcatalog
+ * --catalog: they write the file the option names, in place where it is
  * there (it keeps its mode, set-ID bits included); nothing else of theirs changes a
  * mode, owner or capability.  A value not known is a write to a file that cannot be
  * named.
@@ -302,6 +306,7 @@ static const struct hook_dirs hook_dirs[] = {
 	{ "gtk-query-immodules-3.0", { "*/gtk-3.0/*/immodules/*" }, false, false },
 	{ "update-grub", { "/etc/grub.d/*", "/etc/default/grub", "/etc/default/grub.d/*" },
 	  false, false },
+	{ "update-ca-certificates", { "/etc/ca-certificates/update.d/*" }, false, false },
 	{ "update-initramfs", { "/usr/share/initramfs-tools/hooks/*",
 				"/etc/initramfs-tools/hooks/*" }, false, true },
 	{ "update-initramfs", { "/usr/share/initramfs-tools/conf-hooks.d/*",
@@ -345,7 +350,8 @@ static void run_hook(struct ms_eval *e, const struct ms_call *c, const char *pat
 }
 
 /*
- * update-initramfs, update-grub, update-menus and the query tools run or load the hooks
+ * update-initramfs, update-grub, update-menus, update-ca-certificates and the query tools
+ * run or load the hooks
  * of every package: the package's own among them is its code, run as root.  The
  * package's initramfs hooks that are shell scripts are evaluated; any other is not run
  * by the audit, and incomplete.  Where the package ships none, they change no mode,

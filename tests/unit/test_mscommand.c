@@ -332,6 +332,9 @@ START_TEST(test_writes_over)
 		"sort -o/usr/sbin/x /etc/y", "iconv --output=/usr/bin/x /etc/y",
 		"ssh-keygen -q -f /usr/local/bin/x -N ''", "ucf /usr/share/s2c/new /usr/bin/chfn",
 		"ucf --three-way --debconf-ok /usr/share/s2c/new /opt/s2c/bin/x",
+		"install-info --dir-file=/usr/bin/x /usr/share/info/s2c.info",
+		"mkfontscale -o /usr/sbin/x /usr/share/fonts/s2c", "update-xmlcatalog --add --catalog "
+		"/usr/lib/x --type system --id x --package s2c",
 	};
 	static const char *const fine[] = {
 		"echo x > /etc/s2c.conf", "cp /usr/bin/prog /var/lib/s2c/copy",
@@ -428,6 +431,9 @@ START_TEST(test_hooks)
 	fx_member(&members, stage, "/usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/s2c.so",
 		  MEMBER_FILE, 0644, NULL, NULL);
 	expect_incomplete("update-menus", "the package's own '/usr/share/menu/s2c'");
+	fx_member(&members, stage, "/etc/ca-certificates/update.d/s2c", MEMBER_FILE, 0755, NULL,
+		  NULL);
+	expect_incomplete("update-ca-certificates --fresh", "update.d/s2c");
 	expect_incomplete("gdk-pixbuf-query-loaders --update-cache", "loaders/s2c.so");
 	close(fd);
 	fx_rmrf(stage);
