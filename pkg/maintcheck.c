@@ -263,6 +263,18 @@ static bool may_raise_other(const struct ms_touch *t)
 	       s2c_streq(t->what, "opens to others");
 }
 
+/* Whether @path, or where the members' links take it, is in a directory of programs. */
+static bool lands_in_program_dir(const struct memberset *members, const char *path)
+{
+	_cleanup_free_ char *landing = NULL;
+
+	if (member_in_program_dir(path))
+		return true;
+	/* a loop fails the command; without memory, say what may be */
+	return memberset_landing(members, path, &landing) == -ENOMEM ||
+	       (landing && member_in_program_dir(landing));
+}
+
 /*
  * What the touch @t makes the analysis miss, in *@ret_why (NULL: nothing): a privileged
  * file of the package it changes, or a file that is not the package's that it writes
@@ -292,7 +304,7 @@ static int missed(const struct privindex *x, const struct memberset *members,
 	if (priv)
 		what = "which is privileged: not modelled";
 	else if (may_raise_other(t) && memberset_reach(members, t->path, &m) < 0 &&
-		 member_in_program_dir(t->path))
+		 lands_in_program_dir(members, t->path))
 		what = "which is not the package's and may be a set-ID program of the system";
 	if (!what)
 		return 0;

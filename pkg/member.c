@@ -565,7 +565,13 @@ static char *link_target(const struct member *m, const char *rest)
 	return joined ? member_normalise(joined) : NULL;
 }
 
-int memberset_reach(const struct memberset *ms, const char *path, struct member **ret)
+/*
+ * Follow the members' symbolic links from @path as the kernel would: 0 with the member
+ * reached in @ret (if @ret) and, if @ret_path, the path it is at; -ENOENT (with
+ * @ret_path, the path the kernel lands on, which no member holds), -ELOOP or -ENOMEM.
+ */
+static int reach(const struct memberset *ms, const char *path, struct member **ret,
+		 char **ret_path)
 {
 	_cleanup_free_ char *cur = member_normalise(path);
 
@@ -588,17 +594,30 @@ int memberset_reach(const struct memberset *ms, const char *path, struct member 
 		if (moved)
 			continue;
 		m = memberset_get(ms, cur);
-		if (!m)
-			return -ENOENT;
-		if (m->type != MEMBER_SYMLINK || !m->target) {
-			*ret = m;
-			return 0;
+		if (!m || m->type != MEMBER_SYMLINK || !m->target) {
+			if (ret_path)
+				*ret_path = TAKE_PTR(cur);
+			if (m && ret)
+				*ret = m;
+			return m ? 0 : -ENOENT;
 		}
 		char *next = link_target(m, "");
 		free(cur);
 		cur = next;
 	}
 	return cur ? -ELOOP : -ENOMEM;
+}
+
+int memberset_reach(const struct memberset *ms, const char *path, struct member **ret)
+{
+	return reach(ms, path, ret, NULL);
+}
+
+int memberset_landing(const struct memberset *ms, const char *path, char **ret)
+{
+	int r = reach(ms, path, NULL, ret);
+
+	return r == -ENOENT ? 0 : r;
 }
 
 /* memberset_resolve(), and at -ENOENT whether the last component is a noted file (@noted). */

@@ -252,6 +252,14 @@ char *member_normalise(const char *abs);
 int memberset_reach(const struct memberset *s, const char *path, struct member **ret);
 
 /**
+ * The path an installed system whose files are @s lands on at @path, through the
+ * members' symbolic links as memberset_reach() follows them, whether or not a member is
+ * there: "/etc/x/link" of a member link to "/usr/bin/passwd" is "/usr/bin/passwd".
+ * Returns 0 with a new string in @ret, -ELOOP or -ENOMEM.
+ */
+int memberset_landing(const struct memberset *s, const char *path, char **ret);
+
+/**
  * Whether @path is in a directory that holds programs (/usr/bin, /usr/lib, /opt,
  * /usr/local, …), where a system's set-ID programs are: a file there that is not the
  * package's may be one.

@@ -222,6 +222,17 @@ static int record(struct ms_eval *e, const struct ms_call *c, struct ms_action *
 }
 
 /* The path an action lands on once the members are known, or NULL when it is none of them. */
+/* Whether @path, or where the members' links take it, is in a directory of programs. */
+static bool lands_in_program_dir(const struct ms_eval *e, const char *path)
+{
+	_cleanup_free_ char *to = NULL;
+
+	if (member_in_program_dir(path))
+		return true;
+	return e->ctx->members && (memberset_landing(e->ctx->members, path, &to) == -ENOMEM ||
+				   (to && member_in_program_dir(to)));
+}
+
 static const char *landing(struct ms_eval *e, const struct ms_call *c, enum ms_kind kind,
 			   const char *path, const char *mode, bool *skip)
 {
@@ -238,7 +249,7 @@ static const char *landing(struct ms_eval *e, const struct ms_call *c, enum ms_k
 				     "does not see" :
 				     "it changes a file that is not the package's, which the audit "
 				     "does not see");
-	else if (opens_to_others(kind, mode) && !made(e, path) && member_in_program_dir(path))
+	else if (opens_to_others(kind, mode) && !made(e, path) && lands_in_program_dir(e, path))
 		mscommand_incomplete(e, c, "it may make a set-ID program of the system writable by "
 				     "others, which the audit does not see");
 	return NULL;

@@ -363,6 +363,13 @@ START_TEST(test_writes_over)
 	expect_incomplete("setfacl --modify=u:nobody:w /opt/x", "may be a set-ID program");
 	expect_incomplete("setfacl -M /etc/acl /usr/bin/x", "may be a set-ID program");
 	expect_incomplete("setfacl -m u:nobody:rw /usr/bin/suid", "which is privileged");
+	/* through a link of the package to a program of the system */
+	add("/etc/s2c", MEMBER_DIR, 0755, NULL);
+	add("/etc/s2c/link", MEMBER_SYMLINK, 0777, "/usr/bin/chfn");
+	add("/etc/s2c/dir", MEMBER_SYMLINK, 0777, "../../usr/sbin");
+	expect_incomplete("cat /usr/bin/prog > /etc/s2c/link", "may be a set-ID program");
+	expect_incomplete("cp /usr/bin/prog /etc/s2c/dir/x", "may be a set-ID program");
+	expect_incomplete("chmod o+w /etc/s2c/link", "writable by others");
 	/* ucf copies a new file with its mode where the destination is not there */
 	expect_incomplete("ucf /usr/bin/suid /etc/s2c.conf", "which is privileged");
 	for (size_t i = 0; i < S2C_ELEMENTSOF(fine); i++) {
