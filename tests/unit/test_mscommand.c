@@ -333,8 +333,8 @@ START_TEST(test_writes_over)
 		"ssh-keygen -q -f /usr/local/bin/x -N ''", "ucf /usr/share/s2c/new /usr/bin/chfn",
 		"ucf --three-way --debconf-ok /usr/share/s2c/new /opt/s2c/bin/x",
 		"install-info --dir-file=/usr/bin/x /usr/share/info/s2c.info",
-		"mkfontscale -o /usr/sbin/x /usr/share/fonts/s2c", "update-xmlcatalog --add --catalog "
-		"/usr/lib/x --type system --id x --package s2c",
+		"mkfontscale -o /usr/sbin/x /usr/share/fonts/s2c",
+		"update-xmlcatalog --add --catalog /usr/lib/x --type system --id x --package s2c",
 	};
 	static const char *const fine[] = {
 		"echo x > /etc/s2c.conf", "cp /usr/bin/prog /var/lib/s2c/copy",
