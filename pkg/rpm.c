@@ -338,6 +338,8 @@ static int read_rpm(int fd, struct target *t, const struct target_select *sel, s
 		r = read_payload(fd, t, sel, run, stage_name, err);
 	if (r == 0)
 		r = second_reading(fd, payload, h, t, sel, run, stage_name, n_incomplete, err);
+	if (r == 0)
+		r = target_alt_notes(t);
 	headerFree(h);
 	return r;
 }

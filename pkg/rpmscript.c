@@ -427,47 +427,67 @@ static char *command_line(const char *const *argv)
 	return text;
 }
 
-static int not_analysed(struct target *t, const struct scriptlet *x, const char *why,
+/*
+ * One analysis of the scriptlets: into @out, with @changed (a %config file
+ * taken to hold other text than the packed one, or NULL); the reasons a
+ * scriptlet is not analysed go to @t, unless @alt (an alternative: the
+ * analysis of the installed state gave them already).
+ */
+struct run {
+	struct target *t;
+	struct ms_analysis *out;
+	const struct memberset *members;
+	int stagefd;
+	const char *config;     /* the %config(noreplace) files, a path per line, or NULL */
+	const char *changed;
+	bool alt;
+};
+
+static int not_analysed(const struct run *run, const struct scriptlet *x, const char *why,
 			const char *what)
 {
-	_cleanup_free_ char *shown = what ? escape_text(what) : NULL;
+	_cleanup_free_ char *shown = NULL;
 
-	if (what && !shown)
+	if (run->alt)
+		return 0;
+	if (what && !(shown = escape_text(what)))
 		return -ENOMEM;
-	return target_incomplete(t, "%s: %s%s; not analysed", x->name, why, shown ? shown : "");
+	return target_incomplete(run->t, "%s: %s%s; not analysed", x->name, why,
+				 shown ? shown : "");
 }
 
-/* The actions of @x into t->scripts, or why it is not analysed. */
-static int analyse_one(struct target *t, const struct scriptlet *x,
-		       const struct memberset *members, int stagefd)
+/* The actions of @x into run->out, or why it is not analysed. */
+static int analyse_one(const struct run *run, const struct scriptlet *x)
 {
 	const char *prog = x->prog ? x->prog[0] : "/bin/sh";
-	struct ms_context ctx = { .args = x->args, .n_args = x->n_args, .arch = t->arch,
-				  .package = t->name, .members = members, .stagefd = stagefd,
-				  .before_unpack = x->stage < ST_FILETRIGGERIN };
+	struct ms_context ctx = { .args = x->args, .n_args = x->n_args, .arch = run->t->arch,
+				  .package = run->t->name, .members = run->members,
+				  .stagefd = run->stagefd,
+				  .before_unpack = x->stage < ST_FILETRIGGERIN,
+				  .conffiles = run->config, .changed_conffile = run->changed };
 
 	if (!x->body && !x->prog)
 		return 0;
 
 	if ((x->flags & (SCRIPT_FLAG_EXPAND | SCRIPT_FLAG_QFORMAT)) && x->body &&
 	    strpbrk(x->body, "%["))
-		return not_analysed(t, x, "rpm expands its text when it runs it", NULL);
+		return not_analysed(run, x, "rpm expands its text when it runs it", NULL);
 	if (!x->body) {
 		if (s2c_streq(base_name(prog), "ldconfig") && !x->prog[1])
 			return 0;       /* it makes library links, nothing else */
 		if (!modelled_program(prog))
-			return not_analysed(t, x, "runs the program ", prog);
+			return not_analysed(run, x, "runs the program ", prog);
 		{
 			_cleanup_free_ char *sh = command_line(x->prog);
-			return sh ? maintscript_analyse(x->name, sh, strlen(sh), &ctx, &t->scripts) :
+			return sh ? maintscript_analyse(x->name, sh, strlen(sh), &ctx, run->out) :
 				    -ENOMEM;
 		}
 	}
 	if (s2c_streq(prog, "<lua>") && !x->prog[1])
-		return rpmscript_lua(x->name, x->body, strlen(x->body), &ctx, &t->scripts);
+		return rpmscript_lua(x->name, x->body, strlen(x->body), &ctx, run->out);
 	if (!is_shell(prog) || (x->prog && x->prog[1]))
-		return not_analysed(t, x, "runs in ", prog);
-	return maintscript_analyse(x->name, x->body, strlen(x->body), &ctx, &t->scripts);
+		return not_analysed(run, x, "runs in ", prog);
+	return maintscript_analyse(x->name, x->body, strlen(x->body), &ctx, run->out);
 }
 
 /* rpm's order: by stage; file triggers of one stage by priority, higher first. */
@@ -480,36 +500,113 @@ static int cmp_scriptlet(const void *a, const void *b)
 	return x->priority != y->priority ? (x->priority > y->priority ? -1 : 1) : 0;
 }
 
-static int analyse_all(struct target *t, struct scriptlets *s, const struct memberset *members,
-		       int stagefd)
+/* Sort @s into the order rpm runs the scriptlets; stable: equal stages keep the header's. */
+static void order(struct scriptlets *s)
 {
-	int r = 0;
-
-	/* Stable: equal stages keep the order of the header. */
 	for (size_t i = 1; i < s->n; i++)
 		for (size_t j = i; j > 0 && cmp_scriptlet(&s->v[j], &s->v[j - 1]) < 0; j--) {
 			struct scriptlet tmp = s->v[j];
 			s->v[j] = s->v[j - 1];
 			s->v[j - 1] = tmp;
 		}
+}
+
+static int analyse_all(const struct run *run, const struct scriptlets *s)
+{
+	struct ms_analysis *out = run->out;
+	int r = 0;
+
 	for (size_t i = 0; i < s->n && r == 0; i++) {
 		const struct scriptlet *x = &s->v[i];
-		size_t before = t->scripts.n;
+		size_t before = out->n;
 
-		r = analyse_one(t, x, members, stagefd);
+		r = analyse_one(run, x);
 		/* Before the files are unpacked, none of them exists on a fresh installation,
 		 * and rpm then writes each with its packed mode and owner: what these scripts do
 		 * to the package's files has no effect. */
-		for (size_t k = before; r == 0 && x->stage < ST_FILETRIGGERIN && k < t->scripts.n; k++)
-			t->scripts.v[k].seq[MS_SCENARIO_WORKS] =
-				t->scripts.v[k].seq[MS_SCENARIO_FAILS] = SIZE_MAX;
-		if (r < 0 || !x->unless || x->stage < ST_FILETRIGGERIN || t->scripts.n == before)
+		for (size_t k = before; r == 0 && x->stage < ST_FILETRIGGERIN && k < out->n; k++)
+			out->v[k].seq[MS_SCENARIO_WORKS] = out->v[k].seq[MS_SCENARIO_FAILS] = SIZE_MAX;
+		if (r < 0 || !x->unless || x->stage < ST_FILETRIGGERIN || out->n == before)
 			continue;
 		/* It may not run: what it does is conditional, and the prediction not exact. */
-		for (size_t k = before; k < t->scripts.n; k++)
-			t->scripts.v[k].conditional = true;
-		r = target_incomplete(t, "%s runs only %s; its actions are shown as if it ran",
-				      x->name, x->unless);
+		for (size_t k = before; k < out->n; k++)
+			out->v[k].conditional = true;
+		if (!run->alt)
+			r = target_incomplete(run->t, "%s runs only %s; its actions are shown as if "
+					      "it ran", x->name, x->unless);
+	}
+	if (r == 0 && run->members)
+		r = maintscript_check(out, run->members);
+	return r;
+}
+
+/*
+ * The files of @h marked %config(noreplace), a path per line, into @ret (NULL
+ * when none): on a fresh installation over a file already there (an earlier
+ * installation's, kept when it was erased), rpm keeps that file and writes
+ * the packed one beside it as .rpmnew, so a scriptlet reading it may read
+ * the administrator's text.  A plain %config file is replaced (the old one
+ * saved as .rpmorig): it holds the packed text.  A name with a line break
+ * cannot be listed: the audit is incomplete.
+ */
+static int config_files(Header h, struct target *t, char **ret)
+{
+	rpmfiles fi = rpmfilesNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
+	int n = fi ? rpmfilesFC(fi) : 0, r = 0;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		rpmfilesFree(fi);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n && r == 0; i++) {
+		rpmfileAttrs a = rpmfilesFFlags(fi, i);
+		_cleanup_free_ char *fn = NULL;
+		if (!(a & RPMFILE_CONFIG) || !(a & RPMFILE_NOREPLACE))
+			continue;
+		if (!(fn = rpmfilesFN(fi, i)))
+			r = -ENOMEM;
+		else if (strchr(fn, '\n'))
+			r = target_incomplete(t, "a %%config(noreplace) file whose name holds a line "
+					      "break");
+		else
+			(void)fprintf(f, "%s\n", fn);
+	}
+	rpmfilesFree(fi);
+	if (fclose(f) != 0)
+		return r < 0 ? r : -ENOMEM;
+	if (r == 0 && len)
+		*ret = TAKE_PTR(text);
+	return r;
+}
+
+/*
+ * An alternative for each %config(noreplace) file the scriptlets read: what
+ * they would install if it held the administrator's text (target_alt_notes()).
+ */
+static int alternatives(const struct run *main_run, const struct scriptlets *s)
+{
+	struct target *t = main_run->t;
+	int r = 0;
+
+	for (size_t i = 0; i < t->scripts.n_conffiles && r == 0 && t->n_alts < TARGET_ALTS_MAX;
+	     i++) {
+		struct target_alt *v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
+		struct run run = *main_run;
+		if (!v)
+			return -ENOMEM;
+		t->alts = v;
+		v[t->n_alts] = (struct target_alt){
+			.label = strdup_printf("where the %%config file %s is not as packed",
+					       t->scripts.conffiles[i]) };
+		if (!v[t->n_alts].label)
+			return -ENOMEM;
+		run.out = &v[t->n_alts++].scripts;
+		run.changed = t->scripts.conffiles[i];
+		run.alt = true;
+		r = analyse_all(&run, s);
 	}
 	return r;
 }
@@ -519,6 +616,11 @@ void rpmscript_forget(struct target *t, size_t n_incomplete)
 	ms_analysis_release(&t->scripts);
 	while (t->n_incomplete > n_incomplete)
 		free(t->incomplete[--t->n_incomplete]);
+	while (t->n_alts > 0) {
+		struct target_alt *a = &t->alts[--t->n_alts];
+		free(a->label);
+		ms_analysis_release(&a->scripts);
+	}
 }
 
 int rpmscript_analyse(struct headerToken_s *h, struct target *t, const struct memberset *members,
@@ -534,17 +636,23 @@ int rpmscript_analyse(struct headerToken_s *h, struct target *t, const struct me
 		  RPMTAG_TRANSFILETRIGGERFLAGS, RPMTAG_TRANSFILETRIGGERINDEX,
 		  RPMTAG_TRANSFILETRIGGERPRIORITIES, "%transfiletrigger", ST_TRANSFILETRIGGERIN },
 	};
+	_cleanup_free_ char *config = NULL;
 	struct scriptlets s = { 0 };
+	struct run run = { .t = t, .out = &t->scripts, .members = members, .stagefd = stagefd };
 	int r = plain_scriptlets(&s, h);
 
 	if (r == 0)
 		r = triggers(&s, h, t->name);
 	for (size_t i = 0; i < S2C_ELEMENTSOF(ft) && r == 0; i++)
 		r = file_triggers(&s, h, &ft[i]);
-	if (r == 0)
-		r = analyse_all(t, &s, members, stagefd);
 	if (r == 0 && members)
-		r = maintscript_check(&t->scripts, members);
+		r = config_files(h, t, &config);
+	run.config = config;
+	order(&s);
+	if (r == 0)
+		r = analyse_all(&run, &s);
+	if (r == 0 && members)
+		r = alternatives(&run, &s);
 	scriptlets_release(&s);
 	return r;
 }

@@ -25,6 +25,12 @@
  * no effect on a fresh installation: the files do not exist yet, and rpm
  * then writes each with its packed mode and owner.
  *
+ * A %config(noreplace) file holds its packed text, as a conffile of a .deb
+ * does; rpm keeps one that is there already (the packed one goes to
+ * .rpmnew), so for each the scriptlets read, what they would install with
+ * other text there is an alternative (target::alts).  A plain %config file
+ * is replaced on installation and always holds the packed text.
+ *
  * A trigger that fires only when another package is (or becomes) installed
  * or removed, or a file trigger over files this package does not have, may
  * or may not run: its actions are conditional, and when it has any the
@@ -53,14 +59,17 @@ struct target;
  * own programs and sourced scripts, links among its files) is only
  * recorded; then again with the payload's @members and the stage root
  * @stagefd (-1 without one), which decides those, after
- * rpmscript_forget() of the first reading.  Returns 0 or -ENOMEM.
+ * rpmscript_forget() of the first reading; that second one also adds to
+ * @t->alts what the scriptlets would do where a %config(noreplace) file they
+ * read holds other text.  Returns 0 or -ENOMEM.
  */
 int rpmscript_analyse(struct headerToken_s *h, struct target *t,
 		      const struct memberset *members, int stagefd);
 
 /**
- * Forget what a first rpmscript_analyse() of @t found (its actions, and the
- * reasons for incompleteness from @n_incomplete on), before the second.
+ * Forget what a first rpmscript_analyse() of @t found (its actions, its
+ * alternatives, and the reasons for incompleteness from @n_incomplete on),
+ * before the second.
  */
 void rpmscript_forget(struct target *t, size_t n_incomplete);
 

@@ -73,7 +73,8 @@ struct target {
 	struct stage *stage;    /**< owned; the content of the members that matter */
 	struct ms_analysis scripts; /**< install-time actions, and what they could not work out,
 				         with the default debconf answers */
-	struct target_alt *alts;    /**< the same with another answer to a debconf question */
+	struct target_alt *alts;    /**< the same with another answer to a debconf question, or
+				     a conffile holding the administrator's text */
 	size_t n_alts;
 	char **notes;           /**< other non-fatal problems ("… not kept: larger than …") that
 				     leave the installed state known */

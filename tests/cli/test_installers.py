@@ -186,6 +186,18 @@ SHELL_ONLY = OWN.replace("s2c-own", "s2c-shown").replace(
     "helper.sh\n/opt/s2c-shown/setup\n", "helper.sh\n")
 
 
+# A %post that reads a %config file: rpm keeps a (noreplace) one that is already there, and
+# replaces a plain one (saving the old as .rpmorig).
+def config_spec(name, flag):
+    return spec(name, ["a"], f"""
+%post
+if grep -q '^setuid=yes' /etc/{name}.conf; then chmod 4755 /opt/{name}/a; fi
+""", attrs=f"""%attr(0755,root,root) /opt/{name}/a
+{flag} %attr(0644,root,root) /etc/{name}.conf
+""").replace("%files", f"printf 'setuid=no\\n' > %{{buildroot}}/etc/{name}.conf\n%files").replace(
+        "mkdir -p %{buildroot}/opt", "mkdir -p %{buildroot}/etc %{buildroot}/opt")
+
+
 def rpmbuild(ctx, top, text, arch="noarch"):
     name = re.search(r"^Name: (\S+)", text, re.M).group(1)
     path = os.path.join(top, name + ".spec")
@@ -214,14 +226,16 @@ for p in "$@"; do rpm --root "$R" -i --nodeps --nosignature --noplugins "$p" 2>&
 """
 
 
-def rpm_install(ctx, name, rpms, names):
-    """Install @rpms into a new root; {path: state} of the privileged files below /opt and
-    those the packages put in /usr."""
+def rpm_install(ctx, name, rpms, names, etc=None):
+    """Install @rpms into a new root holding the files @etc ({name: bytes}) in /etc already;
+    {path: state} of the privileged files below /opt and those the packages put in /usr."""
     root = ctx.tree(name)
     upper, work = ctx.tree(name + "-usr"), ctx.tree(name + "-work")
     os.makedirs(os.path.join(root, "etc"))
     mk.write(os.path.join(root, "etc", "passwd"), PASSWD)
     mk.write(os.path.join(root, "etc", "group"), GROUP)
+    for f, data in (etc or {}).items():
+        mk.write(os.path.join(root, "etc", f), data)
     p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSTALL,
                         "install", root, upper, work, *rpms], capture_output=True, timeout=300)
     ctx.check(f"rpm --root {name}", p.returncode == 0, p.stdout.decode(errors="replace")[-800:]
@@ -297,6 +311,44 @@ def test_rpm_installs(ctx):
         compare(ctx, "own", doc, got, "")
         ctx.check("own: rpm ran the helper and the program",
                   sorted(got) == ["/opt/s2c-own/a", "/opt/s2c-own/b"], f"{sorted(got)}")
+    return None
+
+
+def test_rpm_config(ctx):
+    """A %post that reads a %config(noreplace) file: the packed text decides the installed
+    state, and the administrator's text (a file rpm keeps) is a note that rpm bears out; a
+    plain %config file is replaced, so its packed text is what the %post reads."""
+    if not s2ctest.is_root():
+        return SKIP
+    for tool in ("rpmbuild", "rpm", "unshare", "getcap"):
+        if not shutil.which(tool):
+            print(f"note: {tool} missing", file=sys.stderr)
+            return SKIP
+    top = ctx.tree("rpmbuild-config")
+    built = {n: rpmbuild(ctx, top, config_spec(n, flag))
+             for n, flag in (("s2c-keep", "%config(noreplace)"), ("s2c-repl", "%config"))}
+    if None in built.values():
+        return None
+    names = ({0: "root"}, {0: "root"})
+    note = ("/opt/s2c-keep/a: where the %config file /etc/s2c-keep.conf is not as packed: "
+            "4755 root:root")
+    for name, rpm in built.items():
+        rc, doc, err = audit_pkg(ctx, rpm)
+        if not doc:
+            continue
+        t = doc["targets"][0]
+        ctx.check(f"{name}: exit 0, complete, nothing privileged",
+                  rc == 0 and t["complete"] and doc["files"] == [], f"{rc} {err!r} {t}")
+        ctx.check(f"{name}: the note only where rpm keeps the file",
+                  (note in t["notes"]) == (name == "s2c-keep"), f"{t['notes']}")
+        got = rpm_install(ctx, name, [rpm], names)
+        compare(ctx, f"{name} fresh", doc, got, "", want_complete=True)
+        got = rpm_install(ctx, name + "-over", [rpm], names, {name + ".conf": b"setuid=yes\n"})
+        if name == "s2c-keep":
+            ctx.check("s2c-keep over the administrator's file: as the note says",
+                      got == {"/opt/s2c-keep/a": ("4755", "root", "root", None)}, f"{got}")
+        else:
+            compare(ctx, f"{name} over an earlier file", doc, got, "", want_complete=True)
     return None
 
 
@@ -448,5 +500,5 @@ def test_image_beneath_a_file(ctx):
 
 
 if __name__ == "__main__":
-    sys.exit(s2ctest.main([test_rpm_installs, test_images_unpacked, test_image_beneath_a_file],
-                          sys.argv[1:]))
+    sys.exit(s2ctest.main([test_rpm_installs, test_rpm_config, test_images_unpacked,
+                           test_image_beneath_a_file], sys.argv[1:]))
