@@ -242,10 +242,17 @@ static const struct member *touched(const struct privindex *x, const struct memb
 	if (!m || (m->type == MEMBER_SYMLINK && !s2c_streq(t->what, "removes") &&
 		   !s2c_streq(t->what, "replaces") && !s2c_streq(t->what, "moves")))
 		(void)memberset_reach(members, t->path, &m);
-	if (m && privileged_member(x, m))
+	if (m && privileged_member(x, m) && (!t->base || member_has_part(m->path, t->base)))
 		return m;
+	if (!t->below)
+		return NULL;
+	/* only what has a part of a name: a few privileged files, looked at one by one */
+	for (size_t i = 0; t->base && i < x->n_priv; i++)
+		if (cmp_prefix(x->priv[i]->path, t->path, n, n != 1) == 0 &&
+		    member_has_part(x->priv[i]->path, t->base))
+			return x->priv[i];
 	/* below it: the paths that start with "P/" (with "/" or one byte, with P) */
-	return t->below ? first_below(x, t->path, n, n != 1) : NULL;
+	return t->base ? NULL : first_below(x, t->path, n, n != 1);
 }
 
 /*

@@ -216,9 +216,55 @@ static enum ms_st eval_if(struct ms_eval *e, const struct sh_node *n)
 }
 
 /*
- * while and until: the body as if it may run, again and again until the
- * variables it changes settle (those that change become unknown); a while
- * read over a file of the package runs once per line (msread.c).
+ * A loop whose condition is decided runs as the shell runs it, pass after
+ * pass, while each pass changes a variable or the positional parameters
+ * (`while [ $# -ge 4 ]; do …; shift 4; done`).  Returns true when it ended
+ * so; false to follow it as eval_loop() does from where it stands: the
+ * condition not decided, a pass that may have left the loop, or one that
+ * changed nothing (it would run alike for ever, unless a break it may not
+ * take ends it).
+ */
+static bool loop_decided(struct ms_eval *e, const struct sh_node *n)
+{
+	if (e->maybe_broken)
+		return false;
+	for (unsigned pass = 0; pass < MSEVAL_LOOP_MAX; pass++) {
+		const char *const *pos = e->pos;
+		size_t n_pos = e->n_pos;
+		bool pos_unknown = e->pos_unknown, same;
+		struct ms_env before = { 0 };
+		enum ms_st r = eval_condition(e, n->kids[0]);
+
+		if (n->kind == SH_UNTIL)
+			r = negate(r);
+		if (stop(e) || r == MS_FALSE)
+			return true;
+		if (r == MS_UNKNOWN)
+			return false;
+		if (mseval_env_copy(&e->env, &before) < 0) {
+			mseval_oom(e);
+			return true;
+		}
+		(void)maintscript_eval(e, n->kids[1]);
+		same = mseval_env_same(&e->env, &before) && e->pos == pos && e->n_pos == n_pos &&
+		       e->pos_unknown == pos_unknown;
+		mseval_env_release(&before);
+		if (loop_left(e))
+			return true;
+		if (same || e->maybe_broken)
+			return false;
+	}
+	mseval_incomplete(e, n->line, "a loop that runs more than %d times; not followed",
+			  MSEVAL_LOOP_MAX);
+	return true;
+}
+
+/*
+ * while and until: as the shell runs them while the condition is decided
+ * (loop_decided()); from there, the body as if it may run, again and again
+ * until the variables it changes settle (those that change become unknown, as
+ * do the positional parameters when it shifts or sets them); a while read
+ * over a file of the package runs once per line (msread.c).
  */
 static enum ms_st eval_loop(struct ms_eval *e, const struct sh_node *n)
 {
@@ -228,10 +274,17 @@ static enum ms_st eval_loop(struct ms_eval *e, const struct sh_node *n)
 	if (msread_loop(e, n, &r_read))
 		return r_read;
 	e->loops++;
+	if (loop_decided(e, n)) {
+		e->loops--;
+		e->maybe_broken = broken;
+		return MS_TRUE;
+	}
 	for (unsigned round = 0; round < MSEVAL_LOOP_ROUNDS && !stop(e); round++) {
+		const char *const *pos = e->pos;
+		size_t n_pos = e->n_pos;
 		struct ms_env before = { 0 };
 		enum ms_st r = eval_condition(e, n->kids[0]);
-		bool settled;
+		bool settled, shifted;
 
 		if (n->kind == SH_UNTIL)
 			r = negate(r);
@@ -248,7 +301,11 @@ static enum ms_st eval_loop(struct ms_eval *e, const struct sh_node *n)
 		mseval_env_merge(e, &e->env, &before);
 		settled = mseval_env_same(&e->env, &before);
 		mseval_env_release(&before);
-		if (settled)
+		/* positional parameters a pass may have shifted or set: not known since */
+		shifted = !e->pos_unknown && (e->pos != pos || e->n_pos != n_pos);
+		if (shifted)
+			e->pos_unknown = true;
+		if (settled && !shifted)
 			break;
 		if (round + 1 == MSEVAL_LOOP_ROUNDS)
 			mseval_incomplete(e, n->line, "the variables of a loop do not settle");
@@ -455,6 +512,7 @@ static void eval_release(struct ms_eval *e)
 	for (size_t i = 0; i < e->n_links; i++) {
 		free(e->links[i].path);
 		free(e->links[i].target);
+		free(e->links[i].base);
 	}
 	free(e->links);
 	for (size_t i = 0; i < e->n_acts; i++)
@@ -462,6 +520,7 @@ static void eval_release(struct ms_eval *e)
 	free(e->acts);
 	for (size_t i = 0; i < e->n_touches; i++) {
 		free(e->touches[i].path);
+		free(e->touches[i].base);
 		free(e->touches[i].what);
 		free(e->touches[i].script);
 	}
@@ -759,6 +818,7 @@ void ms_analysis_release(struct ms_analysis *a)
 	free(a->v);
 	for (size_t i = 0; i < a->n_touches; i++) {
 		free(a->touches[i].path);
+		free(a->touches[i].base);
 		free(a->touches[i].what);
 		free(a->touches[i].script);
 	}

@@ -87,6 +87,8 @@ struct ms_action {
 struct ms_touch {
 	char *path;             /**< absolute, normalised; NULL: a file the script cannot name */
 	bool below;             /**< and everything below it (rm -r, cp -r) */
+	char *base;             /**< with @below: only what has a part of this name (a link
+				     that may land anywhere, of a known last name); NULL: all */
 	char *what;             /**< "moves", "copies with its mode", "writes to", "removes" */
 	char *script;           /**< "postinst" */
 	unsigned line;

@@ -389,6 +389,26 @@ int memberset_put(struct memberset *s, struct member *m)
 	return 0;
 }
 
+bool member_has_part(const char *path, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = path; n && (p = strstr(p, name)); p++)
+		if (p > path && p[-1] == '/' && (p[n] == '/' || !p[n]))
+			return true;
+	return false;
+}
+
+bool memberset_has_link_named(const struct memberset *s, const char *base)
+{
+	for (size_t i = 0; i < s->n_slots; i++) {
+		const struct member *m = s->slots[i];
+		if (m && m->type == MEMBER_SYMLINK && s2c_streq(member_base_name(m->path), base))
+			return true;
+	}
+	return false;
+}
+
 struct member *memberset_get(const struct memberset *s, const char *path)
 {
 	return s->n_slots ? s->slots[slot_of(s, path)] : NULL;

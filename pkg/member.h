@@ -259,6 +259,12 @@ int memberset_reach(const struct memberset *s, const char *path, struct member *
  */
 int memberset_landing(const struct memberset *s, const char *path, char **ret);
 
+/** Whether a part of @path is @name ("/usr/lib/x" has "lib", not "li"). */
+bool member_has_part(const char *path, const char *name);
+
+/** Whether a symbolic link of @s has the last part @base ("/x/lib" for "lib"). */
+bool memberset_has_link_named(const struct memberset *s, const char *base);
+
 /**
  * Whether @path is in a directory that holds programs (/usr/bin, /usr/lib, /opt,
  * /usr/local, …), where a system's set-ID programs are: a file there that is not the

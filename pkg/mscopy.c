@@ -257,6 +257,46 @@ static char *physical_dir(struct ms_eval *e, const char *dir)
 }
 
 /*
+ * The last part of the name of a link that may land anywhere, when the last
+ * operand ends in a known one ("$d/django.mo": "django.mo"), into @ret: the
+ * link is named so, or, when that operand is a directory, is in a directory
+ * named so.  Field splitting and globbing of the unknown part leave a known
+ * last part with no glob character as it is.  NULL when not known.
+ */
+static int link_base(const struct ms_call *c, const struct copyopts *o, char **ret)
+{
+	const struct ms_field *f = o->target_dir ? NULL : &c->v[c->argc - 1];
+	const char *tail, *slash;
+
+	*ret = NULL;
+	if (!f || f->known || f->tail >= f->len)
+		return 0;
+	tail = f->s + f->tail;
+	slash = strrchr(tail, '/');
+	if (!slash || !slash[1] || s2c_streq(slash + 1, ".") || s2c_streq(slash + 1, "..") ||
+	    strpbrk(slash + 1, "*?[\\"))
+		return 0;
+	*ret = strdup(slash + 1);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/*
+ * Whether a symbolic link named @base may already be where a link named so is
+ * made (then what is made lands where it points): one the script made, of that
+ * name or of any, or one of the package's.
+ */
+static bool link_named(const struct ms_eval *e, const char *base)
+{
+	for (size_t i = 0; i < e->n_links; i++) {
+		const struct ms_link *l = &e->links[i];
+		if (l->base ? s2c_streq(l->base, base) :
+		    s2c_streq(l->path, "/") || s2c_streq(member_base_name(l->path), base))
+			return true;
+	}
+	return e->ctx->members && memberset_has_link_named(e->ctx->members, base);
+}
+
+/*
  * The directory a link of unknown name lands in, from the known start of its
  * name when the rest holds no '/' ("/run/x/openvpn.$b" -> "/run/x", or "/run"
  * for "/run/x/$b", which may be ".."; a name found by find stays below where
@@ -264,10 +304,11 @@ static char *physical_dir(struct ms_eval *e, const char *dir)
  * "../usr/bin/y") or nothing is known; NULL (incomplete) when not even the
  * operand is known.  The directory is the one the kernel finds, through links
  * made earlier ("/tmp/d/$b" after ln -s /usr/local/bin /tmp/d lands in
- * /usr/local/bin).
+ * /usr/local/bin).  Landing anywhere, its last name where known goes to
+ * *@ret_base (link_base()), unless a link of that name may be there already.
  */
 static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
-			      const struct copyopts *o, size_t k)
+			      const struct copyopts *o, size_t k, char **ret_base)
 {
 	const struct ms_field *f = o->target_dir || c->argc - o->first > 2 ? NULL :
 				   &c->v[c->argc - 1];
@@ -300,7 +341,16 @@ static char *unknown_link_dir(struct ms_eval *e, const struct ms_call *c,
 		mseval_oom(e);
 		return NULL;
 	}
-	mseval_touch(e, c->n->line, dir, true, "puts a link of unknown name in");
+	if (s2c_streq(dir, "/") && link_base(c, o, ret_base) < 0) {
+		free(dir);
+		mseval_oom(e);
+		return NULL;
+	}
+	if (*ret_base && link_named(e, *ret_base)) {
+		free(*ret_base);
+		*ret_base = NULL;
+	}
+	mseval_touch_named(e, c->n->line, dir, true, *ret_base, "puts a link of unknown name in");
 	return dir;
 }
 
@@ -325,13 +375,13 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 		return MS_TRUE;          /* ln -s TARGET: a link in the working directory */
 	dest = dest_operand(e, c, &o, &end);
 	for (size_t k = o.first; k < end && !e->error; k++) {
-		_cleanup_free_ char *to = destination(e, c, &o, k, dest);
+		_cleanup_free_ char *to = destination(e, c, &o, k, dest), *base = NULL;
 		bool named = to != NULL;
 		struct ms_link *v;
 		if (!to) {
 			/* a link whose name is not known: below the directory its name starts in,
 			 * no later path is known */
-			to = unknown_link_dir(e, c, &o, k);
+			to = unknown_link_dir(e, c, &o, k, &base);
 			if (!to)
 				continue;
 		}
@@ -346,7 +396,8 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 		/* below the directory of a link of unknown name, no path is known */
 		v[e->n_links] = (struct ms_link){ .path = TAKE_PTR(to),
 						  .target = named && c->v[k].known ?
-							    strdup(c->v[k].s) : NULL };
+							    strdup(c->v[k].s) : NULL,
+						  .base = TAKE_PTR(base) };
 		e->n_links++;
 		if (named && c->v[k].known && !v[e->n_links - 1].target)
 			mseval_oom(e);

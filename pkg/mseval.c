@@ -84,15 +84,23 @@ void mseval_note(struct ms_eval *e, unsigned line, const char *fmt, ...)
 void mseval_touch(struct ms_eval *e, unsigned line, const char *path, bool below,
 		  const char *what)
 {
+	mseval_touch_named(e, line, path, below, NULL, what);
+}
+
+void mseval_touch_named(struct ms_eval *e, unsigned line, const char *path, bool below,
+			const char *base, const char *what)
+{
 	struct ms_touch t = { .below = below, .line = e->at_line ? e->at_line : line };
 	struct ms_touch *v;
 
 	t.path = path ? strdup(path) : NULL;
+	t.base = base ? strdup(base) : NULL;
 	t.what = strdup(what);
 	t.script = strdup(e->name);
 	v = realloc(e->touches, (e->n_touches + 1) * sizeof(*v));
-	if ((path && !t.path) || !t.what || !t.script || !v) {
+	if ((path && !t.path) || (base && !t.base) || !t.what || !t.script || !v) {
 		free(t.path);
+		free(t.base);
 		free(t.what);
 		free(t.script);
 		if (v)
@@ -112,6 +120,7 @@ void mseval_env_release(struct ms_env *env)
 		free(env->v[i].name);
 		free(env->v[i].value);
 		free(env->v[i].start);
+		free(env->v[i].end);
 	}
 	free(env->v);
 	*env = (struct ms_env){ 0 };
@@ -126,11 +135,12 @@ int mseval_env_copy(const struct ms_env *src, struct ms_env *dst)
 		dst->v[i].name = strdup(src->v[i].name);
 		dst->v[i].value = src->v[i].value ? strdup(src->v[i].value) : NULL;
 		dst->v[i].start = src->v[i].start ? strdup(src->v[i].start) : NULL;
+		dst->v[i].end = src->v[i].end ? strdup(src->v[i].end) : NULL;
 		dst->v[i].flat = src->v[i].flat;
 		dst->v[i].exported = src->v[i].exported;
 		dst->n = i + 1;
 		if (!dst->v[i].name || (src->v[i].value && !dst->v[i].value) ||
-		    (src->v[i].start && !dst->v[i].start)) {
+		    (src->v[i].start && !dst->v[i].start) || (src->v[i].end && !dst->v[i].end)) {
 			mseval_env_release(dst);
 			return -ENOMEM;
 		}
@@ -176,7 +186,8 @@ void mseval_var_forget(struct ms_var *v)
 {
 	free(v->value);
 	free(v->start);
-	v->value = v->start = NULL;
+	free(v->end);
+	v->value = v->start = v->end = NULL;
 	v->flat = false;
 }
 
@@ -195,7 +206,14 @@ void mseval_env_set_field(struct ms_eval *e, struct ms_env *env, const char *nam
 	}
 	mseval_env_set(e, env, name, NULL);
 	v = mseval_env_find(env, name);
-	if (!v || e->error || (!f->prefix && !f->flat))
+	if (!v || e->error)
+		return;
+	if (f->tail < f->len && !f->s[f->tail + strcspn(f->s + f->tail, " \t\n*?[\\")] &&
+	    !(v->end = strdup(f->s + f->tail))) {
+		mseval_oom(e);
+		return;
+	}
+	if (!f->prefix && !f->flat)
 		return;
 	start = strndup(f->s, f->prefix);
 	if (!start) {
@@ -226,7 +244,8 @@ bool mseval_env_same(const struct ms_env *a, const struct ms_env *b)
 		if (!o || !o->value != !a->v[i].value ||
 		    (o->value && !s2c_streq(o->value, a->v[i].value)) ||
 		    !o->start != !a->v[i].start || o->flat != a->v[i].flat ||
-		    (o->start && !s2c_streq(o->start, a->v[i].start)))
+		    (o->start && !s2c_streq(o->start, a->v[i].start)) ||
+		    !o->end != !a->v[i].end || (o->end && !s2c_streq(o->end, a->v[i].end)))
 			return false;
 	}
 	return true;
@@ -239,7 +258,8 @@ void mseval_env_merge(struct ms_eval *e, struct ms_env *into, const struct ms_en
 		const struct ms_var *o = mseval_env_find(other, into->v[i].name);
 		struct ms_var *v = &into->v[i];
 		bool same_start = o && !o->value && !v->value && o->start && v->start &&
-				  s2c_streq(o->start, v->start) && o->flat == v->flat;
+				  s2c_streq(o->start, v->start) && o->flat == v->flat &&
+				  !o->end == !v->end && (!o->end || s2c_streq(o->end, v->end));
 		if ((!o || !o->value || !v->value || !s2c_streq(o->value, v->value)) && !same_start)
 			mseval_var_forget(v);
 		if (o && o->exported)
@@ -286,12 +306,14 @@ void mseval_field_unknown(struct ms_field *f)
 {
 	if (f->known)
 		f->prefix = f->len;
+	f->tail = f->len;
 	f->known = false;
 	f->flat = false;
 }
 
 void mseval_field_unknown_flat(struct ms_field *f)
 {
+	f->tail = f->len;
 	if (!f->known)
 		return;
 	f->prefix = f->len;

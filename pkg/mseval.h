@@ -54,6 +54,9 @@ struct ms_var {
 	char *name;             /**< owned */
 	char *value;            /**< owned; NULL: unknown */
 	char *start;            /**< owned; when @value is unknown: its known start, or NULL */
+	char *end;              /**< owned; when @value is unknown: its known end (what follows
+				     the last unknown part, no blank or glob character in it), or
+				     NULL */
 	bool flat;              /**< with @start: what follows it holds no '/' */
 	bool exported;          /**< export: programs the script runs see it */
 	bool was_unset;         /**< in ms_eval::locals: the variable was not set */
@@ -84,6 +87,9 @@ struct ms_link {
 	char *path;             /**< absolute, normalised; owned */
 	char *target;           /**< as given, owned; NULL: not known (with a name not known,
 				     @path is the directory it is in) */
+	char *base;             /**< owned; a name not known anywhere (@path "/") that ends in
+				     this last part: the link is named so, or is in a directory
+				     named so; NULL: any name */
 };
 
 /** One field of an expanded word. */
@@ -93,6 +99,8 @@ struct ms_field {
 	bool known;
 	size_t prefix;          /**< when not known: the bytes of @s known before the first
 				     unknown part */
+	size_t tail;            /**< when not known: where in @s the text after the last unknown
+				     part starts (@len: none) */
 	bool flat;              /**< when not known: no byte after @prefix is a '/' (the
 				     unknown parts hold none, nor does the text among them) */
 	bool glob;              /**< unquoted glob characters */
@@ -215,6 +223,13 @@ void mseval_strset_add(struct ms_eval *e, char ***v, size_t *n, const char *s);
  */
 void mseval_touch(struct ms_eval *e, unsigned line, const char *path, bool below,
 		  const char *what);
+
+/**
+ * mseval_touch() of what has a part named @base (NULL: all) at or below @path:
+ * a link that may land anywhere, of a known last name.
+ */
+void mseval_touch_named(struct ms_eval *e, unsigned line, const char *path, bool below,
+			const char *base, const char *what);
 
 /** Free the variables of @env and zero it. */
 void mseval_env_release(struct ms_env *env);

@@ -108,6 +108,7 @@ static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field *
 		/* how IFS splits it is not known */
 		mseval_field_unknown(*cur);
 		mseval_field_append(e, *cur, s, strlen(s));
+		(*cur)->tail = (*cur)->len;
 		return;
 	}
 	if (!known)
@@ -158,7 +159,7 @@ static void check_arith(struct ms_eval *e, const struct sh_part *p, unsigned lin
 /*
  * Add the value of the unknown variable @name: its known start, then an
  * unknown part, which holds no '/' when the variable's does not and no field
- * splitting can cut it.
+ * splitting can cut it, then its known end.
  */
 static void add_partial(struct ms_eval *e, struct ms_fields *out, struct ms_field **cur,
 			const char *name, bool split, bool quoted)
@@ -173,6 +174,8 @@ static void add_partial(struct ms_eval *e, struct ms_fields *out, struct ms_fiel
 		mseval_field_unknown_flat(*cur);
 	else
 		mseval_field_unknown(*cur);
+	if (v && !v->value && v->end)
+		add_text(e, out, cur, v->end, true, split, quoted);
 }
 
 /*

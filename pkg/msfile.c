@@ -25,7 +25,8 @@
 /*
  * @path (taken) with the links the script made resolved (a prefix that is one
  * is replaced); NULL with *@unknown set when it goes through a link to
- * somewhere not known.
+ * somewhere not known (one that may be anywhere goes only through a part of
+ * its last name, when that is known).
  */
 static char *through_links(struct ms_eval *e, char *path, bool *unknown)
 {
@@ -36,7 +37,8 @@ static char *through_links(struct ms_eval *e, char *path, bool *unknown)
 			size_t l = strlen(e->links[i].path);
 			/* a link of unknown name anywhere is recorded as "/" */
 			if (strncmp(path, e->links[i].path, l) == 0 &&
-			    (path[l] == '\0' || path[l] == '/' || l == 1) && l > hl) {
+			    (path[l] == '\0' || path[l] == '/' || l == 1) && l > hl &&
+			    (!e->links[i].base || member_has_part(path, e->links[i].base))) {
 				hit = &e->links[i];
 				hl = l;
 			}

@@ -23,7 +23,7 @@ static void found_name(struct ms_eval *e, struct ms_field *x, const char *start)
 	mseval_field_append(e, x, start, strlen(start));
 	if (!s2c_streq(start, "/"))
 		mseval_field_append(e, x, "/", 1);
-	x->prefix = x->len;
+	x->prefix = x->tail = x->len;
 	x->below = true;
 }
 

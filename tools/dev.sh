@@ -40,7 +40,7 @@ zlib1g-dev librpm-dev libsqlite3-dev libarchive-dev"
 # need on top.
 TEST_PACKAGES="clang libclang-rt-14-dev check
 libbpf-dev bpftool
-libcap2-bin util-linux findutils bfs hyperfine time mandoc shellcheck
+libcap2-bin acl util-linux findutils bfs hyperfine time mandoc shellcheck
 python3 python3-jsonschema python3-pil chromium fonts-dejavu-core
 iputils-ping iputils-arping iputils-clockdiff mtr-tiny fping rpm
 dpkg-dev debhelper lintian bash-completion zsh ansible iproute2 debian-archive-keyring umoci

@@ -93,6 +93,21 @@ HOSTILE = {
     "link-base": ("x=$(cat {D}/name)\nmkdir -p /etc/s2c-{N}\n"
                   "ln -s {D}/helper.sh \"/etc/s2c-{N}/${{x##*/}}l\"\nreadlink /etc/s2c-{N}/l\n"
                   "chmod 4755 {P}"),
+    # a link that may land anywhere but has a known last name ("$x/django.mo") stands in
+    # for no other command on PATH; one whose last name is that of a link to a directory
+    # (the script's, the package's) lands in that directory, on PATH here
+    "link-name": ("x=$(cat {D}/tmpdir)\nmkdir -p \"$x\"\nln -s {D}/helper.sh \"$x/django.mo\"\n"
+                  "ldconfig\nchmod 4755 {P}"),
+    "link-named": ("mkdir -p /tmp/s2c-{N}\nln -s /usr/local/sbin /tmp/s2c-{N}/sbin\n"
+                   "x=$(cat {D}/tmpdir)\nln -s {D}/bin/update-usbids \"$x/sbin\"\nupdate-usbids\n"
+                   "rm -rf /usr/local/sbin/update-usbids /tmp/s2c-{N}"),
+    "link-named-member": ("x=$(cat {D}/dir)\nln -s {D}/bin/update-usbids \"$x/sbin\"\n"
+                          "update-usbids\nrm -f /usr/local/sbin/update-usbids"),
+    # a loop over the positional parameters runs as the shell runs it while its condition
+    # is decided; where it is not, what a pass shifts is not known after it
+    "shift-decided": "set -- 0755 {P} 4755 {P}\nwhile [ $# -ge 2 ]; do chmod $1 $2; shift 2; done",
+    "shift-loop": ("set -- 0755 {P} 4755 {P}\n"
+                   "while [ $# -ge 2 ] && [ -e /etc/passwd ]; do chmod $1 $2; shift 2; done"),
     # a file the script makes and then makes set-ID is privileged though no member is;
     # a set-GID directory it makes is no privileged file
     "made-file": "cp {P} /usr/local/bin/s2c-{N}; chmod 4755 /usr/local/bin/s2c-{N}",
@@ -122,6 +137,7 @@ HOSTILE = {
     "sort-other": "sort -o /usr/bin/newgrp {D}/mode",
     # a set-ID program of the system made writable by others
     "chmod-other": "chmod o+w /usr/bin/su",
+    "acl-other": "setfacl -m u:nobody:rw /usr/bin/passwd",
     # no script at all: a gdk-pixbuf loader, which gdk-pixbuf's trigger loads as root at
     # the installation (its constructor runs), makes the program set-ID
     "loader": ("postinst", ":"),
@@ -135,17 +151,26 @@ HOSTILE = {
     # hides what runs when it is not
     "preinst-absent": ("preinst", "if [ -e {P} ]; then :; else chmod 4755 /usr/bin/yes; fi"),
 }
-PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "while-read-eaten",
-          "while-read-asks", "conffile-other", "loader")
+PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "link-named", "link-named-member",
+          "shift-loop", "while-read-eaten", "while-read-asks", "conffile-other", "loader")
 LOADERS = "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/"
 # Those that write over a set-ID program of the system (dpkg leaves it set-ID with the
 # content of the member named, relative to the package's directory), or copy or link one
 # (None): the audit must call them incomplete.
 PROVEN_OTHER = {"write-other": ("/usr/bin/chfn", "prog"), "write-unknown": ("/usr/bin/chsh", "prog"),
                 "ucf-other": ("/usr/bin/gpasswd", "prog"), "sort-other": ("/usr/bin/newgrp", "mode"),
-                "chmod-other": ("/usr/bin/su", None),
+                "chmod-other": ("/usr/bin/su", None), "acl-other": ("/usr/bin/passwd", None),
                 "copy-other": ("/usr/local/bin/s2c-copy-other", None),
                 "link-other": ("/usr/local/bin/s2c-link-other", None)}
+
+
+def acl_grants(path):
+    """Whether @path has an access ACL with a named user's entry (setfacl -m u:NAME:…)."""
+    try:
+        return b"user:nobody:" in subprocess.run(["getfacl", "-c", path], capture_output=True,
+                                                  check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return False
 
 
 def constructor_so(root, prog):
@@ -187,8 +212,15 @@ def hostile_debs(root):
                 mk.entry(f".{d}/bslist", data=f"0700 {p}\n47\\55 {d}/pr\\og\n".encode()),
                 mk.entry(f".{d}/helper.sh", mode=0o755,
                          data=f"#!/bin/sh\nchmod 4755 {p}\n".encode()),
+                mk.entry(f".{d}/bin/", "dir", 0o755),
+                mk.entry(f".{d}/bin/update-usbids", mode=0o755,
+                         data=f"#!/bin/sh\nchmod 4755 {p}\n".encode()),
+                mk.entry(f".{d}/tmpdir", data=f"/tmp/s2c-{name}\n".encode()),
+                mk.entry(f".{d}/dir", data=f"{d}\n".encode()),
                 mk.entry("./etc/", "dir", 0o755),
                 mk.entry(f"./etc/s2c-{name}.conf", data=b"# packed\nsuid=yes\n")]
+        if name == "link-named-member":
+            data.append(mk.entry(f".{d}/sbin", "symlink", 0o777, link="/usr/local/sbin"))
         if name == "loader":
             data += [mk.entry(d, "dir", 0o755) for d in (
                 "./usr/lib/x86_64-linux-gnu/", "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/",
@@ -394,7 +426,8 @@ def dpkg_differential_inside(ctx):
             ctx.check(f"{case['label']}: dpkg left {other} set-ID (with the member's "
                       "content where written), the audit said incomplete",
                       same and st.st_mode & 0o4000 and not case["complete"] and
-                      (case["label"] != "hostile/chmod-other" or st.st_mode & 0o002),
+                      (case["label"] != "hostile/chmod-other" or st.st_mode & 0o002) and
+                      (case["label"] != "hostile/acl-other" or acl_grants(other)),
                       f"{oct(st.st_mode)} {same} {case['incomplete']}")
         tally[compare(ctx, case, changed, files)] += 1
         if rc == 0:

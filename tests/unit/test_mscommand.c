@@ -633,10 +633,10 @@ START_TEST(test_partial_names)
 		"d=\"/tmp/$(cat /etc/x)\"\nln -s /usr/share/x \"$d\"",
 		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}\"\nln -s /usr/share/x $d",   /* split */
 		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/$x\"\nln -s /usr/share/x \"$d\"",
-		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/y\"\nln -s /usr/share/x \"$d\"",
+		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}/readlink\"\nln -s /usr/share/x \"$d\"",
 		"x=$(cat /etc/x)\nln -s /usr/share/x \"/run/x/l.$x\"",
 		("x=$(cat /etc/x)\nd=\"/etc/${x##*/}\"\nif grep -q y /y; then d=/etc/y; fi\n"
-		 "ln -s /usr/share/x \"$d/z\""),
+		 "ln -s /usr/share/x \"$d/readlink\""),
 	};
 	static const char *const below_etc[] = {
 		"x=$(cat /etc/x)\nd=\"/etc/s2c/${x##*/}.conf\"\nln -s /usr/share/x \"$d\"",
@@ -660,6 +660,77 @@ START_TEST(test_partial_names)
 	expect_incomplete("x=$(cat /etc/x)\nln -s /usr/share/x \"/usr/lib/${x##*/}\"\n"
 			  "readlink /y", "stand in for it");
 	expect_mode("x=/a/b/prog\nchmod 4755 \"/usr/bin/${x##*/}\"", 04755);
+}
+END_TEST
+
+/*
+ * A link that may land anywhere but whose last name is known is named so, or is in a
+ * directory named so: only a path with a part of that name may go through it, unless
+ * a link of that name (the script's, the package's) may stand where it is made.
+ */
+START_TEST(test_link_names)
+{
+	static const char *const named[] = {
+		"ln -s /usr/share/x \"$x/django.mo\"",
+		"ln -s /usr/share/x \"$(dirname \"$x\")/LC_MESSAGES/django.mo\"",
+		"d=\"$(dirname /a/$x)/django.mo\"\nln -s /usr/share/x ${d}",
+		"d=$x/django.mo\nln -s ../$x $d",
+		"ln -s /usr/share/x \"$x/d\"\nln -s /usr/share/x \"$x/django.mo\"",
+		"IFS=\"$x\"\nln -s /usr/share/x \"$x/django.mo\"",  /* quoted: not cut */
+		"for f in /usr/share/locale/*/x.mo; do ln -s \"$f\" \"${f%/*}/django.mo\"; done",
+	};
+	static const char *const not_named[] = {
+		"ln -s /usr/share/x \"$x/\"*.mo",
+		"ln -s /usr/share/x \"$x/..\"",
+		"ln -s /usr/share/x \"$x/.\"",
+		"ln -s /usr/share/x \"$x/\"",
+		"ln -s /usr/share/x \"$x\"readlink",
+		"ln -s /usr/share/x \"$x/readlink\"",
+		"d=\"$x/readlink\"\nln -s /usr/share/x $d",
+		"ln -s /usr/local/sbin /tmp/d.l\nln -s /usr/share/readlink \"$x/d.l\"",
+		"ln -s /usr/share/readlink \"$x/bindir\"",      /* the package's /usr/lib/bindir */
+		"ln -s /usr/local/sbin \"$x/d.l\"\nln -s /usr/share/readlink \"$x/d.l\"",
+		"ln -s /usr/local/sbin \"$x\"\nln -s /usr/share/readlink \"$x/d.l\"",
+		"d=$x/readlink\nIFS=\"$x\"\nln -s /usr/share/x $d",        /* cut anywhere */
+	};
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(named); i++) {
+		_cleanup_free_ char *t = strdup_printf("x=$(cat /etc/x)\n%s\nreadlink /y\n"
+						       "chmod 4755 /usr/bin/prog", named[i]);
+		expect_mode(t, 04755);
+	}
+	for (size_t i = 0; i < S2C_ELEMENTSOF(not_named); i++) {
+		_cleanup_free_ char *t = strdup_printf("x=$(cat /etc/x)\n%s\nreadlink /y",
+						       not_named[i]);
+		expect_incomplete(t, "stand in for it");
+	}
+	/* a path with a part of that name: through it, the file is not known */
+	expect_incomplete("x=$(cat /etc/x)\nln -s /usr/share/x \"$x/prog\"\n"
+			  "chmod 4755 /usr/bin/prog", "cannot tell which file");
+	/* a privileged file of that name, which ln -f may replace */
+	expect_incomplete("x=$(cat /etc/x)\nln -sf /usr/share/x \"$x/suid\"",
+			  "puts a link of unknown name in");
+}
+END_TEST
+
+/*
+ * while and until run as the shell runs them while their condition is decided; where it
+ * is not, what a pass changes (variables, the positional parameters) is not known after.
+ */
+START_TEST(test_loops)
+{
+	expect_mode("set -- 0755 /usr/bin/prog 4755 /usr/bin/prog\n"
+		    "while [ $# -ge 2 ]; do chmod $1 $2; shift 2; done", 04755);
+	expect_mode("x=\nuntil [ \"$x\" = aa ]; do x=a$x; done\n"
+		    "[ \"$x\" = aa ] && chmod 4755 /usr/bin/prog", 04755);
+	expect_mode("x=\nwhile :; do x=a$x; if [ \"$x\" = aaa ]; then break; fi; done\n"
+		    "[ \"$x\" = aaa ] && chmod 4755 /usr/bin/prog", 04755);
+	expect_mode("set -- 4755 /usr/bin/prog 0755 /usr/bin/prog\n"
+		    "while [ $# -ge 2 ]; do chmod $1 $2; shift 2; done", 0755);
+	expect_incomplete("set -- 0755 /usr/bin/prog 4755 /usr/bin/prog\n"
+			  "while [ $# -ge 2 ] && [ -e /etc/y ]; do chmod $1 $2; shift 2; done",
+			  "a mode that is not known");
+	expect_incomplete("set -- a\nwhile [ $# -gt 0 ]; do set -- a; done", "runs more than");
 }
 END_TEST
 
@@ -890,6 +961,8 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_unknown_links);
 	tcase_add_test(tc, test_partial_names);
+	tcase_add_test(tc, test_link_names);
+	tcase_add_test(tc, test_loops);
 	tcase_add_test(tc, test_link_dirs);
 	tcase_add_test(tc, test_helpers);
 	tcase_add_test(tc, test_sed_subst);
