@@ -106,7 +106,8 @@ static int file_info(struct tstate *ts, size_t i, struct target *const *all, siz
 			if (m->caps_len && fcaps_decode(m->caps, m->caps_len, &c, NULL) == 0)
 				caps = fcaps_to_text(&c);
 		}
-		fi->packed = state_text(m->mode, m->uname, m->uid, m->gname, m->gid, m->has_caps, caps);
+		fi->packed = state_text(m->mode, member_uname(m), m->uid, member_gname(m), m->gid,
+					m->has_caps, caps);
 		if (!fi->packed)
 			return -ENOMEM;
 	}

@@ -194,13 +194,9 @@ static int entry_caps(struct archive_entry *e, struct member *m)
 	while (archive_entry_xattr_next(e, &name, &value, &size) == ARCHIVE_OK) {
 		if (!name || !s2c_streq(name, "security.capability"))
 			continue;
-		m->has_caps = true;
-		if (size <= sizeof(m->caps)) {
-			memcpy(m->caps, value, size);
-			m->caps_len = size;
-		} else {
-			m->caps_len = 0;
-		}
+		/* an oversized one is said to be there, without its bytes */
+		if (member_set_caps(m, value ? value : "", size) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -186,11 +186,16 @@ static int privindex_build(struct privindex *x, const struct ms_analysis *a,
 	for (size_t i = 0; i < a->n && r == 0; i++)
 		if (adds_privilege(&a->v[i]))
 			r = privindex_add(x, i);
-	if (r == 0 && members->n) {
-		x->priv = calloc(members->n, sizeof(*x->priv));
-		r = x->priv ? 0 : -ENOMEM;
-	}
+	/* counted first: a few privileged files among a million members */
 	for (size_t i = 0; i < members->n_slots && r == 0; i++)
+		if (members->slots[i] && privileged_member(x, members->slots[i]))
+			x->n_priv++;
+	if (r == 0 && x->n_priv) {
+		x->priv = calloc(x->n_priv, sizeof(*x->priv));
+		r = x->priv ? 0 : -ENOMEM;
+		x->n_priv = 0;
+	}
+	for (size_t i = 0; i < members->n_slots && r == 0 && x->priv; i++)
 		if (members->slots[i] && privileged_member(x, members->slots[i]))
 			x->priv[x->n_priv++] = members->slots[i];
 	if (r == 0 && x->n_priv > 1)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,32 +61,57 @@ const char *member_base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* What malloc() adds to each block, counted so that many small names cost what they take. */
+#define ALLOC_OVERHEAD 16
+
 /*
- * The owner name almost every member has: shared by all of them instead of a copy
+ * The owner almost every member has: shared by all of them instead of a copy
  * each.  Never written to, never freed.
  */
-static char root_name[] = "root";
+static struct member_owner root_owner = { "root", "root" };
 
-static char *owner_dup(const char *s)
+static void owner_free(struct member_owner *o)
 {
-	return s2c_streq(s, "root") ? root_name : strdup(s);
+	if (o != &root_owner)
+		free(o);
 }
 
-static void owner_free(char *s)
+/* A pair of @uname and @gname (either NULL) in one allocation, or root_owner. */
+static struct member_owner *owner_new(const char *uname, const char *gname)
 {
-	if (s != root_name)
-		free(s);
+	size_t nu = uname ? strlen(uname) + 1 : 0, ng = gname ? strlen(gname) + 1 : 0;
+	struct member_owner *o;
+	char *p;
+
+	if (uname && gname && s2c_streq(uname, "root") && s2c_streq(gname, "root"))
+		return &root_owner;
+	o = malloc(sizeof(*o) + nu + ng);
+	if (!o)
+		return NULL;
+	p = (char *)(o + 1);
+	o->uname = uname ? memcpy(p, uname, nu) : NULL;
+	o->gname = gname ? memcpy(p + nu, gname, ng) : NULL;
+	return o;
+}
+
+/* Bytes @o takes: nothing when shared. */
+static size_t owner_bytes(const struct member_owner *o)
+{
+	if (!o || o == &root_owner)
+		return 0;
+	return sizeof(*o) + (o->uname ? strlen(o->uname) + 1 : 0) +
+	       (o->gname ? strlen(o->gname) + 1 : 0) + ALLOC_OVERHEAD;
 }
 
 /* A zeroed member with @path in the same allocation. */
 static struct member *member_alloc(const char *path)
 {
 	size_t n = strlen(path) + 1;
-	struct member *m = calloc(1, sizeof(*m) + n);
+	struct member *m = calloc(1, offsetof(struct member, path) + n);
 
 	if (!m)
 		return NULL;
-	m->path = memcpy((char *)(m + 1), path, n);
+	memcpy(m->path, path, n);
 	return m;
 }
 
@@ -96,19 +122,33 @@ struct member *member_new(const char *path)
 
 int member_set_owner(struct member *m, const char *uname, const char *gname)
 {
-	owner_free(m->uname);
-	owner_free(m->gname);
-	m->uname = uname ? owner_dup(uname) : NULL;
-	m->gname = gname ? owner_dup(gname) : NULL;
-	return (uname && !m->uname) || (gname && !m->gname) ? -ENOMEM : 0;
+	owner_free(m->owner);
+	m->owner = uname || gname ? owner_new(uname, gname) : NULL;
+	return (uname || gname) && !m->owner ? -ENOMEM : 0;
+}
+
+int member_set_caps(struct member *m, const void *blob, size_t len)
+{
+	free(m->caps);
+	m->caps = NULL;
+	m->caps_len = 0;
+	m->has_caps = blob != NULL;
+	if (!blob || len == 0 || len > FCAPS_BLOB_MAX)
+		return 0;
+	m->caps = malloc(len);
+	if (!m->caps)
+		return -ENOMEM;
+	memcpy(m->caps, blob, len);
+	m->caps_len = (uint8_t)len;
+	return 0;
 }
 
 struct member *member_free(struct member *m)
 {
 	if (m) {
-		owner_free(m->uname);
-		owner_free(m->gname);
+		owner_free(m->owner);
 		free(m->target);
+		free(m->caps);
 		free(m);
 	}
 	return NULL;
@@ -120,14 +160,13 @@ struct member *member_dup(const struct member *m)
 
 	if (!c)
 		return NULL;
-	{
-		char *path = c->path;
-		*c = *m;
-		c->path = path;
-	}
-	c->uname = c->gname = c->target = NULL;
-	if (member_set_owner(c, m->uname, m->gname) < 0 ||
-	    (m->target && !(c->target = strdup(m->target))))
+	*c = *m;        /* the path, the flexible array, is not copied: it is there */
+	c->owner = NULL;
+	c->target = NULL;
+	c->caps = NULL;
+	if (member_set_owner(c, member_uname(m), member_gname(m)) < 0 ||
+	    (m->target && !(c->target = strdup(m->target))) ||
+	    (m->caps && member_set_caps(c, m->caps, m->caps_len) < 0))
 		return member_free(c);
 	return c;
 }
@@ -139,18 +178,16 @@ uint64_t member_hash(const char *s)
 	return strhash(s);
 }
 
-/* What malloc() adds to each block, counted so that many small names cost what they take. */
-#define ALLOC_OVERHEAD 16
-
 static size_t str_bytes(const char *s)
 {
-	return s && s != root_name ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
+	return s ? strlen(s) + 1 + ALLOC_OVERHEAD : 0;
 }
 
 size_t member_bytes(const struct member *m)
 {
-	return sizeof(*m) + ALLOC_OVERHEAD + strlen(m->path) + 1 + str_bytes(m->uname) +
-	       str_bytes(m->gname) + str_bytes(m->target);
+	return offsetof(struct member, path) + ALLOC_OVERHEAD + strlen(m->path) + 1 +
+	       owner_bytes(m->owner) + str_bytes(m->target) +
+	       (m->caps ? m->caps_len + ALLOC_OVERHEAD : 0);
 }
 
 /* Count @bytes more against the budget.  Returns 0, or -ENOBUFS with nothing counted. */

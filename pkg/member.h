@@ -25,8 +25,8 @@ struct s2c_error;
 /** Longest path accepted, in bytes, without the NUL. */
 #define MEMBER_PATH_MAX 4095
 
-/** What a member is. */
-enum member_type {
+/** What a member is (a byte: a million members each keep one). */
+enum __attribute__((packed)) member_type {
 	MEMBER_FILE,            /**< a regular file */
 	MEMBER_DIR,             /**< a directory */
 	MEMBER_SYMLINK,         /**< a symbolic link; target in member::target */
@@ -34,26 +34,38 @@ enum member_type {
 	MEMBER_OTHER,           /**< a device, FIFO or socket */
 };
 
-/** One path of a package or image. */
+/** The owner names of a member as packed; NULL when the archive has none. */
+struct member_owner {
+	const char *uname, *gname;
+};
+
+/**
+ * One path of a package or image.  A package may have millions: the fields
+ * are as small as what they hold and ordered so that nothing pads them, what
+ * few members have (capabilities, a link's target, owner names other than
+ * root's) is a pointer, and the path ends the member's own allocation: 55
+ * bytes and the path.
+ */
 struct member {
-	char *path;             /**< absolute and normalised, "/usr/bin/ping"; in the member's
-				     own allocation (member_new()) */
-	enum member_type type;
-	uint32_t mode;          /**< permission bits as packed (07777) */
-	uint32_t uid, gid;      /**< numeric owner as packed */
-	char *uname, *gname;    /**< owner names as packed, NULL when the archive has none;
-				     set with member_set_owner() ("root" is shared) */
-	uint64_t size;          /**< size of the content */
-	int64_t mtime;          /**< seconds */
+	struct member_owner *owner; /**< member_set_owner(); NULL: no names (root:root is
+				     one pair shared by every member) */
 	char *target;           /**< symlink: its target as stored; hard link: the normalised
 				     path of the file it names; NULL otherwise */
-	bool has_caps;          /**< a security.capability attribute was packed */
-	unsigned char caps[FCAPS_BLOB_MAX];
-	size_t caps_len;        /**< bytes in caps, 0 when oversized (has_caps still set) */
-	unsigned layer;         /**< images: index of the layer that added it; else 0 */
-	bool staged;            /**< its content is in the stage under @path */
-	bool candidate;         /**< set-ID, capabilities, or made so at install time */
-	bool again;             /**< to keep on a second reading (target_take_again()) */
+	unsigned char *caps;    /**< the packed security.capability attribute (@caps_len
+				     bytes), NULL when none or oversized; member_set_caps() */
+	uint64_t size;          /**< size of the content */
+	int64_t mtime;          /**< seconds */
+	uint16_t mode;          /**< permission bits as packed (07777) */
+	uint16_t layer;         /**< images: index of the layer that added it (at most
+				     OCI_LAYERS_MAX); else 0 */
+	uint32_t uid, gid;      /**< numeric owner as packed */
+	enum member_type type;
+	uint8_t caps_len;       /**< bytes at @caps, 0 when oversized (has_caps still set) */
+	bool has_caps : 1;      /**< a security.capability attribute was packed */
+	bool staged : 1;        /**< its content is in the stage under @path */
+	bool candidate : 1;     /**< set-ID, capabilities, or made so at install time */
+	bool again : 1;         /**< to keep on a second reading (target_take_again()) */
+	char path[];            /**< absolute and normalised, "/usr/bin/ping" */
 };
 
 /**
@@ -78,10 +90,29 @@ uint64_t member_hash(const char *s);
 struct member *member_new(const char *path);
 
 /**
- * Set the owner names of @m to copies of @uname and @gname (NULL: none), the
- * common "root" shared rather than copied.  Returns 0 or -ENOMEM.
+ * Set the owner names of @m to copies of @uname and @gname (NULL: none),
+ * root:root shared rather than copied.  Returns 0 or -ENOMEM.
  */
 int member_set_owner(struct member *m, const char *uname, const char *gname);
+
+/** The owner name of @m as packed, NULL when the archive has none. */
+static inline const char *member_uname(const struct member *m)
+{
+	return m->owner ? m->owner->uname : NULL;
+}
+
+/** The group name of @m as packed, NULL when the archive has none. */
+static inline const char *member_gname(const struct member *m)
+{
+	return m->owner ? m->owner->gname : NULL;
+}
+
+/**
+ * Set the capabilities of @m to the attribute @blob of @len bytes: kept when
+ * it is at most FCAPS_BLOB_MAX bytes, else only said to be there (caps_len
+ * 0).  @blob NULL: none.  Returns 0 or -ENOMEM.
+ */
+int member_set_caps(struct member *m, const void *blob, size_t len);
 
 /** Free @m; accepts NULL; returns NULL. */
 struct member *member_free(struct member *m);

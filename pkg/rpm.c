@@ -123,13 +123,14 @@ static int header_members(Header h, struct target *t, const struct target_select
 			break;
 		}
 		if (caps && *caps) {
+			unsigned char blob[FCAPS_BLOB_MAX];
 			struct fcaps c;
 			struct s2c_error cerr = { 0 };
 			int len;
 			m->has_caps = true;
 			/* %caps is cap_from_text() syntax; rpm stores the text, we the xattr. */
-			if (fcaps_from_text(caps, &c, &cerr) == 0 && (len = fcaps_encode(&c, m->caps)) > 0)
-				m->caps_len = (size_t)len;
+			if (fcaps_from_text(caps, &c, &cerr) == 0 && (len = fcaps_encode(&c, blob)) > 0)
+				r = member_set_caps(m, blob, (size_t)len);
 			else
 				r = target_incomplete(t, "%s: %%caps(%s) is not a capability text",
 						      path, caps);

@@ -159,10 +159,8 @@ static int hardlink_inherit(const struct target *t, struct member *m, struct s2c
 		m->mode = note.mode;
 		m->uid = note.uid;
 		m->gid = note.gid;
-		m->has_caps = false;
-		m->caps_len = 0;
 		m->size = note.size;
-		return 0;
+		return member_set_caps(m, NULL, 0);
 	}
 	if (!to || (to->type != MEMBER_FILE && to->type != MEMBER_HARDLINK)) {
 		_cleanup_free_ char *shown = escape_text(m->path);
@@ -173,9 +171,9 @@ static int hardlink_inherit(const struct target *t, struct member *m, struct s2c
 	m->mode = to->mode;
 	m->uid = to->uid;
 	m->gid = to->gid;
-	m->has_caps = to->has_caps;
-	memcpy(m->caps, to->caps, sizeof(m->caps));
-	m->caps_len = to->caps_len;
+	if (member_set_caps(m, to->caps, to->caps_len) < 0)
+		return -ENOMEM;
+	m->has_caps = to->has_caps;     /* an oversized attribute too */
 	m->size = to->size;
 	free(m->target);
 	m->target = strdup(to->type == MEMBER_HARDLINK ? to->target : to->path);

@@ -257,8 +257,8 @@ static bool same_state(const struct ms_state *a, const struct ms_state *b)
 /* The state of @m as packed. */
 static struct ms_state packed_state(const struct member *m)
 {
-	return (struct ms_state){ .mode = m->mode, .owner = m->uname, .group = m->gname,
-				  .has_caps = m->has_caps };
+	return (struct ms_state){ .mode = m->mode, .owner = member_uname(m),
+				  .group = member_gname(m), .has_caps = m->has_caps };
 }
 
 /*
@@ -483,9 +483,9 @@ static int ids_packed(const struct target *t, struct member *const *sorted, stru
 		r = ids_add(groups, "root", 0);
 	/* rpm packs names without numbers: those get placeholders (ids_get()). */
 	for (size_t i = 0; i < t->members.n && r == 0 && t->kind != TARGET_RPM; i++) {
-		r = ids_add(users, sorted[i]->uname, sorted[i]->uid);
+		r = ids_add(users, member_uname(sorted[i]), sorted[i]->uid);
 		if (r == 0)
-			r = ids_add(groups, sorted[i]->gname, sorted[i]->gid);
+			r = ids_add(groups, member_gname(sorted[i]), sorted[i]->gid);
 	}
 	return r;
 }
@@ -574,7 +574,7 @@ static int installed_file(struct target *t, struct target_file *tf, const struct
 		return r;
 	tf->changed = tf->n_actions > 0 &&
 		      (st->mode != m->mode || st->has_caps != m->has_caps || st->caps ||
-		       st->owner != m->uname || st->group != m->gname);
+		       st->owner != member_uname(m) || st->group != member_gname(m));
 	if (fb->mode != st->mode || fb->has_caps != st->has_caps || fb->owner != st->owner ||
 	    fb->group != st->group) {
 		tf->has_fallback = true;
@@ -644,7 +644,11 @@ static int alt_state_by(const struct ms_analysis *scripts, const struct member *
 int target_alt_notes(struct target *t)
 {
 	_cleanup_free_ struct member **sorted = NULL;
-	int r = memberset_sorted(&t->members, &sorted);
+	int r;
+
+	if (!t->n_alts)
+		return 0;       /* no order of a million members to make for nothing */
+	r = memberset_sorted(&t->members, &sorted);
 
 	for (size_t a = 0; a < t->n_alts && r == 0; a++) {
 		const struct target_alt *alt = &t->alts[a];
