@@ -19,6 +19,7 @@
 #endif
 
 #include "maintscript.h"
+#include "member.h"
 #include "rpmscript.h"
 #include "target.h"
 #include "util.h"
@@ -549,33 +550,52 @@ static int analyse_all(const struct run *run, const struct scriptlets *s)
  * saved as .rpmorig): it holds the packed text.  A name with a line break
  * cannot be listed: the audit is incomplete.
  */
+/* The path @dir@base as a member's (member_path()) on a line of @f; a name it refuses
+ * fails the reading of the package's files anyway. */
+static int config_file(FILE *f, const char *dir, const char *base)
+{
+	_cleanup_free_ char *full = strdup_printf("%s%s", dir, base), *path = NULL;
+	struct s2c_error err = { 0 };
+	int r;
+
+	if (!full)
+		return -ENOMEM;
+	r = member_path(full[0] == '/' ? full + 1 : full, &path, &err);
+	if (r == -ENOMEM)
+		return r;
+	if (r == 0)
+		(void)fprintf(f, "%s\n", path);
+	return 0;
+}
+
 static int config_files(Header h, struct target *t, char **ret)
 {
-	rpmfiles fi = rpmfilesNew(NULL, h, RPMTAG_BASENAMES, RPMFI_FLAGS_QUERY);
-	int n = fi ? rpmfilesFC(fi) : 0, r = 0;
+	/* the header's own arrays, not a copy of the file list: a million files cost nothing */
+	struct scriptlets tags = { 0 };
+	rpmtd flags = keep_tag(&tags, h, RPMTAG_FILEFLAGS);
+	rpmtd base = keep_tag(&tags, h, RPMTAG_BASENAMES), dir = keep_tag(&tags, h, RPMTAG_DIRNAMES);
+	rpmtd index = keep_tag(&tags, h, RPMTAG_DIRINDEXES);
+	uint32_t n = flags ? rpmtdCount(flags) : 0;
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
+	int r = f ? 0 : -ENOMEM;
 
-	if (!f) {
-		rpmfilesFree(fi);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < n && r == 0; i++) {
-		rpmfileAttrs a = rpmfilesFFlags(fi, i);
-		_cleanup_free_ char *fn = NULL;
+	for (uint32_t i = 0; i < n && r == 0; i++) {
+		uint32_t a = td_number(flags, i);
+		const char *b = td_string(base, i), *d = td_string(dir, td_number(index, i));
 		if (!(a & RPMFILE_CONFIG) || !(a & RPMFILE_NOREPLACE))
 			continue;
-		if (!(fn = rpmfilesFN(fi, i)))
-			r = -ENOMEM;
-		else if (strchr(fn, '\n'))
+		if (!b || !d)
+			r = target_incomplete(t, "a %%config(noreplace) file without a name");
+		else if (strchr(b, '\n') || strchr(d, '\n'))
 			r = target_incomplete(t, "a %%config(noreplace) file whose name holds a line "
 					      "break");
 		else
-			(void)fprintf(f, "%s\n", fn);
+			r = config_file(f, d, b);
 	}
-	rpmfilesFree(fi);
-	if (fclose(f) != 0)
+	scriptlets_release(&tags);
+	if (f && fclose(f) != 0)
 		return r < 0 ? r : -ENOMEM;
 	if (r == 0 && len)
 		*ret = TAKE_PTR(text);
