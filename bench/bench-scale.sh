@@ -12,12 +12,16 @@
 #     rm -rf of a tree, a modprobe, so that the check of what the scripts touch
 #     shows if it costs members x actions.  --before BIN times another build of
 #     suid2cap on the same packages, for a before and after.
+#     Then .rpm packages of the same trees (genpkg.py OUT.rpm, built by
+#     rpmbuild: minutes for a million members; --rpm-sizes, default --sizes,
+#     "" for none), with the same %post, against `rpm -qlp --nosignature`.
 #  2. report merge of 1, 10 and 100 JSON reports (each the audit of a package of
 #     2,000 set-ID files, 4 MB; half of the programs shared by every report, half
 #     each report's own).  Target: the time per report stays the same.
 #
 #   bench/bench-scale.sh [--runs N] [--sizes "10000 100000 1000000"] [--reports N]
 #                        [--max-memory SIZE] [--actions A] [--before BIN]
+#                        [--rpm-sizes "N ..."]
 #
 # audit-pkg runs with --max-memory SIZE (default 1G, so that every size is
 # measured); the budget check of a size is a separate line: whether the
@@ -35,6 +39,7 @@ reports=100
 max_memory=1G
 actions=1000
 before=
+rpm_sizes="unset"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -44,12 +49,14 @@ while [ $# -gt 0 ]; do
 	--max-memory) max_memory=$2; shift ;;
 	--actions) actions=$2; shift ;;
 	--before) before=$2; shift ;;
+	--rpm-sizes) rpm_sizes=$2; shift ;;
 	*) echo "usage: $0 [--runs N] [--sizes \"N ...\"] [--reports N] [--max-memory SIZE]" \
-		"[--actions A] [--before BIN]" >&2
+		"[--actions A] [--before BIN] [--rpm-sizes \"N ...\"]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
+[ "$rpm_sizes" != unset ] || rpm_sizes=$sizes
 for tool in hyperfine dpkg-deb python3 /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (tools/dev.sh deps)" >&2; exit 1; }
 done
@@ -69,18 +76,23 @@ peak_rss() {
 }
 
 # One package of $2 members at $1 (its genpkg.py options after): time and peak RSS of
-# audit-pkg against dpkg-deb -c, and of the --before build.
+# audit-pkg against listing it (dpkg-deb -c, rpm -qlp), and of the --before build.
 measure() {
 	deb=$1 n=$2
 	shift 2
 	python3 "$here/bench/genpkg.py" "$deb" "$n" "$@"
-	set -- -n dpkg "dpkg-deb -c $deb" \
+	case $deb in
+	*.rpm) list="rpm -qlp --nosignature" ;;
+	*) list="dpkg-deb -c" ;;
+	esac
+	set -- -n dpkg "$list $deb" \
 		-n audit "$bin audit-pkg --tmpdir $work --max-memory $max_memory --format json $deb"
 	[ -z "$before" ] || set -- "$@" -n before \
 		"$before audit-pkg --tmpdir $work --max-memory $max_memory --format json $deb"
 	hyperfine --warmup 1 --runs "$runs" --style none --output=null -i \
-		--export-json "$results/scale-$(basename "$deb" .deb).json" "$@" >/dev/null
-	rss_dpkg=$(peak_rss dpkg-deb -c "$deb")
+		--export-json "$results/scale-$(basename "$deb").json" "$@" >/dev/null
+	# shellcheck disable=SC2086 # $list is a command and its options, split on purpose
+	rss_dpkg=$(peak_rss $list "$deb")
 	rss_audit=$(peak_rss "$bin" audit-pkg --tmpdir "$work" --max-memory "$max_memory" \
 		--format json "$deb")
 	rc=0
@@ -89,7 +101,7 @@ measure() {
 	0|1|3) echo "$n members: within the default --max-memory" ;;  # 3: scripts not all modelled
 	*) echo "$n members: past the default --max-memory: $(tail -n 1 "$work/err")" ;;
 	esac
-	python3 - "$results/scale-$(basename "$deb" .deb).json" "$n" "$rss_dpkg" "$rss_audit" <<'PY'
+	python3 - "$results/scale-$(basename "$deb").json" "$n" "$rss_dpkg" "$rss_audit" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 d, a = r["dpkg"]["mean"], r["audit"]["mean"]
@@ -113,6 +125,16 @@ if [ "$actions" -gt 0 ]; then
 	echo "==> the same with a postinst of $actions actions of each kind"
 	for n in $sizes; do
 		measure "$work/s$n.deb" "$n" --actions "$actions"
+	done
+fi
+
+if [ -n "$rpm_sizes" ]; then
+	command -v rpmbuild >/dev/null || { echo "bench: rpmbuild is missing" >&2; exit 1; }
+	echo "==> .rpm packages with a %post of $actions actions of each kind, against rpm -qlp"
+	printf '%-10s %12s %12s %7s %10s %10s\n' members "rpm -qlp" audit-pkg ratio "RSS rpm" \
+		"RSS audit"
+	for n in $rpm_sizes; do
+		measure "$work/r$n.rpm" "$n" --actions "$actions"
 	done
 fi
 
