@@ -107,41 +107,6 @@ static bool loop_left(struct ms_eval *e)
 	return left;
 }
 
-static enum ms_st eval_for(struct ms_eval *e, const struct sh_node *n)
-{
-	struct ms_fields f = { 0 };
-	bool broken = e->maybe_broken;
-
-	if (n->has_words) {
-		for (size_t i = 0; i < n->n_words && !e->error; i++)
-			msexpand_word(e, &n->words[i], true, &f);
-	} else if (e->pos_unknown) {
-		struct ms_field *x = mseval_field_new(e, &f);
-		if (x)
-			mseval_field_unknown(x);
-	} else {
-		for (size_t i = 0; i < e->n_pos; i++) {
-			struct ms_field *x = mseval_field_new(e, &f);
-			if (x)
-				mseval_field_append(e, x, e->pos[i], strlen(e->pos[i]));
-		}
-	}
-	if (f.n > MSEVAL_LOOP_MAX)
-		mseval_incomplete(e, n->line, "a for loop over more than %d words; not followed",
-				  MSEVAL_LOOP_MAX);
-	e->loops++;
-	for (size_t i = 0; i < f.n && i < MSEVAL_LOOP_MAX && !stop(e); i++) {
-		mseval_env_set(e, &e->env, n->name, f.v[i].known ? strdup(f.v[i].s) : NULL);
-		(void)maintscript_eval(e, n->kids[0]);
-		if (loop_left(e))
-			break;
-	}
-	e->loops--;
-	e->maybe_broken = broken;
-	mseval_fields_release(&f);
-	return MS_TRUE;
-}
-
 static enum ms_st negate(enum ms_st s)
 {
 	return s == MS_UNKNOWN ? s : s == MS_TRUE ? MS_FALSE : MS_TRUE;
@@ -216,6 +181,51 @@ static enum ms_st eval_if(struct ms_eval *e, const struct sh_node *n)
 }
 
 /*
+ * The body @body of the loop @n from where it stands, as if it may run any
+ * number of times: pass after pass under its condition @cond (NULL: a for
+ * loop over words whose number is not known), until the variables settle;
+ * those a pass changes become unknown, as do the positional parameters when
+ * it shifts or sets them, and the for loop's variable @var is not known in it.
+ */
+static void loop_rounds(struct ms_eval *e, const struct sh_node *n, const struct sh_node *cond,
+			const struct sh_node *body, const char *var)
+{
+	for (unsigned round = 0; round < MSEVAL_LOOP_ROUNDS && !stop(e); round++) {
+		const char *const *pos = e->pos;
+		size_t n_pos = e->n_pos;
+		struct ms_env before = { 0 };
+		enum ms_st r = cond ? eval_condition(e, cond) : MS_UNKNOWN;
+		bool settled, shifted;
+
+		if (cond && n->kind == SH_UNTIL)
+			r = negate(r);
+		if (r == MS_FALSE || stop(e))
+			break;
+		if (mseval_env_copy(&e->env, &before) < 0) {
+			mseval_oom(e);
+			break;
+		}
+		e->cond++;
+		if (var)
+			mseval_env_set(e, &e->env, var, NULL);
+		(void)maintscript_eval(e, body);
+		e->cond--;
+		e->breaking = 0;
+		mseval_env_merge(e, &e->env, &before);
+		settled = mseval_env_same(&e->env, &before);
+		mseval_env_release(&before);
+		/* positional parameters a pass may have shifted or set: not known since */
+		shifted = !e->pos_unknown && (e->pos != pos || e->n_pos != n_pos);
+		if (shifted)
+			e->pos_unknown = true;
+		if (settled && !shifted)
+			break;
+		if (round + 1 == MSEVAL_LOOP_ROUNDS)
+			mseval_incomplete(e, n->line, "the variables of a loop do not settle");
+	}
+}
+
+/*
  * A loop whose condition is decided runs as the shell runs it, pass after
  * pass, while each pass changes a variable or the positional parameters
  * (`while [ $# -ge 4 ]; do …; shift 4; done`).  Returns true when it ended
@@ -274,44 +284,57 @@ static enum ms_st eval_loop(struct ms_eval *e, const struct sh_node *n)
 	if (msread_loop(e, n, &r_read))
 		return r_read;
 	e->loops++;
-	if (loop_decided(e, n)) {
-		e->loops--;
-		e->maybe_broken = broken;
-		return MS_TRUE;
-	}
-	for (unsigned round = 0; round < MSEVAL_LOOP_ROUNDS && !stop(e); round++) {
-		const char *const *pos = e->pos;
-		size_t n_pos = e->n_pos;
-		struct ms_env before = { 0 };
-		enum ms_st r = eval_condition(e, n->kids[0]);
-		bool settled, shifted;
+	if (!loop_decided(e, n))
+		loop_rounds(e, n, n->kids[0], n->kids[1], NULL);
+	e->loops--;
+	e->maybe_broken = broken;
+	return MS_TRUE;
+}
 
-		if (n->kind == SH_UNTIL)
-			r = negate(r);
-		if (r == MS_FALSE || stop(e))
-			break;
-		if (mseval_env_copy(&e->env, &before) < 0) {
-			mseval_oom(e);
-			break;
+static enum ms_st eval_for(struct ms_eval *e, const struct sh_node *n)
+{
+	struct ms_fields f = { 0 };
+	bool broken = e->maybe_broken;
+
+	if (n->has_words) {
+		for (size_t i = 0; i < n->n_words && !e->error; i++)
+			msexpand_word(e, &n->words[i], true, &f);
+	} else if (e->pos_unknown) {
+		struct ms_field *x = mseval_field_new(e, &f);
+		if (x) {
+			mseval_field_unknown(x);
+			x->vague = true;
 		}
-		e->cond++;
-		(void)maintscript_eval(e, n->kids[1]);
-		e->cond--;
-		e->breaking = 0;
-		mseval_env_merge(e, &e->env, &before);
-		settled = mseval_env_same(&e->env, &before);
-		mseval_env_release(&before);
-		/* positional parameters a pass may have shifted or set: not known since */
-		shifted = !e->pos_unknown && (e->pos != pos || e->n_pos != n_pos);
-		if (shifted)
-			e->pos_unknown = true;
-		if (settled && !shifted)
+	} else {
+		for (size_t i = 0; i < e->n_pos; i++) {
+			struct ms_field *x = mseval_field_new(e, &f);
+			if (x)
+				mseval_field_append(e, x, e->pos[i], strlen(e->pos[i]));
+		}
+	}
+	if (f.n > MSEVAL_LOOP_MAX)
+		mseval_incomplete(e, n->line, "a for loop over more than %d words; not followed",
+				  MSEVAL_LOOP_MAX);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.v[i].vague) {
+			/* no pass, or many: as a loop whose condition is not known */
+			mseval_fields_release(&f);
+			e->loops++;
+			loop_rounds(e, n, NULL, n->kids[0], n->name);
+			e->loops--;
+			e->maybe_broken = broken;
+			return MS_TRUE;
+		}
+	e->loops++;
+	for (size_t i = 0; i < f.n && i < MSEVAL_LOOP_MAX && !stop(e); i++) {
+		mseval_env_set(e, &e->env, n->name, f.v[i].known ? strdup(f.v[i].s) : NULL);
+		(void)maintscript_eval(e, n->kids[0]);
+		if (loop_left(e))
 			break;
-		if (round + 1 == MSEVAL_LOOP_ROUNDS)
-			mseval_incomplete(e, n->line, "the variables of a loop do not settle");
 	}
 	e->loops--;
 	e->maybe_broken = broken;
+	mseval_fields_release(&f);
 	return MS_TRUE;
 }
 

@@ -283,14 +283,14 @@ static int link_base(const struct ms_call *c, const struct copyopts *o, char **r
 /*
  * Whether a symbolic link named @base may already be where a link named so is
  * made (then what is made lands where it points): one the script made, of that
- * name or of any, or one of the package's.
+ * name or of one not known (recorded by its directory), or one of the package's.
  */
 static bool link_named(const struct ms_eval *e, const char *base)
 {
 	for (size_t i = 0; i < e->n_links; i++) {
 		const struct ms_link *l = &e->links[i];
 		if (l->base ? s2c_streq(l->base, base) :
-		    s2c_streq(l->path, "/") || s2c_streq(member_base_name(l->path), base))
+		    !l->target || s2c_streq(member_base_name(l->path), base))
 			return true;
 	}
 	return e->ctx->members && memberset_has_link_named(e->ctx->members, base);

@@ -104,6 +104,9 @@ struct ms_field {
 	bool flat;              /**< when not known: no byte after @prefix is a '/' (the
 				     unknown parts hold none, nor does the text among them) */
 	bool glob;              /**< unquoted glob characters */
+	bool vague;             /**< how many fields there are is not known: an expansion not
+				     known that field splitting cuts (no field, or several), or
+				     "$@" of positional parameters not known */
 	bool below;             /**< when not known: a name find found below @prefix, which
 				     never climbs out of it */
 };

@@ -109,10 +109,13 @@ static void add_text(struct ms_eval *e, struct ms_fields *out, struct ms_field *
 		mseval_field_unknown(*cur);
 		mseval_field_append(e, *cur, s, strlen(s));
 		(*cur)->tail = (*cur)->len;
+		(*cur)->vague = true;
 		return;
 	}
 	if (!known)
 		mseval_field_unknown(*cur);
+	if (!known && *ifs)
+		(*cur)->vague = true;   /* no field, or several */
 	if (!*ifs) {
 		mseval_field_append(e, *cur, s, strlen(s));
 		for (const char *c = s; split && !quoted && *c; c++)
@@ -174,6 +177,8 @@ static void add_partial(struct ms_eval *e, struct ms_fields *out, struct ms_fiel
 		mseval_field_unknown_flat(*cur);
 	else
 		mseval_field_unknown(*cur);
+	if (split && !quoted)
+		(*cur)->vague = true;   /* its unknown part may hold blanks */
 	if (v && !v->value && v->end)
 		add_text(e, out, cur, v->end, true, split, quoted);
 }
@@ -224,6 +229,8 @@ static void expand_param(struct ms_eval *e, const struct sh_part *p, bool split,
 
 	if ((s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) && e->pos_unknown) {
 		add_text(e, out, cur, "", false, split, p->quoted);
+		if (*cur)
+			(*cur)->vague = true;
 		return;
 	}
 	if (s2c_streq(p->text, "@") || s2c_streq(p->text, "*")) {

@@ -254,15 +254,22 @@ def audit_pkg(ctx, rpm):
         return rc, None, err
 
 
-def test_rpm_installs(ctx):
-    """Each file's installed state is the prediction; a scriptlet that may not run, or
-    one in a language not modelled, makes the target incomplete."""
+def rpm_tools():
+    """Whether this runner can build and install rpms (root, and the tools)."""
     if not s2ctest.is_root():
-        return SKIP
+        return False
     for tool in ("rpmbuild", "rpm", "unshare", "getcap"):
         if not shutil.which(tool):
             print(f"note: {tool} missing", file=sys.stderr)
-            return SKIP
+            return False
+    return True
+
+
+def test_rpm_installs(ctx):
+    """Each file's installed state is the prediction; a scriptlet that may not run, or
+    one in a language not modelled, makes the target incomplete."""
+    if not rpm_tools():
+        return SKIP
     top = ctx.tree("rpmbuild")
     built = {n: rpmbuild(ctx, top, s) for n, s in (("exact", EXACT), ("lua", LUA),
                                                    ("maybe", MAYBE), ("other", OTHER),
@@ -318,12 +325,8 @@ def test_rpm_config(ctx):
     """A %post that reads a %config(noreplace) file: the packed text decides the installed
     state, and the administrator's text (a file rpm keeps) is a note that rpm bears out; a
     plain %config file is replaced, so its packed text is what the %post reads."""
-    if not s2ctest.is_root():
+    if not rpm_tools():
         return SKIP
-    for tool in ("rpmbuild", "rpm", "unshare", "getcap"):
-        if not shutil.which(tool):
-            print(f"note: {tool} missing", file=sys.stderr)
-            return SKIP
     top = ctx.tree("rpmbuild-config")
     built = {n: rpmbuild(ctx, top, config_spec(n, flag))
              for n, flag in (("s2c-keep", "%config(noreplace)"), ("s2c-repl", "%config"))}

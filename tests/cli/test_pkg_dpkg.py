@@ -103,11 +103,17 @@ HOSTILE = {
                    "rm -rf /usr/local/sbin/update-usbids /tmp/s2c-{N}"),
     "link-named-member": ("x=$(cat {D}/dir)\nln -s {D}/bin/update-usbids \"$x/sbin\"\n"
                           "update-usbids\nrm -f /usr/local/sbin/update-usbids"),
+    "link-named-unknown": ("mkdir -p /tmp/s2c-{N}\nn=$(cat {D}/dirname)\n"
+                           "ln -s /usr/local/sbin \"/tmp/s2c-{N}/${{n##*/}}\"\n"
+                           "x=$(cat {D}/tmpdir)\nln -s {D}/bin/update-usbids \"$x/sbin\"\n"
+                           "update-usbids\nrm -rf /usr/local/sbin/update-usbids /tmp/s2c-{N}"),
     # a loop over the positional parameters runs as the shell runs it while its condition
     # is decided; where it is not, what a pass shifts is not known after it
     "shift-decided": "set -- 0755 {P} 4755 {P}\nwhile [ $# -ge 2 ]; do chmod $1 $2; shift 2; done",
     "shift-loop": ("set -- 0755 {P} 4755 {P}\n"
                    "while [ $# -ge 2 ] && [ -e /etc/passwd ]; do chmod $1 $2; shift 2; done"),
+    # a for loop over the words of an expansion not known may make no pass at all
+    "for-empty": "m=4755\nfor x in $(cat {D}/empty); do m=0755; done\nchmod $m {P}",
     # a file the script makes and then makes set-ID is privileged though no member is;
     # a set-GID directory it makes is no privileged file
     "made-file": "cp {P} /usr/local/bin/s2c-{N}; chmod 4755 /usr/local/bin/s2c-{N}",
@@ -152,7 +158,8 @@ HOSTILE = {
     "preinst-absent": ("preinst", "if [ -e {P} ]; then :; else chmod 4755 /usr/bin/yes; fi"),
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "link-named", "link-named-member",
-          "shift-loop", "while-read-eaten", "while-read-asks", "conffile-other", "loader")
+          "link-named-unknown", "shift-loop", "for-empty", "while-read-eaten", "while-read-asks",
+          "conffile-other", "loader")
 LOADERS = "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/"
 # Those that write over a set-ID program of the system (dpkg leaves it set-ID with the
 # content of the member named, relative to the package's directory), or copy or link one
@@ -217,6 +224,8 @@ def hostile_debs(root):
                          data=f"#!/bin/sh\nchmod 4755 {p}\n".encode()),
                 mk.entry(f".{d}/tmpdir", data=f"/tmp/s2c-{name}\n".encode()),
                 mk.entry(f".{d}/dir", data=f"{d}\n".encode()),
+                mk.entry(f".{d}/dirname", data=b"sbin\n"),
+                mk.entry(f".{d}/empty", data=b""),
                 mk.entry("./etc/", "dir", 0o755),
                 mk.entry(f"./etc/s2c-{name}.conf", data=b"# packed\nsuid=yes\n")]
         if name == "link-named-member":

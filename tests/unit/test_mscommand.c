@@ -691,6 +691,7 @@ START_TEST(test_link_names)
 		"ln -s /usr/share/readlink \"$x/bindir\"",      /* the package's /usr/lib/bindir */
 		"ln -s /usr/local/sbin \"$x/d.l\"\nln -s /usr/share/readlink \"$x/d.l\"",
 		"ln -s /usr/local/sbin \"$x\"\nln -s /usr/share/readlink \"$x/d.l\"",
+		"ln -s /usr/local/sbin \"/run/x/${x##*/}\"\nln -s /usr/share/readlink \"$x/d.l\"",
 		"d=$x/readlink\nIFS=\"$x\"\nln -s /usr/share/x $d",        /* cut anywhere */
 	};
 
@@ -715,7 +716,8 @@ END_TEST
 
 /*
  * while and until run as the shell runs them while their condition is decided; where it
- * is not, what a pass changes (variables, the positional parameters) is not known after.
+ * is not, what a pass changes (variables, the positional parameters) is not known after;
+ * so with a for loop over words whose number is not known.
  */
 START_TEST(test_loops)
 {
@@ -731,6 +733,20 @@ START_TEST(test_loops)
 			  "while [ $# -ge 2 ] && [ -e /etc/y ]; do chmod $1 $2; shift 2; done",
 			  "a mode that is not known");
 	expect_incomplete("set -- a\nwhile [ $# -gt 0 ]; do set -- a; done", "runs more than");
+	/* for over words whose number is not known: no pass, or many */
+	expect_incomplete("m=4755\nfor x in $(cat /etc/y); do m=0755; done\nchmod $m /usr/bin/prog",
+			  "a mode that is not known");
+	expect_incomplete("m=4755\ny=$(cat /etc/y)\nfor x in $y; do m=0755; break; done\n"
+			  "chmod $m /usr/bin/prog", "a mode that is not known");
+	expect_incomplete("set -- $(cat /etc/y)\nm=4755\nfor x; do m=0755; done\n"
+			  "chmod $m /usr/bin/prog", "a mode that is not known");
+	expect_incomplete("set -- $(cat /etc/y)\nm=4755\nfor x in \"$@\"; do m=0755; done\n"
+			  "chmod $m /usr/bin/prog", "a mode that is not known");
+	/* a glob that matches nothing stays a word: at least one pass */
+	expect_mode("m=4755\nfor x in /etc/s2c-*.conf; do m=0755; done\nchmod $m /usr/bin/prog",
+		    0755);
+	expect_mode("m=0755\nfor x in \"$(cat /etc/y)\"; do m=4755; done\nchmod $m /usr/bin/prog",
+		    04755);
 }
 END_TEST
 
