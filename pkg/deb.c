@@ -373,20 +373,12 @@ static int add_alt(struct target *t, const struct control *c, const struct ms_te
 		   char *label, const char *answer_template, const char *answer_value,
 		   const char *changed_conffile)
 {
-	struct target_alt *v;
+	struct ms_analysis *out = target_alt_add(t, label);
 
-	if (!label)
+	if (!out)
 		return -ENOMEM;
-	v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
-	if (!v) {
-		free(label);
-		return -ENOMEM;
-	}
-	t->alts = v;
-	v[t->n_alts] = (struct target_alt){ .label = label };
 	return analyse_with(t, c, tpl, &t->members, t->stage ? stage_rootfd(t->stage) : -1,
-			    answer_template, answer_value, changed_conffile,
-			    &v[t->n_alts++].scripts);
+			    answer_template, answer_value, changed_conffile, out);
 }
 
 /*

@@ -613,17 +613,11 @@ static int alternatives(const struct run *main_run, const struct scriptlets *s)
 
 	for (size_t i = 0; i < t->scripts.n_conffiles && r == 0 && t->n_alts < TARGET_ALTS_MAX;
 	     i++) {
-		struct target_alt *v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
 		struct run run = *main_run;
-		if (!v)
+		run.out = target_alt_add(t, strdup_printf("where the %%config file %s is not as "
+							  "packed", t->scripts.conffiles[i]));
+		if (!run.out)
 			return -ENOMEM;
-		t->alts = v;
-		v[t->n_alts] = (struct target_alt){
-			.label = strdup_printf("where the %%config file %s is not as packed",
-					       t->scripts.conffiles[i]) };
-		if (!v[t->n_alts].label)
-			return -ENOMEM;
-		run.out = &v[t->n_alts++].scripts;
 		run.changed = t->scripts.conffiles[i];
 		run.alt = true;
 		r = analyse_all(&run, s);
@@ -636,11 +630,7 @@ void rpmscript_forget(struct target *t, size_t n_incomplete)
 	ms_analysis_release(&t->scripts);
 	while (t->n_incomplete > n_incomplete)
 		free(t->incomplete[--t->n_incomplete]);
-	while (t->n_alts > 0) {
-		struct target_alt *a = &t->alts[--t->n_alts];
-		free(a->label);
-		ms_analysis_release(&a->scripts);
-	}
+	target_alts_release(t);
 }
 
 int rpmscript_analyse(struct headerToken_s *h, struct target *t, const struct memberset *members,

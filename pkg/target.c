@@ -66,14 +66,39 @@ struct target *target_free(struct target *t)
 		free(t->layers[i].created_by);
 	}
 	free(t->layers);
+	target_alts_release(t);
+	free(t->error);
+	free(t);
+	return NULL;
+}
+
+struct ms_analysis *target_alt_add(struct target *t, char *label)
+{
+	struct target_alt *v;
+
+	if (!label || t->n_alts >= TARGET_ALTS_MAX) {
+		free(label);
+		return NULL;
+	}
+	v = realloc(t->alts, (t->n_alts + 1) * sizeof(*v));
+	if (!v) {
+		free(label);
+		return NULL;
+	}
+	t->alts = v;
+	v[t->n_alts] = (struct target_alt){ .label = label };
+	return &v[t->n_alts++].scripts;
+}
+
+void target_alts_release(struct target *t)
+{
 	for (size_t i = 0; i < t->n_alts; i++) {
 		free(t->alts[i].label);
 		ms_analysis_release(&t->alts[i].scripts);
 	}
 	free(t->alts);
-	free(t->error);
-	free(t);
-	return NULL;
+	t->alts = NULL;
+	t->n_alts = 0;
 }
 
 int target_note(struct target *t, const char *fmt, ...)

@@ -216,6 +216,16 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
  */
 int target_alt_notes(struct target *t);
 
+/**
+ * A new alternative of @t labelled @label (taken, even on failure), its analysis
+ * empty for the reader to fill: NULL on OOM or past TARGET_ALTS_MAX (@label
+ * freed).
+ */
+struct ms_analysis *target_alt_add(struct target *t, char *label);
+
+/** Forget every alternative of @t. */
+void target_alts_release(struct target *t);
+
 /** Free @n files from target_files(). */
 void target_files_free(struct target_file *v, size_t n);
 
