@@ -8,14 +8,19 @@ under tests/expected/<verb>/<case>.{txt,json,err}.  `--update` rewrites them.
 A test that must change the running system itself (dpkg, /etc, /var/lib, a verb
 without --root) runs in a throwaway copy of it: in_throwaway_system().
 """
+import fcntl
 import json
 import os
+import pty
 import re
+import select
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -93,6 +98,45 @@ class Ctx:
             self.check(f"{verb}/{case}", False, "output differs from golden file:\n" + diff)
         else:
             self.passed += 1
+
+
+def run_on_pty(argv, env, stream="stdout", cols=None, cwd=None):
+    """Run @argv with @stream ("stdout" or "stderr") on a pseudo-terminal and the other
+    stream a pipe.  Returns (exit status, terminal bytes as written, other stream).
+
+    The parent keeps its own copy of the terminal's side open until the child has
+    exited and everything it wrote has been read: closed early, a read may meet EIO
+    before the last bytes are passed on, and a run would look as if it printed nothing."""
+    master, slave = pty.openpty()
+    if cols:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.OPOST          # the bytes as written, no \r added
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    kw = {"stdout": slave, "stderr": subprocess.PIPE} if stream == "stdout" else \
+         {"stdout": subprocess.PIPE, "stderr": slave}
+    p = subprocess.Popen(argv, env=env, cwd=cwd, **kw)
+    other = p.stdout if stream == "stderr" else p.stderr
+    data, rest = b"", b""
+    fds = [master, other.fileno()]
+    try:
+        while True:
+            ready, _, _ = select.select(fds, [], [], 0.05)
+            if master in ready:
+                data += os.read(master, 65536)
+            if other.fileno() in ready:
+                chunk = os.read(other.fileno(), 65536)
+                if chunk:
+                    rest += chunk
+                else:
+                    fds.remove(other.fileno())
+            if not ready and p.poll() is not None:
+                break
+    finally:
+        os.close(slave)
+        os.close(master)
+        other.close()
+    return p.wait(), data, rest
 
 
 def is_root():

@@ -313,13 +313,13 @@ def test_filesystems(ctx):
     }
     for name, (setup, plan_first, needle) in cases.items():
         root = stage(ctx, "fs-" + name, present(["/usr/bin/ping"]))
-        mkplan = f"\"$S2C\" plan --root $R -o $R.plan.json; "
+        mkplan = "\"$S2C\" plan --root $R -o $R.plan.json; "
         script = (f"set -e; R={root}; " + (mkplan if plan_first else "") + f"{setup}; " +
                   ("" if plan_first else mkplan) +
-                  f"stat -c %a $R/usr/bin/ping > $R.before; "
-                  f"set +e; \"$S2C\" apply --no-smoke $R.plan.json; echo \"rc=$?\" >&2; "
-                  f"stat -c %a $R/usr/bin/ping > $R.after; "
-                  f"getcap $R/usr/bin/ping > $R.caps")
+                  "stat -c %a $R/usr/bin/ping > $R.before; "
+                  "set +e; \"$S2C\" apply --no-smoke $R.plan.json; echo \"rc=$?\" >&2; "
+                  "stat -c %a $R/usr/bin/ping > $R.after; "
+                  "getcap $R/usr/bin/ping > $R.caps")
         rc, out, err = unshared(ctx, script)
         ctx.check(f"fs {name}: apply refused", b"rc=4" in err, f"{err!r}")
         ctx.check(f"fs {name}: says why", needle.encode() in err, f"{err!r}")

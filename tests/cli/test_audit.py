@@ -9,7 +9,6 @@ run as root; CI runs it as root.
 import html.parser
 import json
 import os
-import pty
 import re
 import shutil
 import socket
@@ -19,7 +18,7 @@ import tempfile
 import threading
 
 import s2ctest
-from s2ctest import SKIP, mkfile, setcap, is_root, fix_dir_times
+from s2ctest import SKIP, mkfile, setcap, is_root, fix_dir_times, run_on_pty
 
 FORMATS = (("text", "txt"), ("json", "json"), ("markdown", "md"), ("html", "html"),
            ("sarif", "sarif"))
@@ -779,24 +778,9 @@ def test_color(ctx):
         ctx.check(f"no escapes without a terminal {env}", b"\x1b" not in out, "")
 
     def on_pty(extra, env):
-        master, slave = pty.openpty()
         e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
              "TERM": "xterm", **env}
-        p = subprocess.Popen([ctx.binary, "audit", "--root", root, *KERNEL, *db, *extra],
-                             stdout=slave, stderr=subprocess.DEVNULL, env=e)
-        os.close(slave)
-        data = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
-        p.wait()
-        os.close(master)
-        return data
+        return run_on_pty([ctx.binary, "audit", "--root", root, *KERNEL, *db, *extra], e)[1]
     ctx.check("colour on a terminal", b"\x1b[" in on_pty([], {}), "")
     ctx.check("NO_COLOR on a terminal", b"\x1b" not in on_pty([], {"NO_COLOR": "1"}), "")
     ctx.check("--no-color on a terminal", b"\x1b" not in on_pty(["--no-color"], {}), "")

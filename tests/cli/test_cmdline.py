@@ -4,15 +4,10 @@
 directory and through symbolic links (beneath the root only), missing paths,
 tables that fit the width of the output (COLUMNS, the terminal), --color and
 --quiet."""
-import fcntl
 import json
 import os
-import pty
 import re
-import struct
-import subprocess
 import sys
-import termios
 
 import s2ctest
 from s2ctest import SKIP, mkfile, mklink, setcap, is_root, fix_dir_times
@@ -198,30 +193,9 @@ def test_missing_path(ctx):
 def on_pty(ctx, args, env=None, cols=None, cwd=None):
     """Run with stdout on a terminal of @cols columns (stderr a pipe).  Returns
     (exit status, stdout bytes as written, stderr)."""
-    master, slave = pty.openpty()
-    if cols:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
-    attrs = termios.tcgetattr(slave)
-    attrs[1] &= ~termios.OPOST          # the bytes as written, no \r added
-    termios.tcsetattr(slave, termios.TCSANOW, attrs)
     e = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
          "SOURCE_DATE_EPOCH": str(s2ctest.FIXED_MTIME), "TERM": "xterm", **(env or {})}
-    p = subprocess.Popen([ctx.binary, *args], stdout=slave, stderr=subprocess.PIPE, env=e,
-                         cwd=cwd)
-    os.close(slave)
-    data = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    err = p.stderr.read()
-    p.wait()
-    os.close(master)
-    return p.returncode, data, err
+    return s2ctest.run_on_pty([ctx.binary, *args], e, cols=cols, cwd=cwd)
 
 
 def tree_wide(ctx):

@@ -16,7 +16,6 @@ incomplete; never complete and wrong.  Needs root (77 otherwise).
 import json
 import os
 import re
-import shlex
 import shutil
 import stat
 import subprocess

@@ -8,13 +8,11 @@ out on stderr or in text meant for people, the names stay recognisable in their
 escaped form, and JSON keeps the exact bytes."""
 import json
 import os
-import pty
 import shutil
-import subprocess
 import sys
 
 import s2ctest
-from s2ctest import SKIP, is_root
+from s2ctest import SKIP, is_root, run_on_pty
 
 NAMES = [b"osc\x1b]0;pwned\x07name", b"csi\x1b[31mred", "bidi\u202etxt.exe".encode()]
 ESCAPED = [b"osc\\x1b]0;pwned\\x07name", b"csi\\x1b[31mred", b"bidi\\u{202e}txt.exe"]
@@ -156,22 +154,10 @@ def test_plan_formats(ctx):
 
 def run_tty_stderr(ctx, args):
     """Run with stderr on a pseudo-terminal (colour allowed); returns (rc, stderr bytes)."""
-    master, slave = pty.openpty()
     env = {"LC_ALL": "C", "TZ": "UTC", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "TERM": "xterm"}
-    p = subprocess.Popen([ctx.binary, *args], stdout=subprocess.DEVNULL, stderr=slave, env=env)
-    os.close(slave)
-    data = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    os.close(master)
-    return p.wait(), data.replace(b"\r\n", b"\n")
+    rc, data, _ = run_on_pty([ctx.binary, *args], env, stream="stderr")
+    return rc, data.replace(b"\r\n", b"\n")
 
 
 def test_apply_verify_rollback(ctx):

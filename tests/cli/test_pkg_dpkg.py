@@ -17,8 +17,6 @@ import json
 import os
 import pwd
 import grp
-import re
-import shutil
 import stat
 import subprocess
 import sys
