@@ -103,11 +103,12 @@ static int file_info(struct tstate *ts, size_t i, struct target *const *all, siz
 		_cleanup_free_ char *caps = NULL;
 		if (m->has_caps) {
 			struct fcaps c;
-			if (m->caps_len && fcaps_decode(m->caps, m->caps_len, &c, NULL) == 0)
+			if (member_caps(m) &&
+			    fcaps_decode(member_caps(m), member_caps_len(m), &c, NULL) == 0)
 				caps = fcaps_to_text(&c);
 		}
-		fi->packed = state_text(m->mode, member_uname(m), m->uid, member_gname(m), m->gid,
-					m->has_caps, caps);
+		fi->packed = state_text(m->mode, member_uname(m), member_uid(m), member_gname(m),
+					member_gid(m), m->has_caps, caps);
 		if (!fi->packed)
 			return -ENOMEM;
 	}

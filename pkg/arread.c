@@ -225,11 +225,10 @@ int arread_member(struct archive_entry *e, struct member **ret, struct s2c_error
 	if (!m)
 		return -ENOMEM;
 	m->mode = (uint32_t)archive_entry_perm(e) & 07777;
-	m->uid = clamp_id(archive_entry_uid(e));
-	m->gid = clamp_id(archive_entry_gid(e));
 	m->size = archive_entry_size(e) > 0 ? (uint64_t)archive_entry_size(e) : 0;
 	m->mtime = archive_entry_mtime(e);
-	if (member_set_owner(m, archive_entry_uname(e), archive_entry_gname(e)) < 0) {
+	if (member_set_owner(m, archive_entry_uname(e), archive_entry_gname(e),
+			     clamp_id(archive_entry_uid(e)), clamp_id(archive_entry_gid(e))) < 0) {
 		member_free(m);
 		return -ENOMEM;
 	}

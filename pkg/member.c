@@ -65,30 +65,51 @@ const char *member_base_name(const char *path)
 #define ALLOC_OVERHEAD 16
 
 /*
- * The owner almost every member has: shared by all of them instead of a copy
- * each.  Never written to, never freed.
+ * The owners almost every member has: root:root and no names, both 0:0
+ * without capabilities, shared by all of them instead of a copy each.
+ * Never written to, never freed.
  */
-static struct member_owner root_owner = { "root", "root" };
+static struct member_owner root_owner = { .uname = "root", .gname = "root" };
+static struct member_owner no_owner = { 0 };
+
+static bool owner_shared(const struct member_owner *o)
+{
+	return o == &root_owner || o == &no_owner;
+}
 
 static void owner_free(struct member_owner *o)
 {
-	if (o != &root_owner)
+	if (!owner_shared(o))
 		free(o);
 }
 
-/* A pair of @uname and @gname (either NULL) in one allocation, or root_owner. */
-static struct member_owner *owner_new(const char *uname, const char *gname)
+/*
+ * An owner of @uname and @gname (either NULL), @uid, @gid and the capability
+ * attribute @caps of @caps_len bytes (at most FCAPS_BLOB_MAX; 0: none) in one
+ * allocation, or a shared one.
+ */
+static struct member_owner *owner_new(const char *uname, const char *gname, uint32_t uid,
+					    uint32_t gid, const void *caps, size_t caps_len)
 {
 	size_t nu = uname ? strlen(uname) + 1 : 0, ng = gname ? strlen(gname) + 1 : 0;
 	struct member_owner *o;
 	char *p;
 
-	if (uname && gname && s2c_streq(uname, "root") && s2c_streq(gname, "root"))
-		return &root_owner;
-	o = malloc(sizeof(*o) + nu + ng);
+	if (uid == 0 && gid == 0 && caps_len == 0) {
+		if (!uname && !gname)
+			return &no_owner;
+		if (uname && gname && s2c_streq(uname, "root") && s2c_streq(gname, "root"))
+			return &root_owner;
+	}
+	o = malloc(sizeof(*o) + caps_len + nu + ng);
 	if (!o)
 		return NULL;
-	p = (char *)(o + 1);
+	o->uid = uid;
+	o->gid = gid;
+	o->caps_len = (uint8_t)caps_len;
+	if (caps_len)
+		memcpy(o->caps, caps, caps_len);
+	p = (char *)o->caps + caps_len;
 	o->uname = uname ? memcpy(p, uname, nu) : NULL;
 	o->gname = gname ? memcpy(p + nu, gname, ng) : NULL;
 	return o;
@@ -97,13 +118,23 @@ static struct member_owner *owner_new(const char *uname, const char *gname)
 /* Bytes @o takes: nothing when shared. */
 static size_t owner_bytes(const struct member_owner *o)
 {
-	if (!o || o == &root_owner)
+	if (owner_shared(o))
 		return 0;
-	return sizeof(*o) + (o->uname ? strlen(o->uname) + 1 : 0) +
+	return sizeof(*o) + o->caps_len + (o->uname ? strlen(o->uname) + 1 : 0) +
 	       (o->gname ? strlen(o->gname) + 1 : 0) + ALLOC_OVERHEAD;
 }
 
-/* A zeroed member with @path in the same allocation. */
+/* Make @o the owner of @m in place of the one it has.  Returns 0, or -ENOMEM when @o is NULL. */
+static int owner_replace(struct member *m, struct member_owner *o)
+{
+	if (!o)
+		return -ENOMEM;
+	owner_free(m->owner);
+	m->owner = o;
+	return 0;
+}
+
+/* A member with @path in the same allocation, zeroed but for its owner: none. */
 static struct member *member_alloc(const char *path)
 {
 	size_t n = strlen(path) + 1;
@@ -111,6 +142,7 @@ static struct member *member_alloc(const char *path)
 
 	if (!m)
 		return NULL;
+	m->owner = &no_owner;
 	memcpy(m->path, path, n);
 	return m;
 }
@@ -120,27 +152,21 @@ struct member *member_new(const char *path)
 	return member_alloc(path);
 }
 
-int member_set_owner(struct member *m, const char *uname, const char *gname)
+int member_set_owner(struct member *m, const char *uname, const char *gname, uint32_t uid,
+		     uint32_t gid)
 {
-	owner_free(m->owner);
-	m->owner = uname || gname ? owner_new(uname, gname) : NULL;
-	return (uname || gname) && !m->owner ? -ENOMEM : 0;
+	return owner_replace(m, owner_new(uname, gname, uid, gid, m->owner->caps,
+					  m->owner->caps_len));
 }
 
 int member_set_caps(struct member *m, const void *blob, size_t len)
 {
-	free(m->caps);
-	m->caps = NULL;
-	m->caps_len = 0;
+	const struct member_owner *o = m->owner;
+
 	m->has_caps = blob != NULL;
-	if (!blob || len == 0 || len > FCAPS_BLOB_MAX)
-		return 0;
-	m->caps = malloc(len);
-	if (!m->caps)
-		return -ENOMEM;
-	memcpy(m->caps, blob, len);
-	m->caps_len = (uint8_t)len;
-	return 0;
+	if (!blob || len > FCAPS_BLOB_MAX)
+		len = 0;
+	return owner_replace(m, owner_new(o->uname, o->gname, o->uid, o->gid, blob, len));
 }
 
 struct member *member_free(struct member *m)
@@ -148,7 +174,6 @@ struct member *member_free(struct member *m)
 	if (m) {
 		owner_free(m->owner);
 		free(m->target);
-		free(m->caps);
 		free(m);
 	}
 	return NULL;
@@ -156,17 +181,17 @@ struct member *member_free(struct member *m)
 
 struct member *member_dup(const struct member *m)
 {
+	struct member_owner *o = m->owner;
 	struct member *c = member_alloc(m->path);
 
 	if (!c)
 		return NULL;
 	*c = *m;        /* the path, the flexible array, is not copied: it is there */
-	c->owner = NULL;
+	c->owner = &no_owner;
 	c->target = NULL;
-	c->caps = NULL;
-	if (member_set_owner(c, member_uname(m), member_gname(m)) < 0 ||
-	    (m->target && !(c->target = strdup(m->target))) ||
-	    (m->caps && member_set_caps(c, m->caps, m->caps_len) < 0))
+	if (owner_replace(c, owner_shared(o) ? o : owner_new(o->uname, o->gname, o->uid, o->gid,
+							      o->caps, o->caps_len)) < 0 ||
+	    (m->target && !(c->target = strdup(m->target))))
 		return member_free(c);
 	return c;
 }
@@ -186,8 +211,7 @@ static size_t str_bytes(const char *s)
 size_t member_bytes(const struct member *m)
 {
 	return offsetof(struct member, path) + ALLOC_OVERHEAD + strlen(m->path) + 1 +
-	       owner_bytes(m->owner) + str_bytes(m->target) +
-	       (m->caps ? m->caps_len + ALLOC_OVERHEAD : 0);
+	       owner_bytes(m->owner) + str_bytes(m->target);
 }
 
 /* Count @bytes more against the budget.  Returns 0, or -ENOBUFS with nothing counted. */
@@ -229,8 +253,8 @@ int memberset_note(struct memberset *s, const struct member *m)
 	if (r < 0)
 		return r;
 	n->mode = (uint16_t)(m->mode & 07777);
-	n->uid = m->uid;
-	n->gid = m->gid;
+	n->uid = member_uid(m);
+	n->gid = member_gid(m);
 	n->size = m->size;
 	n->layer = m->layer;
 	return 0;

@@ -34,34 +34,39 @@ enum __attribute__((packed)) member_type {
 	MEMBER_OTHER,           /**< a device, FIFO or socket */
 };
 
-/** The owner names of a member as packed; NULL when the archive has none. */
+/**
+ * The owner and capabilities of a member as packed.  root:root, ids 0:0 and
+ * no capabilities, what almost every member has, is one shared by all of
+ * them (as is "no names", ids 0:0); any other is the member's own, names and
+ * attribute in one allocation.
+ */
 struct member_owner {
-	const char *uname, *gname;
+	const char *uname, *gname; /**< NULL when the archive has none */
+	uint32_t uid, gid;      /**< numeric owner as packed */
+	uint8_t caps_len;       /**< bytes at @caps: 0 when none or oversized */
+	unsigned char caps[];   /**< the packed security.capability attribute */
 };
 
 /**
  * One path of a package or image.  A package may have millions: the fields
  * are as small as what they hold and ordered so that nothing pads them, what
- * few members have (capabilities, a link's target, owner names other than
- * root's) is a pointer, and the path ends the member's own allocation: 55
- * bytes and the path.
+ * few members have (capabilities, a link's target, an owner other than
+ * root:root 0:0) is a pointer, and the path ends the member's own
+ * allocation: 38 bytes and the path.
  */
 struct member {
-	struct member_owner *owner; /**< member_set_owner(); NULL: no names (root:root is
-				     one pair shared by every member) */
+	struct member_owner *owner; /**< names, ids and capabilities as packed, never
+				     NULL; member_set_owner(), member_set_caps() */
 	char *target;           /**< symlink: its target as stored; hard link: the normalised
 				     path of the file it names; NULL otherwise */
-	unsigned char *caps;    /**< the packed security.capability attribute (@caps_len
-				     bytes), NULL when none or oversized; member_set_caps() */
 	uint64_t size;          /**< size of the content */
 	int64_t mtime;          /**< seconds */
 	uint16_t mode;          /**< permission bits as packed (07777) */
 	uint16_t layer;         /**< images: index of the layer that added it (at most
 				     OCI_LAYERS_MAX); else 0 */
-	uint32_t uid, gid;      /**< numeric owner as packed */
 	enum member_type type;
-	uint8_t caps_len;       /**< bytes at @caps, 0 when oversized (has_caps still set) */
-	bool has_caps : 1;      /**< a security.capability attribute was packed */
+	bool has_caps : 1;      /**< a security.capability attribute was packed (its bytes
+				     member_caps(), none when oversized) */
 	bool staged : 1;        /**< its content is in the stage under @path */
 	bool candidate : 1;     /**< set-ID, capabilities, or made so at install time */
 	bool again : 1;         /**< to keep on a second reading (target_take_again()) */
@@ -90,27 +95,56 @@ uint64_t member_hash(const char *s);
 struct member *member_new(const char *path);
 
 /**
- * Set the owner names of @m to copies of @uname and @gname (NULL: none),
- * root:root shared rather than copied.  Returns 0 or -ENOMEM.
+ * Set the owner of @m to the names @uname and @gname (copies; NULL: none) and
+ * the ids @uid and @gid, its capabilities kept.  Returns 0 or -ENOMEM.
  */
-int member_set_owner(struct member *m, const char *uname, const char *gname);
+int member_set_owner(struct member *m, const char *uname, const char *gname, uint32_t uid,
+		     uint32_t gid);
 
 /** The owner name of @m as packed, NULL when the archive has none. */
 static inline const char *member_uname(const struct member *m)
 {
-	return m->owner ? m->owner->uname : NULL;
+	return m->owner->uname;
 }
 
 /** The group name of @m as packed, NULL when the archive has none. */
 static inline const char *member_gname(const struct member *m)
 {
-	return m->owner ? m->owner->gname : NULL;
+	return m->owner->gname;
+}
+
+/** The numeric owner of @m as packed. */
+static inline uint32_t member_uid(const struct member *m)
+{
+	return m->owner->uid;
+}
+
+/** The numeric group of @m as packed. */
+static inline uint32_t member_gid(const struct member *m)
+{
+	return m->owner->gid;
+}
+
+/**
+ * The packed security.capability attribute of @m, member_caps_len() bytes;
+ * NULL when it has none or it was oversized (see member::has_caps).
+ */
+static inline const unsigned char *member_caps(const struct member *m)
+{
+	return m->owner->caps_len ? m->owner->caps : NULL;
+}
+
+/** The bytes at member_caps(), 0 when none. */
+static inline size_t member_caps_len(const struct member *m)
+{
+	return m->owner->caps_len;
 }
 
 /**
  * Set the capabilities of @m to the attribute @blob of @len bytes: kept when
- * it is at most FCAPS_BLOB_MAX bytes, else only said to be there (caps_len
- * 0).  @blob NULL: none.  Returns 0 or -ENOMEM.
+ * it is at most FCAPS_BLOB_MAX bytes, else only said to be there (has_caps
+ * set, member_caps() NULL).  @blob NULL: none.  The owner is kept.
+ * Returns 0 or -ENOMEM.
  */
 int member_set_caps(struct member *m, const void *blob, size_t len);
 

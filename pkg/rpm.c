@@ -116,7 +116,7 @@ static int header_members(Header h, struct target *t, const struct target_select
 		m->mtime = rpmfilesFMtime(fi, i);
 		if (m->type == MEMBER_SYMLINK)
 			m->target = strdup(link ? link : "");
-		if (member_set_owner(m, rpmfilesFUser(fi, i), rpmfilesFGroup(fi, i)) < 0 ||
+		if (member_set_owner(m, rpmfilesFUser(fi, i), rpmfilesFGroup(fi, i), 0, 0) < 0 ||
 		    (m->type == MEMBER_SYMLINK && !m->target)) {
 			member_free(m);
 			r = -ENOMEM;

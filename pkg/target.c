@@ -182,10 +182,9 @@ static int hardlink_inherit(const struct target *t, struct member *m, struct s2c
 	if (!to && memberset_noted(&t->members, m->target, &note)) {
 		/* A file not kept: neither set-ID nor capabilities, its name the link's target. */
 		m->mode = note.mode;
-		m->uid = note.uid;
-		m->gid = note.gid;
 		m->size = note.size;
-		return member_set_caps(m, NULL, 0);
+		return member_set_owner(m, member_uname(m), member_gname(m), note.uid, note.gid) < 0 ||
+		       member_set_caps(m, NULL, 0) < 0 ? -ENOMEM : 0;
 	}
 	if (!to || (to->type != MEMBER_FILE && to->type != MEMBER_HARDLINK)) {
 		_cleanup_free_ char *shown = escape_text(m->path);
@@ -194,9 +193,9 @@ static int hardlink_inherit(const struct target *t, struct member *m, struct s2c
 	}
 	/* The same inode: the same mode, owner and capabilities. */
 	m->mode = to->mode;
-	m->uid = to->uid;
-	m->gid = to->gid;
-	if (member_set_caps(m, to->caps, to->caps_len) < 0)
+	if (member_set_owner(m, member_uname(m), member_gname(m), member_uid(to),
+			     member_gid(to)) < 0 ||
+	    member_set_caps(m, member_caps(to), member_caps_len(to)) < 0)
 		return -ENOMEM;
 	m->has_caps = to->has_caps;     /* an oversized attribute too */
 	m->size = to->size;

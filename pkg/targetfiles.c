@@ -336,8 +336,8 @@ static int make_facts(struct target *t, const struct member *m, const struct ms_
 	f->path = strdup(m->path);
 	if (!f->path)
 		return -ENOMEM;
-	f->uid = m->uid;
-	f->gid = m->gid;
+	f->uid = member_uid(m);
+	f->gid = member_gid(m);
 	/* Images name owners from their own passwd and group (the caller does); packages
 	 * by the names they pack, which dpkg and rpm use when installing. */
 	if (t->kind != TARGET_IMAGE) {
@@ -373,12 +373,12 @@ static int make_facts(struct target *t, const struct member *m, const struct ms_
 				f->caps_len = len > 0 ? (size_t)len : 0;
 				f->caps_text = fcaps_to_text(&f->caps);
 			}
-		} else if (m->caps_len == 0) {
+		} else if (!member_caps(m)) {
 			f->caps_error = strdup("capability attribute larger than any valid layout");
 		} else {
-			memcpy(f->caps_raw, m->caps, m->caps_len);
-			f->caps_len = m->caps_len;
-			if (fcaps_decode(m->caps, m->caps_len, &f->caps, &cerr) < 0)
+			memcpy(f->caps_raw, member_caps(m), member_caps_len(m));
+			f->caps_len = member_caps_len(m);
+			if (fcaps_decode(member_caps(m), member_caps_len(m), &f->caps, &cerr) < 0)
 				f->caps_error = strdup(cerr.msg);
 			else
 				f->caps_text = fcaps_to_text(&f->caps);
@@ -483,9 +483,9 @@ static int ids_packed(const struct target *t, struct member *const *sorted, stru
 		r = ids_add(groups, "root", 0);
 	/* rpm packs names without numbers: those get placeholders (ids_get()). */
 	for (size_t i = 0; i < t->members.n && r == 0 && t->kind != TARGET_RPM; i++) {
-		r = ids_add(users, member_uname(sorted[i]), sorted[i]->uid);
+		r = ids_add(users, member_uname(sorted[i]), member_uid(sorted[i]));
 		if (r == 0)
-			r = ids_add(groups, member_gname(sorted[i]), sorted[i]->gid);
+			r = ids_add(groups, member_gname(sorted[i]), member_gid(sorted[i]));
 	}
 	return r;
 }

@@ -324,7 +324,7 @@ void fx_member(struct memberset *set, const char *stage, const char *path, int t
 	ck_assert_ptr_nonnull(m);
 	m->type = (enum member_type)type;
 	m->mode = mode;
-	ck_assert_int_eq(member_set_owner(m, "root", "root"), 0);
+	ck_assert_int_eq(member_set_owner(m, "root", "root", 0, 0), 0);
 	if (target)
 		ck_assert_ptr_nonnull(m->target = strdup(target));
 	if (content) {

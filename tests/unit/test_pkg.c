@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,54 @@ START_TEST(test_member_path)
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	ck_assert_int_eq(member_path(longname, &p, NULL), -EINVAL);
+}
+END_TEST
+
+/*
+ * Owner and capabilities share one record: setting either keeps the other, a copy
+ * has both, root:root 0:0 costs nothing, and the budget counts what a member owns.
+ */
+START_TEST(test_member_owner)
+{
+	static const unsigned char blob[20] = { 0x01, 0x00, 0x00, 0x02, 0x00, 0x20 };
+	unsigned char big[FCAPS_BLOB_MAX + 1] = { 0 };
+	struct member *m = member_new("/usr/bin/x"), *c;
+	size_t plain;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_null(member_uname(m));
+	ck_assert_ptr_null(member_caps(m));
+	ck_assert_int_eq(member_set_owner(m, "root", "root", 0, 0), 0);
+	plain = member_bytes(m);
+	ck_assert_uint_eq(plain, offsetof(struct member, path) + strlen(m->path) + 1 + 16);
+	ck_assert_int_eq(member_set_caps(m, blob, sizeof(blob)), 0);
+	ck_assert(m->has_caps);
+	ck_assert_uint_eq(member_caps_len(m), sizeof(blob));
+	ck_assert_str_eq(member_uname(m), "root");
+	ck_assert_uint_gt(member_bytes(m), plain + sizeof(blob));
+	ck_assert_int_eq(member_set_owner(m, "daemon", NULL, 1, 7), 0);
+	ck_assert_mem_eq(member_caps(m), blob, sizeof(blob));
+	ck_assert_str_eq(member_uname(m), "daemon");
+	ck_assert_ptr_null(member_gname(m));
+	c = member_dup(m);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_ne(c->owner, m->owner);
+	ck_assert_str_eq(member_uname(c), "daemon");
+	ck_assert_uint_eq(member_uid(c), 1);
+	ck_assert_uint_eq(member_gid(c), 7);
+	ck_assert_mem_eq(member_caps(c), blob, sizeof(blob));
+	ck_assert_uint_eq(member_bytes(c), member_bytes(m));
+	/* oversized: said to be there, without its bytes */
+	ck_assert_int_eq(member_set_caps(c, big, sizeof(big)), 0);
+	ck_assert(c->has_caps);
+	ck_assert_ptr_null(member_caps(c));
+	ck_assert_uint_eq(member_uid(c), 1);
+	ck_assert_int_eq(member_set_caps(m, NULL, 0), 0);
+	ck_assert(!m->has_caps);
+	ck_assert_int_eq(member_set_owner(m, "root", "root", 0, 0), 0);
+	ck_assert_uint_eq(member_bytes(m), plain);
+	member_free(c);
+	member_free(m);
 }
 END_TEST
 
@@ -600,7 +649,7 @@ START_TEST(test_note_hardlink)
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(m->type, MEMBER_HARDLINK);
 	ck_assert_uint_eq(m->mode, 0640);
-	ck_assert_uint_eq(m->uid, 7);
+	ck_assert_uint_eq(member_uid(m), 7);
 	ck_assert_str_eq(m->target, "/usr/share/a");
 	ck_assert(!m->candidate);
 	/* one to nothing is still refused */
@@ -701,6 +750,7 @@ Suite *pkg_suite(void)
 	TCase *ms = tcase_create("maintscript");
 
 	tcase_add_test(tc, test_member_path);
+	tcase_add_test(tc, test_member_owner);
 	tcase_add_test(tc, test_memberset);
 	tcase_add_test(tc, test_memberset_resolve);
 	suite_add_tcase(s, tc);
