@@ -36,7 +36,7 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	if (!db)
 		return NULL;
 	for (size_t i = 0; i < db->n_storage; i++) {
-		struct rule *r = &db->storage[i];
+		struct rule *r = db->storage[i];
 		free(r->paths);
 		strv_free(r->layout);
 		free(r->names);
@@ -52,6 +52,7 @@ struct rules_db *rules_db_free(struct rules_db *db)
 		free(r->identify.needed);
 		free(r->identify.soname);
 		free(r->identify.strings);
+		free(r);
 	}
 	free(db->storage);
 	free(db->strings);
@@ -133,18 +134,23 @@ static int keep_doc(struct rules_db *db, struct json_object *doc)
 	return 0;
 }
 
+/* A zeroed rule that @db owns.  Rules do not move: the layers and db->rules point to them. */
 static struct rule *new_rule(struct rules_db *db)
 {
+	struct rule *rule;
+
 	if (db->n_storage == db->alloc_storage) {
 		size_t na = db->alloc_storage ? db->alloc_storage * 2 : 256;
-		struct rule *ns = realloc(db->storage, na * sizeof(*ns));
+		struct rule **ns = reallocarray(db->storage, na, sizeof(*ns));
 		if (!ns)
 			return NULL;
 		db->storage = ns;
 		db->alloc_storage = na;
 	}
-	memset(&db->storage[db->n_storage], 0, sizeof(db->storage[0]));
-	return &db->storage[db->n_storage++];
+	rule = calloc(1, sizeof(*rule));
+	if (rule)
+		db->storage[db->n_storage++] = rule;
+	return rule;
 }
 
 static int check_trust(const struct stat *st, const char *what, const char *path,

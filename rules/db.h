@@ -151,7 +151,8 @@ struct rules_db {
 	char hash[65];              /**< SHA-256 over every file loaded (name and bytes) */
 	struct json_object **docs;  /**< keep the parsed documents alive */
 	size_t n_docs;
-	struct rule *storage;       /**< all rules ever loaded, including overridden ones */
+	struct rule **storage;      /**< all rules ever loaded, including overridden ones, each
+				         its own allocation: @rules and the layers point to them */
 	size_t n_storage, alloc_storage;
 	const char **strings;       /**< literals to look for in binaries: the breakers' strings
 				         (as caps.all_strings, same indexes), then every identify

@@ -667,11 +667,29 @@ def test_waivers_merge_and_targets(ctx):
               f"exit {rc} {err!r} {w}")
 
 
+def test_large_site_layer(ctx):
+    """A site layer as large as the bundled database (every rule of it again, and an
+    override): each rule it holds replaces the bundled one, the override decides, and
+    the rules the first layer loaded stay where they were while the second is read."""
+    if not os.path.isfile(FPING):
+        return SKIP
+    root = fping_root(ctx, "ovr-large")
+    db = os.path.join(ctx.tmp, "ovr-large.d")
+    shutil.copytree(os.path.join(s2ctest.SRC, "db"), db)
+    with open(os.path.join(db, "site.json"), "w") as f:
+        json.dump(overrides(KEEP_FPING), f)
+    d = explain_json(ctx, root, db)
+    ctx.check("large layer: the override decides", d.get("verdict") == "keep" and
+              (d.get("rule") or {}).get("id") == "fping.fping", f"{d.get('verdict')}")
+    rc, out, err = ctx.run(["rules", "list", "--db", db, "--format", "json"])
+    ctx.check("large layer: rules list", rc == 0 and b'"fping.fping"' in out, f"exit {rc} {err!r}")
+
+
 TESTS = [test_waivers_json, test_waivers_text_markdown_html, test_waivers_sarif,
          test_waivers_fail_on, test_waivers_malformed, test_waivers_of_the_root,
          test_waivers_never_change_a_plan, test_waivers_merge_and_targets,
          test_nothing_to_change, test_one_warning_per_cause, test_override_verdict,
-         test_override_privilege_refused, test_override_errors]
+         test_override_privilege_refused, test_override_errors, test_large_site_layer]
 
 
 def main(argv):
