@@ -54,3 +54,15 @@ size_t hashindex_find(const struct hashindex *x, uint64_t hash,
 			first = x->v[i].pos1 - 1;
 	return first;
 }
+
+void hashindex_each(const struct hashindex *x, uint64_t hash, void (*fn)(size_t pos, void *userdata),
+		    void *userdata)
+{
+	size_t mask = x->n_slots - 1;
+
+	if (!x->n_slots)
+		return;
+	for (size_t i = (size_t)hash & mask; x->v[i].pos1; i = (i + 1) & mask)
+		if (x->v[i].hash == hash)
+			fn(x->v[i].pos1 - 1, userdata);
+}

@@ -42,4 +42,8 @@ int hashindex_add(struct hashindex *x, uint64_t hash, size_t pos);
 size_t hashindex_find(const struct hashindex *x, uint64_t hash,
 		      bool (*same)(size_t pos, const void *userdata), const void *userdata);
 
+/** Call @fn with every position added under @hash, in no particular order. */
+void hashindex_each(const struct hashindex *x, uint64_t hash, void (*fn)(size_t pos, void *userdata),
+		    void *userdata);
+
 #endif /* S2C_COMMON_HASHINDEX_H */

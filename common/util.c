@@ -361,6 +361,13 @@ bool strv_contains(const char *const *v, size_t n, const char *s)
 	return false;
 }
 
+bool str_endswith(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
 int strv_push(char ***v, size_t *n, char *s)
 {
 	char **nv;

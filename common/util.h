@@ -123,6 +123,9 @@ int strv_cmp(const void *a, const void *b);
 /** Whether @s is one of the @n strings of @v. */
 bool strv_contains(const char *const *v, size_t n, const char *s);
 
+/** Whether the NUL-terminated string @s ends with @suffix. */
+bool str_endswith(const char *s, const char *suffix);
+
 /**
  * The edit distance between @a and @b (insertions, deletions, substitutions,
  * and two neighbours swapped, each one edit: optimal string alignment), for

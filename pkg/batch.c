@@ -41,18 +41,12 @@ int batch_list_add(struct batch_list *l, const char *path)
 	return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && s2c_streq(s + n - m, suffix);
-}
-
 bool batch_is_package(const char *name)
 {
-	if (ends_with(name, ".deb") || ends_with(name, ".udeb"))
+	if (str_endswith(name, ".deb") || str_endswith(name, ".udeb"))
 		return true;
-	return ends_with(name, ".rpm") && !ends_with(name, ".src.rpm") &&
-	       !ends_with(name, ".nosrc.rpm");
+	return str_endswith(name, ".rpm") && !str_endswith(name, ".src.rpm") &&
+	       !str_endswith(name, ".nosrc.rpm");
 }
 
 /* Walk the directory @fd, @path in the list and @shown in messages. */
@@ -169,7 +163,7 @@ static int read_one(struct pool *p, size_t i, struct target **ret)
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		int e = fd < 0 ? errno : EINVAL;
 		struct s2c_error err = { 0 };
-		t = target_new(ends_with(path, ".rpm") ? TARGET_RPM : TARGET_DEB, path);
+		t = target_new(str_endswith(path, ".rpm") ? TARGET_RPM : TARGET_DEB, path);
 		if (!t)
 			return -ENOMEM;
 		if (fd >= 0 || e == ELOOP)
@@ -186,7 +180,7 @@ static int read_one(struct pool *p, size_t i, struct target **ret)
 	}
 	/* O_NONBLOCK was only for opening; reads want the normal semantics. */
 	(void)fcntl(fd, F_SETFL, 0);
-	if (ends_with(path, ".rpm"))
+	if (str_endswith(path, ".rpm"))
 		return rpm_read(fd, path, p->sel, p->run, name, ret);
 	return deb_read(fd, path, p->sel, p->run, name, ret);
 }

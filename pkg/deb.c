@@ -7,6 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "actindex.h"
 #include "arread.h"
 #include "deb.h"
 #include "maintscript.h"
@@ -196,6 +197,8 @@ static int analyse_with(const struct target *t, const struct control *c,
 		}
 	if (r == 0 && members)
 		r = maintscript_check(out, members);
+	if (r == 0)
+		r = ms_analysis_index(out);
 	return r;
 }
 

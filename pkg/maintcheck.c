@@ -3,32 +3,22 @@
  * maintscript_check(): once every script of a package is analysed with its
  * members known, what the scripts write, move, copy or remove is checked
  * against the privileged files.  An index built once per check makes it cost
- * the members plus the actions and touches, not their product: the paths the
- * actions that add privilege name (exact, the roots of recursive ones, globs
- * by their directory), the privileged members in byte order ("the first
+ * the members plus the actions and touches, not their product: the actions
+ * that add privilege by the path they name (actindex.h), the privileged
+ * members in byte order ("the first
  * privileged member below P" is a binary search), and what the analysis
  * already says by its text.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "actindex.h"
 #include "hashindex.h"
 #include "maintscript.h"
 #include "member.h"
-#include "strhash.h"
 #include "util.h"
 #include "common.h"
-
-static bool names(const struct ms_action *a, const char *path)
-{
-	size_t n = strlen(a->path);
-
-	if (a->glob ? fnmatch(a->path, path, FNM_PATHNAME) == 0 : s2c_streq(a->path, path))
-		return true;
-	return a->recursive && strncmp(path, a->path, n) == 0 && path[n] == '/';
-}
 
 /* Whether @a can leave a file set-ID or with capabilities. */
 static bool adds_privilege(const struct ms_action *a)
@@ -52,101 +42,15 @@ static bool adds_privilege(const struct ms_action *a)
 /*
  * What maintscript_check() asks of the members, built once per check so that
  * it costs the members plus the actions, not their product: the actions that
- * add privilege by the path they name (exact, recursive, and globs by their
- * directory), and the privileged members in byte order.
+ * add privilege by the path they name, and the privileged members in byte
+ * order.
  */
 struct privindex {
 	const struct ms_analysis *a;
-	struct hashindex exact;         /* actions naming a path, by member_hash() of it */
-	struct hashindex recursive;     /* actions naming a tree, by the hash of its root */
-	struct hashindex globs;         /* globs, by the hash of their directory */
-	size_t *other;                  /* globs whose directory has a wildcard */
-	size_t n_other;
+	struct actindex acts;           /* the actions that add privilege */
 	const struct member **priv;     /* the privileged members, sorted by path */
 	size_t n_priv;
 };
-
-/* A key of the index: @len bytes at @s. */
-struct privkey {
-	const struct privindex *x;
-	const char *s;
-	size_t len;
-	const char *path;               /* the member's path, for a glob */
-};
-
-/* Where the directory of a glob ends, when nothing before it is a wildcard; else SIZE_MAX. */
-static size_t glob_dir_len(const char *pattern)
-{
-	const char *slash = strrchr(pattern, '/');
-
-	if (!slash || strcspn(pattern, "*?[\\") < (size_t)(slash - pattern))
-		return SIZE_MAX;
-	return (size_t)(slash - pattern);
-}
-
-static bool same_path(size_t pos, const void *userdata)
-{
-	const struct privkey *k = userdata;
-	const char *p = k->x->a->v[pos].path;
-
-	return strncmp(p, k->s, k->len) == 0 && p[k->len] == '\0';
-}
-
-static bool same_glob(size_t pos, const void *userdata)
-{
-	const struct privkey *k = userdata;
-	const char *p = k->x->a->v[pos].path;
-
-	return strncmp(p, k->s, k->len) == 0 && p[k->len] == '/' &&
-	       fnmatch(p, k->path, FNM_PATHNAME) == 0;
-}
-
-static int privindex_add(struct privindex *x, size_t i)
-{
-	const struct ms_action *act = &x->a->v[i];
-	size_t dir = act->glob ? glob_dir_len(act->path) : 0;
-	int r = 0;
-
-	if (act->recursive)
-		r = hashindex_add(&x->recursive, member_hash(act->path), i);
-	if (r < 0)
-		return r;
-	if (!act->glob)
-		return hashindex_add(&x->exact, member_hash(act->path), i);
-	if (dir != SIZE_MAX)
-		return hashindex_add(&x->globs, strhash_n(act->path, dir), i);
-	if (!(x->n_other % 16)) {
-		size_t *v = reallocarray(x->other, x->n_other + 16, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		x->other = v;
-	}
-	x->other[x->n_other++] = i;
-	return 0;
-}
-
-/* Whether an action that adds privilege names @path. */
-static bool privindex_names(const struct privindex *x, const char *path)
-{
-	struct privkey k = { .x = x, .s = path, .len = strlen(path), .path = path };
-	const char *slash = strrchr(path, '/');
-
-	if (hashindex_find(&x->exact, member_hash(path), same_path, &k) != SIZE_MAX)
-		return true;
-	/* below a tree: every prefix that a '/' follows, "" (the root) first */
-	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
-		k.len = (size_t)(p - path);
-		if (hashindex_find(&x->recursive, strhash_n(path, k.len), same_path, &k) != SIZE_MAX)
-			return true;
-	}
-	k.len = slash ? (size_t)(slash - path) : 0;
-	if (slash && hashindex_find(&x->globs, strhash_n(path, k.len), same_glob, &k) != SIZE_MAX)
-		return true;
-	for (size_t i = 0; i < x->n_other; i++)
-		if (names(&x->a->v[x->other[i]], path))
-			return true;
-	return false;
-}
 
 /* Whether @m is privileged as packed or made so by an action. */
 static bool privileged_member(const struct privindex *x, const struct member *m)
@@ -155,7 +59,7 @@ static bool privileged_member(const struct privindex *x, const struct member *m)
 		return false;
 	if ((m->mode & 06000) || m->has_caps)
 		return true;
-	return privindex_names(x, m->path);
+	return actindex_names(&x->acts, x->a, m->path);
 }
 
 static int cmp_member_path(const void *a, const void *b)
@@ -168,10 +72,7 @@ static int cmp_member_path(const void *a, const void *b)
 
 static void privindex_release(struct privindex *x)
 {
-	hashindex_release(&x->exact);
-	hashindex_release(&x->recursive);
-	hashindex_release(&x->globs);
-	free(x->other);
+	actindex_release(&x->acts);
 	free(x->priv);
 	*x = (struct privindex){ 0 };
 }
@@ -180,12 +81,10 @@ static void privindex_release(struct privindex *x)
 static int privindex_build(struct privindex *x, const struct ms_analysis *a,
 			   const struct memberset *members)
 {
-	int r = 0;
+	int r;
 
 	*x = (struct privindex){ .a = a };
-	for (size_t i = 0; i < a->n && r == 0; i++)
-		if (adds_privilege(&a->v[i]))
-			r = privindex_add(x, i);
+	r = actindex_build(&x->acts, a, adds_privilege);
 	/* counted first: a few privileged files among a million members */
 	for (size_t i = 0; i < members->n_slots && r == 0; i++)
 		if (members->slots[i] && privileged_member(x, members->slots[i]))

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actindex.h"
 #include "maintscript.h"
 #include "member.h"
 #include "mscommand.h"
@@ -541,6 +542,8 @@ static void eval_release(struct ms_eval *e)
 	for (size_t i = 0; i < e->n_acts; i++)
 		mseval_action_release(&e->acts[i]);
 	free(e->acts);
+	hashindex_release(&e->acts_same);
+	hashindex_release(&e->acts_paths);
 	for (size_t i = 0; i < e->n_touches; i++) {
 		free(e->touches[i].path);
 		free(e->touches[i].base);
@@ -601,18 +604,45 @@ static bool kind_needs_setcap(enum ms_kind k)
 	return k == MS_SETCAP || k == MS_SETCAP_REMOVE;
 }
 
-/* Merge the actions of pass @sc: those of both passes happen always; of one, in that scenario. */
+/* An action of a pass looked up among those of the script taken so far. */
+struct taken_key {
+	const struct ms_analysis *out;
+	const struct ms_action *a;
+};
+
+static bool same_taken(size_t pos, const void *userdata)
+{
+	const struct taken_key *k = userdata;
+
+	return pos < k->out->n && mseval_action_same(&k->out->v[pos], k->a);
+}
+
+/* Index out->v from @first by mseval_action_hash().  0 or -ENOMEM. */
+static int index_taken(const struct ms_analysis *out, size_t first, struct hashindex *x)
+{
+	int r = 0;
+
+	for (size_t j = first; j < out->n && r == 0; j++)
+		r = hashindex_add(x, mseval_action_hash(&out->v[j]), j);
+	return r;
+}
+
+/* Merge the actions of pass @sc: those of both passes happen always; of one, in that scenario.
+ * Those of the script (from @first) are indexed, so that it costs the actions, not their
+ * square. */
 static int take_actions(struct ms_eval *e, enum ms_scenario sc, size_t first,
 			struct ms_analysis *out)
 {
-	for (size_t i = 0; i < e->n_acts; i++) {
-		struct ms_action *a = &e->acts[i];
-		struct ms_action *v;
-		size_t found = SIZE_MAX;
+	_cleanup_(hashindex_release) struct hashindex taken = { 0 };
+	int r = index_taken(out, first, &taken);
 
-		for (size_t j = first; j < out->n && found == SIZE_MAX; j++)
-			if (mseval_action_same(&out->v[j], a))
-				found = j;
+	for (size_t i = 0; i < e->n_acts && r == 0; i++) {
+		struct ms_action *a = &e->acts[i];
+		struct taken_key k = { .out = out, .a = a };
+		uint64_t h = mseval_action_hash(a);
+		size_t found = hashindex_find(&taken, h, same_taken, &k);
+		struct ms_action *v;
+
 		if (found != SIZE_MAX) {
 			out->v[found].seq[sc] = i;
 			/* setcap is tried in both, but has an effect only where it works. */
@@ -623,6 +653,9 @@ static int take_actions(struct ms_eval *e, enum ms_scenario sc, size_t first,
 		if (!v)
 			return -ENOMEM;
 		out->v = v;
+		r = hashindex_add(&taken, h, out->n);
+		if (r < 0)
+			return r;
 		v[out->n] = *a;
 		*a = (struct ms_action){ 0 };
 		v[out->n].seq[0] = v[out->n].seq[1] = SIZE_MAX;
@@ -630,7 +663,7 @@ static int take_actions(struct ms_eval *e, enum ms_scenario sc, size_t first,
 		v[out->n].when = sc == MS_SCENARIO_WORKS ? MS_SETCAP_WORKS : MS_SETCAP_FAILS;
 		out->n++;
 	}
-	return 0;
+	return r;
 }
 
 static int take_touches(struct ms_eval *e, struct ms_analysis *out)
@@ -836,6 +869,7 @@ int maintscript_analyse(const char *name, const char *text, size_t len,
 
 void ms_analysis_release(struct ms_analysis *a)
 {
+	ms_analysis_unindex(a);
 	for (size_t i = 0; i < a->n; i++)
 		mseval_action_release(&a->v[i]);
 	free(a->v);

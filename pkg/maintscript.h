@@ -123,6 +123,8 @@ struct ms_analysis {
 	size_t n_wants;
 	struct ms_answer *answers; /**< debconf answers the scripts set (config before the others) */
 	size_t n_answers;
+	struct ms_index *index; /**< the actions and wants by path: ms_analysis_index()
+				     (actindex.h), once the analysis is done */
 };
 
 /** One debconf template of the package (its control member "templates"). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "member.h"
 #include "mseval.h"
 #include "util.h"
 #include "common.h"
@@ -340,6 +341,81 @@ void mseval_field_append(struct ms_eval *e, struct ms_field *f, const char *s, s
 	f->len += n;
 	b[f->len] = '\0';
 	f->s = b;
+}
+
+uint64_t mseval_action_hash(const struct ms_action *a)
+{
+	uint64_t h = a->path ? member_hash(a->path) : 0;
+
+	if (a->mode)
+		h ^= member_hash(a->mode) * 31;
+	return h ^ ((uint64_t)a->line << 8) ^ (uint64_t)a->kind;
+}
+
+/* An action looked up among this pass's. */
+struct act_key {
+	const struct ms_eval *e;
+	const struct ms_action *a;
+	const char *path;
+};
+
+static bool same_act(size_t pos, const void *userdata)
+{
+	const struct act_key *k = userdata;
+
+	return pos < k->e->n_acts && mseval_action_same(&k->e->acts[pos], k->a);
+}
+
+static bool same_act_path(size_t pos, const void *userdata)
+{
+	const struct act_key *k = userdata;
+	const char *p = pos < k->e->n_acts ? k->e->acts[pos].path : NULL;
+
+	return p && s2c_streq(p, k->path);
+}
+
+static bool wide(const struct ms_action *a)
+{
+	return !a->path || a->glob || a->recursive;
+}
+
+bool mseval_acted_on(const struct ms_eval *e, const char *path)
+{
+	struct act_key k = { .e = e, .path = path };
+
+	return e->n_acts_wide ||
+	       hashindex_find(&e->acts_paths, member_hash(path), same_act_path, &k) != SIZE_MAX;
+}
+
+int mseval_action_add(struct ms_eval *e, struct ms_action *a)
+{
+	struct act_key k = { .e = e, .a = a, .path = a->path };
+	uint64_t h = mseval_action_hash(a);
+	struct ms_action *v;
+	int r;
+
+	if (hashindex_find(&e->acts_same, h, same_act, &k) != SIZE_MAX) {
+		mseval_action_release(a);
+		return 0;
+	}
+	v = reallocarray(e->acts, e->n_acts + 1, sizeof(*v));
+	if (!v) {
+		mseval_action_release(a);
+		return -ENOMEM;
+	}
+	e->acts = v;
+	r = hashindex_add(&e->acts_same, h, e->n_acts);
+	if (r == 0 && !wide(a) &&
+	    hashindex_find(&e->acts_paths, member_hash(a->path), same_act_path, &k) == SIZE_MAX)
+		r = hashindex_add(&e->acts_paths, member_hash(a->path), e->n_acts);
+	if (r < 0) {
+		mseval_action_release(a);
+		return r;
+	}
+	e->n_acts_wide += wide(a);
+	v[e->n_acts++] = *a;
+	*a = (struct ms_action){ 0 };
+	return 0;
 }
 
 bool mseval_action_same(const struct ms_action *a, const struct ms_action *b)

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hashindex.h"
 #include "maintscript.h"
 #include "macro.h"
 
@@ -174,8 +175,11 @@ struct ms_eval {
 	enum ms_st cmdsub_status; /**< the status of the last command substitution expanded */
 	char **wants;           /**< files of the package the scripts run or read, owned */
 	size_t n_wants;
-	struct ms_action *acts; /**< this pass, owned */
+	struct ms_action *acts; /**< this pass, owned: mseval_action_add() */
 	size_t n_acts;
+	struct hashindex acts_same; /**< @acts by mseval_action_hash() */
+	struct hashindex acts_paths; /**< one of @acts for each path they name, by member_hash() */
+	size_t n_acts_wide;     /**< @acts on a glob, on a tree or on a file not named */
 	char **incomplete;      /**< "postinst:12: …": what could not be worked out, owned */
 	size_t n_incomplete;
 	struct ms_touch *touches; /**< files written, moved, copied or removed, owned */
@@ -198,6 +202,19 @@ static inline bool mseval_uncertain(const struct ms_eval *e)
 
 /** Free what @a holds and zero it. */
 void mseval_action_release(struct ms_action *a);
+
+/** A hash of what mseval_action_same() compares (for struct hashindex). */
+uint64_t mseval_action_hash(const struct ms_action *a);
+
+/**
+ * Take @a into this pass's actions, unless the same one is there (a loop or
+ * a second call: the same change again), when it is released.  Either way @a
+ * is zeroed.  Returns 0 or -ENOMEM.
+ */
+int mseval_action_add(struct ms_eval *e, struct ms_action *a);
+
+/** Whether an action of this pass so far may name @path: on it, a glob, a tree or a file not named. */
+bool mseval_acted_on(const struct ms_eval *e, const char *path);
 
 /** Whether @a and @b are the same change (kind, line, file, values, condition). */
 bool mseval_action_same(const struct ms_action *a, const struct ms_action *b);

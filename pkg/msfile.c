@@ -203,24 +203,12 @@ static bool opens_to_others(enum ms_kind kind, const char *mode)
 static int record(struct ms_eval *e, const struct ms_call *c, struct ms_action *a)
 {
 	_cleanup_free_ char *cmd = mscommand_text(c->n);
-	struct ms_action *v;
 
 	if (!cmd || !(a->script = strdup(e->name)))
 		return -ENOMEM;
 	a->command = TAKE_PTR(cmd);
 	a->line = e->at_line ? e->at_line : c->n->line;
-	for (size_t i = 0; i < e->n_acts; i++)
-		if (mseval_action_same(&e->acts[i], a)) {
-			mseval_action_release(a);
-			return 0;       /* a loop or a second call: the same change again */
-		}
-	v = realloc(e->acts, (e->n_acts + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	e->acts = v;
-	v[e->n_acts++] = *a;
-	*a = (struct ms_action){ 0 };
-	return 0;
+	return mseval_action_add(e, a);
 }
 
 /* The path an action lands on once the members are known, or NULL when it is none of them. */
@@ -464,10 +452,8 @@ enum ms_st msfile_chown(struct ms_eval *e, const struct ms_call *c)
 /* Whether this script did anything to @path, or to a file it cannot name. */
 static bool handled(const struct ms_eval *e, const char *path)
 {
-	for (size_t i = 0; i < e->n_acts; i++)
-		if (!e->acts[i].path || s2c_streq(e->acts[i].path, path) || e->acts[i].recursive ||
-		    e->acts[i].glob)
-			return true;
+	if (mseval_acted_on(e, path))
+		return true;
 	for (size_t i = 0; i < e->n_touches; i++)
 		if (!e->touches[i].path || s2c_streq(e->touches[i].path, path) ||
 		    e->touches[i].below)

@@ -384,10 +384,7 @@ static bool is_setcap_path(const char *s)
 /* Whether an action of this pass so far names @path. */
 static bool changed(const struct ms_eval *e, const char *path)
 {
-	for (size_t i = 0; i < e->n_acts; i++)
-		if (s2c_streq(e->acts[i].path, path) || e->acts[i].glob || e->acts[i].recursive)
-			return true;
-	return false;
+	return mseval_acted_on(e, path);
 }
 
 /* -e, -f, -d, -x on a file of the package: it is there once unpacked. */

@@ -18,6 +18,7 @@
 #include <rpm/rpmtd.h>
 #endif
 
+#include "actindex.h"
 #include "maintscript.h"
 #include "member.h"
 #include "rpmscript.h"
@@ -661,6 +662,8 @@ int rpmscript_analyse(struct headerToken_s *h, struct target *t, const struct me
 	order(&s);
 	if (r == 0)
 		r = analyse_all(&run, &s);
+	if (r == 0)
+		r = ms_analysis_index(&t->scripts);
 	if (r == 0 && members)
 		r = alternatives(&run, &s);
 	scriptlets_release(&s);

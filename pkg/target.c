@@ -319,7 +319,7 @@ int target_take_again(struct target *t, struct archive *a, struct archive_entry 
  * Where other packages' dpkg triggers (rpm file triggers) load every package's modules
  * as root during the installation: gdk-pixbuf's loaders, GIO's modules and GTK's input
  * methods are loaded, and so run, to ask them what they are.  fnmatch patterns, '*'
- * crossing '/'; the tools load only "*.so".
+ * crossing '/'; the tools load only "*.so", which every pattern ends with.
  */
 static const char *const loaded_at_install[] = {
 	"*/gdk-pixbuf-2.0/*/loaders/*.so", "*/gio/modules/*.so", "*/gtk-2.0/*/immodules/*.so",
@@ -332,7 +332,7 @@ int target_check_loaded(struct target *t)
 
 	for (size_t i = 0; i < t->members.n_slots && r == 0; i++) {
 		const struct member *m = t->members.slots[i];
-		if (!m || m->type == MEMBER_DIR)
+		if (!m || m->type == MEMBER_DIR || !str_endswith(m->path, ".so"))
 			continue;
 		for (size_t k = 0; k < S2C_ELEMENTSOF(loaded_at_install); k++)
 			if (fnmatch(loaded_at_install[k], m->path, 0) == 0) {

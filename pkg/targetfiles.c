@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "actindex.h"
 #include "facts.h"
 #include "fcaps.h"
 #include "hashindex.h"
@@ -193,26 +194,59 @@ static bool action_before(const struct ms_action *a, const struct ms_action *b,
 	return s2c_streq(a->script, b->script) ? a->seq[sc] < b->seq[sc] : a < b;
 }
 
+/* The positions of the actions on one file, as ms_analysis_each() finds them. */
+struct positions {
+	size_t *v;
+	size_t n, alloc;
+	bool failed;
+};
+
+static void add_position(size_t pos, void *userdata)
+{
+	struct positions *p = userdata;
+
+	if (p->failed)
+		return;
+	if (p->n == p->alloc) {
+		size_t na = p->alloc ? p->alloc * 2 : 8;
+		size_t *nv = reallocarray(p->v, na, sizeof(*nv));
+		if (!nv) {
+			p->failed = true;
+			return;
+		}
+		p->v = nv;
+		p->alloc = na;
+	}
+	p->v[p->n++] = pos;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The actions of @scripts on @m, in the order of scenario @sc (those that ran in it). */
 static int actions_on(const struct ms_analysis *scripts, const struct member *m,
 		      enum ms_scenario sc, const struct ms_action ***ret, size_t *ret_n)
 {
-	const struct ms_action **v = NULL;
+	_cleanup_free_ size_t *found = NULL;
+	struct positions p = { 0 };
+	const struct ms_action **v;
 	size_t n = 0;
 
-	for (size_t i = 0; i < scripts->n; i++) {
-		const struct ms_action *a = &scripts->v[i];
-		const struct ms_action **nv;
-		if (a->seq[sc] == SIZE_MAX || !targetkeep_action_names(a, m->path))
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
-			free(v);
-			return -ENOMEM;
-		}
-		v = nv;
-		v[n++] = a;
-	}
+	ms_analysis_each(scripts, m->path, add_position, &p);
+	found = p.v;
+	if (p.failed)
+		return -ENOMEM;
+	v = calloc(p.n ? p.n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	qsort(found, p.n, sizeof(*found), cmp_size);
+	for (size_t i = 0; i < p.n; i++)
+		if ((i == 0 || found[i] != found[i - 1]) && scripts->v[found[i]].seq[sc] != SIZE_MAX)
+			v[n++] = &scripts->v[found[i]];
 	/* Scripts run one after the other (preinst, postinst, posttrans); within one, in the
 	 * scenario's order. */
 	for (size_t i = 1; i < n; i++)

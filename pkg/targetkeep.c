@@ -7,10 +7,12 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include "actindex.h"
 #include "maintscript.h"
 #include "member.h"
 #include "target.h"
 #include "targetkeep.h"
+#include "util.h"
 #include "common.h"
 
 static bool below(const char *path, const char *dir)
@@ -19,21 +21,17 @@ static bool below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-/* Whether install-time action @a names @path. */
-bool targetkeep_action_names(const struct ms_action *a, const char *path)
-{
-	if (a->glob ? fnmatch(a->path, path, FNM_PATHNAME) == 0 : s2c_streq(a->path, path))
-		return true;
-	return a->recursive && below(path, a->path);
-}
-
 static bool lib_wanted(const struct target_select *sel, const char *path)
 {
 	const char *b = member_base_name(path);
 
-	for (size_t i = 0; sel->lib_globs && sel->lib_globs[i]; i++)
-		if (fnmatch(sel->lib_globs[i], b, 0) == 0)
+	/* A pattern's start up to its first wildcard must begin the name: nearly every
+	 * name fails there, before fnmatch(), which is slow in a multibyte locale. */
+	for (size_t i = 0; sel->lib_globs && sel->lib_globs[i]; i++) {
+		const char *g = sel->lib_globs[i];
+		if (strncmp(g, b, strcspn(g, "*?[\\")) == 0 && fnmatch(g, b, 0) == 0)
 			return true;
+	}
 	return false;
 }
 
@@ -94,11 +92,8 @@ static bool system_file(const char *path)
 		    strncmp(path, dirs[i], strlen(dirs[i])) == 0)
 			return true;
 	}
-	if (below(path, "/var/lib/dpkg/info")) {
-		size_t n = strlen(path);
-		return (n > 5 && s2c_streq(path + n - 5, ".list")) ||
-		       (n > 8 && s2c_streq(path + n - 8, ".md5sums"));
-	}
+	if (below(path, "/var/lib/dpkg/info"))
+		return str_endswith(path, ".list") || str_endswith(path, ".md5sums");
 	if (below(path, "/var/lib/pacman/local")) {
 		/* local/NAME-VERSION/{desc,files,mtree} */
 		const char *rest = path + strlen("/var/lib/pacman/local/"), *slash = strchr(rest, '/');
@@ -116,8 +111,8 @@ bool target_wants(const struct target *t, const struct target_select *sel, const
 
 	if (m->type == MEMBER_FILE || m->type == MEMBER_HARDLINK)
 		candidate = (m->mode & 06000) || m->has_caps;
-	for (size_t i = 0; !candidate && i < t->scripts.n; i++)
-		candidate = targetkeep_action_names(&t->scripts.v[i], m->path);
+	if (!candidate)
+		candidate = ms_analysis_names(&t->scripts, m->path);
 	*ret_candidate = candidate && m->type != MEMBER_DIR && m->type != MEMBER_SYMLINK;
 	if (*ret_candidate)
 		return true;
@@ -126,9 +121,8 @@ bool target_wants(const struct target *t, const struct target_select *sel, const
 	if (lib_wanted(sel, m->path))
 		return true;
 	/* a file the scripts run or read: its content decides what they do */
-	for (size_t i = 0; i < t->scripts.n_wants; i++)
-		if (s2c_streq(t->scripts.wants[i], m->path))
-			return true;
+	if (ms_analysis_wants(&t->scripts, m->path))
+		return true;
 	if (!sel->system_files)
 		return false;
 	if (targetkeep_is_shared_lib(m->path) && targetkeep_in_lib_dir(m->path))

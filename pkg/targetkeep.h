@@ -13,14 +13,6 @@
 
 #include <stdbool.h>
 
-struct ms_action;
-
-/**
- * Whether the install-time action @a names @path: its path, its glob
- * (fnmatch with FNM_PATHNAME), or a directory above @path when recursive.
- */
-bool targetkeep_action_names(const struct ms_action *a, const char *path);
-
 /**
  * Whether @path is in a directory the dynamic linker searches by default
  * (any multiarch triplet).

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actindex.h"
 #include "fixture.h"
 #include "member.h"
 #include "mscommand.h"
@@ -951,6 +952,62 @@ START_TEST(test_plocate_build)
 }
 END_TEST
 
+/*
+ * The index of actions by path answers as asking every action does, for exact paths,
+ * trees (the root too), globs by their directory and globs with a wildcard above their
+ * last part; an action added after the index is made is still found.
+ */
+START_TEST(test_action_index)
+{
+	struct ms_analysis a;
+	static const char *const paths[] = {
+		"/usr/bin/a", "/usr/bin/ab", "/usr/bin", "/usr/bin/a/x", "/opt/tree",
+		"/opt/tree/x/y", "/opt/treex/y", "/opt", "/usr/lib/x/l.so", "/usr/lib/x/y/l.so",
+		"/usr/lib/x/l.so.1", "/srv/s/bin/p", "/srv/s/t/bin/p", "/srv/s/bin/pp",
+		"/usr/bin/b c", "/etc/x/.hidden", "/etc/x/f", "/",
+	};
+	struct ms_analysis one = { 0 };
+
+	add("/usr/bin/a", MEMBER_FILE, 0755, NULL);
+	add("/usr/bin/b c", MEMBER_FILE, 0755, NULL);
+	add("/usr/sbin/late", MEMBER_FILE, 0755, NULL);
+	a = run("chmod 4755 /usr/bin/a; chmod -R u+s /opt/tree; chmod u+s /usr/lib/x/*.so; "
+		"chmod u+s /srv/*/bin/?; setcap cap_net_raw+ep '/usr/bin/b c'; chmod 4755 /etc/x/*");
+
+	ck_assert_uint_eq(a.n, 6);
+	ck_assert_int_eq(ms_analysis_index(&a), 0);
+	one.v = a.v;
+	one.n = a.n;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(paths); i++) {
+		bool want = false;
+		for (size_t k = 0; k < a.n; k++)
+			want = want || ms_action_names(&a.v[k], paths[i]);
+		ck_assert_msg(ms_analysis_names(&a, paths[i]) == want, "%s", paths[i]);
+		ck_assert_msg(ms_analysis_names(&one, paths[i]) == want, "%s", paths[i]);
+	}
+	ck_assert(ms_analysis_names(&a, "/opt/tree/x/y") && ms_analysis_names(&a, "/srv/s/bin/p"));
+	/* '*' does not cross '/'; it matches a leading dot, more than the shell: a candidate more */
+	ck_assert(!ms_analysis_names(&a, "/srv/s/t/bin/p") && ms_analysis_names(&a, "/etc/x/.hidden"));
+
+	/* one more action, as a later reading would add: found though the index is older */
+	ck_assert(!ms_analysis_names(&a, "/usr/sbin/late"));
+	{
+		struct ms_analysis b = run("chmod 4755 /usr/sbin/late");
+		struct ms_action *v = reallocarray(a.v, a.n + 1, sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		a.v = v;
+		a.v[a.n++] = b.v[0];
+		b.n = 0;
+		b.v[0] = (struct ms_action){ 0 };
+		ms_analysis_release(&b);
+	}
+	ck_assert(ms_analysis_names(&a, "/usr/sbin/late"));
+	ck_assert_int_eq(ms_analysis_index(&a), 0);
+	ck_assert(ms_analysis_names(&a, "/usr/sbin/late") && ms_analysis_names(&a, "/usr/bin/a"));
+	ms_analysis_release(&a);
+}
+END_TEST
+
 Suite *mscommand_suite(void)
 {
 	Suite *s = suite_create("mscommand");
@@ -986,6 +1043,7 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_tempfile);
 	tcase_add_test(tc, test_plocate_build);
 	tcase_add_test(tc, test_before_unpack);
+	tcase_add_test(tc, test_action_index);
 	suite_add_tcase(s, tc);
 	return s;
 }

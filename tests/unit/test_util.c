@@ -216,6 +216,14 @@ START_TEST(test_path_join)
 }
 END_TEST
 
+START_TEST(test_endswith)
+{
+	ck_assert(str_endswith("/usr/lib/a.so", ".so"));
+	ck_assert(str_endswith(".so", ".so") && str_endswith("x", ""));
+	ck_assert(!str_endswith("/usr/lib/a.so.1", ".so") && !str_endswith("so", ".so"));
+}
+END_TEST
+
 START_TEST(test_error)
 {
 	struct s2c_error err = { 0 };
@@ -551,6 +559,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_utf8_decode);
 	tcase_add_test(tc, test_sanitise_and_hex);
 	tcase_add_test(tc, test_path_join);
+	tcase_add_test(tc, test_endswith);
 	tcase_add_test(tc, test_error);
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_tri);
