@@ -109,7 +109,8 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 	tr->opts[n++] = (struct opt)OPT_CALLBACK("max-memory", &tr->lim.max_memory, "SIZE",
 						 "refuse a package or image whose list of\n"
 						 "members takes more memory than SIZE, names\n"
-						 "included (default 256M)", opt_max_memory);
+						 "and an .rpm's header included (default\n"
+						 "256M)", opt_max_memory);
 	tr->opts[n] = (struct opt)OPT_END();
 }
 

@@ -223,6 +223,16 @@ static int account(struct memberset *s, size_t bytes)
 	return 0;
 }
 
+int memberset_hold(struct memberset *s, size_t bytes)
+{
+	return account(s, bytes);
+}
+
+void memberset_unhold(struct memberset *s, size_t bytes)
+{
+	s->bytes -= bytes < s->bytes ? bytes : s->bytes;
+}
+
 void memberset_release(struct memberset *s)
 {
 	size_t max_bytes = s->max_bytes;

@@ -213,6 +213,16 @@ struct member_note {
 void memberset_release(struct memberset *s);
 
 /**
+ * Count @bytes that the reader holds for the set's package besides its
+ * members (an .rpm's header while it is read) against the budget.  Returns
+ * 0, or -ENOBUFS with nothing counted; memberset_unhold() gives them back.
+ */
+int memberset_hold(struct memberset *s, size_t bytes);
+
+/** Give back @bytes that memberset_hold() counted. */
+void memberset_unhold(struct memberset *s, size_t bytes);
+
+/**
  * Add @m, taking it over; a member with the same path is replaced (and
  * freed), as a later archive entry or layer replaces an earlier one.
  * Returns 0, -ENOBUFS past the budget or -ENOMEM (then @m is freed).

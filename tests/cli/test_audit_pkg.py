@@ -803,8 +803,42 @@ def test_budget(ctx):
               f"{rc} {len(files)} {err[-300:]!r}")
 
 
+def test_rpm_budget(ctx):
+    """An .rpm's header, the list of its files, counts against --max-memory before librpm
+    reads it: past the budget the run stops with exit 2, naming the package and the budget,
+    without having read it; within it the package is audited."""
+    if not shutil.which("rpmbuild"):
+        return SKIP
+    root = ctx.tree("rpm-budget")
+    tmpdir = ctx.tree("rpm-budget-private")
+    sanitized = "ASAN_OPTIONS" in os.environ
+    rpm = os.path.join(root, "many.rpm")
+    p = subprocess.run([sys.executable, os.path.join(s2ctest.SRC, "bench", "genpkg.py"), rpm,
+                        "60000"], capture_output=True)
+    if p.returncode != 0:
+        ctx.check("genpkg.py .rpm", False, p.stderr.decode(errors="replace")[-800:])
+        return
+    rc, out, err, rss_in = peak_rss_run(ctx, ["audit-pkg", *KERNEL, "--tmpdir", tmpdir,
+                                              "--format", "json", rpm])
+    if b"built without librpm" in err:
+        return SKIP
+    ctx.check("rpm budget: 60,000 files within the default", rc == 0 and json.loads(out)[
+        "targets"][0].get("error") is None, f"{rc} {err[-300:]!r}")
+    report = os.path.join(root, "report.json")
+    rc, out, err, rss_out = peak_rss_run(ctx, ["audit-pkg", *KERNEL, "--tmpdir", tmpdir,
+                                               "--max-memory", "8M", "-o", report, rpm])
+    ctx.check("rpm budget: past 8M, exit 2 naming the package and the budget",
+              rc == 2 and b"many.rpm" in err and b"8 MiB" in err and b"--max-memory" in err,
+              f"{rc} {err!r}")
+    ctx.check("rpm budget: nothing written", out == b"" and not os.path.exists(report) and
+              os.listdir(tmpdir) == [], f"{out[:100]!r} {os.listdir(tmpdir)}")
+    # the header, 7 MB, is twice that while librpm reads it: refused before, it is not read
+    ctx.check("rpm budget: the header not read", sanitized or rss_out + (10 << 10) < rss_in,
+              f"{rss_out} KiB refused, {rss_in} KiB audited")
+
+
 TESTS = [test_real_debs, test_plans, test_rpm, test_from_dir_and_shards, test_relative_paths,
-         test_nothing_found, test_hostile, test_budget, test_incomplete, test_loaded_at_install,
+         test_nothing_found, test_hostile, test_budget, test_rpm_budget, test_incomplete, test_loaded_at_install,
          test_debconf, test_hostile_constructs,
          test_maintscripts_doc, test_usage]
 
