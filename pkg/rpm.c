@@ -154,7 +154,7 @@ static int header_members(Header h, struct target *t, const struct target_select
  * entries and data.  librpm holds it twice while it makes a Header of it (the
  * bytes read and the blob it verifies: 25 MiB at the peak for a 12 MiB header
  * of 100,000 files), so twice its size.  0 when the lead or the intros are
- * not an .rpm's: librpm then says what is wrong.
+ * not an .rpm's, or larger than librpm reads: librpm then says what is wrong.
  */
 static size_t header_cost(int fd)
 {
@@ -171,6 +171,9 @@ static size_t header_cost(int fd)
 			return 0;
 		entries = (uint64_t)b[8] << 24 | b[9] << 16 | b[10] << 8 | b[11];
 		data = (uint64_t)b[12] << 24 | b[13] << 16 | b[14] << 8 | b[15];
+		/* past what librpm reads at all (rpm's hdrchkTags, HEADER_DATA_MAX): its error */
+		if (entries > 0xffff || data > 0x0fffffff)
+			return 0;
 		if (i == 1)
 			return (size_t)(2 * (16 * entries + data));
 		off += (16 + 16 * entries + data + 7) / 8 * 8;
