@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -359,6 +360,17 @@ bool strv_contains(const char *const *v, size_t n, const char *s)
 		if (s2c_streq(v[i], s))
 			return true;
 	return false;
+}
+
+bool s2c_fnmatch(const char *pattern, const char *s, int flags)
+{
+	size_t lit = strcspn(pattern, "*?[\\");
+
+	if (strncmp(pattern, s, lit) != 0)
+		return false;
+	if (!pattern[lit])
+		return s[lit] == '\0';
+	return fnmatch(pattern, s, flags) == 0;
 }
 
 bool str_endswith(const char *s, const char *suffix)

@@ -123,6 +123,15 @@ int strv_cmp(const void *a, const void *b);
 /** Whether @s is one of the @n strings of @v. */
 bool strv_contains(const char *const *v, size_t n, const char *s);
 
+/**
+ * fnmatch(3) of @s against @pattern with @flags (not FNM_CASEFOLD), but a
+ * string that does not begin with the pattern's literal start (up to its
+ * first '*', '?', '[' or '\\') is refused without it: glibc's fnmatch
+ * converts both to wide characters first in a multibyte locale, which most
+ * strings are not worth.
+ */
+bool s2c_fnmatch(const char *pattern, const char *s, int flags);
+
 /** Whether the NUL-terminated string @s ends with @suffix. */
 bool str_endswith(const char *s, const char *suffix);
 

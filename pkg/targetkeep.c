@@ -4,7 +4,6 @@
  * capabilities as packed, or named by an install-time action), libraries
  * whose imports are evidence, and for images the files `audit --root` reads.
  */
-#include <fnmatch.h>
 #include <string.h>
 
 #include "actindex.h"
@@ -25,13 +24,9 @@ static bool lib_wanted(const struct target_select *sel, const char *path)
 {
 	const char *b = member_base_name(path);
 
-	/* A pattern's start up to its first wildcard must begin the name: nearly every
-	 * name fails there, before fnmatch(), which is slow in a multibyte locale. */
-	for (size_t i = 0; sel->lib_globs && sel->lib_globs[i]; i++) {
-		const char *g = sel->lib_globs[i];
-		if (strncmp(g, b, strcspn(g, "*?[\\")) == 0 && fnmatch(g, b, 0) == 0)
+	for (size_t i = 0; sel->lib_globs && sel->lib_globs[i]; i++)
+		if (s2c_fnmatch(sel->lib_globs[i], b, 0))
 			return true;
-	}
 	return false;
 }
 

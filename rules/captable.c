@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -9,6 +8,7 @@
 #include "fcaps.h"
 #include "jsonread.h"
 #include "strtable.h"
+#include "util.h"
 #include "common.h"
 
 static const char *const risk_names[_RISK_MAX] = { "none", "low", "dangerous", "root" };
@@ -276,7 +276,7 @@ int captable_load(struct captable *t, struct json_object *doc, const char *file,
 bool captable_general_library(const struct captable *t, const char *soname)
 {
 	for (size_t i = 0; t->general && t->general[i]; i++)
-		if (fnmatch(t->general[i], soname, 0) == 0)
+		if (s2c_fnmatch(t->general[i], soname, 0))
 			return true;
 	return false;
 }

@@ -7,7 +7,6 @@
  * (rules/privcheck.h), risk and warnings.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,7 +46,7 @@ bool engine_is_interpreter(const char *path)
 
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < S2C_ELEMENTSOF(globs); i++)
-		if (fnmatch(globs[i], base, 0) == 0)
+		if (s2c_fnmatch(globs[i], base, 0))
 			return true;
 	return false;
 }

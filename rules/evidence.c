@@ -5,7 +5,6 @@
  * file.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
@@ -72,7 +71,7 @@ static int evidence_of_libraries(const struct captable *t, struct decision *d)
 			const char *sym = NULL;
 
 			/* the library itself is what this entry is about: handled above */
-			if (!ev->symbols || (ev->library && fnmatch(ev->library, lib->soname, 0) == 0))
+			if (!ev->symbols || (ev->library && s2c_fnmatch(ev->library, lib->soname, 0)))
 				continue;
 			for (size_t j = 0; ev->symbols[j] && !sym; j++)
 				if (elfinfo_lib_imports(lib, ev->symbols[j]))

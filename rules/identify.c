@@ -4,7 +4,6 @@
  * stays open.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +46,7 @@ static bool identify_holds(const struct decision *d, const struct rule *r, char 
 	if (id->soname) {
 		bool any = false;
 		for (size_t i = 0; id->soname[i] && !any; i++)
-			any = elf->soname && fnmatch(id->soname[i], elf->soname, 0) == 0;
+			any = elf->soname && s2c_fnmatch(id->soname[i], elf->soname, 0);
 		if (!any)
 			return false;
 		SIGN("%sSONAME %s", len ? ", " : "", elf->soname);

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -170,8 +169,8 @@ static void set_flags(struct elfinfo *e, bool df1_pie)
 	e->pie = (e->elf_type == ET_DYN && e->interp) || df1_pie;
 	e->is_static = !e->interp && e->n_needed == 0;
 	for (size_t i = 0; i < e->n_needed; i++) {
-		e->links_libcap |= fnmatch("libcap.so*", e->needed[i], 0) == 0;
-		e->links_libcap_ng |= fnmatch("libcap-ng.so*", e->needed[i], 0) == 0;
+		e->links_libcap |= s2c_fnmatch("libcap.so*", e->needed[i], 0);
+		e->links_libcap_ng |= s2c_fnmatch("libcap-ng.so*", e->needed[i], 0);
 	}
 }
 

@@ -3,7 +3,6 @@
  * DT_NEEDED libraries resolved beneath the root, and their symbols.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <libelf.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -139,7 +138,7 @@ int elflibs_init(struct elfinfo *e)
 const struct elfinfo_lib *elfinfo_lib_matching(const struct elfinfo *e, const char *soname_glob)
 {
 	for (size_t i = 0; i < e->n_libs; i++)
-		if (fnmatch(soname_glob, e->libs[i].soname, 0) == 0)
+		if (s2c_fnmatch(soname_glob, e->libs[i].soname, 0))
 			return &e->libs[i];
 	return NULL;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
+#include <fnmatch.h>
 #include <json-c/json.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -221,6 +222,26 @@ START_TEST(test_endswith)
 	ck_assert(str_endswith("/usr/lib/a.so", ".so"));
 	ck_assert(str_endswith(".so", ".so") && str_endswith("x", ""));
 	ck_assert(!str_endswith("/usr/lib/a.so.1", ".so") && !str_endswith("so", ".so"));
+}
+END_TEST
+
+/* s2c_fnmatch() answers as fnmatch(3) does, with or without a literal start. */
+START_TEST(test_fnmatch)
+{
+	static const char *const patterns[] = { "libcap.so*", "lib*tc.so*", "*.so", "sh", "",
+						"a\\*b", "[ab]x", "/usr/*/bin", ".x*" };
+	static const char *const names[] = { "libcap.so.2", "libcap.so", "libcap-ng.so.0",
+					     "libip4tc.so.2", "x.so", "sh", "shx", "", "a*b",
+					     "a\\xb", "bx", "/usr/s/bin", "/usr/s/t/bin", ".xy",
+					     "lib\xc3\xa9.so" };
+	static const int flags[] = { 0, FNM_PATHNAME, FNM_PERIOD };
+
+	for (size_t f = 0; f < S2C_ELEMENTSOF(flags); f++)
+		for (size_t i = 0; i < S2C_ELEMENTSOF(patterns); i++)
+			for (size_t j = 0; j < S2C_ELEMENTSOF(names); j++)
+				ck_assert_msg(s2c_fnmatch(patterns[i], names[j], flags[f]) ==
+					      (fnmatch(patterns[i], names[j], flags[f]) == 0),
+					      "%s %s %d", patterns[i], names[j], flags[f]);
 }
 END_TEST
 
@@ -560,6 +581,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_sanitise_and_hex);
 	tcase_add_test(tc, test_path_join);
 	tcase_add_test(tc, test_endswith);
+	tcase_add_test(tc, test_fnmatch);
 	tcase_add_test(tc, test_error);
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_tri);
