@@ -3,8 +3,8 @@
  * The actions of an analysis by the path they name (actindex.h).  A path is
  * looked up as itself, as each of its prefixes that a '/' follows (the roots
  * of recursive actions) and by its directory (globs whose directory has no
- * wildcard); the few globs with a wildcard in their directory are tried one
- * by one.
+ * wildcard); the few globs with a wildcard in their directory, and recursive
+ * globs, are tried one by one.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -26,11 +26,26 @@ struct ms_index {
 
 bool ms_action_names(const struct ms_action *a, const char *path)
 {
+	_cleanup_free_ char *dir = NULL;
 	size_t n = strlen(a->path);
 
-	if (a->glob ? fnmatch(a->path, path, FNM_PATHNAME) == 0 : s2c_streq(a->path, path))
+	if (!a->glob)
+		return s2c_streq(a->path, path) ||
+		       (a->recursive && strncmp(path, a->path, n) == 0 && path[n] == '/');
+	if (fnmatch(a->path, path, FNM_PATHNAME) == 0)
 		return true;
-	return a->recursive && strncmp(path, a->path, n) == 0 && path[n] == '/';
+	if (!a->recursive)
+		return false;
+	/* chmod -R on what a glob matches: below each directory it matches */
+	dir = strdup(path);
+	if (!dir)
+		return true;    /* without memory, it may */
+	for (char *p = strrchr(dir, '/'); p && p != dir; p = strrchr(dir, '/')) {
+		*p = '\0';
+		if (fnmatch(a->path, dir, FNM_PATHNAME) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* Where the directory of a glob ends, when nothing before it is a wildcard; else SIZE_MAX. */
@@ -45,15 +60,16 @@ static size_t glob_dir_len(const char *pattern)
 
 static int actindex_add(struct actindex *x, const struct ms_action *act, size_t i)
 {
-	size_t dir = act->glob ? glob_dir_len(act->path) : 0;
+	size_t dir = act->glob && !act->recursive ? glob_dir_len(act->path) : SIZE_MAX;
 	int r = 0;
 
-	if (act->recursive)
+	if (act->recursive && !act->glob)
 		r = hashindex_add(&x->recursive, member_hash(act->path), i);
 	if (r < 0)
 		return r;
 	if (!act->glob)
 		return hashindex_add(&x->exact, member_hash(act->path), i);
+	/* a recursive glob reaches below what it matches: one of the few asked one by one */
 	if (dir != SIZE_MAX)
 		return hashindex_add(&x->globs, strhash_n(act->path, dir), i);
 	if (!(x->n_other % 16)) {

@@ -964,7 +964,8 @@ START_TEST(test_action_index)
 		"/usr/bin/a", "/usr/bin/ab", "/usr/bin", "/usr/bin/a/x", "/opt/tree",
 		"/opt/tree/x/y", "/opt/treex/y", "/opt", "/usr/lib/x/l.so", "/usr/lib/x/y/l.so",
 		"/usr/lib/x/l.so.1", "/srv/s/bin/p", "/srv/s/t/bin/p", "/srv/s/bin/pp",
-		"/usr/bin/b c", "/etc/x/.hidden", "/etc/x/f", "/",
+		"/usr/bin/b c", "/etc/x/.hidden", "/etc/x/f", "/", "/var/lx/a/b", "/var/l",
+		"/var/lx",
 	};
 	struct ms_analysis one = { 0 };
 
@@ -972,9 +973,10 @@ START_TEST(test_action_index)
 	add("/usr/bin/b c", MEMBER_FILE, 0755, NULL);
 	add("/usr/sbin/late", MEMBER_FILE, 0755, NULL);
 	a = run("chmod 4755 /usr/bin/a; chmod -R u+s /opt/tree; chmod u+s /usr/lib/x/*.so; "
-		"chmod u+s /srv/*/bin/?; setcap cap_net_raw+ep '/usr/bin/b c'; chmod 4755 /etc/x/*");
+		"chmod u+s /srv/*/bin/?; setcap cap_net_raw+ep '/usr/bin/b c'; chmod 4755 /etc/x/*; "
+		"chmod -R u+s /var/l?");
 
-	ck_assert_uint_eq(a.n, 6);
+	ck_assert_uint_eq(a.n, 7);
 	ck_assert_int_eq(ms_analysis_index(&a), 0);
 	one.v = a.v;
 	one.n = a.n;
@@ -986,6 +988,7 @@ START_TEST(test_action_index)
 		ck_assert_msg(ms_analysis_names(&one, paths[i]) == want, "%s", paths[i]);
 	}
 	ck_assert(ms_analysis_names(&a, "/opt/tree/x/y") && ms_analysis_names(&a, "/srv/s/bin/p"));
+	ck_assert(ms_analysis_names(&a, "/var/lx/a/b") && !ms_analysis_names(&a, "/var/l"));
 	/* '*' does not cross '/'; it matches a leading dot, more than the shell: a candidate more */
 	ck_assert(!ms_analysis_names(&a, "/srv/s/t/bin/p") && ms_analysis_names(&a, "/etc/x/.hidden"));
 
@@ -1004,6 +1007,13 @@ START_TEST(test_action_index)
 	ck_assert(ms_analysis_names(&a, "/usr/sbin/late"));
 	ck_assert_int_eq(ms_analysis_index(&a), 0);
 	ck_assert(ms_analysis_names(&a, "/usr/sbin/late") && ms_analysis_names(&a, "/usr/bin/a"));
+	ms_analysis_release(&a);
+
+	/* a recursive glob: below each directory it matches */
+	a = run("chmod -R u+s /usr/b*");
+	ck_assert_int_eq(ms_analysis_index(&a), 0);
+	ck_assert(ms_analysis_names(&a, "/usr/bin/prog") && ms_analysis_names(&a, "/usr/bin"));
+	ck_assert(!ms_analysis_names(&a, "/usr/sbin/groupadd") && !ms_analysis_names(&a, "/usr"));
 	ms_analysis_release(&a);
 }
 END_TEST
