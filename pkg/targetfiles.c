@@ -243,7 +243,8 @@ static int actions_on(const struct ms_analysis *scripts, const struct member *m,
 	v = calloc(p.n ? p.n : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	qsort(found, p.n, sizeof(*found), cmp_size);
+	if (p.n > 1)
+		qsort(found, p.n, sizeof(*found), cmp_size);
 	for (size_t i = 0; i < p.n; i++)
 		if ((i == 0 || found[i] != found[i - 1]) && scripts->v[found[i]].seq[sc] != SIZE_MAX)
 			v[n++] = &scripts->v[found[i]];
