@@ -110,6 +110,9 @@ HOSTILE = {
     "shift-decided": "set -- 0755 {P} 4755 {P}\nwhile [ $# -ge 2 ]; do chmod $1 $2; shift 2; done",
     "shift-loop": ("set -- 0755 {P} 4755 {P}\n"
                    "while [ $# -ge 2 ] && [ -e /etc/passwd ]; do chmod $1 $2; shift 2; done"),
+    # chmod -R of a glob reaches below each directory it matches: incomplete (a glob may
+    # reach files that are not the package's), and what it makes of the package's is said
+    "chmod-r-glob": "chmod -R u+s {D}/b*",
     # a for loop over the words of an expansion not known may make no pass at all
     "for-empty": "m=4755\nfor x in $(cat {D}/empty); do m=0755; done\nchmod $m {P}",
     # a file the script makes and then makes set-ID is privileged though no member is;
@@ -158,6 +161,8 @@ HOSTILE = {
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "link-named", "link-named-member",
           "link-named-unknown", "shift-loop", "for-empty", "while-read-eaten", "while-read-asks",
           "conffile-other", "loader")
+# Incomplete, and yet what they predict of this file of theirs is what dpkg installs.
+PREDICTED = {"chmod-r-glob": "bin/update-usbids"}
 LOADERS = "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/"
 # Those that write over a set-ID program of the system (dpkg leaves it set-ID with the
 # content of the member named, relative to the package's directory), or copy or link one
@@ -424,6 +429,13 @@ def dpkg_differential_inside(ctx):
             ctx.check(f"{case['label']}: dpkg made the program set-ID, the audit said "
                       "incomplete", prog in files and privileged(files[prog]) and
                       not case["complete"], f"{files.get(prog)} {case['incomplete']}")
+        if case["label"].startswith("hostile/") and case["label"][8:] in PREDICTED:
+            path = f"/usr/lib/{case['package']}/{PREDICTED[case['label'][8:]]}"
+            want = case["files"].get(path)
+            ctx.check(f"{case['label']}: {path} set-ID by dpkg as predicted, incomplete",
+                      path in files and privileged(files[path]) and want is not None and
+                      tuple(want) == files[path] and not case["complete"],
+                      f"predicted {want}, installed {files.get(path)}")
         other, content = PROVEN_OTHER.get(case["label"][8:], (None, None)) \
             if case["label"].startswith("hostile/") else (None, None)
         if other:
