@@ -146,7 +146,6 @@ static int header_members(Header h, struct target *t, const struct target_select
 	return r;
 }
 
-/* Read the header under the lock; the fd is left at the payload. */
 /*
  * What reading the header of the .rpm at @fd costs, before librpm reads it:
  * from the lead (96 bytes), the signature header's size (its 16-byte intro:
@@ -181,6 +180,7 @@ static size_t header_cost(int fd)
 	return 0;
 }
 
+/* Read the header under the lock; the fd is left at the payload. */
 static int read_header(int fd, Header *ret, struct s2c_error *err)
 {
 	struct rpmlog_capture cap = { 0 };
