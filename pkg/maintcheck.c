@@ -5,9 +5,8 @@
  * against the privileged files.  An index built once per check makes it cost
  * the members plus the actions and touches, not their product: the actions
  * that add privilege by the path they name (actindex.h), the privileged
- * members in byte order ("the first
- * privileged member below P" is a binary search), and what the analysis
- * already says by its text.
+ * members in byte order ("the first privileged member below P" is a binary
+ * search), and what the analysis already says by its text.
  */
 #include <errno.h>
 #include <stdlib.h>

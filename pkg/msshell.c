@@ -381,12 +381,6 @@ static bool is_setcap_path(const char *s)
 	return s2c_streq(member_base_name(s), "setcap");
 }
 
-/* Whether an action of this pass so far names @path. */
-static bool changed(const struct ms_eval *e, const char *path)
-{
-	return mseval_acted_on(e, path);
-}
-
 /* -e, -f, -d, -x on a file of the package: it is there once unpacked. */
 static enum ms_st file_test(struct ms_eval *e, const char *op, const struct ms_field *f)
 {
@@ -405,7 +399,7 @@ static enum ms_st file_test(struct ms_eval *e, const char *op, const struct ms_f
 		return MS_UNKNOWN;      /* not the package's, or the script moved things */
 	if (s2c_streq(op, "-e") || s2c_streq(op, "-r"))
 		return MS_TRUE;
-	if (s2c_streq(op, "-x") && m->type == MEMBER_FILE && !changed(e, m->path))
+	if (s2c_streq(op, "-x") && m->type == MEMBER_FILE && !mseval_acted_on(e, m->path))
 		return m->mode & 0111 ? MS_TRUE : MS_FALSE;
 	if (s2c_streq(op, "-f"))
 		return m->type == MEMBER_FILE || m->type == MEMBER_HARDLINK ? MS_TRUE : MS_FALSE;
