@@ -22,7 +22,22 @@ struct stage {
 	int rootfd;             /* dir/root */
 	struct stage_limits lim;
 	uint64_t used;
+	/* The directory the last file was created in, beneath the root, and its fd (or -1):
+	 * the members of an archive come directory by directory, so most creations reuse it.
+	 * Forgotten by every change that removes, which could remove that directory. */
+	char *last_dir;
+	size_t last_len;
+	int last_fd;
 };
+
+static void forget_last(struct stage *s)
+{
+	if (s->last_fd >= 0)
+		(void)close(s->last_fd);
+	s->last_fd = -1;
+	free(s->last_dir);
+	s->last_dir = NULL;
+}
 
 static int open_dir_at(int dirfd, const char *name)
 {
@@ -32,6 +47,7 @@ static int open_dir_at(int dirfd, const char *name)
 static int stage_init(struct stage *s, const char *dir, int dirfd, struct s2c_error *err)
 {
 	s->dirfd = dirfd;
+	s->last_fd = -1;
 	s->dir = strdup(dir);
 	if (!s->dir)
 		return -ENOMEM;
@@ -159,6 +175,7 @@ struct stage *stage_free(struct stage *s)
 {
 	if (!s)
 		return NULL;
+	forget_last(s);
 	if (s->rootfd >= 0)
 		(void)close(s->rootfd);
 	if (s->dirfd >= 0) {
@@ -231,18 +248,51 @@ static int open_parent(const struct stage *s, const char *path, bool create,
 	return TAKE_FD(cur);
 }
 
+/*
+ * open_parent() with @create, through the directory of the last creation when @path is
+ * in it: the fd returned is the stage's (not to be closed), @ret_name as there.
+ */
+static int last_parent(struct stage *s, const char *path, const char **ret_name,
+		       struct s2c_error *err)
+{
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	size_t len = (size_t)(name - path);
+	int fd;
+
+	if (s->last_fd >= 0 && len == s->last_len && memcmp(path, s->last_dir, len) == 0 &&
+	    *name && strlen(name) <= NAME_MAX && !s2c_streq(name, ".") && !s2c_streq(name, "..")) {
+		*ret_name = name;
+		return s->last_fd;
+	}
+	fd = open_parent(s, path, true, ret_name, err);
+	if (fd < 0)
+		return fd;
+	forget_last(s);
+	s->last_dir = strndup(path, len);
+	if (!s->last_dir) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	s->last_len = len;
+	s->last_fd = fd;
+	return fd;
+}
+
 int stage_create(struct stage *s, const char *path, struct s2c_error *err)
 {
 	const char *name;
-	_cleanup_close_ int dfd = open_parent(s, path, true, &name, err);
-	int fd, r;
+	int dfd = last_parent(s, path, &name, err), fd, r;
 
 	if (dfd < 0)
 		return dfd;
-	r = remove_at(dfd, name);
-	if (r < 0)
-		return s2c_error_errno(err, r, "cannot replace a staged file");
+	/* what is there already, a file or a tree, is replaced (never the directory itself) */
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		r = remove_at(dfd, name);
+		if (r < 0)
+			return s2c_error_errno(err, r, "cannot replace a staged file");
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	if (fd < 0)
 		return s2c_error_errno(err, -errno, "cannot create a staged file");
 	return fd;
@@ -251,9 +301,11 @@ int stage_create(struct stage *s, const char *path, struct s2c_error *err)
 int stage_symlink(struct stage *s, const char *path, const char *target, struct s2c_error *err)
 {
 	const char *name;
-	_cleanup_close_ int dfd = open_parent(s, path, true, &name, err);
+	_cleanup_close_ int dfd = -1;
 	int r;
 
+	forget_last(s);
+	dfd = open_parent(s, path, true, &name, err);
 	if (dfd < 0)
 		return dfd;
 	r = remove_at(dfd, name);
@@ -267,10 +319,12 @@ int stage_symlink(struct stage *s, const char *path, const char *target, struct 
 int stage_link(struct stage *s, const char *path, const char *existing, struct s2c_error *err)
 {
 	const char *name, *oname;
-	_cleanup_close_ int odfd = open_parent(s, existing, false, &oname, err);
+	_cleanup_close_ int odfd = -1;
 	_cleanup_close_ int dfd = -1;
 	int r;
 
+	forget_last(s);
+	odfd = open_parent(s, existing, false, &oname, err);
 	if (odfd < 0)
 		return odfd;
 	dfd = open_parent(s, path, true, &name, err);
@@ -316,6 +370,7 @@ int stage_remove(struct stage *s, const char *path)
 	const char *name;
 	_cleanup_close_ int dfd = -1;
 
+	forget_last(s);
 	if (s2c_streq(path, "/")) {
 		int fd = fcntl(s->rootfd, F_DUPFD_CLOEXEC, 3);
 		return fd < 0 ? -errno : rmtree_empty(fd, STAGE_DEPTH_MAX + 2);

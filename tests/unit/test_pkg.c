@@ -242,6 +242,28 @@ START_TEST(test_stage_contains)
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
 	close(fd);
 	ck_assert_int_lt(stage_create(s, "/a/../../x", &err), 0);
+	/* A directory made a symlink, or a file, after a file was created in it is not
+	 * written into again (the last directory is not reused past such a change). */
+	fd = stage_create(s, "/t/x/f", &err);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(stage_symlink(s, "/t/x", outside, &err), 0);
+	ck_assert_int_lt(stage_create(s, "/t/x/g", &err), 0);
+	fd = stage_create(s, "/t/y/f", &err);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = stage_create(s, "/t/y", &err);                 /* a file replaces the tree */
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_lt(stage_create(s, "/t/y/g", &err), 0);
+	fd = stage_create(s, "/t/z/f", &err);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = stage_create(s, "/t/z/f", &err);               /* the same name again: replaced */
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_lt(stage_create(s, "/t/z/..", &err), 0);
+	ck_assert_int_lt(stage_create(s, "/t/z/", &err), 0);
 	list_tree(outside, after, sizeof(after));
 	ck_assert_str_eq(before, after);
 
