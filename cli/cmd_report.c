@@ -32,17 +32,9 @@ static const char intro[] =
 
 static int render(struct fleet *f, enum audit_format format, bool quiet, FILE *out)
 {
-	struct json_object *doc;
-	int r;
-
 	switch (format) {
 	case AUDIT_FORMAT_JSON:
-		doc = fleet_json(f);
-		if (!doc)
-			return -ENOMEM;
-		r = jsonout_write(doc, out);
-		json_object_put(doc);
-		return r;
+		return fleet_json_write(f, out);
 	case AUDIT_FORMAT_MARKDOWN:
 		return fleet_markdown(f, out);
 	case AUDIT_FORMAT_HTML:

@@ -94,39 +94,82 @@ static int put_indented(const char *s, const char *indent, FILE *out)
 	return fputs(s, out) == EOF ? -EIO : 0;
 }
 
-int jsonout_write_array(struct json_object *doc, const char *key, size_t n,
-			struct json_object *(*element)(size_t i, const void *userdata), const void *userdata,
-			FILE *out)
+/* What stands for the elements while the rest of the document is serialised: json-c
+ * writes the \x01 as \u0001, which the end of the document is then searched for. */
+#define STREAM_SENTINEL "s2c-jsonout-stream\x01"
+#define STREAM_SENTINEL_TEXT "\"s2c-jsonout-stream\\u0001\""
+
+int jsonout_write_stream(struct json_object *doc, struct json_object *array, size_t n,
+			 struct json_object *(*element)(size_t i, const void *userdata),
+			 const void *userdata, FILE *out)
 {
-	/* json-c writes an empty array member "KEY": [\n  ] and ends the object with \n} */
-	_cleanup_free_ char *tail = strdup_printf("\"%s\": [\n  ]\n}", key);
-	const char *s = json_object_to_json_string_ext(doc, JSONOUT_FLAGS);
-	size_t len, head;
+	const char *s, *at, *line, *p;
+	_cleanup_free_ char *indent = NULL;
 	int r = 0;
 
-	if (!s || !tail)
-		return -ENOMEM;
-	len = strlen(s);
-	if (len < strlen(tail) || strcmp(s + len - strlen(tail), tail) != 0)
+	if (!json_object_is_type(array, json_type_array) || json_object_array_length(array) != 0)
 		return -EINVAL;
-	head = len - strlen("  ]\n}");         /* up to and including "[\n" */
-	if (fwrite(s, 1, head, out) != head)
-		return -EIO;
+	if (jsonout_push(array, json_object_new_string(STREAM_SENTINEL)) < 0)
+		return -ENOMEM;
+	s = json_object_to_json_string_ext(doc, JSONOUT_FLAGS);
+	if (!s) {
+		(void)json_object_array_del_idx(array, 0, 1);
+		return -ENOMEM;
+	}
+	/* the last sentinel, with only the ends of arrays and objects after it (an earlier
+	 * one is a string of the document's own) */
+	for (at = NULL, p = s; (p = strstr(p, STREAM_SENTINEL_TEXT)); p++)
+		at = p;
+	if (!at || at[strspn(at + strlen(STREAM_SENTINEL_TEXT), " \n]}") +
+		      strlen(STREAM_SENTINEL_TEXT)] != '\0') {
+		(void)json_object_array_del_idx(array, 0, 1);
+		return -EINVAL;
+	}
+	for (line = at; line > s && line[-1] == ' '; line--)
+		;
+	indent = strndup(line, (size_t)(at - line));
+	if (!indent || line == s || line[-1] != '\n') {
+		(void)json_object_array_del_idx(array, 0, 1);
+		return indent ? -EINVAL : -ENOMEM;
+	}
+	/* up to and including the "[\n" of the array; json-c writes an empty one "[\n  ]" */
+	if (fwrite(s, 1, (size_t)(line - s), out) != (size_t)(line - s))
+		r = -EIO;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct json_object *e = element(i, userdata);
 		const char *es = e ? json_object_to_json_string_ext(e, JSONOUT_FLAGS) : NULL;
 
 		if (!es)
 			r = -ENOMEM;
-		else if (fputs(i ? ",\n    " : "    ", out) == EOF)
+		else if (i && fputs(",\n", out) == EOF)
+			r = -EIO;
+		else if (fputs(indent, out) == EOF)
 			r = -EIO;
 		else
-			r = put_indented(es, "    ", out);
+			r = put_indented(es, indent, out);
 		json_object_put(e);
 	}
-	if (r == 0 && (fputs(n ? "\n  ]\n}\n" : "  ]\n}\n", out) == EOF || ferror(out)))
+	p = at + strlen(STREAM_SENTINEL_TEXT);
+	if (r == 0 && (fputs(n ? p : p + 1, out) == EOF || fputc('\n', out) == EOF || ferror(out)))
 		r = -EIO;
+	(void)json_object_array_del_idx(array, 0, 1);
 	return r;
+}
+
+int jsonout_write_array(struct json_object *doc, const char *key, size_t n,
+			struct json_object *(*element)(size_t i, const void *userdata), const void *userdata,
+			FILE *out)
+{
+	struct json_object *array;
+	const char *last = NULL;
+
+	json_object_object_foreach(doc, k, v) {
+		(void)v;
+		last = k;
+	}
+	if (!last || !s2c_streq(last, key) || !json_object_object_get_ex(doc, key, &array))
+		return -EINVAL;
+	return jsonout_write_stream(doc, array, n, element, userdata, out);
 }
 
 int jsonout_push(struct json_object *array, struct json_object *v)

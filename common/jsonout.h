@@ -84,4 +84,13 @@ int jsonout_write_array(struct json_object *doc, const char *key, size_t n,
 			struct json_object *(*element)(size_t i, const void *userdata), const void *userdata,
 			FILE *out);
 
+/**
+ * jsonout_write_array() for an empty @array anywhere in @doc, as long as nothing of
+ * @doc comes after it (the last member at every level: SARIF's runs[0].results).
+ * Returns 0, -ENOMEM, -EINVAL (@array not empty, or not last) or -EIO.
+ */
+int jsonout_write_stream(struct json_object *doc, struct json_object *array, size_t n,
+			 struct json_object *(*element)(size_t i, const void *userdata),
+			 const void *userdata, FILE *out);
+
 #endif /* S2C_COMMON_JSONOUT_H */

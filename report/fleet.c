@@ -19,18 +19,8 @@
 
 void fstate_release(struct fstate *s)
 {
-	free(s->verdict);
-	free(s->mode);
-	free(s->owner);
-	free(s->group);
-	free(s->caps);
-	free(s->caps_after);
-	free(s->risk);
-	free(s->package);
-	free(s->version);
-	free(s->state);
 	json_object_put(s->waived);
-	free(s->key);
+	s->waived = NULL;
 }
 
 void fprog_truncate(struct fprog *p, size_t keep)
@@ -77,6 +67,7 @@ struct fleet *fleet_free(struct fleet *f)
 	json_object_put(f->waivers);
 	hashindex_release(&f->by_path);
 	hashindex_release(&f->by_target);
+	strpool_release(&f->strings);
 	free(f->touched);
 	free(f);
 	return NULL;

@@ -85,6 +85,12 @@ int fleet_drift(const struct fleet *f);
 struct json_object *fleet_json(const struct fleet *f);
 
 /**
+ * Write what jsonout_write() would of fleet_json(), one program at a time: the
+ * memory of the largest program, not of all.  Returns 0, -ENOMEM or -EIO.
+ */
+int fleet_json_write(const struct fleet *f, FILE *out);
+
+/**
  * Text: summary, targets, programs with their majority and drift; @quiet: the
  * summary, the notes and the programs that differ between targets only.
  * Returns 0, -ENOMEM, -EIO.

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "hashindex.h"
+#include "strpool.h"
 
 struct json_object;
 
@@ -40,7 +41,8 @@ struct ftarget {
 	size_t files;
 };
 
-/* What one target says about one program. */
+/* What one target says about one program.  Its strings are the fleet's (struct fleet's
+ * strings): thousands of states repeat a few values. */
 struct fstate {
 	size_t target;
 	char *verdict, *mode, *owner, *group, *caps, *caps_after, *risk, *package, *version;
@@ -73,9 +75,10 @@ struct fleet {
 	size_t n_notes;
 	size_t reports_unread;  /* reports that could not be read (fleet_unread()) */
 	struct json_object *waivers; /* {"report", "waivers"} of each report that had waivers */
+	struct strpool strings;      /* the strings of every state */
 };
 
-/** Free what @s owns (not @s itself). */
+/** Free what @s owns (not @s itself, nor its strings, which are the fleet's). */
 void fstate_release(struct fstate *s);
 
 /** Free the states of @p from @keep on, so that it holds its first @keep again. */

@@ -158,10 +158,11 @@ static struct json_object *program_json(const struct fleet *f, const struct fpro
 	return TAKE_PTR(o);
 }
 
-struct json_object *fleet_json(const struct fleet *f)
+/* The document with every member but the programs, whose array is its last and empty. */
+static struct json_object *fleet_json_head(const struct fleet *f)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
-	struct json_object *targets, *programs;
+	struct json_object *targets;
 
 	if (!doc || head_json(doc, f) < 0 ||
 	    jsonout_add(doc, "reports", strings_json(f->reports, f->n_reports)) < 0 ||
@@ -174,13 +175,38 @@ struct json_object *fleet_json(const struct fleet *f)
 	for (size_t i = 0; i < f->n_t; i++)
 		if (jsonout_push(targets, target_json(&f->t[i])) < 0)
 			return NULL;
-	programs = json_object_new_array();
-	if (jsonout_add(doc, "programs", programs) < 0)
+	if (jsonout_add(doc, "programs", json_object_new_array()) < 0)
+		return NULL;
+	return TAKE_PTR(doc);
+}
+
+struct json_object *fleet_json(const struct fleet *f)
+{
+	_cleanup_jsonput_ struct json_object *doc = fleet_json_head(f);
+	struct json_object *programs;
+
+	if (!doc || !json_object_object_get_ex(doc, "programs", &programs))
 		return NULL;
 	for (size_t i = 0; i < f->n_p; i++)
 		if (jsonout_push(programs, program_json(f, &f->p[i])) < 0)
 			return NULL;
 	return TAKE_PTR(doc);
+}
+
+static struct json_object *program_element(size_t i, const void *userdata)
+{
+	const struct fleet *f = userdata;
+
+	return program_json(f, &f->p[i]);
+}
+
+int fleet_json_write(const struct fleet *f, FILE *out)
+{
+	_cleanup_jsonput_ struct json_object *doc = fleet_json_head(f);
+
+	if (!doc)
+		return -ENOMEM;
+	return jsonout_write_array(doc, "programs", f->n_p, program_element, f, out);
 }
 
 /* --- the targets that differ, in text, Markdown and HTML ------------------------------------- */
@@ -683,10 +709,80 @@ static struct json_object *invocations_json(const struct fleet *f)
 	return TAKE_PTR(arr);
 }
 
+/* One result of the fleet's SARIF: a finding of a program's majority, or its drift. */
+struct sarif_item {
+	size_t prog;
+	unsigned k;             /* the finding, or _AUDIT_FINDING_MAX: drift */
+};
+
+struct sarif_items {
+	struct sarif_item *v;
+	size_t n, alloc;
+};
+
+static void sarif_items_freep(struct sarif_items *items)
+{
+	free(items->v);
+}
+
+static int sarif_item_add(struct sarif_items *items, size_t prog, unsigned k)
+{
+	if (items->n == items->alloc) {
+		size_t alloc = items->alloc ? 2 * items->alloc : 256;
+		struct sarif_item *v = reallocarray(items->v, alloc, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		items->v = v;
+		items->alloc = alloc;
+	}
+	items->v[items->n++] = (struct sarif_item){ prog, k };
+	return 0;
+}
+
+/* The results, in order: for each program its majority's findings, then its drift. */
+static int sarif_items(const struct fleet *f, struct sarif_items *items)
+{
+	for (size_t i = 0; i < f->n_p; i++) {
+		const struct fprog *p = &f->p[i];
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if ((p->v[p->major].findings & (1u << k)) && sarif_item_add(items, i, k) < 0)
+				return -ENOMEM;
+		if (p->n_major != p->n && sarif_item_add(items, i, _AUDIT_FINDING_MAX) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct sarif_results {
+	const struct fleet *f;
+	const struct sarif_items *items;
+};
+
+static struct json_object *sarif_element(size_t i, const void *userdata)
+{
+	const struct sarif_results *sr = userdata;
+	const struct sarif_item *it = &sr->items->v[i];
+	const struct fprog *p = &sr->f->p[it->prog];
+	_cleanup_free_ char *major = fstate_text(&p->v[p->major]), *msg = NULL;
+	size_t first = 0;
+
+	if (!major)
+		return NULL;
+	if (it->k < _AUDIT_FINDING_MAX)
+		return finding_result(p, it->k, major);
+	while (first < p->n && !fprog_drifts(p, first))
+		first++;
+	msg = strdup_printf("%zu of %zu targets differ from the majority (%s), for instance %s",
+			    p->n - p->n_major, p->n, major, sr->f->t[p->v[first].target].name);
+	return msg ? result(FLEET_DRIFT_ID, _AUDIT_FINDING_MAX, "warning", msg, p->path) : NULL;
+}
+
 int fleet_sarif(const struct fleet *f, FILE *out)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
+	_cleanup_(sarif_items_freep) struct sarif_items items = { 0 };
 	struct json_object *runs, *run, *tool, *driver, *rules, *results, *base, *root;
+	int r;
 
 	runs = json_object_new_array();
 	run = json_object_new_object();
@@ -720,28 +816,9 @@ int fleet_sarif(const struct fleet *f, FILE *out)
 	if (jsonout_add(run, "originalUriBaseIds", base) < 0 || jsonout_add(base, "ROOT", root) < 0 ||
 	    jsonout_add_string(root, "uri", "file:///") < 0 || jsonout_add(run, "results", results) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < f->n_p; i++) {
-		const struct fprog *p = &f->p[i];
-		const struct fstate *m = &p->v[p->major];
-		_cleanup_free_ char *major = fstate_text(m);
-		if (!major)
-			return -ENOMEM;
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if ((m->findings & (1u << k)) &&
-			    jsonout_push(results, finding_result(p, k, major)) < 0)
-				return -ENOMEM;
-		if (p->n_major != p->n) {
-			_cleanup_free_ char *msg = NULL;
-			size_t first = 0;
-			while (first < p->n && !fprog_drifts(p, first))
-				first++;
-			msg = strdup_printf("%zu of %zu targets differ from the majority (%s), "
-					    "for instance %s", p->n - p->n_major, p->n, major,
-					    f->t[p->v[first].target].name);
-			if (!msg || jsonout_push(results, result(FLEET_DRIFT_ID, _AUDIT_FINDING_MAX,
-								 "warning", msg, p->path)) < 0)
-				return -ENOMEM;
-		}
-	}
-	return jsonout_write(doc, out);
+	r = sarif_items(f, &items);
+	if (r < 0)
+		return r;
+	return jsonout_write_stream(doc, results, items.n, sarif_element,
+				    &(struct sarif_results){ f, &items }, out);
 }

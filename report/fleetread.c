@@ -165,6 +165,38 @@ static int file_origin(struct fstate *s, struct json_object *origin, const size_
 	return r;
 }
 
+/* The string fields of state @s: the reader's until state_pool(), then the fleet's. */
+#define STATE_STRINGS(s) { &(s)->verdict, &(s)->mode, &(s)->owner, &(s)->group, &(s)->caps, \
+			   &(s)->caps_after, &(s)->risk, &(s)->package, &(s)->version, \
+			   &(s)->state, &(s)->key }
+
+static void state_free_strings(struct fstate *s)
+{
+	char **v[] = STATE_STRINGS(s);
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(v); i++) {
+		free(*v[i]);
+		*v[i] = NULL;
+	}
+}
+
+/* The strings of @s made the fleet's; on -ENOMEM, those not pooled are freed (NULL). */
+static int state_pool(struct fleet *f, struct fstate *s)
+{
+	char **v[] = STATE_STRINGS(s);
+	int r = 0;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(v); i++) {
+		if (r == 0) {
+			r = strpool_take(&f->strings, v[i]);
+			continue;
+		}
+		free(*v[i]);
+		*v[i] = NULL;
+	}
+	return r;
+}
+
 /* @s as what its target says about @path; the fleet's on success, still the caller's on failure. */
 static int prog_add(struct fleet *f, const char *path, const struct fstate *s)
 {
@@ -243,6 +275,10 @@ static int add_file(struct fleet *f, const char *source, struct json_object *fil
 		if (!s.key)
 			r = -ENOMEM;
 	}
+	if (r == 0)
+		r = state_pool(f, &s);
+	else
+		state_free_strings(&s);
 	if (r == 0)
 		r = prog_add(f, path, &s);
 	if (r < 0)

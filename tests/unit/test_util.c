@@ -566,6 +566,57 @@ START_TEST(test_jsonout_write_array)
 }
 END_TEST
 
+/* A SARIF-like document: the array streamed is runs[0].results, nested, and a string of
+ * the document's own holds the text that stands for the elements. */
+static char *written_nested(size_t n, bool streamed)
+{
+	struct json_object *doc = json_object_new_object(), *runs = json_object_new_array();
+	struct json_object *run = json_object_new_object(), *results = json_object_new_array();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	json_object_object_add(doc, "name", json_object_new_string("s2c-jsonout-stream\x01"));
+	json_object_object_add(doc, "runs", runs);
+	json_object_array_add(runs, run);
+	json_object_object_add(run, "tool", json_object_new_string("t"));
+	json_object_object_add(run, "results", results);
+	if (streamed) {
+		ck_assert_int_eq(jsonout_write_stream(doc, results, n, stream_element, NULL, f), 0);
+		ck_assert_uint_eq(json_object_array_length(results), 0);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(results, stream_element(i, NULL));
+		ck_assert_int_eq(jsonout_write(doc, f), 0);
+	}
+	json_object_put(doc);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_jsonout_write_stream)
+{
+	struct json_object *doc = json_object_new_object(), *a = json_object_new_array();
+
+	for (size_t n = 0; n < 4; n++) {
+		char *whole = written_nested(n, false), *streamed = written_nested(n, true);
+
+		ck_assert_str_eq(streamed, whole);
+		free(whole);
+		free(streamed);
+	}
+	/* not the last thing of the document, or not empty */
+	json_object_object_add(doc, "results", a);
+	json_object_object_add(doc, "after", json_object_new_int(1));
+	ck_assert_int_eq(jsonout_write_stream(doc, a, 1, stream_element, NULL, stdout), -EINVAL);
+	ck_assert_uint_eq(json_object_array_length(a), 0);
+	json_object_array_add(a, json_object_new_int(1));
+	ck_assert_int_eq(jsonout_write_stream(doc, a, 1, stream_element, NULL, stdout), -EINVAL);
+	json_object_put(doc);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -593,6 +644,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_read_all_into);
 	tcase_add_test(tc, test_closest);
 	tcase_add_test(tc, test_jsonout_write_array);
+	tcase_add_test(tc, test_jsonout_write_stream);
 	suite_add_tcase(s, tc);
 	return s;
 }
