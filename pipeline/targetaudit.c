@@ -324,7 +324,7 @@ static int decide_target(const struct rules_db *db, const struct decide_target *
 	return r;
 }
 
-/* Notes of the target, and why its audit is incomplete (its own and its scripts'). */
+/* Notes of the target and why its audit is incomplete: its own and its scripts'. */
 static int collect_notes(struct tstate *ts)
 {
 	size_t n = 0, k = 0;
@@ -334,6 +334,8 @@ static int collect_notes(struct tstate *ts)
 		n++;
 	for (size_t i = 0; i < ts->t->n_notes && r == 0; i++)
 		r = strv_push(&ts->notes, &n, strdup(ts->t->notes[i]));
+	for (size_t i = 0; i < ts->t->scripts.n_notes && r == 0; i++)
+		r = strv_push(&ts->notes, &n, strdup(ts->t->scripts.notes[i]));
 	for (size_t i = 0; i < ts->t->n_incomplete && r == 0; i++)
 		r = strv_push(&ts->incomplete, &k, strdup(ts->t->incomplete[i]));
 	for (size_t i = 0; i < ts->t->scripts.n_incomplete && r == 0; i++)

@@ -835,12 +835,18 @@ int maintscript_analyse(const char *name, const char *text, size_t len,
 	struct sh_script *script = NULL;
 	struct ms_eval pass[_MS_SCENARIO_MAX];
 	_cleanup_free_ char *other = NULL;
+	const char *class;
 	bool bash, errexit;
 	size_t first = out->n;
 	int r = interpreter(text, len, &bash, &errexit, &other);
 
 	if (r < 0)
 		return r;
+	if (other && s2c_streq(name, "config") && (class = msdebconf_dictionary_config(text, len)))
+		return strv_push(&out->notes, &out->n_notes, strdup_printf(
+			"config:1: dictionaries-common's debconf config for a dictionary: it asks "
+			"for the default %s and changes no file's mode, owner or capability",
+			s2c_streq(class, "ispell") ? "ispell dictionary" : "word list"));
 	if (other) {
 		_cleanup_free_ char *shown = escape_text(other);
 		return add_incomplete(out, "%s:1: run by '%s', which is not analysed", name,

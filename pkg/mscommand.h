@@ -202,6 +202,7 @@ enum ms_st mshelper_x2godbadmin(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_outputs(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_ucf(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_gac_install(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_dpkg_trigger(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_setfacl(struct ms_eval *e, const struct ms_call *c);
 
@@ -284,5 +285,11 @@ enum ms_st msgrep_grep(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msdebconf_get(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msdebconf_set(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msdebconf_reset(struct ms_eval *e, const struct ms_call *c);
+/*
+ * The class ("ispell" or "wordlist") when @text is, word for word, the Perl
+ * debconf config dictionaries-common-dev writes for a dictionary, which changes
+ * no file's mode, owner or capability; else NULL.
+ */
+const char *msdebconf_dictionary_config(const char *text, size_t len);
 
 #endif /* S2C_PKG_MSCOMMAND_H */

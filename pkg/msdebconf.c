@@ -247,3 +247,73 @@ enum ms_st msdebconf_reset(struct ms_eval *e, const struct ms_call *c)
 	mseval_env_unset(&e->env, var);
 	return MS_TRUE;
 }
+
+/*
+ * The debconf config that dictionaries-common-dev's installdeb-ispell and
+ * installdeb-wordlist write for every ispell dictionary and word list (the same
+ * in Debian 12 and 13): Perl that, where dictionaries-common is installed, loads
+ * its dc-debconf-select.pl and calls dc_debconf_select() for the class.  That
+ * helper (and the dc-debconf-default-value.pl it may load) reads debconf, the
+ * locale and /var/cache/dictionaries-common, asks which dictionary is the
+ * default (dictionaries-common/default-CLASS, a question of dictionaries-common)
+ * and writes only the flag file /var/cache/dictionaries-common/flag-CLASS-new: no
+ * mode, owner or capability changes, and no question of the package is set.
+ *
+ * The script is recognised as a whole: "#!/usr/bin/perl" (with -w or not), then
+ * the template's words in order, however they are spaced.  No word differs, none
+ * is added (not even a comment), so no other Perl can pass for it.
+ */
+static const char *const dictionary_config[] = {
+	"use", "Debconf::Client::ConfModule", "q(:all);",
+	"version", "('2.0');",
+	"my", "$class", "=", NULL /* "CLASS"; */,
+	"my", "$script", "=", "\"/usr/share/dictionaries-common/dc-debconf-select.pl\";",
+	"if", "(", "-e", "$script", "){",
+	"require", "$script;",
+	"dc_debconf_select($class);",
+	"}",
+};
+
+/* The next word of @text from *@pos (spaces, tabs and newlines between words), or false. */
+static bool next_word(const char *text, size_t len, size_t *pos, const char **w, size_t *n)
+{
+	while (*pos < len && strchr(" \t\n", text[*pos]))
+		(*pos)++;
+	*w = text + *pos;
+	while (*pos < len && !strchr(" \t\n", text[*pos]) && text[*pos] != '\0')
+		(*pos)++;
+	*n = (size_t)(text + *pos - *w);
+	return *n > 0;
+}
+
+static bool word_is(const char *w, size_t n, const char *want)
+{
+	return n == strlen(want) && memcmp(w, want, n) == 0;
+}
+
+const char *msdebconf_dictionary_config(const char *text, size_t len)
+{
+	static const char *const classes[] = { "\"ispell\";", "\"wordlist\";" };
+	const char *nl = memchr(text, '\n', len), *w, *class = NULL;
+	size_t pos, n;
+
+	if (!nl || (!word_is(text, (size_t)(nl - text), "#!/usr/bin/perl") &&
+		    !word_is(text, (size_t)(nl - text), "#!/usr/bin/perl -w")))
+		return NULL;
+	pos = (size_t)(nl - text) + 1;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(dictionary_config); i++) {
+		if (!next_word(text, len, &pos, &w, &n))
+			return NULL;
+		if (dictionary_config[i]) {
+			if (!word_is(w, n, dictionary_config[i]))
+				return NULL;
+			continue;
+		}
+		for (size_t k = 0; k < S2C_ELEMENTSOF(classes); k++)
+			if (word_is(w, n, classes[k]))
+				class = k == 0 ? "ispell" : "wordlist";
+		if (!class)
+			return NULL;
+	}
+	return next_word(text, len, &pos, &w, &n) || pos < len ? NULL : class;
+}

@@ -300,6 +300,7 @@ struct hook_dirs {
 };
 
 static const struct hook_dirs hook_dirs[] = {
+	{ "gac-package-install", { "/usr/share/cli-common/runtimes.d/*" }, false, false },
 	{ "gdk-pixbuf-query-loaders", { "*/gdk-pixbuf-2.0/*/loaders/*" }, false, false },
 	{ "gio-querymodules", { "*/gio/modules/*" }, false, false },
 	{ "gtk-query-immodules-2.0", { "*/gtk-2.0/*/immodules/*" }, false, false },
@@ -419,5 +420,67 @@ enum ms_st mshelper_dpkg_trigger(struct ms_eval *e, const struct ms_call *c)
 		else if (f->s[0] != '-' && s2c_streq(f->s, "update-initramfs"))
 			return hooks_of(e, c, "update-initramfs");
 	}
+	return MS_TRUE;
+}
+
+/* Whether the assembly list @text names an assembly: a line that is neither blank nor
+ * a comment, as gac-package-install reads it. */
+static bool lists_assembly(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len;
+
+		while (i < end && strchr(" \t\r\f\v", text[i]))
+			i++;
+		if (i < end && text[i] != '#')
+			return true;
+		i = end + 1;
+	}
+	return false;
+}
+
+/*
+ * cli-common's gac-package-install PACKAGE [RUNTIME] reads the package's list of
+ * assemblies, /usr/share/cli-common/packages.d/PACKAGE.installcligac, and runs each
+ * installed runtime's hook (each file of /usr/share/cli-common/runtimes.d; mono-gac's is
+ * Debian's) with those the list names.  Given none, mono's hook moves its own
+ * /etc/mono/config into place if it must and writes its list for removal,
+ * packages.d/PACKAGE.mono (a write, recorded): no mode, owner or capability changes.
+ * Assemblies listed go into shell command lines in mono's hook and are copied into
+ * the GAC by gacutil, which this model does not follow: incomplete.  So is a hook of
+ * the package's own, and a list that is not the package's file as packed.
+ */
+enum ms_st mshelper_gac_install(struct ms_eval *e, const struct ms_call *c)
+{
+	_cleanup_free_ char *list = NULL, *uninstall = NULL, *text = NULL;
+	size_t len = 0;
+
+	if (c->argc < 2 || c->argc > 3 || !c->v[1].known || !c->v[1].s[0] ||
+	    strchr(c->v[1].s, '/') || (c->argc == 3 && !c->v[2].known)) {
+		mscommand_incomplete(e, c, "a package or runtime that is not known");
+		return MS_UNKNOWN;
+	}
+	list = strdup_printf("/usr/share/cli-common/packages.d/%s.installcligac", c->v[1].s);
+	uninstall = strdup_printf("/usr/share/cli-common/packages.d/%s.mono", c->v[1].s);
+	if (!list || !uninstall) {
+		mseval_oom(e);
+		return MS_UNKNOWN;
+	}
+	text = msgrep_package_text(e, list, &len);
+	if (!msfile_members_known(e))
+		return MS_UNKNOWN;
+	(void)hooks_of(e, c, "gac-package-install");
+	if (!text) {
+		mscommand_incomplete(e, c, "its list of assemblies is not a file of the package as "
+				     "packed");
+		return MS_UNKNOWN;
+	}
+	if (lists_assembly(text, len)) {
+		mscommand_incomplete(e, c, "it installs the assemblies the package lists with each "
+				     "runtime's hook, which the audit does not follow");
+		return MS_UNKNOWN;
+	}
+	mseval_touch(e, c->n->line, uninstall, false, "writes to");
 	return MS_TRUE;
 }

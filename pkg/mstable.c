@@ -20,6 +20,8 @@ static const struct mscmd table[] = {
 	  "byte-compiles the package Emacs Lisp for each installed Emacs: the package code run by Emacs, like a service daemon, is not modelled", "emacsen-common" },
 	{ "/usr/lib/emacsen-common/emacs-package-remove", NULL, MSCMD_NOEFFECT,
 	  "byte-compiles the package Emacs Lisp for each installed Emacs: the package code run by Emacs, like a service daemon, is not modelled", "emacsen-common" },
+	{ "/usr/share/cli-common/gac-package-install", mshelper_gac_install, 0,
+	  "installs the assemblies the package lists into each runtime's GAC with the runtime's hook: a list of none changes no file; assemblies listed, or a hook of the package's own, are incomplete", "cli-common" },
 	{ ":", msshell_colon, MSCMD_SPECIAL,
 	  "does nothing", NULL },
 	{ "[", msshell_test, 0,

@@ -39,12 +39,16 @@ CACHE = os.path.join(s2ctest.SRC, "build", "test-deps", "debcorpus")
 GOLDEN = os.path.join(s2ctest.EXPECTED, "debcorpus")
 # How the compact .debs are made: a cache marked with another version is
 # compacted again (2: the members the maintainer scripts name keep their content; 3: names
-# with a '~', such as a list named after the package's version, count as named).
-COMPACT_VERSION = 3
+# with a '~', such as a list named after the package's version, count as named; 4: the
+# files a model reads by a name made from the package's, below KEPT_DIRS).
+COMPACT_VERSION = 4
 SAMPLE_STEP = 90
 SAMPLE_SIZE_MAX = 400_000
 SCRIPTS = ("config", "preinst", "postinst")
 CONTENT_MAX = 1 << 20
+# Where a command model reads a file the script does not name: cli-common's
+# gac-package-install reads packages.d/PACKAGE.installcligac.
+KEPT_DIRS = ("./usr/share/cli-common/packages.d/",)
 
 
 class Unavailable(debfetch.Unavailable):
@@ -110,7 +114,8 @@ PATH = re.compile(r"/(?:[A-Za-z0-9_.+@~-]+/)*[A-Za-z0-9_.+@~-]+")
 
 def _keep_content(path, data, named):
     return len(data) < CONTENT_MAX and (data.startswith(b"#!") or "/tmpfiles.d/" in path or
-                                        path.startswith("./etc/default/") or path in named)
+                                        path.startswith("./etc/default/") or path in named or
+                                        path.startswith(KEPT_DIRS))
 
 
 def _named_members(members, named):

@@ -33,7 +33,30 @@ WORK_ENV = "S2C_DPKG_DIFF"
 # chmod, dpkg-statoverride), and some that ship them so, per release.
 REAL = ["iputils-ping", "fping", "mtr-tiny", "fuse3", "dbus", "polkitd", "wireshark-common",
         "libgstreamer1.0-0", "passwd", "sudo", "uidmap", "iputils-arping", "iputils-clockdiff",
-        "ntfs-3g", "lockfile-progs", "liblockfile-bin", "at", "netselect", "xserver-xorg-legacy"]
+        "ntfs-3g", "lockfile-progs", "liblockfile-bin", "at", "netselect", "xserver-xorg-legacy",
+        # other packages' helpers the audit models: gac-package-install with mono's hook
+        # (cli-common itself is installed first; libgtk3.0-cil lists an assembly, and is
+        # incomplete), a word list's Perl debconf config and dictionaries-common's helper
+        "mono-gac", "libgtk3.0-cil", "dictionaries-common", "wcanadian-small"]
+# Installed before every case: the helpers some hostile packages call, and what
+# dictionaries-common needs to configure (so that a word list's config runs its helper).
+PREREQ = [("bookworm", "cli-common"), ("bookworm", "libtext-iconv-perl"),
+          ("bookworm", "emacsen-common")]
+
+# The debconf config dictionaries-common-dev writes for every word list.
+DICT_CONFIG = """#!/usr/bin/perl -w
+use Debconf::Client::ConfModule q(:all);
+
+version ('2.0');
+
+my $class  = "wordlist";
+my $script = "/usr/share/dictionaries-common/dc-debconf-select.pl";
+
+if ( -e $script ){{
+    require $script;
+    dc_debconf_select($class);
+}}
+"""
 
 # Each hostile postinst hides `chmod 4755 $P` (P: the package's own program) in one
 # construct; {P} and {D} (its directory) are filled in per package.  Those of
@@ -149,6 +172,14 @@ HOSTILE = {
     # the installation (its constructor runs), makes the program set-ID
     "loader": ("postinst", ":"),
     "perl": None,
+    # Perl debconf configs, which the postinst's confmodule runs: dictionaries-common-dev's
+    # for a word list (its helper absent here: it asks nothing) changes nothing, and is
+    # complete; the same with one statement more is a Perl program, not analysed
+    "dict-config": ("config", DICT_CONFIG),
+    "dict-config-chmod": ("config", DICT_CONFIG + "chmod 04755, '{P}';\n"),
+    # cli-common's gac-package-install runs every runtime's hook, the package's own among
+    # them (cli-common is installed first): it is not followed, and incomplete
+    "gac-hook": "/usr/share/cli-common/gac-package-install s2c-hostile-gac-hook",
     # the preinst runs before dpkg unpacks: a chmod there has no effect on a fresh
     # installation, nor has a dpkg-statoverride (dpkg read its database before the
     # preinst ran: the override applies from the next upgrade)
@@ -160,7 +191,7 @@ HOSTILE = {
 }
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "link-named", "link-named-member",
           "link-named-unknown", "shift-loop", "for-empty", "while-read-eaten", "while-read-asks",
-          "conffile-other", "loader")
+          "conffile-other", "loader", "dict-config-chmod", "gac-hook")
 # Incomplete, and yet what they predict of this file of theirs is what dpkg installs.
 PREDICTED = {"chmod-r-glob": "bin/update-usbids"}
 LOADERS = "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/loaders/"
@@ -207,6 +238,8 @@ def hostile_debs(root):
             which, body = body
         if body is None:
             script = f"#!/usr/bin/perl\nchmod 04755, '{p}';\n"
+        elif body.startswith("#!"):
+            script = body.format(P=p, D=d, N=name)
         else:
             script = "#!/bin/sh\nset -e\n" + body.format(P=p, D=d, N=name) + "\n"
         data = [mk.entry("./usr/", "dir", 0o755), mk.entry("./usr/lib/", "dir", 0o755),
@@ -239,7 +272,16 @@ def hostile_debs(root):
                 "./usr/lib/x86_64-linux-gnu/gdk-pixbuf-2.0/2.10.0/", LOADERS)]
             data.append(mk.entry(LOADERS + "libpixbufloader-s2c.so", mode=0o644,
                                  data=constructor_so(root, p)))
+        if name == "gac-hook":
+            data += [mk.entry(f"./usr/share/{x}", "dir", 0o755) for x in (
+                "", "cli-common/", "cli-common/packages.d/", "cli-common/runtimes.d/")]
+            data += [mk.entry(f"./usr/share/cli-common/packages.d/{pkg}.installcligac", data=b""),
+                     mk.entry("./usr/share/cli-common/runtimes.d/s2c", mode=0o755,
+                              data=f"#!/bin/sh\n[ \"$1\" = name ] && exit 0\n"
+                                   f"chmod 4755 {p}\n".encode())]
         control = {which: script, "conffiles": f"/etc/s2c-{name}.conf\n"}
+        if which == "config":
+            control["postinst"] = "#!/bin/sh\nset -e\n. /usr/share/debconf/confmodule\n"
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),
                             mk.deb_bytes(pkg, arch="all", scripts=control, data=data))
     return out
@@ -286,8 +328,13 @@ def test_dpkg_differential(ctx):
     plan = []
     for label, pkg, deb in cases:
         plan.append({"label": label, "package": pkg, "deb": deb, **predict(ctx, deb)})
+    try:
+        prereq = [debfetch.download(p, release) for release, p in PREREQ]
+    except debfetch.Unavailable as e:
+        ctx.check("the packages the hostile cases need", False, f"{e}")
+        return None
     with open(os.path.join(work, "cases.json"), "w") as f:
-        json.dump(plan, f)
+        json.dump({"prereq": prereq, "cases": plan}, f)
     os.environ[WORK_ENV] = work
     r = s2ctest.in_throwaway_system(ctx, dpkg_differential_inside, timeout=1500)
     ctx.check("hostile constructs all covered", len([c for c in plan
@@ -406,8 +453,12 @@ def run_plan(ctx, case):
 def dpkg_differential_inside(ctx):
     work = os.environ.get(WORK_ENV)
     with open(os.path.join(work, "cases.json")) as f:
-        cases = json.load(f)
+        doc = json.load(f)
+    cases = doc["cases"]
     tally = {"exact": 0, "incomplete": 0, "failed": 0}
+    for deb in doc["prereq"]:
+        rc, err = install(os.path.basename(deb).split("_")[0], deb)
+        ctx.check(f"{os.path.basename(deb)} installed first", rc == 0, err)
     for case in cases:
         stamp()
         rc, err = install(case["package"], case["deb"])

@@ -383,6 +383,142 @@ START_TEST(test_writes_over)
 END_TEST
 
 /*
+ * cli-common's gac-package-install runs every runtime's hook with the assemblies the
+ * package lists: a list of none changes no file; assemblies listed, a hook of the
+ * package's own, or a list the package does not ship, are not followed.
+ */
+START_TEST(test_gac_install)
+{
+	static const char text[] = "if [ \"$1\" = configure ] && "
+				   "[ -x /usr/share/cli-common/gac-package-install ]; then\n"
+				   "\t/usr/share/cli-common/gac-package-install s2c-test\nfi\n"
+				   "chmod 4755 /usr/bin/prog\n";
+	static const char list[] = "/usr/share/cli-common/packages.d/s2c-test.installcligac";
+	static const struct {
+		const char *list;       /* the list's content, or NULL: none shipped */
+		const char *hook;       /* a runtime hook of the package's, or NULL */
+		const char *reason;     /* the reason incomplete, or NULL: complete */
+	} cases[] = {
+		{ "", NULL, NULL },
+		{ "# none yet\n\n  \t\n", NULL, NULL },
+		{ NULL, NULL, "not a file of the package" },
+		{ "/usr/lib/cli/s2c/s2c.dll\n", NULL, "assemblies the package lists" },
+		{ "  /usr/lib/cli/s2c/s2c.dll -mono\n", NULL, "assemblies the package lists" },
+		{ "", "#!/bin/sh\nchmod 4755 /bin/ping\n", "runtimes.d/s2c" },
+	};
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(cases); i++) {
+		char *stage = fx_tempdir();
+		int fd = open(stage, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct ms_context ctx = { .args = configure, .n_args = 2, .arch = "amd64",
+					  .package = "s2c-test", .members = &members,
+					  .stagefd = fd };
+		struct ms_analysis a = { 0 };
+
+		ck_assert_int_ge(fd, 0);
+		teardown();
+		setup();
+		add("/usr/share", MEMBER_DIR, 0755, NULL);
+		if (cases[i].list)
+			fx_member(&members, stage, list, MEMBER_FILE, 0644, NULL, cases[i].list);
+		if (cases[i].hook)
+			fx_member(&members, stage, "/usr/share/cli-common/runtimes.d/s2c", MEMBER_FILE,
+				  0755, NULL, cases[i].hook);
+		ck_assert_int_eq(maintscript_analyse("postinst", text, strlen(text), &ctx, &a), 0);
+		ck_assert_int_eq(maintscript_check(&a, &members), 0);
+		if (cases[i].reason)
+			ck_assert_msg(incomplete_with(&a, cases[i].reason), "case %zu: %s", i,
+				      a.n_incomplete ? a.incomplete[0] : "complete");
+		else
+			ck_assert_msg(a.n_incomplete == 0 &&
+				      state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode == 04755,
+				      "case %zu: %s", i, a.n_incomplete ? a.incomplete[0] : "");
+		ms_analysis_release(&a);
+		close(fd);
+		fx_rmrf(stage);
+		free(stage);
+	}
+	expect_incomplete("/usr/share/cli-common/gac-package-install \"$(cat /etc/x)\"",
+			  "not known");
+	expect_incomplete("/usr/share/cli-common/gac-package-install ../../../../etc/x",
+			  "not known");
+}
+END_TEST
+
+/* A config of @text: its reasons incomplete and its notes. */
+static struct ms_analysis run_config(const char *text)
+{
+	return run_script("s2c-test", "config", true, text);
+}
+
+/*
+ * The Perl debconf config dictionaries-common-dev writes for a dictionary is
+ * recognised word for word, however spaced; any other Perl is not analysed.
+ */
+START_TEST(test_dictionary_config)
+{
+	static const char head[] =
+		"use Debconf::Client::ConfModule q(:all);\n\nversion ('2.0');\n\nmy $class  = \"";
+	static const char rest[] =
+		"\";\nmy $script = \"/usr/share/dictionaries-common/dc-debconf-select.pl\";\n\n"
+		"if ( -e $script ){\n    require $script;\n    dc_debconf_select($class);\n}\n";
+	static const struct {
+		const char *shebang, *class, *tail;
+		bool known;
+	} cases[] = {
+		{ "#!/usr/bin/perl -w\n", "wordlist", "", true },
+		{ "#!/usr/bin/perl\n", "ispell", "\n\n", true },
+		{ "#!/usr/bin/perl -w\n", "hunspell", "", false },
+		{ "#!/usr/bin/perl -w\n", "wordlist", "# a comment\n", false },
+		{ "#!/usr/bin/perl -w\n", "wordlist", "chmod 04755, '/usr/bin/prog';\n", false },
+		{ "#!/usr/bin/perl -w\n", "wordlist", "1;", false },
+		{ "#!/usr/bin/perl -MPOSIX\n", "wordlist", "", false },
+		{ "#!/usr/bin/perl -w\r\n", "wordlist", "", false },
+		{ "#!/bin/perl -w\n", "wordlist", "", false },
+	};
+	/* the same words, spaced otherwise */
+	static const char squeezed[] =
+		"#!/usr/bin/perl -w\nuse Debconf::Client::ConfModule q(:all); version ('2.0'); "
+		"my $class = \"ispell\"; my $script = "
+		"\"/usr/share/dictionaries-common/dc-debconf-select.pl\"; if ( -e $script ){ "
+		"require $script; dc_debconf_select($class); }";
+	/* a word changed: the helper of another path */
+	static const char other[] =
+		"#!/usr/bin/perl -w\nuse Debconf::Client::ConfModule q(:all); version ('2.0'); "
+		"my $class = \"ispell\"; my $script = \"/usr/lib/s2c-test/select.pl\"; "
+		"if ( -e $script ){ require $script; dc_debconf_select($class); }";
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *script = strdup_printf("%s%s%s%s%s", cases[i].shebang, head,
+							    cases[i].class, rest, cases[i].tail);
+		struct ms_analysis a;
+
+		ck_assert_ptr_nonnull(script);
+		a = run_config(script);
+		ck_assert_msg(cases[i].known ? a.n_incomplete == 0 && a.n_notes == 1 &&
+			      strstr(a.notes[0], "dictionaries-common") :
+			      incomplete_with(&a, "which is not analysed") && a.n_notes == 0,
+			      "case %zu: %s", i, a.n_incomplete ? a.incomplete[0] : "complete");
+		ms_analysis_release(&a);
+	}
+	{
+		struct ms_analysis a = run_config(squeezed);
+		ck_assert_msg(a.n_incomplete == 0 && a.n_notes == 1 &&
+			      strstr(a.notes[0], "ispell dictionary"), "%s",
+			      a.n_incomplete ? a.incomplete[0] : "no note");
+		ms_analysis_release(&a);
+		a = run_config(other);
+		ck_assert(incomplete_with(&a, "which is not analysed"));
+		ms_analysis_release(&a);
+		/* the same text as a postinst is not the config dictionaries-common-dev writes */
+		a = run_as("s2c-test", squeezed);
+		ck_assert(incomplete_with(&a, "which is not analysed"));
+		ms_analysis_release(&a);
+	}
+}
+END_TEST
+
+/*
  * update-initramfs runs every package's hooks, the package's own among them: a shell
  * hook is evaluated, run with "prereqs" and then alone; update-menus, update-grub and
  * the module query tools run or load the package's code, which the audit does not.
@@ -1036,6 +1172,8 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_x2godbadmin);
 	tcase_add_test(tc, test_writes_over);
 	tcase_add_test(tc, test_hooks);
+	tcase_add_test(tc, test_gac_install);
+	tcase_add_test(tc, test_dictionary_config);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_shell);
 	tcase_add_test(tc, test_programs);
