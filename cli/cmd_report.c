@@ -13,7 +13,6 @@
 #include "auditargs.h"
 #include "cli.h"
 #include "fleet.h"
-#include "jsonout.h"
 #include "jsonread.h"
 #include "opts.h"
 #include "outfile.h"
