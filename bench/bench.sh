@@ -148,7 +148,7 @@ import json, sys
 warm_file, cold_file, cold, rss_scan, rss_audit, entries = sys.argv[1:7]
 entries, found = entries.split()
 print(f"entries walked: {entries}, privileged files found: {found}")
-targets = {"warm": ("0.50", "0.25"), "cold": ("0.33", "0.25")}
+targets = {"warm": ("0.33", "0.25"), "cold": ("0.33", "0.25")}
 for mode, path in (("warm", warm_file), ("cold", cold_file)):
     if mode == "cold" and cold != "1":
         print("cold: not measured (--warm-only, or not root)")

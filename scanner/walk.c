@@ -19,6 +19,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "fcaps.h"
 #include "mounts.h"
@@ -40,6 +41,7 @@ struct dnode {
 	dev_t xdev;             /* st_dev of the start path, for WALK_XDEV */
 	bool check_mounts;      /* host mode: a mount point lies below */
 	bool check_skip;        /* a skip rule can match below */
+	bool eof_mark;          /* on ext4: see last_of_directory() */
 	unsigned comps;         /* components of path ("/" has 0) */
 	size_t name_off;        /* offset of the last component in path */
 	size_t pathlen;
@@ -111,6 +113,7 @@ static struct dnode *dnode_new(struct dnode *parent, const char *name, size_t na
 	d->xdev = parent->xdev;
 	d->check_mounts = false;
 	d->check_skip = false;
+	d->eof_mark = parent->eof_mark;
 	d->comps = parent->comps + 1;
 	return d;
 }
@@ -250,6 +253,7 @@ static int found_dir(struct walker *w, struct worker *t, struct dnode *d, const 
 				dnode_unref(c);
 				return 0;
 			}
+			c->eof_mark = s2c_streq(m->fstype, "ext4");
 		}
 		c->check_mounts = mounts_below(w->o->mounts, c->path);
 	}
@@ -426,15 +430,42 @@ static int open_dir(struct walker *w, struct dnode *d)
 	}
 	if (st.st_dev != d->dev) {
 		struct statfs sfs;
+		bool known;
 
 		if (w->o->flags & WALK_XDEV)
 			return -1;
-		if (!(w->o->flags & WALK_CROSS_PSEUDO) && fstatfs(fd, &sfs) == 0 &&
+		known = fstatfs(fd, &sfs) == 0;
+		if (!(w->o->flags & WALK_CROSS_PSEUDO) && known &&
 		    mounts_magic_is_pseudo((long)sfs.f_type))
 			return -1;
 		d->dev = st.st_dev;
+		d->eof_mark = known && sfs.f_type == EXT4_SUPER_MAGIC;
 	}
 	return 0;
+}
+
+/*
+ * Whether the walk knows the filesystem of every directory it reads: from the
+ * mount table, or from a change of st_dev seen at each directory.
+ */
+static bool knows_filesystems(const struct walk_options *o)
+{
+	return o->mounts || (o->flags & WALK_XDEV) || !(o->flags & WALK_CROSS_PSEUDO);
+}
+
+/*
+ * Whether @de, the last entry getdents64 returned, is the directory's last.
+ * ext4 lists a directory in hash order and gives the entry that ends it the
+ * offset EXT4_HTREE_EOF_64BIT, INT64_MAX, which no entry's hash can take
+ * (ext4fs_dirhash moves the one hash that would); in a directory it lists in
+ * block order the offsets are byte positions.  So on ext4 a last offset of
+ * INT64_MAX means the next call would return 0: one getdents64 a directory
+ * instead of two.  Any other filesystem, or one the walk does not know, reads
+ * on until 0.
+ */
+static bool last_of_directory(const struct dnode *d, const struct dirent64 *de)
+{
+	return d->eof_mark && de->d_off == INT64_MAX;
 }
 
 /* "usr" and "etc": cheap enough to test for every entry. */
@@ -459,7 +490,7 @@ static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
 
 	t->deferring = detect;
 
-	for (;;) {
+	for (bool last = false; !last;) {
 		ssize_t n = getdents64(d->fd, t->buf, GETDENTS_BUF);
 
 		if (n == 0)
@@ -476,6 +507,7 @@ static int read_dir(struct walker *w, struct worker *t, struct dnode *d)
 			const char *name = de->d_name;
 
 			off += de->d_reclen;
+			last = off >= n && last_of_directory(d, de);
 			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 				continue;
 			entries++;
@@ -618,6 +650,7 @@ static int start_path(struct walker *w, const char *raw)
 {
 	_cleanup_free_ char *path = resolve_normalise(raw);
 	struct dnode *d;
+	struct statfs sfs;
 	struct stat st;
 	size_t len;
 	int fd, r;
@@ -656,6 +689,8 @@ static int start_path(struct walker *w, const char *raw)
 	d->fd = fd;
 	d->refs = 1;
 	d->dev = d->xdev = st.st_dev;
+	d->eof_mark = knows_filesystems(w->o) && fstatfs(fd, &sfs) == 0 &&
+		      sfs.f_type == EXT4_SUPER_MAGIC;
 	d->check_mounts = mounts_below(w->o->mounts, path);
 	d->comps = skip_path_depth(path);
 	d->check_skip = skip_list_below(w->o->skip, path, d->comps);

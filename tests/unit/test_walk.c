@@ -259,6 +259,46 @@ START_TEST(test_threads_agree)
 }
 END_TEST
 
+/*
+ * Directories listed in one getdents64 call and in many (3,000 names of 200
+ * bytes are about ten of its 64 KiB buffers), empty ones and one-entry ones,
+ * set-ID files first, last and between: every one is found, however the
+ * filesystem marks a directory's end, on the host and as an image.
+ */
+START_TEST(test_directory_sizes)
+{
+	static const unsigned sizes[] = { 0, 1, 2, 100, 3000 };
+	size_t want = 0, entries = 0;
+	char name[256];
+
+	for (size_t k = 0; k < S2C_ELEMENTSOF(sizes); k++) {
+		snprintf(name, sizeof(name), "d%zu", k);
+		fx_mkdirs(root, name);
+		entries++;
+		for (unsigned i = 0; i < sizes[k]; i++) {
+			bool setid = i == 0 || i + 1 == sizes[k] || i % 499 == 0;
+
+			snprintf(name, sizeof(name), "d%zu/%0200u", k, i);
+			fx_file(root, name, setid ? 04755 : 0644, "x");
+			want += setid;
+			entries++;
+		}
+	}
+	for (int image = 0; image < 2; image++)
+		for (unsigned threads = 1; threads <= 4; threads += 3) {
+			struct scan_result *r = fx_scan(image ? root : NULL, image ? NULL : one("."),
+							0, threads, NULL);
+
+			ck_assert_uint_eq(r->n, want);
+			ck_assert_uint_eq(r->stats.files, entries);
+			snprintf(name, sizeof(name), "d4/%0200u", 2999u);
+			if (!image)
+				ck_assert_int_ge(find_rel(r, name), 0);
+			scan_result_free(r);
+		}
+}
+END_TEST
+
 START_TEST(test_single_file_and_missing)
 {
 	struct fx_warnings w = { 0 };
@@ -908,6 +948,7 @@ Suite *walk_suite(void)
 	tcase_add_test(tc, test_too_deep_warns);
 	tcase_add_test(tc, test_odd_names);
 	tcase_add_test(tc, test_threads_agree);
+	tcase_add_test(tc, test_directory_sizes);
 	tcase_add_test(tc, test_single_file_and_missing);
 	tcase_add_test(tc, test_image_root);
 	tcase_add_test(tc, test_unreadable_dir);
