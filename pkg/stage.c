@@ -278,6 +278,12 @@ static int last_parent(struct stage *s, const char *path, const char **ret_name,
 	return fd;
 }
 
+void stage_idle(struct stage *s)
+{
+	if (s)
+		forget_last(s);
+}
+
 int stage_create(struct stage *s, const char *path, struct s2c_error *err)
 {
 	const char *name;

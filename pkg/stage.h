@@ -103,6 +103,12 @@ int stage_share(struct stage *dst, const struct stage *src, const char *path);
  */
 int stage_remove(struct stage *s, const char *path);
 
+/**
+ * Close what the stage keeps open between creations (the directory of the last
+ * one), once a target is read: a later creation opens it again.
+ */
+void stage_idle(struct stage *s);
+
 /** Limits of the stage (set at creation; sub-stages inherit the parent's). */
 void stage_set_limits(struct stage *s, const struct stage_limits *lim);
 

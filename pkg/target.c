@@ -149,6 +149,7 @@ int target_read_done(struct target *t, int r, const struct s2c_error *err, struc
 		target_free(t);
 		return -ENOMEM;
 	}
+	stage_idle(t->stage);
 	*ret = t;
 	return 0;
 }

@@ -4,6 +4,7 @@
  * private stage (nothing lands outside it, nothing in it is usable), and the
  * maintainer-script analysis on the scripts of real Debian packages.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -214,6 +215,19 @@ static void list_tree(const char *dir, char *out, size_t size)
 	pclose(p);
 }
 
+/* How many fds this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3;   /* ".", ".." and the directory's own fd */
+}
+
 START_TEST(test_stage_contains)
 {
 	struct stage *s = NULL;
@@ -264,6 +278,17 @@ START_TEST(test_stage_contains)
 	close(fd);
 	ck_assert_int_lt(stage_create(s, "/t/z/..", &err), 0);
 	ck_assert_int_lt(stage_create(s, "/t/z/", &err), 0);
+	/* Idle, the stage keeps no directory open; it opens one again when it creates. */
+	{
+		int open_before = open_fds();
+
+		stage_idle(s);
+		ck_assert_int_eq(open_fds(), open_before - 1);
+		fd = stage_create(s, "/t/z/g", &err);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_int_eq(open_fds(), open_before);
+	}
 	list_tree(outside, after, sizeof(after));
 	ck_assert_str_eq(before, after);
 
