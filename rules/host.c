@@ -19,6 +19,7 @@
 #include "host.h"
 #include "pkgdb.h"
 #include "resolve.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -47,6 +48,7 @@ struct host *host_free(struct host *h)
 	}
 	free(h->pkg_paths);
 	free(h->pkg);
+	hashindex_release(&h->pkg_index);
 	pkgdb_free(h->pkgdb);
 	for (size_t i = 0; i < h->n_answers; i++) {
 		free(h->answers[i].key);
@@ -468,41 +470,76 @@ int host_sysctl(const struct host *h, const char *name, char **ret)
 
 /* --- packages -------------------------------------------------------------------- */
 
+struct slot_lookup {
+	const struct host *h;
+	const char *path;
+};
+
+static bool same_slot(size_t pos, const void *userdata)
+{
+	const struct slot_lookup *l = userdata;
+
+	return pos < l->h->n_pkg && s2c_streq(l->h->pkg_paths[pos], l->path);
+}
+
+/* The position of @path in the package cache, or -1: one hash and, as a rule, one compare. */
 static int find_slot(const struct host *h, const char *path)
 {
-	for (size_t i = 0; i < h->n_pkg; i++)
-		if (s2c_streq(h->pkg_paths[i], path))
-			return (int)i;
-	return -1;
+	size_t i = hashindex_find(&h->pkg_index, strhash(path), same_slot,
+				  &(struct slot_lookup){ h, path });
+
+	return i == SIZE_MAX ? -1 : (int)i;
+}
+
+/* Room for @more entries in the package cache. */
+static int reserve_slots(struct host *h, size_t more)
+{
+	size_t want = h->n_pkg + more, na;
+	struct pkgdb_entry *ne;
+	char **np;
+
+	if (want <= h->a_pkg)
+		return 0;
+	na = S2C_MAX(want, h->a_pkg * 2);
+	np = realloc(h->pkg_paths, na * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	h->pkg_paths = np;
+	ne = realloc(h->pkg, na * sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	h->pkg = ne;
+	h->a_pkg = na;
+	return 0;
+}
+
+/* Append @path to the package cache with @e (taken on success); reserve_slots() first. */
+static int add_slot(struct host *h, const char *path, struct pkgdb_entry e)
+{
+	char *copy = strdup(path);
+
+	if (!copy || hashindex_add(&h->pkg_index, strhash(path), h->n_pkg) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	h->pkg_paths[h->n_pkg] = copy;
+	h->pkg[h->n_pkg++] = e;
+	return 0;
 }
 
 int host_load_packages(struct host *h, const char *const *paths, size_t n)
 {
 	_cleanup_free_ const char **want = calloc(n + 1, sizeof(char *));
 	size_t base = h->n_pkg, nwant = 0;
-	struct pkgdb_entry *ne;
-	char **np;
 
-	if (!want)
+	if (!want || reserve_slots(h, n) < 0)
 		return -ENOMEM;
-	np = realloc(h->pkg_paths, (h->n_pkg + n + 1) * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	h->pkg_paths = np;
-	ne = realloc(h->pkg, (h->n_pkg + n + 1) * sizeof(*ne));
-	if (!ne)
-		return -ENOMEM;
-	h->pkg = ne;
 	for (size_t i = 0; i < n; i++) {
-		bool dup = find_slot(h, paths[i]) >= 0;
-		for (size_t j = base; j < h->n_pkg && !dup; j++)
-			dup = s2c_streq(h->pkg_paths[j], paths[i]);
-		if (dup)
+		if (find_slot(h, paths[i]) >= 0)
 			continue;
-		if (!(h->pkg_paths[h->n_pkg] = strdup(paths[i])))
+		if (add_slot(h, paths[i], (struct pkgdb_entry){ 0 }) < 0)
 			return -ENOMEM;
-		memset(&h->pkg[h->n_pkg], 0, sizeof(h->pkg[0]));
-		want[nwant++] = h->pkg_paths[h->n_pkg++];
+		want[nwant++] = h->pkg_paths[h->n_pkg - 1];
 	}
 	if (!h->pkgdb || !nwant)
 		return 0;
@@ -521,30 +558,17 @@ int host_set_package(struct host *h, const char *path, const char *package,
 {
 	struct pkgdb_entry e = { 0 };
 	int i = find_slot(h, path);
-	struct pkgdb_entry *ne;
-	char **np;
 
 	if ((package && !(e.package = strdup(package))) ||
-	    (version && !(e.version = strdup(version)))) {
+	    (version && !(e.version = strdup(version))) ||
+	    (i < 0 && (reserve_slots(h, 1) < 0 || add_slot(h, path, e) < 0))) {
 		pkgdb_entry_release(&e);
 		return -ENOMEM;
 	}
 	if (i >= 0) {
 		pkgdb_entry_release(&h->pkg[i]);
 		h->pkg[i] = e;
-		return 0;
 	}
-	np = realloc(h->pkg_paths, (h->n_pkg + 1) * sizeof(*np));
-	if (np)
-		h->pkg_paths = np;
-	ne = np ? realloc(h->pkg, (h->n_pkg + 1) * sizeof(*ne)) : NULL;
-	if (ne)
-		h->pkg = ne;
-	if (!np || !ne || !(h->pkg_paths[h->n_pkg] = strdup(path))) {
-		pkgdb_entry_release(&e);
-		return -ENOMEM;
-	}
-	h->pkg[h->n_pkg++] = e;
 	return 0;
 }
 

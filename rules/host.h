@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cleanup.h"
+#include "hashindex.h"
 
 struct pkgdb;
 struct pkgdb_entry;
@@ -42,7 +43,8 @@ struct host {
 	char *os_pretty;             /**< PRETTY_NAME */
 	char **pkg_paths;            /**< package lookup cache: paths … */
 	struct pkgdb_entry *pkg;     /**< … and what the package databases say about them */
-	size_t n_pkg;
+	size_t n_pkg, a_pkg;
+	struct hashindex pkg_index;  /**< positions in pkg_paths by strhash() of the path */
 	struct pkgdb *pkgdb;         /**< the package databases under the root */
 	bool pkg_db;                 /**< at least one package database exists under the root */
 	uint64_t bounding;           /**< capabilities a program there can hold at most: the

@@ -687,6 +687,37 @@ START_TEST(test_host_image)
 	ck_assert_int_eq(host_load_packages(h, paths, 2), 0);
 	ck_assert_str_eq(host_package_of(h, "/usr/bin/ping"), "iputils-ping");
 	ck_assert_ptr_null(host_package_of(h, "/usr/bin/nobody-owns-me"));
+	/* A cache of many paths: each one once, whatever is asked twice or set again. */
+	{
+		enum { N = 5000 };
+		const char **many = calloc(2 * N + 1, sizeof(*many));
+		char *own[N], buf[64];
+
+		ck_assert_ptr_nonnull(many);
+		for (size_t i = 0; i < N; i++) {
+			ck_assert_int_gt(asprintf(&own[i], "/usr/lib/p%zu", i), 0);
+			many[i] = many[N + i] = own[i];
+		}
+		many[2 * N] = "/usr/bin/ping";
+		ck_assert_int_eq(host_load_packages(h, many, 2 * N + 1), 0);
+		ck_assert_uint_eq(h->n_pkg, N + 2);
+		for (size_t i = 0; i < N + N / 2; i += 2) {
+			snprintf(buf, sizeof(buf), "/usr/lib/p%zu", i);
+			ck_assert_int_eq(host_set_package(h, buf, i % 4 ? "odd" : "even", NULL), 0);
+		}
+		ck_assert_uint_eq(h->n_pkg, N + 2 + N / 4);
+		for (size_t i = 0; i < N + N / 2; i++) {
+			snprintf(buf, sizeof(buf), "/usr/lib/p%zu", i);
+			if (i % 2)
+				ck_assert_ptr_null(host_package_of(h, buf));
+			else
+				ck_assert_str_eq(host_package_of(h, buf), i % 4 ? "odd" : "even");
+		}
+		ck_assert_str_eq(host_package_of(h, "/usr/bin/ping"), "iputils-ping");
+		for (size_t i = 0; i < N; i++)
+			free(own[i]);
+		free(many);
+	}
 	host_free(h);
 	/* without configuration the kernel default applies */
 	fx_rmrf(root);
