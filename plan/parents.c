@@ -45,21 +45,36 @@ static int hold(struct plan_entry *e, const char *why)
 	return 0;
 }
 
+/* The length of @path's directory, its last "/" included. */
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
 int parents_check(struct plan *p, int rootfd, parents_held_fn held, void *userdata)
 {
-	size_t n = 0;
+	/* The directory last found safe: the entries of one directory come together. */
+	const char *safe = NULL;
+	size_t safe_len = 0, n = 0;
 
 	for (size_t i = 0; i < p->n; i++) {
 		struct plan_entry *e = &p->v[i];
 		struct s2c_error err = { 0 };
 		_cleanup_free_ char *why = NULL;
+		size_t len = dir_len(e->path);
 		int fd, r;
 
 		if (!e->change)
 			continue;
+		if (safe && len == safe_len && e->path[len] && memcmp(e->path, safe, len) == 0)
+			continue;
 		fd = fileop_open_parent(rootfd, e->path, &err);
 		if (fd >= 0) {
 			(void)close(fd);
+			safe = e->path;
+			safe_len = len;
 			continue;
 		}
 		if (fd == -ENOMEM)
