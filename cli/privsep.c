@@ -8,12 +8,10 @@
 #include <sys/capability.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <json-c/json.h>
 
 #include "cli.h"
 #include "dbargs.h"
 #include "hash.h"
-#include "jsonout.h"
 #include "parents.h"
 #include "plan.h"
 #include "planload.h"
@@ -54,8 +52,7 @@ static int child_decide(const struct privsep_job *job, FILE *out)
 	} else if (job->plan_limits && (ex = scanargs_plan_limits(job->scan, res, ds.host, p))) {
 		/* printed */
 	} else {
-		_cleanup_jsonput_ struct json_object *doc = plan_to_json(p);
-		if (!doc || jsonout_write(doc, out) < 0)
+		if (plan_write_json(p, out) < 0)
 			ex = S2C_EXIT_FAILURE;
 		else if (res->warnings)
 			ex = S2C_EXIT_INCOMPLETE;

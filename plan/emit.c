@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <json-c/json.h>
 
 #include "db.h"
 #include "em.h"
 #include "emit.h"
 #include "emitdeb.h"
-#include "jsonout.h"
 #include "plan.h"
 #include "strtable.h"
 #include "util.h"
@@ -335,18 +333,11 @@ int emit_permissions(const struct plan *p, FILE *out)
 
 /* --- all -------------------------------------------------------------------------------- */
 
-static int emit_json(const struct plan *p, FILE *out)
-{
-	_cleanup_jsonput_ struct json_object *o = plan_to_json(p);
-
-	return o ? jsonout_write(o, out) : -ENOMEM;
-}
-
 int emit_plan(const struct plan *p, enum emit_format f, const struct rules_db *db, FILE *out)
 {
 	switch (f) {
 	case EMIT_JSON:
-		return emit_json(p, out);
+		return plan_write_json(p, out);
 	case EMIT_SH:
 		return emit_sh(p, out);
 	case EMIT_RPM:

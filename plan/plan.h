@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "captable.h"
 #include "db.h"
@@ -159,6 +160,13 @@ void plan_summarise(const struct plan *p, struct plan_summary *ret);
  * Returns a new object (release with json_object_put()), or NULL on OOM.
  */
 struct json_object *plan_to_json(const struct plan *p);
+
+/**
+ * Write plan_to_json() of @p to @out as jsonout_write() would, byte for byte,
+ * with only one entry's object in memory at a time.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int plan_write_json(const struct plan *p, FILE *out);
 
 /**
  * Order of the "mounts" array: by target (unknown first), fstype (unknown

@@ -139,21 +139,8 @@ static struct json_object *summary_json(const struct plan *p)
 	return TAKE_PTR(o);
 }
 
-static struct json_object *entries_json(const struct plan *p)
-{
-	_cleanup_jsonput_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < p->n; i++) {
-		struct json_object *e = entry_json(&p->v[i]);
-		if (!e || json_object_array_add(a, e) < 0) {
-			json_object_put(e);
-			return NULL;
-		}
-	}
-	return TAKE_PTR(a);
-}
-
-struct json_object *plan_to_json(const struct plan *p)
+/* The document without its entries: "entries" is there, empty, and last. */
+static struct json_object *head_json(const struct plan *p)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 
@@ -168,7 +155,38 @@ struct json_object *plan_to_json(const struct plan *p)
 	    jsonout_add(o, "not_scanned", skip_json(p->not_scanned,
 							       p->n_not_scanned)) < 0 ||
 	    jsonout_add(o, "summary", summary_json(p)) < 0 ||
-	    jsonout_add(o, "entries", entries_json(p)) < 0)
+	    jsonout_add(o, "entries", json_object_new_array()) < 0)
 		return NULL;
 	return TAKE_PTR(o);
+}
+
+struct json_object *plan_to_json(const struct plan *p)
+{
+	_cleanup_jsonput_ struct json_object *o = head_json(p);
+	struct json_object *a;
+
+	if (!o || !json_object_object_get_ex(o, "entries", &a))
+		return NULL;
+	for (size_t i = 0; i < p->n; i++) {
+		struct json_object *e = entry_json(&p->v[i]);
+		if (!e || json_object_array_add(a, e) < 0) {
+			json_object_put(e);
+			return NULL;
+		}
+	}
+	return TAKE_PTR(o);
+}
+
+static struct json_object *entry_at(size_t i, const void *userdata)
+{
+	const struct plan *p = userdata;
+
+	return entry_json(&p->v[i]);
+}
+
+int plan_write_json(const struct plan *p, FILE *out)
+{
+	_cleanup_jsonput_ struct json_object *o = head_json(p);
+
+	return o ? jsonout_write_array(o, "entries", p->n, entry_at, p, out) : -ENOMEM;
 }
