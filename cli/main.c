@@ -40,6 +40,7 @@
  * library's error to one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <malloc.h>
@@ -265,6 +266,22 @@ static int unknown_verb(const char *name)
 	return usage_error(NULL, "unknown verb '%s'", name);
 }
 
+/*
+ * Standard input, output and error open, on /dev/null where they were closed:
+ * otherwise the first files this run opens would take their numbers, and what
+ * it prints would go into a journal or a staged file.
+ */
+static void open_std_fds(void)
+{
+	for (int fd = 0; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* The lowest free number: @fd itself, the ones below it being open. */
+		if (open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY) != fd)
+			_exit(S2C_EXIT_FAILURE);
+	}
+}
+
 /* Fail when stdout cannot be flushed and closed: a truncated report or plan
  * must never look like success (git's run_builtin, bfs).  A reader that went
  * away is said by the signal the process then ends with (interrupt_exit()).
@@ -364,6 +381,7 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	int opt;
 
+	open_std_fds();
 	(void)setlocale(LC_ALL, "");
 	ctx_init(&ctx, argv[0]);
 	raise_fd_limit();

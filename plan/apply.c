@@ -93,11 +93,13 @@ static const struct file_state *peek_state(int dfd, const char *name, struct fil
 
 /*
  * Open @pe's file for the change and check it is what the plan saw and that
- * the change is allowed.  Returns the fd, 0 when the entry was reported
- * (skipped or already done), or -errno when the run must stop.
+ * the change is allowed.  Returns 1 with the fd in @ret_fd, 0 when the entry
+ * was reported (skipped or already done), or -errno when the run must stop.
+ * (An fd of 0 is an fd like any other: it never stands for "no file".)
  */
 static int open_checked(struct run *run, const struct apply_options *o,
-			const struct plan_entry *pe, struct file_id *ret_id, struct s2c_error *err)
+			const struct plan_entry *pe, struct file_id *ret_id, int *ret_fd,
+			struct s2c_error *err)
 {
 	const struct file_state *before = &pe->id.state, *want = &pe->after, *now;
 	struct s2c_error e = { 0 };
@@ -164,7 +166,8 @@ static int open_checked(struct run *run, const struct apply_options *o,
 		       r == -EACCES ? "; pass --allow-root-equivalent to accept it" : "");
 		return 0;
 	}
-	return TAKE_FD(fd);
+	*ret_fd = TAKE_FD(fd);
+	return 1;
 }
 
 /*
@@ -214,9 +217,9 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 	unsigned seq;
 	int r;
 
-	fd = open_checked(run, o, pe, &id, err);
-	if (fd <= 0)
-		return fd;
+	r = open_checked(run, o, pe, &id, &fd, err);
+	if (r <= 0)
+		return r;
 	before = id.state;
 	/* Write-ahead: the exact previous state and content are durable before anything changes. */
 	r = journal_intent(run->j, pe->path, &id, want, &seq, err);

@@ -221,6 +221,45 @@ def expect_unchanged(ctx, name, root, before, argv, want_rc, needle):
     ctx.check(f"{name}: nothing changed", snapshot(root) == before, "")
 
 
+def test_already_done_then_rest(ctx):
+    """Files already done do not stop the rest: with ten of forty files changed by an earlier
+    run, apply changes the thirty others.  (It once closed its standard input for each file
+    already done, then took a file opened as fd 0 for "nothing to do": thirty files left
+    set-ID, exit 0.)  The same with standard input closed: the run opens /dev/null there
+    first, so that no file it opens takes that number."""
+    if not is_root():
+        return SKIP
+    for closed in (False, True):
+        root = stage(ctx, f"already-{'closed' if closed else 'open'}", [])
+        for i in range(40):
+            s2ctest.mkfile(root, f"usr/lib/s2c-scripts/s{i:02}", 0o4755, b"#!/bin/sh\n")
+        plan, doc = make_plan(ctx, root)
+        only = [a for i in range(10) for a in ("--only", f"/usr/lib/s2c-scripts/s{i:02}")]
+        rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", *only, plan])
+        ctx.check(f"already (stdin closed: {closed}): ten first", rc == 0, f"{rc} {err!r}")
+        rc, out, err = ctx.run(["apply", "--no-smoke", plan],
+                               prefix=["sh", "-c", 'exec "$@" <&-', "sh"] if closed else None)
+        snap = snapshot(root)
+        left = sorted(p for p in snap if snap[p][0] & 0o6000)
+        ctx.check(f"already (stdin closed: {closed}): the thirty others changed",
+                  rc == 0 and b"30 applied, 10 already done" in out and not left,
+                  f"exit {rc} {out[-300:]!r} {err!r} set-ID left: {left[:3]} ({len(left)})")
+    # Standard output and error closed: nothing it writes lands in a file it opened.
+    root = stage(ctx, "already-no-output", [])
+    for i in range(3):
+        s2ctest.mkfile(root, f"usr/lib/s2c-scripts/s{i:02}", 0o4755, b"#!/bin/sh\n")
+    before = snapshot(root)
+    plan, doc = make_plan(ctx, root)
+    rc, out, err = ctx.run(["apply", "--no-smoke", plan],
+                           prefix=["sh", "-c", 'exec "$@" >&- 2>&-', "sh"])
+    snap = snapshot(root)
+    ctx.check("no output: applied", rc == 0 and not any(snap[p][0] & 0o6000 for p in snap),
+              f"exit {rc}")
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last"])
+    ctx.check("no output: the journal intact, rolled back exactly",
+              rc == 0 and snapshot(root) == before, f"exit {rc} {err!r}")
+
+
 def test_bad_plans(ctx):
     if not is_root():
         return SKIP
@@ -748,7 +787,8 @@ def test_hook_files(ctx):
     ctx.check("unknown hook kind", rc == 2, f"{rc}")
 
 
-TESTS = [test_end_to_end, test_privileges, test_crash_points, test_bad_plans, test_races,
+TESTS = [test_end_to_end, test_privileges, test_crash_points, test_already_done_then_rest,
+         test_bad_plans, test_races,
          test_filesystems, test_bad_journal_and_state, test_smoke_failure_rolls_back, test_drift,
          test_tampering, test_dpkg_hook, test_hook_files, test_state_directory]
 
