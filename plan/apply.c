@@ -43,8 +43,10 @@ static int record_state(struct run *run, const struct plan_entry *pe, const stru
 
 	memcpy(se.left.sha256, id->sha256, sizeof(se.left.sha256));
 	r = state_put(run->state, &se);
-	if (r == 0)
-		r = state_save(run->statefd, run->sdir, run->state, err);
+	if (r == 0) {
+		run->unsaved++;
+		r = run_save_state(run, false, err);
+	}
 	run_fault(run, "state");
 	return r;
 }
@@ -141,7 +143,13 @@ static int open_checked(struct run *run, const struct apply_options *o,
 		return 0;
 	}
 	if (filestate_equal(now, want)) {
+		const struct state_entry *se = state_find(run->state, pe->path);
+
 		run_report(run, pe->path, APPLY_ALREADY, now, now, NULL);
+		/* Recorded by the run that changed it, whose journal rollback undoes it by. */
+		if (se && !fileid_diff(&se->left, ret_id, FILEID_INODE | FILEID_CONTENT) &&
+		    filestate_equal(&se->left.state, want))
+			return 0;
 		r = record_state(run, pe, ret_id, want, err);
 		return r < 0 ? r : 0;
 	}
@@ -222,7 +230,7 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
 		return r;
 	before = id.state;
 	/* Write-ahead: the exact previous state and content are durable before anything changes. */
-	r = journal_intent(run->j, pe->path, &id, want, &seq, err);
+	r = journal_intent(run->j, pe->path, pe->rule_id, &id, want, &seq, err);
 	if (r < 0)
 		return r;
 	run->seq = seq;
@@ -262,8 +270,10 @@ static int apply_entry(struct run *run, const struct apply_options *o, const str
  */
 static int stop_before(struct run *run, const char *next, struct s2c_error *err)
 {
-	int r = journal_end(run->j, err);
+	int r = run_save_state(run, true, err);
 
+	if (r == 0)
+		r = journal_end(run->j, err);
 	if (r < 0)
 		return r;
 	return s2c_error_set(err, -EINTR, "interrupted: stopped before changing '%s'; every "
@@ -300,6 +310,10 @@ int apply_run(const struct apply_options *o, struct apply_result *ret, struct s2
 		if (p->v[i].change && path_selected(o->only, p->v[i].path))
 			r = o->stop && o->stop() ? stop_before(&run, p->v[i].path, err) :
 						   apply_entry(&run, o, &p->v[i], err);
+	if (r == 0)
+		r = run_save_state(&run, true, err);
+	else if (run.unsaved)
+		(void)run_save_state(&run, true, &(struct s2c_error){ 0 });     /* what it can */
 	if (r == 0 && run.j)
 		r = journal_end(run.j, err);
 	run_release(&run);

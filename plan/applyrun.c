@@ -165,3 +165,15 @@ int run_open_state(struct run *run, bool create, bool trusted, struct s2c_error 
 		return r;
 	return statedir_lock(run->statefd, run->sdir, err);
 }
+
+int run_save_state(struct run *run, bool force, struct s2c_error *err)
+{
+	int r;
+
+	if (!run->state || !run->unsaved || (!force && run->unsaved * 8 < run->state->n))
+		return 0;
+	r = state_save(run->statefd, run->sdir, run->state, err);
+	if (r == 0)
+		run->unsaved = 0;
+	return r;
+}

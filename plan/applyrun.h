@@ -27,6 +27,7 @@ struct run {
 	char *sdir, *jdir;            /* the state and journal directories as messages name them */
 	struct journal *j;
 	struct state *state;
+	size_t unsaved;               /* entries put into state since it was last saved */
 	struct preflight pf;
 	const char *fault;
 	unsigned seq;                 /* entry being processed, for fault points */
@@ -89,7 +90,19 @@ int run_open_state(struct run *run, bool create, bool trusted, struct s2c_error 
 int run_restore(struct run *run, struct journal *j, struct journal_entry *e, struct seen *seen,
 		char *why, size_t whysize);
 
-/* Undo what an interrupted earlier run left half done, in every journal. */
+/*
+ * Undo what an interrupted earlier run left half done, in every journal, and
+ * record in the state what it had finished (the state is saved in batches, so
+ * it may lack those).
+ */
 int run_recover(struct run *run, struct s2c_error *err);
+
+/*
+ * Save the state when @force or when the entries put since the last save are
+ * an eighth of it: every change of a small run is saved at once, and a run of n
+ * changes writes the state O(log n) times, not n.  What a crash leaves unsaved
+ * is in the run's journal, and run_recover() records it.
+ */
+int run_save_state(struct run *run, bool force, struct s2c_error *err);
 
 #endif

@@ -37,6 +37,7 @@ struct journal *journal_free(struct journal *j)
 		(void)close(j->fd);
 	for (size_t i = 0; i < j->n; i++) {
 		free(j->v[i].path);
+		free(j->v[i].rule_id);
 		free(j->v[i].reason);
 	}
 	free(j->v);
@@ -150,18 +151,24 @@ static int new_entry(struct journal *j, struct journal_entry **ret)
 
 	if (j->n >= MAX_ENTRIES)
 		return -E2BIG;
-	nv = realloc(j->v, (j->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	j->v = nv;
+	if (j->n == j->alloc) {
+		size_t na = j->alloc ? j->alloc * 2 : 16;
+
+		nv = realloc(j->v, na * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		j->v = nv;
+		j->alloc = na;
+	}
 	memset(&j->v[j->n], 0, sizeof(j->v[0]));
 	j->v[j->n].seq = (unsigned)j->n + 1;
 	*ret = &j->v[j->n++];
 	return 0;
 }
 
-int journal_intent(struct journal *j, const char *path, const struct file_id *id,
-		   const struct file_state *after, unsigned *ret_seq, struct s2c_error *err)
+int journal_intent(struct journal *j, const char *path, const char *rule_id,
+		   const struct file_id *id, const struct file_state *after, unsigned *ret_seq,
+		   struct s2c_error *err)
 {
 	struct json_object *rec = record("intent");
 	struct journal_entry *e;
@@ -179,6 +186,8 @@ int journal_intent(struct journal *j, const char *path, const struct file_id *id
 	    jsonout_add_string(rec, "path", path) < 0 || jsonout_add_string(rec, "dev", dev) < 0 ||
 	    jsonout_add_int(rec, "ino", (int64_t)id->ino) < 0 ||
 	    jsonout_add_string(rec, "sha256", id->sha256) < 0 ||
+	    (rule_id ? jsonout_add_string(rec, "rule", rule_id)
+		     : json_object_object_add(rec, "rule", NULL)) < 0 ||
 	    json_object_object_add(rec, "before", state_json(&id->state)) < 0 ||
 	    json_object_object_add(rec, "after", state_json(after)) < 0) {
 		json_object_put(rec);
@@ -191,7 +200,8 @@ int journal_intent(struct journal *j, const char *path, const struct file_id *id
 	if (r < 0)
 		return r;
 	e->path = strdup(path);
-	if (!e->path)
+	e->rule_id = rule_id ? strdup(rule_id) : NULL;
+	if (!e->path || (rule_id && !e->rule_id))
 		return -ENOMEM;
 	e->before = (struct file_id){ .dev_major = id->dev_major, .dev_minor = id->dev_minor,
 				      .ino = id->ino, .state = id->state };
@@ -515,8 +525,8 @@ static int parse_intent(struct reader *rd, struct json_object *o, const struct j
 			const char *type)
 {
 	struct journal *j = rd->j;
-	const char *sha = NULL, *dev = NULL;
-	struct json_object *before = NULL, *after = NULL;
+	const char *sha = NULL, *dev = NULL, *rule = NULL;
+	struct json_object *before = NULL, *after = NULL, *rule_o = NULL;
 	struct journal_entry *e;
 	struct jpath bp = jpath_key(p, "before"), ap = jpath_key(p, "after");
 	int64_t seq = 0, ino = 0;
@@ -538,6 +548,11 @@ static int parse_intent(struct reader *rd, struct json_object *o, const struct j
 		return bad(rd, "'sha256' in a version 1 journal");
 	if (r == 0 && j->version >= 2)
 		r = read_sha256(rd, o, p, &sha);
+	if (r == 0 && (j->version >= 3) != json_object_object_get_ex(o, "rule", &rule_o))
+		return bad(rd, j->version >= 3 ? "no 'rule' in a version 3 journal"
+					       : "'rule' in a version %u journal", j->version);
+	if (r == 0 && rule_o)
+		r = jsonread_string(o, p, "rule", true, &rule, rd->err);
 	if (r == 0)
 		r = jsonread_object(o, p, "before", true, &before, rd->err);
 	if (r == 0)
@@ -552,6 +567,8 @@ static int parse_intent(struct reader *rd, struct json_object *o, const struct j
 	e->before.ino = (uint64_t)ino;
 	if (sha)
 		memcpy(e->before.sha256, sha, 65);
+	if (rule && !(e->rule_id = strdup(rule)))
+		return -ENOMEM;
 	r = read_path(o, p, &e->path, rd->err);
 	if (r == 0)
 		r = read_state(before, &bp, &e->before.state, rd->err);
@@ -638,8 +655,8 @@ static const struct record_type {
 } record_types[] = {
 	{ "begin", KEYS("r", "v", "root", "plan", "tool", "root_equivalent_accepted", "sum"),
 	  KEYS("r", "v", "root", "plan", "tool", "sum"), NULL, false, parse_begin },
-	{ "intent", KEYS("r", "seq", "path", "path_hex", "dev", "ino", "sha256", "before", "after",
-			 "sum"),
+	{ "intent", KEYS("r", "seq", "path", "path_hex", "dev", "ino", "sha256", "rule", "before",
+			 "after", "sum"),
 	  KEYS("r", "seq", "path", "dev", "ino", "sha256", "before", "after", "sum"),
 	  KEYS("r", "seq", "path", "dev", "ino", "before", "after", "sum"), false, parse_intent },
 	{ "done", KEYS("r", "seq", "outcome", "reason", "sha256", "sum"),

@@ -43,7 +43,7 @@ enum journal_outcome {
 };
 
 /** Version of the journal format written by this build. */
-#define JOURNAL_VERSION 2
+#define JOURNAL_VERSION 3
 
 /** What the person who ran apply accepted, recorded in the "begin" record. */
 enum journal_flags {
@@ -58,6 +58,8 @@ struct journal_entry {
 					         content ("" in version 1) and state (size, mtime
 					         and links are not journalled: 0) */
 	struct file_state after;            /**< the state the change gives it */
+	char *rule_id;                      /**< the rule that decided it, NULL for none (and
+					         before version 3, which did not say) */
 	char sha256_after[HASH_HEX_LEN];    /**< content read back after it; "" when not recorded */
 	enum journal_outcome outcome;
 	char *reason;           /**< for skipped/failed/rolled back */
@@ -72,12 +74,12 @@ struct journal {
 	char *shown;            /**< the journal as messages name it (journal_create(), _open()) */
 	char *root;             /**< root the journal applies to */
 	char *plan_sha256;      /**< hash of the plan it applied */
-	unsigned version;       /**< format version of the file (1 or 2) */
+	unsigned version;       /**< format version of the file (1 to 3) */
 	enum journal_flags flags;
 	bool ended;             /**< an "end" record exists */
 	bool truncated;         /**< a partial last line was found (and cut on open for write) */
 	struct journal_entry *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /**
@@ -114,11 +116,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct journal *, journal_free)
 
 /**
  * Append the intent to change the file @id (at @path, with content @id->sha256,
- * which must be set) from @id->state to @after; fsync'd before returning.
+ * which must be set) from @id->state to @after, as the rule @rule_id (NULL: no
+ * rule) decided; fsync'd before returning.
  * @ret_seq receives the entry's number.  Returns 0 or -errno.
  */
-int journal_intent(struct journal *j, const char *path, const struct file_id *id,
-		   const struct file_state *after, unsigned *ret_seq, struct s2c_error *err);
+int journal_intent(struct journal *j, const char *path, const char *rule_id,
+		   const struct file_id *id, const struct file_state *after, unsigned *ret_seq,
+		   struct s2c_error *err);
 
 /**
  * Append how entry @seq ended, with an optional @reason and the content hash

@@ -202,12 +202,83 @@ int run_restore(struct run *run, struct journal *j, struct journal_entry *e,
 	return 1;
 }
 
+/*
+ * Record in the state what @e, a change an interrupted run finished, left: the
+ * state is saved in batches, so the run may have ended before saving it.
+ */
+static int recover_state(struct run *run, const struct journal *j, const struct journal_entry *e)
+{
+	struct state_entry se = {
+		.path = e->path, .rule_id = e->rule_id, .journal = j->name,
+		.left = { .dev_major = e->before.dev_major, .dev_minor = e->before.dev_minor,
+			  .ino = e->before.ino, .state = e->after },
+	};
+	int r;
+
+	if (!run->state || e->outcome != JOURNAL_APPLIED || e->undo_started || !e->sha256_after[0])
+		return 0;
+	memcpy(se.left.sha256, e->sha256_after, sizeof(se.left.sha256));
+	r = state_put(run->state, &se);
+	if (r == 0)
+		run->unsaved++;
+	return r;
+}
+
+/*
+ * Forget what the state says of files a rollback restored: a rollback saves the
+ * state in batches too, so after a crash it may still list some.  Each journal
+ * the state names is read once.
+ */
+static int forget_undone(struct run *run, struct s2c_error *err)
+{
+	_cleanup_(strv_freep) char **names = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; run->state && i < run->state->n; i++) {
+		const char *name = run->state->v[i].journal;
+		char *copy;
+
+		if (!name || strv_contains((const char *const *)names, n, name))
+			continue;
+		copy = strdup(name);
+		if (!copy || strv_push(&names, &n, copy) < 0) {
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	for (size_t k = 0; r == 0 && k < n; k++) {
+		_cleanup_(journal_freep) struct journal *j = NULL;
+
+		r = journal_open(run->jdirfd, run->jdir, names[k], true, false, &j, err);
+		if (r == -ENOENT) {
+			s2c_error_clear(err);
+			r = 0;
+			continue;
+		}
+		for (size_t i = 0; r == 0 && i < j->n; i++) {
+			const struct state_entry *se = j->v[i].undone ?
+				state_find(run->state, j->v[i].path) : NULL;
+
+			if (se && se->journal && s2c_streq(se->journal, j->name)) {
+				state_remove(run->state, j->v[i].path);
+				run->unsaved++;
+			}
+		}
+	}
+	return r;
+}
+
 /* Undo what an interrupted earlier run left half done, in every journal. */
 int run_recover(struct run *run, struct s2c_error *err)
 {
 	_cleanup_(strv_freep) char **names = NULL;
-	int r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
+	int r = forget_undone(run, err);
 
+	if (r == 0)
+		r = run_save_state(run, true, err);
+	if (r == 0)
+		r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
 	run->recovering = true;
 	for (size_t k = 0; r >= 0 && names[k]; k++) {
 		_cleanup_(journal_freep) struct journal *j = NULL;
@@ -222,8 +293,10 @@ int run_recover(struct run *run, struct s2c_error *err)
 			char why[S2C_ERROR_MAX + 64];
 			struct seen seen;
 
-			if (e->outcome != JOURNAL_PENDING || e->undone)
+			if (e->outcome != JOURNAL_PENDING || e->undone) {
+				r = recover_state(run, j, e);
 				continue;
+			}
 			r = run_restore(run, j, e, &seen, why, sizeof(why));
 			if (r > 0) {
 				r = journal_done(j, e->seq, JOURNAL_FAILED,
@@ -237,6 +310,9 @@ int run_recover(struct run *run, struct s2c_error *err)
 				       why);
 			}
 		}
+		/* The state first: a journal that ended is one whose changes the state has. */
+		if (r == 0)
+			r = run_save_state(run, true, err);
 		if (r == 0)
 			r = journal_end(j, err);
 	}
@@ -332,6 +408,8 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 	if (r == 0)
 		r = state_load(run.statefd, run.sdir, "/", o->trusted, &run.state, err);
 	if (r == 0)
+		r = forget_undone(&run, err);
+	if (r == 0)
 		r = journal_open(run.jdirfd, run.jdir, name, o->trusted, true, &run.j, err);
 	if (r == 0)
 		(void)snprintf(ret->journal, sizeof(ret->journal), "%s", run.j->name);
@@ -351,11 +429,11 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 		r = run_restore(&run, run.j, e, &seen, why, sizeof(why));
 		if (r > 0) {
 			struct state_entry *se = state_find(run.state, e->path);
+			r = 0;
 			if (se && se->journal && s2c_streq(se->journal, run.j->name)) {
 				state_remove(run.state, e->path);
-				r = state_save(run.statefd, run.sdir, run.state, err);
-			} else {
-				r = 0;
+				run.unsaved++;
+				r = run_save_state(&run, false, err);
 			}
 			run_report(&run, e->path, APPLY_RESTORED, seen_before(&seen), seen_after(&seen),
 			       NULL);
@@ -364,6 +442,10 @@ int rollback_run(const struct rollback_options *o, struct apply_result *ret, str
 			       seen_after(&seen), "%s", why);
 		}
 	}
+	if (r == 0)
+		r = run_save_state(&run, true, err);
+	else if (run.unsaved)
+		(void)run_save_state(&run, true, &(struct s2c_error){ 0 });     /* what it can */
 	run_release(&run);
 	return r;
 }

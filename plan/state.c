@@ -11,6 +11,7 @@
 #include "jsonout.h"
 #include "jsonread.h"
 #include "state.h"
+#include "strhash.h"
 #include "util.h"
 #include "trust.h"
 #include "common.h"
@@ -29,21 +30,74 @@ struct state *state_free(struct state *s)
 	}
 	free(s->v);
 	free(s->root);
+	hashindex_release(&s->index);
 	free(s);
 	return NULL;
 }
 
+struct lookup {
+	const struct state *s;
+	const char *path;
+};
+
+static bool same_path(size_t pos, const void *userdata)
+{
+	const struct lookup *l = userdata;
+
+	return pos < l->s->n && s2c_streq(l->s->v[pos].path, l->path);
+}
+
 struct state_entry *state_find(struct state *s, const char *path)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s2c_streq(s->v[i].path, path))
-			return &s->v[i];
-	return NULL;
+	size_t i;
+
+	if (s->unindexed) {
+		for (i = 0; i < s->n; i++)
+			if (s2c_streq(s->v[i].path, path))
+				return &s->v[i];
+		return NULL;
+	}
+	i = hashindex_find(&s->index, strhash(path), same_path, &(struct lookup){ s, path });
+	return i == SIZE_MAX ? NULL : &s->v[i];
 }
 
 static int cmp_entry(const void *a, const void *b)
 {
 	return strcmp(((const struct state_entry *)a)->path, ((const struct state_entry *)b)->path);
+}
+
+/* Index every entry again, after their positions changed; without memory, search. */
+static void reindex(struct state *s)
+{
+	hashindex_release(&s->index);
+	s->unindexed = false;
+	for (size_t i = 0; i < s->n && !s->unindexed; i++)
+		s->unindexed = hashindex_add(&s->index, strhash(s->v[i].path), i) < 0;
+}
+
+static void sort_entries(struct state *s)
+{
+	if (!s->unsorted)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+	s->unsorted = false;
+	reindex(s);
+}
+
+/* A zeroed entry at the end of @s, or NULL. */
+static struct state_entry *append(struct state *s)
+{
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? s->alloc * 2 : 16;
+		struct state_entry *nv = realloc(s->v, na * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		s->v = nv;
+		s->alloc = na;
+	}
+	memset(&s->v[s->n], 0, sizeof(s->v[0]));
+	return &s->v[s->n++];
 }
 
 int state_put(struct state *s, const struct state_entry *e)
@@ -53,44 +107,41 @@ int state_put(struct state *s, const struct state_entry *e)
 	copy.path = strdup(e->path);
 	copy.rule_id = e->rule_id ? strdup(e->rule_id) : NULL;
 	copy.journal = e->journal ? strdup(e->journal) : NULL;
-	if (!copy.path || (e->rule_id && !copy.rule_id) || (e->journal && !copy.journal)) {
+	if (!copy.path || (e->rule_id && !copy.rule_id) || (e->journal && !copy.journal) ||
+	    (!slot && !s->unindexed && hashindex_add(&s->index, strhash(e->path), s->n) < 0) ||
+	    (!slot && !(slot = append(s)))) {
 		free(copy.path);
 		free(copy.rule_id);
 		free(copy.journal);
 		return -ENOMEM;
 	}
-	if (slot) {
-		free(slot->path);
-		free(slot->rule_id);
-		free(slot->journal);
-		*slot = copy;
-	} else {
-		struct state_entry *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
-		if (!nv) {
-			free(copy.path);
-			free(copy.rule_id);
-			free(copy.journal);
-			return -ENOMEM;
-		}
-		s->v = nv;
-		s->v[s->n++] = copy;
-	}
-	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+	free(slot->path);
+	free(slot->rule_id);
+	free(slot->journal);
+	*slot = copy;
+	if (slot > s->v && strcmp(slot[-1].path, slot->path) > 0)
+		s->unsorted = true;
 	return 0;
 }
 
 bool state_remove(struct state *s, const char *path)
 {
-	struct state_entry *e = state_find(s, path);
+	struct state_entry *e = state_find(s, path), *last;
 
 	if (!e)
 		return false;
 	free(e->path);
 	free(e->rule_id);
 	free(e->journal);
-	memmove(e, e + 1, (size_t)(s->v + s->n - (e + 1)) * sizeof(*e));
-	s->n--;
+	last = &s->v[--s->n];
+	if (e != last) {
+		*e = *last;
+		/* Its old position is past the end now: found through the new one only. */
+		if (!s->unindexed)
+			s->unindexed = hashindex_add(&s->index, strhash(e->path),
+						     (size_t)(e - s->v)) < 0;
+		s->unsorted = true;
+	}
 	return true;
 }
 
@@ -127,7 +178,7 @@ static struct json_object *entry_json(const struct state_entry *e)
 	return TAKE_PTR(o);
 }
 
-int state_save(int dirfd, const char *dir, const struct state *s, struct s2c_error *err)
+int state_save(int dirfd, const char *dir, struct state *s, struct s2c_error *err)
 {
 	_cleanup_free_ char *shown = dir ? path_join(dir, STATE_FILE) : strdup(STATE_FILE);
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
@@ -141,6 +192,7 @@ int state_save(int dirfd, const char *dir, const struct state *s, struct s2c_err
 		json_object_put(arr);
 		return -ENOMEM;
 	}
+	sort_entries(s);
 	if (json_object_object_add(doc, "schema", json_object_new_int(STATE_SCHEMA)) < 0 ||
 	    jsonout_add_string(doc, "kind", "suid2cap-state") < 0 ||
 	    jsonout_add_string(doc, "root", s->root ? s->root : "/") < 0 ||
@@ -300,14 +352,11 @@ int state_parse(const char *text, size_t len, const char *display, struct state 
 	ep = jpath_key(&p, "entries");
 	for (size_t i = 0; r == 0 && i < json_object_array_length(arr); i++) {
 		struct jpath ip = jpath_index(&ep, i);
-		struct state_entry *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
-		if (!nv) {
+
+		if (!append(s)) {
 			r = -ENOMEM;
 			break;
 		}
-		s->v = nv;
-		memset(&s->v[s->n], 0, sizeof(s->v[0]));
-		s->n++;
 		r = read_entry(json_object_array_get_idx(arr, i), &ip, &s->v[s->n - 1], err);
 		if (r == 0 && i > 0 && strcmp(s->v[s->n - 2].path, s->v[s->n - 1].path) >= 0)
 			r = jpath_error(&ip, err, "entries are not sorted by path, or a path is repeated");
@@ -315,6 +364,7 @@ int state_parse(const char *text, size_t len, const char *display, struct state 
 	json_object_put(doc);
 	if (r < 0)
 		return r;
+	reindex(s);
 	*ret = TAKE_PTR(s);
 	return 0;
 }

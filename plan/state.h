@@ -15,6 +15,7 @@
 
 #include "fileid.h"
 #include "cleanup.h"
+#include "hashindex.h"
 
 struct s2c_error;
 
@@ -31,8 +32,13 @@ struct state_entry {
 /** The whole record. */
 struct state {
 	char *root;
-	struct state_entry *v;         /**< sorted by path */
-	size_t n;
+	struct state_entry *v;         /**< sorted by path when loaded and once saved; in the
+					    order of state_put() and state_remove() between */
+	size_t n, alloc;
+	struct hashindex index;        /**< positions in v by strhash() of the path */
+	bool unindexed;                /**< the index could not be kept (out of memory):
+					    entries are searched one by one */
+	bool unsorted;                 /**< v is not sorted by path */
 };
 
 /**
@@ -48,15 +54,19 @@ int state_parse(const char *text, size_t len, const char *display, struct state 
 		struct s2c_error *err);
 
 /**
- * Write @s to @dirfd/state.json atomically; @dir as in state_load().
+ * Write @s to @dirfd/state.json atomically, sorted by path (which sorts @s);
+ * @dir as in state_load().
  * Returns 0 or -errno with @err naming the file and the step that failed.
  */
-int state_save(int dirfd, const char *dir, const struct state *s, struct s2c_error *err);
+int state_save(int dirfd, const char *dir, struct state *s, struct s2c_error *err);
 
-/** Add or replace the entry for @e->path (deep copy).  Returns 0 or -ENOMEM. */
+/**
+ * Add or replace the entry for @e->path (deep copy): a new one goes last, so
+ * that putting n entries costs O(n).  Returns 0 or -ENOMEM.
+ */
 int state_put(struct state *s, const struct state_entry *e);
 
-/** Remove the entry for @path; returns true when there was one. */
+/** Remove the entry for @path (the last entry takes its place); true when there was one. */
 bool state_remove(struct state *s, const char *path);
 
 /** The entry for @path or NULL. */

@@ -221,6 +221,104 @@ def expect_unchanged(ctx, name, root, before, argv, want_rc, needle):
     ctx.check(f"{name}: nothing changed", snapshot(root) == before, "")
 
 
+def test_crash_state(ctx):
+    """The state is saved in batches (a run of n changes writes it O(log n) times, not n
+    times); what a crash leaves out of it is in the run's journal, and the next run records
+    it before it ends that journal: every change the crashed run finished, with its rule."""
+    if not is_root():
+        return SKIP
+    if not fault_injection(ctx):
+        print("skip: this build has no crash points (S2C_FAULT_INJECTION=OFF)", file=sys.stderr)
+        return SKIP
+    root = stage(ctx, "crash-state", present(["/usr/bin/ping"]))
+    first = ["/usr/bin/ping"] if present(["/usr/bin/ping"]) else []
+    for i in range(40):
+        s2ctest.mkfile(root, f"usr/lib/s2c-scripts/s{i:02}", 0o4755, b"#!/bin/sh\n")
+    plan, doc = make_plan(ctx, root)
+    changes = [e["path"] for e in doc["entries"] if e["action"] == "change"]
+    ctx.check("crash-state: every file a change", changes[:len(first)] == first and
+              len(changes) == 40 + len(first), f"{changes}")
+    rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", "--fault", "done:30", plan])
+    ctx.check("crash-state: killed after the 30th change", rc == -9, f"exit {rc} {err!r}")
+    state_file = os.path.join(root, "var/lib/suid2cap/state.json")
+    with open(state_file) as f:
+        saved = [e["path"] for e in json.load(f)["entries"]]
+    ctx.check("crash-state: saved in batches, some changes not yet", 0 < len(saved) < 29,
+              f"{len(saved)}")
+    journals = os.listdir(os.path.join(root, "var/lib/suid2cap/journals"))
+    ctx.check("crash-state: one journal", len(journals) == 1, f"{journals}")
+    # A run that changes nothing recovers first: one entry, finished before the crash.
+    rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", "--only", changes[-1], plan])
+    ctx.check("crash-state: recovery", rc == 0, f"exit {rc} {out!r} {err!r}")
+    with open(state_file) as f:
+        entries = json.load(f)["entries"]
+    recorded = {e["path"]: e for e in entries}
+    ctx.check("crash-state: the 30 finished changes recorded from the journal",
+              sorted(recorded) == sorted(changes[:30] + changes[-1:]) and
+              all(recorded[p]["journal"] == journals[0] for p in changes[:30]),
+              f"{sorted(recorded)[:3]} {len(recorded)} {entries[:1]}")
+    if first:
+        ctx.check("crash-state: the rule recorded",
+                  recorded.get("/usr/bin/ping", {}).get("rule") == "iputils.ping", f"{entries[:1]}")
+    snap = snapshot(root)
+    ctx.check("crash-state: each recorded file as recorded",
+              all("%04o" % (snap[e["path"]][0] & 0o7777) == e["after"]["mode"]
+                  for e in entries), "")
+    with open(os.path.join(root, "var/lib/suid2cap/journals", journals[0])) as f:
+        ctx.check("crash-state: the crashed run's journal ended",
+                  '"r":"end"' in f.read().replace(" ", ""), "")
+    rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", plan])
+    snap = snapshot(root)
+    ctx.check("crash-state: apply again goes on",
+              rc == 0 and all("%04o" % (snap[e["path"]][0] & 0o7777) == e["after"]["mode"]
+                              for e in doc["entries"] if e["action"] == "change"),
+              f"exit {rc} {err!r}")
+    with open(state_file) as f:
+        ctx.check("crash-state: then every change recorded",
+                  [e["path"] for e in json.load(f)["entries"]] == sorted(changes), "")
+
+
+def test_rollback_crash_state(ctx):
+    """rollback saves the state in batches too; after a crash the state may still list
+    files it restored, and the next run forgets them (from the journal's undone records)
+    before anything else: apply lists exactly the files still changed, and rollback again
+    restores the rest and leaves an empty record."""
+    if not is_root():
+        return SKIP
+    if not fault_injection(ctx):
+        print("skip: this build has no crash points (S2C_FAULT_INJECTION=OFF)", file=sys.stderr)
+        return SKIP
+    root = stage(ctx, "rollback-crash-state", [])
+    for i in range(41):
+        s2ctest.mkfile(root, f"usr/lib/s2c-scripts/s{i:02}", 0o4755, b"#!/bin/sh\n")
+    before = snapshot(root)
+    plan, doc = make_plan(ctx, root)
+    changes = sorted(e["path"] for e in doc["entries"] if e["action"] == "change")
+    rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", plan])
+    ctx.check("rollback-crash: applied", rc == 0 and len(changes) == 41, f"exit {rc} {err!r}")
+    state_file = os.path.join(root, "var/lib/suid2cap/state.json")
+
+    def recorded():
+        with open(state_file) as f:
+            return sorted(e["path"] for e in json.load(f)["entries"])
+
+    # Rolled back from the last entry down: killed once entry 10 is restored.
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last", "--fault", "undone:10"])
+    ctx.check("rollback-crash: killed", rc == -9, f"exit {rc} {err!r}")
+    snap = snapshot(root)
+    restored = sorted(p for p in snap if snap[p][0] & 0o4000)
+    ctx.check("rollback-crash: 32 restored", restored == changes[9:], f"{len(restored)}")
+    ctx.check("rollback-crash: the state still lists some restored files",
+              len(recorded()) > 9, f"{len(recorded())}")
+    rc, out, err = ctx.run(["apply", "--no-smoke", "--quiet", "--only", changes[0], plan])
+    ctx.check("rollback-crash: the next run forgets the restored files",
+              rc == 0 and recorded() == changes[:9], f"exit {rc} {err!r} {recorded()[:12]}")
+    rc, out, err = ctx.run(["rollback", "--root", root, "--last", "--quiet"])
+    ctx.check("rollback-crash: rollback again restores the rest, the record empty",
+              rc == 0 and snapshot(root) == before and recorded() == [],
+              f"exit {rc} {err!r} {recorded()[:3]}")
+
+
 def test_already_done_then_rest(ctx):
     """Files already done do not stop the rest: with ten of forty files changed by an earlier
     run, apply changes the thirty others.  (It once closed its standard input for each file
@@ -787,8 +885,8 @@ def test_hook_files(ctx):
     ctx.check("unknown hook kind", rc == 2, f"{rc}")
 
 
-TESTS = [test_end_to_end, test_privileges, test_crash_points, test_already_done_then_rest,
-         test_bad_plans, test_races,
+TESTS = [test_end_to_end, test_privileges, test_crash_points, test_crash_state,
+         test_rollback_crash_state, test_already_done_then_rest, test_bad_plans, test_races,
          test_filesystems, test_bad_journal_and_state, test_smoke_failure_rolls_back, test_drift,
          test_tampering, test_dpkg_hook, test_hook_files, test_state_directory]
 

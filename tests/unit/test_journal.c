@@ -91,16 +91,18 @@ START_TEST(test_roundtrip)
 			 0);
 	ck_assert_int_eq(fstatat(dirfd_, j->name, &s, 0), 0);
 	ck_assert_uint_eq(s.st_mode & 07777, 0600);
-	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", &id1, &a, &seq, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", "iputils.ping", &id1, &a, &seq, &err), 0);
 	ck_assert_uint_eq(seq, 1);
 	ck_assert_int_eq(journal_done(j, seq, JOURNAL_APPLIED, NULL, SHA_B, &err), 0);
-	ck_assert_int_eq(journal_intent(j, "/odd/new\nline\xff", &id2, &a, &seq2, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/odd/new\nline\xff", NULL, &id2, &a, &seq2, &err), 0);
 	ck_assert_int_eq(journal_end(j, &err), 0);
 	latest = strdup(j->name);
 	ck_assert_int_eq(journal_open(dirfd_, NULL, latest, false, true, &k, &err), 0);
 	ck_assert_uint_eq(k->n, 2);
-	ck_assert_uint_eq(k->version, 2);
+	ck_assert_uint_eq(k->version, 3);
 	ck_assert_int_eq(k->flags, JOURNAL_ROOT_EQUIVALENT);
+	ck_assert_str_eq(k->v[0].rule_id, "iputils.ping");
+	ck_assert_ptr_null(k->v[1].rule_id);
 	ck_assert_str_eq(k->root, "/");
 	ck_assert_str_eq(k->plan_sha256, "abc");
 	ck_assert_str_eq(k->v[0].path, "/usr/bin/ping");
@@ -137,7 +139,7 @@ START_TEST(test_damage)
 	int fd;
 
 	ck_assert_int_eq(journal_create(dirfd_, NULL, "/", "abc", 0, &j, &err), 0);
-	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", &id, &a, &seq, &err), 0);
+	ck_assert_int_eq(journal_intent(j, "/usr/bin/ping", NULL, &id, &a, &seq, &err), 0);
 	name = strdup(j->name);
 	journal_free(j);
 	text = read_file(name, &len);
@@ -206,9 +208,13 @@ static int parse_lines(const char *const *lines, struct journal **ret, struct s2
 #define INTENT1 "{\"r\":\"intent\",\"seq\":1,\"path\":\"/usr/bin/ping\",\"dev\":\"8:1\",\"ino\":5," STATES
 #define INTENT2 "{\"r\":\"intent\",\"seq\":1,\"path\":\"/usr/bin/ping\",\"dev\":\"8:1\",\"ino\":5," \
 	"\"sha256\":\"" SHA_A "\"," STATES
+#define BEGIN3 "{\"r\":\"begin\",\"v\":3,\"root\":\"/\",\"plan\":\"p\",\"tool\":\"0\"," \
+	"\"root_equivalent_accepted\":false}"
+#define INTENT3(rule) "{\"r\":\"intent\",\"seq\":1,\"path\":\"/usr/bin/ping\",\"dev\":\"8:1\"," \
+	"\"ino\":5,\"sha256\":\"" SHA_A "\",\"rule\":" rule "," STATES
 
 /* Journals of the first format still load (without content hashes); the
- * second format requires them. */
+ * second format requires them; the third says which rule decided each change. */
 START_TEST(test_versions)
 {
 	static const char *const v1[] = { BEGIN1, INTENT1, NULL };
@@ -217,7 +223,12 @@ START_TEST(test_versions)
 	static const char *const v1_sha[] = { BEGIN1, INTENT2, NULL };
 	static const char *const v2_badsha[] = { BEGIN2, "{\"r\":\"intent\",\"seq\":1,\"path\":\"/x\","
 						 "\"dev\":\"8:1\",\"ino\":5,\"sha256\":\"ABC\"," STATES, NULL };
-	static const char *const v3[] = { "{\"r\":\"begin\",\"v\":3,\"root\":\"/\",\"plan\":\"p\","
+	static const char *const v3[] = { BEGIN3, INTENT3("\"iputils.ping\""), NULL };
+	static const char *const v3_null[] = { BEGIN3, INTENT3("null"), NULL };
+	static const char *const v3_norule[] = { BEGIN3, INTENT2, NULL };
+	static const char *const v3_badrule[] = { BEGIN3, INTENT3("5"), NULL };
+	static const char *const v2_rule[] = { BEGIN2, INTENT3("null"), NULL };
+	static const char *const v4[] = { "{\"r\":\"begin\",\"v\":4,\"root\":\"/\",\"plan\":\"p\","
 					  "\"tool\":\"0\",\"root_equivalent_accepted\":false}", NULL };
 	struct s2c_error err = { 0 };
 	struct journal *j = NULL;
@@ -235,7 +246,19 @@ START_TEST(test_versions)
 	ck_assert_int_eq(parse_lines(v1_sha, &j, &err), -EINVAL);
 	ck_assert_int_eq(parse_lines(v2_badsha, &j, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "bad sha256"));
-	ck_assert_int_eq(parse_lines(v3, &j, &err), -EINVAL);
+	ck_assert_msg(parse_lines(v3, &j, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(j->version, 3);
+	ck_assert_str_eq(j->v[0].rule_id, "iputils.ping");
+	journal_free(j);
+	ck_assert_msg(parse_lines(v3_null, &j, &err) == 0, "%s", err.msg);
+	ck_assert_ptr_null(j->v[0].rule_id);
+	journal_free(j);
+	ck_assert_int_eq(parse_lines(v3_norule, &j, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no 'rule' in a version 3 journal"));
+	ck_assert_int_eq(parse_lines(v3_badrule, &j, &err), -EINVAL);
+	ck_assert_int_eq(parse_lines(v2_rule, &j, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "'rule' in a version 2 journal"));
+	ck_assert_int_eq(parse_lines(v4, &j, &err), -EINVAL);
 }
 END_TEST
 
@@ -267,6 +290,47 @@ START_TEST(test_state)
 	ck_assert(state_remove(t, "/usr/bin/arping"));
 	ck_assert(!state_remove(t, "/usr/bin/arping"));
 	ck_assert_uint_eq(t->n, 1);
+	state_free(s);
+	state_free(t);
+
+	/* Many entries, put out of order, some again, some removed: each once, found, saved
+	 * sorted. */
+	ck_assert_int_eq(unlinkat(dirfd_, "state.json", 0), 0);
+	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &s, &err), 0);
+	for (unsigned i = 0; i < 3000; i++) {
+		char path[32];
+
+		(void)snprintf(path, sizeof(path), "/p/%04u", (i * 7919) % 3000);
+		e.path = path;
+		ck_assert_int_eq(state_put(s, &e), 0);
+		if (i % 3 == 0)
+			ck_assert_int_eq(state_put(s, &e), 0);
+	}
+	ck_assert_uint_eq(s->n, 3000);
+	for (unsigned i = 0; i < 3000; i += 2) {
+		char path[32];
+
+		(void)snprintf(path, sizeof(path), "/p/%04u", i);
+		ck_assert(state_remove(s, path));
+	}
+	for (unsigned i = 0; i < 3000; i++) {
+		char path[32];
+
+		(void)snprintf(path, sizeof(path), "/p/%04u", i);
+		ck_assert((state_find(s, path) != NULL) == (i % 2 == 1));
+	}
+	ck_assert_int_eq(state_save(dirfd_, NULL, s, &err), 0);
+	ck_assert_int_eq(state_load(dirfd_, NULL, "/", false, &t, &err), 0);
+	ck_assert_uint_eq(t->n, 1500);
+	for (size_t i = 0; i < t->n; i++) {
+		char path[32];
+
+		(void)snprintf(path, sizeof(path), "/p/%04zu", 2 * i + 1);
+		ck_assert_str_eq(t->v[i].path, path);
+		ck_assert_ptr_eq(state_find(t, path), &t->v[i]);
+		ck_assert_str_eq(s->v[i].path, path);            /* the saved state sorted too */
+	}
+	e.path = ping;
 	state_free(s);
 	state_free(t);
 	ck_assert_int_eq(state_parse("{\"schema\": 1, \"kind\": \"x\", \"root\": \"/\", \"entries\": []}", 54,
