@@ -18,10 +18,14 @@
 #  2. report merge of 1, 10 and 100 JSON reports (each the audit of a package of
 #     2,000 set-ID files, 4 MB; half of the programs shared by every report, half
 #     each report's own).  Target: the time per report stays the same.
+#  3. audit and plan of trees of F set-ID files (--files, default "1000 10000
+#     30000": --root trees of directories of 1,000 set-ID scripts) against scan of
+#     the same tree.  Target: the time per file stays the same (audit / scan and
+#     plan / scan do not grow with F).  --before BIN times another build too.
 #
 #   bench/bench-scale.sh [--runs N] [--sizes "10000 100000 1000000"] [--reports N]
 #                        [--max-memory SIZE] [--actions A] [--before BIN]
-#                        [--rpm-sizes "N ..."]
+#                        [--rpm-sizes "N ..."] [--files "F ..."]
 #
 # audit-pkg runs with --max-memory SIZE (default 1G, so that every size is
 # measured); the budget check of a size is a separate line: whether the
@@ -40,6 +44,7 @@ max_memory=1G
 actions=1000
 before=
 rpm_sizes="unset"
+files="1000 10000 30000"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -50,8 +55,9 @@ while [ $# -gt 0 ]; do
 	--actions) actions=$2; shift ;;
 	--before) before=$2; shift ;;
 	--rpm-sizes) rpm_sizes=$2; shift ;;
+	--files) files=$2; shift ;;
 	*) echo "usage: $0 [--runs N] [--sizes \"N ...\"] [--reports N] [--max-memory SIZE]" \
-		"[--actions A] [--before BIN] [--rpm-sizes \"N ...\"]" >&2
+		"[--actions A] [--before BIN] [--rpm-sizes \"N ...\"] [--files \"F ...\"]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -181,3 +187,46 @@ for r in res:
           f"{r['mean'] / n * 1000:7.1f} ms per report")
 print(f"peak RSS of the last: {int(sys.argv[2]) / 1024:.1f} MiB")
 PY
+
+if [ -n "$files" ]; then
+	echo "==> audit and plan of F set-ID files, against scan of the same tree"
+	printf '%-8s %9s %9s %9s %12s %12s %9s %9s\n' files scan audit plan "audit/scan" \
+		"plan/scan" "RSS audit" "RSS plan"
+	for f in $files; do
+		tree="$work/tree$f"
+		python3 - "$tree" "$f" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(os.path.join(root, "etc"))
+with open(os.path.join(root, "etc/os-release"), "w") as out:
+    out.write("ID=debian\n")
+for i in range(n):
+    d = os.path.join(root, "usr/lib/d%04d" % (i // 1000))
+    os.makedirs(d, exist_ok=True)
+    fd = os.open(os.path.join(d, "f%04d" % (i % 1000)), os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                 0o600)
+    os.write(fd, b"#!/bin/sh\n")
+    os.fchmod(fd, 0o4755)
+    os.close(fd)
+PY
+		set -- -n scan "$bin scan --root $tree" -n audit "$bin audit --root $tree" \
+			-n plan "$bin plan --root $tree"
+		[ -z "$before" ] || set -- "$@" -n before-audit "$before audit --root $tree" \
+			-n before-plan "$before plan --root $tree"
+		hyperfine --warmup 1 --runs "$runs" --style none --output=null -i \
+			--export-json "$results/scale-files$f.json" "$@" >/dev/null
+		rss_audit=$(peak_rss "$bin" audit --root "$tree")
+		rss_plan=$(peak_rss "$bin" plan --root "$tree")
+		python3 - "$results/scale-files$f.json" "$f" "$rss_audit" "$rss_plan" <<'PY'
+import json, sys
+r = {x["command"]: x["mean"] for x in json.load(open(sys.argv[1]))["results"]}
+s, a, p = r["scan"], r["audit"], r["plan"]
+line = (f"{int(sys.argv[2]):<8} {s:7.2f} s {a:7.2f} s {p:7.2f} s {a / s:11.2f}x {p / s:11.2f}x "
+        f"{int(sys.argv[3]) / 1024:5.1f} MiB {int(sys.argv[4]) / 1024:5.1f} MiB")
+if "before-audit" in r:
+    line += f"  before: audit {r['before-audit']:.2f} s, plan {r['before-plan']:.2f} s"
+print(line)
+PY
+		rm -rf "$tree"
+	done
+fi
