@@ -92,8 +92,8 @@ int run_restore(struct run *run, struct journal *j, struct journal_entry *e, str
 
 /*
  * Undo what an interrupted earlier run left half done, in every journal, and
- * record in the state what it had finished (the state is saved in batches, so
- * it may lack those).
+ * bring the state up to date with the journals (it is saved in batches): what
+ * an interrupted run finished is recorded, what a rollback undid is forgotten.
  */
 int run_recover(struct run *run, struct s2c_error *err);
 

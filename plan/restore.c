@@ -225,10 +225,23 @@ static int recover_state(struct run *run, const struct journal *j, const struct 
 }
 
 /*
- * Forget what the state says of files a rollback restored: a rollback saves the
- * state in batches too, so after a crash it may still list some.  Each journal
- * the state names is read once.
+ * Forget what the state says of the files @j's rollback restored: a rollback
+ * saves the state in batches too, so after a crash it may still list some.
  */
+static void forget_journal(struct run *run, const struct journal *j)
+{
+	for (size_t i = 0; run->state && i < j->n; i++) {
+		const struct state_entry *se = j->v[i].undone ?
+			state_find(run->state, j->v[i].path) : NULL;
+
+		if (se && se->journal && s2c_streq(se->journal, j->name)) {
+			state_remove(run->state, j->v[i].path);
+			run->unsaved++;
+		}
+	}
+}
+
+/* forget_journal() of each journal the state names, each read once. */
 static int forget_undone(struct run *run, struct s2c_error *err)
 {
 	_cleanup_(strv_freep) char **names = NULL;
@@ -256,29 +269,21 @@ static int forget_undone(struct run *run, struct s2c_error *err)
 			r = 0;
 			continue;
 		}
-		for (size_t i = 0; r == 0 && i < j->n; i++) {
-			const struct state_entry *se = j->v[i].undone ?
-				state_find(run->state, j->v[i].path) : NULL;
-
-			if (se && se->journal && s2c_streq(se->journal, j->name)) {
-				state_remove(run->state, j->v[i].path);
-				run->unsaved++;
-			}
-		}
+		if (r == 0)
+			forget_journal(run, j);
 	}
 	return r;
 }
 
-/* Undo what an interrupted earlier run left half done, in every journal. */
+/*
+ * Undo what an interrupted earlier run left half done, in every journal; bring
+ * the state up to date with every journal on the way (forget_journal()).
+ */
 int run_recover(struct run *run, struct s2c_error *err)
 {
 	_cleanup_(strv_freep) char **names = NULL;
-	int r = forget_undone(run, err);
+	int r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
 
-	if (r == 0)
-		r = run_save_state(run, true, err);
-	if (r == 0)
-		r = dirlist(run->jdirfd, JOURNAL_GLOB, 0, &names);
 	run->recovering = true;
 	for (size_t k = 0; r >= 0 && names[k]; k++) {
 		_cleanup_(journal_freep) struct journal *j = NULL;
@@ -286,6 +291,7 @@ int run_recover(struct run *run, struct s2c_error *err)
 		r = journal_open(run->jdirfd, run->jdir, names[k], true, true, &j, err);
 		if (r < 0)
 			break;
+		forget_journal(run, j);
 		if (j->ended)
 			continue;
 		for (size_t i = j->n; r == 0 && i-- > 0;) {
@@ -316,6 +322,8 @@ int run_recover(struct run *run, struct s2c_error *err)
 		if (r == 0)
 			r = journal_end(j, err);
 	}
+	if (r >= 0)
+		r = run_save_state(run, true, err);
 	run->recovering = false;
 	return r < 0 ? r : 0;
 }
