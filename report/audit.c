@@ -426,10 +426,18 @@ static char *owner_group(const char *owner, uint32_t uid, const char *group, uin
 	return strdup_printf("%s:%s", owner ? owner : u, group ? group : g);
 }
 
-static int row_fill(const struct audit *a, size_t i, struct audit_row *row)
+void audit_row_release(struct audit_row *row)
+{
+	free(row->owner);
+	free(row->owner_after);
+	row->owner = row->owner_after = NULL;
+}
+
+int audit_row_fill(const struct audit *a, size_t i, struct audit_row *row)
 {
 	const struct decision *d = a->v[i];
 	const struct facts *f = d->facts;
+	bool chown = d->uid != f->uid || d->gid != f->gid;
 
 	*row = (struct audit_row){ .d = d, .number = i + 1, .path = f->path,
 				   .caps = audit_caps_now(d),
@@ -440,39 +448,13 @@ static int row_fill(const struct audit *a, size_t i, struct audit_row *row)
 	facts_mode_octal(f->mode, row->mode);
 	facts_mode_octal(d->mode, row->mode_after);
 	row->owner = owner_group(f->owner, f->uid, f->group, f->gid);
-	if (!row->owner)
-		return -ENOMEM;
-	if (d->uid != f->uid || d->gid != f->gid) {
-		/* The new owner as ids: the decision holds ids, not names. */
+	/* The new owner as ids: the decision holds ids, not names. */
+	if (row->owner && chown)
 		row->owner_after = owner_group(NULL, d->uid, NULL, d->gid);
-		if (!row->owner_after)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-int audit_rows(const struct audit *a, struct audit_row **ret)
-{
-	struct audit_row *v = calloc(a->n ? a->n : 1, sizeof(*v));
-	int r = 0;
-
-	if (!v)
+	if (!row->owner || (chown && !row->owner_after)) {
+		audit_row_release(row);
 		return -ENOMEM;
-	for (size_t i = 0; i < a->n && r == 0; i++)
-		r = row_fill(a, i, &v[i]);
-	if (r < 0) {
-		audit_rows_free(v, a->n);
-		return r;
 	}
-	*ret = v;
 	return 0;
 }
 
-void audit_rows_free(struct audit_row *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].owner);
-		free(v[i].owner_after);
-	}
-	free(v);
-}

@@ -341,13 +341,13 @@ struct audit_row {
 };
 
 /**
- * The rows of @a's file table, one per decision, in the order of @a->v.
- * @ret: an array of @a->n rows, free with audit_rows_free().
- * Returns 0 or -ENOMEM.
+ * Fill @row, the row of @a's file table for @a->v[@i]; made when written and
+ * released at once, so that a table of many files costs the memory of one row.
+ * Returns 0 or -ENOMEM (@row then holds nothing to release).
  */
-int audit_rows(const struct audit *a, struct audit_row **ret);
+int audit_row_fill(const struct audit *a, size_t i, struct audit_row *row);
 
-/** Free the @n rows of @v; accepts NULL. */
-void audit_rows_free(struct audit_row *v, size_t n);
+/** Free what audit_row_fill() put in @row. */
+void audit_row_release(struct audit_row *row);
 
 #endif /* S2C_REPORT_AUDIT_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +50,27 @@ static char *change(const char *now, const char *after, const char *none)
 	return asprintf(&s, "%s -> %s", n, a) < 0 ? NULL : s;
 }
 
-static int text_row_fill(struct text_row *row, const struct audit_row *ar)
+/* The cells of @a->v[@i], made when they are measured or written and released at once:
+ * a table of many files costs the memory of one row. */
+static int text_row_fill(const struct audit *a, size_t i, struct text_row *row)
 {
-	row->path = escape_text(ar->path);
-	row->owner = change(ar->owner, ar->owner_after ? ar->owner_after : ar->owner, "-");
-	row->mode = change(ar->mode, ar->mode_after, "-");
-	row->caps = change(ar->caps, ar->caps_after, "-");
-	row->risk = change(risk_name(ar->risk), risk_name(ar->risk_after), "-");
-	row->rule = escape_text(ar->rule ? ar->rule : "-");
-	return row->path && row->owner && row->mode && row->caps && row->risk && row->rule ?
-		       0 : -ENOMEM;
+	struct audit_row ar;
+	int r = audit_row_fill(a, i, &ar);
+
+	*row = (struct text_row){ 0 };
+	if (r < 0)
+		return r;
+	row->path = escape_text(ar.path);
+	row->owner = change(ar.owner, ar.owner_after ? ar.owner_after : ar.owner, "-");
+	row->mode = change(ar.mode, ar.mode_after, "-");
+	row->caps = change(ar.caps, ar.caps_after, "-");
+	row->risk = change(risk_name(ar.risk), risk_name(ar.risk_after), "-");
+	row->rule = escape_text(ar.rule ? ar.rule : "-");
+	audit_row_release(&ar);
+	if (row->path && row->owner && row->mode && row->caps && row->risk && row->rule)
+		return 0;
+	text_row_release(row);
+	return -ENOMEM;
 }
 
 /* The columns after PATH, in the order they are shown. */
@@ -90,6 +102,8 @@ static const char *cell(const struct text_row *r, enum text_col c)
  * columns line up.
  */
 struct text_layout {
+	uint32_t *path_w;           /* each row's path width, for narrow_path() */
+	size_t n;
 	size_t path;                /* width of the path column */
 	size_t w[_COL_MAX];         /* width of each column */
 	bool shown[_COL_MAX];       /* in the table, else on a line of its own under each row */
@@ -97,15 +111,13 @@ struct text_layout {
 };
 
 /* The widest path of at most @max columns, and at least "PATH". */
-static size_t path_width(const struct text_row *rows, size_t n, size_t max)
+static size_t path_width(const struct text_layout *l, size_t max)
 {
 	size_t w = 4;
 
-	for (size_t i = 0; i < n; i++) {
-		size_t pw = textwrap_width(rows[i].path);
-		if (pw <= max)
-			w = S2C_MAX(w, pw);
-	}
+	for (size_t i = 0; i < l->n; i++)
+		if (l->path_w[i] <= max)
+			w = S2C_MAX(w, (size_t)l->path_w[i]);
 	return w;
 }
 
@@ -120,13 +132,12 @@ static size_t row_width(const struct text_layout *l)
 }
 
 /* The path column as wide as the room the others leave, within [@floor, PATH_COLUMN_MAX]. */
-static void narrow_path(struct text_layout *l, const struct text_row *rows, size_t n,
-			unsigned width, size_t floor)
+static void narrow_path(struct text_layout *l, unsigned width, size_t floor)
 {
 	size_t rest = row_width(l) - l->path;
 	size_t room = width > rest ? width - rest : 0;
 
-	l->path = path_width(rows, n, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
+	l->path = path_width(l, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
 }
 
 /*
@@ -134,29 +145,41 @@ static void narrow_path(struct text_layout *l, const struct text_row *rows, size
  * owner:group, then the path column narrows, then the capabilities go, and last
  * the path column narrows to what is left.  Mode and risk always stay.
  */
-static void text_layout(const struct text_row *rows, size_t n, unsigned width,
-			struct text_layout *l)
+static int text_layout(const struct audit *a, unsigned width, struct text_layout *l)
 {
-	*l = (struct text_layout){ .wrap = width ? width : AUDITTEXT_WRAP };
+	*l = (struct text_layout){ .wrap = width ? width : AUDITTEXT_WRAP, .n = a->n };
+	l->path_w = calloc(a->n ? a->n : 1, sizeof(*l->path_w));
+	if (!l->path_w)
+		return -ENOMEM;
 	for (size_t c = 0; c < _COL_MAX; c++) {
 		l->shown[c] = true;
 		l->w[c] = textwrap_width(col_title[c]);
-		for (size_t i = 0; i < n; i++)
-			l->w[c] = S2C_MAX(l->w[c], textwrap_width(cell(&rows[i], (enum text_col)c)));
 	}
-	l->path = path_width(rows, n, PATH_COLUMN_MAX);
+	for (size_t i = 0; i < a->n; i++) {
+		struct text_row row;
+		int r = text_row_fill(a, i, &row);
+
+		if (r < 0)
+			return r;
+		l->path_w[i] = (uint32_t)S2C_MIN(textwrap_width(row.path), (size_t)UINT32_MAX);
+		for (size_t c = 0; c < _COL_MAX; c++)
+			l->w[c] = S2C_MAX(l->w[c], textwrap_width(cell(&row, (enum text_col)c)));
+		text_row_release(&row);
+	}
+	l->path = path_width(l, PATH_COLUMN_MAX);
 	for (unsigned step = 0; width && row_width(l) > width && step < 5; step++) {
 		switch (step) {
 		case 0: l->shown[COL_RULE] = false; break;
 		case 1: l->shown[COL_OWNER] = false; break;
-		case 2: narrow_path(l, rows, n, width, PATH_COLUMN_NARROW); break;
+		case 2: narrow_path(l, width, PATH_COLUMN_NARROW); break;
 		case 3:
 			l->shown[COL_CAPS] = false;
-			narrow_path(l, rows, n, width, PATH_COLUMN_NARROW);
+			narrow_path(l, width, PATH_COLUMN_NARROW);
 			break;
-		default: narrow_path(l, rows, n, width, (size_t)4); break;
+		default: narrow_path(l, width, (size_t)4); break;
 		}
 	}
+	return 0;
 }
 
 static void text_row(const struct decision *d, const struct text_row *r,
@@ -338,12 +361,11 @@ static void text_table_header(const struct text_layout *l, FILE *out)
 }
 
 static int text_groups(const struct audit *a, const struct audit_summary *s,
-		       const struct audittext_options *o, struct text_row *rows, FILE *out)
+		       const struct audittext_options *o, const struct text_layout *lp, FILE *out)
 {
-	struct text_layout l;
+	const struct text_layout l = *lp;
 	int r;
 
-	text_layout(rows, a->n, o->width, &l);
 	for (size_t g = 0; g < _AUDIT_STATE_MAX; g++) {
 		enum audit_state st = audit_state_order[g];
 		size_t n = s->states[st];
@@ -364,9 +386,15 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 		textwrap_words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
 		text_table_header(&l, out);
 		for (size_t i = 0; i < a->n; i++) {
+			struct text_row row;
+
 			if (audit_state(a->v[i]) != st)
 				continue;
-			text_row(a->v[i], &rows[i], &l, o, out);
+			r = text_row_fill(a, i, &row);
+			if (r < 0)
+				return r;
+			text_row(a->v[i], &row, &l, o, out);
+			text_row_release(&row);
 			r = text_notes(a, i, l.wrap, o, out);
 			if (r < 0)
 				return r;
@@ -446,14 +474,11 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 
 int audittext_write(const struct audit *a, const struct audittext_options *o, FILE *out)
 {
-	_cleanup_free_ struct text_row *rows = calloc(a->n ? a->n : 1, sizeof(*rows));
-	struct audit_row *model = NULL;
 	struct audittext_options opt = *o;
+	struct text_layout l = { 0 };
 	struct audit_summary s;
 	int r = 0;
 
-	if (!rows)
-		return -ENOMEM;
 	if (opt.width)
 		opt.width = S2C_MAX(opt.width, AUDITTEXT_MIN_WIDTH);
 	audit_summarise(a, &s);
@@ -461,20 +486,16 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 		r = text_quiet(a, &s, &opt, out);
 		return r < 0 ? r : ferror(out) ? -EIO : 0;
 	}
-	r = audit_rows(a, &model);
-	for (size_t i = 0; i < a->n && r == 0; i++)
-		r = text_row_fill(&rows[i], &model[i]);
-	audit_rows_free(model, model ? a->n : 0);
+	r = text_layout(a, opt.width, &l);
 	if (r == 0)
 		r = audithead_write(a, &s, &opt, out);
 	if (r == 0)
-		r = text_groups(a, &s, &opt, rows, out);
+		r = text_groups(a, &s, &opt, &l, out);
+	free(l.path_w);
 	if (r == 0)
 		r = text_waivers(a, &s, &opt, out);
 	if (r == 0)
 		r = targetout_text(a, out);
-	for (size_t i = 0; i < a->n; i++)
-		text_row_release(&rows[i]);
 	if (r < 0)
 		return r;
 	return ferror(out) ? -EIO : 0;

@@ -461,16 +461,20 @@ static int table_row(const struct audit *a, const struct audit_row *row, FILE *o
 
 static int table(const struct audit *a, FILE *out)
 {
-	struct audit_row *rows = NULL;
-	int r = audit_rows(a, &rows);
+	int r = 0;
 
 	(void)fputs("<section id=\"files\">\n<h2>Files</h2>\n<table id=\"files-table\">\n"
 		    "<thead><tr><th>#</th><th>path</th><th>owner:group</th><th>verdict</th>"
 		    "<th>mode</th><th>capabilities</th><th>risk</th><th>rule</th><th>findings</th>"
 		    "</tr></thead>\n<tbody>\n", out);
-	for (size_t i = 0; i < a->n && r == 0; i++)
-		r = table_row(a, &rows[i], out);
-	audit_rows_free(rows, rows ? a->n : 0);
+	for (size_t i = 0; i < a->n && r == 0; i++) {
+		struct audit_row row;
+
+		r = audit_row_fill(a, i, &row);
+		if (r == 0)
+			r = table_row(a, &row, out);
+		audit_row_release(&row);
+	}
 	(void)fputs("</tbody>\n</table>\n</section>\n", out);
 	return r;
 }

@@ -270,8 +270,7 @@ static int md_row(const struct audit *a, const struct audit_row *row, FILE *out)
 
 static int md_tables(const struct audit *a, const struct audit_summary *s, FILE *out)
 {
-	struct audit_row *rows = NULL;
-	int r = audit_rows(a, &rows);
+	int r = 0;
 
 	for (size_t g = 0; g < _AUDIT_STATE_MAX && r == 0; g++) {
 		enum audit_state st = audit_state_order[g];
@@ -284,11 +283,17 @@ static int md_tables(const struct audit *a, const struct audit_summary *s, FILE 
 			      audit_state_title(st), s->states[st]);
 		(void)fputs("| # | path | owner:group | mode | capabilities | risk | rule | findings |\n"
 			    "|---:|---|---|---|---|---|---|---|\n", out);
-		for (size_t i = 0; i < a->n && r == 0; i++)
-			if (audit_state(a->v[i]) == st)
-				r = md_row(a, &rows[i], out);
+		for (size_t i = 0; i < a->n && r == 0; i++) {
+			struct audit_row row;
+
+			if (audit_state(a->v[i]) != st)
+				continue;
+			r = audit_row_fill(a, i, &row);
+			if (r == 0)
+				r = md_row(a, &row, out);
+			audit_row_release(&row);
+		}
 	}
-	audit_rows_free(rows, rows ? a->n : 0);
 	return r;
 }
 

@@ -472,10 +472,51 @@ static struct json_object *base_ids_json(const struct audit *a)
 	return TAKE_PTR(o);
 }
 
+/* Every (file, finding) pair of the report in order, as the SARIF results list them. */
+struct sarif_results {
+	const struct audit *a;
+	uint32_t *idx;		/* index in a->v */
+	uint8_t *kind;		/* enum audit_finding */
+	size_t n;
+};
+
+static struct json_object *sarif_element(size_t i, const void *userdata)
+{
+	const struct sarif_results *r = userdata;
+
+	return result_json(r->a, r->idx[i], (enum audit_finding)r->kind[i]);
+}
+
+static int sarif_results_list(const struct audit *a, struct sarif_results *r)
+{
+	size_t n = 0;
+
+	*r = (struct sarif_results){ .a = a };
+	for (size_t i = 0; i < a->n; i++)
+		n += (size_t)__builtin_popcount(audit_findings(a, a->v[i]));
+	if (a->n > UINT32_MAX)
+		return -E2BIG;
+	r->idx = n ? malloc(n * sizeof(*r->idx)) : NULL;
+	r->kind = n ? malloc(n) : NULL;
+	if (n && (!r->idx || !r->kind))
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++) {
+		unsigned m = audit_findings(a, a->v[i]);
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
+			if (m & (1u << k)) {
+				r->idx[r->n] = (uint32_t)i;
+				r->kind[r->n++] = (uint8_t)k;
+			}
+	}
+	return 0;
+}
+
+/* The run without its results, which go last (an empty array) so that they can be
+ * written one at a time. */
 static struct json_object *run_json(const struct audit *a)
 {
 	_cleanup_jsonput_ struct json_object *run = json_object_new_object();
-	struct json_object *tool, *invs, *results, *props;
+	struct json_object *tool, *invs, *props;
 
 	tool = json_object_new_object();
 	if (!run || jsonout_add(run, "tool", tool) < 0 ||
@@ -487,16 +528,6 @@ static struct json_object *run_json(const struct audit *a)
 	    jsonout_push(invs, invocation_json(a)) < 0 ||
 	    jsonout_add(run, "originalUriBaseIds", base_ids_json(a)) < 0)
 		return NULL;
-	results = json_object_new_array();
-	if (jsonout_add(run, "results", results) < 0)
-		return NULL;
-	for (size_t i = 0; i < a->n; i++) {
-		unsigned m = audit_findings(a, a->v[i]);
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if ((m & (1u << k)) &&
-			    jsonout_push(results, result_json(a, i, (enum audit_finding)k)) < 0)
-				return NULL;
-	}
 	props = json_object_new_object();
 	if (jsonout_add(run, "properties", props) < 0 || jsonout_add_string(props, "root", a->root) < 0 ||
 	    jsonout_add(props, "paths", auditjson_paths(a)) < 0 ||
@@ -507,28 +538,41 @@ static struct json_object *run_json(const struct audit *a)
 	    jsonout_add(props, "target", targetout_json_identity(a)) < 0 ||
 	    jsonout_add(props, "database", auditjson_database(a->db)) < 0 ||
 	    (a->targets && jsonout_add(props, "targets", targetout_json_targets(a)) < 0) ||
-	    (a->waivers && jsonout_add(props, "waivers", auditjson_waivers(a)) < 0))
+	    (a->waivers && jsonout_add(props, "waivers", auditjson_waivers(a)) < 0) ||
+	    jsonout_add(run, "results", json_object_new_array()) < 0)
 		return NULL;
 	return TAKE_PTR(run);
 }
 
-struct json_object *sarif_audit_object(const struct audit *a)
+/* The document with its one run; *ret_results is that run's (empty) results array. */
+static struct json_object *sarif_doc(const struct audit *a, struct json_object **ret_results)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
-	struct json_object *runs;
+	struct json_object *runs, *run;
 
 	if (!doc || jsonout_add_string(doc, "$schema", SARIF_SCHEMA_URI) < 0 ||
 	    jsonout_add_string(doc, "version", "2.1.0") < 0)
 		return NULL;
 	runs = json_object_new_array();
-	if (jsonout_add(doc, "runs", runs) < 0 || jsonout_push(runs, run_json(a)) < 0)
+	if (jsonout_add(doc, "runs", runs) < 0 || jsonout_push(runs, run = run_json(a)) < 0 ||
+	    !json_object_object_get_ex(run, "results", ret_results))
 		return NULL;
 	return TAKE_PTR(doc);
 }
 
 int sarif_audit(const struct audit *a, FILE *out)
 {
-	_cleanup_jsonput_ struct json_object *doc = sarif_audit_object(a);
+	struct json_object *results;
+	_cleanup_jsonput_ struct json_object *doc = sarif_doc(a, &results);
+	struct sarif_results r;
+	int ret;
 
-	return doc ? jsonout_write(doc, out) : -ENOMEM;
+	if (!doc)
+		return -ENOMEM;
+	ret = sarif_results_list(a, &r);
+	if (ret == 0)
+		ret = jsonout_write_stream(doc, results, r.n, sarif_element, &r, out);
+	free(r.idx);
+	free(r.kind);
+	return ret;
 }

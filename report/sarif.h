@@ -23,21 +23,15 @@
 #include <stdio.h>
 
 struct audit;
-struct json_object;
 
 /** Value of the "$schema" key. */
 #define SARIF_SCHEMA_URI \
 	"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 /**
- * The SARIF log of @a.  Returns a new object (the caller puts it) or NULL on
- * OOM.
- */
-struct json_object *sarif_audit_object(const struct audit *a);
-
-/**
- * Write sarif_audit_object() to @out (borrowed; not closed), pretty-printed.
- * Returns 0, -ENOMEM or -EIO.
+ * Write the SARIF log of @a to @out (borrowed; not closed), pretty-printed, one
+ * result at a time: the memory of the largest result, not of all of them.
+ * Returns 0, -ENOMEM, -E2BIG or -EIO.
  */
 int sarif_audit(const struct audit *a, FILE *out);
 

@@ -798,6 +798,38 @@ def test_deterministic(ctx):
         ctx.check(f"deterministic {fmt}", a == b, "")
 
 
+def test_memory(ctx):
+    """A report of many files costs the memory of the model, whatever its format: every
+    writer makes one file's row, text or result at a time.  14,000 set-ID scripts: each
+    format within 2 MiB of the JSON report and within 40 MiB (the SARIF log took 188 MiB
+    when it was built whole, the text table 6 MiB more than JSON when its rows were)."""
+    import test_audit_pkg
+    root = ctx.tree("memory")
+    mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
+    for d in range(14):
+        for i in range(1000):
+            mkfile(root, f"usr/lib/d{d:02}/f{i:04}", 0o4755, b"#!/bin/sh\n")
+    sanitized = "ASAN_OPTIONS" in os.environ
+    rss = {}
+    for fmt, _ in FORMATS:
+        rc, out, err, rss[fmt] = test_audit_pkg.peak_rss_run(
+            ctx, ["audit", "--root", root, *KERNEL, "--format", fmt])
+        if fmt == "json":
+            files = json.loads(out)["files"] if rc == 0 else []
+            whole = len(files) == 14000
+        elif fmt == "sarif":
+            whole = rc == 0 and len({r["locations"][0]["physicalLocation"]["artifactLocation"][
+                "uri"] for r in json.loads(out)["runs"][0]["results"]}) == 14000
+        else:
+            whole = rc == 0 and out.count(b"/usr/lib/d13/f0999") >= 1 and \
+                out.count(b"/usr/lib/d") >= 14000
+        ctx.check(f"memory: {fmt} names every file", rc == 0 and whole, f"{rc} {err[-300:]!r}")
+        print(f"  audit --format {fmt}: peak RSS {rss[fmt] >> 10} MiB")
+    for fmt, _ in FORMATS:
+        ctx.check(f"memory: {fmt} within 2 MiB of JSON and 40 MiB", sanitized or (
+            rss[fmt] <= rss["json"] + (2 << 10) and rss[fmt] < 40 << 10), f"{rss}")
+
+
 def test_errors(ctx):
     root = staging_root(ctx, "errors")
     for case, args in (("bad-format", ["--format", "yaml"]),
@@ -813,7 +845,8 @@ def test_errors(ctx):
 
 
 TESTS = [test_header, test_compliance, test_compiled, test_debian, test_names, test_html_chromium, test_fail_on,
-         test_incomplete_wins, test_output_file, test_color, test_deterministic, test_errors]
+         test_incomplete_wins, test_output_file, test_color, test_deterministic, test_memory,
+         test_errors]
 
 
 def main(argv):
