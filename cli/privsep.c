@@ -21,9 +21,6 @@
 #include "util.h"
 #include "common.h"
 
-/* A plan larger than this is not one we wrote. */
-#define PLAN_MAX (256u << 20)
-
 /* In the child: everything that reads untrusted bytes, then the plan on @out. */
 static int child_decide(const struct privsep_job *job, FILE *out)
 {
@@ -111,7 +108,7 @@ int privsep_plan(const struct privsep_job *job, struct plan **ret_plan,
 		child(job, pfd[1]);
 	}
 	(void)close(pfd[1]);
-	rs = read_all(pfd[0], PLAN_MAX, &buf, &len);
+	rs = read_all(pfd[0], PLAN_MAX_SIZE, &buf, &len);
 	(void)close(pfd[0]);
 	if (rs < 0)
 		(void)kill(pid, SIGKILL);

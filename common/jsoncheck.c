@@ -53,6 +53,24 @@ void jcheck_record(struct jcheck *jc, const char *file, const char *path, const 
 	nv[jc->out->n++] = pr;
 }
 
+void jcheck_replay(struct jcheck *jc, const struct jcheck *from)
+{
+	size_t kept = from->out ? from->out->n : 0;
+
+	for (size_t i = 0; i < kept; i++)
+		jcheck_record(jc, from->out->v[i].file, from->out->v[i].path,
+			      from->out->v[i].message);
+	if (from->count > kept) {
+		/* beyond what @from kept: counted, as jcheck_record() counts what it drops */
+		if (jc->count == 0)
+			jc->first = from->first;
+		jc->count += from->count - kept;
+		if (jc->out)
+			jc->out->dropped += from->count - kept;
+	}
+	jc->oom |= from->oom;
+}
+
 int jcheck_problem(struct jcheck *jc, const struct jpath *p, const char *fmt, ...)
 {
 	char msg[S2C_ERROR_MAX];

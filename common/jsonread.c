@@ -116,6 +116,7 @@ struct dup_step {
 	const struct dup_step *up;
 	const char *key;        /* NULL: @index of an array */
 	size_t index;
+	const struct jpath *base; /* the top step's path; NULL: the document's */
 };
 
 static struct jpath dup_step_path(const struct dup_step *s, const char *file)
@@ -123,6 +124,8 @@ static struct jpath dup_step_path(const struct dup_step *s, const char *file)
 	struct jpath p;
 
 	if (!s->up) {
+		if (s->base)
+			return *s->base;
 		jpath_init(&p, file);
 		return p;
 	}
@@ -157,11 +160,12 @@ static int find_lost_pair(struct json_object *o, const struct dup_step *s, struc
 	return r;
 }
 
+/* @root parsed from the @size bytes at @text, found at @base (NULL: the document). */
 static int check_duplicate_keys(const char *text, size_t size, struct json_object *root,
-				const char *file, struct s2c_error *err)
+				const char *file, const struct jpath *base, struct s2c_error *err)
 {
 	struct dup_scan d = { 0 };
-	struct dup_step top = { 0 };
+	struct dup_step top = { .base = base };
 	int r = count_colons(text, size, &d);
 
 	if (r == 0)
@@ -172,6 +176,26 @@ static int check_duplicate_keys(const char *text, size_t size, struct json_objec
 	}
 	free(d.pairs);
 	return r;
+}
+
+/* What json-c lets through: NUL, overlong UTF-8 and raw control characters in strings. */
+static int check_text(const char *text, size_t size, const char *file, struct s2c_error *err)
+{
+	size_t line, col;
+
+	if (memchr(text, '\0', size))
+		return s2c_error_set(err, -EINVAL, "%s: contains a NUL byte", file);
+	if (utf8_invalid_offset(text, size) != size) {
+		line_col(text, utf8_invalid_offset(text, size), &line, &col);
+		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: not valid UTF-8", file, line, col);
+	}
+	for (size_t i = 0; i < size; i++)
+		if ((unsigned char)text[i] < 0x20 && !strchr("\t\n\r", text[i])) {
+			line_col(text, i, &line, &col);
+			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: control character 0x%02x",
+					     file, line, col, (unsigned char)text[i]);
+		}
+	return 0;
 }
 
 static void tokener_freep(struct json_tokener **t)
@@ -191,19 +215,9 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 
 	if (size > JSONREAD_MAX_SIZE)
 		return s2c_error_set(err, -EFBIG, "%s: larger than %u bytes", file, JSONREAD_MAX_SIZE);
-	if (memchr(text, '\0', size))
-		return s2c_error_set(err, -EINVAL, "%s: contains a NUL byte", file);
-	/* json-c lets overlong UTF-8 and raw control characters in strings through */
-	if (utf8_invalid_offset(text, size) != size) {
-		line_col(text, utf8_invalid_offset(text, size), &line, &col);
-		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: not valid UTF-8", file, line, col);
-	}
-	for (size_t i = 0; i < size; i++)
-		if ((unsigned char)text[i] < 0x20 && !strchr("\t\n\r", text[i])) {
-			line_col(text, i, &line, &col);
-			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: control character 0x%02x",
-					     file, line, col, (unsigned char)text[i]);
-		}
+	r = check_text(text, size, file, err);
+	if (r < 0)
+		return r;
 	tok = json_tokener_new_ex(JSONREAD_MAX_DEPTH);
 	if (!tok)
 		return -ENOMEM;
@@ -223,15 +237,16 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 			return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: trailing data after the document",
 					     file, line, col);
 		}
-	r = check_duplicate_keys(text, size, root, file, err);
+	r = check_duplicate_keys(text, size, root, file, NULL, err);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(root);
 	return 0;
 }
 
-int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_buf,
-		   size_t *ret_len, uint32_t *ret_uid, uint32_t *ret_mode, struct s2c_error *err)
+int jsonread_slurp_max(int dirfd, const char *name, const char *display, size_t max,
+		       char **ret_buf, size_t *ret_len, uint32_t *ret_uid, uint32_t *ret_mode,
+		       struct s2c_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
@@ -246,13 +261,11 @@ int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_
 		return s2c_error_errno(err, -errno, "cannot stat '%s'", display);
 	if (!S_ISREG(st.st_mode))
 		return s2c_error_set(err, -EINVAL, "'%s' is not a regular file", display);
-	if ((uint64_t)st.st_size > JSONREAD_MAX_SIZE)
-		return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", display,
-				     JSONREAD_MAX_SIZE);
-	r = read_all(fd, JSONREAD_MAX_SIZE, &buf, &off);
+	if ((uint64_t)st.st_size > max)
+		return s2c_error_set(err, -EFBIG, "'%s' is larger than %zu bytes", display, max);
+	r = read_all(fd, max, &buf, &off);
 	if (r == -EFBIG)
-		return s2c_error_set(err, -EFBIG, "'%s' is larger than %u bytes", display,
-				     JSONREAD_MAX_SIZE);
+		return s2c_error_set(err, -EFBIG, "'%s' is larger than %zu bytes", display, max);
 	if (r < 0)
 		return s2c_error_errno(err, r, "cannot read '%s'", display);
 	if (ret_uid)
@@ -262,6 +275,13 @@ int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_
 	*ret_len = off;
 	*ret_buf = TAKE_PTR(buf);
 	return 0;
+}
+
+int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_buf,
+		   size_t *ret_len, uint32_t *ret_uid, uint32_t *ret_mode, struct s2c_error *err)
+{
+	return jsonread_slurp_max(dirfd, name, display, JSONREAD_MAX_SIZE, ret_buf, ret_len,
+				  ret_uid, ret_mode, err);
 }
 
 int jsonread_parse_file(int dirfd, const char *name, const char *display,
@@ -275,6 +295,193 @@ int jsonread_parse_file(int dirfd, const char *name, const char *display,
 	if (r < 0)
 		return r;
 	return jsonread_parse_mem(buf, len, display, ret, err);
+}
+
+/* --- one array of the document at a time ------------------------------------------------- */
+
+struct stream {
+	const char *text, *file;
+	size_t size, pos;
+	struct s2c_error *err;
+};
+
+static void stream_ws(struct stream *st)
+{
+	while (st->pos < st->size && strchr(" \t\r\n", st->text[st->pos]))
+		st->pos++;
+}
+
+static int stream_syntax(const struct stream *st, size_t off, const char *what)
+{
+	size_t line, col;
+
+	if (off >= st->size)
+		return s2c_error_set(st->err, -EINVAL, "%s: not valid JSON: unexpected end of file",
+				     st->file);
+	line_col(st->text, off, &line, &col);
+	return s2c_error_set(st->err, -EINVAL, "%s:%zu:%zu: not valid JSON: %s", st->file, line, col,
+			     what);
+}
+
+/* The character at the position after blanks, consumed when it is one of @want. */
+static int stream_expect(struct stream *st, const char *want, char *ret)
+{
+	stream_ws(st);
+	if (st->pos >= st->size || !strchr(want, st->text[st->pos]) || !st->text[st->pos])
+		return stream_syntax(st, st->pos, "unexpected character");
+	*ret = st->text[st->pos++];
+	return 0;
+}
+
+/* One value at the position (a JSON null is NULL), found at @at, with @tok. */
+static int stream_value(struct stream *st, struct json_tokener *tok, const struct jpath *at,
+			struct json_object **ret)
+{
+	_cleanup_jsonput_ struct json_object *o = NULL;
+	enum json_tokener_error jerr;
+	size_t end;
+	int r;
+
+	stream_ws(st);
+	json_tokener_reset(tok);
+	o = json_tokener_parse_ex(tok, st->text + st->pos, (int)(st->size - st->pos));
+	jerr = json_tokener_get_error(tok);
+	end = st->pos + json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue)
+		return stream_syntax(st, st->size, NULL);
+	if (jerr != json_tokener_success)
+		return stream_syntax(st, end, json_tokener_error_desc(jerr));
+	r = check_duplicate_keys(st->text + st->pos, end - st->pos, o, st->file, at, st->err);
+	if (r < 0)
+		return r;
+	st->pos = end;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+static struct json_tokener *stream_tokener(int depth)
+{
+	struct json_tokener *tok = json_tokener_new_ex(depth);
+
+	if (tok)
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 |
+					    JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	return tok;
+}
+
+/* The elements of the array at the position ('[' consumed), at @at, each to @element. */
+static int stream_array(struct stream *st, const struct jpath *at,
+			int (*element)(struct json_object *e, const struct jpath *p, void *userdata),
+			void *userdata)
+{
+	_cleanup_(tokener_freep) struct json_tokener *tok = stream_tokener(JSONREAD_MAX_DEPTH - 2);
+	char c;
+	int r;
+
+	if (!tok)
+		return -ENOMEM;
+	stream_ws(st);
+	if (st->pos < st->size && st->text[st->pos] == ']') {
+		st->pos++;
+		return 0;
+	}
+	for (size_t i = 0;; i++) {
+		struct jpath ip = jpath_index(at, i);
+		struct json_object *e = NULL;
+
+		r = stream_value(st, tok, &ip, &e);
+		if (r == 0)
+			r = element(e, &ip, userdata);
+		json_object_put(e);
+		if (r == 0)
+			r = stream_expect(st, ",]", &c);
+		if (r < 0)
+			return r;
+		if (c == ']')
+			return 0;
+	}
+}
+
+int jsonread_parse_stream(const char *text, size_t size, size_t max, const char *file,
+			  const char *key,
+			  int (*element)(struct json_object *e, const struct jpath *p, void *userdata),
+			  void *userdata, struct json_object **ret, struct s2c_error *err)
+{
+	_cleanup_(tokener_freep) struct json_tokener *tok = NULL;
+	_cleanup_jsonput_ struct json_object *doc = NULL;
+	struct stream st = { .text = text, .file = file, .size = size, .err = err };
+	struct jpath top;
+	char c;
+	int r;
+
+	if (size > max)
+		return s2c_error_set(err, -EFBIG, "%s: larger than %zu bytes", file, max);
+	if (size > INT32_MAX)
+		return s2c_error_set(err, -EFBIG, "%s: larger than %d bytes", file, INT32_MAX);
+	r = check_text(text, size, file, err);
+	if (r < 0)
+		return r;
+	stream_ws(&st);
+	if (st.pos >= size || text[st.pos] != '{') {
+		/* not an object: nothing to stream, and the whole parser's message */
+		if (size > JSONREAD_MAX_SIZE)
+			return stream_syntax(&st, st.pos, "expected an object");
+		return jsonread_parse_mem(text, size, file, ret, err);
+	}
+	st.pos++;
+	jpath_init(&top, file);
+	tok = stream_tokener(JSONREAD_MAX_DEPTH - 1);
+	doc = json_object_new_object();
+	if (!tok || !doc)
+		return -ENOMEM;
+	stream_ws(&st);
+	if (st.pos < size && text[st.pos] == '}')
+		st.pos++;
+	else
+		for (c = ','; c == ',';) {
+			_cleanup_jsonput_ struct json_object *k = NULL, *v = NULL;
+			const char *name;
+			struct jpath kp;
+
+			stream_ws(&st);
+			if (st.pos >= size || text[st.pos] != '"')
+				return stream_syntax(&st, st.pos, "unexpected character");
+			r = stream_value(&st, tok, &top, &k);
+			if (r < 0)
+				return r;
+			name = json_object_get_string(k);
+			kp = jpath_key(&top, name);
+			if (json_object_object_get_ex(doc, name, NULL))
+				return jpath_error(&top, err, "an object has the same key twice");
+			r = stream_expect(&st, ":", &c);
+			if (r < 0)
+				return r;
+			stream_ws(&st);
+			if (s2c_streq(name, key) && st.pos < size && text[st.pos] == '[') {
+				st.pos++;
+				v = json_object_new_array();
+				r = v ? stream_array(&st, &kp, element, userdata) : -ENOMEM;
+			} else {
+				r = stream_value(&st, tok, &kp, &v);
+			}
+			if (r < 0)
+				return r;
+			if (json_object_object_add(doc, name, TAKE_PTR(v)) < 0)
+				return -ENOMEM;
+			r = stream_expect(&st, ",}", &c);
+			if (r < 0)
+				return r;
+		}
+	stream_ws(&st);
+	if (st.pos < size) {
+		size_t line, col;
+
+		line_col(text, st.pos, &line, &col);
+		return s2c_error_set(err, -EINVAL, "%s:%zu:%zu: trailing data after the document",
+				     file, line, col);
+	}
+	*ret = TAKE_PTR(doc);
+	return 0;
 }
 
 int jsonread_keys(struct json_object *obj, const struct jpath *p, const char *const *allowed,

@@ -61,6 +61,23 @@ int jsonread_parse_mem(const char *text, size_t size, const char *file, struct j
 		       struct s2c_error *err);
 
 /**
+ * jsonread_parse_mem() of a document of up to @max bytes whose top-level object holds
+ * one array too large to hold as json-c objects: the array under @key (a plan's
+ * entries, the state's files) goes to @element one element at a time, each checked
+ * as strictly as a whole document and released after the call, and the tree
+ * returned holds an empty array in its place.  Everything else is parsed whole.
+ * @element  gets the element (borrowed; NULL for a JSON null) and its path
+ *           ("$.entries[3]"); a negative return stops the parse and is returned.
+ * A document that is not an object is parsed by jsonread_parse_mem() (when
+ * within JSONREAD_MAX_SIZE), so that its messages are the same.
+ * Returns 0, -EFBIG, -EINVAL, -ENOMEM or @element's error, with @err.
+ */
+int jsonread_parse_stream(const char *text, size_t size, size_t max, const char *file,
+			  const char *key,
+			  int (*element)(struct json_object *e, const struct jpath *p, void *userdata),
+			  void *userdata, struct json_object **ret, struct s2c_error *err);
+
+/**
  * Read and parse the regular file @name relative to @dirfd (O_NOFOLLOW).
  * @st_out  optional: receives the file's uid, gid and mode for trust checks
  *          (taken from the opened fd).
@@ -78,6 +95,11 @@ int jsonread_parse_file(int dirfd, const char *name, const char *display,
  */
 int jsonread_slurp(int dirfd, const char *name, const char *display, char **ret_buf,
 		   size_t *ret_len, uint32_t *ret_uid, uint32_t *ret_mode, struct s2c_error *err);
+
+/** jsonread_slurp() of a file of at most @max bytes. */
+int jsonread_slurp_max(int dirfd, const char *name, const char *display, size_t max,
+		       char **ret_buf, size_t *ret_len, uint32_t *ret_uid, uint32_t *ret_mode,
+		       struct s2c_error *err);
 
 /** Start a path at "$". */
 void jpath_init(struct jpath *p, const char *file);
@@ -187,6 +209,12 @@ void jcheck_record(struct jcheck *jc, const char *file, const char *path, const 
 /** Record "file: <p>: message"; returns -EINVAL. */
 int jcheck_problem(struct jcheck *jc, const struct jpath *p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/**
+ * Record again in @jc what @from recorded (its kept problems, in order, and the
+ * count of those it did not keep): problems found apart, told in their place.
+ */
+void jcheck_replay(struct jcheck *jc, const struct jcheck *from);
 
 /** Record "file: <p>.<key>: message". */
 void jcheck_problem_at(struct jcheck *jc, const struct jpath *p, const char *key,

@@ -749,7 +749,7 @@ int journal_open(int dirfd, const char *dir, const char *name, bool trusted, boo
 
 	if (!shown)
 		return -ENOMEM;
-	r = jsonread_slurp(dirfd, name, shown, &buf, &len, &uid, &mode, err);
+	r = jsonread_slurp_max(dirfd, name, shown, JOURNAL_MAX_SIZE, &buf, &len, &uid, &mode, err);
 	if (r < 0)
 		return r;
 	if (trusted) {

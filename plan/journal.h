@@ -45,6 +45,9 @@ enum journal_outcome {
 /** Version of the journal format written by this build. */
 #define JOURNAL_VERSION 3
 
+/** Largest journal read: about 400,000 changes (it is read a record at a time). */
+#define JOURNAL_MAX_SIZE ((size_t)256 << 20)
+
 /** What the person who ran apply accepted, recorded in the "begin" record. */
 enum journal_flags {
 	JOURNAL_ROOT_EQUIVALENT = 1 << 0,   /**< root-equivalent capability sets accepted */

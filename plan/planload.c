@@ -310,6 +310,47 @@ static void read_entries(struct jcheck *jc, struct json_object *a, const struct 
 	read_array(jc, a, p, &entries_kind, (void **)&plan->v, &plan->n);
 }
 
+/*
+ * The entries as the parser meets them, one at a time, with read_array()'s checks;
+ * their problems are kept apart (@problems), to be told in their place among the
+ * document's, and only if the document parses.
+ */
+struct entry_stream {
+	struct jcheck jc;
+	struct jcheck_problems problems;
+	struct plan *plan;
+	size_t alloc;
+	bool prev_ok;
+};
+
+static int stream_entry(struct json_object *o, const struct jpath *p, void *userdata)
+{
+	struct entry_stream *es = userdata;
+	struct plan *plan = es->plan;
+	struct plan_entry *e;
+	bool ok;
+
+	if (plan->n == es->alloc) {
+		size_t alloc = es->alloc ? es->alloc * 2 : 64;
+		struct plan_entry *v = reallocarray(plan->v, alloc, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		plan->v = v;
+		es->alloc = alloc;
+	}
+	e = &plan->v[plan->n++];
+	*e = (struct plan_entry){ 0 };
+	ok = entry_el(&es->jc, o, p, e) == 0;
+	if (ok && es->prev_ok) {
+		int c = entry_cmp(e - 1, e);
+		if (c >= 0)
+			entry_misordered(&es->jc, p, e, c);
+	}
+	es->prev_ok = ok;
+	return es->jc.oom ? -ENOMEM : 0;
+}
+
 /* The summary; it must count the entries when @compare (they were read without a problem). */
 static void read_summary(struct jcheck *jc, struct json_object *o, const struct jpath *p,
 			 const struct plan *plan, bool compare)
@@ -335,8 +376,10 @@ static void read_summary(struct jcheck *jc, struct json_object *o, const struct 
 	}
 }
 
+/* @streamed: the problems of the entries load_mem() read as the parser met them, when
+ * it met some (plan->v), or NULL. */
 static void read_plan(struct jcheck *jc, struct json_object *doc, const char *file,
-		      struct plan *plan)
+		      struct plan *plan, const struct jcheck *streamed)
 {
 	static const char *const keys[] = { "schema", "kind", "tool", "created", "root",
 					    "root_hex", "host", "database", "mounts", "not_scanned",
@@ -378,7 +421,10 @@ static void read_plan(struct jcheck *jc, struct json_object *doc, const char *fi
 	read_object(jc, doc, &p, "mounts", read_mounts, plan);
 	read_object(jc, doc, &p, "not_scanned", read_not_scanned, plan);
 	before_entries = jc->count;
-	read_object(jc, doc, &p, "entries", read_entries, plan);
+	if (streamed && plan->v)
+		jcheck_replay(jc, streamed);
+	else
+		read_object(jc, doc, &p, "entries", read_entries, plan);
 	/* The summary is checked last, against the entries; counting entries that had
 	 * problems would only repeat them. */
 	summary = jcheck_get(doc, "summary", &present);
@@ -397,7 +443,7 @@ int plan_from_json_all(struct json_object *doc, const char *file, struct plan **
 
 	if (!plan)
 		return -ENOMEM;
-	read_plan(&c, doc, file, plan);
+	read_plan(&c, doc, file, plan, NULL);
 	r = jcheck_finish(&c, err);
 	if (r < 0) {
 		plan_free(plan);
@@ -413,21 +459,42 @@ int plan_from_json(struct json_object *doc, const char *file, struct plan **ret,
 	return plan_from_json_all(doc, file, ret, NULL, err);
 }
 
-/* Parse @len bytes at @buf as a plan; content problems go to @problems too. */
+/*
+ * Parse @len bytes at @buf as a plan; content problems go to @problems too.  The
+ * entries are read as the parser meets them, so that a plan of many files costs its
+ * entries and its text, not json-c's objects of all of them.
+ */
 static int load_mem(const char *buf, size_t len, const char *display, struct plan **ret,
 		    struct jcheck_problems *problems, struct s2c_error *err)
 {
 	_cleanup_jsonput_ struct json_object *doc = NULL;
-	int r = jsonread_parse_mem(buf, len, display, &doc, err);
+	struct jcheck c = { .out = problems };
+	struct plan *plan = calloc(1, sizeof(*plan));
+	struct entry_stream es = { .plan = plan };
+	int r;
 
-	if (r < 0) {
-		struct jcheck c = { .out = problems };
-		if (r == -ENOMEM)
-			return r;
+	if (!plan)
+		return -ENOMEM;
+	es.jc.out = &es.problems;
+	r = jsonread_parse_stream(buf, len, PLAN_MAX_SIZE, display, "entries", stream_entry, &es,
+				  &doc, err);
+	if (r == 0) {
+		read_plan(&c, doc, display, plan, &es.jc);
+		r = c.oom ? -ENOMEM : jcheck_finish(&c, err);
+	} else if (r != -ENOMEM && !es.jc.oom) {
+		/* only why the document stops: its entries may be cut anywhere */
 		jcheck_record(&c, display, NULL, err && err->msg[0] ? err->msg : "malformed JSON");
-		return c.oom ? -ENOMEM : r;
+		r = c.oom ? -ENOMEM : r;
+	} else {
+		r = -ENOMEM;
 	}
-	return plan_from_json_all(doc, display, ret, problems, err);
+	jcheck_problems_release(&es.problems);
+	if (r < 0) {
+		plan_free(plan);
+		return r;
+	}
+	*ret = plan;
+	return 0;
 }
 
 /* Read the file (trust-checked when asked) and, when @ret_sha256, hash its bytes. */
@@ -440,7 +507,7 @@ static int load_file(int dirfd, const char *name, const char *display, bool trus
 	size_t len = 0;
 	int r;
 
-	r = jsonread_slurp(dirfd, name, display, &buf, &len, &uid, &mode, err);
+	r = jsonread_slurp_max(dirfd, name, display, PLAN_MAX_SIZE, &buf, &len, &uid, &mode, err);
 	if (r < 0)
 		return r;
 	if (trusted) {
@@ -480,4 +547,10 @@ int plan_from_mem(const char *buf, size_t len, const char *display, struct plan 
 		  struct s2c_error *err)
 {
 	return load_mem(buf, len, display, ret, NULL, err);
+}
+
+int plan_from_mem_all(const char *buf, size_t len, const char *display, struct plan **ret,
+		      struct jcheck_problems *problems, struct s2c_error *err)
+{
+	return load_mem(buf, len, display, ret, problems, err);
 }

@@ -21,6 +21,9 @@
 #include "hash.h"
 #include "jsonread.h"
 
+/** Largest plan read: about 250,000 entries. */
+#define PLAN_MAX_SIZE ((size_t)256 << 20)
+
 struct json_object;
 struct plan;
 struct s2c_error;
@@ -81,5 +84,9 @@ int plan_load_hashed(int dirfd, const char *name, const char *display, bool trus
  */
 int plan_from_mem(const char *buf, size_t len, const char *display, struct plan **ret,
 		  struct s2c_error *err);
+
+/** plan_from_mem() that also collects every problem in @problems, as plan_load_all(). */
+int plan_from_mem_all(const char *buf, size_t len, const char *display, struct plan **ret,
+		      struct jcheck_problems *problems, struct s2c_error *err);
 
 #endif /* S2C_PLAN_PLANLOAD_H */

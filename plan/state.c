@@ -322,21 +322,44 @@ static int read_entry(struct json_object *o, const struct jpath *p, struct state
 	return 0;
 }
 
+/* The entries as the parser meets them, each checked and in order. */
+struct entry_stream {
+	struct state *s;
+	struct s2c_error *err;
+};
+
+static int stream_entry(struct json_object *o, const struct jpath *p, void *userdata)
+{
+	struct entry_stream *es = userdata;
+	struct state *s = es->s;
+	int r;
+
+	if (!append(s))
+		return -ENOMEM;
+	r = read_entry(o, p, &s->v[s->n - 1], es->err);
+	if (r == 0 && s->n > 1 && strcmp(s->v[s->n - 2].path, s->v[s->n - 1].path) >= 0)
+		r = jpath_error(p, es->err, "entries are not sorted by path, or a path is repeated");
+	return r;
+}
+
 int state_parse(const char *text, size_t len, const char *display, struct state **ret,
 		struct s2c_error *err)
 {
 	static const char *const keys[] = { "schema", "kind", "root", "root_hex", "entries", NULL };
 	static const char *const req[] = { "schema", "kind", "root", "entries", NULL };
 	_cleanup_(state_freep) struct state *s = calloc(1, sizeof(*s));
-	struct json_object *doc = NULL, *arr = NULL;
+	struct entry_stream es = { .s = s, .err = err };
+	struct json_object *doc = NULL, *arr = NULL;   /* arr: read already, empty */
 	const char *kind = NULL, *root = NULL;
-	struct jpath p, ep;
+	struct jpath p;
 	int64_t schema;
 	int r;
 
 	if (!s)
 		return -ENOMEM;
-	r = jsonread_parse_mem(text, len, display, &doc, err);
+	/* the entries one at a time: a record of many files costs them, not json-c's objects */
+	r = jsonread_parse_stream(text, len, STATE_MAX_SIZE, display, "entries", stream_entry, &es,
+				  &doc, err);
 	if (r < 0)
 		return r;
 	jpath_init(&p, display);
@@ -349,18 +372,6 @@ int state_parse(const char *text, size_t len, const char *display, struct state 
 	if (r == 0) r = jsonread_array(doc, &p, "entries", true, &arr, err);
 	if (r == 0 && !(s->root = strdup(root)))
 		r = -ENOMEM;
-	ep = jpath_key(&p, "entries");
-	for (size_t i = 0; r == 0 && i < json_object_array_length(arr); i++) {
-		struct jpath ip = jpath_index(&ep, i);
-
-		if (!append(s)) {
-			r = -ENOMEM;
-			break;
-		}
-		r = read_entry(json_object_array_get_idx(arr, i), &ip, &s->v[s->n - 1], err);
-		if (r == 0 && i > 0 && strcmp(s->v[s->n - 2].path, s->v[s->n - 1].path) >= 0)
-			r = jpath_error(&ip, err, "entries are not sorted by path, or a path is repeated");
-	}
 	json_object_put(doc);
 	if (r < 0)
 		return r;
@@ -380,7 +391,8 @@ int state_load(int dirfd, const char *dir, const char *root, bool trusted, struc
 
 	if (!shown)
 		return -ENOMEM;
-	r = jsonread_slurp(dirfd, STATE_FILE, shown, &buf, &len, &uid, &mode, err);
+	r = jsonread_slurp_max(dirfd, STATE_FILE, shown, STATE_MAX_SIZE, &buf, &len, &uid, &mode,
+			       err);
 
 	if (r == -ENOENT) {
 		struct state *s = calloc(1, sizeof(*s));

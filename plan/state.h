@@ -19,6 +19,9 @@
 
 struct s2c_error;
 
+/** Largest state file read: about 700,000 files. */
+#define STATE_MAX_SIZE ((size_t)256 << 20)
+
 /** One migrated file. */
 struct state_entry {
 	char *path;

@@ -1338,13 +1338,16 @@ def test_deb_dpkg(ctx):
 
 def test_memory(ctx):
     """A plan of many files costs the memory of its model, not of its document: the JSON is
-    written one entry at a time.  14,000 set-ID scripts plan within 80 MiB (about 150 MiB
+    written one entry at a time.  17,000 set-ID scripts plan within 80 MiB (about 180 MiB
     when the document was built whole), every one of them an entry; the directories'
     check (apply would refuse a file below a directory others can write) still holds back
-    each file of such a directory, and only those, when one of them sits between safe ones."""
+    each file of such a directory, and only those, when one of them sits between safe ones.
+    The plan, past the 16 MiB of other JSON inputs, is read back one entry at a time too:
+    `plan --check` within 80 MiB, and apply carries it out whole within 120 MiB (json-c's
+    objects of the whole document took 10 KiB an entry)."""
     root = ctx.tree("memory")
     s2ctest.mkfile(root, "etc/os-release", 0o644, b"ID=debian\n")
-    for d in range(14):
+    for d in range(17):
         for i in range(1000):
             s2ctest.mkfile(root, f"usr/lib/d{d:02}/f{i:04}", 0o4755, b"#!/bin/sh\n")
     for name in ("a", "b", "c"):
@@ -1355,15 +1358,33 @@ def test_memory(ctx):
                                                           "--kernel", KERNEL])
     doc = json.loads(out) if rc == 0 else {"entries": []}
     entries = doc["entries"]
-    ctx.check("memory: every file an entry", rc == 0 and len(entries) == 14003,
+    ctx.check("memory: every file an entry", rc == 0 and len(entries) == 17003,
               f"{rc} {len(entries)} {err[-300:]!r}")
     ctx.check("memory: within 80 MiB", sanitized or rss < 80 << 10, f"{rss} KiB")
-    print(f"  plan: peak RSS {rss >> 10} MiB")
+    print(f"  plan: peak RSS {rss >> 10} MiB, {len(out) >> 20} MiB of plan")
+    plan = os.path.join(ctx.tmp, "memory-plan.json")
+    with open(plan, "wb") as f:
+        f.write(out)
+    rc, out, err, rss = test_audit_pkg.peak_rss_run(ctx, ["plan", "--check", plan])
+    ctx.check("memory: a plan past 16 MiB checks", len(doc["entries"]) and os.path.getsize(
+        plan) > 16 << 20 and rc == 0 and b"valid plan of 17003 entries" in out,
+              f"{rc} {os.path.getsize(plan)} {out[-200:]!r} {err[-300:]!r}")
+    ctx.check("memory: checked within 80 MiB", sanitized or rss < 80 << 10, f"{rss} KiB")
+    print(f"  plan --check: peak RSS {rss >> 10} MiB")
     if not is_root():
         return      # the tree is ours, not root's: every directory is refused
     held = sorted(e["path"] for e in entries if e["action"] == "none")
     ctx.check("memory: the group-writable directory's files held, only they",
               held == ["/usr/lib/d05x/a", "/usr/lib/d05x/b", "/usr/lib/d05x/c"], f"{held[:5]}")
+    rc, out, err, rss = test_audit_pkg.peak_rss_run(ctx, ["apply", plan, "--kernel", KERNEL,
+                                                          "--no-smoke", "--quiet"])
+    left = [os.path.join(dp, n) for dp, _, ns in os.walk(os.path.join(root, "usr/lib"))
+            for n in ns if os.lstat(os.path.join(dp, n)).st_mode & 0o6000]
+    ctx.check("memory: apply carries out the whole plan", rc == 0 and sorted(
+        os.path.relpath(p, root) for p in left) == [f"usr/lib/d05x/{n}" for n in "abc"],
+              f"{rc} {len(left)} {err[-300:]!r}")
+    ctx.check("memory: applied within 120 MiB", sanitized or rss < 120 << 10, f"{rss} KiB")
+    print(f"  apply: peak RSS {rss >> 10} MiB")
 
 
 TESTS = [test_deb_lintian, test_deb_dpkg, test_fixture_formats, test_debian_formats, test_deterministic, test_sh_carries_out_plan,

@@ -15,6 +15,7 @@
 #include "fixture.h"
 #include "hashindex.h"
 #include "jsonout.h"
+#include "jsonread.h"
 #include "strhash.h"
 #include "suites.h"
 #include "tri.h"
@@ -546,6 +547,141 @@ static char *written(size_t n, bool streamed)
 	return buf;
 }
 
+/* Elements handed over by jsonread_parse_stream(), as "path=json" lines. */
+struct streamed {
+	char text[4096];
+	size_t n;
+	int fail_at;            /* the element whose callback fails with -EDOM, or -1 */
+};
+
+static int on_element(struct json_object *e, const struct jpath *p, void *userdata)
+{
+	struct streamed *st = userdata;
+	size_t used = strlen(st->text);
+
+	if ((int)st->n++ == st->fail_at)
+		return -EDOM;
+	(void)snprintf(st->text + used, sizeof(st->text) - used, "%s=%s\n", p->path,
+		       e ? json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN) : "null");
+	return 0;
+}
+
+/* Both parsers on @doc: the same verdict, and the same message when it is not a syntax
+ * error (whose position may be told differently); the streamed elements in @st. */
+static int both(const char *doc, struct streamed *st, char *msg, size_t msg_size)
+{
+	struct s2c_error e1 = { 0 }, e2 = { 0 };
+	struct json_object *whole = NULL, *part = NULL;
+	int r1 = jsonread_parse_mem(doc, strlen(doc), "t.json", &whole, &e1);
+	int r2 = jsonread_parse_stream(doc, strlen(doc), JSONREAD_MAX_SIZE, "t.json", "entries",
+				       on_element, st, &part, &e2);
+
+	ck_assert_msg((r1 < 0) == (r2 < 0), "%s: whole %d (%s), streamed %d (%s)", doc, r1, e1.msg,
+		      r2, e2.msg);
+	if (r1 < 0 && !strstr(e1.msg, "not valid JSON"))
+		ck_assert_str_eq(e1.msg, e2.msg);
+	if (r1 == 0) {
+		struct json_object *a = NULL;
+		/* the tree: the document without the array's elements */
+		if (json_object_object_get_ex(whole, "entries", &a) &&
+		    json_object_is_type(a, json_type_array) && json_object_is_type(part, json_type_object))
+			json_object_array_del_idx(a, 0, json_object_array_length(a));
+		ck_assert_msg(json_object_equal(whole, part), "%s", doc);
+	}
+	(void)snprintf(msg, msg_size, "%s", r2 < 0 ? e2.msg : "");
+	json_object_put(whole);
+	json_object_put(part);
+	return r2;
+}
+
+START_TEST(test_jsonread_stream)
+{
+	struct streamed st = { .fail_at = -1 };
+	char msg[S2C_ERROR_MAX], deep[256] = "{\"entries\": [", *big;
+	struct json_object *doc = NULL;
+	struct s2c_error err = { 0 };
+	size_t len;
+
+	/* the elements in order, with their paths; the rest of the document whole */
+	ck_assert_int_eq(both(" {\"a\": {\"b\": [1, null]}, \"entries\" : [ {\"p\": \"/x\"}, null,\n"
+			      "3, [\"y\"] ], \"z\": null}\n", &st, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(st.text, "$.entries[0]={\"p\":\"\\/x\"}\n$.entries[1]=null\n"
+				  "$.entries[2]=3\n$.entries[3]=[\"y\"]\n");
+	st = (struct streamed){ .fail_at = -1 };
+	ck_assert_int_eq(both("{\"entries\": []}", &st, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(both("{}", &st, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(both("{\"entries\": 5}", &st, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(both("[1, 2]", &st, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(st.n, 0);
+	/* strict as the whole parser, with the same paths */
+	ck_assert_int_eq(both("{\"entries\": [{}, {\"k\": 1, \"k\": 2}]}", &st, msg, sizeof(msg)),
+			 -EINVAL);
+	ck_assert_str_eq(msg, "t.json: $.entries[1]: an object has the same key twice");
+	ck_assert_int_eq(both("{\"entries\": [{\"a\": {\"k\": 1, \"k\": 2}}]}", &st, msg,
+			      sizeof(msg)), -EINVAL);
+	ck_assert_str_eq(msg, "t.json: $.entries[0].a: an object has the same key twice");
+	ck_assert_int_eq(both("{\"entries\": [], \"entries\": []}", &st, msg, sizeof(msg)), -EINVAL);
+	ck_assert_str_eq(msg, "t.json: $: an object has the same key twice");
+	ck_assert_int_eq(both("{\"x\": {\"k\": 1, \"k\": 2}, \"entries\": []}", &st, msg,
+			      sizeof(msg)), -EINVAL);
+	ck_assert_str_eq(msg, "t.json: $.x: an object has the same key twice");
+	{
+		static const char *const bad[] = {
+			"{\"entries\": [1, 2", "{\"entries\": [1, 2,]}", "{\"entries\": [1 2]}",
+			"{\"entries\": [1], }", "{\"entries\": [1]} x", "{\"entries\" [1]}",
+			"{entries: [1]}", "{\"entries\": [01]}", "{\"entries\": [\"\\x\"]}",
+			"{\"a\": 1 \"b\": 2}", "{", "{\"entries\": [tru]}", "", "{\"entries\": [1]",
+		};
+		for (size_t i = 0; i < S2C_ELEMENTSOF(bad); i++) {
+			st = (struct streamed){ .fail_at = -1 };
+			ck_assert_int_lt(both(bad[i], &st, msg, sizeof(msg)), 0);
+			ck_assert_ptr_nonnull(strstr(msg, "t.json"));
+		}
+	}
+	/* the nesting limit is the document's, not the element's */
+	len = strlen(deep);
+	for (int d = 2; d < JSONREAD_MAX_DEPTH; d++)
+		deep[len++] = '[';
+	for (int d = 2; d < JSONREAD_MAX_DEPTH; d++)
+		deep[len++] = ']';
+	memcpy(deep + len, "]}", 3);
+	st = (struct streamed){ .fail_at = -1 };
+	ck_assert_int_eq(both(deep, &st, msg, sizeof(msg)), 0);
+	memmove(deep + 14, deep + 13, strlen(deep + 13) + 1);
+	deep[13] = '[';
+	len = strlen(deep);
+	memmove(deep + len - 1, deep + len - 2, 3);
+	deep[len - 2] = ']';
+	st = (struct streamed){ .fail_at = -1 };
+	ck_assert_int_lt(both(deep, &st, msg, sizeof(msg)), 0);
+	/* the element's error stops the parse and is returned */
+	st = (struct streamed){ .fail_at = 1 };
+	ck_assert_int_eq(jsonread_parse_stream("{\"entries\": [1, 2, 3]}", 22, JSONREAD_MAX_SIZE,
+					       "t.json", "entries", on_element, &st, &doc, &err),
+			 -EDOM);
+	ck_assert_ptr_null(doc);
+	ck_assert_uint_eq(st.n, 2);
+	/* its own bound, past the whole parser's */
+	len = JSONREAD_MAX_SIZE + 100;
+	big = malloc(len + 1);
+	ck_assert_ptr_nonnull(big);
+	memset(big, ' ', len);
+	memcpy(big, "{\"entries\": [", 13);
+	memcpy(big + len - 2, "]}", 2);
+	big[len] = '\0';
+	ck_assert_int_eq(jsonread_parse_mem(big, len, "t.json", &doc, &err), -EFBIG);
+	st = (struct streamed){ .fail_at = -1 };
+	ck_assert_int_eq(jsonread_parse_stream(big, len, len, "t.json", "entries", on_element, &st,
+					       &doc, &err), 0);
+	json_object_put(doc);
+	doc = NULL;
+	ck_assert_int_eq(jsonread_parse_stream(big, len, len - 1, "t.json", "entries", on_element,
+					       &st, &doc, &err), -EFBIG);
+	ck_assert_ptr_nonnull(strstr(err.msg, "t.json: larger than"));
+	free(big);
+}
+END_TEST
+
 START_TEST(test_jsonout_write_array)
 {
 	struct json_object *doc = json_object_new_object();
@@ -645,6 +781,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_closest);
 	tcase_add_test(tc, test_jsonout_write_array);
 	tcase_add_test(tc, test_jsonout_write_stream);
+	tcase_add_test(tc, test_jsonread_stream);
 	suite_add_tcase(s, tc);
 	return s;
 }
