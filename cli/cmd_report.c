@@ -74,18 +74,15 @@ static int merge(const struct auditargs *a, bool fail_on_drift, int argc, char *
 	}
 	for (int i = 0; i < argc; i++) {
 		struct s2c_error err = { 0 };
-		struct json_object *doc = NULL;
 		/* Messages and notes name the report as the user can find it. */
 		_cleanup_free_ char *text = NULL, *note = NULL, *shown = shown_path(argv[i]);
 		size_t len;
 
-		r = shown ? jsonread_slurp(AT_FDCWD, argv[i], shown, &text, &len, NULL, NULL, &err)
+		r = shown ? jsonread_slurp_max(AT_FDCWD, argv[i], shown, FLEET_REPORT_MAX, &text, &len,
+					       NULL, NULL, &err)
 			  : -ENOMEM;
 		if (r == 0)
-			r = jsonread_parse_mem(text, len, shown, &doc, &err);
-		if (r == 0)
-			r = fleet_add(f, argv[i], doc, &err);
-		json_object_put(doc);
+			r = fleet_read(f, argv[i], shown, text, len, &err);
 		if (r == -ENOMEM) {
 			log_error("out of memory");
 			fleet_free(f);

@@ -371,7 +371,7 @@ static struct json_tokener *stream_tokener(int depth)
 
 /* The elements of the array at the position ('[' consumed), at @at, each to @element. */
 static int stream_array(struct stream *st, const struct jpath *at,
-			int (*element)(struct json_object *e, const struct jpath *p, void *userdata),
+			int (*element)(const struct jsonread_element *e, void *userdata),
 			void *userdata)
 {
 	_cleanup_(tokener_freep) struct json_tokener *tok = stream_tokener(JSONREAD_MAX_DEPTH - 2);
@@ -387,12 +387,17 @@ static int stream_array(struct stream *st, const struct jpath *at,
 	}
 	for (size_t i = 0;; i++) {
 		struct jpath ip = jpath_index(at, i);
-		struct json_object *e = NULL;
+		struct jsonread_element e = { .path = &ip, .index = i };
 
-		r = stream_value(st, tok, &ip, &e);
+		stream_ws(st);
+		e.offset = st->pos;
+		r = stream_value(st, tok, &ip, &e.value);
+		e.length = st->pos - e.offset;
+		while (e.length && strchr(" \t\r\n", st->text[e.offset + e.length - 1]))
+			e.length--;     /* json-c may have read a blank after the value */
 		if (r == 0)
-			r = element(e, &ip, userdata);
-		json_object_put(e);
+			r = element(&e, userdata);
+		json_object_put(e.value);
 		if (r == 0)
 			r = stream_expect(st, ",]", &c);
 		if (r < 0)
@@ -404,7 +409,7 @@ static int stream_array(struct stream *st, const struct jpath *at,
 
 int jsonread_parse_stream(const char *text, size_t size, size_t max, const char *file,
 			  const char *key,
-			  int (*element)(struct json_object *e, const struct jpath *p, void *userdata),
+			  int (*element)(const struct jsonread_element *e, void *userdata),
 			  void *userdata, struct json_object **ret, struct s2c_error *err)
 {
 	_cleanup_(tokener_freep) struct json_tokener *tok = NULL;

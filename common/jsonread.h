@@ -60,21 +60,30 @@ struct jpath {
 int jsonread_parse_mem(const char *text, size_t size, const char *file, struct json_object **ret,
 		       struct s2c_error *err);
 
+/** An element of the array jsonread_parse_stream() hands over. */
+struct jsonread_element {
+	struct json_object *value;  /**< borrowed, released after the call; NULL for a JSON null */
+	const struct jpath *path;   /**< "$.entries[3]" */
+	size_t index;
+	size_t offset, length;      /**< its text in the document, for jsonread_parse_mem()
+				         of it again later */
+};
+
 /**
  * jsonread_parse_mem() of a document of up to @max bytes whose top-level object holds
  * one array too large to hold as json-c objects: the array under @key (a plan's
- * entries, the state's files) goes to @element one element at a time, each checked
- * as strictly as a whole document and released after the call, and the tree
- * returned holds an empty array in its place.  Everything else is parsed whole.
- * @element  gets the element (borrowed; NULL for a JSON null) and its path
- *           ("$.entries[3]"); a negative return stops the parse and is returned.
+ * entries, the state's files, a report's files) goes to @element one element at a
+ * time, each checked as strictly as a whole document and released after the call,
+ * and the tree returned holds an empty array in its place.  Everything else is
+ * parsed whole.
+ * @element  a negative return stops the parse and is returned.
  * A document that is not an object is parsed by jsonread_parse_mem() (when
  * within JSONREAD_MAX_SIZE), so that its messages are the same.
  * Returns 0, -EFBIG, -EINVAL, -ENOMEM or @element's error, with @err.
  */
 int jsonread_parse_stream(const char *text, size_t size, size_t max, const char *file,
 			  const char *key,
-			  int (*element)(struct json_object *e, const struct jpath *p, void *userdata),
+			  int (*element)(const struct jsonread_element *e, void *userdata),
 			  void *userdata, struct json_object **ret, struct s2c_error *err);
 
 /**

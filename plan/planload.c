@@ -323,8 +323,10 @@ struct entry_stream {
 	bool prev_ok;
 };
 
-static int stream_entry(struct json_object *o, const struct jpath *p, void *userdata)
+static int stream_entry(const struct jsonread_element *el, void *userdata)
 {
+	struct json_object *o = el->value;
+	const struct jpath *p = el->path;
 	struct entry_stream *es = userdata;
 	struct plan *plan = es->plan;
 	struct plan_entry *e;

@@ -328,8 +328,10 @@ struct entry_stream {
 	struct s2c_error *err;
 };
 
-static int stream_entry(struct json_object *o, const struct jpath *p, void *userdata)
+static int stream_entry(const struct jsonread_element *el, void *userdata)
 {
+	struct json_object *o = el->value;
+	const struct jpath *p = el->path;
 	struct entry_stream *es = userdata;
 	struct state *s = es->s;
 	int r;

@@ -45,6 +45,19 @@ struct fleet *fleet_free(struct fleet *f);
  */
 int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err);
 
+/** Largest report fleet_read() reads. */
+#define FLEET_REPORT_MAX ((size_t)256 << 20)
+
+/**
+ * fleet_add() of the report whose text is the @len bytes at @text (borrowed), parsed
+ * strictly (jsonread.h), its files one at a time: a report of many files costs its
+ * text and what the fleet keeps, not the document's json-c objects.  A report up to
+ * FLEET_REPORT_MAX bytes; @display names it in the parser's messages.  Returns as
+ * fleet_add(), or -EFBIG.
+ */
+int fleet_read(struct fleet *f, const char *source, const char *display, const char *text,
+	       size_t len, struct s2c_error *err);
+
 /** Add a note to the report (a target found twice, …).  Returns 0 or -ENOMEM. */
 int fleet_note(struct fleet *f, const char *note);
 

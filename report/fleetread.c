@@ -350,8 +350,20 @@ static bool same_target(const struct ftarget *a, const struct ftarget *b)
 		(a->machine_id && b->machine_id && s2c_streq(a->machine_id, b->machine_id)));
 }
 
+/*
+ * The files of a report: the array of a document parsed whole, or the places in its
+ * text of those fleet_read() checked as it parsed (each parsed again when its turn
+ * comes, so that a report of many files costs its text, not json-c's objects of all).
+ */
+struct file_list {
+	struct json_object *files;
+	const char *text;
+	const size_t *span;     /* offset and length of each, in @text */
+	size_t n;
+};
+
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
-			 struct s2c_error *err);
+			 const struct file_list *l, struct s2c_error *err);
 
 /* Free the strings of @v from @keep on, so that it holds its first @keep again. */
 static void strv_truncate(char **v, size_t *n, size_t keep)
@@ -387,15 +399,66 @@ static void rollback(struct fleet *f, size_t n_t, size_t n_reports, size_t n_not
 	strv_truncate(f->notes, &f->n_notes, n_notes);
 }
 
-int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err)
+/* fleet_add_one(), undone when it fails. */
+static int add_report(struct fleet *f, const char *source, struct json_object *doc,
+		      const struct file_list *l, struct s2c_error *err)
 {
 	size_t n_t = f->n_t, n_reports = f->n_reports, n_p = f->n_p, n_notes = f->n_notes;
 	int r;
 
 	f->n_touched = 0;
-	r = fleet_add_one(f, source, doc, err);
+	r = fleet_add_one(f, source, doc, l, err);
 	if (r < 0)
 		rollback(f, n_t, n_reports, n_notes, n_p);
+	return r;
+}
+
+int fleet_add(struct fleet *f, const char *source, struct json_object *doc, struct s2c_error *err)
+{
+	struct json_object *files = jget(doc, "files", json_type_array);
+	struct file_list l = { .files = files, .n = files ? json_object_array_length(files) : 0 };
+
+	return add_report(f, source, doc, &l, err);
+}
+
+/* The places of the files in the text, as the parser meets them. */
+struct span_list {
+	size_t *v;              /* offset, length, offset, length, ... */
+	size_t n, alloc;
+};
+
+static int keep_span(const struct jsonread_element *e, void *userdata)
+{
+	struct span_list *l = userdata;
+
+	if (l->n == l->alloc) {
+		size_t alloc = l->alloc ? l->alloc * 2 : 64;
+		size_t *v = reallocarray(l->v, alloc, 2 * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->alloc = alloc;
+	}
+	l->v[2 * l->n] = e->offset;
+	l->v[2 * l->n + 1] = e->length;
+	l->n++;
+	return 0;
+}
+
+int fleet_read(struct fleet *f, const char *source, const char *display, const char *text,
+	       size_t len, struct s2c_error *err)
+{
+	_cleanup_jsonput_ struct json_object *doc = NULL;
+	struct span_list spans = { 0 };
+	struct file_list l;
+	int r = jsonread_parse_stream(text, len, FLEET_REPORT_MAX, display, "files", keep_span,
+				      &spans, &doc, err);
+
+	l = (struct file_list){ .text = text, .span = spans.v, .n = spans.n };
+	if (r == 0)
+		r = add_report(f, source, doc, &l, err);
+	free(spans.v);
 	return r;
 }
 
@@ -538,24 +601,41 @@ static int package_targets(struct fleet *f, const char *source, struct json_obje
 	return 0;
 }
 
+/* File @i of @l: a new reference. */
+static int file_at(const struct file_list *l, size_t i, const char *source,
+		   struct json_object **ret, struct s2c_error *err)
+{
+	if (l->files) {
+		*ret = json_object_get(json_object_array_get_idx(l->files, i));
+		return 0;
+	}
+	/* checked when first parsed; a JSON null, which is no document, stays NULL */
+	*ret = NULL;
+	if (l->span[2 * i + 1] == 4 && memcmp(l->text + l->span[2 * i], "null", 4) == 0)
+		return 0;
+	return jsonread_parse_mem(l->text + l->span[2 * i], l->span[2 * i + 1], source, ret, err);
+}
+
 /* Every file of the report; a package or image report's each from one of its targets. */
-static int add_files(struct fleet *f, const char *source, struct json_object *files,
+static int add_files(struct fleet *f, const char *source, const struct file_list *l,
 		     bool by_target, const size_t *target_of, size_t n_targets, size_t whole,
 		     struct s2c_error *err)
 {
-	int r;
+	int r = 0;
 
-	for (size_t i = 0; i < json_object_array_length(files); i++) {
-		struct json_object *x = json_object_array_get_idx(files, i);
+	for (size_t i = 0; i < l->n && r == 0; i++) {
+		_cleanup_jsonput_ struct json_object *x = NULL;
+
+		r = file_at(l, i, source, &x, err);
+		if (r < 0)
+			return r;
 		if (!json_object_is_type(x, json_type_object))
 			return s2c_error_set(err, -EINVAL, "%s: $.files[%zu]: not an object", source, i);
 		if (by_target && !jget(x, "origin", json_type_object))
 			return s2c_error_set(err, -EINVAL, "%s: $.files[%zu].origin: missing", source, i);
 		r = add_file(f, source, x, i, target_of, n_targets, whole, err);
-		if (r < 0)
-			return r;
 	}
-	return 0;
+	return r;
 }
 
 static uint64_t target_hash(const struct ftarget *t)
@@ -620,9 +700,8 @@ static int keep_waivers(struct fleet *f, const char *source, struct json_object 
 }
 
 static int fleet_add_one(struct fleet *f, const char *source, struct json_object *doc,
-			 struct s2c_error *err)
+			 const struct file_list *l, struct s2c_error *err)
 {
-	struct json_object *files = jget(doc, "files", json_type_array);
 	struct json_object *targets = jget(doc, "targets", json_type_array);
 	_cleanup_free_ size_t *target_of = NULL;
 	size_t n_targets = targets ? json_object_array_length(targets) : 0, whole = SIZE_MAX;
@@ -640,7 +719,7 @@ static int fleet_add_one(struct fleet *f, const char *source, struct json_object
 	else
 		r = package_targets(f, source, doc, targets, &target_of, err);
 	if (r == 0)
-		r = add_files(f, source, files, targets != NULL, target_of, n_targets, whole, err);
+		r = add_files(f, source, l, targets != NULL, target_of, n_targets, whole, err);
 	if (r == 0)
 		r = note_duplicates(f, first);
 	if (r == 0)

@@ -340,7 +340,9 @@ def test_memory(ctx):
     and SARIF reports are written one program (result) at a time, and the states' repeated
     strings are kept once.  20 reports of 2,000 set-ID files each, half of them each
     report's own (21,000 programs), merge within 80 MiB (about 170 MiB when the documents
-    were built whole); the streamed JSON is the document json parses whole."""
+    were built whole); the streamed JSON is the document json parses whole.  A report of
+    16,000 files, 19 MB, is read one file at a time: merged within 80 MiB (refused before,
+    past the 16 MiB every JSON document was bounded by)."""
     root = ctx.tree("memory")
     deb = mk.many_members_deb(os.path.join(root, "merge_1_amd64.deb"), 2000, setid=True,
                               package="s2c-merge")
@@ -367,6 +369,23 @@ def test_memory(ctx):
                   else rc == 0 and n > 0, f"{rc} {n} {err[-300:]!r}")
         ctx.check(f"memory: {fmt} within 80 MiB", sanitized or rss < 80 << 10, f"{rss} KiB")
         print(f"  {fmt}: peak RSS {rss >> 10} MiB")
+    # One report past the 16 MiB of other JSON inputs: its files read one at a time.
+    rc, out, err = ctx.run(["report", "merge", "--format", "json", paths[-1]])
+    one = len(json.loads(out)["programs"]) if rc == 0 else -1
+    files = base["files"]
+    base["files"] = [dict(f, file=dict(f["file"], path=f"/big{k}{f['file']['path']}"))
+                     for k in range(8) for f in files]
+    big = os.path.join(root, "big.json")
+    with open(big, "w") as out:
+        json.dump(base, out)
+    rc, out, err, rss = test_audit_pkg.peak_rss_run(ctx, ["report", "merge", "--format", "json",
+                                                          big])
+    n = len(json.loads(out)["programs"]) if rc == 0 else 0
+    ctx.check("memory: a report of 16,000 files past 16 MiB merged", os.path.getsize(big) >
+              16 << 20 and rc == 0 and n == 8 * one, f"{os.path.getsize(big)} {rc} {n} {one} "
+              f"{err[-300:]!r}")
+    ctx.check("memory: merged within 80 MiB", sanitized or rss < 80 << 10, f"{rss} KiB")
+    print(f"  one report of {os.path.getsize(big) >> 20} MiB: peak RSS {rss >> 10} MiB")
 
 
 def test_usage(ctx):

@@ -3,9 +3,12 @@
  * Fuzz the reading of `report merge`: any bytes, read as one report, must join
  * the fleet or be refused with a message naming the report, leaving the fleet
  * exactly as it was; a fleet that took the report (twice, as two shards
- * would) must finish and be written in every format.
+ * would) must finish and be written in every format.  The reader of report
+ * files, which parses the files one at a time, must agree with the reader of
+ * documents: the same refusal, or the same fleet.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +86,31 @@ static void check_refused(struct fleet *f, int r, const struct s2c_error *err)
 	fleet_free(empty);
 }
 
+/* fleet_read() of the same bytes: refused when @want is, else the same fleet as @want_f. */
+static void read_text(const uint8_t *data, size_t size, bool parsed, int want,
+		      struct fleet *want_f, const struct s2c_error *want_err)
+{
+	struct fleet *f = fleet_or_abort();
+	struct s2c_error err = { 0 };
+	int r = fleet_read(f, "fuzz", "fuzz", (const char *)data, size, &err);
+
+	if (r < 0 && (strncmp(err.msg, "fuzz", 4) != 0 || (parsed && r != want) ||
+		      (parsed && strcmp(err.msg, want_err->msg) != 0))) {
+		fprintf(stderr, "fleet_read refused with %d: %s\n", r, err.msg);
+		abort();
+	}
+	if (r == 0 && (!parsed || want < 0))
+		abort();                /* took what the document reader refused */
+	if (r == 0) {
+		char *a = finished_json(f), *b = finished_json(want_f);
+		if (strcmp(a, b) != 0)
+			abort();
+		free(a);
+		free(b);
+	}
+	fleet_free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct json_object *doc = NULL;
@@ -90,11 +118,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fleet *f;
 	int r;
 
-	if (size > FUZZ_MAX_INPUT ||
-	    jsonread_parse_mem((const char *)data, size, "fuzz", &doc, &err) < 0)
+	if (size > FUZZ_MAX_INPUT)
 		return 0;
+	if (jsonread_parse_mem((const char *)data, size, "fuzz", &doc, &err) < 0) {
+		read_text(data, size, false, -1, NULL, NULL);
+		return 0;
+	}
 	f = fleet_or_abort();
 	r = fleet_add(f, "fuzz", doc, &err);
+	if (r == 0) {
+		/* compared before the second shard below; fleet_finish() is idempotent */
+		struct fleet *g = fleet_or_abort();
+		if (fleet_add(g, "fuzz", doc, &err) < 0)
+			abort();
+		read_text(data, size, true, 0, g, &err);
+		fleet_free(g);
+	} else {
+		read_text(data, size, true, r, NULL, &err);
+	}
 	if (r < 0) {
 		check_refused(f, r, &err);
 	} else {

@@ -549,20 +549,24 @@ static char *written(size_t n, bool streamed)
 
 /* Elements handed over by jsonread_parse_stream(), as "path=json" lines. */
 struct streamed {
+	const char *doc;
 	char text[4096];
 	size_t n;
 	int fail_at;            /* the element whose callback fails with -EDOM, or -1 */
 };
 
-static int on_element(struct json_object *e, const struct jpath *p, void *userdata)
+static int on_element(const struct jsonread_element *el, void *userdata)
 {
 	struct streamed *st = userdata;
 	size_t used = strlen(st->text);
 
+	ck_assert_uint_eq(el->index, st->n);
 	if ((int)st->n++ == st->fail_at)
 		return -EDOM;
-	(void)snprintf(st->text + used, sizeof(st->text) - used, "%s=%s\n", p->path,
-		       e ? json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN) : "null");
+	/* "path=json" and its text as it is in the document */
+	(void)snprintf(st->text + used, sizeof(st->text) - used, "%s=%s <%.*s>\n", el->path->path,
+		       el->value ? json_object_to_json_string_ext(el->value, JSON_C_TO_STRING_PLAIN) :
+				   "null", (int)el->length, st->doc + el->offset);
 	return 0;
 }
 
@@ -572,6 +576,8 @@ static int both(const char *doc, struct streamed *st, char *msg, size_t msg_size
 {
 	struct s2c_error e1 = { 0 }, e2 = { 0 };
 	struct json_object *whole = NULL, *part = NULL;
+
+	st->doc = doc;
 	int r1 = jsonread_parse_mem(doc, strlen(doc), "t.json", &whole, &e1);
 	int r2 = jsonread_parse_stream(doc, strlen(doc), JSONREAD_MAX_SIZE, "t.json", "entries",
 				       on_element, st, &part, &e2);
@@ -605,8 +611,9 @@ START_TEST(test_jsonread_stream)
 	/* the elements in order, with their paths; the rest of the document whole */
 	ck_assert_int_eq(both(" {\"a\": {\"b\": [1, null]}, \"entries\" : [ {\"p\": \"/x\"}, null,\n"
 			      "3, [\"y\"] ], \"z\": null}\n", &st, msg, sizeof(msg)), 0);
-	ck_assert_str_eq(st.text, "$.entries[0]={\"p\":\"\\/x\"}\n$.entries[1]=null\n"
-				  "$.entries[2]=3\n$.entries[3]=[\"y\"]\n");
+	ck_assert_str_eq(st.text, "$.entries[0]={\"p\":\"\\/x\"} <{\"p\": \"/x\"}>\n"
+				  "$.entries[1]=null <null>\n$.entries[2]=3 <3>\n"
+				  "$.entries[3]=[\"y\"] <[\"y\"]>\n");
 	st = (struct streamed){ .fail_at = -1 };
 	ck_assert_int_eq(both("{\"entries\": []}", &st, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(both("{}", &st, msg, sizeof(msg)), 0);
@@ -655,8 +662,8 @@ START_TEST(test_jsonread_stream)
 	st = (struct streamed){ .fail_at = -1 };
 	ck_assert_int_lt(both(deep, &st, msg, sizeof(msg)), 0);
 	/* the element's error stops the parse and is returned */
-	st = (struct streamed){ .fail_at = 1 };
-	ck_assert_int_eq(jsonread_parse_stream("{\"entries\": [1, 2, 3]}", 22, JSONREAD_MAX_SIZE,
+	st = (struct streamed){ .fail_at = 1, .doc = "{\"entries\": [1, 2, 3]}" };
+	ck_assert_int_eq(jsonread_parse_stream(st.doc, 22, JSONREAD_MAX_SIZE,
 					       "t.json", "entries", on_element, &st, &doc, &err),
 			 -EDOM);
 	ck_assert_ptr_null(doc);
@@ -670,7 +677,7 @@ START_TEST(test_jsonread_stream)
 	memcpy(big + len - 2, "]}", 2);
 	big[len] = '\0';
 	ck_assert_int_eq(jsonread_parse_mem(big, len, "t.json", &doc, &err), -EFBIG);
-	st = (struct streamed){ .fail_at = -1 };
+	st = (struct streamed){ .fail_at = -1, .doc = big };
 	ck_assert_int_eq(jsonread_parse_stream(big, len, len, "t.json", "entries", on_element, &st,
 					       &doc, &err), 0);
 	json_object_put(doc);
