@@ -17,6 +17,7 @@
 #include "interrupt.h"
 #include "privs.h"
 #include "rmtree.h"
+#include "util.h"
 #include "common.h"
 
 /* Deeper than anything a stage makes (pkg/stage.c: 256). */
@@ -223,14 +224,7 @@ static int add(int dirfd, const char *name, bool tree)
 		return r;
 	}
 	pthread_mutex_lock(&st.lock);
-	if (st.n == st.alloc) {
-		size_t na = st.alloc ? st.alloc * 2 : 8;
-		struct entry *v = reallocarray(st.v, na, sizeof(*v));
-		if (v) {
-			st.v = v;
-			st.alloc = na;
-		}
-	}
+	(void)S2C_ARRAY_RESERVE(st.v, st.alloc, st.n + 1, 8);      /* checked below */
 	if (st.n < st.alloc) {
 		e.handle = ++st.last_handle;
 		st.v[st.n++] = e;

@@ -31,6 +31,16 @@
 #define S2C_CONCAT(a, b) S2C_CONCAT_(a, b)
 #define S2C_UNIQ(name) S2C_CONCAT(name, __COUNTER__)
 
+/** array_reserve() (common/util.h) of the typed array @v with its room @alloc, both
+ *  lvalues: 0 or -ENOMEM. */
+#define S2C_ARRAY_RESERVE(v, alloc, need, first)                                           \
+	({                                                                                  \
+		void *_ar_v = (v);                                                          \
+		int _ar_r = array_reserve(&_ar_v, &(alloc), (need), sizeof(*(v)), (first)); \
+		(v) = _ar_v;                                                                \
+		_ar_r;                                                                      \
+	})
+
 /** Capability bit mask for capability number @c (see capset_* helpers). */
 #define S2C_CAPMASK(c) (UINT64_C(1) << (c))
 

@@ -380,6 +380,26 @@ bool str_endswith(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+int array_reserve(void **v, size_t *alloc, size_t need, size_t size, size_t first)
+{
+	size_t na = *alloc ? *alloc : S2C_MAX(first, (size_t)1);
+	void *nv;
+
+	if (need <= *alloc)
+		return 0;
+	while (na < need) {
+		if (na > SIZE_MAX / 2)
+			return -ENOMEM;
+		na *= 2;
+	}
+	nv = reallocarray(*v, na, size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*alloc = na;
+	return 0;
+}
+
 int strv_push(char ***v, size_t *n, char *s)
 {
 	char **nv;

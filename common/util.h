@@ -111,6 +111,15 @@ int read_all(int fd, size_t max, char **ret_buf, size_t *ret_len);
 int read_all_into(int fd, size_t max, char **buf, size_t *size, size_t *ret_len);
 
 /**
+ * Make room for @need elements of @size bytes in the array *@v, which has room
+ * for *@alloc: its room doubles (from @first, at least 1) until it fits, so that n
+ * appends cost O(n) copies.  *@v and *@alloc are unchanged on failure.
+ * Returns 0 or -ENOMEM (also when the size overflows).  S2C_ARRAY_RESERVE()
+ * (common/macro.h) calls it for a typed array.
+ */
+int array_reserve(void **v, size_t *alloc, size_t need, size_t size, size_t first);
+
+/**
  * Append @s (taken over; NULL stands for a failed allocation) to the array
  * @v of @n strings, which stays NULL-terminated (strv_free() frees it).
  * Returns 0, or -ENOMEM (@s is freed, @v unchanged).

@@ -74,14 +74,8 @@ static int ids_add(struct ids *ids, const char *name, uint32_t id)
 
 	if (!name || !*name || ids_find(ids, name) != SIZE_MAX)
 		return 0;
-	if (ids->n == ids->alloc) {
-		size_t alloc = ids->alloc ? ids->alloc * 2 : 16;
-		struct idname *v = reallocarray(ids->v, alloc, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		ids->v = v;
-		ids->alloc = alloc;
-	}
+	if (S2C_ARRAY_RESERVE(ids->v, ids->alloc, ids->n + 1, 16) < 0)
+		return -ENOMEM;
 	copy = strdup(name);
 	if (!copy || hashindex_add(&ids->index, strhash(name), ids->n) < 0)
 		return -ENOMEM;
@@ -207,15 +201,9 @@ static void add_position(size_t pos, void *userdata)
 
 	if (p->failed)
 		return;
-	if (p->n == p->alloc) {
-		size_t na = p->alloc ? p->alloc * 2 : 8;
-		size_t *nv = reallocarray(p->v, na, sizeof(*nv));
-		if (!nv) {
-			p->failed = true;
-			return;
-		}
-		p->v = nv;
-		p->alloc = na;
+	if (S2C_ARRAY_RESERVE(p->v, p->alloc, p->n + 1, 8) < 0) {
+		p->failed = true;
+		return;
 	}
 	p->v[p->n++] = pos;
 }

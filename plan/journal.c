@@ -147,19 +147,10 @@ static struct json_object *state_json(const struct file_state *s)
 
 static int new_entry(struct journal *j, struct journal_entry **ret)
 {
-	struct journal_entry *nv;
-
 	if (j->n >= MAX_ENTRIES)
 		return -E2BIG;
-	if (j->n == j->alloc) {
-		size_t na = j->alloc ? j->alloc * 2 : 16;
-
-		nv = realloc(j->v, na * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		j->v = nv;
-		j->alloc = na;
-	}
+	if (S2C_ARRAY_RESERVE(j->v, j->alloc, j->n + 1, 16) < 0)
+		return -ENOMEM;
 	memset(&j->v[j->n], 0, sizeof(j->v[0]));
 	j->v[j->n].seq = (unsigned)j->n + 1;
 	*ret = &j->v[j->n++];

@@ -332,15 +332,8 @@ static int stream_entry(const struct jsonread_element *el, void *userdata)
 	struct plan_entry *e;
 	bool ok;
 
-	if (plan->n == es->alloc) {
-		size_t alloc = es->alloc ? es->alloc * 2 : 64;
-		struct plan_entry *v = reallocarray(plan->v, alloc, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		plan->v = v;
-		es->alloc = alloc;
-	}
+	if (S2C_ARRAY_RESERVE(plan->v, es->alloc, plan->n + 1, 64) < 0)
+		return -ENOMEM;
 	e = &plan->v[plan->n++];
 	*e = (struct plan_entry){ 0 };
 	ok = entry_el(&es->jc, o, p, e) == 0;

@@ -87,15 +87,8 @@ static void sort_entries(struct state *s)
 /* A zeroed entry at the end of @s, or NULL. */
 static struct state_entry *append(struct state *s)
 {
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? s->alloc * 2 : 16;
-		struct state_entry *nv = realloc(s->v, na * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		s->v = nv;
-		s->alloc = na;
-	}
+	if (S2C_ARRAY_RESERVE(s->v, s->alloc, s->n + 1, 16) < 0)
+		return NULL;
 	memset(&s->v[s->n], 0, sizeof(s->v[0]));
 	return &s->v[s->n++];
 }

@@ -358,7 +358,7 @@ static bool same_target(const struct ftarget *a, const struct ftarget *b)
 struct file_list {
 	struct json_object *files;
 	const char *text;
-	const size_t *span;     /* offset and length of each, in @text */
+	const size_t (*span)[2]; /* offset and length of each, in @text */
 	size_t n;
 };
 
@@ -423,7 +423,7 @@ int fleet_add(struct fleet *f, const char *source, struct json_object *doc, stru
 
 /* The places of the files in the text, as the parser meets them. */
 struct span_list {
-	size_t *v;              /* offset, length, offset, length, ... */
+	size_t (*v)[2];         /* offset and length of each */
 	size_t n, alloc;
 };
 
@@ -431,18 +431,10 @@ static int keep_span(const struct jsonread_element *e, void *userdata)
 {
 	struct span_list *l = userdata;
 
-	if (l->n == l->alloc) {
-		size_t alloc = l->alloc ? l->alloc * 2 : 64;
-		size_t *v = reallocarray(l->v, alloc, 2 * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->alloc = alloc;
-	}
-	l->v[2 * l->n] = e->offset;
-	l->v[2 * l->n + 1] = e->length;
-	l->n++;
+	if (S2C_ARRAY_RESERVE(l->v, l->alloc, l->n + 1, 64) < 0)
+		return -ENOMEM;
+	l->v[l->n][0] = e->offset;
+	l->v[l->n++][1] = e->length;
 	return 0;
 }
 
@@ -611,9 +603,9 @@ static int file_at(const struct file_list *l, size_t i, const char *source,
 	}
 	/* checked when first parsed; a JSON null, which is no document, stays NULL */
 	*ret = NULL;
-	if (l->span[2 * i + 1] == 4 && memcmp(l->text + l->span[2 * i], "null", 4) == 0)
+	if (l->span[i][1] == 4 && memcmp(l->text + l->span[i][0], "null", 4) == 0)
 		return 0;
-	return jsonread_parse_mem(l->text + l->span[2 * i], l->span[2 * i + 1], source, ret, err);
+	return jsonread_parse_mem(l->text + l->span[i][0], l->span[i][1], source, ret, err);
 }
 
 /* Every file of the report; a package or image report's each from one of its targets. */

@@ -154,13 +154,8 @@ static int problem(struct waiver_list *l, const char *display, size_t lineno, co
 /* Append @w to @add, which has room for @alloc.  Returns 0 or -ENOMEM. */
 static int add_waiver(struct waiver_list *add, size_t *alloc, const struct waiver *w)
 {
-	if (add->n == *alloc) {
-		struct waiver *v = reallocarray(add->v, *alloc ? *alloc * 2 : 8, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		add->v = v;
-		*alloc = *alloc ? *alloc * 2 : 8;
-	}
+	if (S2C_ARRAY_RESERVE(add->v, *alloc, add->n + 1, 8) < 0)
+		return -ENOMEM;
 	add->v[add->n++] = *w;
 	return 0;
 }

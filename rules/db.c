@@ -139,14 +139,8 @@ static struct rule *new_rule(struct rules_db *db)
 {
 	struct rule *rule;
 
-	if (db->n_storage == db->alloc_storage) {
-		size_t na = db->alloc_storage ? db->alloc_storage * 2 : 256;
-		struct rule **ns = reallocarray(db->storage, na, sizeof(*ns));
-		if (!ns)
-			return NULL;
-		db->storage = ns;
-		db->alloc_storage = na;
-	}
+	if (S2C_ARRAY_RESERVE(db->storage, db->alloc_storage, db->n_storage + 1, 256) < 0)
+		return NULL;
 	rule = calloc(1, sizeof(*rule));
 	if (rule)
 		db->storage[db->n_storage++] = rule;

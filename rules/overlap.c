@@ -176,14 +176,8 @@ static int pairs_from_keys(struct pair_key *k, size_t n, bool exact, size_t (**p
 				       memcmp(k[b].text, k[a].text, k[a].len) == 0; b++) {
 			if (k[a].rule == k[b].rule)
 				continue;
-			if (*npairs == *alloc) {
-				size_t na = *alloc ? *alloc * 2 : 256;
-				size_t (*np)[2] = realloc(*pairs, na * sizeof(*np));
-				if (!np)
-					return -ENOMEM;
-				*pairs = np;
-				*alloc = na;
-			}
+			if (S2C_ARRAY_RESERVE(*pairs, *alloc, *npairs + 1, 256) < 0)
+				return -ENOMEM;
 			(*pairs)[*npairs][0] = S2C_MIN(k[a].rule, k[b].rule);
 			(*pairs)[(*npairs)++][1] = S2C_MAX(k[a].rule, k[b].rule);
 		}

@@ -64,14 +64,8 @@ static int idtab_push(struct idtab *t, uint32_t id, const char *name)
 {
 	char *copy = NULL;
 
-	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 64;
-		struct idname *nv = realloc(t->v, na * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		t->v = nv;
-		t->alloc = na;
-	}
+	if (S2C_ARRAY_RESERVE(t->v, t->alloc, t->n + 1, 64) < 0)
+		return -ENOMEM;
 	if (name && !(copy = strdup(name)))
 		return -ENOMEM;
 	t->v[t->n++] = (struct idname){ .id = id, .name = copy };

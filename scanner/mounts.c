@@ -292,14 +292,8 @@ int mounts_parse(FILE *f, struct mounts **ret, struct s2c_error *err)
 		return -ENOMEM;
 	while (getline(&line, &cap, f) > 0) {
 		lineno++;
-		if (m->n == alloc) {
-			size_t na = alloc ? alloc * 2 : 32;
-			struct mount_entry *nv = realloc(m->v, na * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			m->v = nv;
-			alloc = na;
-		}
+		if (S2C_ARRAY_RESERVE(m->v, alloc, m->n + 1, 32) < 0)
+			return -ENOMEM;
 		memset(&m->v[m->n], 0, sizeof(m->v[0]));
 		r = parse_line(line, &m->v[m->n]);
 		if (r < 0) {

@@ -49,16 +49,10 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 		}
 	}
 	pthread_mutex_lock(&c->lock);
-	if (c->n == c->alloc) {
-		size_t na = c->alloc ? c->alloc * 2 : 64;
-		struct facts **nv = realloc(c->v, na * sizeof(*nv));
-		if (!nv) {
-			pthread_mutex_unlock(&c->lock);
-			facts_free(f);
-			return -ENOMEM;
-		}
-		c->v = nv;
-		c->alloc = na;
+	if (S2C_ARRAY_RESERVE(c->v, c->alloc, c->n + 1, 64) < 0) {
+		pthread_mutex_unlock(&c->lock);
+		facts_free(f);
+		return -ENOMEM;
 	}
 	c->v[c->n++] = f;
 	pthread_mutex_unlock(&c->lock);
@@ -79,16 +73,10 @@ static int on_skip(void *userdata, const char *path, const struct skip_rule *rul
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&c->lock);
-	if (c->n_skipped == c->alloc_skipped) {
-		size_t na = c->alloc_skipped ? c->alloc_skipped * 2 : 16;
-		struct skip_entry *nv = realloc(c->skipped, na * sizeof(*nv));
-		if (!nv) {
-			pthread_mutex_unlock(&c->lock);
-			skip_entry_release(&e);
-			return -ENOMEM;
-		}
-		c->skipped = nv;
-		c->alloc_skipped = na;
+	if (S2C_ARRAY_RESERVE(c->skipped, c->alloc_skipped, c->n_skipped + 1, 16) < 0) {
+		pthread_mutex_unlock(&c->lock);
+		skip_entry_release(&e);
+		return -ENOMEM;
 	}
 	c->skipped[c->n_skipped++] = e;
 	pthread_mutex_unlock(&c->lock);

@@ -161,14 +161,8 @@ static int add(struct skip_list *l, const char *pattern, bool glob, enum skip_re
 		return r;
 	if (source && !(src = strdup(source)))
 		return -ENOMEM;
-	if (l->n == l->alloc) {
-		size_t na = l->alloc ? l->alloc * 2 : 16;
-		struct skip_rule *nv = realloc(l->v, na * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->alloc = na;
-	}
+	if (S2C_ARRAY_RESERVE(l->v, l->alloc, l->n + 1, 16) < 0)
+		return -ENOMEM;
 	rule = &l->v[l->n++];
 	*rule = (struct skip_rule){
 		.reason = reason,
@@ -345,15 +339,9 @@ static int add_homes(struct skip_list *l)
 	while (r == 0 && (pw = getpwent())) {
 		if (!pw->pw_dir || pw->pw_dir[0] != '/')
 			continue;
-		if (n == alloc) {
-			size_t na = alloc ? alloc * 2 : 64;
-			struct home *nv = realloc(v, na * sizeof(*nv));
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			v = nv;
-			alloc = na;
+		if (S2C_ARRAY_RESERVE(v, alloc, n + 1, 64) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		v[n].dir = strdup(pw->pw_dir);
 		v[n].user = strdup(pw->pw_name ? pw->pw_name : "?");

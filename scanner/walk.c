@@ -208,14 +208,8 @@ static int share(struct walker *w, struct worker *t)
 
 static int batch_add(struct worker *t, struct dnode *d)
 {
-	if (t->nbatch == t->abatch) {
-		size_t na = t->abatch ? t->abatch * 2 : 64;
-		struct dnode **nb = realloc(t->batch, na * sizeof(*nb));
-		if (!nb)
-			return -ENOMEM;
-		t->batch = nb;
-		t->abatch = na;
-	}
+	if (S2C_ARRAY_RESERVE(t->batch, t->abatch, t->nbatch + 1, 64) < 0)
+		return -ENOMEM;
 	t->batch[t->nbatch++] = d;
 	return 0;
 }
@@ -296,14 +290,8 @@ static int defer(struct worker *t, const char *name, const unsigned char *caps, 
 {
 	struct deferred *x;
 
-	if (t->ndefer == t->adefer) {
-		size_t na = t->adefer ? t->adefer * 2 : 8;
-		struct deferred *nd = realloc(t->defer, na * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		t->defer = nd;
-		t->adefer = na;
-	}
+	if (S2C_ARRAY_RESERVE(t->defer, t->adefer, t->ndefer + 1, 8) < 0)
+		return -ENOMEM;
 	x = &t->defer[t->ndefer];
 	x->name = strdup(name);
 	if (!x->name)
@@ -694,15 +682,9 @@ static int start_path(struct walker *w, const char *raw)
 	d->check_mounts = mounts_below(w->o->mounts, path);
 	d->comps = skip_path_depth(path);
 	d->check_skip = skip_list_below(w->o->skip, path, d->comps);
-	if (w->n == w->alloc) {
-		size_t na = w->alloc ? w->alloc * 2 : 64;
-		struct dnode **ns = realloc(w->stack, na * sizeof(*ns));
-		if (!ns) {
-			dnode_unref(d);
-			return -ENOMEM;
-		}
-		w->stack = ns;
-		w->alloc = na;
+	if (S2C_ARRAY_RESERVE(w->stack, w->alloc, w->n + 1, 64) < 0) {
+		dnode_unref(d);
+		return -ENOMEM;
 	}
 	w->stack[w->n++] = d;
 	return 0;

@@ -689,6 +689,46 @@ START_TEST(test_jsonread_stream)
 }
 END_TEST
 
+START_TEST(test_array_reserve)
+{
+	uint32_t *v = NULL;
+	size_t alloc = 0, n = 0;
+
+	/* room doubles from the first size, and appends keep what was there */
+	for (uint32_t i = 0; i < 1000; i++) {
+		size_t before = alloc;
+		ck_assert_int_eq(S2C_ARRAY_RESERVE(v, alloc, n + 1, 8), 0);
+		ck_assert(alloc >= n + 1);
+		ck_assert(alloc == before || alloc == (before ? 2 * before : 8));
+		v[n++] = i;
+	}
+	ck_assert_uint_eq(alloc, 1024);
+	for (uint32_t i = 0; i < 1000; i++)
+		ck_assert_uint_eq(v[i], i);
+	/* enough room: nothing changes */
+	ck_assert_int_eq(S2C_ARRAY_RESERVE(v, alloc, 1024, 8), 0);
+	ck_assert_uint_eq(alloc, 1024);
+	/* past one doubling: doubled until it fits */
+	ck_assert_int_eq(S2C_ARRAY_RESERVE(v, alloc, 5000, 8), 0);
+	ck_assert_uint_eq(alloc, 8192);
+	/* a size that overflows: refused, the array as it was */
+	{
+		uint32_t *keep = v;
+		ck_assert_int_eq(S2C_ARRAY_RESERVE(v, alloc, SIZE_MAX / 2, 8), -ENOMEM);
+		ck_assert_ptr_eq(v, keep);
+		ck_assert_uint_eq(alloc, 8192);
+		ck_assert_uint_eq(v[999], 999);
+	}
+	free(v);
+	/* a first size of 0 counts as 1 */
+	v = NULL;
+	alloc = 0;
+	ck_assert_int_eq(S2C_ARRAY_RESERVE(v, alloc, 3, 0), 0);
+	ck_assert_uint_eq(alloc, 4);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_jsonout_write_array)
 {
 	struct json_object *doc = json_object_new_object();
@@ -789,6 +829,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_jsonout_write_array);
 	tcase_add_test(tc, test_jsonout_write_stream);
 	tcase_add_test(tc, test_jsonread_stream);
+	tcase_add_test(tc, test_array_reserve);
 	suite_add_tcase(s, tc);
 	return s;
 }
