@@ -434,13 +434,12 @@ static int read_state(struct json_object *o, const struct jpath *p, struct file_
 	s->gid = (uint32_t)gid;
 	s->mode = (uint32_t)m;
 	if (xattr) {
-		char *buf;
-		size_t len;
+		char *buf = NULL;       /* hex_decode() writes nothing when it fails */
+		size_t len = 0;
 		struct fcaps c;
 		if (hex_decode(xattr, &buf, &len) < 0 || len > FCAPS_BLOB_MAX || len == 0 ||
 		    fcaps_decode(buf, len, &c, NULL) < 0) {
-			if (len <= FCAPS_BLOB_MAX)
-				free(buf);
+			free(buf);
 			return jpath_error(p, err, "bad xattr '%s'", xattr);
 		}
 		memcpy(s->xattr, buf, len);

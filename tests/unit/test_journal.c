@@ -262,6 +262,33 @@ START_TEST(test_versions)
 }
 END_TEST
 
+/* A state's capability attribute that is not hex, not of a valid length or not a
+ * capability attribute is refused, naming it; nothing that was not allocated is freed
+ * (hex_decode() writes nothing when it fails). */
+START_TEST(test_bad_xattr)
+{
+	static const char *const bad[] = { "abc", "zz", "", "00",
+					   "0000000200000000000000000000000000000000000000000000" };
+	struct s2c_error err = { 0 };
+	struct journal *j = NULL;
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(bad); i++) {
+		char *intent = NULL;
+		const char *lines[] = { BEGIN3, NULL, NULL };
+
+		ck_assert_int_gt(asprintf(&intent, "{\"r\":\"intent\",\"seq\":1,\"path\":\"/x\","
+					  "\"dev\":\"8:1\",\"ino\":5,\"sha256\":\"" SHA_A "\","
+					  "\"rule\":null,\"before\":{\"uid\":0,\"gid\":0,\"mode\":"
+					  "\"4755\",\"xattr\":\"%s\"},\"after\":{\"uid\":0,\"gid\":0,"
+					  "\"mode\":\"0755\",\"xattr\":null}}", bad[i]), 0);
+		lines[1] = intent;
+		ck_assert_int_eq(parse_lines(lines, &j, &err), -EINVAL);
+		ck_assert_msg(strstr(err.msg, "bad xattr"), "%s: %s", bad[i], err.msg);
+		free(intent);
+	}
+}
+END_TEST
+
 START_TEST(test_state)
 {
 	struct state *s = NULL, *t = NULL;
@@ -529,6 +556,7 @@ Suite *journal_suite(void)
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_versions);
+	tcase_add_test(tc, test_bad_xattr);
 	tcase_add_test(tc, test_state);
 	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_left);
