@@ -392,6 +392,8 @@ int array_reserve(void **v, size_t *alloc, size_t need, size_t size, size_t firs
 			return -ENOMEM;
 		na *= 2;
 	}
+	if (size && na > SIZE_MAX / size)
+		return -ENOMEM;         /* before reallocarray(), which sanitizers abort on */
 	nv = reallocarray(*v, na, size);
 	if (!nv)
 		return -ENOMEM;
