@@ -224,8 +224,7 @@ static int add(int dirfd, const char *name, bool tree)
 		return r;
 	}
 	pthread_mutex_lock(&st.lock);
-	(void)S2C_ARRAY_RESERVE(st.v, st.alloc, st.n + 1, 8);      /* checked below */
-	if (st.n < st.alloc) {
+	if (S2C_ARRAY_RESERVE(st.v, st.alloc, st.n + 1, 8) == 0) {
 		e.handle = ++st.last_handle;
 		st.v[st.n++] = e;
 		r = e.handle;

@@ -139,6 +139,21 @@ struct array_kind {
 };
 
 /*
+ * Read element @e of kind @k from @o at @p and check it comes after @prev (NULL for
+ * the first), when both could be put in order (*@prev_ok, updated for @e).
+ */
+static void read_element(struct jcheck *jc, const struct array_kind *k, struct json_object *o,
+			 const struct jpath *p, const void *prev, void *e, bool *prev_ok)
+{
+	bool ok = k->read(jc, o, p, e) == 0;
+	int c = ok && *prev_ok && prev ? k->cmp(prev, e) : -1;
+
+	if (c >= 0)
+		k->misordered(jc, p, e, c);
+	*prev_ok = ok;
+}
+
+/*
  * Read the array @a at @p into a new vector (*@ret_v, with *@ret_n elements
  * read so far, so that what was read is released with the plan), checking
  * that its elements are unique and in order.
@@ -163,14 +178,10 @@ static void read_array(struct jcheck *jc, struct json_object *a, const struct jp
 	*ret_v = v;
 	for (size_t i = 0; i < n && !jc->oom; i++) {
 		struct jpath ip = jpath_index(p, i);
-		void *e = v + i * k->size;
-		bool ok = k->read(jc, json_object_array_get_idx(a, i), &ip, e) == 0;
-		int c = ok && prev_ok ? k->cmp(v + (i - 1) * k->size, e) : -1;
 
 		*ret_n = i + 1;
-		if (c >= 0)
-			k->misordered(jc, &ip, e, c);
-		prev_ok = ok;
+		read_element(jc, k, json_object_array_get_idx(a, i), &ip,
+			     i ? v + (i - 1) * k->size : NULL, v + i * k->size, &prev_ok);
 	}
 }
 
@@ -325,24 +336,16 @@ struct entry_stream {
 
 static int stream_entry(const struct jsonread_element *el, void *userdata)
 {
-	struct json_object *o = el->value;
-	const struct jpath *p = el->path;
 	struct entry_stream *es = userdata;
 	struct plan *plan = es->plan;
 	struct plan_entry *e;
-	bool ok;
 
 	if (S2C_ARRAY_RESERVE(plan->v, es->alloc, plan->n + 1, 64) < 0)
 		return -ENOMEM;
 	e = &plan->v[plan->n++];
 	*e = (struct plan_entry){ 0 };
-	ok = entry_el(&es->jc, o, p, e) == 0;
-	if (ok && es->prev_ok) {
-		int c = entry_cmp(e - 1, e);
-		if (c >= 0)
-			entry_misordered(&es->jc, p, e, c);
-	}
-	es->prev_ok = ok;
+	read_element(&es->jc, &entries_kind, el->value, el->path, plan->n > 1 ? e - 1 : NULL, e,
+		     &es->prev_ok);
 	return es->jc.oom ? -ENOMEM : 0;
 }
 

@@ -475,38 +475,34 @@ static struct json_object *base_ids_json(const struct audit *a)
 /* Every (file, finding) pair of the report in order, as the SARIF results list them. */
 struct sarif_results {
 	const struct audit *a;
-	uint32_t *idx;		/* index in a->v */
-	uint8_t *kind;		/* enum audit_finding */
-	size_t n;
+	struct sarif_pair {
+		uint32_t idx;           /* in a->v */
+		uint8_t kind;           /* enum audit_finding */
+	} *v;
+	size_t n, alloc;
 };
 
 static struct json_object *sarif_element(size_t i, const void *userdata)
 {
 	const struct sarif_results *r = userdata;
 
-	return result_json(r->a, r->idx[i], (enum audit_finding)r->kind[i]);
+	return result_json(r->a, r->v[i].idx, (enum audit_finding)r->v[i].kind);
 }
 
 static int sarif_results_list(const struct audit *a, struct sarif_results *r)
 {
-	size_t n = 0;
-
 	*r = (struct sarif_results){ .a = a };
-	for (size_t i = 0; i < a->n; i++)
-		n += (size_t)__builtin_popcount(audit_findings(a, a->v[i]));
 	if (a->n > UINT32_MAX)
 		return -E2BIG;
-	r->idx = n ? malloc(n * sizeof(*r->idx)) : NULL;
-	r->kind = n ? malloc(n) : NULL;
-	if (n && (!r->idx || !r->kind))
-		return -ENOMEM;
 	for (size_t i = 0; i < a->n; i++) {
 		unsigned m = audit_findings(a, a->v[i]);
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++)
-			if (m & (1u << k)) {
-				r->idx[r->n] = (uint32_t)i;
-				r->kind[r->n++] = (uint8_t)k;
-			}
+		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
+			if (!(m & (1u << k)))
+				continue;
+			if (S2C_ARRAY_RESERVE(r->v, r->alloc, r->n + 1, 64) < 0)
+				return -ENOMEM;
+			r->v[r->n++] = (struct sarif_pair){ (uint32_t)i, (uint8_t)k };
+		}
 	}
 	return 0;
 }
@@ -572,7 +568,6 @@ int sarif_audit(const struct audit *a, FILE *out)
 	ret = sarif_results_list(a, &r);
 	if (ret == 0)
 		ret = jsonout_write_stream(doc, results, r.n, sarif_element, &r, out);
-	free(r.idx);
-	free(r.kind);
+	free(r.v);
 	return ret;
 }
