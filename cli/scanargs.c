@@ -311,13 +311,13 @@ int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const stru
 {
 	struct walk_stats stats = { 0 };
 	struct warn_ctx w = { .root = a->root };
+	const struct binary_wants want = db ? rules_db_wants(db) : (struct binary_wants){ 0 };
 	struct scan_options o = {
 		.root = a->root,
 		.paths = a->paths,
 		.threads = a->threads,
 		.flags = a->flags | (db ? SCAN_CONTENT : 0),
-		.strings = db ? db->strings : NULL,
-		.prefixes = db ? db->prefixes : NULL,
+		.want = db ? &want : NULL,
 		.exclude = a->n_exclude ? a->exclude : NULL,
 		.exclude_file = SCANARGS_EXCLUDE_FILE,
 		.trusted = geteuid() == 0,

@@ -79,7 +79,7 @@ static struct json_object *elf_json(const struct decision *d)
 	    jsonout_add_name(o, "runpath", e->runpath) < 0 ||
 	    jsonout_add_bool(o, "links_libcap", e->links_libcap) < 0 ||
 	    jsonout_add_bool(o, "links_libcap_ng", e->links_libcap_ng) < 0 ||
-	    jsonout_add_int(o, "imports", (int64_t)e->n_imports) < 0)
+	    jsonout_add_int(o, "imports", (int64_t)e->n_imports_all) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -334,7 +334,7 @@ static void explain_binary(const struct style *s, const struct decision *d)
 	}
 	(void)fprintf(s->out, "ELF %u-bit %s, %s%s, %zu imported symbols", e->elf_class,
 		      e->machine_name, e->is_static ? "static" : "dynamic", e->pie ? ", PIE" : "",
-		      e->n_imports);
+		      e->n_imports_all);
 	if (e->links_libcap || e->links_libcap_ng)
 		(void)fprintf(s->out, ", links %s", e->links_libcap_ng ? "libcap-ng" : "libcap");
 	(void)fputc('\n', s->out);

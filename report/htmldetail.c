@@ -127,7 +127,7 @@ static int detail_rule(const struct decision *d, FILE *out)
 	if (e)
 		(void)fprintf(out, "<dt>binary</dt><dd>ELF %u-bit %s, %s%s, %zu imported symbols%s</dd>\n",
 			      e->elf_class, e->machine_name, e->is_static ? "static" : "dynamic",
-			      e->pie ? ", PIE" : "", e->n_imports,
+			      e->pie ? ", PIE" : "", e->n_imports_all,
 			      e->links_libcap_ng ? ", links libcap-ng" :
 			      e->links_libcap ? ", links libcap" : "");
 	else if (r == 0)

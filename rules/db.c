@@ -11,6 +11,7 @@
 
 #include "db.h"
 #include "dirlist.h"
+#include "evidence.h"
 #include "glob.h"
 #include "hash.h"
 #include "jsonread.h"
@@ -57,6 +58,7 @@ struct rules_db *rules_db_free(struct rules_db *db)
 	free(db->storage);
 	free(db->strings);
 	free(db->prefixes);
+	free(db->symbols);
 	for (size_t i = 0; i < db->n_layers; i++)
 		free(db->layers[i].dir);
 	free(db->layers);
@@ -363,8 +365,8 @@ static int merge_layer(struct rules_db *db, struct rule **layer, size_t n_layer)
 }
 
 /* The literals the engine looks for in binaries: breaker strings first (their
- * indexes stay those of caps.all_strings), then identify strings; and the
- * version prefixes. */
+ * indexes stay those of caps.all_strings), then identify strings; the
+ * version prefixes; the imports it asks about. */
 static int collect_needles(struct rules_db *db)
 {
 	size_t ns = db->caps.n_strings, np = 0;
@@ -391,7 +393,16 @@ static int collect_needles(struct rules_db *db)
 			db->prefixes[db->n_prefixes++] = r->version_prefix;
 		}
 	}
-	return 0;
+	return evidence_symbols(&db->caps, &db->symbols, &db->n_symbols);
+}
+
+struct binary_wants rules_db_wants(const struct rules_db *db)
+{
+	return (struct binary_wants){
+		.strings = db->strings,
+		.prefixes = db->prefixes,
+		.symbols = db->symbols,
+	};
 }
 
 /* Every capability named by the rules exists in the table. */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "binary.h"
 #include "captable.h"
 #include "fcaps.h"
 #include "cleanup.h"
@@ -160,12 +161,21 @@ struct rules_db {
 	size_t n_strings;
 	const char **prefixes;      /**< the rules' version prefixes, NULL-terminated */
 	size_t n_prefixes;
+	const char **symbols;       /**< every import the engine asks a program or its libraries
+				         about (evidence_symbols()): sorted, unique, NULL-terminated */
+	size_t n_symbols;
 	struct rules_db_layer *layers;  /**< in loading order */
 	size_t n_layers;
 	struct rule_override *overrides; /**< local overrides of rules' verdicts in force
 					      (rules/override.h) */
 	size_t n_overrides;
 };
+
+/**
+ * What the engine asks of a candidate's content under @db (binary_read()):
+ * its literals, version prefixes and imports, borrowed from @db.
+ */
+struct binary_wants rules_db_wants(const struct rules_db *db);
 
 /** Every problem found (rules lint), as "file: $.path: message". */
 struct rules_problems {

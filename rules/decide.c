@@ -58,6 +58,7 @@ static int target_facts(struct scan_result *res, const struct decide_target *t,
 int decide_all(const struct rules_db *db, struct scan_result *res, const struct decide_target *t,
 	       struct decisions *out, struct s2c_error *err)
 {
+	struct binary_wants want;
 	struct engine e;
 	int r;
 
@@ -69,6 +70,7 @@ int decide_all(const struct rules_db *db, struct scan_result *res, const struct 
 		return r;
 	}
 	e = (struct engine){ .db = db, .host = out->host, .ids = out->ids, .rootfd = res->rootfd };
+	want = rules_db_wants(db);
 	r = engine_prepare(&e, (const struct facts *const *)res->v, res->n);
 	if (r == 0 && !(out->v = calloc(res->n ? res->n : 1, sizeof(*out->v))))
 		r = -ENOMEM;
@@ -83,7 +85,7 @@ int decide_all(const struct rules_db *db, struct scan_result *res, const struct 
 			f->content = NULL;
 			r = 0;
 		} else
-			r = binary_read(res->rootfd, f, db->strings, db->prefixes, &bin);
+			r = binary_read(res->rootfd, f, &want, &bin);
 		if (r == 0)
 			r = engine_decide(&e, res->v[i], &bin, &out->v[i], err);
 		binary_release(&bin);

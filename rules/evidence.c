@@ -4,6 +4,7 @@
  * say, summed up, and the proposal made from it when no rule describes the
  * file.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,92 @@
 #include "util.h"
 #include "common.h"
 
+/* What su-like programs import: look up a user, become it, join its groups, run something. */
+static const char *const su_lookup[] = { "getpwnam", "getpwnam_r", "getpwuid", "getpwuid_r",
+					 "pam_start", NULL };
+static const char *const su_become[] = { "setuid", "setresuid", "setreuid", NULL };
+static const char *const su_groups[] = { "initgroups", "setgroups", NULL };
+static const char *const su_run[] = { "execv", "execve", "execvp", "execl", "execle", "execlp",
+				      "execvpe", "fexecve", "posix_spawn", NULL };
+
+/* Append the NULL-terminated @syms (or none) to @v, of @n and room for all. */
+static void add_symbols(const char **v, size_t *n, const char *const *syms)
+{
+	for (size_t i = 0; syms && syms[i]; i++)
+		v[(*n)++] = syms[i];
+}
+
+static size_t count_symbols(const char *const *syms)
+{
+	size_t n = 0;
+
+	while (syms && syms[n])
+		n++;
+	return n;
+}
+
+int evidence_symbols(const struct captable *t, const char ***ret, size_t *ret_n)
+{
+	const char *const *const ours[] = { su_lookup, su_become, su_groups, su_run };
+	size_t total = 0, n = 0, k = 0;
+	const char **v;
+
+	for (size_t i = 0; i < t->n_evidence; i++)
+		total += count_symbols(t->evidence[i].symbols);
+	for (size_t i = 0; i < t->n_breakers; i++)
+		total += count_symbols(t->breakers[i].symbols);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(ours); i++)
+		total += count_symbols(ours[i]);
+	v = calloc(total + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_evidence; i++)
+		add_symbols(v, &n, t->evidence[i].symbols);
+	for (size_t i = 0; i < t->n_breakers; i++)
+		add_symbols(v, &n, t->breakers[i].symbols);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(ours); i++)
+		add_symbols(v, &n, ours[i]);
+	qsort(v, n, sizeof(*v), strv_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || !s2c_streq(v[k - 1], v[i]))
+			v[k++] = v[i];
+	v[k] = NULL;
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+/* Whether @sym is one of the engine's rules_db::symbols (all are when it has none). */
+__attribute__((unused)) static bool asked(const struct engine *e, const char *sym)
+{
+	const char *const *v = e->db->symbols;
+
+	return !v || (e->db->n_symbols &&
+		      bsearch(&sym, v, e->db->n_symbols, sizeof(*v), strv_cmp));
+}
+
+/* Whether @elf imports @sym.  A reader keeps only the imports of
+ * rules_db::symbols (binary_wants): one asked here must be among them. */
+static bool imports(const struct engine *e, const struct elfinfo *elf, const char *sym)
+{
+	(void)e;
+	assert(asked(e, sym));
+	return elfinfo_imports(elf, sym);
+}
+
+/* The same of library @lib. */
+static bool lib_imports(const struct engine *e, const struct elfinfo_lib *lib, const char *sym)
+{
+	(void)e;
+	assert(asked(e, sym));
+	return elfinfo_lib_imports(lib, sym);
+}
+
 /* The capability table's entries the program shows itself: a library it
  * NEEDs, a symbol it imports (itself or through that library). */
-static int evidence_of_program(const struct captable *t, struct decision *d)
+static int evidence_of_program(const struct engine *e, struct decision *d)
 {
+	const struct captable *t = &e->db->caps;
 	const struct elfinfo *elf = d->elf;
 	int r = 0;
 
@@ -36,9 +119,9 @@ static int evidence_of_program(const struct captable *t, struct decision *d)
 			what = strdup_printf("NEEDs %s", lib->soname);
 		} else {
 			for (size_t j = 0; ev->symbols[j] && !what; j++) {
-				if (elfinfo_imports(elf, ev->symbols[j]))
+				if (imports(e, elf, ev->symbols[j]))
 					what = strdup_printf("imports %s", ev->symbols[j]);
-				else if (lib && elfinfo_lib_imports(lib, ev->symbols[j]))
+				else if (lib && lib_imports(e, lib, ev->symbols[j]))
 					what = strdup_printf("imports %s through %s", ev->symbols[j],
 							     lib->soname);
 			}
@@ -54,8 +137,9 @@ static int evidence_of_program(const struct captable *t, struct decision *d)
  * privileged work (a packet-capture or netlink wrapper library).  General
  * libraries (libc, libglib, …) are skipped: their imports say nothing about
  * the program.  Evidence found there is one step weaker. */
-static int evidence_of_libraries(const struct captable *t, struct decision *d)
+static int evidence_of_libraries(const struct engine *e, struct decision *d)
 {
+	const struct captable *t = &e->db->caps;
 	const struct elfinfo *elf = d->elf;
 	int r = 0;
 
@@ -74,7 +158,7 @@ static int evidence_of_libraries(const struct captable *t, struct decision *d)
 			if (!ev->symbols || (ev->library && s2c_fnmatch(ev->library, lib->soname, 0)))
 				continue;
 			for (size_t j = 0; ev->symbols[j] && !sym; j++)
-				if (elfinfo_lib_imports(lib, ev->symbols[j]))
+				if (lib_imports(e, lib, ev->symbols[j]))
 					sym = ev->symbols[j];
 			if (sym)
 				r = decision_add_evidence(d, strdup_printf("imports %s through its "
@@ -89,10 +173,10 @@ static int evidence_of_libraries(const struct captable *t, struct decision *d)
 int evidence_from_elf(const struct engine *e, struct decision *d)
 {
 	const struct elfinfo *elf = d->elf;
-	int r = evidence_of_program(&e->db->caps, d);
+	int r = evidence_of_program(e, d);
 
 	if (r == 0)
-		r = evidence_of_libraries(&e->db->caps, d);
+		r = evidence_of_libraries(e, d);
 	if (r == 0 && elf->links_libcap && !elf->links_libcap_ng)
 		r = decision_add_evidence(d, strdup_printf("NEEDs libcap"), 0, STRENGTH_STRONG,
 					  EVIDENCE_AWARE,
@@ -122,7 +206,7 @@ int evidence_breakers(const struct engine *e, struct decision *d)
 			if (!hit && d->elf->strings_found && d->elf->strings_found[si])
 				hit = b->strings[j];
 		for (size_t j = 0; !hit && b->symbols && b->symbols[j]; j++)
-			if (elfinfo_imports(d->elf, b->symbols[j]))
+			if (imports(e, d->elf, b->symbols[j]))
 				hit = b->symbols[j];
 		if (hit) {
 			_cleanup_free_ char *text = strdup_printf("likely to break without setuid "
@@ -136,26 +220,20 @@ int evidence_breakers(const struct engine *e, struct decision *d)
 	return r;
 }
 
-static bool imports_any(const struct elfinfo *elf, const char *const *syms)
+static bool imports_any(const struct engine *e, const struct elfinfo *elf,
+			const char *const *syms)
 {
 	for (size_t i = 0; syms[i]; i++)
-		if (elfinfo_imports(elf, syms[i]))
+		if (imports(e, elf, syms[i]))
 			return true;
 	return false;
 }
 
 /* su-like programs: look up a user, join its groups, become it, run something. */
-static bool switches_users(const struct elfinfo *elf)
+static bool switches_users(const struct engine *e, const struct elfinfo *elf)
 {
-	static const char *const lookup[] = { "getpwnam", "getpwnam_r", "getpwuid", "getpwuid_r",
-					      "pam_start", NULL };
-	static const char *const become[] = { "setuid", "setresuid", "setreuid", NULL };
-	static const char *const groups[] = { "initgroups", "setgroups", NULL };
-	static const char *const run[] = { "execv", "execve", "execvp", "execl", "execle",
-					   "execlp", "execvpe", "fexecve", "posix_spawn", NULL };
-
-	return imports_any(elf, lookup) && imports_any(elf, become) && imports_any(elf, groups) &&
-	       imports_any(elf, run);
+	return imports_any(e, elf, su_lookup) && imports_any(e, elf, su_become) &&
+	       imports_any(e, elf, su_groups) && imports_any(e, elf, su_run);
 }
 
 struct evidence_summary evidence_summarise(const struct decision *d)
@@ -237,7 +315,7 @@ int evidence_decide(const struct engine *e, struct decision *d, const struct evi
 		return decision_set_reason(d, "no rule describes it and its ELF imports could not be "
 					   "read (%s)", d->elf_error ? d->elf_error : "not an ELF file");
 	}
-	if (switches_users(d->elf)) {
+	if (switches_users(e, d->elf)) {
 		d->verdict = VERDICT_REVIEW;
 		d->confidence = CONFIDENCE_MEDIUM;
 		d->needs = S2C_CAPMASK(CAP_SETUID) | S2C_CAPMASK(CAP_SETGID);

@@ -7,7 +7,7 @@
  * from that evidence when no rule describes the file.  The capability
  * table (rules/captable.h) says what each import and string means.
  *
- * Internal: engine evidence identify decision conditions.
+ * Internal: engine evidence identify decision conditions db.
  */
 #ifndef S2C_RULES_EVIDENCE_H
 #define S2C_RULES_EVIDENCE_H
@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct captable;
 struct decision;
 struct engine;
 
@@ -46,6 +47,14 @@ int evidence_from_elf(const struct engine *e, struct decision *d);
  * root; the first such warning becomes d->breaker.  Returns 0 or -ENOMEM.
  */
 int evidence_breakers(const struct engine *e, struct decision *d);
+
+/**
+ * Every import the evidence asks a program or its libraries about: the
+ * symbols of @t's evidence and breakers and of su-like programs, sorted and
+ * unique, in a new NULL-terminated array of @t's strings (free() the array
+ * alone).  A reader keeps only these (binary_wants::symbols).  Returns 0 or -ENOMEM.
+ */
+int evidence_symbols(const struct captable *t, const char ***ret, size_t *ret_n);
 
 /** Sum up the evidence @d holds. */
 struct evidence_summary evidence_summarise(const struct decision *d);

@@ -53,13 +53,14 @@ static int open_checked(int dirfd, const char *name, const struct facts *f, int 
 }
 
 /* Hash the open file and read its ELF facts into @b. */
-static int read_content(int fd, int rootfd, const struct facts *f, const char *const *strings,
-			const char *const *prefixes, struct binary *b)
+static int read_content(int fd, int rootfd, const struct facts *f,
+			const struct binary_wants *want, struct binary *b)
 {
 	struct elfinfo_options o = {
 		.rootfd = rootfd,
-		.strings = strings,
-		.prefixes = prefixes,
+		.strings = want ? want->strings : NULL,
+		.prefixes = want ? want->prefixes : NULL,
+		.symbols = want ? want->symbols : NULL,
 		.path = f->path,
 	};
 	struct s2c_error err = { 0 };
@@ -84,14 +85,14 @@ static int read_content(int fd, int rootfd, const struct facts *f, const char *c
 
 /* Open and read; the result always says something unless memory ran out. */
 static int read_opened(int rootfd, int dirfd, const char *name, const struct facts *f,
-		       const char *const *strings, const char *const *prefixes, struct binary *ret)
+		       const struct binary_wants *want, struct binary *ret)
 {
 	struct binary b = { 0 };
 	_cleanup_close_ int fd = -1;
 	int r = open_checked(dirfd, name, f, &fd, &b);
 
 	if (r == -ENOMEM || (r < 0 && !b.error) ||
-	    (r == 0 && read_content(fd, rootfd, f, strings, prefixes, &b) < 0)) {
+	    (r == 0 && read_content(fd, rootfd, f, want, &b) < 0)) {
 		binary_release(&b);
 		return -ENOMEM;
 	}
@@ -99,8 +100,8 @@ static int read_opened(int rootfd, int dirfd, const char *name, const struct fac
 	return 0;
 }
 
-int binary_read(int rootfd, const struct facts *f, const char *const *strings,
-		const char *const *prefixes, struct binary *ret)
+int binary_read(int rootfd, const struct facts *f, const struct binary_wants *want,
+		struct binary *ret)
 {
 	const char *name;
 	_cleanup_close_ int dfd = resolve_open_parent(rootfd, f->path, &name);
@@ -115,13 +116,13 @@ int binary_read(int rootfd, const struct facts *f, const char *const *strings,
 		*ret = b;
 		return 0;
 	}
-	return read_opened(rootfd, dfd, name, f, strings, prefixes, ret);
+	return read_opened(rootfd, dfd, name, f, want, ret);
 }
 
 int binary_read_at(int rootfd, int dirfd, const char *name, const struct facts *f,
-		   const char *const *strings, const char *const *prefixes, struct binary *ret)
+		   const struct binary_wants *want, struct binary *ret)
 {
-	return read_opened(rootfd, dirfd, name, f, strings, prefixes, ret);
+	return read_opened(rootfd, dirfd, name, f, want, ret);
 }
 
 void binary_release(struct binary *b)

@@ -22,15 +22,24 @@ struct binary {
 };
 
 /**
+ * What the engine will ask of the content (elfinfo_options): all borrowed,
+ * NULL-terminated or NULL.
+ */
+struct binary_wants {
+	const char *const *strings;  /**< literals to look for in read-only data */
+	const char *const *prefixes; /**< literals a version follows in read-only data */
+	const char *const *symbols;  /**< sorted: the only imports to keep (NULL: all) */
+};
+
+/**
  * Read @f's content beneath @rootfd: hash it and read its ELF facts (NEEDED
- * libraries resolved beneath @rootfd, @strings looked for in read-only data,
- * the version after each of @prefixes taken from it; both NULL-terminated or NULL).
+ * libraries resolved beneath @rootfd, and what @want asks; @want may be NULL).
  * A file that cannot be read, changed since the scan or is not ELF still gets
  * a result, with @ret->error saying why.
  * Returns 0 with @ret filled, or -ENOMEM.
  */
-int binary_read(int rootfd, const struct facts *f, const char *const *strings,
-		const char *const *prefixes, struct binary *ret);
+int binary_read(int rootfd, const struct facts *f, const struct binary_wants *want,
+		struct binary *ret);
 
 /**
  * binary_read() for a file the walker holds open: @name in the directory
@@ -38,7 +47,7 @@ int binary_read(int rootfd, const struct facts *f, const char *const *strings,
  * Same results as binary_read().
  */
 int binary_read_at(int rootfd, int dirfd, const char *name, const struct facts *f,
-		   const char *const *strings, const char *const *prefixes, struct binary *ret);
+		   const struct binary_wants *want, struct binary *ret);
 
 /** Free what @b owns; the struct is zeroed. */
 void binary_release(struct binary *b);

@@ -196,7 +196,8 @@ static int load_elf(const struct elfread_source *src, const struct elfinfo_optio
 	if (r >= 0)
 		r = elfsym_read(elf, &s, &t, &left, err);
 	if (r >= 0)
-		r = elfsym_copy_imports(t.imp, t.n_imp, &e->imports, &e->n_imports);
+		r = elfsym_copy_imports(t.imp, t.n_imp, o->symbols, &e->imports, &e->n_imports,
+					&e->n_imports_all);
 	if (r >= 0)
 		r = elflibs_init(e);
 	if (r >= 0 && (o->strings || o->prefixes))

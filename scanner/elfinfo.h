@@ -93,8 +93,11 @@ struct elfinfo {
 	size_t n_needed;
 	char *rpath;            /**< DT_RPATH, NULL if none */
 	char *runpath;          /**< DT_RUNPATH, NULL if none */
-	struct elfinfo_symbol *imports; /**< undefined dynamic symbols, sorted by name, unique */
+	struct elfinfo_symbol *imports; /**< undefined dynamic symbols, sorted by name, unique;
+					     only those of elfinfo_options::symbols when it was
+					     given */
 	size_t n_imports;
+	size_t n_imports_all;   /**< how many distinct symbols the object imports, kept or not */
 	bool links_libcap;      /**< a DT_NEEDED entry is libcap.so.* */
 	bool links_libcap_ng;   /**< a DT_NEEDED entry is libcap-ng.so.* */
 	struct elfinfo_lib *libs; /**< one per DT_NEEDED, in the same order as @needed; path and
@@ -127,6 +130,11 @@ struct elfinfo_options {
 	const char *const *prefixes; /**< NULL-terminated literals after which a version is
 					  read from the same data (e.g. "beep " for "beep 1.4.9"),
 					  or NULL */
+	const char *const *symbols; /**< NULL-terminated and sorted by strcmp(): the only
+					 imported symbols to keep, of the object and of each
+					 library, or NULL to keep them all.  Whoever asks
+					 elfinfo_imports() and elfinfo_lib_imports() only about
+					 these spares a copy of every other name */
 	bool lib_exports;       /**< also collect each resolved library's exported functions
 				     (elfinfo_lib::exports); off, they stay empty: sorting a
 				     libc's symbols for every binary is most of the cost */

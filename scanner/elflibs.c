@@ -26,10 +26,10 @@ void elflibs_release(struct elfinfo_lib *lib)
 }
 
 /* The symbols of a DT_NEEDED library open on @fd: 1 when loaded, 0 when it does not fit. */
-static int load_lib(int fd, const struct elfinfo *e, size_t max_size, bool exports,
-		    struct elfinfo_lib *lib)
+static int load_lib(int fd, const struct elfinfo *e, const struct elfinfo_options *o,
+		    size_t max_size, struct elfinfo_lib *lib)
 {
-	_cleanup_(elfsym_release) struct elfsym_table t = { .want_exports = exports };
+	_cleanup_(elfsym_release) struct elfsym_table t = { .want_exports = o->lib_exports };
 	_cleanup_elfend_ Elf *elf = NULL;
 	size_t left = ELFINFO_NAMES_MAX;
 	struct elfread_sections s = { 0 };
@@ -53,8 +53,8 @@ static int load_lib(int fd, const struct elfinfo *e, size_t max_size, bool expor
 		r = elfsym_read(elf, &s, &t, &left, NULL);
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
-	r = elfsym_copy_imports(t.imp, t.n_imp, &lib->imports, &lib->n_imports);
-	if (r >= 0 && exports)
+	r = elfsym_copy_imports(t.imp, t.n_imp, o->symbols, &lib->imports, &lib->n_imports, NULL);
+	if (r >= 0 && o->lib_exports)
 		r = elfsym_copy_exports(t.exp, t.n_exp, &lib->exports, &lib->n_exports);
 	return r < 0 ? r : 1;
 }
@@ -62,8 +62,8 @@ static int load_lib(int fd, const struct elfinfo *e, size_t max_size, bool expor
 /* What accept_lib() needs to judge a candidate library. */
 struct lib_search {
 	const struct elfinfo *e;
+	const struct elfinfo_options *o;
 	size_t max_size;
-	bool exports;
 	struct elfinfo_lib *lib;
 };
 
@@ -71,7 +71,7 @@ static int accept_lib(int fd, void *userdata)
 {
 	struct lib_search *ls = userdata;
 
-	return load_lib(fd, ls->e, ls->max_size, ls->exports, ls->lib);
+	return load_lib(fd, ls->e, ls->o, ls->max_size, ls->lib);
 }
 
 /* The directory of the file, for $ORIGIN: "/usr/bin/ping" -> "/usr/bin". */
@@ -111,8 +111,7 @@ int elflibs_resolve(struct elfinfo *e, const struct elfinfo_options *o, bool big
 		return s2c_error_errno(err, r, "cannot build the library search path");
 	for (size_t i = 0; i < e->n_libs && i < ELFINFO_LIBS_MAX; i++) {
 		struct elfinfo_lib *lib = &e->libs[i];
-		struct lib_search ls = { .e = e, .max_size = max_size, .exports = o->lib_exports,
-					 .lib = lib };
+		struct lib_search ls = { .e = e, .o = o, .max_size = max_size, .lib = lib };
 
 		r = ldpath_find(o->rootfd, &lp, lib->soname, accept_lib, &ls, &lib->path);
 		if (r < 0)

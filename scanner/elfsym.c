@@ -210,18 +210,38 @@ static int cmp_rawsym(const void *a, const void *b)
 	return strcmp(x->version, y->version);
 }
 
-int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, struct elfinfo_symbol **ret,
-			size_t *ret_n)
+/* Whether @name is one of the sorted, NULL-terminated @keep (NULL: all are). */
+static bool kept(const char *const *keep, size_t n_keep, const char *name)
 {
-	struct elfinfo_symbol *v = calloc(n ? n : 1, sizeof(*v));
-	size_t k = 0;
+	return !keep || (n_keep && bsearch(&name, keep, n_keep, sizeof(*keep), strv_cmp));
+}
 
-	if (!v)
-		return -ENOMEM;
+/* Whether @raw[@i] (sorted) is the first entry of its name, a versioned one if any. */
+static bool first_of_name(const struct elfsym_raw *raw, size_t i)
+{
+	return i == 0 || !s2c_streq(raw[i - 1].name, raw[i].name);
+}
+
+int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, const char *const *keep,
+			struct elfinfo_symbol **ret, size_t *ret_n, size_t *ret_all)
+{
+	size_t n_keep = 0, k = 0, all = 0, want = 0;
+	struct elfinfo_symbol *v;
+
+	while (keep && keep[n_keep])
+		n_keep++;
 	if (n)
 		qsort(raw, n, sizeof(*raw), cmp_rawsym);
-	for (size_t i = 0; i < n; i++) {
-		if (k && s2c_streq(v[k - 1].name, raw[i].name))
+	for (size_t i = 0; i < n; i++)
+		if (first_of_name(raw, i)) {
+			all++;
+			want += kept(keep, n_keep, raw[i].name);
+		}
+	v = calloc(want ? want : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && k < want; i++) {
+		if (!first_of_name(raw, i) || !kept(keep, n_keep, raw[i].name))
 			continue;
 		v[k].name = strdup(raw[i].name);
 		v[k].version = raw[i].version ? strdup(raw[i].version) : NULL;
@@ -233,6 +253,8 @@ int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, struct elfinfo_symbol 
 	}
 	*ret = v;
 	*ret_n = k;
+	if (ret_all)
+		*ret_all = all;
 	return 0;
 }
 

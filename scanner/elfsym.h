@@ -51,12 +51,14 @@ int elfsym_read(Elf *elf, const struct elfread_sections *s, struct elfsym_table 
 
 /**
  * Sort the @n imports at @raw (reordered), drop repeated names (a versioned
- * entry is kept over an unversioned one) and copy them.
+ * entry is kept over an unversioned one) and copy them: all, or only those
+ * named in @keep (NULL-terminated, sorted by strcmp()) when it is not NULL.
  * @ret, @ret_n  a new array for elfinfo (free with elfsym_free()), written only on success.
+ * @ret_all      optional: how many distinct names there are, kept or not.
  * Returns 0 or -ENOMEM.
  */
-int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, struct elfinfo_symbol **ret,
-			size_t *ret_n);
+int elfsym_copy_imports(struct elfsym_raw *raw, size_t n, const char *const *keep,
+			struct elfinfo_symbol **ret, size_t *ret_n, size_t *ret_all);
 
 /** Like elfsym_copy_imports() for the @n export names at @raw (free with strv_freen()). */
 int elfsym_copy_exports(const char **raw, size_t n, char ***ret, size_t *ret_n);

@@ -42,8 +42,8 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 	if (c->o->flags & SCAN_CONTENT) {
 		r = -ENOMEM;
 		if (!(f->content = calloc(1, sizeof(*f->content))) ||
-		    (r = binary_read_at(c->rootfd, e->dirfd, e->name, f, c->o->strings,
-					c->o->prefixes, f->content)) < 0) {
+		    (r = binary_read_at(c->rootfd, e->dirfd, e->name, f, c->o->want,
+					f->content)) < 0) {
 			facts_free(f);
 			return r;
 		}

@@ -21,6 +21,7 @@
 #include "walk.h"
 #include "cleanup.h"
 
+struct binary_wants;
 struct facts;
 struct mounts;
 struct s2c_error;
@@ -44,10 +45,8 @@ struct scan_options {
 	unsigned max_depth;          /**< 0 = walker default */
 	enum scan_flags flags;
 	const char *mountinfo;       /**< mount table to read; NULL = /proc/self/mountinfo */
-	const char *const *strings;  /**< with SCAN_CONTENT: strings to look for in read-only
-					  data (binary_read()), or NULL */
-	const char *const *prefixes; /**< with SCAN_CONTENT: literals a version follows in
-					  read-only data (binary_read()), or NULL */
+	const struct binary_wants *want; /**< with SCAN_CONTENT: what to read of each candidate's
+					      content (binary_read()), or NULL */
 	const char *const *exclude;  /**< paths and globs not to walk (NULL-terminated), or NULL */
 	const char *exclude_file;    /**< exclude file beneath the root (skip_list_load()), or NULL */
 	bool trusted;                /**< refuse an exclude file someone but root could write */

@@ -495,12 +495,12 @@ static struct decisions decide_scanned(bool during_walk, struct scan_result **re
 	dirs[1] = NULL;
 	ck_assert_msg(rules_db_load(dirs, 0, &db, &err) == 0, "%s", err.msg);
 	free(dir);
+	const struct binary_wants want = rules_db_wants(db);
 	struct scan_options o = {
 		.root = root,
 		.threads = 3,
 		.flags = during_walk ? SCAN_CONTENT : 0,
-		.strings = during_walk ? db->strings : NULL,
-		.prefixes = during_walk ? db->prefixes : NULL,
+		.want = during_walk ? &want : NULL,
 	};
 	ck_assert_msg(scan_run(&o, &res, &err) == 0, "%s", err.msg);
 	for (size_t i = 0; i < res->n; i++)

@@ -314,6 +314,50 @@ START_TEST(test_runpath_origin)
 }
 END_TEST
 
+/* With elfinfo_options::symbols, only those imports are kept, of the program and of
+ * each library; the count of all the program imports stays. */
+START_TEST(test_symbols_kept)
+{
+	static const char *const keep[] = { "bind", "pcap_open_live", "socket", "zzz_none", NULL };
+	struct elfinfo_options o = { .rootfd = -1, .path = "/usr/bin/prog" };
+	struct elfinfo *all, *e;
+	const struct elfinfo_lib *lib;
+
+	build_pcap("usr/lib/fake", "root/usr/bin/prog", "-Wl,-rpath,/usr/lib/fake",
+		   "-Wl,--disable-new-dtags");
+	o.rootfd = open_root("root");
+	all = load("root/usr/bin/prog", &o);
+	o.symbols = keep;
+	e = load("root/usr/bin/prog", &o);
+	ck_assert_uint_gt(all->n_imports, 1);
+	ck_assert_uint_eq(all->n_imports_all, all->n_imports);
+	ck_assert_uint_eq(e->n_imports_all, all->n_imports);
+	/* The program imports pcap_open_live (and libc's start-up), not socket or bind. */
+	ck_assert_uint_eq(e->n_imports, 1);
+	ck_assert_str_eq(e->imports[0].name, "pcap_open_live");
+	ck_assert(elfinfo_imports(e, "pcap_open_live"));
+	ck_assert(!elfinfo_imports(e, "socket"));
+	/* The library imports socket and keeps it alone. */
+	lib = elfinfo_lib_matching(e, "libfakepcap.so*");
+	ck_assert_ptr_nonnull(lib->path);
+	ck_assert_uint_eq(lib->n_imports, 1);
+	ck_assert(elfinfo_lib_imports(lib, "socket"));
+	ck_assert_uint_gt(elfinfo_lib_matching(all, "libfakepcap.so*")->n_imports, 1);
+	ck_assert_uint_eq(e->n_libs, all->n_libs);
+	ck_assert_str_eq(lib->soname, "libfakepcap.so.1");
+	elfinfo_free(e);
+	elfinfo_free(all);
+	/* An empty list keeps nothing, and still counts. */
+	o.symbols = (const char *const[]){ NULL };
+	e = load("root/usr/bin/prog", &o);
+	ck_assert_uint_eq(e->n_imports, 0);
+	ck_assert_uint_gt(e->n_imports_all, 1);
+	ck_assert(!elfinfo_imports(e, "pcap_open_live"));
+	elfinfo_free(e);
+	close(o.rootfd);
+}
+END_TEST
+
 START_TEST(test_rpath)
 {
 	struct elfinfo_options o = { .lib_exports = true, .rootfd = -1, .path = "/usr/bin/prog" };
@@ -1028,6 +1072,7 @@ Suite *elfinfo_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_imports_socket);
 	tcase_add_test(tc, test_imports_mount);
+	tcase_add_test(tc, test_symbols_kept);
 	tcase_add_test(tc, test_libcap);
 	tcase_add_test(tc, test_static);
 	tcase_add_test(tc, test_pie);
