@@ -50,6 +50,8 @@ struct sh_part {
 	enum sh_part_kind kind;
 	bool quoted;            /**< inside single or double quotes */
 	char *text;             /**< LIT: the text; PARAM: the name ("1", "@", "PROGRAM") */
+	size_t len, room;       /**< LIT, while the parser appends: strlen(text) and its
+				     allocated size (0: text is exactly its length) */
 	char op[3];             /**< PARAM: "" for plain, or ":-", "-", ":=", "=", ":+", "+",
 				     ":?", "?", "#", "##", "%", "%%", "L" (length, ${#x}) */
 	struct sh_word *arg;    /**< PARAM with an op: the word after it, or NULL */
@@ -109,6 +111,7 @@ struct sh_node {
 	bool negated;           /**< PIPE: "!" */
 	struct sh_node **kids;
 	size_t n_kids;
+	size_t alloc_kids;      /**< room in @kids */
 	struct sh_assign *assigns;   /**< SIMPLE */
 	size_t n_assigns;
 	struct sh_word *words;       /**< SIMPLE: command and arguments; FOR: the list */

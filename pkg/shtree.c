@@ -8,6 +8,7 @@
 
 #include "shlex.h"
 #include "shtree.h"
+#include "util.h"
 #include "common.h"
 
 void shtree_word_release(struct sh_word *w)
@@ -99,14 +100,12 @@ int shtree_node_new(struct shlex *p, enum sh_kind kind, struct sh_node **ret)
 
 int shtree_kid_add(struct sh_node *n, struct sh_node *kid)
 {
-	struct sh_node **v = realloc(n->kids, (n->n_kids + 1) * sizeof(*v));
-
-	if (!v) {
+	/* grown by doubling: a list of many commands is not copied once per command */
+	if (S2C_ARRAY_RESERVE(n->kids, n->alloc_kids, n->n_kids + 1, 4) < 0) {
 		shtree_node_free(kid);
 		return -ENOMEM;
 	}
-	n->kids = v;
-	v[n->n_kids++] = kid;
+	n->kids[n->n_kids++] = kid;
 	return 0;
 }
 

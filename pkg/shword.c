@@ -30,13 +30,19 @@ static int lit_add(struct shlex *p, struct sh_word *w, int c, bool quoted)
 		last->kind = SH_PART_LIT;
 		last->quoted = quoted;
 	}
-	len = last->text ? strlen(last->text) : 0;
-	t = realloc(last->text, len + 2);
-	if (!t)
-		return -ENOMEM;
-	t[len] = (char)c;
-	t[len + 1] = '\0';
-	last->text = t;
+	len = last->room ? last->len : last->text ? strlen(last->text) : 0;
+	if (len + 2 > last->room) {
+		/* grown by doubling: a literal of n bytes costs O(n), not a realloc a byte */
+		size_t room = S2C_MAX(2 * len + 2, (size_t)16);
+		t = realloc(last->text, room);
+		if (!t)
+			return -ENOMEM;
+		last->text = t;
+		last->room = room;
+	}
+	last->text[len] = (char)c;
+	last->text[len + 1] = '\0';
+	last->len = len + 1;
 	return 0;
 }
 

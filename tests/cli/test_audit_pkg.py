@@ -758,6 +758,19 @@ def test_budget(ctx):
         "error") is None, f"{rc} {err[-300:]!r}")
     ctx.check("budget: 200,000 members in linear time", took < (150 if sanitized else 30),
               f"{took:.1f} s")
+    # A maintainer script of one 1 MB word: parsed in linear time (10 s when the parser grew
+    # a word a byte at a time).
+    longword = mk.many_members_deb(os.path.join(root, "longword_1_amd64.deb"), 10, empty=True,
+                                   package="longword", scripts={"postinst": (
+                                       "#!/bin/sh\nset -e\nX=\"" + "x" * 1000000 +
+                                       "\"\necho \"$X\" >/dev/null\n")})
+    start = time.monotonic()
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--format", "json", longword)
+    took = time.monotonic() - start
+    ctx.check("budget: a 1 MB word audited", rc == 0 and json.loads(out)["targets"][0].get(
+        "complete") is True, f"{rc} {err[-300:]!r}")
+    ctx.check("budget: a 1 MB word in linear time", took < (30 if sanitized else 3),
+              f"{took:.1f} s")
     # Without maintainer scripts a plain file not kept is a note without its name (about
     # 48 bytes), and the notes count: 200,000 of them are past 4M.
     rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", "4M", "--format", "json", many)
