@@ -33,6 +33,23 @@ static enum ms_st either(enum ms_st a, enum ms_st b)
 }
 
 /*
+ * Account for copying, merging or comparing the variables @times at @line:
+ * false, with the rest of the pass not analysed, past MSEVAL_COPIES_MAX.
+ */
+static bool charge(struct ms_eval *e, size_t times, unsigned line)
+{
+	if (e->copied > MSEVAL_COPIES_MAX)
+		return false;
+	e->copied += times * e->env.n;
+	if (e->copied <= MSEVAL_COPIES_MAX)
+		return true;
+	mseval_incomplete(e, line, "more than %d variables copied at branches and loops; the "
+			  "rest is not analysed", MSEVAL_COPIES_MAX);
+	e->exited = true;
+	return false;
+}
+
+/*
  * Evaluate both branches of an undecided condition from the same variables
  * (a missing branch is true, as a missing else is).  Returns their status.
  */
@@ -41,6 +58,8 @@ static enum ms_st both(struct ms_eval *e, const struct sh_node *a, const struct 
 	struct ms_env saved = { 0 }, after_a = { 0 };
 	enum ms_st ra = MS_TRUE, rb = MS_TRUE;
 
+	if (!charge(e, 2, a ? a->line : b ? b->line : 0))
+		return MS_UNKNOWN;
 	if (mseval_env_copy(&e->env, &saved) < 0) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
@@ -200,7 +219,7 @@ static void loop_rounds(struct ms_eval *e, const struct sh_node *n, const struct
 
 		if (cond && n->kind == SH_UNTIL)
 			r = negate(r);
-		if (r == MS_FALSE || stop(e))
+		if (r == MS_FALSE || stop(e) || !charge(e, 3, n->line))
 			break;
 		if (mseval_env_copy(&e->env, &before) < 0) {
 			mseval_oom(e);
@@ -252,6 +271,8 @@ static bool loop_decided(struct ms_eval *e, const struct sh_node *n)
 			return true;
 		if (r == MS_UNKNOWN)
 			return false;
+		if (!charge(e, 2, n->line))
+			return true;
 		if (mseval_env_copy(&e->env, &before) < 0) {
 			mseval_oom(e);
 			return true;
@@ -395,6 +416,8 @@ enum ms_st maintscript_eval_subshell(struct ms_eval *e, const struct sh_node *n)
 	bool returning = e->returning;
 	enum ms_st r;
 
+	if (!charge(e, 1, n ? n->line : 0))
+		return MS_UNKNOWN;
 	if (shell_save(e, &s) < 0) {
 		mseval_oom(e);
 		return MS_UNKNOWN;

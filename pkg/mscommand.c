@@ -78,7 +78,7 @@ static void locals_restore(struct ms_eval *e, size_t start)
 	while (e->n_locals > start) {
 		struct ms_var *l = &e->locals[--e->n_locals];
 		if (l->was_unset)
-			mseval_env_unset(&e->env, l->name);
+			mseval_env_unset(e, &e->env, l->name);
 		else
 			mseval_env_set(e, &e->env, l->name, TAKE_PTR(l->value));
 		free(l->name);

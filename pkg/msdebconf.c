@@ -244,7 +244,7 @@ enum ms_st msdebconf_reset(struct ms_eval *e, const struct ms_call *c)
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	mseval_env_unset(&e->env, var);
+	mseval_env_unset(e, &e->env, var);
 	return MS_TRUE;
 }
 

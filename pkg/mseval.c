@@ -11,6 +11,7 @@
 
 #include "member.h"
 #include "mseval.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -124,6 +125,7 @@ void mseval_env_release(struct ms_env *env)
 		free(env->v[i].end);
 	}
 	free(env->v);
+	hashindex_release(&env->index);
 	*env = (struct ms_env){ 0 };
 }
 
@@ -133,6 +135,10 @@ int mseval_env_copy(const struct ms_env *src, struct ms_env *dst)
 	if (!dst->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < src->n; i++) {
+		if (hashindex_add(&dst->index, strhash(src->v[i].name), i) < 0) {
+			mseval_env_release(dst);
+			return -ENOMEM;
+		}
 		dst->v[i].name = strdup(src->v[i].name);
 		dst->v[i].value = src->v[i].value ? strdup(src->v[i].value) : NULL;
 		dst->v[i].start = src->v[i].start ? strdup(src->v[i].start) : NULL;
@@ -149,12 +155,24 @@ int mseval_env_copy(const struct ms_env *src, struct ms_env *dst)
 	return 0;
 }
 
+struct env_key {
+	const struct ms_env *env;
+	const char *name;
+};
+
+static bool env_same(size_t pos, const void *userdata)
+{
+	const struct env_key *k = userdata;
+
+	return pos < k->env->n && s2c_streq(k->env->v[pos].name, k->name);
+}
+
 struct ms_var *mseval_env_find(const struct ms_env *env, const char *name)
 {
-	for (size_t i = 0; i < env->n; i++)
-		if (s2c_streq(env->v[i].name, name))
-			return &env->v[i];
-	return NULL;
+	size_t i = hashindex_find(&env->index, strhash(name), env_same,
+				  &(struct env_key){ env, name });
+
+	return i == SIZE_MAX ? NULL : &env->v[i];
 }
 
 /* Set @name to @value (NULL: unknown); takes @value. */
@@ -164,7 +182,9 @@ void mseval_env_set(struct ms_eval *e, struct ms_env *env, const char *name, cha
 
 	if (!v) {
 		struct ms_var *nv = realloc(env->v, (env->n + 1) * sizeof(*nv));
-		if (!nv) {
+		if (!nv || hashindex_add(&env->index, strhash(name), env->n) < 0) {
+			if (nv)
+				env->v = nv;
 			free(value);
 			mseval_oom(e);
 			return;
@@ -225,7 +245,7 @@ void mseval_env_set_field(struct ms_eval *e, struct ms_env *env, const char *nam
 	v->flat = f->flat;
 }
 
-void mseval_env_unset(struct ms_env *env, const char *name)
+void mseval_env_unset(struct ms_eval *e, struct ms_env *env, const char *name)
 {
 	struct ms_var *v = mseval_env_find(env, name);
 
@@ -234,6 +254,11 @@ void mseval_env_unset(struct ms_env *env, const char *name)
 	free(v->name);
 	mseval_var_forget(v);
 	*v = env->v[--env->n];
+	/* The last variable moved into the gap: found there too (its old entry no longer
+	 * matches, as the position is past the end or holds another name). */
+	if (v != &env->v[env->n] && hashindex_add(&env->index, strhash(v->name),
+						  (size_t)(v - env->v)) < 0)
+		mseval_oom(e);
 }
 
 bool mseval_env_same(const struct ms_env *a, const struct ms_env *b)

@@ -30,6 +30,12 @@ struct sh_script;
 #define MSEVAL_STEPS_MAX 200000
 /** Deepest nesting of function calls followed. */
 #define MSEVAL_CALLS_MAX 16
+/**
+ * Most variables copied, merged or compared in one pass: branches and loops
+ * copy every variable, so a script that sets very many and branches very
+ * often would cost their product; past this the rest is not analysed.
+ */
+#define MSEVAL_COPIES_MAX 1000000
 /** Most iterations of a for loop followed. */
 #define MSEVAL_LOOP_MAX 256
 /** Most rounds of a while or until loop until its variables settle. */
@@ -67,6 +73,8 @@ struct ms_var {
 struct ms_env {
 	struct ms_var *v;
 	size_t n;
+	struct hashindex index;     /**< @v by the names' strhash(): a lookup costs the same
+				         however many variables a script sets */
 };
 
 /** A function defined so far. */
@@ -142,6 +150,7 @@ struct ms_eval {
 	unsigned calls;         /**< function calls under way */
 	unsigned nest;          /**< texts evaluated at run time under way */
 	size_t steps;
+	size_t copied;              /**< variables copied, merged or compared (MSEVAL_COPIES_MAX) */
 	bool exited, returning;
 	int breaking;           /**< 1 break, 2 continue: the rest of the loop body is skipped */
 	unsigned loops;         /**< loops under way */
@@ -272,8 +281,8 @@ void mseval_env_set_field(struct ms_eval *e, struct ms_env *env, const char *nam
 			  const struct ms_field *f);
 /** Make @v unknown, without a known start. */
 void mseval_var_forget(struct ms_var *v);
-/** Unset @name in @env. */
-void mseval_env_unset(struct ms_env *env, const char *name);
+/** Unset @name in @env (out of memory: marks @e). */
+void mseval_env_unset(struct ms_eval *e, struct ms_env *env, const char *name);
 
 /**
  * After two branches: what @into and @other agree on stays in @into, the

@@ -221,11 +221,11 @@ enum ms_st msshell_export(struct ms_eval *e, const struct ms_call *c)
 		if (eq)
 			mseval_env_set(e, &e->env, name, strdup(eq + 1));
 		else if (local && e->calls)
-			mseval_env_unset(&e->env, name);
+			mseval_env_unset(e, &e->env, name);
 		v = mseval_env_find(&e->env, name);
 		if (exp && !v) {
 			mseval_env_set(e, &e->env, name, strdup(""));
-			mseval_env_unset(&e->env, name);   /* exported but unset: stays unset */
+			mseval_env_unset(e, &e->env, name);   /* exported but unset: stays unset */
 		} else if (exp && v) {
 			v->exported = true;
 		}
@@ -251,7 +251,7 @@ enum ms_st msshell_unset(struct ms_eval *e, const struct ms_call *c)
 			if (mseval_uncertain(e))
 				mseval_env_set(e, &e->env, f->s, NULL);
 			else
-				mseval_env_unset(&e->env, f->s);
+				mseval_env_unset(e, &e->env, f->s);
 			continue;
 		}
 		/* A function is forgotten by a definition without a body. */

@@ -771,6 +771,31 @@ def test_budget(ctx):
         "complete") is True, f"{rc} {err[-300:]!r}")
     ctx.check("budget: a 1 MB word in linear time", took < (30 if sanitized else 3),
               f"{took:.1f} s")
+    # 60,000 variables set on one line (each looked up among all: 49 s for 100,000 when
+    # they were a list), then 30,000 and 3,000 branches not decided, which copy them all:
+    # past the budget of copies, the rest of the pass is not analysed, and says so.
+    many_vars = mk.many_members_deb(os.path.join(root, "manyvars_1_amd64.deb"), 10,
+                                    empty=True, package="manyvars", scripts={"postinst": (
+                                        "#!/bin/sh\nset -e\n" +
+                                        " ".join(f"V{i}=x" for i in range(60000)) +
+                                        " true\necho \"$V59999\"\n")})
+    branches = mk.many_members_deb(os.path.join(root, "branches_1_amd64.deb"), 10,
+                                   empty=True, package="branches", scripts={"postinst": (
+                                       "#!/bin/sh\nset -e\n" +
+                                       "".join(f"V{i}=x\n" for i in range(30000)) +
+                                       "if [ -e /etc/x ]; then :; fi\n" * 3000)})
+    for name, deb, complete in (("60,000 variables", many_vars, True),
+                                ("30,000 variables, 3,000 branches", branches, False)):
+        start = time.monotonic()
+        rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--format", "json", deb)
+        took = time.monotonic() - start
+        target = json.loads(out)["targets"][0] if out else {}
+        ctx.check(f"budget: {name}: complete {complete}", rc == (0 if complete else 3) and
+                  target.get("complete") is complete and (complete or any(
+                      "variables copied" in x for x in target.get("incomplete", []))),
+                  f"{rc} {target.get('incomplete')} {err[-300:]!r}")
+        ctx.check(f"budget: {name} in linear time", took < (30 if sanitized else 3),
+                  f"{took:.1f} s")
     # Without maintainer scripts a plain file not kept is a note without its name (about
     # 48 bytes), and the notes count: 200,000 of them are past 4M.
     rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", "4M", "--format", "json", many)

@@ -115,6 +115,46 @@ static void expect_incomplete(const char *text, const char *what)
 	ms_analysis_release(&a);
 }
 
+/* Many variables: each looked up by its name (unset moves the last one into the gap), and
+ * branches that would copy them all too often stop the pass, incomplete. */
+START_TEST(test_many_variables)
+{
+	size_t n = 0, size = 8u << 20;
+	char *text = malloc(size);
+	struct ms_analysis a;
+
+	a = run("A=1\nB=2\nM=4755\nunset A\nunset B\nC=3\nchmod $M$A$B /usr/bin/prog\n"
+		"[ \"$C\" = 3 ] || chmod 0 /usr/bin/prog\n");
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_str_eq(a.v[0].mode, "4755");
+	ms_analysis_release(&a);
+
+	/* 60,000 assignments before one command, then their values. */
+	ck_assert_ptr_nonnull(text);
+	for (int i = 0; i < 60000; i++)
+		n += (size_t)sprintf(text + n, "V%d=%d ", i, i);
+	(void)sprintf(text + n, "true\nchmod $V4$V7$V5$V5 /usr/bin/prog\n");
+	a = run(text);
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_str_eq(a.v[0].mode, "4755");
+	ms_analysis_release(&a);
+
+	/* 30,000 variables and 3,000 branches not decided: 90 million copies, past the budget. */
+	n = 0;
+	for (int i = 0; i < 30000; i++)
+		n += (size_t)sprintf(text + n, "V%d=x\n", i);
+	for (int i = 0; i < 3000; i++)
+		n += (size_t)sprintf(text + n, "if [ -e /etc/x ]; then :; fi\n");
+	a = run(text);
+	ck_assert_uint_ge(a.n_incomplete, 1);
+	ck_assert_ptr_nonnull(strstr(a.incomplete[0], "variables copied"));
+	ms_analysis_release(&a);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_table)
 {
 	size_t n;
@@ -1162,6 +1202,7 @@ Suite *mscommand_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_many_variables);
 	tcase_add_test(tc, test_chmod);
 	tcase_add_test(tc, test_chown);
 	tcase_add_test(tc, test_setcap);
