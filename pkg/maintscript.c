@@ -23,6 +23,7 @@
 #include "mseval.h"
 #include "msexpand.h"
 #include "shparse.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -562,10 +563,13 @@ static void eval_release(struct ms_eval *e)
 		free(e->links[i].base);
 	}
 	free(e->links);
+	hashindex_release(&e->links_index);
 	for (size_t i = 0; i < e->n_acts; i++)
 		mseval_action_release(&e->acts[i]);
 	free(e->acts);
 	hashindex_release(&e->acts_same);
+	free(e->set_refs);
+	hashindex_release(&e->set_index);
 	hashindex_release(&e->acts_paths);
 	for (size_t i = 0; i < e->n_touches; i++) {
 		free(e->touches[i].path);
@@ -597,14 +601,35 @@ static void eval_release(struct ms_eval *e)
 	free(e->cwd);
 }
 
-/* Move the strings of @from into the set @to (duplicates dropped). */
+struct take_key {
+	char *const *v;
+	size_t n;
+	const char *s;
+};
+
+static bool take_same(size_t pos, const void *userdata)
+{
+	const struct take_key *k = userdata;
+
+	return pos < k->n && s2c_streq(k->v[pos], k->s);
+}
+
+/* Move the strings of @from that @to lacks to its end (indexed, so linear in both). */
 static int strset_take(char ***to, size_t *n_to, char **from, size_t n_from)
 {
+	_cleanup_(hashindex_release) struct hashindex index = { 0 };
+
+	for (size_t j = 0; j < *n_to; j++)
+		if (hashindex_add(&index, strhash((*to)[j]), j) < 0)
+			return -ENOMEM;
 	for (size_t i = 0; i < n_from; i++) {
-		bool dup = false;
-		for (size_t j = 0; j < *n_to && !dup; j++)
-			dup = s2c_streq((*to)[j], from[i]);
-		if (!dup && strv_push(to, n_to, TAKE_PTR(from[i])) < 0)
+		uint64_t h = strhash(from[i]);
+
+		if (hashindex_find(&index, h, take_same,
+				   &(struct take_key){ *to, *n_to, from[i] }) != SIZE_MAX)
+			continue;
+		if (hashindex_add(&index, h, *n_to) < 0 ||
+		    strv_push(to, n_to, TAKE_PTR(from[i])) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "member.h"
 #include "mscommand.h"
 #include "shparse.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -388,11 +389,12 @@ enum ms_st mscopy_ln(struct ms_eval *e, const struct ms_call *c)
 		mseval_touch(e, c->n->line, to, false, "replaces");
 		msfile_made(e, to);
 		v = realloc(e->links, (e->n_links + 1) * sizeof(*v));
-		if (!v) {
+		if (v)
+			e->links = v;
+		if (!v || hashindex_add(&e->links_index, strhash(to), e->n_links) < 0) {
 			mseval_oom(e);
 			break;
 		}
-		e->links = v;
 		/* below the directory of a link of unknown name, no path is known */
 		v[e->n_links] = (struct ms_link){ .path = TAKE_PTR(to),
 						  .target = named && c->v[k].known ?

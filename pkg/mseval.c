@@ -46,13 +46,39 @@ S2C_PRINTF(3, 0) static char *located(const struct ms_eval *e, unsigned line, co
 	return strdup_printf("%s:%u: %s", e->name, line, msg);
 }
 
+struct set_key {
+	const struct ms_eval *e;
+	char ***v;
+	const char *s;
+};
+
+/* Whether @pos of the references is @k's string in @k's set (a string a set dropped or
+ * moved is no longer found there: the set may then hold it twice, which costs nothing). */
+static bool set_same(size_t pos, const void *userdata)
+{
+	const struct set_key *k = userdata;
+	const struct ms_strset_ref *ref = pos < k->e->n_set_refs ? &k->e->set_refs[pos] : NULL;
+
+	return ref && ref->v == k->v && ref->i < *ref->n && s2c_streq((*ref->v)[ref->i], k->s);
+}
+
+static uint64_t set_hash(char ***v, const char *s)
+{
+	return strhash(s) ^ ((uint64_t)(uintptr_t)v * UINT64_C(0x9e3779b97f4a7c15));
+}
+
 void mseval_strset_add(struct ms_eval *e, char ***v, size_t *n, const char *s)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (s2c_streq((*v)[i], s))
-			return;
-	if (strv_push(v, n, strdup(s)) < 0)
+	uint64_t h = set_hash(v, s);
+
+	if (hashindex_find(&e->set_index, h, set_same, &(struct set_key){ e, v, s }) != SIZE_MAX)
+		return;
+	if (S2C_ARRAY_RESERVE(e->set_refs, e->alloc_set_refs, e->n_set_refs + 1, 64) < 0 ||
+	    hashindex_add(&e->set_index, h, e->n_set_refs) < 0 || strv_push(v, n, strdup(s)) < 0) {
 		mseval_oom(e);
+		return;
+	}
+	e->set_refs[e->n_set_refs++] = (struct ms_strset_ref){ .v = v, .n = n, .i = *n - 1 };
 }
 
 void mseval_incomplete(struct ms_eval *e, unsigned line, const char *fmt, ...)

@@ -36,6 +36,8 @@ struct sh_script;
  * often would cost their product; past this the rest is not analysed.
  */
 #define MSEVAL_COPIES_MAX 1000000
+/** Most aliases one pass defines (real scripts define a few): past it, incomplete. */
+#define MSEVAL_ALIASES_MAX 256
 /** Most iterations of a for loop followed. */
 #define MSEVAL_LOOP_MAX 256
 /** Most rounds of a while or until loop until its variables settle. */
@@ -89,6 +91,13 @@ struct ms_func {
 struct ms_alias {
 	char *name;             /**< owned */
 	char *value;            /**< owned */
+};
+
+/** Where mseval_strset_add() put a string: element @i of the set @v. */
+struct ms_strset_ref {
+	char ***v;
+	size_t *n;
+	size_t i;
 };
 
 /** A symbolic link the script made (ln -s): later paths resolve through it. */
@@ -164,6 +173,7 @@ struct ms_eval {
 	size_t n_aliases;
 	struct ms_link *links;
 	size_t n_links;
+	struct hashindex links_index; /**< @links by the strhash() of their path */
 	char **made;            /**< files and directories the script made (mkdir, touch, cp,
 				     install, ln, redirections), owned */
 	size_t n_made;
@@ -187,6 +197,9 @@ struct ms_eval {
 	struct ms_action *acts; /**< this pass, owned: mseval_action_add() */
 	size_t n_acts;
 	struct hashindex acts_same; /**< @acts by mseval_action_hash() */
+	struct ms_strset_ref *set_refs; /**< every string mseval_strset_add() added, where */
+	size_t n_set_refs, alloc_set_refs;
+	struct hashindex set_index; /**< @set_refs by their set and string */
 	struct hashindex acts_paths; /**< one of @acts for each path they name, by member_hash() */
 	size_t n_acts_wide;     /**< @acts on a glob, on a tree or on a file not named */
 	char **incomplete;      /**< "postinst:12: …": what could not be worked out, owned */

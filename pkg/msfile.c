@@ -17,10 +17,54 @@
 #include "member.h"
 #include "mscommand.h"
 #include "shparse.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
 /* --- names ---------------------------------------------------------------------------------- */
+
+struct link_key {
+	const struct ms_eval *e;
+	const char *path;       /* the whole path, for a link's base */
+	size_t len;             /* the prefix of it looked for */
+};
+
+static bool link_same(size_t pos, const void *userdata)
+{
+	const struct link_key *k = userdata;
+	const struct ms_link *l = pos < k->e->n_links ? &k->e->links[pos] : NULL;
+
+	return l && strlen(l->path) == k->len && strncmp(l->path, k->path, k->len) == 0 &&
+	       (!l->base || member_has_part(k->path, l->base));
+}
+
+/*
+ * The first link the script made at the longest prefix of @path that ends
+ * where a name does (a link of unknown name anywhere is recorded as "/", a
+ * prefix of every path), or NULL; its length in *@ret_len.  Each prefix is
+ * looked up by its hash, so the cost is that of the path, not of the links.
+ */
+static const struct ms_link *longest_link(const struct ms_eval *e, const char *path,
+					  size_t *ret_len)
+{
+	size_t len = strlen(path);
+
+	if (!e->n_links)
+		return NULL;
+	for (;;) {
+		struct link_key k = { e, path, len ? len : 1 };
+		size_t pos = hashindex_find(&e->links_index, strhash_n(path, k.len), link_same, &k);
+
+		if (pos != SIZE_MAX) {
+			*ret_len = k.len;
+			return &e->links[pos];
+		}
+		if (len <= 1)
+			return NULL;
+		while (len > 0 && path[--len] != '/')
+			;
+	}
+}
 
 /*
  * @path (taken) with the links the script made resolved (a prefix that is one
@@ -31,18 +75,9 @@
 static char *through_links(struct ms_eval *e, char *path, bool *unknown)
 {
 	for (unsigned hops = 0; hops < 40 && path; hops++) {
-		const struct ms_link *hit = NULL;
 		size_t hl = 0;
-		for (size_t i = 0; i < e->n_links; i++) {
-			size_t l = strlen(e->links[i].path);
-			/* a link of unknown name anywhere is recorded as "/" */
-			if (strncmp(path, e->links[i].path, l) == 0 &&
-			    (path[l] == '\0' || path[l] == '/' || l == 1) && l > hl &&
-			    (!e->links[i].base || member_has_part(path, e->links[i].base))) {
-				hit = &e->links[i];
-				hl = l;
-			}
-		}
+		const struct ms_link *hit = path[0] == '/' ? longest_link(e, path, &hl) : NULL;
+
 		if (!hit)
 			return path;
 		if (!hit->target) {

@@ -341,6 +341,11 @@ enum ms_st msshell_alias(struct ms_eval *e, const struct ms_call *c)
 			mscommand_incomplete(e, c, "an alias defined under a condition");
 			continue;
 		}
+		if (e->n_aliases >= MSEVAL_ALIASES_MAX) {
+			_Static_assert(MSEVAL_ALIASES_MAX == 256, "the message names the limit");
+			mscommand_incomplete(e, c, "more than 256 aliases");
+			break;
+		}
 		v = realloc(e->aliases, (e->n_aliases + 1) * sizeof(*v));
 		if (!v) {
 			mseval_oom(e);

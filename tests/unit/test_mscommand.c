@@ -117,6 +117,48 @@ static void expect_incomplete(const char *text, const char *what)
 
 /* Many variables: each looked up by its name (unset moves the last one into the gap), and
  * branches that would copy them all too often stop the pass, incomplete. */
+/* What a pass collects stays a set however large (each string once), the symbolic links the
+ * script made are found by prefix however many, and aliases are bounded. */
+START_TEST(test_many_names)
+{
+	size_t n = 0, size = 1u << 20;
+	char *text = malloc(size);
+	struct ms_analysis a;
+
+	ck_assert_ptr_nonnull(text);
+	for (int i = 0; i < 20000; i++)
+		n += (size_t)sprintf(text + n, "addgroup --system g%d\n", i % 10000);
+	a = run(text);
+	ck_assert_uint_eq(a.n_incomplete, 0);
+	ck_assert_uint_eq(a.n_groups, 10000);
+	ck_assert_str_eq(a.groups[9999], "g9999");
+	ms_analysis_release(&a);
+
+	n = 0;
+	for (int i = 0; i < 300; i++)
+		n += (size_t)sprintf(text + n, "alias a%d=true\n", i);
+	a = run(text);
+	ck_assert_uint_ge(a.n_incomplete, 1);
+	ck_assert_ptr_nonnull(strstr(a.incomplete[0], "more than 256 aliases"));
+	ms_analysis_release(&a);
+
+	/* 10,000 symbolic links, each path looked up through them by its prefixes. */
+	n = 0;
+	for (int i = 0; i < 10000; i++)
+		n += (size_t)sprintf(text + n, "ln -sfn /usr/bin /var/lib/l%d\n", i);
+	n += (size_t)sprintf(text + n, "ln -sfn /usr/sbin /var/lib/l77/own\n"
+			     "chmod 4755 /var/lib/l77/prog\nchmod 4711 /var/lib/l77/own/own-tool\n");
+	a = run(text);
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_uint_eq(a.n, 2);
+	ck_assert_str_eq(a.v[0].path, "/usr/bin/prog");
+	ck_assert_str_eq(a.v[0].mode, "4755");
+	ck_assert_str_eq(a.v[1].path, "/usr/sbin/own-tool");
+	ms_analysis_release(&a);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_many_variables)
 {
 	size_t n = 0, size = 8u << 20;
@@ -1203,6 +1245,7 @@ Suite *mscommand_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_many_variables);
+	tcase_add_test(tc, test_many_names);
 	tcase_add_test(tc, test_chmod);
 	tcase_add_test(tc, test_chown);
 	tcase_add_test(tc, test_setcap);
