@@ -438,8 +438,16 @@ enum ms_st maintscript_eval_subshell(struct ms_eval *e, const struct sh_node *n)
 /* A function definition: remembered for the calls that follow. */
 static enum ms_st eval_funcdef(struct ms_eval *e, const struct sh_node *n)
 {
-	struct ms_func *v = realloc(e->funcs, (e->n_funcs + 1) * sizeof(*v));
+	struct ms_func *v;
 
+	if (e->n_funcs >= MSEVAL_FUNCS_MAX) {
+		_Static_assert(MSEVAL_FUNCS_MAX == 1024, "the message names the limit");
+		mseval_incomplete(e, n->line, "more than 1024 function definitions; the rest is "
+				  "not analysed");
+		e->exited = true;
+		return MS_UNKNOWN;
+	}
+	v = realloc(e->funcs, (e->n_funcs + 1) * sizeof(*v));
 	if (!v) {
 		mseval_oom(e);
 		return MS_UNKNOWN;

@@ -38,6 +38,12 @@ struct sh_script;
 #define MSEVAL_COPIES_MAX 1000000
 /** Most aliases one pass defines (real scripts define a few): past it, incomplete. */
 #define MSEVAL_ALIASES_MAX 256
+/**
+ * Most function definitions (and unset -f) one pass makes, a definition run
+ * again counted again: every later command is looked up among them.  Past
+ * it, incomplete.
+ */
+#define MSEVAL_FUNCS_MAX 1024
 /** Most iterations of a for loop followed. */
 #define MSEVAL_LOOP_MAX 256
 /** Most rounds of a while or until loop until its variables settle. */

@@ -255,6 +255,10 @@ enum ms_st msshell_unset(struct ms_eval *e, const struct ms_call *c)
 			continue;
 		}
 		/* A function is forgotten by a definition without a body. */
+		if (e->n_funcs >= MSEVAL_FUNCS_MAX) {
+			mscommand_incomplete(e, c, "more than 1024 function definitions");
+			break;
+		}
 		struct ms_func *v = realloc(e->funcs, (e->n_funcs + 1) * sizeof(*v));
 		if (!v) {
 			mseval_oom(e);

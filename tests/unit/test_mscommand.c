@@ -118,7 +118,7 @@ static void expect_incomplete(const char *text, const char *what)
 /* Many variables: each looked up by its name (unset moves the last one into the gap), and
  * branches that would copy them all too often stop the pass, incomplete. */
 /* What a pass collects stays a set however large (each string once), the symbolic links the
- * script made are found by prefix however many, and aliases are bounded. */
+ * script made are found by prefix however many, and aliases and functions are bounded. */
 START_TEST(test_many_names)
 {
 	size_t n = 0, size = 1u << 20;
@@ -140,6 +140,20 @@ START_TEST(test_many_names)
 	a = run(text);
 	ck_assert_uint_ge(a.n_incomplete, 1);
 	ck_assert_ptr_nonnull(strstr(a.incomplete[0], "more than 256 aliases"));
+	ms_analysis_release(&a);
+
+	/* A definition run again and again: every later command would be looked up among
+	 * them all; past 1024 the rest is not analysed. */
+	a = run("for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 "
+		"27 28 29 30 31 32; do\nfor j in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
+		"20 21 22 23 24 25 26 27 28 29 30 31 32 33; do\ng() { :; }\ng\ndone\ndone\n"
+		"chmod 4755 /usr/bin/prog\n");
+	ck_assert_uint_ge(a.n_incomplete, 1);
+	ck_assert_ptr_nonnull(strstr(a.incomplete[0], "more than 1024 function definitions"));
+	ms_analysis_release(&a);
+	a = run("for i in 1 2 3 4 5 6 7 8 9 10; do\ng() { :; }\ng\ndone\nchmod 4755 /usr/bin/prog\n");
+	ck_assert_msg(a.n_incomplete == 0, "%s", a.n_incomplete ? a.incomplete[0] : "");
+	ck_assert_uint_eq(a.n, 1);
 	ms_analysis_release(&a);
 
 	/* 10,000 symbolic links, each path looked up through them by its prefixes. */
