@@ -13,6 +13,7 @@
 #define S2C_RULES_EVIDENCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct captable;
