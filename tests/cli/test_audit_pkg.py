@@ -767,13 +767,6 @@ def test_budget(ctx):
                                    package="longword", scripts={"postinst": (
                                        "#!/bin/sh\nset -e\nX=\"" + "x" * (1000000 // k) +
                                        "\"\necho \"$X\" >/dev/null\n")})
-    start = time.monotonic()
-    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--format", "json", longword)
-    took = time.monotonic() - start
-    ctx.check("budget: a 1 MB word audited", rc == 0 and json.loads(out)["targets"][0].get(
-        "complete") is True, f"{rc} {err[-300:]!r}")
-    ctx.check("budget: a 1 MB word in linear time", took < (30 if sanitized else 3),
-              f"{took:.1f} s")
     # 60,000 variables set on one line (each looked up among all: 49 s for 100,000 when
     # they were a list), then 30,000 and 3,000 branches not decided, which copy them all:
     # past the budget of copies, the rest of the pass is not analysed, and says so.
@@ -799,7 +792,8 @@ def test_budget(ctx):
                                     "#!/bin/sh\nset -e\n" +
                                     "".join(f"ln -sf /usr/lib/a /usr/lib/l{i}\n"
                                             for i in range(12000 // k)))})
-    for name, deb, why in (("60,000 variables", many_vars, None),
+    for name, deb, why in (("a 1 MB word", longword, None),
+                           ("60,000 variables", many_vars, None),
                            ("30,000 variables, 3,000 branches", branches, "variables copied"),
                            ("20,000 groups", groups, None),
                            ("12,000 symbolic links", links, None)):
