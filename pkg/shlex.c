@@ -153,7 +153,11 @@ const char *shlex_peek_op(const struct shlex *p)
 {
 	static const char *const ops[] = { ";;", ";&", "&&", "||", "<<-", "<<", "<&", "<>", ">>",
 					   ">&", ">|", ";", "&", "|", "(", ")", "<", ">" };
+	int c = shlex_peekc(p, 0);
 
+	/* Most positions start a word: no operator starts with anything else. */
+	if (c <= 0 || !strchr(";&|()<>", c))
+		return "";
 	for (size_t i = 0; i < S2C_ELEMENTSOF(ops); i++) {
 		size_t n = strlen(ops[i]);
 		if (p->pos + n <= p->len && memcmp(p->s + p->pos, ops[i], n) == 0)
@@ -170,8 +174,11 @@ bool shlex_at_op(const struct shlex *p, const char *op)
 /* Whether the text at the current position is the reserved word @w as a whole word. */
 bool shlex_at_word(const struct shlex *p, const char *w)
 {
-	size_t n = strlen(w);
+	size_t n;
 
+	if (p->pos >= p->len || p->s[p->pos] != w[0])
+		return false;  /* the common case, before measuring @w */
+	n = strlen(w);
 	return p->pos + n <= p->len && memcmp(p->s + p->pos, w, n) == 0 &&
 	       (shlex_is_meta(shlex_peekc(p, n)) || (n == 1 && (w[0] == '{' || w[0] == '}')));
 }
