@@ -107,10 +107,10 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 						 "(suffix K, M, G, T; default 16G): the\n"
 						 "decompression-bomb limit", opt_max_unpacked);
 	tr->opts[n++] = (struct opt)OPT_CALLBACK("max-memory", &tr->lim.max_memory, "SIZE",
-						 "refuse a package or image whose list of\n"
-						 "members takes more memory than SIZE, names\n"
-						 "and an .rpm's header included (default\n"
-						 "256M)", opt_max_memory);
+						 "refuse a package or image whose members\n"
+						 "and privileged files take more memory\n"
+						 "than SIZE, names and an .rpm's header\n"
+						 "included (default 256M)", opt_max_memory);
 	tr->opts[n] = (struct opt)OPT_END();
 }
 
@@ -234,8 +234,9 @@ static int over_budget(const struct targetrun *tr, struct target *const *targets
 		if (targets[i]->error_code != -ENOBUFS)
 			continue;
 		shown = shown_path(targets[i]->source);
-		log_error("cannot audit '%s': its list of members takes more than %" PRIu64 " MiB "
-			  "of memory, names included, the budget of --max-memory; nothing written",
+		log_error("cannot audit '%s': its members, names included, and its privileged "
+			  "files take more than %" PRIu64 " MiB of memory, the budget of "
+			  "--max-memory; nothing written",
 			  shown ? shown : targets[i]->source, tr->lim.max_memory >> 20);
 		ex = S2C_EXIT_USAGE;
 	}

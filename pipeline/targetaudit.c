@@ -291,8 +291,11 @@ static int decide_target(const struct rules_db *db, const struct decide_target *
 		r = target_files(t, &ts->files, &ts->n_files, &err);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return target_fail(t, r, &err);
+	if (r < 0) {
+		int f = target_fail(t, r, &err);
+		/* past the budget, as when reading: the run stops and writes nothing */
+		return f < 0 ? f : r == -ENOBUFS ? r : 0;
+	}
 	if (ts->n_files == 0)
 		return 0;
 	facts = calloc(ts->n_files, sizeof(*facts));

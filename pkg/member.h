@@ -70,6 +70,8 @@ struct member {
 	bool staged : 1;        /**< its content is in the stage under @path */
 	bool candidate : 1;     /**< set-ID, capabilities, or made so at install time */
 	bool again : 1;         /**< to keep on a second reading (target_take_again()) */
+	bool counted : 1;       /**< its file's model counts against the budget
+				     (target_count_candidate()) */
 	char path[];            /**< absolute and normalised, "/usr/bin/ping" */
 };
 

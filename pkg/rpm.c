@@ -271,12 +271,14 @@ static int read_payload(int fd, struct target *t, const struct target_select *se
 			break;
 		}
 		r = arread_stage(a, t->stage, m->path, m->size, &serr);
-		if (r == 0)
+		if (r == 0) {
 			m->staged = true;
-		else if (r == -EFBIG)
+			r = target_count_candidate(t, m);
+		} else if (r == -EFBIG) {
 			r = target_note(t, "%s: not kept: %s", m->path, serr.msg);
-		else if (r != -ENOMEM)
+		} else if (r != -ENOMEM) {
 			r = s2c_error_set(err, r, "member '%s': %s", m->path, serr.msg);
+		}
 	}
 	return r < 0 ? s2c_error_prefix(err, "payload") : 0;
 }

@@ -128,12 +128,22 @@ bool target_complete(const struct target *t)
 	return t->n_incomplete == 0 && t->scripts.n_incomplete == 0;
 }
 
-/* -ENOBUFS from the member table as the message that names the budget. */
-static int over_budget(const struct target *t, struct s2c_error *err)
+int target_over_budget(const struct target *t, struct s2c_error *err)
 {
-	return s2c_error_set(err, -ENOBUFS, "its list of members takes more than %zu MiB of "
-			     "memory, names included (the budget; raise --max-memory)",
-			     t->members.max_bytes >> 20);
+	return s2c_error_set(err, -ENOBUFS, "its members, names included, and its privileged "
+			     "files take more than %zu MiB of memory (the budget; raise "
+			     "--max-memory)", t->members.max_bytes >> 20);
+}
+
+int target_count_candidate(struct target *t, struct member *m)
+{
+	int r;
+
+	if (!m->candidate || !m->staged || m->counted)
+		return 0;
+	r = memberset_hold(&t->members, TARGET_FILE_MODEL_BYTES);
+	m->counted = r == 0;
+	return r;
 }
 
 int target_read_done(struct target *t, int r, const struct s2c_error *err, struct target **ret)
@@ -142,7 +152,7 @@ int target_read_done(struct target *t, int r, const struct s2c_error *err, struc
 
 	if (r == -ENOBUFS) {
 		/* Whatever the reader was doing, the message is the budget's. */
-		(void)over_budget(t, &budget);
+		(void)target_over_budget(t, &budget);
 		err = &budget;
 	}
 	if (r == -ENOMEM || (r < 0 && target_fail(t, r, err) < 0)) {
@@ -242,7 +252,9 @@ static int stage_member(struct target *t, struct archive *a, struct member *m,
 	default:
 		break;
 	}
-	if (r < 0 && r != -ENOMEM) {
+	if (r == 0)
+		r = target_count_candidate(t, m);
+	if (r < 0 && r != -ENOMEM && r != -ENOBUFS) {
 		_cleanup_free_ char *shown = escape_text(m->path);
 		r = s2c_error_set(err, r, "member '%s': %s", shown ? shown : "?",
 				  serr.msg[0] ? serr.msg : strerror(-r));
@@ -290,14 +302,14 @@ int target_take_entry(struct target *t, struct archive *a, struct archive_entry 
 			(void)memberset_remove(&t->members, m->path, false);
 		r = memberset_note(&t->members, m);
 		member_free(m);
-		return r == -ENOBUFS ? over_budget(t, err) : r;
+		return r == -ENOBUFS ? target_over_budget(t, err) : r;
 	}
 	if (r < 0) {
 		member_free(m);
-		return r;
+		return r == -ENOBUFS ? target_over_budget(t, err) : r;
 	}
 	r = memberset_put(&t->members, m);
-	return r == -ENOBUFS ? over_budget(t, err) : r;
+	return r == -ENOBUFS ? target_over_budget(t, err) : r;
 }
 
 int target_take_again(struct target *t, struct archive *a, struct archive_entry *e,

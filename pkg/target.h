@@ -140,6 +140,26 @@ struct archive_entry;
 struct arread_budget;
 
 /**
+ * What the decision and report model of one privileged file takes until the report is
+ * written, besides its member: a script's, measured, about 2.1 KB.  Every candidate kept
+ * in the stage counts it against the target's memory budget (target_count_candidate()),
+ * so that a small archive of many set-ID files is refused, not audited past the budget.
+ */
+#define TARGET_FILE_MODEL_BYTES 2048u
+
+/**
+ * Count TARGET_FILE_MODEL_BYTES against @t's budget, once, when @m is a candidate kept in
+ * the stage (one that may be decided and reported): when it is kept, and again for every
+ * privileged file target_files() makes, for a member the scripts made a candidate after
+ * it was kept.  Not given back when a later layer replaces or hides the member: the
+ * budget errs on the side of refusing.  Returns 0, or -ENOBUFS with nothing counted.
+ */
+int target_count_candidate(struct target *t, struct member *m);
+
+/** -ENOBUFS, with the message that names @t's budget in @err. */
+int target_over_budget(const struct target *t, struct s2c_error *err);
+
+/**
  * Take the entry @e of @a (its header just read) into @t: its member, and,
  * when target_wants() says so, its content (a file), its target (a symlink)
  * or its other name (a hard link to a kept file) in the stage, which is
@@ -149,8 +169,10 @@ struct arread_budget;
  * @layer: images, the index of the layer; 0 otherwise.  When the reader
  * set memberset::note_files, a regular file that is not kept and that
  * target_trim() would drop is noted instead (memberset_note()), so that
- * memory follows what is kept, not the archive.
- * Returns 0, or -errno with a message naming the member.
+ * memory follows what is kept, not the archive.  A candidate kept counts
+ * target_count_candidate().
+ * Returns 0, -ENOBUFS past the budget with a message naming it, or -errno with
+ * a message naming the member.
  */
 int target_take_entry(struct target *t, struct archive *a, struct archive_entry *e,
 		      const struct target_select *sel, struct stage *run, const char *stage_name,
@@ -202,9 +224,10 @@ struct target_file {
  * placeholder ids from TARGET_ID_PLACEHOLDER up, and for packages an
  * etc/passwd and etc/group with all of them are written into the stage so
  * that the engine names them alike.  Each file must be staged: dev and inode
- * are the staged copy's, so the engine reads that copy.
- * Returns 0 with a new array in @ret (free with target_files_free()), or
- * -errno with a message.
+ * are the staged copy's, so the engine reads that copy.  Each counts
+ * target_count_candidate().
+ * Returns 0 with a new array in @ret (free with target_files_free()),
+ * -ENOBUFS past the budget, or -errno with a message.
  */
 int target_files(struct target *t, struct target_file **ret, size_t *ret_n, struct s2c_error *err);
 

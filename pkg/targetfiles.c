@@ -715,7 +715,7 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 	_cleanup_free_ struct member **sorted = NULL;
 	struct target_file *v = NULL;
 	struct links links = { 0 };
-	size_t n = 0;
+	size_t n = 0, alloc = 0;
 	int r;
 
 	if (!t->stage) {
@@ -730,9 +730,8 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 	if (r == 0)
 		r = links_build(&links, sorted, t->members.n);
 	for (size_t i = 0; i < t->members.n && r == 0; i++) {
-		const struct member *m = sorted[i];
+		struct member *m = sorted[i];
 		struct ms_state st, fb;
-		struct target_file *nv;
 		const struct ms_action **acts = NULL;
 		size_t n_acts = 0;
 
@@ -753,13 +752,18 @@ int target_files(struct target *t, struct target_file **ret, size_t *ret_n, stru
 			free(acts);
 			continue;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
+		/* a member the scripts made a candidate after it was kept counts now */
+		r = target_count_candidate(t, m);
+		if (r < 0) {
+			free(acts);
+			r = target_over_budget(t, err);
+			break;
+		}
+		if (S2C_ARRAY_RESERVE(v, alloc, n + 1, 16) < 0) {
 			free(acts);
 			r = -ENOMEM;
 			break;
 		}
-		v = nv;
 		v[n] = (struct target_file){ .member = m, .actions = acts, .n_actions = n_acts };
 		r = installed_file(t, &v[n++], &st, &fb, &users, &groups, err);
 		if (r == 0) {

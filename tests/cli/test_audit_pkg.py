@@ -851,6 +851,31 @@ def test_budget(ctx):
     files = json.loads(out)["files"] if rc in (0, 1) else []
     ctx.check("budget: kept members within the default", len(files) > 1000,
               f"{rc} {len(files)} {err[-300:]!r}")
+    # Each privileged file's decision and report model counts too, 2 KiB: a package of
+    # 60,000 empty set-ID files (200 kB) took 130 MB when only its members counted, and
+    # 300,000 took 630 MB past the default 256M.  Past the budget it is refused while it is
+    # read; within it, the peak stays within it.
+    n = 60000 // k
+    setid = mk.many_members_deb(os.path.join(root, "setid_1_amd64.deb"), n, setid=True,
+                                package="setid")
+    small, large = ("64M", "160M") if not sanitized else ("8M", "64M")
+    rc, out, err, rss = peak_rss_run(ctx, ["audit-pkg", *KERNEL, "--tmpdir", tmpdir,
+                                           "--max-memory", small, "--format", "json", setid])
+    ctx.check(f"budget: {n} set-ID files past {small}: exit 2, the package and the budget "
+              "named, nothing written", rc == 2 and out == b"" and b"setid_1_amd64.deb" in err
+              and f"{small[:-1]} MiB".encode() in err and b"privileged files" in err,
+              f"{rc} {err[-400:]!r}")
+    ctx.check(f"budget: {n} set-ID files refused within {small}",
+              sanitized or rss < 64 << 10, f"{rss} KiB")
+    ctx.check("budget: set-ID files: private directory removed", os.listdir(tmpdir) == [],
+              f"{os.listdir(tmpdir)}")
+    rc, out, err, rss = peak_rss_run(ctx, ["audit-pkg", *KERNEL, "--tmpdir", tmpdir,
+                                           "--max-memory", large, "--format", "json", setid])
+    files = json.loads(out)["files"] if rc in (0, 1) else []
+    ctx.check(f"budget: {n} set-ID files within {large}: every one reported",
+              len(files) == n - (n + 999) // 1000, f"{rc} {len(files)} {err[-300:]!r}")
+    ctx.check(f"budget: {n} set-ID files: peak RSS within {large}",
+              sanitized or rss < 160 << 10, f"{rss} KiB")
 
 
 def test_rpm_budget(ctx):
