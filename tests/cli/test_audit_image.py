@@ -737,12 +737,44 @@ def test_noted_files(ctx):
                       f"{rc} {t}")
 
 
+def test_memory_budget(ctx):
+    """A layer's privileged files count against --max-memory with their decision and report
+    model (2 KiB each): an image of 20,000 empty set-ID files, under 1 MB of layer, is
+    refused past 32M while it is read (exit 2, the image and the budget named, nothing
+    written, the private directory removed) and audited within 64M."""
+    root = ctx.tree("memory-budget")
+    tmpdir = ctx.tree("memory-budget-private")
+    k = 10 if "ASAN_OPTIONS" in os.environ else 1
+    n = 20000 // k
+    small, large = ("32M", "64M") if k == 1 else ("2M", "16M")
+    E = mk.entry
+    layer = [E("usr/", "dir", 0o755), E("usr/lib/", "dir", 0o755)]
+    for d in range(n // 1000):
+        layer.append(E(f"usr/lib/d{d:02}/", "dir", 0o755))
+        layer += [E(f"usr/lib/d{d:02}/f{i:04}", mode=0o4755, data=b"") for i in range(1000)]
+    image = mk.oci_layout(os.path.join(root, "oci"), [layer])
+    report = os.path.join(root, "report.json")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", small, "-o", report, image)
+    ctx.check(f"memory budget: {n} set-ID files past {small}: exit 2 naming the image and "
+              "the budget", rc == 2 and b"oci" in err and f"{small[:-1]} MiB".encode() in err
+              and b"privileged files" in err, f"{rc} {err[-400:]!r}")
+    ctx.check("memory budget: nothing written", out == b"" and not os.path.exists(report),
+              f"{out[:100]!r}")
+    ctx.check("memory budget: private directory removed", os.listdir(tmpdir) == [],
+              f"{os.listdir(tmpdir)}")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", large, "--format", "json",
+                         image)
+    files = json.loads(out)["files"] if rc in (0, 1) else []
+    ctx.check(f"memory budget: {n} set-ID files within {large}, every one reported",
+              len(files) == n, f"{rc} {len(files)} {err[-300:]!r}")
+
+
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,
          test_dockerfile_line_fails_loudly,
          test_known_bounding_set, test_package_databases, test_formats,
          test_platform, test_hostile, test_relative_path, test_untrusted_config,
          test_digests, test_spool_budget, test_other_verbs_input, test_quiet, test_usage,
-         test_noted_files]
+         test_noted_files, test_memory_budget]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
