@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +109,9 @@ void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char 
 						 "refuse a package or image whose members\n"
 						 "and privileged files take more memory\n"
 						 "than SIZE, names and an .rpm's header\n"
-						 "included (default 256M)", opt_max_memory);
+						 "included, or a run whose packages keep\n"
+						 "more once read (default 256M)",
+						 opt_max_memory);
 	tr->opts[n] = (struct opt)OPT_END();
 }
 
@@ -225,7 +226,7 @@ const struct auditrun_opts *targetrun_opts(struct targetrun *tr)
  * A target past the memory budget stops the run: it is not a damaged package
  * but one the budget does not allow, so nothing is written (exit 2).
  */
-static int over_budget(const struct targetrun *tr, struct target *const *targets, size_t n)
+static int over_budget(struct target *const *targets, size_t n)
 {
 	int ex = 0;
 
@@ -234,10 +235,8 @@ static int over_budget(const struct targetrun *tr, struct target *const *targets
 		if (targets[i]->error_code != -ENOBUFS)
 			continue;
 		shown = shown_path(targets[i]->source);
-		log_error("cannot audit '%s': its members, names included, and its privileged "
-			  "files take more than %" PRIu64 " MiB of memory, the budget of "
-			  "--max-memory; nothing written",
-			  shown ? shown : targets[i]->source, tr->lim.max_memory >> 20);
+		log_error("cannot audit '%s': %s; nothing written",
+			  shown ? shown : targets[i]->source, targets[i]->error);
 		ex = S2C_EXIT_USAGE;
 	}
 	return ex;
@@ -324,7 +323,7 @@ int targetrun_report(const struct targetrun *tr, struct auditrun *ar, int r,
 	if (r < 0)
 		switch (ar->stop) {
 		case AUDITRUN_OVER_BUDGET:
-			return over_budget(tr, ar->targets, ar->n);
+			return over_budget(ar->targets, ar->n);
 		case AUDITRUN_TAMPERED:
 			return refuse_tampered(ar->targets, ar->n);
 		case AUDITRUN_HOOK_FAILED:

@@ -147,6 +147,7 @@ struct pool {
 	void *userdata;
 	pthread_mutex_t lock;
 	size_t next, done;
+	size_t kept;            /* bytes the read targets keep, trimmed (memberset::bytes) */
 	int error;
 };
 
@@ -192,6 +193,7 @@ static void *worker(void *arg)
 	for (;;) {
 		size_t i;
 		struct target *t = NULL;
+		bool over;
 		int r;
 
 		(void)pthread_mutex_lock(&p->lock);
@@ -204,6 +206,11 @@ static void *worker(void *arg)
 			t = target_free(t);
 		if (r == 0)
 			target_trim(t);
+		(void)pthread_mutex_lock(&p->lock);
+		over = r == 0 && !target_run_keeps(t, &p->kept);
+		(void)pthread_mutex_unlock(&p->lock);
+		if (over && (r = target_over_run_budget(t)) < 0)
+			t = target_free(t);
 		(void)pthread_mutex_lock(&p->lock);
 		if (r < 0)
 			p->error = r;

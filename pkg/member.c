@@ -426,6 +426,27 @@ static int grow(struct memberset *s)
 	return 0;
 }
 
+void memberset_shrink(struct memberset *s)
+{
+	size_t n = 8;
+	struct memberset smaller;
+
+	while ((s->n + 1) * 2 > n)
+		n *= 2;
+	if (n >= s->n_slots)
+		return;
+	smaller = (struct memberset){ .n_slots = n, .slots = calloc(n, sizeof(*s->slots)) };
+	if (!smaller.slots)
+		return;
+	for (size_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i])
+			smaller.slots[slot_of(&smaller, s->slots[i]->path)] = s->slots[i];
+	s->bytes -= (s->n_slots - n) * sizeof(*s->slots);
+	free(s->slots);
+	s->slots = smaller.slots;
+	s->n_slots = n;
+}
+
 int memberset_put(struct memberset *s, struct member *m)
 {
 	size_t i;

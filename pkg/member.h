@@ -215,6 +215,13 @@ struct member_note {
 void memberset_release(struct memberset *s);
 
 /**
+ * Make the table as small as its members need (the load under 1/2, at least 8 slots), so
+ * that a set trimmed to what it keeps holds no table sized for all it read; the bytes
+ * counted follow.  Nothing changes when the smaller table cannot be allocated.
+ */
+void memberset_shrink(struct memberset *s);
+
+/**
  * Count @bytes that the reader holds for the set's package besides its
  * members (an .rpm's header while it is read) against the budget.  Returns
  * 0, or -ENOBUFS with nothing counted; memberset_unhold() gives them back.

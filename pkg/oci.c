@@ -415,7 +415,7 @@ static int read_index(struct ocisrc *s, const char *path, const char *platform, 
 		      struct target ***v, size_t *n, struct s2c_error *err)
 {
 	struct ocimanifest_list l = { 0 };
-	size_t pick[OCIMANIFEST_IMAGES_MAX];
+	size_t pick[OCIMANIFEST_IMAGES_MAX], kept = 0;
 	int k, r = ocimanifest_index(s, &l, err);
 
 	k = r < 0 ? r : pick_images(&l, platform, host, pick, err);
@@ -444,6 +444,10 @@ static int read_index(struct ocisrc *s, const char *path, const char *platform, 
 					l.v[pick[i]].platform, t->arch);
 		ocimanifest_release(&im);
 		if (image_done(t, r, &terr, v, n) < 0)
+			k = -ENOMEM;
+		/* --platform all: the images of one index must not add up past the budget */
+		else if (!target_run_keeps((*v)[*n - 1], &kept) &&
+			 target_over_run_budget((*v)[*n - 1]) < 0)
 			k = -ENOMEM;
 	}
 	ocimanifest_list_release(&l);

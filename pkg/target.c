@@ -135,6 +135,30 @@ int target_over_budget(const struct target *t, struct s2c_error *err)
 			     "--max-memory)", t->members.max_bytes >> 20);
 }
 
+bool target_run_keeps(const struct target *t, size_t *kept)
+{
+	size_t b = t->members.bytes, max = t->members.max_bytes;
+
+	if (t->error)
+		return true;
+	if (max && (b > max || *kept > max - b))
+		return false;
+	*kept += b;
+	return true;
+}
+
+int target_over_run_budget(struct target *t)
+{
+	struct s2c_error err = { 0 };
+
+	(void)s2c_error_set(&err, -ENOBUFS, "with the %s read before it, what the run keeps of "
+			    "them takes more than %zu MiB of memory (the budget; raise "
+			    "--max-memory)", t->kind == TARGET_IMAGE ? "images" : "packages",
+			    t->members.max_bytes >> 20);
+	memberset_release(&t->members);
+	return target_fail(t, -ENOBUFS, &err);
+}
+
 int target_count_candidate(struct target *t, struct member *m)
 {
 	int r;
@@ -151,9 +175,11 @@ int target_read_done(struct target *t, int r, const struct s2c_error *err, struc
 	struct s2c_error budget = { 0 };
 
 	if (r == -ENOBUFS) {
-		/* Whatever the reader was doing, the message is the budget's. */
+		/* Whatever the reader was doing, the message is the budget's; what the target
+		 * read is given back, so that many packages past it do not add up. */
 		(void)target_over_budget(t, &budget);
 		err = &budget;
+		memberset_release(&t->members);
 	}
 	if (r == -ENOMEM || (r < 0 && target_fail(t, r, err) < 0)) {
 		target_free(t);
@@ -371,4 +397,5 @@ void target_trim(struct target *t)
 {
 	memberset_forget_notes(&t->members);
 	(void)memberset_filter(&t->members, trim_keep, NULL);
+	memberset_shrink(&t->members);
 }

@@ -160,6 +160,21 @@ int target_count_candidate(struct target *t, struct member *m);
 int target_over_budget(const struct target *t, struct s2c_error *err);
 
 /**
+ * Whether what @t keeps once read (memberset::bytes: its members, its table, its notes and
+ * the models counted) fits, with the @kept bytes of the targets of the run read before it,
+ * in the budget each has: many targets each within it must not add up past it.  Added to
+ * @kept when it does; a target that failed keeps nothing and fits.
+ */
+bool target_run_keeps(const struct target *t, size_t *kept);
+
+/**
+ * Fail @t, read, because what the run keeps with it would pass the budget
+ * (target_run_keeps()): its members are given back and its error names the budget.
+ * Returns 0 or -ENOMEM.
+ */
+int target_over_run_budget(struct target *t);
+
+/**
  * Take the entry @e of @a (its header just read) into @t: its member, and,
  * when target_wants() says so, its content (a file), its target (a symlink)
  * or its other name (a hard link to a kept file) in the stage, which is

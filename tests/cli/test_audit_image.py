@@ -741,7 +741,8 @@ def test_memory_budget(ctx):
     """A layer's privileged files count against --max-memory with their decision and report
     model (2 KiB each): an image of 20,000 empty set-ID files, under 1 MB of layer, is
     refused past 32M while it is read (exit 2, the image and the budget named, nothing
-    written, the private directory removed) and audited within 64M."""
+    written, the private directory removed) and audited within 64M.  The images of one
+    index (--platform all), each within the budget, are refused together past it."""
     root = ctx.tree("memory-budget")
     tmpdir = ctx.tree("memory-budget-private")
     k = 10 if "ASAN_OPTIONS" in os.environ else 1
@@ -767,6 +768,39 @@ def test_memory_budget(ctx):
     files = json.loads(out)["files"] if rc in (0, 1) else []
     ctx.check(f"memory budget: {n} set-ID files within {large}, every one reported",
               len(files) == n, f"{rc} {len(files)} {err[-300:]!r}")
+    # --platform all: the images of one index, each within the budget, must not add up
+    # past it.
+    n = 12000 // k
+    budget = "32M" if k == 1 else "4M"
+    multi = os.path.join(root, "multi")
+    os.makedirs(os.path.join(multi, "blobs", "sha256"))
+    manifests = []
+    for arch in ("amd64", "arm64"):
+        layer = [E("opt/", "dir", 0o755), E(f"opt/{arch}/", "dir", 0o755)]
+        layer += [E(f"opt/{arch}/f{i:05}", mode=0o4755, data=b"") for i in range(n)]
+        src = mk.oci_layout(os.path.join(root, arch), [layer], arch=arch)
+        for blob in os.listdir(os.path.join(src, "blobs", "sha256")):
+            os.link(os.path.join(src, "blobs", "sha256", blob),
+                    os.path.join(multi, "blobs", "sha256", blob))
+        m = json.load(open(os.path.join(src, "index.json")))["manifests"][0]
+        m["platform"]["architecture"] = arch
+        manifests.append(m)
+    mk.write(os.path.join(multi, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
+    mk.write(os.path.join(multi, "index.json"), json.dumps({"schemaVersion": 2,
+                                                            "manifests": manifests}).encode())
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", budget, "--platform",
+                         "linux/arm64", "--format", "json", multi)
+    files = json.loads(out)["files"] if rc in (0, 1) else []
+    ctx.check(f"memory budget: one image of {n} set-ID files within {budget}",
+              len(files) == n, f"{rc} {len(files)} {err[-300:]!r}")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", budget, "--platform", "all",
+                         "-o", report, multi)
+    ctx.check(f"memory budget: two images together past {budget}: exit 2, the run's budget "
+              "named, nothing written", rc == 2 and b"with the images read before it" in err
+              and f"{budget[:-1]} MiB".encode() in err and not os.path.exists(report),
+              f"{rc} {err[-400:]!r}")
+    ctx.check("memory budget: two images: private directory removed",
+              os.listdir(tmpdir) == [], f"{os.listdir(tmpdir)}")
 
 
 TESTS = [test_layers_and_whiteouts, test_symlinked_layers, test_plan_and_bounding,

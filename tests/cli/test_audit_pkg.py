@@ -876,6 +876,24 @@ def test_budget(ctx):
               len(files) == n - (n + 999) // 1000, f"{rc} {len(files)} {err[-300:]!r}")
     ctx.check(f"budget: {n} set-ID files: peak RSS within {large}",
               sanitized or rss < 160 << 10, f"{rss} KiB")
+    # What the run keeps of its packages once read counts against the budget too: three
+    # packages of 8,000 set-ID files, each within 40M, are past it together (each kept
+    # its own budget's worth before: 3 x 210 MB for three packages of 100,000).
+    n = 8000 // k
+    budget = "40M" if not sanitized else "4M"
+    three = [mk.many_members_deb(os.path.join(root, f"three{i}_1_amd64.deb"), n, setid=True,
+                                 package=f"three{i}") for i in range(3)]
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", budget, "--format", "json",
+                         three[0])
+    ctx.check(f"budget: one package of {n} set-ID files within {budget}", rc == 0 and len(
+        json.loads(out)["files"]) == n - (n + 999) // 1000, f"{rc} {err[-300:]!r}")
+    rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", budget, "-o", report, *three)
+    ctx.check(f"budget: three together past {budget}: exit 2, the run's budget named, nothing "
+              "written", rc == 2 and b"with the packages read before it" in err and
+              f"{budget[:-1]} MiB".encode() in err and not os.path.exists(report),
+              f"{rc} {err[-400:]!r}")
+    ctx.check("budget: three together: private directory removed", os.listdir(tmpdir) == [],
+              f"{os.listdir(tmpdir)}")
 
 
 def test_rpm_budget(ctx):

@@ -160,6 +160,48 @@ START_TEST(test_memberset)
 }
 END_TEST
 
+/* A table trimmed to a few members shrinks to their size, finds each, counts less, grows. */
+START_TEST(test_memberset_shrink)
+{
+	struct memberset s = { 0 };
+	size_t before;
+	char name[64];
+
+	for (int i = 0; i < 5000; i++) {
+		(void)snprintf(name, sizeof(name), "/d/f%d", i);
+		put(&s, name, MEMBER_FILE, NULL, 0);
+	}
+	ck_assert_uint_eq(s.n_slots, 16384);
+	for (int i = 0; i < 5000; i++)
+		if (i % 1000) {
+			(void)snprintf(name, sizeof(name), "/d/f%d", i);
+			ck_assert_uint_eq(memberset_remove(&s, name, false), 1);
+		}
+	ck_assert_uint_eq(s.n, 5);
+	before = s.bytes;
+	memberset_shrink(&s);
+	ck_assert_uint_eq(s.n_slots, 16);
+	ck_assert_uint_eq(s.bytes, before - (16384 - 16) * sizeof(*s.slots));
+	for (int i = 0; i < 5000; i += 1000) {
+		(void)snprintf(name, sizeof(name), "/d/f%d", i);
+		ck_assert_ptr_nonnull(memberset_get(&s, name));
+	}
+	ck_assert_ptr_null(memberset_get(&s, "/d/f1"));
+	memberset_shrink(&s);           /* already as small as it can be */
+	ck_assert_uint_eq(s.n_slots, 16);
+	for (int i = 0; i < 100; i++) {
+		(void)snprintf(name, sizeof(name), "/e/f%d", i);
+		put(&s, name, MEMBER_FILE, NULL, 0);
+	}
+	ck_assert_uint_eq(s.n, 105);
+	ck_assert_ptr_nonnull(memberset_get(&s, "/d/f4000"));
+	ck_assert_ptr_nonnull(memberset_get(&s, "/e/f99"));
+	memberset_release(&s);
+	memberset_shrink(&s);           /* empty: nothing to do */
+	ck_assert_uint_eq(s.n_slots, 0);
+}
+END_TEST
+
 START_TEST(test_memberset_resolve)
 {
 	struct memberset s = { 0 };
@@ -799,6 +841,7 @@ Suite *pkg_suite(void)
 	tcase_add_test(tc, test_member_path);
 	tcase_add_test(tc, test_member_owner);
 	tcase_add_test(tc, test_memberset);
+	tcase_add_test(tc, test_memberset_shrink);
 	tcase_add_test(tc, test_memberset_resolve);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(st, stage_setup, stage_teardown);
