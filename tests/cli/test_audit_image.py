@@ -345,6 +345,24 @@ def test_formats(ctx):
         ctx.golden("audit-image", f"layers.{ext}", test_audit.normalise(fmt, out, ctx.tmp))
 
 
+def merged_index(root, images):
+    """An OCI layout at @root with the blobs of every (layout, architecture) of @images and
+    an index naming each manifest for its architecture: a multi-platform image."""
+    os.makedirs(os.path.join(root, "blobs", "sha256"))
+    manifests = []
+    for src, arch in images:
+        for blob in os.listdir(os.path.join(src, "blobs", "sha256")):
+            os.link(os.path.join(src, "blobs", "sha256", blob),
+                    os.path.join(root, "blobs", "sha256", blob))
+        m = json.load(open(os.path.join(src, "index.json")))["manifests"][0]
+        m["platform"]["architecture"] = arch
+        manifests.append(m)
+    mk.write(os.path.join(root, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
+    mk.write(os.path.join(root, "index.json"), json.dumps({"schemaVersion": 2,
+                                                           "manifests": manifests}).encode())
+    return root
+
+
 def test_platform(ctx):
     """A multi-platform index: --platform picks the image, the default is this host's, the
     others are named; --platform all audits each."""
@@ -354,19 +372,7 @@ def test_platform(ctx):
     amd = mk.oci_layout(os.path.join(root, "amd"), [[mk.entry("usr/bin/amdonly", mode=0o4755,
                                                              data=ELF)]])
     # One layout with both manifests: blobs of both, an index naming both platforms.
-    multi = os.path.join(root, "both")
-    os.makedirs(os.path.join(multi, "blobs", "sha256"))
-    manifests = []
-    for src, arch in ((arm, "arm64"), (amd, "amd64")):
-        for blob in os.listdir(os.path.join(src, "blobs", "sha256")):
-            os.link(os.path.join(src, "blobs", "sha256", blob),
-                    os.path.join(multi, "blobs", "sha256", blob))
-        m = json.load(open(os.path.join(src, "index.json")))["manifests"][0]
-        m["platform"]["architecture"] = arch
-        manifests.append(m)
-    mk.write(os.path.join(multi, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
-    mk.write(os.path.join(multi, "index.json"), json.dumps({"schemaVersion": 2,
-                                                            "manifests": manifests}).encode())
+    multi = merged_index(os.path.join(root, "both"), ((arm, "arm64"), (amd, "amd64")))
     host = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine())
     for args, want, other in (([], f"/usr/bin/{(host or '')[:3]}only", "arm64"),
                               (["--platform", "linux/amd64"], "/usr/bin/amdonly", "arm64"),
@@ -772,22 +778,12 @@ def test_memory_budget(ctx):
     # past it.
     n = 12000 // k
     budget = "32M" if k == 1 else "4M"
-    multi = os.path.join(root, "multi")
-    os.makedirs(os.path.join(multi, "blobs", "sha256"))
-    manifests = []
+    images = []
     for arch in ("amd64", "arm64"):
         layer = [E("opt/", "dir", 0o755), E(f"opt/{arch}/", "dir", 0o755)]
         layer += [E(f"opt/{arch}/f{i:05}", mode=0o4755, data=b"") for i in range(n)]
-        src = mk.oci_layout(os.path.join(root, arch), [layer], arch=arch)
-        for blob in os.listdir(os.path.join(src, "blobs", "sha256")):
-            os.link(os.path.join(src, "blobs", "sha256", blob),
-                    os.path.join(multi, "blobs", "sha256", blob))
-        m = json.load(open(os.path.join(src, "index.json")))["manifests"][0]
-        m["platform"]["architecture"] = arch
-        manifests.append(m)
-    mk.write(os.path.join(multi, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
-    mk.write(os.path.join(multi, "index.json"), json.dumps({"schemaVersion": 2,
-                                                            "manifests": manifests}).encode())
+        images.append((mk.oci_layout(os.path.join(root, arch), [layer], arch=arch), arch))
+    multi = merged_index(os.path.join(root, "multi"), images)
     rc, out, err = audit(ctx, "--tmpdir", tmpdir, "--max-memory", budget, "--platform",
                          "linux/arm64", "--format", "json", multi)
     files = json.loads(out)["files"] if rc in (0, 1) else []
