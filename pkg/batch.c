@@ -193,7 +193,6 @@ static void *worker(void *arg)
 	for (;;) {
 		size_t i;
 		struct target *t = NULL;
-		bool over;
 		int r;
 
 		(void)pthread_mutex_lock(&p->lock);
@@ -207,11 +206,8 @@ static void *worker(void *arg)
 		if (r == 0)
 			target_trim(t);
 		(void)pthread_mutex_lock(&p->lock);
-		over = r == 0 && !target_run_keeps(t, &p->kept);
-		(void)pthread_mutex_unlock(&p->lock);
-		if (over && (r = target_over_run_budget(t)) < 0)
+		if (r == 0 && !target_run_keeps(t, &p->kept) && (r = target_over_run_budget(t)) < 0)
 			t = target_free(t);
-		(void)pthread_mutex_lock(&p->lock);
 		if (r < 0)
 			p->error = r;
 		else

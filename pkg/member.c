@@ -217,7 +217,7 @@ size_t member_bytes(const struct member *m)
 /* Count @bytes more against the budget.  Returns 0, or -ENOBUFS with nothing counted. */
 static int account(struct memberset *s, size_t bytes)
 {
-	if (s->max_bytes && (bytes > s->max_bytes || s->bytes > s->max_bytes - bytes))
+	if (!member_budget_fits(s->max_bytes, s->bytes, bytes))
 		return -ENOBUFS;
 	s->bytes += bytes;
 	return 0;

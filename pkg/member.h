@@ -222,6 +222,15 @@ void memberset_release(struct memberset *s);
 void memberset_shrink(struct memberset *s);
 
 /**
+ * Whether @more bytes fit beside the @used of a budget of @max bytes (0: none), without
+ * overflowing.
+ */
+static inline bool member_budget_fits(size_t max, size_t used, size_t more)
+{
+	return !max || (more <= max && used <= max - more);
+}
+
+/**
  * Count @bytes that the reader holds for the set's package besides its
  * members (an .rpm's header while it is read) against the budget.  Returns
  * 0, or -ENOBUFS with nothing counted; memberset_unhold() gives them back.

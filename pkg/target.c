@@ -137,13 +137,11 @@ int target_over_budget(const struct target *t, struct s2c_error *err)
 
 bool target_run_keeps(const struct target *t, size_t *kept)
 {
-	size_t b = t->members.bytes, max = t->members.max_bytes;
-
 	if (t->error)
 		return true;
-	if (max && (b > max || *kept > max - b))
+	if (!member_budget_fits(t->members.max_bytes, *kept, t->members.bytes))
 		return false;
-	*kept += b;
+	*kept += t->members.bytes;
 	return true;
 }
 
@@ -155,7 +153,6 @@ int target_over_run_budget(struct target *t)
 			    "them takes more than %zu MiB of memory (the budget; raise "
 			    "--max-memory)", t->kind == TARGET_IMAGE ? "images" : "packages",
 			    t->members.max_bytes >> 20);
-	memberset_release(&t->members);
 	return target_fail(t, -ENOBUFS, &err);
 }
 
@@ -175,11 +172,9 @@ int target_read_done(struct target *t, int r, const struct s2c_error *err, struc
 	struct s2c_error budget = { 0 };
 
 	if (r == -ENOBUFS) {
-		/* Whatever the reader was doing, the message is the budget's; what the target
-		 * read is given back, so that many packages past it do not add up. */
+		/* Whatever the reader was doing, the message is the budget's. */
 		(void)target_over_budget(t, &budget);
 		err = &budget;
-		memberset_release(&t->members);
 	}
 	if (r == -ENOMEM || (r < 0 && target_fail(t, r, err) < 0)) {
 		target_free(t);
@@ -196,6 +191,9 @@ int target_fail(struct target *t, int r, const struct s2c_error *err)
 	free(t->error);
 	t->error = strdup(s2c_error_isset(err) ? err->msg : strerror(r < 0 ? -r : r));
 	t->stage = stage_free(t->stage);
+	/* past the budget, what it read is given back: many such targets do not add up */
+	if (r == -ENOBUFS)
+		memberset_release(&t->members);
 	return t->error ? 0 : -ENOMEM;
 }
 

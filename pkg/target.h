@@ -108,7 +108,10 @@ int target_incomplete(struct target *t, const char *fmt, ...) S2C_PRINTF(2, 3);
 /** Whether @t's audit is complete: neither the target nor its scripts are incomplete. */
 bool target_complete(const struct target *t);
 
-/** Record @err (or @r's text) as the target's error and drop its stage.  Returns -ENOMEM or 0. */
+/**
+ * Record @err (or @r's text) as the target's error and drop its stage; past the memory
+ * budget (-ENOBUFS) its members too.  Returns -ENOMEM or 0.
+ */
 int target_fail(struct target *t, int r, const struct s2c_error *err);
 
 /**
@@ -169,7 +172,8 @@ bool target_run_keeps(const struct target *t, size_t *kept);
 
 /**
  * Fail @t, read, because what the run keeps with it would pass the budget
- * (target_run_keeps()): its members are given back and its error names the budget.
+ * (target_run_keeps()): its members are given back (target_fail()) and its error names the
+ * budget.
  * Returns 0 or -ENOMEM.
  */
 int target_over_run_budget(struct target *t);
