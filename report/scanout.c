@@ -42,13 +42,14 @@ static char *flag_list(enum facts_flags flags)
 
 struct row {
 	char mode[11];
-	char *owner, *group, *caps, *flags, *path;
+	char *owner, *group, *owner_group, *caps, *flags, *path;
 };
 
 static void row_release(struct row *r)
 {
 	free(r->owner);
 	free(r->group);
+	free(r->owner_group);
 	free(r->caps);
 	free(r->flags);
 	free(r->path);
@@ -71,8 +72,13 @@ static int row_fill(struct row *row, const struct facts *f)
 	row->caps = strdup(f->caps_error ? "(malformed)" : f->caps_text ? f->caps_text : "-");
 	row->flags = flag_list(f->flags);
 	row->path = escape_text(f->path);
-	if (!row->owner || !row->group || !row->caps || !row->flags || !row->path)
+	row->owner_group = row->owner && row->group ?
+		strdup_printf("%s:%s", row->owner, row->group) : NULL;
+	if (!row->owner || !row->group || !row->owner_group || !row->caps || !row->flags ||
+	    !row->path) {
+		row_release(row);
 		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -160,55 +166,53 @@ static void pad(FILE *out, size_t have, size_t want)
 		(void)fputc(' ', out);
 }
 
-/* The widths of the wide table's columns. */
-struct widths {
-	size_t owner, group, caps, flags, path;
+/*
+ * The layout of both tables, measured in a first pass over the rows; the second
+ * makes each row again as it writes it, so no more than one row is held.
+ */
+enum narrow_col { N_MODE, N_OWNER, N_CAPS, N_FLAGS, _N_MAX };
+
+struct layout {
+	size_t owner, group, caps, flags, wide_path; /* the wide table's columns */
+	size_t path;                 /* the narrow table's path column */
+	size_t w[_N_MAX];            /* and its other columns */
+	bool shown[_N_MAX];
+	uint32_t *path_w;            /* each row's path, in columns */
+	size_t n;
 };
 
 /* The flags the MODE, OWNER:GROUP and CAPABILITIES columns show already. */
 #define SHOWN_FLAGS (FACT_SETUID_ROOT | FACT_SETUID_USER | FACT_SETGID | FACT_CAPS)
-
-/* The narrow table: PATH first; owner and group in one column. */
-enum narrow_col { N_MODE, N_OWNER, N_CAPS, N_FLAGS, _N_MAX };
 
 /* Widest path column of the narrow table; longer paths take a line of their own. */
 #define PATH_COLUMN_MAX ((size_t)36)
 /* How far the path column narrows before the capabilities leave the table. */
 #define PATH_COLUMN_NARROW ((size_t)24)
 
-struct narrow {
-	size_t path;                 /* width of the path column */
-	size_t w[_N_MAX];
-	bool shown[_N_MAX];
-	char **owner;                /* "owner:group" of each row */
-};
-
 static const char *const narrow_title[_N_MAX] = { "MODE", "OWNER:GROUP", "CAPABILITIES", "FLAGS" };
 
-static const char *narrow_cell(const struct narrow *l, const struct row *row, size_t i,
-			       enum narrow_col c)
+static const char *narrow_cell(const struct row *row, enum narrow_col c)
 {
 	switch (c) {
 	case N_MODE: return row->mode;
-	case N_OWNER: return l->owner[i];
+	case N_OWNER: return row->owner_group;
 	case N_CAPS: return row->caps;
 	default: return row->flags;
 	}
 }
 
-static size_t narrow_path_width(const struct row *rows, size_t n, size_t max)
+/* The widest path of at most @max columns, and at least 4 ("PATH"). */
+static size_t narrow_path_width(const struct layout *l, size_t max)
 {
 	size_t w = 4;
 
-	for (size_t i = 0; i < n; i++) {
-		size_t pw = cols(rows[i].path);
-		if (pw <= max)
-			w = S2C_MAX(w, pw);
-	}
+	for (size_t i = 0; i < l->n; i++)
+		if (l->path_w[i] <= max)
+			w = S2C_MAX(w, (size_t)l->path_w[i]);
 	return w;
 }
 
-static size_t narrow_row_width(const struct narrow *l)
+static size_t narrow_row_width(const struct layout *l)
 {
 	size_t w = l->path;
 
@@ -219,39 +223,66 @@ static size_t narrow_row_width(const struct narrow *l)
 }
 
 /* The path column as wide as the room the others leave, within [@floor, PATH_COLUMN_MAX]. */
-static void narrow_path(struct narrow *l, const struct row *rows, size_t n, unsigned width,
-			size_t floor)
+static void narrow_path(struct layout *l, unsigned width, size_t floor)
 {
 	size_t rest = narrow_row_width(l) - l->path;
 	size_t room = width > rest ? width - rest : 0;
 
-	l->path = narrow_path_width(rows, n, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
+	l->path = narrow_path_width(l, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
 }
 
-/* Fit the narrow table in @width: FLAGS go, the path column narrows, CAPABILITIES go. */
-static void narrow_layout(struct narrow *l, const struct row *rows, size_t n, unsigned width)
+/* Measure every row of @r for both tables; free l->path_w after. */
+static int measure(const struct scan_result *r, struct layout *l)
 {
+	*l = (struct layout){ .owner = 5, .group = 5, .caps = 12, .flags = 5, .wide_path = 4,
+			      .n = r->n };
+	l->path_w = calloc(r->n ? r->n : 1, sizeof(*l->path_w));
+	if (!l->path_w)
+		return -ENOMEM;
 	for (size_t c = 0; c < _N_MAX; c++) {
 		l->shown[c] = true;
 		l->w[c] = cols(narrow_title[c]);
-		for (size_t i = 0; i < n; i++)
-			l->w[c] = S2C_MAX(l->w[c], cols(narrow_cell(l, &rows[i], i, (enum narrow_col)c)));
 	}
-	l->path = narrow_path_width(rows, n, PATH_COLUMN_MAX);
+	for (size_t i = 0; i < r->n; i++) {
+		struct row row = { 0 };
+		int ret = row_fill(&row, r->v[i]);
+		size_t pw;
+
+		if (ret < 0)
+			return ret;
+		pw = cols(row.path);
+		l->path_w[i] = (uint32_t)S2C_MIN(pw, (size_t)UINT32_MAX);
+		/* bytes: the wide table pads with printf */
+		l->owner = S2C_MAX(l->owner, strlen(row.owner));
+		l->group = S2C_MAX(l->group, strlen(row.group));
+		l->caps = S2C_MAX(l->caps, strlen(row.caps));
+		l->flags = S2C_MAX(l->flags, strlen(row.flags));
+		l->wide_path = S2C_MAX(l->wide_path, pw);
+		for (size_t c = 0; c < _N_MAX; c++)
+			l->w[c] = S2C_MAX(l->w[c], cols(narrow_cell(&row, (enum narrow_col)c)));
+		row_release(&row);
+	}
+	return 0;
+}
+
+/* Fit the narrow table in @width: FLAGS go, the path column narrows, CAPABILITIES go. */
+static void narrow_layout(struct layout *l, unsigned width)
+{
+	l->path = narrow_path_width(l, PATH_COLUMN_MAX);
 	for (unsigned step = 0; narrow_row_width(l) > width && step < 4; step++) {
 		switch (step) {
 		case 0: l->shown[N_FLAGS] = false; break;
-		case 1: narrow_path(l, rows, n, width, PATH_COLUMN_NARROW); break;
+		case 1: narrow_path(l, width, PATH_COLUMN_NARROW); break;
 		case 2:
 			l->shown[N_CAPS] = false;
-			narrow_path(l, rows, n, width, PATH_COLUMN_NARROW);
+			narrow_path(l, width, PATH_COLUMN_NARROW);
 			break;
-		default: narrow_path(l, rows, n, width, (size_t)4); break;
+		default: narrow_path(l, width, (size_t)4); break;
 		}
 	}
 }
 
-static void narrow_line(const struct narrow *l, const char *const *cells, FILE *out)
+static void narrow_line(const struct layout *l, const char *const *cells, FILE *out)
 {
 	size_t last = 0;
 
@@ -268,48 +299,69 @@ static void narrow_line(const struct narrow *l, const char *const *cells, FILE *
 	(void)fputc('\n', out);
 }
 
-static int narrow_table(const struct scan_result *r, const struct row *rows, unsigned width,
-			FILE *out)
+static void narrow_row(const struct layout *l, const struct row *row, const struct facts *f,
+		       FILE *out)
 {
-	struct narrow l = { 0 };
-	int ret = 0;
+	const char *cells[_N_MAX];
+	size_t pw = cols(row->path);
 
-	l.owner = calloc(r->n, sizeof(*l.owner));
-	if (!l.owner)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n && ret == 0; i++)
-		if (asprintf(&l.owner[i], "%s:%s", rows[i].owner, rows[i].group) < 0) {
-			l.owner[i] = NULL;
-			ret = -ENOMEM;
-		}
+	for (size_t c = 0; c < _N_MAX; c++)
+		cells[c] = narrow_cell(row, (enum narrow_col)c);
+	(void)fputs(row->path, out);
+	if (pw > l->path) {
+		/* A long path gets its own line; the columns follow on the next. */
+		(void)fputc('\n', out);
+		pad(out, 0, l->path);
+	} else {
+		pad(out, pw, l->path);
+	}
+	narrow_line(l, cells, out);
+	if (!l->shown[N_CAPS] && !s2c_streq(row->caps, "-"))
+		(void)fprintf(out, "    capabilities: %s\n", row->caps);
+	if (!l->shown[N_FLAGS] && (f->flags & ~(enum facts_flags)SHOWN_FLAGS))
+		(void)fprintf(out, "    flags: %s\n", row->flags);
+}
+
+static void wide_row(const struct layout *l, const struct row *row, FILE *out)
+{
+	(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", row->mode, (int)l->owner,
+		      row->owner, (int)l->group, row->group, (int)l->caps, row->caps,
+		      (int)l->flags, row->flags, row->path);
+}
+
+/* The table of @r's files, wide when its widest row fits in @width (0: no limit). */
+static int table(const struct scan_result *r, unsigned width, FILE *out)
+{
+	struct layout l;
+	bool wide = true;
+	int ret = measure(r, &l);
+
 	if (ret == 0) {
-		narrow_layout(&l, rows, r->n, width);
-		(void)fprintf(out, "%-*s", (int)l.path, "PATH");
-		narrow_line(&l, narrow_title, out);
+		wide = !width || 10 + 2 + l.owner + 2 + l.group + 2 + l.caps + 2 + l.flags + 2 +
+					 l.wide_path <= width;
+		if (wide) {
+			(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", "MODE",
+				      (int)l.owner, "OWNER", (int)l.group, "GROUP", (int)l.caps,
+				      "CAPABILITIES", (int)l.flags, "FLAGS", "PATH");
+		} else {
+			narrow_layout(&l, width);
+			(void)fprintf(out, "%-*s", (int)l.path, "PATH");
+			narrow_line(&l, narrow_title, out);
+		}
 	}
 	for (size_t i = 0; i < r->n && ret == 0; i++) {
-		const char *cells[_N_MAX];
-		size_t pw = cols(rows[i].path);
+		struct row row = { 0 };
 
-		for (size_t c = 0; c < _N_MAX; c++)
-			cells[c] = narrow_cell(&l, &rows[i], i, (enum narrow_col)c);
-		(void)fputs(rows[i].path, out);
-		if (pw > l.path) {
-			/* A long path gets its own line; the columns follow on the next. */
-			(void)fputc('\n', out);
-			pad(out, 0, l.path);
-		} else {
-			pad(out, pw, l.path);
-		}
-		narrow_line(&l, cells, out);
-		if (!l.shown[N_CAPS] && !s2c_streq(rows[i].caps, "-"))
-			(void)fprintf(out, "    capabilities: %s\n", rows[i].caps);
-		if (!l.shown[N_FLAGS] && (r->v[i]->flags & ~(enum facts_flags)SHOWN_FLAGS))
-			(void)fprintf(out, "    flags: %s\n", rows[i].flags);
+		ret = row_fill(&row, r->v[i]);
+		if (ret < 0)
+			break;
+		if (wide)
+			wide_row(&l, &row, out);
+		else
+			narrow_row(&l, &row, r->v[i], out);
+		row_release(&row);
 	}
-	for (size_t i = 0; i < r->n; i++)
-		free(l.owner[i]);
-	free(l.owner);
+	free(l.path_w);
 	return ret;
 }
 
@@ -340,58 +392,24 @@ static void summary_line(const char *line, unsigned width, FILE *out)
 	(void)fputc('\n', out);
 }
 
-static void wide_table(const struct scan_result *r, const struct row *rows,
-		       const struct widths *w, FILE *out)
-{
-	(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", "MODE", (int)w->owner, "OWNER",
-		      (int)w->group, "GROUP", (int)w->caps, "CAPABILITIES", (int)w->flags, "FLAGS",
-		      "PATH");
-	for (size_t i = 0; i < r->n; i++)
-		(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", rows[i].mode,
-			      (int)w->owner, rows[i].owner, (int)w->group, rows[i].group,
-			      (int)w->caps, rows[i].caps, (int)w->flags, rows[i].flags, rows[i].path);
-}
-
 int scanout_text(const struct scan_result *r, const struct scanout_text_options *o, FILE *out)
 {
-	_cleanup_free_ struct row *rows = calloc(r->n ? r->n : 1, sizeof(*rows));
-	struct widths w = { 5, 5, 12, 5, 4 };
 	unsigned width = o && o->width ? S2C_MAX(o->width, SCANOUT_MIN_WIDTH) : 0;
 	bool quiet = o && o->quiet;
 	size_t suid_root, suid_user, sgid, caps;
-	int ret = 0;
+	int ret;
 
-	if (!rows)
-		return -ENOMEM;
 	if (r->n_skipped && !quiet) {
 		ret = scanout_skipped_text(r->skipped, r->n_skipped, "", out);
 		if (ret < 0)
 			return ret;
 		(void)fputc('\n', out);
 	}
-	for (size_t i = 0; i < r->n && ret == 0; i++) {
-		ret = row_fill(&rows[i], r->v[i]);
-		if (ret == 0) {
-			/* bytes: the wide table pads with printf */
-			w.owner = S2C_MAX(w.owner, strlen(rows[i].owner));
-			w.group = S2C_MAX(w.group, strlen(rows[i].group));
-			w.caps = S2C_MAX(w.caps, strlen(rows[i].caps));
-			w.flags = S2C_MAX(w.flags, strlen(rows[i].flags));
-			w.path = S2C_MAX(w.path, cols(rows[i].path));
-		}
+	if (r->n > 0) {
+		ret = table(r, width, out);
+		if (ret < 0)
+			return ret;
 	}
-	if (ret == 0 && r->n > 0) {
-		/* The wide table, when its widest row fits. */
-		if (!width || 10 + 2 + w.owner + 2 + w.group + 2 + w.caps + 2 + w.flags + 2 + w.path <=
-			      width)
-			wide_table(r, rows, &w, out);
-		else
-			ret = narrow_table(r, rows, width, out);
-	}
-	for (size_t i = 0; i < r->n; i++)
-		row_release(&rows[i]);
-	if (ret < 0)
-		return ret;
 	if (!quiet) {
 		_cleanup_free_ char *line = NULL;
 
