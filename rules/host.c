@@ -527,23 +527,54 @@ static int add_slot(struct host *h, const char *path, struct pkgdb_entry e)
 	return 0;
 }
 
+/* The packages of @n entries looked up for @want: only the files a package owns take a
+ * slot; the others would be a slot each for nothing (a tree of files no package owns). */
+static int keep_owned(struct host *h, const char *const *want, struct pkgdb_entry *found,
+		      size_t n)
+{
+	size_t owned = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		owned += found[i].package != NULL;
+	if (reserve_slots(h, owned) < 0)
+		r = -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		/* a path given twice is looked up twice and kept once */
+		if (r == 0 && found[i].package && find_slot(h, want[i]) < 0) {
+			r = add_slot(h, want[i], found[i]);
+			if (r == 0)
+				continue; /* taken */
+		}
+		pkgdb_entry_release(&found[i]);
+	}
+	return r;
+}
+
 int host_load_packages(struct host *h, const char *const *paths, size_t n)
 {
 	_cleanup_free_ const char **want = calloc(n + 1, sizeof(char *));
-	size_t base = h->n_pkg, nwant = 0;
+	_cleanup_free_ struct pkgdb_entry *found = NULL;
+	size_t nwant = 0;
+	int r;
 
-	if (!want || reserve_slots(h, n) < 0)
+	if (!want)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (find_slot(h, paths[i]) >= 0)
-			continue;
-		if (add_slot(h, paths[i], (struct pkgdb_entry){ 0 }) < 0)
-			return -ENOMEM;
-		want[nwant++] = h->pkg_paths[h->n_pkg - 1];
-	}
+	for (size_t i = 0; i < n; i++)
+		if (find_slot(h, paths[i]) < 0)
+			want[nwant++] = paths[i];
 	if (!h->pkgdb || !nwant)
 		return 0;
-	return pkgdb_lookup(h->pkgdb, want, nwant, &h->pkg[base]);
+	found = calloc(nwant, sizeof(*found));
+	if (!found)
+		return -ENOMEM;
+	r = pkgdb_lookup(h->pkgdb, want, nwant, found);
+	if (r < 0) {
+		for (size_t i = 0; i < nwant; i++)
+			pkgdb_entry_release(&found[i]);
+		return r;
+	}
+	return keep_owned(h, want, found, nwant);
 }
 
 const struct pkgdb_entry *host_package_entry(const struct host *h, const char *path)
