@@ -175,12 +175,12 @@ static char *cap_add_options(uint64_t mask)
  * effective bit, execve(2) refuses such a program outright (the kernel's check for
  * capability-dumb programs); without it, the program starts but cannot raise them.
  */
-static int bounding_warning(struct decision *d)
+static int bounding_warning(struct decision *d, struct strpool *pool)
 {
 	uint64_t caps = d->has_caps ? d->caps.permitted | d->caps.inheritable : 0, docker, podman;
 	_cleanup_free_ char *names = NULL, *opts = NULL;
 	const char *effect;
-	char *w = NULL, **v;
+	char *w = NULL;
 
 	oci_outside_bounding(caps, &docker, &podman);
 	if (!podman)
@@ -199,14 +199,7 @@ static int bounding_warning(struct decision *d)
 				"(Docker has it): under Podman, %s unless the container runs with %s",
 				names, effect, opts) < 0)
 		return -ENOMEM;
-	v = realloc(d->warnings, (d->n_warnings + 1) * sizeof(*v));
-	if (!v) {
-		free(w);
-		return -ENOMEM;
-	}
-	d->warnings = v;
-	v[d->n_warnings++] = w;
-	return 0;
+	return decision_add_warning(d, w, pool);
 }
 
 static int make_plan(struct tstate *ts, const struct rules_db *db)
@@ -319,7 +312,7 @@ static int decide_target(const struct rules_db *db, const struct decide_target *
 	for (size_t i = 0; i < ts->ds.n && r == 0; i++)
 		if (t->kind == TARGET_IMAGE && !dt->has_bounding &&
 		    ts->ds.host->bounding == HOST_BOUNDING_ALL)
-			r = bounding_warning(ts->ds.v[i]);
+			r = bounding_warning(ts->ds.v[i], &ts->ds.sentences);
 	for (size_t i = 0; i < ts->n_files && r == 0; i++)
 		r = file_info(ts, i, all, n, li, self);
 	if (r == 0)

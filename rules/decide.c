@@ -20,6 +20,7 @@ void decisions_release(struct decisions *d)
 	for (size_t i = 0; i < d->n; i++)
 		decision_free(d->v[i]);
 	free(d->v);
+	strpool_release(&d->sentences);
 	idmap_free(d->ids);
 	host_free(d->host);
 	rules_db_free(d->own_db);
@@ -89,6 +90,10 @@ int decide_all(const struct rules_db *db, struct scan_result *res, const struct 
 		if (r == 0)
 			r = engine_decide(&e, res->v[i], &bin, &out->v[i], err);
 		binary_release(&bin);
+		if (r == 0 && decision_share(out->v[i], &out->sentences) < 0) {
+			out->v[i] = decision_free(out->v[i]);
+			r = -ENOMEM;
+		}
 		if (r < 0 && s2c_error_isset(err))
 			(void)s2c_error_prefix(err, "cannot decide about '%s'", res->v[i]->path);
 		else if (r < 0)

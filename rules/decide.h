@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strpool.h"
+
 struct decision;
 struct host;
 struct idmap;
@@ -30,6 +32,8 @@ struct decisions {
 	struct idmap *ids;            /**< owned */
 	struct decision **v;          /**< one per candidate, same order as the scan */
 	size_t n;
+	struct strpool sentences;     /**< the decisions' sentences, each kept once: many
+					   files get the same (decision_share()) */
 };
 
 /**

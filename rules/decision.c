@@ -2,6 +2,7 @@
 /*
  * Building a decision: reason, warnings, evidence, capability set.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,8 +16,11 @@
 /* Format the reason (@warning false) or a new warning of @d. */
 S2C_PRINTF(3, 0) static int put_text(struct decision *d, bool warning, const char *format, va_list ap)
 {
-	char *s = strdup_vprintf(format, ap);
+	char *s;
 
+	/* After decision_share() the sentences are the pool's (decision_add_warning()). */
+	assert(!d->shared);
+	s = strdup_vprintf(format, ap);
 	if (!s)
 		return -ENOMEM;
 	if (!warning) {

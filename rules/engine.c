@@ -26,6 +26,7 @@
 #include "override.h"
 #include "pkgdb.h"
 #include "privcheck.h"
+#include "strpool.h"
 #include "strtable.h"
 #include "util.h"
 #include "common.h"
@@ -54,7 +55,7 @@ bool engine_is_interpreter(const char *path)
 /* Free the evidence items of @d. */
 static void evidence_release(struct decision *d)
 {
-	for (size_t i = 0; i < d->n_evidence; i++)
+	for (size_t i = 0; i < d->n_evidence && !d->shared; i++)
 		free(d->evidence[i].what);
 	free(d->evidence);
 	d->evidence = NULL;
@@ -66,19 +67,78 @@ struct decision *decision_free(struct decision *d)
 	if (!d)
 		return NULL;
 	elfinfo_free(d->elf);
-	free(d->elf_error);
 	free(d->sha256);
-	free(d->match_how);
+	free(d->ambiguous);
 	free(d->version);
-	free(d->reason);
-	free(d->caps_text);
 	evidence_release(d);
-	for (size_t i = 0; i < d->n_conditions; i++)
-		free(d->conditions[i].text);
+	if (d->shared) {
+		free(d->warnings);
+	} else {
+		free(d->elf_error);
+		free(d->match_how);
+		free(d->reason);
+		free(d->caps_text);
+		for (size_t i = 0; i < d->n_conditions; i++)
+			free(d->conditions[i].text);
+		strv_freen(d->warnings, d->n_warnings);
+	}
 	free(d->conditions);
-	strv_freen(d->warnings, d->n_warnings);
 	free(d);
 	return NULL;
+}
+
+/* Hand *@s to @pool, or after a failure (*@r < 0) free it: either way @s is no longer the
+ * decision's own. */
+static void share(struct strpool *pool, char **s, int *r)
+{
+	if (*r == 0) {
+		*r = strpool_take(pool, s);
+	} else {
+		free(*s);
+		*s = NULL;
+	}
+}
+
+int decision_share(struct decision *d, struct strpool *pool)
+{
+	size_t breaker = SIZE_MAX;
+	int r = 0;
+
+	d->shared = true;
+	share(pool, &d->elf_error, &r);
+	share(pool, &d->match_how, &r);
+	share(pool, &d->reason, &r);
+	share(pool, &d->caps_text, &r);
+	for (size_t i = 0; i < d->n_evidence; i++)
+		share(pool, &d->evidence[i].what, &r);
+	for (size_t i = 0; i < d->n_conditions; i++)
+		share(pool, &d->conditions[i].text, &r);
+	for (size_t i = 0; i < d->n_warnings; i++) {
+		if (d->breaker == d->warnings[i])
+			breaker = i;
+		share(pool, &d->warnings[i], &r);
+	}
+	if (breaker != SIZE_MAX)
+		d->breaker = d->warnings[breaker];
+	return r;
+}
+
+int decision_add_warning(struct decision *d, char *w, struct strpool *pool)
+{
+	char **v;
+
+	if (!d->shared)
+		return strv_push(&d->warnings, &d->n_warnings, w);
+	if (strpool_take(pool, &w) < 0)
+		return -ENOMEM;
+	/* as strv_push() does, but @w is the pool's now */
+	v = realloc(d->warnings, (d->n_warnings + 2) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	d->warnings = v;
+	v[d->n_warnings++] = w;
+	v[d->n_warnings] = NULL;
+	return 0;
 }
 
 /* --- risk ----------------------------------------------------------------------- */

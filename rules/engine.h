@@ -30,6 +30,7 @@ struct elfinfo;
 struct host;
 struct idmap;
 struct s2c_error;
+struct strpool;
 
 /** How sure the decision is. */
 enum confidence {
@@ -78,26 +79,30 @@ struct decision {
 	char *version;                     /**< the program's version, NULL when unknown */
 	const char *version_source;        /**< "binary" (the rule's prefix) or "package" */
 	const struct rule *rule;           /**< borrowed; NULL without a rule */
-	const char *ambiguous[8];          /**< ids of the rules that tied for the file */
+	const char **ambiguous;            /**< ids of the rules that tied for the file (the
+					        array owned, the ids borrowed), NULL without */
 	size_t n_ambiguous;
-	enum tie_outcome tie;              /**< how a tie between rules was settled */
 	const struct rule_condition *cond; /**< the rule's condition that set the verdict, or NULL */
 	const char *owner_after;           /**< the owner's name the rule asked for (borrowed), or NULL */
 	const char *group_after;           /**< the group's name the rule asked for (borrowed), or NULL */
 	char *match_how;                   /**< why the rule matched */
-	enum verdict verdict;
 	char *reason;                      /**< one sentence */
-	bool has_caps;                     /**< caps after the change */
 	struct fcaps caps;
 	char *caps_text;
 	uint64_t needs;                    /**< keep/review: capabilities a migration would need */
 	uint32_t uid, gid, mode;           /**< owner, group, permission bits after */
-	bool changes;                      /**< something must change on disk */
+	enum tie_outcome tie;              /**< how a tie between rules was settled */
+	enum verdict verdict;
 	enum risk risk_now;                /**< what the file grants today */
 	enum risk risk;                    /**< what it grants after the verdict */
-	bool disguise;                     /**< migrate to a root-equivalent set */
 	enum confidence confidence;
+	bool has_caps;                     /**< caps after the change */
+	bool changes;                      /**< something must change on disk */
+	bool disguise;                     /**< migrate to a root-equivalent set */
 	bool aware;                        /**< capability-aware (manages caps itself) */
+	bool shared;                       /**< its sentences are a pool's (decision_share()),
+					        and so are warnings added later */
+	enum verdict overridden;           /**< with @override: the verdict the rule reached */
 	struct evidence_item *evidence;
 	size_t n_evidence;
 	struct condition_result *conditions;
@@ -109,7 +114,6 @@ struct decision {
 	uint64_t proposed;                 /**< evidence-based proposal (no rule) */
 	const struct rule_override *override; /**< the local override that set the verdict
 					        (rules/override.h, borrowed), or NULL */
-	enum verdict overridden;           /**< with @override: the verdict the rule reached */
 };
 
 /** What the engine works with; all borrowed. */
@@ -142,7 +146,23 @@ int engine_decide(const struct engine *e, const struct facts *f, struct binary *
 
 /** Free; accepts NULL; returns NULL. */
 struct decision *decision_free(struct decision *d);
+
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct decision *, decision_free)
+
+/**
+ * Hand @d's sentences (reason, how the rule matched, why the ELF could not be read, the
+ * capabilities' text, evidence, conditions and warnings) to @pool, which keeps each once:
+ * many files share them.  @d points into @pool from then on, and decision_free() leaves
+ * them to it; free @d before @pool.  Returns 0, or -ENOMEM with those the pool could not
+ * take freed and NULL (decision_free() is still right).
+ */
+int decision_share(struct decision *d, struct strpool *pool);
+
+/**
+ * Add the warning @w (taken; freed on failure) to @d after it was decided: into @pool
+ * when @d's sentences are the pool's (decision_share()).  Returns 0 or -ENOMEM.
+ */
+int decision_add_warning(struct decision *d, char *w, struct strpool *pool);
 
 /**
  * Whether the program @elf (the ELF file at @path beneath the root, content

@@ -113,6 +113,9 @@ int identify_settle_tie(const struct engine *e, struct decision *d, const struct
 	size_t n_found = 0;
 	int r;
 
+	d->ambiguous = calloc(m->n_tied, sizeof(*d->ambiguous));
+	if (!d->ambiguous)
+		return -ENOMEM;
 	for (size_t i = 0; i < m->n_tied; i++) {
 		char s[512] = "";
 		d->ambiguous[d->n_ambiguous++] = m->tied[i]->id;

@@ -552,6 +552,58 @@ START_TEST(test_content_during_scan)
 }
 END_TEST
 
+/* Files that get the same sentences share them: one copy of each in the decisions' pool,
+ * the breaker still one of the file's warnings, and a warning added after deciding is
+ * the pool's too (decisions_release() frees each once; ASan checks). */
+START_TEST(test_shared_sentences)
+{
+	compile("usr/bin/insists", prog_breaker, NULL);
+	compile("usr/bin/insists2", prog_breaker, NULL);
+	fx_file(root, "usr/bin/s1", 04755, "#!/bin/sh\nexit 0\n");
+	fx_file(root, "usr/bin/s2", 04755, "#!/bin/sh\nexit 0\n");
+
+	struct scan_result *res;
+	struct decisions ds = decide_scanned(false, &res);
+	struct decision *by[4] = { NULL };
+	static const char *const names[4] = { "/usr/bin/insists", "/usr/bin/insists2",
+					      "/usr/bin/s1", "/usr/bin/s2" };
+
+	ck_assert_uint_eq(ds.n, 4);
+	for (size_t i = 0; i < ds.n; i++)
+		for (size_t k = 0; k < 4; k++)
+			if (s2c_streq(ds.v[i]->facts->path, names[k]))
+				by[k] = ds.v[i];
+	for (size_t k = 0; k < 4; k++) {
+		ck_assert_msg(by[k] && by[k]->shared, "%s", names[k]);
+		ck_assert_ptr_nonnull(by[k]->reason);
+	}
+	/* the two copies of the program: one reason, one breaker, one evidence text each */
+	ck_assert_ptr_eq(by[0]->reason, by[1]->reason);
+	ck_assert_ptr_nonnull(by[0]->breaker);
+	ck_assert_ptr_eq(by[0]->breaker, by[1]->breaker);
+	bool found = false;
+	for (size_t i = 0; i < by[0]->n_warnings; i++)
+		found |= by[0]->warnings[i] == by[0]->breaker;
+	ck_assert(found);
+	ck_assert_uint_eq(by[0]->n_evidence, by[1]->n_evidence);
+	for (size_t i = 0; i < by[0]->n_evidence; i++)
+		ck_assert_ptr_eq(by[0]->evidence[i].what, by[1]->evidence[i].what);
+	/* the two scripts: one reason, not the program's */
+	ck_assert_ptr_eq(by[2]->reason, by[3]->reason);
+	ck_assert_ptr_ne(by[2]->reason, by[0]->reason);
+	/* a warning added after deciding: the pool's, so the text of another is that one */
+	size_t n = by[2]->n_warnings;
+	char *w = strdup(by[0]->reason);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(decision_add_warning(by[2], w, &ds.sentences), 0);
+	ck_assert_uint_eq(by[2]->n_warnings, n + 1);
+	ck_assert_ptr_eq(by[2]->warnings[n], by[0]->reason);
+	ck_assert_ptr_null(by[2]->warnings[n + 1]);
+	decisions_release(&ds);
+	scan_result_free(res);
+}
+END_TEST
+
 Suite *decide_priv_suite(void)
 {
 	Suite *s = suite_create("decide_priv");
@@ -566,6 +618,7 @@ Suite *decide_priv_suite(void)
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_library_evidence);
 	tcase_add_test(tc, test_content_during_scan);
+	tcase_add_test(tc, test_shared_sentences);
 	suite_add_tcase(s, tc);
 	return s;
 }
