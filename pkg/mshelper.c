@@ -447,8 +447,9 @@ static bool lists_assembly(const char *text, size_t len)
  * Debian's) with those the list names.  Given none, mono's hook moves its own
  * /etc/mono/config into place if it must and writes its list for removal,
  * packages.d/PACKAGE.mono (a write, recorded): no mode, owner or capability changes.
- * Assemblies listed go into shell command lines in mono's hook and are copied into
- * the GAC by gacutil, which this model does not follow: incomplete.  So is a hook of
+ * Assemblies listed go into shell command lines in mono's hook, and gacutil copies
+ * into the GAC, with their modes, each assembly, its .config and .mdb, and the linked
+ * resource files its own metadata names (paths the package chooses): incomplete.  So is a hook of
  * the package's own, and a list that is not the package's file as packed.
  */
 enum ms_st mshelper_gac_install(struct ms_eval *e, const struct ms_call *c)
