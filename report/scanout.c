@@ -168,7 +168,8 @@ static void pad(FILE *out, size_t have, size_t want)
 
 /*
  * The layout of both tables, measured in a first pass over the rows; the second
- * makes each row again as it writes it, so no more than one row is held.
+ * makes each row again as it writes it, so no more than one row is held.  The narrow
+ * table puts PATH first, and owner and group in one column.
  */
 enum narrow_col { N_MODE, N_OWNER, N_CAPS, N_FLAGS, _N_MAX };
 
