@@ -657,7 +657,8 @@ START_TEST(test_host_image)
 	struct host *h = NULL;
 	char *v = NULL;
 	int fd;
-	const char *paths[] = { "/usr/bin/ping", "/usr/bin/nobody-owns-me" };
+	/* a file a package owns asked twice in one call, and one none owns */
+	const char *paths[] = { "/usr/bin/ping", "/usr/bin/nobody-owns-me", "/usr/bin/ping" };
 
 	fx_write(root, "etc/os-release", "NAME=\"Fedora Linux\"\nID=fedora\nID_LIKE=\"rhel centos\"\n");
 	fx_write(root, "usr/lib/sysctl.d/50-default.conf",
@@ -684,9 +685,10 @@ START_TEST(test_host_image)
 	ck_assert(host_file_exists(h, "/etc/os-release"));
 	ck_assert(!host_file_exists(h, "/etc/missing"));
 	/* merged /usr: dpkg lists /bin/ping, the file is /usr/bin/ping */
-	ck_assert_int_eq(host_load_packages(h, paths, 2), 0);
+	ck_assert_int_eq(host_load_packages(h, paths, 3), 0);
 	ck_assert_str_eq(host_package_of(h, "/usr/bin/ping"), "iputils-ping");
 	ck_assert_ptr_null(host_package_of(h, "/usr/bin/nobody-owns-me"));
+	ck_assert_uint_eq(h->n_pkg, 1);
 	/* A cache of many paths: only the files a package owns take a slot, each once,
 	 * whatever is asked twice or set again. */
 	{
