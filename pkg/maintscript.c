@@ -854,6 +854,42 @@ static int interpreter(const char *text, size_t len, bool *bash, bool *errexit, 
 	return *other ? 0 : -ENOMEM;
 }
 
+/*
+ * What dpkg exports to the scripts it runs (dpkg(1), "Environment"), on the
+ * host's root: the package, its architecture, the script, an empty DPKG_ROOT.
+ * Its version is not known.  Only dpkg's own scripts: debconf runs a config
+ * script once before dpkg does (dpkg-preconfigure) and once from the postinst,
+ * and rpm's scriptlets ("%post") have none of them.
+ */
+static void dpkg_env(struct ms_eval *e, const char *name, const struct ms_context *ctx)
+{
+	const struct {
+		const char *name, *value;
+		bool known;
+	} vars[] = {
+		{ "DPKG_MAINTSCRIPT_PACKAGE", ctx->package, ctx->package != NULL },
+		{ "DPKG_MAINTSCRIPT_ARCH", ctx->arch, ctx->arch != NULL },
+		{ "DPKG_MAINTSCRIPT_NAME", name, true },
+		{ "DPKG_ROOT", "", true },
+		{ "DPKG_ADMINDIR", "/var/lib/dpkg", true },
+		{ "DPKG_RUNNING_VERSION", NULL, false },
+	};
+
+	if (!s2c_streq(name, "preinst") && !s2c_streq(name, "postinst") &&
+	    !s2c_streq(name, "prerm") && !s2c_streq(name, "postrm"))
+		return;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(vars) && !e->error; i++) {
+		char *value = vars[i].known ? strdup(vars[i].value) : NULL;
+		if (vars[i].known && !value) {
+			mseval_oom(e);
+			return;
+		}
+		mseval_env_set(e, &e->env, vars[i].name, value);
+		if (!e->error)
+			mseval_env_find(&e->env, vars[i].name)->exported = true;
+	}
+}
+
 /* One pass of @script in scenario @sc. */
 static void run_pass(struct ms_eval *e, const struct sh_script *script, const char *name,
 		     const struct ms_context *ctx, enum ms_scenario sc, bool bash, bool errexit,
@@ -868,6 +904,7 @@ static void run_pass(struct ms_eval *e, const struct sh_script *script, const ch
 	mseval_env_set(e, &e->env, "PATH", strdup(MSEVAL_DPKG_PATH));
 	if (!e->error)
 		mseval_env_find(&e->env, "PATH")->exported = true;
+	dpkg_env(e, name, ctx);
 	for (size_t i = 0; i < before->n_answers && !e->error; i++) {
 		_cleanup_free_ char *var = strdup_printf("%s%s", MSEVAL_DEBCONF_PREFIX,
 							 before->answers[i].template);

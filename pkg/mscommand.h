@@ -205,6 +205,7 @@ enum ms_st mshelper_hooks(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_gac_install(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_dpkg_trigger(struct ms_eval *e, const struct ms_call *c);
 enum ms_st mshelper_setfacl(struct ms_eval *e, const struct ms_call *c);
+enum ms_st mshelper_dbconfig(struct ms_eval *e, const struct ms_call *c);
 
 /* msrun.c: commands that run other commands */
 enum ms_st msrun_command(struct ms_eval *e, const struct ms_call *c);
@@ -224,6 +225,7 @@ enum ms_st msrun_member(struct ms_eval *e, const struct ms_call *c, const char *
 enum ms_st msrun_tmpfiles(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msrun_ssd(struct ms_eval *e, const struct ms_call *c);
 enum ms_st msrun_modprobe(struct ms_eval *e, const struct ms_call *c);
+enum ms_st msrun_ip(struct ms_eval *e, const struct ms_call *c);
 /** The content of the kept member at @path (its length in @ret_len), or NULL when it was not
  *  kept.  Owned by the caller. */
 char *msrun_member_text(struct ms_eval *e, const char *path, size_t *ret_len);

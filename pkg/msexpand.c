@@ -69,7 +69,7 @@ static const char *param_value(struct ms_eval *e, const char *name, bool *known)
 	}
 	v = mseval_env_find(&e->env, name);
 	if (!v)
-		return "";      /* unset: empty (DPKG_ROOT, DPKG_MAINTSCRIPT_*) */
+		return "";      /* unset: empty */
 	if (!v->value) {
 		*known = false;
 		return "";

@@ -6,6 +6,7 @@
  * program's bits).  What they write is recorded as touches, checked against
  * the privileged files by maintscript_check().
  */
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,8 @@ struct hook_dirs {
 };
 
 static const struct hook_dirs hook_dirs[] = {
+	{ "dbc_go", { "/usr/share/dbconfig-common/data/*", "/usr/share/dbconfig-common/scripts/*" },
+	  false, false },
 	{ "gac-package-install", { "/usr/share/cli-common/runtimes.d/*" }, false, false },
 	{ "gdk-pixbuf-query-loaders", { "*/gdk-pixbuf-2.0/*/loaders/*" }, false, false },
 	{ "gio-querymodules", { "*/gio/modules/*" }, false, false },
@@ -484,4 +487,224 @@ enum ms_st mshelper_gac_install(struct ms_eval *e, const struct ms_call *c)
 	}
 	mseval_touch(e, c->n->line, uninstall, false, "writes to");
 	return MS_TRUE;
+}
+
+/* --- dbconfig-common ---------------------------------------------------------------------- */
+
+/* The value of @name (NULL: unset); *@ret_known is false when it is set to what is not known. */
+static const char *dbc_var(const struct ms_eval *e, const char *name, bool *ret_known)
+{
+	const struct ms_var *v = mseval_env_find(&e->env, name);
+
+	*ret_known = !v || v->value;
+	return v ? v->value : NULL;
+}
+
+/*
+ * Whether @s is one word that dbconfig-common's unquoted expansions (echo $x | cut,
+ * chown $owner, chmod $perms) pass on as it is: no blank, glob, quote or backslash.
+ */
+static bool dbc_word(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-+/:@%,~", *s))
+			return false;
+	return true;
+}
+
+/* The file of a FORMAT:FILE setting, as `cut -d: -f2` (@rest: -f2-) takes it. */
+static char *dbc_file(const char *spec, bool rest)
+{
+	const char *colon = strchr(spec, ':'), *end;
+
+	if (!colon)
+		return NULL;
+	end = rest ? NULL : strchr(colon + 1, ':');
+	return end ? strndup(colon + 1, (size_t)(end - colon - 1)) : strdup(colon + 1);
+}
+
+/* The absolute path @name (taken) names through the script's links, or NULL (incomplete). */
+static char *dbc_path(struct ms_eval *e, const struct ms_call *c, char *name, const char *what)
+{
+	struct ms_field f = { .s = name, .len = name ? strlen(name) : 0, .known = true };
+	char *p = name && name[0] == '/' ? msfile_path(e, &f) : NULL;
+
+	if (!name)
+		mseval_oom(e);
+	else if (!p && !e->error)
+		mscommand_incomplete(e, c, what);
+	free(name);
+	return p;
+}
+
+/* Whether every database type in @types (blank- or comma-separated) is mysql or pgsql. */
+static bool dbc_types_modelled(const char *types)
+{
+	bool any = false;
+
+	for (const char *t = types; *t;) {
+		size_t n = strcspn(t, ", \t");
+		if (n) {
+			if (!((n == 5 && strncmp(t, "mysql", 5) == 0) ||
+			      (n == 5 && strncmp(t, "pgsql", 5) == 0)))
+				return false;
+			any = true;
+		}
+		t += n + (t[n] != 0);
+	}
+	return any;
+}
+
+/*
+ * config: with dbc_load_include=FORMAT:FILE, dbconfig-load-include reads FILE with
+ * the format's interpreter (php, perl, or `.` for sh), as root.  The file the
+ * package ships, or one the script wrote, is code the audit does not run; any
+ * other is the one dbconfig-common generated, or none on a fresh installation.
+ */
+static enum ms_st dbc_config(struct ms_eval *e, const struct ms_call *c)
+{
+	_cleanup_free_ char *path = NULL;
+	bool known;
+	const char *spec = dbc_var(e, "dbc_load_include", &known);
+
+	if (known && (!spec || !*spec))
+		return MS_TRUE;
+	if (!known || !dbc_word(spec) || !strchr(spec, ':')) {
+		mscommand_incomplete(e, c, "an include file to read that is not known or not "
+				     "FORMAT:FILE");
+		return MS_UNKNOWN;
+	}
+	path = dbc_path(e, c, dbc_file(spec, true), "an include file to read that is not known");
+	if (!path)
+		return MS_UNKNOWN;
+	if (msfile_member(e, path) || msrun_written(e, path)) {
+		mscommand_incomplete(e, c, "dbconfig-common reads the include file with its "
+				     "format's interpreter (php, perl or the shell) as root, and the "
+				     "package ships or writes it");
+		return MS_UNKNOWN;
+	}
+	return MS_TRUE;
+}
+
+/*
+ * postinst configure: dbconfig-generate-include writes the include file of
+ * dbc_generate_include=FORMAT:FILE: in place when it is there (its attributes
+ * copied to the new file, set-ID bits kept), else new (mktemp, 0600), then
+ * `chown $dbc_generate_include_owner FILE` and `chmod $dbc_generate_include_perms
+ * FILE`, both unquoted.
+ */
+static enum ms_st dbc_include(struct ms_eval *e, const struct ms_call *c)
+{
+	_cleanup_free_ char *path = NULL;
+	const char *spec, *owner, *perms;
+	bool known, known_owner, known_perms;
+	unsigned long mode = 0600;
+
+	spec = dbc_var(e, "dbc_generate_include", &known);
+	if (known && (!spec || !*spec))
+		return MS_TRUE;
+	if (!known || !dbc_word(spec) || !strchr(spec, ':')) {
+		mscommand_incomplete(e, c, "an include file to write that is not known or not "
+				     "FORMAT:FILE");
+		return MS_UNKNOWN;
+	}
+	path = dbc_path(e, c, dbc_file(spec, false), "an include file to write that is not known");
+	if (!path)
+		return MS_UNKNOWN;
+	mseval_touch(e, c->n->line, path, false, "writes to");
+	if (msfile_exists(e, path))
+		return MS_TRUE;
+	owner = dbc_var(e, "dbc_generate_include_owner", &known_owner);
+	perms = dbc_var(e, "dbc_generate_include_perms", &known_perms);
+	if (!known_owner || (owner && *owner && !dbc_word(owner))) {
+		mscommand_incomplete(e, c, "an owner for the include file that is not known or not "
+				     "one word");
+		return MS_UNKNOWN;
+	}
+	if (perms && *perms)
+		mode = strspn(perms, "01234567") == strlen(perms) && strlen(perms) <= 8 ?
+		       strtoul(perms, NULL, 8) : ~0UL;
+	if (!known_perms || mode > 07777) {
+		mscommand_incomplete(e, c, "a mode for the include file that is not known or not "
+				     "octal");
+		return MS_UNKNOWN;
+	}
+	if (mode & 07000) {
+		mscommand_incomplete(e, c, "it makes the include file set-ID or sticky, which is not "
+				     "modelled");
+		return MS_UNKNOWN;
+	}
+	msfile_made(e, path);
+	return MS_TRUE;
+}
+
+/*
+ * postinst configure: ucf writes the settings, /etc/dbconfig-common/PACKAGE.conf
+ * (0600, values quoted: the script may read it as settings), then the include file;
+ * for a new database the client runs as root the package's SQL and scripts in
+ * /usr/share/dbconfig-common/data and scripts (psql and mysql have shell escapes):
+ * incomplete where there are any.  An sqlite3 database file takes the mode and owner
+ * the package names (dbc_file_perms, dbc_file_owner): not modelled.
+ */
+static enum ms_st dbc_postinst(struct ms_eval *e, const struct ms_call *c, const char *pkg)
+{
+	_cleanup_free_ char *conf = strdup_printf("/etc/dbconfig-common/%s.conf", pkg);
+	const char *types;
+	bool known;
+
+	if (!conf) {
+		mseval_oom(e);
+		return MS_UNKNOWN;
+	}
+	types = dbc_var(e, "dbc_hardcoded_dbtype", &known);
+	if (known && !types)
+		types = dbc_var(e, "dbc_dbtypes", &known);
+	if (!known || !types || !dbc_types_modelled(types)) {
+		mscommand_incomplete(e, c, "database types that are not known or not mysql and "
+				     "pgsql (an sqlite3 database takes the mode and owner the package "
+				     "names): not modelled");
+		return MS_UNKNOWN;
+	}
+	if (msfile_unpacked(e, conf))
+		mseval_touch(e, c->n->line, conf, false, "writes to");
+	(void)hooks_of(e, c, "dbc_go");
+	return dbc_include(e, c);
+}
+
+/*
+ * dbconfig-common's dbc_go PACKAGE ARGS… (read in dbconfig-common 2.0.24: dpkg/config,
+ * dpkg/postinst, dpkg/common, internal/, dbconfig-generate-include and
+ * dbconfig-load-include), called by the package for itself with its script's
+ * arguments: in config, the include file read (dbc_config()); in postinst
+ * configure, the settings, the include file and the package's SQL and scripts
+ * (dbc_postinst()); in preinst nothing.  In other scripts it is not modelled.  Its
+ * status is taken as true, as the installation assumes it works.
+ */
+enum ms_st mshelper_dbconfig(struct ms_eval *e, const struct ms_call *c)
+{
+	const char *pkg = e->ctx->package;
+	const char *cmd = c->argc > 2 ? c->v[2].s : "";
+
+	if (c->argc < 2 || !c->v[1].known || !pkg || !s2c_streq(c->v[1].s, pkg)) {
+		mscommand_incomplete(e, c, "a package that is not known to be this one");
+		return MS_UNKNOWN;
+	}
+	for (size_t i = 2; i < c->argc; i++)
+		if (!c->v[i].known) {
+			mscommand_incomplete(e, c, "arguments that are not known");
+			return MS_UNKNOWN;
+		}
+	if (s2c_streq(e->name, "preinst"))
+		return MS_TRUE;
+	if (s2c_streq(e->name, "config"))
+		return dbc_config(e, c);
+	if (!s2c_streq(e->name, "postinst")) {
+		mscommand_incomplete(e, c, "dbconfig-common in this script is not modelled");
+		return MS_UNKNOWN;
+	}
+	if (!s2c_streq(cmd, "configure") && !s2c_streq(cmd, "reconfigure"))
+		return MS_TRUE;
+	return dbc_postinst(e, c, pkg);
 }

@@ -493,13 +493,48 @@ static bool library_package(const struct ms_eval *e)
 
 	return p && (s2c_streq(p, "debconf") || s2c_streq(p, "lsb-base") ||
 		     s2c_streq(p, "sysvinit-utils") || s2c_streq(p, "gettext-base") ||
-		     s2c_streq(p, "apache2") || s2c_streq(p, "php-common"));
+		     s2c_streq(p, "apache2") || s2c_streq(p, "php-common") ||
+		     s2c_streq(p, "dbconfig-common"));
+}
+
+/*
+ * dbconfig-common's libraries for a package's scripts,
+ * /usr/share/dbconfig-common/dpkg/SCRIPT[.TYPE]: they only define dbc_go (the
+ * table's model) and, with a TYPE, set dbc_hardcoded_dbtype to it.  *@ret_type is
+ * that TYPE, or NULL.
+ */
+static bool dbconfig_library(const char *path, const char **ret_type)
+{
+	static const char dir[] = "/usr/share/dbconfig-common/dpkg/";
+	static const char *const scripts[] = { "config", "preinst", "postinst", "prerm", "postrm" };
+	static const char *const types[] = { "mysql", "pgsql", "sqlite3" };
+	const char *name = path + sizeof(dir) - 1, *dot;
+	size_t n;
+
+	if (strncmp(path, dir, sizeof(dir) - 1) != 0)
+		return false;
+	dot = strchr(name, '.');
+	n = dot ? (size_t)(dot - name) : strlen(name);
+	*ret_type = NULL;
+	for (size_t i = 0; i < S2C_ELEMENTSOF(scripts); i++) {
+		if (strlen(scripts[i]) != n || strncmp(name, scripts[i], n) != 0)
+			continue;
+		if (!dot)
+			return true;
+		for (size_t k = 0; k < S2C_ELEMENTSOF(types); k++)
+			if (s2c_streq(dot + 1, types[k])) {
+				*ret_type = types[k];
+				return true;
+			}
+	}
+	return false;
 }
 
 /* . FILE (source FILE): read in this shell.  A name without / is found on PATH. */
 enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
+	const char *type;
 	size_t len;
 
 	if (c->argc < 2)
@@ -514,6 +549,16 @@ enum ms_st msrun_source(struct ms_eval *e, const struct ms_call *c)
 	}
 	if (known_library(path) && (!msfile_unpacked(e, path) || library_package(e)))
 		return MS_TRUE;
+	if (dbconfig_library(path, &type) && (!msfile_unpacked(e, path) || library_package(e))) {
+		char *t = type ? strdup(type) : NULL;
+		if (type && !t) {
+			mseval_oom(e);
+			return MS_UNKNOWN;
+		}
+		if (t)
+			mseval_env_set(e, &e->env, "dbc_hardcoded_dbtype", t);
+		return MS_TRUE;
+	}
 	if (!msfile_members_known(e)) {
 		mseval_strset_add(e, &e->wants, &e->n_wants, path);
 		return MS_UNKNOWN;
@@ -692,6 +737,34 @@ enum ms_st msrun_ssd(struct ms_eval *e, const struct ms_call *c)
 	}
 	mseval_fields_release(&f);
 	return r;
+}
+
+/*
+ * ip (iproute2) shows and changes interfaces, addresses, routes and network
+ * namespaces: no file's mode, owner or capability.  `ip netns exec` and `ip vrf
+ * exec` run a command, and -batch reads commands from a file; ip takes any
+ * abbreviation of a keyword, so a word that abbreviates "exec", an option that
+ * begins "-b", and a word not known are incomplete.
+ */
+enum ms_st msrun_ip(struct ms_eval *e, const struct ms_call *c)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct ms_field *f = &c->v[i];
+		if (!f->known) {
+			mscommand_incomplete(e, c, "arguments that are not known");
+			return MS_UNKNOWN;
+		}
+		if (f->s[0] && strncmp(f->s, "exec", f->len) == 0) {
+			mscommand_incomplete(e, c, "runs a command in a network namespace or VRF, "
+					     "which is not followed");
+			return MS_UNKNOWN;
+		}
+		if (strncmp(f->s, "-b", 2) == 0 || strncmp(f->s, "--b", 3) == 0) {
+			mscommand_incomplete(e, c, "reads its commands from a file");
+			return MS_UNKNOWN;
+		}
+	}
+	return MS_UNKNOWN;
 }
 
 /* modprobe NAME: a module the package ships itself is code the audit does not see. */

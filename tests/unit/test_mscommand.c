@@ -548,6 +548,123 @@ static struct ms_analysis run_config(const char *text)
 }
 
 /*
+ * dbconfig-common's dbc_go: the include file it writes, new with the mode and owner the
+ * package names (set-ID, or words that chmod and chown would split, incomplete), in place
+ * where it is there; the package's SQL and scripts, sqlite3 databases, another package's
+ * name and include files it reads with their interpreter are incomplete.
+ */
+START_TEST(test_dbconfig)
+{
+#define PG ". /usr/share/dbconfig-common/dpkg/postinst.pgsql\n"
+#define GO "dbc_go s2c-test \"$@\"\n"
+#define INC "dbc_generate_include=php:/etc/s2c/db.php\n"
+#define LOAD ". /usr/share/dbconfig-common/dpkg/config.pgsql\n"
+	static const struct {
+		const char *script;     /* "postinst" unless said */
+		const char *text;
+		const char *member;     /* a file the package ships, or NULL */
+		const char *reason;     /* the reason incomplete, or NULL: complete */
+		uint32_t mode;          /* then /usr/bin/prog's mode */
+	} cases[] = {
+		{ NULL, PG INC "dbc_generate_include_owner=www-data:www-data\n"
+		  "dbc_generate_include_perms=660\n" GO "chmod 4755 /usr/bin/prog\n", NULL, NULL,
+		  04755 },
+		{ NULL, PG GO "chmod 4755 /usr/bin/prog\n", NULL, NULL, 04755 },
+		{ NULL, PG "dbc_go \"$DPKG_MAINTSCRIPT_PACKAGE\" \"$@\"\n", NULL, NULL, 0755 },
+		{ NULL, PG INC "dbc_go s2c-test abort-upgrade\n", NULL, NULL, 0755 },
+		/* there already: written in place, keeping its mode */
+		{ NULL, PG "dbc_generate_include=sh:/usr/bin/prog\ndbc_generate_include_perms=4755\n"
+		  GO, NULL, NULL, 0755 },
+		{ NULL, ". /usr/share/dbconfig-common/dpkg/postinst\ndbc_dbtypes='mysql, pgsql'\n"
+		  INC GO, NULL, NULL, 0755 },
+		{ NULL, PG INC "dbc_generate_include_perms=04755\n" GO, NULL, "set-ID", 0 },
+		{ NULL, PG INC "dbc_generate_include_perms='660 /usr/bin/prog'\n" GO, NULL,
+		  "not octal", 0 },
+		{ NULL, PG INC "dbc_generate_include_perms=u+s\n" GO, NULL, "not octal", 0 },
+		{ NULL, PG INC "dbc_generate_include_owner='root /usr/bin/prog'\n" GO, NULL,
+		  "not one word", 0 },
+		{ NULL, PG "dbc_generate_include=\"php:$(cat /etc/x)\"\n" GO, NULL, "not known", 0 },
+		{ NULL, PG "dbc_generate_include='php:/etc/s2c/*.php'\n" GO, NULL, "FORMAT:FILE", 0 },
+		{ NULL, PG "dbc_generate_include=/etc/s2c/db.php\n" GO, NULL, "FORMAT:FILE", 0 },
+		{ NULL, PG "dbc_generate_include=sh:/usr/bin/suid\n" GO, NULL, "privileged", 0 },
+		{ NULL, PG "dbc_generate_include=sh:/usr/lib/bindir/suid\n" GO, NULL, "privileged", 0 },
+		{ NULL, ". /usr/share/dbconfig-common/dpkg/postinst.sqlite3\n" GO, NULL, "sqlite3", 0 },
+		{ NULL, ". /usr/share/dbconfig-common/dpkg/postinst\ndbc_dbtypes='sqlite3, mysql'\n"
+		  GO, NULL, "sqlite3", 0 },
+		{ NULL, ". /usr/share/dbconfig-common/dpkg/postinst\n" GO, NULL, "sqlite3", 0 },
+		{ NULL, PG "dbc_go s2c-other \"$@\"\n", NULL, "not known to be this one", 0 },
+		{ NULL, PG GO, "/usr/share/dbconfig-common/data/s2c-test/install/pgsql",
+		  "as root", 0 },
+		{ NULL, PG GO, "/usr/share/dbconfig-common/scripts/s2c-test/install/pgsql",
+		  "as root", 0 },
+		{ "prerm", PG GO, NULL, "not modelled", 0 },
+		{ "config", LOAD "dbc_load_include=sh:/etc/s2c/db.sh\n" GO, NULL, NULL, 0755 },
+		{ "config", LOAD GO, NULL, NULL, 0755 },
+		{ "config", LOAD "dbc_load_include=php:/usr/bin/prog\n" GO, NULL, "ships or writes",
+		  0 },
+		{ "config", LOAD "echo x > /etc/s2c.sh\ndbc_load_include=sh:/etc/s2c.sh\n" GO, NULL,
+		  "ships or writes", 0 },
+		{ "config", LOAD "dbc_load_include=\"sh:$(cat /etc/x)\"\n" GO, NULL, "not known",
+		  0 },
+		/* an empty file of mktemp's; one the script fills, as sympa's config does */
+		{ "config", LOAD "t=$(mktemp)\ndbc_load_include=\"sh:$t\"\n" GO, NULL, NULL, 0755 },
+		{ "config", LOAD "t=$(mktemp)\nsed -n 's/^db_//p' /etc/s2c.conf > $t\n"
+		  "dbc_load_include=\"sh:$t\"\n" GO, NULL, "ships or writes", 0 },
+		{ "preinst", ". /usr/share/dbconfig-common/dpkg/preinst.pgsql\n" GO, NULL, NULL, 0755 },
+	};
+#undef PG
+#undef GO
+#undef INC
+#undef LOAD
+
+	for (size_t i = 0; i < S2C_ELEMENTSOF(cases); i++) {
+		const char *script = cases[i].script ? cases[i].script : "postinst";
+		struct ms_analysis a;
+
+		teardown();
+		setup();
+		add("/usr/bin/suid", MEMBER_FILE, 04755, NULL);
+		if (cases[i].member)
+			add(cases[i].member, MEMBER_FILE, 0644, NULL);
+		a = run_script("s2c-test", script, s2c_streq(script, "preinst"), cases[i].text);
+		if (cases[i].reason)
+			ck_assert_msg(incomplete_with(&a, cases[i].reason), "case %zu: %s", i,
+				      a.n_incomplete ? a.incomplete[0] : "complete");
+		else
+			ck_assert_msg(a.n_incomplete == 0 &&
+				      state(&a, "/usr/bin/prog", MS_SCENARIO_WORKS).mode ==
+				      cases[i].mode, "case %zu: %s", i,
+				      a.n_incomplete ? a.incomplete[0] : "");
+		ms_analysis_release(&a);
+	}
+}
+END_TEST
+
+/*
+ * ip, ifconfig and route change no file; `ip netns exec` (any abbreviation of exec)
+ * and ip -batch run commands.  dpkg's environment names the package and the script.
+ */
+START_TEST(test_network_and_env)
+{
+	expect_mode("ip link show | grep UP\nip -o route show\nifconfig -a\nroute -n\n"
+		    "ip netns add s2c\nchmod 4755 /usr/bin/prog\n", 04755);
+	expect_incomplete("ip netns exec s2c chmod 4755 /usr/bin/prog", "network namespace");
+	expect_incomplete("ip -n s2c netns e s2c chmod 4755 /usr/bin/prog", "network namespace");
+	expect_incomplete("ip vrf exec blue chmod 4755 /usr/bin/prog", "network namespace");
+	expect_incomplete("ip -batch /usr/bin/prog", "from a file");
+	expect_incomplete("ip -b /usr/bin/prog", "from a file");
+	expect_incomplete("ip $(cat /etc/x)", "not known");
+	expect_mode("[ \"$DPKG_MAINTSCRIPT_PACKAGE\" = s2c-test ] && "
+		    "[ \"$DPKG_MAINTSCRIPT_NAME\" = postinst ] && "
+		    "[ \"$DPKG_MAINTSCRIPT_ARCH\" = amd64 ] && [ -z \"$DPKG_ROOT\" ] && "
+		    "chmod 4755 $DPKG_ROOT/usr/bin/prog\n", 04755);
+	/* exported: a shell the script runs sees them */
+	expect_mode("sh -c '[ \"$DPKG_MAINTSCRIPT_PACKAGE\" = s2c-test ] && "
+		    "chmod 4755 /usr/bin/prog'\n", 04755);
+}
+END_TEST
+
+/*
  * The Perl debconf config dictionaries-common-dev writes for a dictionary is
  * recognised word for word, however spaced; any other Perl is not analysed.
  */
@@ -1270,6 +1387,8 @@ Suite *mscommand_suite(void)
 	tcase_add_test(tc, test_hooks);
 	tcase_add_test(tc, test_gac_install);
 	tcase_add_test(tc, test_dictionary_config);
+	tcase_add_test(tc, test_dbconfig);
+	tcase_add_test(tc, test_network_and_env);
 	tcase_add_test(tc, test_wrappers);
 	tcase_add_test(tc, test_shell);
 	tcase_add_test(tc, test_programs);
