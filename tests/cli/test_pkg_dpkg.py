@@ -37,11 +37,27 @@ REAL = ["iputils-ping", "fping", "mtr-tiny", "fuse3", "dbus", "polkitd", "wiresh
         # other packages' helpers the audit models: gac-package-install with mono's hook
         # (cli-common itself is installed first; libgtk3.0-cil lists an assembly, and is
         # incomplete), a word list's Perl debconf config and dictionaries-common's helper
-        "mono-gac", "libgtk3.0-cil", "dictionaries-common", "wcanadian-small"]
+        "mono-gac", "libgtk3.0-cil", "dictionaries-common", "wcanadian-small",
+        # dbconfig-common's dbc_go for PostgreSQL, with an include file of mode 0660
+        "bandwidthd-pgsql"]
 # Installed before every case: the helpers some hostile packages call, and what
 # dictionaries-common needs to configure (so that a word list's config runs its helper).
 PREREQ = [("bookworm", "cli-common"), ("bookworm", "libtext-iconv-perl"),
-          ("bookworm", "emacsen-common")]
+          ("bookworm", "emacsen-common"), ("bookworm", "dbconfig-common")]
+
+# A package that uses dbconfig-common for PostgreSQL: its config and the start of its
+# postinst, which then sets the include file's variables and calls dbc_go itself.
+DBC_CONFIG = """#!/bin/sh
+set -e
+. /usr/share/debconf/confmodule
+. /usr/share/dbconfig-common/dpkg/config.pgsql
+dbc_go {pkg} "$@"
+"""
+DBC_POSTINST = """#!/bin/sh
+set -e
+. /usr/share/debconf/confmodule
+. /usr/share/dbconfig-common/dpkg/postinst.pgsql
+"""
 
 # The debconf config dictionaries-common-dev writes for every word list.
 DICT_CONFIG = """#!/usr/bin/perl -w
@@ -188,7 +204,22 @@ HOSTILE = {
     # nor is any of its files there to test, read or run: a test that takes it as there
     # hides what runs when it is not
     "preinst-absent": ("preinst", "if [ -e {P} ]; then :; else chmod 4755 /usr/bin/yes; fi"),
+    # dbconfig-common writes the include file the package names: a new one with the mode
+    # and owner it names (chmod and chown get them unquoted), one that is there in place
+    # with its own mode; the package's SQL runs in psql, whose \! runs a shell command
+    "dbconfig-plain": ("dbconfig", "dbc_generate_include=php:/etc/s2c-{N}.php\n"
+                       "dbc_generate_include_owner=root:daemon\n"
+                       "dbc_generate_include_perms=640"),
+    "dbconfig-member": ("dbconfig", "dbc_generate_include=sh:{P}\n"
+                        "dbc_generate_include_perms=4755"),
+    "dbconfig-perms": ("dbconfig", "dbc_generate_include=sh:/usr/local/bin/s2c-{N}\n"
+                       "dbc_generate_include_perms=4755"),
+    "dbconfig-word": ("dbconfig", "dbc_generate_include=sh:/etc/s2c-{N}.inc\n"
+                      "dbc_generate_include_perms='4755 {P}'"),
+    "dbconfig-sql": ("dbconfig", ""),
 }
+# Complete, so exact: what dpkg installs is checked file by file.
+COMPLETE = ("dbconfig-plain", "dbconfig-member")
 PROVEN = ("link-climb", "link-climb-var", "link-dir-link", "link-named", "link-named-member",
           "link-named-unknown", "shift-loop", "for-empty", "while-read-eaten", "while-read-asks",
           "conffile-other", "loader", "dict-config-chmod", "gac-hook")
@@ -202,6 +233,7 @@ PROVEN_OTHER = {"write-other": ("/usr/bin/chfn", "prog"), "write-unknown": ("/us
                 "ucf-other": ("/usr/bin/gpasswd", "prog"), "sort-other": ("/usr/bin/newgrp", "mode"),
                 "chmod-other": ("/usr/bin/su", None), "acl-other": ("/usr/bin/passwd", None),
                 "copy-other": ("/usr/local/bin/s2c-copy-other", None),
+                "dbconfig-perms": ("/usr/local/bin/s2c-dbconfig-perms", None),
                 "link-other": ("/usr/local/bin/s2c-link-other", None)}
 
 
@@ -279,7 +311,18 @@ def hostile_debs(root):
                      mk.entry("./usr/share/cli-common/runtimes.d/s2c", mode=0o755,
                               data=f"#!/bin/sh\n[ \"$1\" = name ] && exit 0\n"
                                    f"chmod 4755 {p}\n".encode())]
+        if name == "dbconfig-sql":
+            data += [mk.entry(f"./usr/share/{x}", "dir", 0o755) for x in (
+                "", "dbconfig-common/", "dbconfig-common/data/", f"dbconfig-common/data/{pkg}/",
+                f"dbconfig-common/data/{pkg}/install/")]
+            data.append(mk.entry(f"./usr/share/dbconfig-common/data/{pkg}/install/pgsql",
+                                 data=f"\\! chmod 4755 {p}\n".encode()))
         control = {which: script, "conffiles": f"/etc/s2c-{name}.conf\n"}
+        if which == "dbconfig":
+            control = {"config": DBC_CONFIG.format(pkg=pkg),
+                       "postinst": DBC_POSTINST + body.format(P=p, D=d, N=name) +
+                       f"\ndbc_go {pkg} \"$@\"\n",
+                       "conffiles": f"/etc/s2c-{name}.conf\n"}
         if which == "config":
             control["postinst"] = "#!/bin/sh\nset -e\n. /usr/share/debconf/confmodule\n"
         out[pkg] = mk.write(os.path.join(root, f"{pkg}_1.0_all.deb"),
@@ -499,6 +542,8 @@ def dpkg_differential_inside(ctx):
                       (case["label"] != "hostile/chmod-other" or st.st_mode & 0o002) and
                       (case["label"] != "hostile/acl-other" or acl_grants(other)),
                       f"{oct(st.st_mode)} {same} {case['incomplete']}")
+        if case["label"].startswith("hostile/") and case["label"][8:] in COMPLETE:
+            ctx.check(f"{case['label']}: complete", case["complete"], f"{case['incomplete']}")
         tally[compare(ctx, case, changed, files)] += 1
         if rc == 0:
             run_plan(ctx, case)
