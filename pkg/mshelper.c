@@ -514,29 +514,37 @@ static bool dbc_word(const char *s)
 	return true;
 }
 
-/* The file of a FORMAT:FILE setting, as `cut -d: -f2` (@rest: -f2-) takes it. */
-static char *dbc_file(const char *spec, bool rest)
+/*
+ * The file of the FORMAT:FILE setting @var, as `echo $var | cut -d: -f2` (@rest: -f2-)
+ * takes it, absolute through the script's links, in *@ret: NULL when @var is unset or
+ * empty.  Returns false, incomplete with @what, when it cannot be said.
+ */
+static bool dbc_include_file(struct ms_eval *e, const struct ms_call *c, const char *var,
+			     bool rest, const char *what, char **ret)
 {
-	const char *colon = strchr(spec, ':'), *end;
+	_cleanup_free_ char *name = NULL;
+	bool known;
+	const char *spec = dbc_var(e, var, &known), *colon, *end;
 
-	if (!colon)
-		return NULL;
-	end = rest ? NULL : strchr(colon + 1, ':');
-	return end ? strndup(colon + 1, (size_t)(end - colon - 1)) : strdup(colon + 1);
-}
-
-/* The absolute path @name (taken) names through the script's links, or NULL (incomplete). */
-static char *dbc_path(struct ms_eval *e, const struct ms_call *c, char *name, const char *what)
-{
-	struct ms_field f = { .s = name, .len = name ? strlen(name) : 0, .known = true };
-	char *p = name && name[0] == '/' ? msfile_path(e, &f) : NULL;
-
-	if (!name)
-		mseval_oom(e);
-	else if (!p && !e->error)
+	*ret = NULL;
+	if (known && (!spec || !*spec))
+		return true;
+	colon = known && dbc_word(spec) ? strchr(spec, ':') : NULL;
+	if (colon) {
+		end = rest ? NULL : strchr(colon + 1, ':');
+		name = end ? strndup(colon + 1, (size_t)(end - colon - 1)) : strdup(colon + 1);
+		if (!name) {
+			mseval_oom(e);
+			return false;
+		}
+		if (name[0] == '/') {
+			struct ms_field f = { .s = name, .len = strlen(name), .known = true };
+			*ret = msfile_path(e, &f);
+		}
+	}
+	if (!*ret && !e->error)
 		mscommand_incomplete(e, c, what);
-	free(name);
-	return p;
+	return *ret != NULL;
 }
 
 /* Whether every database type in @types (blank- or comma-separated) is mysql or pgsql. */
@@ -566,19 +574,12 @@ static bool dbc_types_modelled(const char *types)
 static enum ms_st dbc_config(struct ms_eval *e, const struct ms_call *c)
 {
 	_cleanup_free_ char *path = NULL;
-	bool known;
-	const char *spec = dbc_var(e, "dbc_load_include", &known);
 
-	if (known && (!spec || !*spec))
-		return MS_TRUE;
-	if (!known || !dbc_word(spec) || !strchr(spec, ':')) {
-		mscommand_incomplete(e, c, "an include file to read that is not known or not "
-				     "FORMAT:FILE");
+	if (!dbc_include_file(e, c, "dbc_load_include", true, "an include file to read that is "
+			      "not known or not FORMAT:FILE", &path))
 		return MS_UNKNOWN;
-	}
-	path = dbc_path(e, c, dbc_file(spec, true), "an include file to read that is not known");
 	if (!path)
-		return MS_UNKNOWN;
+		return MS_TRUE;
 	if (msfile_member(e, path) || msrun_written(e, path)) {
 		mscommand_incomplete(e, c, "dbconfig-common reads the include file with its "
 				     "format's interpreter (php, perl or the shell) as root, and the "
@@ -598,21 +599,15 @@ static enum ms_st dbc_config(struct ms_eval *e, const struct ms_call *c)
 static enum ms_st dbc_include(struct ms_eval *e, const struct ms_call *c)
 {
 	_cleanup_free_ char *path = NULL;
-	const char *spec, *owner, *perms;
-	bool known, known_owner, known_perms;
+	const char *owner, *perms;
+	bool known_owner, known_perms;
 	unsigned long mode = 0600;
 
-	spec = dbc_var(e, "dbc_generate_include", &known);
-	if (known && (!spec || !*spec))
-		return MS_TRUE;
-	if (!known || !dbc_word(spec) || !strchr(spec, ':')) {
-		mscommand_incomplete(e, c, "an include file to write that is not known or not "
-				     "FORMAT:FILE");
+	if (!dbc_include_file(e, c, "dbc_generate_include", false, "an include file to write "
+			      "that is not known or not FORMAT:FILE", &path))
 		return MS_UNKNOWN;
-	}
-	path = dbc_path(e, c, dbc_file(spec, false), "an include file to write that is not known");
 	if (!path)
-		return MS_UNKNOWN;
+		return MS_TRUE;
 	mseval_touch(e, c->n->line, path, false, "writes to");
 	if (msfile_exists(e, path))
 		return MS_TRUE;
