@@ -14,7 +14,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const args[] = { "configure", "" };
-	const struct ms_context ctx = { .args = args, .n_args = 2, .arch = "amd64", .stagefd = -1 };
+	const struct ms_context ctx = { .args = args, .n_args = 2, .arch = "amd64",
+					.package = "s2c-fuzz", .stagefd = -1 };
 	struct ms_analysis a = { 0 };
 
 	if (size > FUZZ_MAX_INPUT)

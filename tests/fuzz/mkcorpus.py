@@ -153,6 +153,7 @@ def scripts(debdir):
     put("maintscript", b"f() { chmod \"$1\" \"$2\"; }\ncase \"$1\" in configure) f 4755 /x;; *) exit 1;; esac\n")
     put("maintscript", b"for x in /a /b; do setcap cap_net_raw+ep $x || chmod u+s $x; done\n")
     put("maintscript", b"cat <<EOF\nchmod u+s /y\nEOF\nX=`dpkg-divert --truename /z`; chown root:games \"$X\" && chmod 2755 $X\n")
+    put("maintscript", b". /usr/share/dbconfig-common/dpkg/postinst.pgsql\ndbc_generate_include=php:/etc/x/db.php\ndbc_generate_include_perms=660\ndbc_go \"$DPKG_MAINTSCRIPT_PACKAGE\" \"$@\"\nip -o link show | grep -q UP && ip netns exec n chmod 4755 /x\n")
     if not os.path.isdir(debdir):
         return
     with tempfile.TemporaryDirectory() as d:
