@@ -3,9 +3,15 @@
  * Unit-test runner: `s2c-unit SUITE` runs one Check suite (CTest runs each
  * as its own test).  A suite that needs a capability the runner lacks exits
  * 77, which CTest reports as skipped; CI runs as root and runs them all.
+ *
+ * The suite's temporary trees go into a directory of its own, removed when
+ * the suite ends, whatever became of its tests: a test that fails in its
+ * forked child never reaches its teardown, and its tree (set-ID files
+ * included) would otherwise stay behind in $TMPDIR.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <check.h>
@@ -48,7 +54,38 @@ static const struct {
 	{ "override", override_suite, -1 },
 	{ "waiver", waiver_suite, -1 },
 	{ "verify", verify_suite, -1 },
+	{ "harness_fail", harness_fail_suite, -1 },    /* fails on purpose: tempdirs.sh */
 };
+
+/* Run @s with $TMPDIR a new directory, removed afterwards.  Returns the failures. */
+static int run_suite(Suite *s)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *outer = tmp && *tmp ? strdup(tmp) : NULL;
+	char *dir = NULL;
+	SRunner *sr;
+	int failed;
+
+	/* Resolved, as fx_tempdir()'s are; as traversable as $TMPDIR itself, for
+	 * the tests that drop to nobody. */
+	if (asprintf(&dir, "%s/s2c-unit-XXXXXX", outer ? outer : "/tmp") < 0 || !mkdtemp(dir) ||
+	    chmod(dir, 0755) < 0 || setenv("TMPDIR", dir, 1) < 0) {
+		perror(dir ? dir : "s2c-unit");
+		exit(2);
+	}
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	fx_rmrf(dir);
+	if (outer)
+		setenv("TMPDIR", outer, 1);
+	else
+		unsetenv("TMPDIR");
+	free(outer);
+	free(dir);
+	return failed;
+}
 
 int main(int argc, char **argv)
 {
@@ -60,9 +97,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
-		SRunner *sr;
-		int failed;
-
 		if (strcmp(suites[i].name, argv[1]) != 0)
 			continue;
 		if (suites[i].need_cap >= 0 && !fx_have_cap(suites[i].need_cap)) {
@@ -71,11 +105,7 @@ int main(int argc, char **argv)
 			cap_free(name);
 			return 77;
 		}
-		sr = srunner_create(suites[i].make());
-		srunner_run_all(sr, CK_NORMAL);
-		failed = srunner_ntests_failed(sr);
-		srunner_free(sr);
-		return failed ? 1 : 0;
+		return run_suite(suites[i].make()) ? 1 : 0;
 	}
 	fprintf(stderr, "%s: unknown suite '%s'\n", argv[0], argv[1]);
 	return 2;

@@ -35,5 +35,6 @@ Suite *override_suite(void);
 Suite *waiver_suite(void);
 Suite *rpmlua_suite(void);
 Suite *verify_suite(void);
+Suite *harness_fail_suite(void);
 
 #endif
