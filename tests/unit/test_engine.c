@@ -10,17 +10,22 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <check.h>
+#include <json-c/json.h>
 
 #include "binary.h"
 #include "db.h"
+#include "decisionout.h"
+#include "decisionrec.h"
 #include "elfinfo.h"
 #include "engine.h"
 #include "error.h"
+#include "factsjson.h"
 #include "facts.h"
 #include "fcaps.h"
 #include "fixture.h"
 #include "host.h"
 #include "idmap.h"
+#include "strpool.h"
 #include "util.h"
 #include "suites.h"
 
@@ -316,6 +321,118 @@ START_TEST(test_owner_names)
 }
 END_TEST
 
+/* What the reports make of @d: its JSON object, its facts' and its explanation. */
+static char *rendered(const struct decision *d)
+{
+	struct json_object *o = decisionout_json(d), *fo = factsjson_new(d->facts);
+	char *text = NULL, *all = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(fo);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(decisionout_explain(d, false, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_gt(asprintf(&all, "%s\n%s\n%s",
+				  json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY),
+				  json_object_to_json_string_ext(fo, JSON_C_TO_STRING_PRETTY), text), 0);
+	json_object_put(o);
+	json_object_put(fo);
+	free(text);
+	return all;
+}
+
+/* @d kept as bytes and read back: the reports say the same, the bytes are the same again, and
+ * every shorter or damaged copy of them is refused, not read. */
+static void round_trip(const struct decision *d)
+{
+	char *want = rendered(d), *got;
+	void *p = NULL, *q = NULL;
+	size_t len = 0, len2 = 0;
+	struct decision_rec r = { 0 };
+
+	ck_assert_int_eq(decisionrec_pack(d, &p, &len), 0);
+	ck_assert_int_eq(decisionrec_unpack(p, len, &r), 0);
+	got = rendered(r.d);
+	if (strcmp(got, want) != 0) {
+		size_t k = 0;
+		while (got[k] == want[k])
+			k++;
+		ck_abort_msg("%s: read back differs at byte %zu: \"%.60s\" instead of \"%.60s\"",
+			     d->facts->path, k, got + k, want + k);
+	}
+	ck_assert_ptr_eq(r.d->facts, r.f);
+	ck_assert_int_eq(decisionrec_pack(r.d, &q, &len2), 0);
+	ck_assert_uint_eq(len2, len);
+	ck_assert(memcmp(p, q, len) == 0);
+	decisionrec_release(&r);
+	ck_assert_ptr_null(r.d);
+	for (size_t n = 0; n < len; n++) {
+		ck_assert_int_eq(decisionrec_unpack(p, n, &r), -EBADMSG);
+		ck_assert_ptr_null(r.d);
+	}
+	((unsigned char *)p)[0] ^= 1;
+	ck_assert_int_eq(decisionrec_unpack(p, len, &r), -EBADMSG);
+	free(p);
+	free(q);
+	free(got);
+	free(want);
+}
+
+START_TEST(test_record_round_trip)
+{
+	static const char *const pcap_imports[] = { "pcap_open_live", NULL };
+	static const char *const pcap_needed[] = {
+		"libc.so.6=/usr/lib/x86_64-linux-gnu/libc.so.6",
+		"libpcap.so.0.8=/usr/lib/x86_64-linux-gnu/libpcap.so.0.8", NULL };
+	static const char *const mount_imports[] = { "mount", NULL };
+	static const char *const cap_needed[] = {
+		"libcap.so.2=/usr/lib/x86_64-linux-gnu/libcap.so.2",
+		"libc.so.6=/usr/lib/x86_64-linux-gnu/libc.so.6", NULL };
+	struct facts *f[] = {
+		mkfacts("/opt/bin/sniffer", 0, 04755, NULL),
+		mkfacts("/opt/bin/mounter", 0, 04755, NULL),
+		mkfacts("/usr/bin/ping", 0, 04755, NULL),
+		mkfacts("/usr/bin/python3.11", 0, 0755, "cap_setuid+ep"),
+		mkfacts("/usr/bin/odd\nname \xff", 1000, 06750, NULL),
+	};
+	struct target t = mktarget("5.10");
+	struct strpool pool = { 0 };
+
+	ck_assert_int_eq(host_set_package(t.host, "/usr/bin/ping", "iputils-ping", "3:20240905-3"), 0);
+	f[4]->interpreter = strdup("/bin/sh");
+	f[4]->mount.fstype = strdup("ext4");
+	f[4]->mount.target = strdup("/");
+	f[4]->mount.nosuid = true;
+	f[4]->caps_error = strdup("a malformed attribute");
+	f[4]->caps_len = 3;
+	memcpy(f[4]->caps_raw, "\x01\x00\x02", 3);
+	f[4]->nlink = 2;
+	f[4]->ino = 1234567890123ULL;
+	f[4]->mtime_sec = -5;
+	facts_set_flags(f[4]);
+	for (size_t i = 0; i < S2C_ELEMENTSOF(f); i++) {
+		struct elfinfo *e = i == 0 ? mkelf(pcap_imports, pcap_needed) :
+				    i == 1 ? mkelf(mount_imports, libc) :
+				    i == 2 ? mkelf(NULL, cap_needed) :
+				    i == 3 ? mkelf(NULL, libc) : NULL;
+		struct decision *d = decide(&t, f[i], e);
+
+		if (e)
+			d->elf->rpath = strdup("$ORIGIN/../lib");
+		round_trip(d);
+		/* as decide_all() keeps them: the sentences in a pool */
+		ck_assert_int_eq(decision_share(d, &pool), 0);
+		round_trip(d);
+		decision_free(d);
+		facts_free(f[i]);
+	}
+	strpool_release(&pool);
+	target_free(&t);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -327,6 +444,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_conditions);
 	tcase_add_test(tc, test_existing_caps);
 	tcase_add_test(tc, test_owner_names);
+	tcase_add_test(tc, test_record_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

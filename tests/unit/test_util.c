@@ -7,7 +7,10 @@
 #include <check.h>
 #include <fnmatch.h>
 #include <json-c/json.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "dirlist.h"
@@ -16,6 +19,7 @@
 #include "hashindex.h"
 #include "jsonout.h"
 #include "jsonread.h"
+#include "spill.h"
 #include "strhash.h"
 #include "suites.h"
 #include "tri.h"
@@ -800,6 +804,154 @@ START_TEST(test_jsonout_write_stream)
 }
 END_TEST
 
+/* --- spill ---------------------------------------------------------------------------------- */
+
+struct sp_item {
+	char key[24];
+	size_t seq, len;
+	unsigned char *rec;
+};
+
+static int cmp_sp_item(const void *a, const void *b)
+{
+	const struct sp_item *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* @n records of keys drawn from @keys values (so that some repeat) and lengths up to
+ * @maxlen (one of 100 KiB among them when @big), added to a set of @budget bytes, read
+ * twice: both passes in key order, equal keys in the order added, bytes intact. */
+static void spill_check(size_t n, unsigned keys, size_t maxlen, bool big, size_t budget,
+			bool want_disk)
+{
+	struct sp_item *v = calloc(n, sizeof(*v));
+	struct spill *s = NULL;
+	char *dir = fx_tempdir();
+	unsigned seed = 12345;
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(spill_new(dir, budget, &s), 0);
+	for (size_t i = 0; i < n; i++) {
+		v[i].seq = i;
+		snprintf(v[i].key, sizeof(v[i].key), "/k/%u", (unsigned)(rand_r(&seed) % keys));
+		v[i].len = big && i == n / 2 ? 100 * 1024 : (size_t)rand_r(&seed) % (maxlen + 1);
+		v[i].rec = malloc(v[i].len + 1);
+		ck_assert_ptr_nonnull(v[i].rec);
+		for (size_t k = 0; k < v[i].len; k++)
+			v[i].rec[k] = (unsigned char)rand_r(&seed);   /* NUL bytes too */
+		ck_assert_int_eq(spill_add(s, v[i].key, v[i].rec, v[i].len), 0);
+	}
+	ck_assert_uint_eq(spill_count(s), n);
+	qsort(v, n, sizeof(*v), cmp_sp_item);
+	ck_assert_int_eq(spill_sort(s), 0);
+	{
+		/* two cursors at once, one a record ahead, both to the end */
+		struct spill_cursor *c[2] = { NULL, NULL };
+		size_t at[2] = { 0, 0 };
+		int r[2] = { 1, 1 };
+
+		for (int k = 0; k < 2; k++)
+			ck_assert_int_eq(spill_cursor_new(s, &c[k]), 0);
+		for (size_t step = 0; r[0] == 1 || r[1] == 1; step++)
+			for (int k = 0; k < 2; k++) {
+				const char *key;
+				const void *rec;
+				size_t len;
+
+				if (r[k] != 1 || (k == 1 && step == 0))
+					continue;
+				r[k] = spill_cursor_next(c[k], &key, &rec, &len);
+				if (r[k] != 1)
+					continue;
+				ck_assert_uint_lt(at[k], n);
+				ck_assert_str_eq(key, v[at[k]].key);
+				ck_assert_uint_eq(len, v[at[k]].len);
+				ck_assert(len == 0 || memcmp(rec, v[at[k]].rec, len) == 0);
+				at[k]++;
+			}
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(r[k], 0);
+			ck_assert_uint_eq(at[k], n);
+			spill_cursor_free(c[k]);
+		}
+	}
+	ck_assert(spill_on_disk(s) == want_disk);
+	ck_assert_int_eq(spill_add(s, "/late", "", 0), -EINVAL);
+	spill_free(s);
+	/* nothing is left in the directory: the file had no name */
+	{
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		ck_assert_ptr_nonnull(d);
+		while ((de = readdir(d)))
+			ck_assert_msg(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."),
+				      "left behind: %s", de->d_name);
+		closedir(d);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].rec);
+	free(v);
+	fx_rmrf(dir);
+	free(dir);
+}
+
+START_TEST(test_spill_memory)
+{
+	/* within the budget: sorted in memory, never on disk; an empty key and record too */
+	spill_check(0, 1, 0, false, 1 << 20, false);
+	spill_check(1, 1, 0, false, 1 << 20, false);
+	spill_check(2000, 300, 40, false, 1 << 20, false);
+}
+END_TEST
+
+START_TEST(test_spill_disk)
+{
+	/* a few runs, merged at once */
+	spill_check(3000, 1000, 300, false, 64 * 1024, true);
+	/* more runs than SPILL_FANIN: merged into longer runs first; a record over the read
+	 * buffer, and a budget smaller than one record */
+	spill_check(20000, 5000, 200, true, 16 * 1024, true);
+	spill_check(300, 50, 5000, false, 100, true);
+}
+END_TEST
+
+START_TEST(test_spill_errors)
+{
+	struct spill *s = NULL;
+	struct spill_cursor *c = NULL;
+	char *dir = fx_tempdir();
+	char *gone = fx_path(dir, "gone");
+	char buf[512] = { 0 };
+	int r = 0;
+
+	/* a directory that is not there: said when the first run is written, and after */
+	ck_assert_int_eq(spill_new(gone, 1024, &s), 0);
+	for (int i = 0; i < 100 && r == 0; i++)
+		r = spill_add(s, "/x", buf, sizeof(buf));
+	ck_assert_int_eq(r, -ENOENT);
+	ck_assert_int_eq(spill_add(s, "/x", buf, 1), -ENOENT);
+	ck_assert_int_eq(spill_sort(s), -ENOENT);
+	ck_assert_int_eq(spill_cursor_new(s, &c), -ENOENT);
+	ck_assert_ptr_null(c);
+	spill_free(s);
+	/* the file cannot grow (as on a full disk): the write's error, not a short set */
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &(struct rlimit){ 8192, 8192 }), 0);
+	ck_assert_int_eq(spill_new(dir, 1024, &s), 0);
+	r = 0;
+	for (int i = 0; i < 100 && r == 0; i++)
+		r = spill_add(s, "/x", buf, sizeof(buf));
+	ck_assert_int_eq(r, -EFBIG);
+	ck_assert_int_eq(spill_sort(s), -EFBIG);
+	spill_free(s);
+	fx_rmrf(dir);
+	free(gone);
+	free(dir);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -830,6 +982,9 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_jsonout_write_stream);
 	tcase_add_test(tc, test_jsonread_stream);
 	tcase_add_test(tc, test_array_reserve);
+	tcase_add_test(tc, test_spill_memory);
+	tcase_add_test(tc, test_spill_disk);
+	tcase_add_test(tc, test_spill_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
