@@ -8,9 +8,11 @@
 #include <sys/capability.h>
 
 #include "audit.h"
+#include "decisionrec.h"
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
+#include "spill.h"
 #include "fcaps.h"
 #include "strtable.h"
 #include "util.h"
@@ -234,12 +236,88 @@ enum audit_level audit_finding_level(const struct audit *a, const struct decisio
 	}
 }
 
-void audit_summarise(const struct audit *a, struct audit_summary *ret)
-{
-	struct audit_summary s = { .files = a->n };
+/* --- reading the files ---------------------------------------------------------------------- */
 
-	for (size_t i = 0; i < a->n; i++) {
-		const struct decision *d = a->v[i];
+static void cursor_drop_rec(struct audit_cursor *c)
+{
+	if (c->rec) {
+		decisionrec_release(c->rec);
+		free(c->rec);
+		c->rec = NULL;
+	}
+}
+
+void audit_cursor_release(struct audit_cursor *c)
+{
+	cursor_drop_rec(c);
+	spill_cursor_free(c->sc);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fill @c for the file at c->i (read from c->sc with @a->files). */
+static int cursor_fill(const struct audit *a, struct audit_cursor *c)
+{
+	const char *key;
+	const void *p;
+	size_t len;
+	int r;
+
+	c->d = NULL;
+	c->learned = NULL;
+	c->origin = NULL;
+	cursor_drop_rec(c);
+	if (!a->files) {
+		if (c->i >= a->n)
+			return 0;
+		c->d = a->v[c->i];
+		c->learned = a->learned ? a->learned[c->i] : NULL;
+		c->origin = a->origins ? &a->origins[c->i] : NULL;
+		return 0;
+	}
+	r = spill_cursor_next(c->sc, &key, &p, &len);
+	if (r <= 0)
+		return r;
+	c->rec = calloc(1, sizeof(struct decision_rec));
+	if (!c->rec)
+		return -ENOMEM;
+	r = decisionrec_unpack(p, len, c->rec);
+	if (r < 0) {
+		free(c->rec);
+		c->rec = NULL;
+		return r;
+	}
+	c->d = ((struct decision_rec *)c->rec)->d;
+	c->learned = a->learned_of ? a->learned_of(a->learned_userdata, c->d) : NULL;
+	return 0;
+}
+
+int audit_cursor_start(const struct audit *a, struct audit_cursor *c)
+{
+	int r;
+
+	audit_cursor_release(c);
+	if (a->files) {
+		r = spill_cursor_new(a->files, &c->sc);
+		if (r < 0)
+			return r;
+	}
+	return cursor_fill(a, c);
+}
+
+int audit_cursor_next(const struct audit *a, struct audit_cursor *c)
+{
+	c->i++;
+	return cursor_fill(a, c);
+}
+
+int audit_summarise(const struct audit *a, struct audit_summary *ret)
+{
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+	struct audit_summary s = { .files = a->n };
+	int r;
+
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
+		const struct decision *d = c.d;
 		unsigned m = audit_findings(a, d), waived = audit_waived(a, d);
 
 		s.verdicts[d->verdict]++;
@@ -257,13 +335,15 @@ void audit_summarise(const struct audit *a, struct audit_summary *ret)
 				s.levels[audit_finding_level(a, d, (enum audit_finding)k)]++;
 		}
 	}
-	for (size_t i = 0; a->waivers && i < a->waivers->n; i++) {
-		enum audit_waiver_status st = audit_waiver_status(a, &a->waivers->v[i], NULL);
-		s.waivers_stale += st == AUDIT_WAIVER_STALE;
-		s.waivers_expired += st == AUDIT_WAIVER_EXPIRED;
+	for (size_t i = 0; r == 0 && a->waivers && i < a->waivers->n; i++) {
+		enum audit_waiver_status st;
+		r = audit_waiver_status(a, &a->waivers->v[i], &st, NULL);
+		s.waivers_stale += r == 0 && st == AUDIT_WAIVER_STALE;
+		s.waivers_expired += r == 0 && st == AUDIT_WAIVER_EXPIRED;
 	}
 	s.disguise = s.findings[AUDIT_DISGUISE];
 	*ret = s;
+	return r;
 }
 
 /* --- waivers -------------------------------------------------------------------------------- */
@@ -321,20 +401,26 @@ static const char *const waiver_status_names[_AUDIT_WAIVER_STATUS_MAX] = { "used
 DEFINE_STRING_TABLE_TO_NAME(audit_waiver_status_name, enum audit_waiver_status,
 			    waiver_status_names, "stale")
 
-enum audit_waiver_status audit_waiver_status(const struct audit *a, const struct waiver *w,
-					     size_t *ret_findings)
+int audit_waiver_status(const struct audit *a, const struct waiver *w,
+			enum audit_waiver_status *ret, size_t *ret_findings)
 {
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
 	size_t n = 0;
+	int r;
 
-	for (size_t i = 0; i < a->n; i++)
-		if ((audit_findings(a, a->v[i]) & (1u << w->finding)) &&
-		    waiver_matches(w, w->finding, a->v[i]->facts->path))
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c))
+		if ((audit_findings(a, c.d) & (1u << w->finding)) &&
+		    waiver_matches(w, w->finding, c.d->facts->path))
 			n++;
+	if (r < 0)
+		return r;
 	if (ret_findings)
 		*ret_findings = n;
 	if (waiver_expired(w, audit_today(a)))
-		return AUDIT_WAIVER_EXPIRED;
-	return n ? AUDIT_WAIVER_USED : AUDIT_WAIVER_STALE;
+		*ret = AUDIT_WAIVER_EXPIRED;
+	else
+		*ret = n ? AUDIT_WAIVER_USED : AUDIT_WAIVER_STALE;
+	return 0;
 }
 
 char *audit_waiver_text(const struct waiver *w)
@@ -391,14 +477,6 @@ const char *audit_caps_now(const struct decision *d)
 	return f->caps_error ? "(malformed)" : f->caps_text;
 }
 
-const struct learn_record *audit_learned(const struct audit *a, const struct decision *d)
-{
-	for (size_t i = 0; a->learned && i < a->n; i++)
-		if (a->v[i] == d)
-			return a->learned[i];
-	return NULL;
-}
-
 const char *audit_verdict_color(enum verdict v)
 {
 	switch (v) {
@@ -433,13 +511,13 @@ void audit_row_release(struct audit_row *row)
 	row->owner = row->owner_after = NULL;
 }
 
-int audit_row_fill(const struct audit *a, size_t i, struct audit_row *row)
+int audit_row_fill(const struct audit *a, const struct audit_cursor *c, struct audit_row *row)
 {
-	const struct decision *d = a->v[i];
+	const struct decision *d = c->d;
 	const struct facts *f = d->facts;
 	bool chown = d->uid != f->uid || d->gid != f->gid;
 
-	*row = (struct audit_row){ .d = d, .number = i + 1, .path = f->path,
+	*row = (struct audit_row){ .d = d, .number = c->i + 1, .path = f->path,
 				   .caps = audit_caps_now(d),
 				   .caps_after = d->has_caps ? d->caps_text : NULL,
 				   .risk = d->risk_now, .risk_after = d->risk,

@@ -32,6 +32,8 @@
 
 struct decision;
 struct host;
+struct spill;
+struct spill_cursor;
 struct learn_record;
 struct json_object;
 struct skip_entry;
@@ -164,11 +166,16 @@ struct audit {
 	const struct rules_db *db;
 	const struct host *host;
 	const char *ping_group_range; /**< net.ipv4.ping_group_range of the target, or NULL */
-	struct decision *const *v;  /**< one per privileged file, sorted by path */
-	size_t n;
+	struct decision *const *v;  /**< one per privileged file, sorted by path; NULL with @files */
+	size_t n;                   /**< privileged files */
+	struct spill *files;        /**< or: their records (rules/decisionrec.h) by path, read a
+				         file at a time with audit_cursor_start() */
 	const char *const *argv;    /**< the command line (SARIF invocation), NULL-terminated, or NULL */
 	struct learn_record *const *learned; /**< what `learn` observed, parallel to @v (NULL
 						   entries for files without a record), or NULL */
+	const struct learn_record *(*learned_of)(const void *userdata, const struct decision *d);
+					/**< with @files: what `learn` observed of @d, or NULL */
+	const void *learned_userdata;
 	const struct audit_identity *identity; /**< or NULL */
 	const struct audit_target *targets; /**< packages or images; NULL for a tree */
 	size_t n_targets;
@@ -176,6 +183,35 @@ struct audit {
 	const struct waiver_list *waivers; /**< accepted findings (report/waiver.h), or NULL; they
 					     expire after the day of identity->time */
 };
+
+/**
+ * One reading of an audit's files in path order: each file's decision, with
+ * what `learn` observed and, for packages and images, where it comes from.
+ * Files kept as records (audit::files) are read back one at a time, so a
+ * reading costs one file's model whatever their number; several readings
+ * may go on at once.
+ *
+ *	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+ *	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c))
+ *		...
+ */
+struct audit_cursor {
+	size_t i;                   /**< the file's position in path order, from 0 */
+	const struct decision *d;   /**< NULL after the last file */
+	const struct learn_record *learned; /**< or NULL */
+	const struct audit_origin *origin;  /**< packages and images, else NULL */
+	struct spill_cursor *sc;    /* private */
+	void *rec;                  /* private: the record read back */
+};
+
+/** Start @c (zeroed) at the first file of @a.  Returns 0, or -errno of reading a record. */
+int audit_cursor_start(const struct audit *a, struct audit_cursor *c);
+
+/** Move @c to the next file.  Returns 0, or -errno of reading a record. */
+int audit_cursor_next(const struct audit *a, struct audit_cursor *c);
+
+/** Free what @c holds; it is zeroed. */
+void audit_cursor_release(struct audit_cursor *c);
 
 /** Counts over all files of an audit. */
 struct audit_summary {
@@ -260,11 +296,12 @@ enum audit_waiver_status {
 const char *audit_waiver_status_name(enum audit_waiver_status s);
 
 /**
- * The status of waiver @w (one of a->waivers) and, in @ret_findings if not
- * NULL, how many findings of the audit it names.
+ * The status of waiver @w (one of a->waivers) in *@ret and, in @ret_findings
+ * if not NULL, how many findings of the audit it names.  Returns 0, or -errno
+ * of reading the files.
  */
-enum audit_waiver_status audit_waiver_status(const struct audit *a, const struct waiver *w,
-					     size_t *ret_findings);
+int audit_waiver_status(const struct audit *a, const struct waiver *w,
+			enum audit_waiver_status *ret, size_t *ret_findings);
 
 /**
  * A waiver for people, raw (each renderer escapes it): "S2C003 (FILE line 3,
@@ -282,8 +319,11 @@ int audit_waived_each(const struct audit *a, const struct decision *d,
 		      int (*fn)(void *userdata, const char *label, const char *text),
 		      void *userdata);
 
-/** Fill @ret with the counts over every file of @a (written in full). */
-void audit_summarise(const struct audit *a, struct audit_summary *ret);
+/**
+ * Fill @ret with the counts over every file of @a (written in full).
+ * Returns 0, or -errno of reading the files.
+ */
+int audit_summarise(const struct audit *a, struct audit_summary *ret);
 
 /**
  * The warning of @d saying the program is likely to break without setuid
@@ -305,8 +345,6 @@ const char *audit_caps_now(const struct decision *d);
  */
 const char *audit_ids_after(const struct decision *d, char *buf, size_t n);
 
-/** What `learn` observed about the file of @d (audit.learned), or NULL. */
-const struct learn_record *audit_learned(const struct audit *a, const struct decision *d);
 
 /**
  * The bounding set programs of the target run with, for people: "full", "all
@@ -341,11 +379,11 @@ struct audit_row {
 };
 
 /**
- * Fill @row, the row of @a's file table for @a->v[@i]; made when written and
- * released at once, so that a table of many files costs the memory of one row.
- * Returns 0 or -ENOMEM (@row then holds nothing to release).
+ * Fill @row, the row of @a's file table for the file at @c; made when written
+ * and released at once, so that a table of many files costs the memory of one
+ * row.  Returns 0 or -ENOMEM (@row then holds nothing to release).
  */
-int audit_row_fill(const struct audit *a, size_t i, struct audit_row *row);
+int audit_row_fill(const struct audit *a, const struct audit_cursor *c, struct audit_row *row);
 
 /** Free what audit_row_fill() put in @row. */
 void audit_row_release(struct audit_row *row);

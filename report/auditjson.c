@@ -202,6 +202,7 @@ static const char *level_name_i(int l)
 struct json_object *auditjson_waiver(const struct audit *a, const struct waiver *w)
 {
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
+	enum audit_waiver_status st;
 	size_t n = 0;
 
 	if (!o || jsonout_add_string(o, "finding", audit_finding_info(w->finding)->id) < 0 ||
@@ -210,8 +211,8 @@ struct json_object *auditjson_waiver(const struct audit *a, const struct waiver 
 	    jsonout_add_name(o, "expires", w->expires[0] ? w->expires : NULL) < 0 ||
 	    jsonout_add_string(o, "source", w->source) < 0)
 		return NULL;
-	if (a && (jsonout_add_string(o, "status",
-				     audit_waiver_status_name(audit_waiver_status(a, w, &n))) < 0 ||
+	if (a && (audit_waiver_status(a, w, &st, &n) < 0 ||
+		  jsonout_add_string(o, "status", audit_waiver_status_name(st)) < 0 ||
 		  jsonout_add_int(o, "findings", (int64_t)n) < 0))
 		return NULL;
 	return TAKE_PTR(o);
@@ -269,8 +270,9 @@ static struct json_object *kinds_json(const struct audit *au)
 	return TAKE_PTR(a);
 }
 
-static struct json_object *file_json(const struct audit *a, const struct decision *d)
+static struct json_object *file_json(const struct audit *a, const struct audit_cursor *c)
 {
+	const struct decision *d = c->d;
 	_cleanup_jsonput_ struct json_object *o = decisionout_json(d);
 	struct json_object *ids, *fa;
 	unsigned m = audit_findings(a, d);
@@ -302,22 +304,25 @@ static struct json_object *file_json(const struct audit *a, const struct decisio
 				return NULL;
 		}
 	}
-	if (audit_learned(a, d) &&
-	    jsonout_add(o, "learned", learnout_evidence_json(audit_learned(a, d))) < 0)
+	if (c->learned && jsonout_add(o, "learned", learnout_evidence_json(c->learned)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
 
 /* Every member of the document but the files, which come last: "files" is empty. */
-static struct json_object *auditjson_head(const struct audit *a)
+static struct json_object *auditjson_head(const struct audit *a, int *ret)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
 	struct json_object *tool, *scan;
 	struct audit_summary s;
 
+	*ret = -ENOMEM;
 	if (!doc)
 		return NULL;
-	audit_summarise(a, &s);
+	*ret = audit_summarise(a, &s);
+	if (*ret < 0)
+		return NULL;
+	*ret = -ENOMEM;
 	tool = json_object_new_object();
 	if (jsonout_add(doc, "schema", json_object_new_int(AUDIT_SCHEMA)) < 0 ||
 	    jsonout_add_string(doc, "kind", "suid2cap-audit") < 0 || jsonout_add(doc, "tool", tool) < 0 ||
@@ -347,38 +352,56 @@ static struct json_object *auditjson_head(const struct audit *a)
 		return NULL;
 	if (jsonout_add(doc, "files", json_object_new_array()) < 0)
 		return NULL;
+	*ret = 0;
 	return TAKE_PTR(doc);
 }
+
+/* Reading the files for jsonout_write_array(), which asks for them in order. */
+struct file_reader {
+	const struct audit *a;
+	struct audit_cursor c;
+	int error;
+	struct file_reader *self;   /* what the const userdata reaches */
+};
 
 /* The element of "files" for the audit's file @i, with its origin in a package or image. */
 static struct json_object *file_element(size_t i, const void *userdata)
 {
-	const struct audit *a = userdata;
-	_cleanup_jsonput_ struct json_object *f = file_json(a, a->v[i]);
+	struct file_reader *fr = ((const struct file_reader *)userdata)->self;
+	const struct audit *a = fr->a;
+	struct json_object *f;
 
-	if (!f || (a->targets && jsonout_add(f, "origin", targetout_json_origin(a, i)) < 0))
+	if (fr->c.i < i)
+		fr->error = audit_cursor_next(a, &fr->c);
+	if (fr->error || !fr->c.d || fr->c.i != i) {
+		if (!fr->error)
+			fr->error = -EIO;
 		return NULL;
-	return TAKE_PTR(f);
-}
-
-struct json_object *auditjson_object(const struct audit *a)
-{
-	_cleanup_jsonput_ struct json_object *doc = auditjson_head(a);
-	struct json_object *files;
-
-	if (!doc || !json_object_object_get_ex(doc, "files", &files))
-		return NULL;
-	for (size_t i = 0; i < a->n; i++)
-		if (jsonout_push(files, file_element(i, a)) < 0)
-			return NULL;
-	return TAKE_PTR(doc);
+	}
+	f = file_json(a, &fr->c);
+	if (f && a->targets && jsonout_add(f, "origin", targetout_json_origin(a, fr->c.origin)) < 0) {
+		json_object_put(f);
+		f = NULL;
+	}
+	if (!f)
+		fr->error = -ENOMEM;
+	return f;
 }
 
 int auditjson_write(const struct audit *a, FILE *out)
 {
-	_cleanup_jsonput_ struct json_object *doc = auditjson_head(a);
+	int r;
+	_cleanup_jsonput_ struct json_object *doc = auditjson_head(a, &r);
+	struct file_reader fr = { .a = a };
 
+	fr.self = &fr;
+
+	if (!doc)
+		return r;
 	/* the files one at a time: the document whole would cost many times the audit */
-	return doc ? jsonout_write_array(doc, "files", a->n, file_element, a, out) :
-		     -ENOMEM;
+	fr.error = audit_cursor_start(a, &fr.c);
+	if (fr.error == 0)
+		r = jsonout_write_array(doc, "files", a->n, file_element, &fr, out);
+	audit_cursor_release(&fr.c);
+	return fr.error ? fr.error : r;
 }

@@ -13,18 +13,6 @@ struct json_object;
 struct rules_db;
 
 /**
- * The JSON document of the audit: {"schema", "kind": "suid2cap-audit", "tool",
- * "root", "paths", "host", "database", "complete", "scan", "not_scanned" (what the
- * scan left out), "summary", "findings" (the finding kinds), "files":
- * [decisionout_json() plus "findings": [ids] and, for a file with a learn
- * record, "learned": learnout_evidence_json()]}, as
- * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
- * files in path order.
- * Returns a new object (the caller puts it) or NULL on OOM.
- */
-struct json_object *auditjson_object(const struct audit *a);
-
-/**
  * The "host" object of the JSON document: live, kernel, kernel_version,
  * os_id, os, ping_group_range, package_database.  Returns a new object or NULL.
  */
@@ -51,17 +39,24 @@ struct waiver;
 
 /**
  * One waiver as JSON: finding, path, reason, expires (or null), source, and
- * with @a also its status and the number of findings it names.  NULL on OOM.
+ * with @a also its status and the number of findings it names.  NULL on OOM
+ * or when the files could not be read.
  */
 struct json_object *auditjson_waiver(const struct audit *a, const struct waiver *w);
 
-/** The "waivers" array: every waiver of @a with its status.  NULL on OOM. */
+/** The "waivers" array: every waiver of @a with its status.  NULL on error. */
 struct json_object *auditjson_waivers(const struct audit *a);
 
 /**
- * Write the document auditjson_object() makes to @out, pretty-printed, one file at a
- * time (jsonout_write_array()): the same bytes without the whole document in memory.
- * Returns 0, -ENOMEM or -EIO.
+ * Write the JSON document of the audit to @out: {"schema", "kind":
+ * "suid2cap-audit", "tool", "root", "paths", "host", "database", "complete",
+ * "scan", "not_scanned" (what the scan left out), "summary", "findings" (the
+ * finding kinds), "files": [decisionout_json() plus "findings": [ids] and,
+ * for a file with a learn record, "learned": learnout_evidence_json()]}, as
+ * docs/schema/audit.schema.json describes.  Deterministic: no time stamps,
+ * files in path order.  Pretty-printed, one file at a time
+ * (jsonout_write_array()), so that the document is never whole in memory.
+ * Returns 0, -ENOMEM, -EIO, or -errno of reading the files.
  */
 int auditjson_write(const struct audit *a, FILE *out);
 

@@ -50,12 +50,12 @@ static char *change(const char *now, const char *after, const char *none)
 	return asprintf(&s, "%s -> %s", n, a) < 0 ? NULL : s;
 }
 
-/* The cells of @a->v[@i], made when they are measured or written and released at once:
- * a table of many files costs the memory of one row. */
-static int text_row_fill(const struct audit *a, size_t i, struct text_row *row)
+/* The cells of the file at @c, made when they are measured or written and released at
+ * once: a table of many files costs the memory of one row. */
+static int text_row_fill(const struct audit *a, const struct audit_cursor *c, struct text_row *row)
 {
 	struct audit_row ar;
-	int r = audit_row_fill(a, i, &ar);
+	int r = audit_row_fill(a, c, &ar);
 
 	*row = (struct text_row){ 0 };
 	if (r < 0)
@@ -102,8 +102,8 @@ static const char *cell(const struct text_row *r, enum text_col c)
  * columns line up.
  */
 struct text_layout {
-	uint32_t *path_w;           /* each row's path width, for narrow_path() */
-	size_t n;
+	bool path_w[PATH_COLUMN_MAX + 1]; /* the path widths of at most PATH_COLUMN_MAX that
+					     some row has, for narrow_path() */
 	size_t path;                /* width of the path column */
 	size_t w[_COL_MAX];         /* width of each column */
 	bool shown[_COL_MAX];       /* in the table, else on a line of its own under each row */
@@ -113,12 +113,10 @@ struct text_layout {
 /* The widest path of at most @max columns, and at least "PATH". */
 static size_t path_width(const struct text_layout *l, size_t max)
 {
-	size_t w = 4;
-
-	for (size_t i = 0; i < l->n; i++)
-		if (l->path_w[i] <= max)
-			w = S2C_MAX(w, (size_t)l->path_w[i]);
-	return w;
+	for (size_t w = S2C_MIN(max, PATH_COLUMN_MAX); w > 4; w--)
+		if (l->path_w[w])
+			return w;
+	return 4;
 }
 
 static size_t row_width(const struct text_layout *l)
@@ -147,25 +145,30 @@ static void narrow_path(struct text_layout *l, unsigned width, size_t floor)
  */
 static int text_layout(const struct audit *a, unsigned width, struct text_layout *l)
 {
-	*l = (struct text_layout){ .wrap = width ? width : AUDITTEXT_WRAP, .n = a->n };
-	l->path_w = calloc(a->n ? a->n : 1, sizeof(*l->path_w));
-	if (!l->path_w)
-		return -ENOMEM;
+	_cleanup_(audit_cursor_release) struct audit_cursor cur = { 0 };
+	int r;
+
+	*l = (struct text_layout){ .wrap = width ? width : AUDITTEXT_WRAP };
 	for (size_t c = 0; c < _COL_MAX; c++) {
 		l->shown[c] = true;
 		l->w[c] = textwrap_width(col_title[c]);
 	}
-	for (size_t i = 0; i < a->n; i++) {
+	for (r = audit_cursor_start(a, &cur); r == 0 && cur.d; r = audit_cursor_next(a, &cur)) {
 		struct text_row row;
-		int r = text_row_fill(a, i, &row);
+		size_t pw;
 
+		r = text_row_fill(a, &cur, &row);
 		if (r < 0)
 			return r;
-		l->path_w[i] = (uint32_t)S2C_MIN(textwrap_width(row.path), (size_t)UINT32_MAX);
+		pw = textwrap_width(row.path);
+		if (pw <= PATH_COLUMN_MAX)
+			l->path_w[pw] = true;
 		for (size_t c = 0; c < _COL_MAX; c++)
 			l->w[c] = S2C_MAX(l->w[c], textwrap_width(cell(&row, (enum text_col)c)));
 		text_row_release(&row);
 	}
+	if (r < 0)
+		return r;
 	l->path = path_width(l, PATH_COLUMN_MAX);
 	for (unsigned step = 0; width && row_width(l) > width && step < 5; step++) {
 		switch (step) {
@@ -267,10 +270,13 @@ static int text_waivers(const struct audit *a, const struct audit_summary *s,
 	(void)fputs("\nWaivers that waive nothing\n", out);
 	for (size_t i = 0; i < a->waivers->n; i++) {
 		const struct waiver *w = &a->waivers->v[i];
-		enum audit_waiver_status st = audit_waiver_status(a, w, NULL);
+		enum audit_waiver_status st;
 		_cleanup_free_ char *text = NULL;
 		char lead[64];
+		int r = audit_waiver_status(a, w, &st, NULL);
 
+		if (r < 0)
+			return r;
 		if (st == AUDIT_WAIVER_USED)
 			continue;
 		text = waiver_text(w);
@@ -289,16 +295,16 @@ static int text_waivers(const struct audit *a, const struct audit_summary *s,
 	return 0;
 }
 
-static int text_notes(const struct audit *a, size_t idx, unsigned width,
+static int text_notes(const struct audit *a, const struct audit_cursor *c, unsigned width,
 		      const struct audittext_options *o, FILE *out)
 {
-	const struct decision *d = a->v[idx];
+	const struct decision *d = c->d;
 	_cleanup_free_ char *reason = escape_text(d->reason ? d->reason : "");
 	struct targetout_line *lines = NULL;
 	size_t n_lines = 0;
 	int r;
 
-	if (!reason || targetout_lines(a, idx, &lines, &n_lines) < 0)
+	if (!reason || targetout_lines(a, c->origin, &lines, &n_lines) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_lines; i++) {
 		_cleanup_free_ char *text = escape_text(lines[i].text);
@@ -332,8 +338,8 @@ static int text_notes(const struct audit *a, size_t idx, unsigned width,
 			return -ENOMEM;
 		textwrap_wrap(out, o->color ? "\033[33m" : "", "warning: ", w, 6, width);
 	}
-	if (audit_learned(a, d)) {
-		_cleanup_free_ char *seen = learnout_audit_line(audit_learned(a, d));
+	if (c->learned) {
+		_cleanup_free_ char *seen = learnout_audit_line(c->learned);
 		if (!seen)
 			return -ENOMEM;
 		textwrap_wrap(out, o->color ? "\033[36m" : "", "observed: ", seen, 6, width);
@@ -358,6 +364,30 @@ static void text_table_header(const struct text_layout *l, FILE *out)
 			(void)fprintf(out, "  %-*s", (int)l->w[c], col_title[c]);
 	}
 	(void)fputc('\n', out);
+}
+
+/* The rows of the files in state @st. */
+static int text_group(const struct audit *a, enum audit_state st, const struct audittext_options *o,
+		      const struct text_layout *l, FILE *out)
+{
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+	int r;
+
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
+		struct text_row row;
+
+		if (audit_state(c.d) != st)
+			continue;
+		r = text_row_fill(a, &c, &row);
+		if (r < 0)
+			return r;
+		text_row(c.d, &row, l, o, out);
+		text_row_release(&row);
+		r = text_notes(a, &c, l->wrap, o, out);
+		if (r < 0)
+			return r;
+	}
+	return r;
 }
 
 static int text_groups(const struct audit *a, const struct audit_summary *s,
@@ -385,20 +415,9 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 			      o->color ? TEXTWRAP_RESET : "");
 		textwrap_words_from(out, title, strlen(upper) + 1, strlen(upper) + 2, l.wrap);
 		text_table_header(&l, out);
-		for (size_t i = 0; i < a->n; i++) {
-			struct text_row row;
-
-			if (audit_state(a->v[i]) != st)
-				continue;
-			r = text_row_fill(a, i, &row);
-			if (r < 0)
-				return r;
-			text_row(a->v[i], &row, &l, o, out);
-			text_row_release(&row);
-			r = text_notes(a, i, l.wrap, o, out);
-			if (r < 0)
-				return r;
-		}
+		r = text_group(a, st, o, &l, out);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -411,7 +430,9 @@ static int text_groups(const struct audit *a, const struct audit_summary *s,
 static int text_quiet(const struct audit *a, const struct audit_summary *s,
 		      const struct audittext_options *o, FILE *out)
 {
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
 	_cleanup_free_ char *root = escape_text(a->root);
+	int r;
 
 	if (!root)
 		return -ENOMEM;
@@ -444,8 +465,8 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 			      "warnings on standard error)\n", a->scan_warnings,
 			      a->scan_warnings == 1 ? "" : "s");
 	}
-	for (size_t i = 0; i < a->n; i++) {
-		const struct decision *d = a->v[i];
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
+		const struct decision *d = c.d;
 		/* A waived finding has had its person. */
 		unsigned f = audit_findings(a, d) & PROBLEMS & ~audit_waived(a, d);
 		_cleanup_free_ char *path = f ? escape_text(d->facts->path) : NULL;
@@ -469,7 +490,7 @@ static int text_quiet(const struct audit *a, const struct audit_summary *s,
 				      fi->title);
 		}
 	}
-	return 0;
+	return r;
 }
 
 int audittext_write(const struct audit *a, const struct audittext_options *o, FILE *out)
@@ -481,7 +502,9 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 
 	if (opt.width)
 		opt.width = S2C_MAX(opt.width, AUDITTEXT_MIN_WIDTH);
-	audit_summarise(a, &s);
+	r = audit_summarise(a, &s);
+	if (r < 0)
+		return r;
 	if (opt.quiet) {
 		r = text_quiet(a, &s, &opt, out);
 		return r < 0 ? r : ferror(out) ? -EIO : 0;
@@ -491,7 +514,6 @@ int audittext_write(const struct audit *a, const struct audittext_options *o, FI
 		r = audithead_write(a, &s, &opt, out);
 	if (r == 0)
 		r = text_groups(a, &s, &opt, &l, out);
-	free(l.path_w);
 	if (r == 0)
 		r = text_waivers(a, &s, &opt, out);
 	if (r == 0)

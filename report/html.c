@@ -461,19 +461,22 @@ static int table_row(const struct audit *a, const struct audit_row *row, FILE *o
 
 static int table(const struct audit *a, FILE *out)
 {
-	int r = 0;
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+	int r;
 
 	(void)fputs("<section id=\"files\">\n<h2>Files</h2>\n<table id=\"files-table\">\n"
 		    "<thead><tr><th>#</th><th>path</th><th>owner:group</th><th>verdict</th>"
 		    "<th>mode</th><th>capabilities</th><th>risk</th><th>rule</th><th>findings</th>"
 		    "</tr></thead>\n<tbody>\n", out);
-	for (size_t i = 0; i < a->n && r == 0; i++) {
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
 		struct audit_row row;
 
-		r = audit_row_fill(a, i, &row);
+		r = audit_row_fill(a, &c, &row);
 		if (r == 0)
 			r = table_row(a, &row, out);
 		audit_row_release(&row);
+		if (r < 0)
+			break;
 	}
 	(void)fputs("</tbody>\n</table>\n</section>\n", out);
 	return r;
@@ -492,8 +495,11 @@ static int waivers(const struct audit *a, FILE *out)
 	for (size_t i = 0; i < a->waivers->n && r == 0; i++) {
 		const struct waiver *w = &a->waivers->v[i];
 		size_t n = 0;
-		enum audit_waiver_status st = audit_waiver_status(a, w, &n);
+		enum audit_waiver_status st;
 
+		r = audit_waiver_status(a, w, &st, &n);
+		if (r < 0)
+			break;
 		(void)fprintf(out, "<tr><td><code>%s</code></td><td class=\"path\">",
 			      audit_finding_info(w->finding)->id);
 		r = html_escape(out, w->pattern);
@@ -515,8 +521,9 @@ int html_audit(const struct audit *a, FILE *out)
 	struct audit_summary s;
 	int r;
 
-	audit_summarise(a, &s);
-	r = head(a, out);
+	r = audit_summarise(a, &s);
+	if (r == 0)
+		r = head(a, out);
 	if (r == 0)
 		r = header(a, &s, out);
 	if (r == 0 && a->waivers)

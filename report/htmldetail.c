@@ -152,9 +152,9 @@ static int detail_rule(const struct decision *d, FILE *out)
 	return r;
 }
 
-static int detail_facts(const struct audit *a, size_t idx, FILE *out)
+static int detail_facts(const struct audit *a, const struct audit_cursor *c, FILE *out)
 {
-	const struct decision *d = a->v[idx];
+	const struct decision *d = c->d;
 	int r;
 
 	(void)fprintf(out, "<dl>\n<dt>verdict</dt><dd><span class=\"v v-%s\">%s</span> (confidence "
@@ -164,7 +164,7 @@ static int detail_facts(const struct audit *a, size_t idx, FILE *out)
 	if (r == 0) {
 		struct targetout_line *lines = NULL;
 		size_t n = 0;
-		r = targetout_lines(a, idx, &lines, &n);
+		r = targetout_lines(a, c->origin, &lines, &n);
 		for (size_t k = 0; k < n && r == 0; k++)
 			r = item(out, lines[k].label, lines[k].text);
 		targetout_lines_free(lines, n);
@@ -270,24 +270,27 @@ static int detail_lists(const struct decision *d, FILE *out)
 
 int htmldetail_write(const struct audit *a, FILE *out)
 {
-	int r = 0;
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+	int r;
 
 	if (a->n)
 		(void)fputs("<section id=\"details\">\n<h2>Details</h2>\n", out);
-	for (size_t i = 0; i < a->n && r == 0; i++) {
-		const struct decision *d = a->v[i];
-		(void)fprintf(out, "<details id=\"f%zu\">\n<summary>%zu. <span class=\"path\">", i + 1,
-			      i + 1);
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
+		const struct decision *d = c.d;
+		(void)fprintf(out, "<details id=\"f%zu\">\n<summary>%zu. <span class=\"path\">",
+			      c.i + 1, c.i + 1);
 		r = html_escape(out, d->facts->path);
 		(void)fprintf(out, "</span> — <span class=\"v v-%s\">%s</span></summary>\n",
 			      html_state_class(audit_state(d)), audit_state_name(audit_state(d)));
 		if (r == 0)
-			r = detail_facts(a, i, out);
+			r = detail_facts(a, &c, out);
 		if (r == 0)
 			r = detail_evidence(d, out);
 		if (r == 0)
 			r = detail_lists(d, out);
 		(void)fputs("</details>\n", out);
+		if (r < 0)
+			break;
 	}
 	if (a->n)
 		(void)fputs("</section>\n", out);

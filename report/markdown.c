@@ -268,6 +268,27 @@ static int md_row(const struct audit *a, const struct audit_row *row, FILE *out)
 	return r;
 }
 
+/* The rows of the files in state @st. */
+static int md_table(const struct audit *a, enum audit_state st, FILE *out)
+{
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+	int r;
+
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
+		struct audit_row row;
+
+		if (audit_state(c.d) != st)
+			continue;
+		r = audit_row_fill(a, &c, &row);
+		if (r == 0)
+			r = md_row(a, &row, out);
+		audit_row_release(&row);
+		if (r < 0)
+			return r;
+	}
+	return r;
+}
+
 static int md_tables(const struct audit *a, const struct audit_summary *s, FILE *out)
 {
 	int r = 0;
@@ -283,16 +304,7 @@ static int md_tables(const struct audit *a, const struct audit_summary *s, FILE 
 			      audit_state_title(st), s->states[st]);
 		(void)fputs("| # | path | owner:group | mode | capabilities | risk | rule | findings |\n"
 			    "|---:|---|---|---|---|---|---|---|\n", out);
-		for (size_t i = 0; i < a->n && r == 0; i++) {
-			struct audit_row row;
-
-			if (audit_state(a->v[i]) != st)
-				continue;
-			r = audit_row_fill(a, i, &row);
-			if (r == 0)
-				r = md_row(a, &row, out);
-			audit_row_release(&row);
-		}
+		r = md_table(a, st, out);
 	}
 	return r;
 }
@@ -385,8 +397,11 @@ static int md_waivers(const struct audit *a, FILE *out)
 	for (size_t i = 0; i < a->waivers->n && r == 0; i++) {
 		const struct waiver *w = &a->waivers->v[i];
 		size_t n = 0;
-		enum audit_waiver_status st = audit_waiver_status(a, w, &n);
+		enum audit_waiver_status st;
 
+		r = audit_waiver_status(a, w, &st, &n);
+		if (r < 0)
+			break;
 		(void)fprintf(out, "| %s | ", audit_finding_info(w->finding)->id);
 		r = markdown_escape(out, w->pattern);
 		(void)fprintf(out, " | %s | %zu | %s | ", audit_waiver_status_name(st), n,
@@ -401,16 +416,16 @@ static int md_waivers(const struct audit *a, FILE *out)
 	return r;
 }
 
-static int md_file(const struct audit *a, size_t i, FILE *out)
+static int md_file(const struct audit *a, const struct audit_cursor *c, FILE *out)
 {
-	const struct decision *d = a->v[i];
+	const struct decision *d = c->d;
 	const struct facts *f = d->facts;
 	_cleanup_free_ char *after = NULL;
 	char m2[5];
 	int r;
 
 	facts_mode_octal(d->mode, m2);
-	(void)fprintf(out, "\n### %zu. ", i + 1);
+	(void)fprintf(out, "\n### %zu. ", c->i + 1);
 	r = markdown_escape(out, f->path);
 	(void)fprintf(out, "\n\n- **verdict**: %s (confidence %s)%s\n", verdict_name(d->verdict),
 		      confidence_name(d->confidence), d->changes ? "" : ", nothing to change");
@@ -419,7 +434,7 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 	if (r == 0) {
 		struct targetout_line *lines = NULL;
 		size_t n = 0;
-		r = targetout_lines(a, i, &lines, &n);
+		r = targetout_lines(a, c->origin, &lines, &n);
 		for (size_t k = 0; k < n && r == 0; k++)
 			r = md_item(out, lines[k].label, lines[k].text);
 		targetout_lines_free(lines, n);
@@ -464,17 +479,22 @@ static int md_file(const struct audit *a, size_t i, FILE *out)
 
 int markdown_audit(const struct audit *a, FILE *out)
 {
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
 	struct audit_summary s;
 	int r;
 
-	audit_summarise(a, &s);
-	r = md_header(a, &s, out);
+	r = audit_summarise(a, &s);
+	if (r == 0)
+		r = md_header(a, &s, out);
 	if (r == 0)
 		r = md_tables(a, &s, out);
 	if (r == 0 && a->n)
 		(void)fputs("\n## Files\n", out);
-	for (size_t i = 0; i < a->n && r == 0; i++)
-		r = md_file(a, i, out);
+	for (r = r ? r : audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c)) {
+		r = md_file(a, &c, out);
+		if (r < 0)
+			break;
+	}
 	if (r == 0)
 		r = md_waivers(a, out);
 	if (r == 0)

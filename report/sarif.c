@@ -385,10 +385,11 @@ static struct json_object *suppressions_json(const struct audit *a, const struct
 	return TAKE_PTR(arr);
 }
 
-static struct json_object *result_json(const struct audit *a, size_t idx, enum audit_finding k)
+static struct json_object *result_json(const struct audit *a, const struct audit_cursor *c,
+				       enum audit_finding k)
 {
-	const struct decision *d = a->v[idx];
-	const struct audit_target *t = targetout_of(a, idx);
+	const struct decision *d = c->d;
+	const struct audit_target *t = targetout_of(a, c->origin);
 	const struct audit_finding_info *fi = audit_finding_info(k);
 	_cleanup_jsonput_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *msg = message(a, d, k), *key = NULL;
@@ -412,7 +413,7 @@ static struct json_object *result_json(const struct audit *a, size_t idx, enum a
 	    jsonout_add(o, "partialFingerprints", fp) < 0 ||
 	    jsonout_add_string(fp, FINGERPRINT_KEY, digest) < 0 ||
 	    jsonout_add(o, "properties", props = properties_json(d)) < 0 ||
-	    (t && jsonout_add(props, "origin", targetout_json_origin(a, idx)) < 0))
+	    (t && jsonout_add(props, "origin", targetout_json_origin(a, c->origin)) < 0))
 		return NULL;
 	if (audit_waiver(a, d, k) && jsonout_add(o, "suppressions", suppressions_json(a, d, k)) < 0)
 		return NULL;
@@ -472,39 +473,50 @@ static struct json_object *base_ids_json(const struct audit *a)
 	return TAKE_PTR(o);
 }
 
-/* Every (file, finding) pair of the report in order, as the SARIF results list them. */
+/* The (file, finding) pairs of the report in order, as the SARIF results list them: read
+ * a file at a time, its findings lowest id first. */
 struct sarif_results {
 	const struct audit *a;
-	struct sarif_pair {
-		uint32_t idx;           /* in a->v */
-		uint8_t kind;           /* enum audit_finding */
-	} *v;
-	size_t n, alloc;
+	struct audit_cursor c;
+	unsigned left;              /* findings of c.d not yet written */
+	size_t at;                  /* results written */
+	int error;
+	struct sarif_results *self; /* what the const userdata reaches */
 };
 
 static struct json_object *sarif_element(size_t i, const void *userdata)
 {
-	const struct sarif_results *r = userdata;
+	struct sarif_results *r = ((const struct sarif_results *)userdata)->self;
+	struct json_object *o;
+	unsigned k;
 
-	return result_json(r->a, r->v[i].idx, (enum audit_finding)r->v[i].kind);
+	while (r->error == 0 && r->c.d && !r->left && (r->error = audit_cursor_next(r->a, &r->c)) == 0)
+		r->left = r->c.d ? audit_findings(r->a, r->c.d) : 0;
+	if (r->error || !r->c.d || !r->left || i != r->at) {
+		if (!r->error)
+			r->error = -EIO;
+		return NULL;
+	}
+	k = (unsigned)__builtin_ctz(r->left);
+	r->left &= r->left - 1;
+	r->at++;
+	o = result_json(r->a, &r->c, (enum audit_finding)k);
+	if (!o)
+		r->error = -ENOMEM;
+	return o;
 }
 
-static int sarif_results_list(const struct audit *a, struct sarif_results *r)
+/* How many results there are: a pass over the files.  Returns 0 or -errno. */
+static int sarif_count(const struct audit *a, size_t *ret)
 {
-	*r = (struct sarif_results){ .a = a };
-	if (a->n > UINT32_MAX)
-		return -E2BIG;
-	for (size_t i = 0; i < a->n; i++) {
-		unsigned m = audit_findings(a, a->v[i]);
-		for (unsigned k = 0; k < _AUDIT_FINDING_MAX; k++) {
-			if (!(m & (1u << k)))
-				continue;
-			if (S2C_ARRAY_RESERVE(r->v, r->alloc, r->n + 1, 64) < 0)
-				return -ENOMEM;
-			r->v[r->n++] = (struct sarif_pair){ (uint32_t)i, (uint8_t)k };
-		}
-	}
-	return 0;
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
+	size_t n = 0;
+	int r;
+
+	for (r = audit_cursor_start(a, &c); r == 0 && c.d; r = audit_cursor_next(a, &c))
+		n += (size_t)__builtin_popcount(audit_findings(a, c.d));
+	*ret = n;
+	return r;
 }
 
 /* The run without its results, which go last (an empty array) so that they can be
@@ -560,14 +572,20 @@ int sarif_audit(const struct audit *a, FILE *out)
 {
 	struct json_object *results;
 	_cleanup_jsonput_ struct json_object *doc = sarif_doc(a, &results);
-	struct sarif_results r;
+	struct sarif_results r = { .a = a };
+	size_t n = 0;
 	int ret;
 
 	if (!doc)
 		return -ENOMEM;
-	ret = sarif_results_list(a, &r);
+	r.self = &r;
+	ret = sarif_count(a, &n);
 	if (ret == 0)
-		ret = jsonout_write_stream(doc, results, r.n, sarif_element, &r, out);
-	free(r.v);
-	return ret;
+		ret = audit_cursor_start(a, &r.c);
+	if (ret == 0 && r.c.d)
+		r.left = audit_findings(a, r.c.d);
+	if (ret == 0)
+		ret = jsonout_write_stream(doc, results, n, sarif_element, &r, out);
+	audit_cursor_release(&r.c);
+	return r.error ? r.error : ret;
 }

@@ -15,11 +15,11 @@
 #include "util.h"
 #include "common.h"
 
-const struct audit_target *targetout_of(const struct audit *a, size_t i)
+const struct audit_target *targetout_of(const struct audit *a, const struct audit_origin *o)
 {
-	if (!a->targets || !a->origins || i >= a->n || a->origins[i].target >= a->n_targets)
+	if (!a->targets || !o || o->target >= a->n_targets)
 		return NULL;
-	return &a->targets[a->origins[i].target];
+	return &a->targets[o->target];
 }
 
 const char *targetout_noun(const struct audit *a, size_t n)
@@ -76,10 +76,10 @@ static int push(struct targetout_line **v, size_t *n, const char *label, char *t
 	return 0;
 }
 
-int targetout_lines(const struct audit *a, size_t i, struct targetout_line **ret, size_t *ret_n)
+int targetout_lines(const struct audit *a, const struct audit_origin *o, struct targetout_line **ret,
+		    size_t *ret_n)
 {
-	const struct audit_target *t = targetout_of(a, i);
-	const struct audit_origin *o = t ? &a->origins[i] : NULL;
+	const struct audit_target *t = targetout_of(a, o);
 	struct targetout_line *v = NULL;
 	size_t n = 0;
 	int r = 0;
@@ -473,10 +473,9 @@ struct json_object *targetout_json_targets(const struct audit *a)
 	return TAKE_PTR(arr);
 }
 
-struct json_object *targetout_json_origin(const struct audit *a, size_t i)
+struct json_object *targetout_json_origin(const struct audit *a, const struct audit_origin *o)
 {
-	const struct audit_target *t = targetout_of(a, i);
-	const struct audit_origin *o = &a->origins[i];
+	const struct audit_target *t = targetout_of(a, o);
 	_cleanup_jsonput_ struct json_object *obj = json_object_new_object();
 
 	if (!obj || !t || jsonout_add_int(obj, "target", (int64_t)o->target) < 0 ||

@@ -18,11 +18,12 @@
 #include <stdio.h>
 
 struct audit;
+struct audit_origin;
 struct audit_target;
 struct json_object;
 
-/** The target of file @i, or NULL in an audit of a tree. */
-const struct audit_target *targetout_of(const struct audit *a, size_t i);
+/** The target of a file that comes from @o (audit_cursor::origin), or NULL (in an audit of a tree). */
+const struct audit_target *targetout_of(const struct audit *a, const struct audit_origin *o);
 
 /** One line about where a file comes from: a label and its text (unescaped). */
 struct targetout_line {
@@ -31,13 +32,14 @@ struct targetout_line {
 };
 
 /**
- * The origin lines of file @i: "package: NAME VERSION ARCH (SOURCE)" or
+ * The origin lines of a file that comes from @o: "package: NAME VERSION ARCH (SOURCE)" or
  * "image: NAME", "layer: N DIGEST (CREATED_BY)", "packed: MODE OWNER:GROUP",
  * "installed: SCRIPT:LINE [when]: COMMAND" per action, "fallback: …".
  * Returns 0 with @ret_n lines in @ret (none for a tree audit; free with
  * targetout_lines_free()), or -ENOMEM.
  */
-int targetout_lines(const struct audit *a, size_t i, struct targetout_line **ret, size_t *ret_n);
+int targetout_lines(const struct audit *a, const struct audit_origin *o, struct targetout_line **ret,
+		    size_t *ret_n);
 
 /** Free lines from targetout_lines(). */
 void targetout_lines_free(struct targetout_line *v, size_t n);
@@ -74,8 +76,8 @@ int targetout_html(const struct audit *a, FILE *out);
 /** The "targets" array of the JSON document.  NULL on OOM. */
 struct json_object *targetout_json_targets(const struct audit *a);
 
-/** The "origin" object of file @i.  NULL on OOM. */
-struct json_object *targetout_json_origin(const struct audit *a, size_t i);
+/** The "origin" object of a file that comes from @o.  NULL on OOM. */
+struct json_object *targetout_json_origin(const struct audit *a, const struct audit_origin *o);
 
 /** The "target" object: the identity of the audit.  NULL on OOM. */
 struct json_object *targetout_json_identity(const struct audit *a);
