@@ -280,15 +280,17 @@ static int matches(const struct decision *d, unsigned m, unsigned bit)
 	}
 }
 
-size_t auditargs_triggers(const struct audit *au, unsigned fail_on,
-			  void (*fn)(void *userdata, const struct audit *au, const char *word,
-				     size_t idx, size_t target, int finding),
-			  void *userdata)
+int auditargs_triggers(const struct audit *au, unsigned fail_on,
+		       void (*fn)(void *userdata, const struct audit *au, const char *word,
+				  const struct decision *d, size_t target, int finding),
+		       void *userdata, size_t *ret_n)
 {
+	_cleanup_(audit_cursor_release) struct audit_cursor c = { 0 };
 	size_t n = 0;
+	int r;
 
-	for (size_t i = 0; i < au->n; i++) {
-		const struct decision *d = au->v[i];
+	for (r = audit_cursor_start(au, &c); r == 0 && c.d; r = audit_cursor_next(au, &c)) {
+		const struct decision *d = c.d;
 		unsigned m = audit_findings(au, d) & ~audit_waived(au, d);
 
 		for (unsigned b = 0; b < 8 + _AUDIT_FINDING_MAX; b++) {
@@ -305,23 +307,20 @@ size_t auditargs_triggers(const struct audit *au, unsigned fail_on,
 					word = fail_words[w].word;
 			n++;
 			if (fn)
-				fn(userdata, au, word, i, au->targets ? au->origins[i].target : SIZE_MAX,
-				   k);
+				fn(userdata, au, word, d, c.origin ? c.origin->target : SIZE_MAX, k);
 		}
 	}
+	if (r < 0)
+		return r;
 	for (size_t t = 0; (fail_on & AUDIT_FAIL_INCOMPLETE) && t < au->n_targets; t++) {
 		if (!au->targets[t].incomplete)
 			continue;
 		n++;
 		if (fn)
-			fn(userdata, au, "incomplete", SIZE_MAX, t, -1);
+			fn(userdata, au, "incomplete", NULL, t, -1);
 	}
-	return n;
-}
-
-bool auditargs_failed(const struct audit *au, unsigned fail_on)
-{
-	return auditargs_triggers(au, fail_on, NULL, NULL) > 0;
+	*ret_n = n;
+	return 0;
 }
 
 /*
@@ -330,23 +329,21 @@ bool auditargs_failed(const struct audit *au, unsigned fail_on)
  * that needs a person's review", with the package or image of a file, and for an
  * incomplete target its first reason.
  */
-static void print_trigger(void *userdata, const struct audit *au, const char *word, size_t idx,
-			  size_t target, int finding)
+static void print_trigger(void *userdata, const struct audit *au, const char *word,
+			  const struct decision *d, size_t target, int finding)
 {
 	const struct audit_target *t = target != SIZE_MAX ? &au->targets[target] : NULL;
 	const char *kind = t && s2c_streq(t->kind, "image") ? "image" : "package";
 	const char *name = t ? (t->name ? t->name : t->source) : NULL;
 	const struct audit_finding_info *fi;
-	const struct decision *d;
 	_cleanup_free_ char *in = NULL;
 
 	(void)userdata;
-	if (idx == SIZE_MAX) {
+	if (!d) {
 		log_notice("--fail-on %s: %s '%s': %s", word, kind, name,
 			   t->incomplete ? t->incomplete[0] : "incomplete");
 		return;
 	}
-	d = au->v[idx];
 	fi = audit_finding_info((enum audit_finding)finding);
 	if (t)
 		in = strdup_printf(" in %s '%s'", kind, name);
@@ -397,7 +394,16 @@ int auditargs_write(const struct auditargs *a, const struct audit *au, const str
 	if (r < 0 || ex)
 		return S2C_EXIT_FAILURE;
 	/* Named whatever the exit status: an incomplete run still says what it found. */
-	if (a->fail_on && auditargs_triggers(au, a->fail_on, print_trigger, NULL) > 0 && !incomplete)
-		return S2C_EXIT_FINDINGS;
+	if (a->fail_on) {
+		size_t n = 0;
+
+		r = auditargs_triggers(au, a->fail_on, print_trigger, NULL, &n);
+		if (r < 0) {
+			log_error("cannot read the audit's files: %s", strerror(-r));
+			return S2C_EXIT_FAILURE;
+		}
+		if (n > 0 && !incomplete)
+			return S2C_EXIT_FINDINGS;
+	}
 	return incomplete ? S2C_EXIT_INCOMPLETE : S2C_EXIT_OK;  /* largest wins: 3 over 1 */
 }

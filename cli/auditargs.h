@@ -15,6 +15,7 @@
 #include "opts.h"
 
 struct audit;
+struct decision;
 struct s2c_ctx;
 struct waiver_list;
 
@@ -95,19 +96,17 @@ int auditargs_waivers(const struct auditargs *a, int rootfd, const char *display
 
 /**
  * Call @fn for every file of @au that matches a condition of @fail_on, once per
- * condition: @word is the --fail-on word ("review", "S2C005"), @idx the file's
- * index in @au->v and @finding the finding that made it match; and for every
- * target whose audit is incomplete with "incomplete", @idx SIZE_MAX and
- * @finding -1 (@au->targets[@target]).  A waived finding (audit_waived())
- * never counts.  Returns how many matched.
+ * condition: @word is the --fail-on word ("review", "S2C005"), @d the file's
+ * decision, @target its target's index (SIZE_MAX in a tree) and @finding the
+ * finding that made it match; and for every target whose audit is incomplete
+ * with "incomplete", @d NULL and @finding -1 (@au->targets[@target]).  A waived
+ * finding (audit_waived()) never counts.  Returns 0 with how many matched in
+ * *@ret_n, or -errno of reading the files.
  */
-size_t auditargs_triggers(const struct audit *au, unsigned fail_on,
-			  void (*fn)(void *userdata, const struct audit *au, const char *word,
-				     size_t idx, size_t target, int finding),
-			  void *userdata);
-
-/** Whether any file or target of @au matches a --fail-on condition of @fail_on. */
-bool auditargs_failed(const struct audit *au, unsigned fail_on);
+int auditargs_triggers(const struct audit *au, unsigned fail_on,
+		       void (*fn)(void *userdata, const struct audit *au, const char *word,
+				  const struct decision *d, size_t target, int finding),
+		       void *userdata, size_t *ret_n);
 
 /**
  * Render @au in the chosen format to the chosen output (atomically for -o),

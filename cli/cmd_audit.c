@@ -15,12 +15,14 @@
 #include "auditargs.h"
 #include "cli.h"
 #include "dbargs.h"
+#include "decide.h"
 #include "engine.h"
 #include "host.h"
 #include "identity.h"
 #include "learned.h"
 #include "scan.h"
 #include "scanargs.h"
+#include "spill.h"
 #include "util.h"
 #include "waiver.h"
 #include "common.h"
@@ -63,20 +65,33 @@ static int parse_argv(int argc, char **argv, struct audit_args *a, const struct 
 	return scanargs_finish(&a->s, argc, argv, first, "audit") ? S2C_EXIT_USAGE : 0;
 }
 
+/* Records of decided files kept in memory up to this many bytes; past it, in a file. */
+#define AUDIT_MEMORY (4u << 20)
+
+/* Where the records go past AUDIT_MEMORY: $TMPDIR when it is an absolute path, else /tmp. */
+static const char *records_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
 int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct audit_args a = { 0 };
 	struct scan_result *res = NULL;
-	struct decisions ds;
+	struct s2c_error err = { 0 };
+	struct decide_stream ds = { .err = &err, .each = learned_add };
 	struct identity id;
 	struct audit au;
-	struct learn_record **learned = NULL;
+	struct learned *learned = NULL;
+	_cleanup_(spill_freep) struct spill *files = NULL;
 	struct waiver_list waivers = { 0 };
 	bool any_waivers = false;
 	_cleanup_free_ char *pgr = NULL, *wfile = NULL;
 	char root_abs[PATH_MAX];
 	bool done = false;
-	int ex;
+	int ex, r;
 
 	ex = parse_argv(argc, argv, &a, ctx, &done);
 	if (ex || done)
@@ -85,9 +100,22 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		log_error("cannot resolve root '%s': %s", a.s.root, strerror(errno));
 		return S2C_EXIT_USAGE;
 	}
-	ex = decide_scan(&a.db, &a.s, ctx, &res, &ds);
-	if (ex)
+	/* Each file decided is kept as a record, not in memory, and the learn records
+	 * are looked up as they go: what the audit holds does not grow with the files. */
+	r = spill_new(records_dir(), AUDIT_MEMORY, &files);
+	if (r < 0) {
+		log_error("%s", strerror(-r));
+		return S2C_EXIT_FAILURE;
+	}
+	learned = learned_open(a.s.root);
+	ds.spill = files;
+	ds.userdata = learned;
+	ex = decide_scan_stream(&a.db, &a.s, ctx, &res, &ds);
+	if (ex) {
+		decide_stream_release(&ds);
+		learned_close(learned);
 		return ex;
+	}
 	/* The target's own waivers and the user's, before anything is written. */
 	wfile = s2c_streq(res->root, "/") ? strdup(AUDITARGS_WAIVERS_FILE) :
 					     path_join(res->root, AUDITARGS_WAIVERS_FILE);
@@ -95,12 +123,12 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		     S2C_EXIT_FAILURE;
 	if (ex) {
 		waiver_list_release(&waivers);
-		decisions_release(&ds);
+		decide_stream_release(&ds);
+		learned_close(learned);
 		scan_result_free(res);
 		return ex;
 	}
-	(void)host_sysctl(ds.host, "net.ipv4.ping_group_range", &pgr);
-	learned = learned_load(a.s.root, ds.v, ds.n);
+	(void)host_sysctl(ds.ds.host, "net.ipv4.ping_group_range", &pgr);
 	identity_init(&id, res->rootfd, res->host, NULL);
 	id.id.label = a.out.label;
 	au = (struct audit){
@@ -114,20 +142,21 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 		.not_scanned = res->skipped,
 		.n_not_scanned = res->n_skipped,
 		.db = ds.db,
-		.host = ds.host,
+		.host = ds.ds.host,
 		.ping_group_range = pgr,
-		.v = ds.v,
+		.files = files,
 		.n = ds.n,
 		.argv = (const char *const *)argv,
-		.learned = learned,
+		.learned_of = learned ? learned_find : NULL,
+		.learned_userdata = learned,
 		.identity = &id.id,
 		.waivers = any_waivers ? &waivers : NULL,
 	};
 	ex = auditargs_write(&a.out, &au, ctx, res->warnings > 0);
 	waiver_list_release(&waivers);
 	identity_release(&id);
-	learned_free(learned, ds.n);
-	decisions_release(&ds);
+	learned_close(learned);
+	decide_stream_release(&ds);
 	scan_result_free(res);
 	return ex;
 }

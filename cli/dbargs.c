@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "db.h"
 #include "dbargs.h"
+#include "spill.h"
 #include "engine.h"
 #include "facts.h"
 #include "host.h"
@@ -191,6 +192,50 @@ int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ct
 	if (ex) {
 		scan_result_free(res);
 		return ex;
+	}
+	*ret_res = res;
+	return 0;
+}
+
+/* Candidates decided in batches of this many while the walk goes on. */
+#define DECIDE_BATCH 256
+
+static int on_batch(void *userdata, const struct scan_result *res, struct facts **v, size_t n)
+{
+	return decide_batch(userdata, res, v, n);
+}
+
+int decide_scan_stream(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
+		       struct scan_result **ret_res, struct decide_stream *out)
+{
+	struct rules_db *rdb = NULL;
+	struct scan_result *res = NULL;
+	int ex = dbargs_load_root(db, s->root, &rdb), r;
+
+	if (ex)
+		return ex;
+	out->t = (struct decide_target){
+		.kernel = db->kernel,
+		.has_bounding = db->has_bounding,
+		.bounding = db->bounding,
+		.bounding_what = db->bounding_what,
+	};
+	out->db = rdb;
+	out->ds.own_db = rdb;
+	ex = scanargs_run_batches(s, ctx, rdb, on_batch, out, DECIDE_BATCH, &res);
+	if (ex) {
+		if (s2c_error_isset(out->err))
+			log_error("%s", out->err->msg);
+		return ex;
+	}
+	r = decide_batch(out, res, NULL, 0);
+	if (r == 0 && (r = spill_sort(out->spill)) < 0)
+		(void)s2c_error_errno(out->err, r, "cannot keep the audit's records in a temporary "
+				      "file in '%s'", spill_dir(out->spill));
+	if (r < 0) {
+		log_error("%s", out->err->msg[0] ? out->err->msg : strerror(-r));
+		scan_result_free(res);
+		return S2C_EXIT_FAILURE;
 	}
 	*ret_res = res;
 	return 0;

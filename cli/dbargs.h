@@ -78,4 +78,17 @@ struct s2c_ctx;
 int decide_scan(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
 		struct scan_result **ret_res, struct decisions *out);
 
+struct decide_stream;
+
+/**
+ * decide_scan() deciding about the candidates while the walk goes on, a batch
+ * at a time (rules/decide.h decide_batch()): the decisions go to @out->spill
+ * as records, sorted when it returns, and @out->ds holds the host and names.
+ * @out is set up by the caller but for its database, which is loaded here
+ * (@out->ds.own_db holds it).  Returns 0, or an exit code after printing (then
+ * release @out with decide_stream_release() all the same).
+ */
+int decide_scan_stream(const struct dbargs *db, const struct scanargs *s, struct s2c_ctx *ctx,
+		       struct scan_result **ret_res, struct decide_stream *out);
+
 #endif /* S2C_CLI_DBARGS_H */

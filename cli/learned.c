@@ -11,6 +11,7 @@
 #include "learned.h"
 #include "learnout.h"
 #include "record.h"
+#include "util.h"
 #include "common.h"
 
 struct learn_record **learned_load(const char *root, struct decision *const *v, size_t n)
@@ -57,4 +58,92 @@ void learned_free(struct learn_record **learned, size_t n)
 	for (size_t i = 0; learned && i < n; i++)
 		learn_record_free(learned[i]);
 	free(learned);
+}
+
+struct learned {
+	int dfd;
+	struct learned_entry {
+		char *sha256;
+		struct learn_record *rec;
+	} *v;
+	size_t n, alloc;
+};
+
+struct learned *learned_open(const char *root)
+{
+	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct s2c_error err = { 0 };
+	struct learned *l;
+	int dfd = -1, r;
+
+	if (rootfd < 0)
+		return NULL;
+	r = learn_dir_open(rootfd, root, false, geteuid() == 0, &dfd, &err);
+	if (r == -ENOENT)
+		return NULL;
+	if (r < 0) {
+		log_warning("cannot read learn records: %s, ignoring them",
+			    err.msg[0] ? err.msg : strerror(-r));
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		close(dfd);
+		return NULL;
+	}
+	l->dfd = dfd;
+	return l;
+}
+
+static struct learned_entry *entry_of(const struct learned *l, const char *sha256)
+{
+	for (size_t i = 0; l && sha256 && i < l->n; i++)
+		if (s2c_streq(l->v[i].sha256, sha256))
+			return &l->v[i];
+	return NULL;
+}
+
+int learned_add(void *userdata, const struct decision *d)
+{
+	struct learned *l = userdata;
+	struct s2c_error err = { 0 };
+	struct learn_record *rec = NULL;
+	char *sha;
+	int r;
+
+	if (!l || !d->sha256 || entry_of(l, d->sha256))
+		return 0;
+	r = learn_record_load(l->dfd, d->sha256, geteuid() == 0, &rec, &err);
+	if (r < 0 && r != -ENOENT)
+		log_warning("cannot use the learn record of '%s': %s, ignoring it",
+			    d->facts->path, err.msg[0] ? err.msg : strerror(-r));
+	if (!rec)
+		return 0;
+	if (!(sha = strdup(d->sha256)) || S2C_ARRAY_RESERVE(l->v, l->alloc, l->n + 1, 8) < 0) {
+		free(sha);
+		learn_record_free(rec);
+		return -ENOMEM;
+	}
+	l->v[l->n++] = (struct learned_entry){ sha, rec };
+	return 0;
+}
+
+const struct learn_record *learned_find(const void *userdata, const struct decision *d)
+{
+	const struct learned_entry *e = entry_of(userdata, d->sha256);
+
+	return e ? e->rec : NULL;
+}
+
+void learned_close(struct learned *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].sha256);
+		learn_record_free(l->v[i].rec);
+	}
+	free(l->v);
+	close(l->dfd);
+	free(l);
 }

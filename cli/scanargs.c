@@ -309,6 +309,15 @@ static void on_warning(void *userdata, const char *path, int error, const char *
 int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const struct rules_db *db,
 		 struct scan_result **ret)
 {
+	return scanargs_run_batches(a, ctx, db, NULL, NULL, 0, ret);
+}
+
+int scanargs_run_batches(const struct scanargs *a, const struct s2c_ctx *ctx,
+			 const struct rules_db *db,
+			 int (*on_batch)(void *userdata, const struct scan_result *res,
+					 struct facts **v, size_t n),
+			 void *userdata, size_t batch, struct scan_result **ret)
+{
 	struct walk_stats stats = { 0 };
 	struct warn_ctx w = { .root = a->root };
 	const struct binary_wants want = db ? rules_db_wants(db) : (struct binary_wants){ 0 };
@@ -324,12 +333,17 @@ int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const stru
 		.on_warning = on_warning,
 		.userdata = &w,
 		.stats = &stats,
+		.on_batch = on_batch,
+		.batch_userdata = userdata,
+		.batch = batch,
 	};
 	struct s2c_error err = { 0 };
 	struct progress *p = progress_start(&stats, ctx->stderr_tty);
 	int r = scan_run(&o, ret, &err);
 
 	progress_stop(p);
+	if (r < 0 && on_batch && !s2c_error_isset(&err))
+		return S2C_EXIT_FAILURE;        /* on_batch() failed, and its caller says why */
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
 		return r == -ENOENT || r == -ENOTDIR ? S2C_EXIT_USAGE

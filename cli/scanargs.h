@@ -17,6 +17,7 @@
 
 struct host;
 struct plan;
+struct facts;
 struct rules_db;
 struct s2c_ctx;
 
@@ -84,6 +85,16 @@ int scanargs_finish(struct scanargs *a, int argc, char **argv, int first, const 
  */
 int scanargs_run(const struct scanargs *a, const struct s2c_ctx *ctx, const struct rules_db *db,
 		 struct scan_result **ret);
+
+/**
+ * scanargs_run() handing the candidates over to @on_batch @batch at a time, as
+ * scan_options::on_batch says (with @userdata); the result then holds none.
+ */
+int scanargs_run_batches(const struct scanargs *a, const struct s2c_ctx *ctx,
+			 const struct rules_db *db,
+			 int (*on_batch)(void *userdata, const struct scan_result *res,
+					 struct facts **v, size_t n),
+			 void *userdata, size_t batch, struct scan_result **ret);
 
 /**
  * What every verb that plans does right after plan_build(): record in @p what

@@ -114,6 +114,11 @@ bool spill_on_disk(const struct spill *s)
 	return s->fd >= 0;
 }
 
+const char *spill_dir(const struct spill *s)
+{
+	return s->dir;
+}
+
 static int fail(struct spill *s, int r)
 {
 	if (!s->error)

@@ -67,6 +67,9 @@ size_t spill_count(const struct spill *s);
 /** Whether records went to the file. */
 bool spill_on_disk(const struct spill *s);
 
+/** The directory of the file, as given to spill_new(). */
+const char *spill_dir(const struct spill *s);
+
 /** Free the records and close the file (its cursors first); accepts NULL; returns NULL. */
 struct spill *spill_free(struct spill *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct spill *, spill_free)

@@ -16,12 +16,14 @@
 #include "strpool.h"
 
 struct decision;
+struct facts;
 struct host;
 struct idmap;
 struct rule;
 struct rules_db;
 struct s2c_error;
 struct scan_result;
+struct spill;
 
 /** Every decision about a scan, with what it was made with. */
 struct decisions {
@@ -69,6 +71,39 @@ struct decide_target {
  */
 int decide_all(const struct rules_db *db, struct scan_result *res, const struct decide_target *t,
 	       struct decisions *out, struct s2c_error *err);
+
+/**
+ * decide_all() for a scan that hands its candidates over a batch at a time
+ * (scan_options::on_batch): each batch is decided and every decision, with the
+ * facts of its file, is kept as a record (rules/decisionrec.h) in @spill under
+ * its path, then freed; what stays is the records, within the spill's budget,
+ * whatever the number of files.
+ */
+struct decide_stream {
+	const struct rules_db *db;    /**< as for decide_all(), borrowed */
+	struct decide_target t;       /**< zero: the target's own kernel and bounding set */
+	struct spill *spill;          /**< borrowed: where the records go */
+	/** Called with each decision before it is kept, when set: 0 or -errno. */
+	int (*each)(void *userdata, const struct decision *d);
+	void *userdata;
+	struct decisions ds;          /**< its host and names after the first batch; ds.v stays
+					   empty */
+	bool started;
+	size_t n;                     /**< decisions kept */
+	struct s2c_error *err;        /**< where what failed is said */
+};
+
+/**
+ * Decide about the @n candidates @v of @res (its rootfd and host are read; the facts
+ * are taken over and freed, @v is not) into @s.  Call it once more with none after
+ * the scan: a scan without candidates still has a target.  Returns 0, or -errno with
+ * *@s->err naming what failed.
+ */
+int decide_batch(struct decide_stream *s, const struct scan_result *res, struct facts **v,
+		 size_t n);
+
+/** Free what decide_batch() made (not the spill); @s->ds is zeroed. */
+void decide_stream_release(struct decide_stream *s);
 
 /**
  * What decide_all() says of a program that is not one of the candidates @ds was made

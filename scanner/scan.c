@@ -19,6 +19,11 @@
 
 struct collector {
 	pthread_mutex_t lock;
+	pthread_mutex_t batch_lock;     /* one on_batch() at a time */
+	const struct scan_result *res;
+	struct idmap *ids;              /* with on_batch: names the batches */
+	int batch_error;                /* what on_batch() returned */
+	int name_error;                 /* what naming a batch returned */
 	struct facts **v;
 	size_t n, alloc;
 	const struct mounts *mounts;
@@ -28,6 +33,28 @@ struct collector {
 	struct skip_entry *skipped;
 	size_t n_skipped, alloc_skipped;
 };
+
+/* Name the @n facts of @v and hand them to on_batch(); @v is freed. */
+static int hand_over(struct collector *c, struct facts **v, size_t n)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&c->batch_lock);
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = facts_set_names(v[i], c->ids);
+	if (r == 0) {
+		r = c->o->on_batch(c->o->batch_userdata, c->res, v, n);
+		if (r < 0 && !c->batch_error)
+			c->batch_error = r;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			facts_free(v[i]);
+		c->name_error = r;
+	}
+	pthread_mutex_unlock(&c->batch_lock);
+	free(v);
+	return r;
+}
 
 static int on_candidate(void *userdata, const struct walk_entry *e)
 {
@@ -55,6 +82,14 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 		return -ENOMEM;
 	}
 	c->v[c->n++] = f;
+	if (c->o->on_batch && c->n >= c->o->batch) {
+		struct facts **v = TAKE_PTR(c->v);
+		size_t n = c->n;
+
+		c->n = c->alloc = 0;
+		pthread_mutex_unlock(&c->lock);
+		return hand_over(c, v, n);
+	}
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
@@ -259,7 +294,13 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	}
 	c.mounts = res->mounts;
 	c.rootfd = res->rootfd;
+	c.res = res;
+	if (o->on_batch && (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
+		skip_list_release(&skip);
+		return s2c_error_errno(err, r, "cannot name owners");
+	}
 	pthread_mutex_init(&c.lock, NULL);
+	pthread_mutex_init(&c.batch_lock, NULL);
 	w = (struct walk_options){
 		.rootfd = res->rootfd,
 		.paths = o->paths ? o->paths : default_paths,
@@ -279,7 +320,13 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	};
 	t0 = now();
 	r = walk_run(&w);
+	if (r == 0 && o->on_batch && c.n) {
+		r = hand_over(&c, TAKE_PTR(c.v), c.n);
+		c.n = 0;
+	}
 	res->seconds = now() - t0;
+	idmap_free(c.ids);
+	pthread_mutex_destroy(&c.batch_lock);
 	pthread_mutex_destroy(&c.lock);
 	skip_list_release(&skip);
 	res->v = c.v;
@@ -289,6 +336,10 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	sort_skipped(res);
 	res->warnings = c.warnings;
 	res->stats = *w.stats;
+	if (r < 0 && c.batch_error)
+		return c.batch_error;   /* said by on_batch() */
+	if (r < 0 && c.name_error)
+		return s2c_error_errno(err, r, "cannot name owners");
 	if (r < 0)
 		return s2c_error_errno(err, r, "scan of '%s' failed", res->root);
 	if (res->n)

@@ -25,6 +25,7 @@ struct binary_wants;
 struct facts;
 struct mounts;
 struct s2c_error;
+struct scan_result;
 
 /** Scan behaviour. */
 enum scan_flags {
@@ -53,6 +54,16 @@ struct scan_options {
 	walk_error_fn on_warning;    /**< called for every incomplete part (any thread) */
 	void *userdata;
 	struct walk_stats *stats;    /**< optional live counters for a progress display */
+	/** With @batch: the candidates' facts (named, and with SCAN_CONTENT their content)
+	 * are handed over @batch at a time as they are found, the last after the walk, one
+	 * call at a time, and the result holds none of them: what the scan keeps does not
+	 * grow with their number.  @res is the result being made (its root, rootfd, host
+	 * and mounts).  @on_batch takes @v's facts, not @v, whatever it returns: 0, or
+	 * -errno, which stops the scan: scan_run() then returns it and says nothing in its
+	 * error (@on_batch has).  Called on the walk's threads. */
+	int (*on_batch)(void *userdata, const struct scan_result *res, struct facts **v, size_t n);
+	void *batch_userdata;
+	size_t batch;
 };
 
 /** The inventory. */
