@@ -19,10 +19,19 @@
 
 struct collector {
 	pthread_mutex_t lock;
-	pthread_mutex_t batch_lock;     /* one on_batch() at a time */
+	/* With on_batch: the walk's threads fill @v; a full one waits in @ready for the
+	 * thread that called scan_run(), which names it and hands it over while the walk
+	 * goes on.  A thread with a candidate waits while @ready is taken and @v full. */
+	pthread_cond_t ready_cond;      /* a batch is ready, or the walk ended */
+	pthread_cond_t space_cond;      /* the ready batch was taken, or handing over failed */
+	struct facts **ready;
+	size_t n_ready;
+	size_t batch;                   /* candidates a batch, growing to BATCH_GROWTH times
+					   scan_options::batch */
+	bool walk_done;
 	const struct scan_result *res;
-	struct idmap *ids;              /* with on_batch: names the batches */
-	int batch_error;                /* what on_batch() returned */
+	struct idmap *ids;              /* names the batches */
+	int batch_error;                /* what on_batch() returned: the walk stops */
 	int name_error;                 /* what naming a batch returned */
 	struct facts **v;
 	size_t n, alloc;
@@ -34,26 +43,68 @@ struct collector {
 	size_t n_skipped, alloc_skipped;
 };
 
-/* Name the @n facts of @v and hand them to on_batch(); @v is freed. */
-static int hand_over(struct collector *c, struct facts **v, size_t n)
-{
-	int r = 0;
+/*
+ * A batch costs a look-up in the package database whatever its size, and holds its
+ * candidates' content until it is decided: batches start at scan_options::batch and
+ * double up to this many times that.
+ */
+#define BATCH_GROWTH 4
 
-	pthread_mutex_lock(&c->batch_lock);
+/* Name the @n facts of @v and hand them to on_batch(), after a failure only free them;
+ * @v is freed.  On the thread that called scan_run(). */
+static void hand_over(struct collector *c, struct facts **v, size_t n)
+{
+	int r = c->batch_error || c->name_error ? -ECANCELED : 0;
+
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = facts_set_names(v[i], c->ids);
 	if (r == 0) {
 		r = c->o->on_batch(c->o->batch_userdata, c->res, v, n);
-		if (r < 0 && !c->batch_error)
+		if (r < 0)
 			c->batch_error = r;
 	} else {
 		for (size_t i = 0; i < n; i++)
 			facts_free(v[i]);
-		c->name_error = r;
+		if (r != -ECANCELED)
+			c->name_error = r;
 	}
-	pthread_mutex_unlock(&c->batch_lock);
 	free(v);
-	return r;
+	if (r < 0) {
+		/* threads waiting for room stop, and the walk with them */
+		pthread_mutex_lock(&c->lock);
+		pthread_cond_broadcast(&c->space_cond);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+/* Add @f to the batch being filled (on a walk thread).  Returns 0, or the error that
+ * stops the walk. */
+static int add_to_batch(struct collector *c, struct facts *f)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&c->lock);
+	while (c->ready && c->n >= c->batch && !c->batch_error && !c->name_error)
+		pthread_cond_wait(&c->space_cond, &c->lock);
+	if (c->batch_error || c->name_error)
+		r = -ECANCELED;
+	else if (S2C_ARRAY_RESERVE(c->v, c->alloc, c->n + 1, 64) < 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		pthread_mutex_unlock(&c->lock);
+		facts_free(f);
+		return r;
+	}
+	c->v[c->n++] = f;
+	if (c->n >= c->batch && !c->ready) {
+		c->ready = TAKE_PTR(c->v);
+		c->n_ready = c->n;
+		c->n = c->alloc = 0;
+		c->batch = S2C_MIN(2 * c->batch, BATCH_GROWTH * c->o->batch);
+		pthread_cond_signal(&c->ready_cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
 }
 
 static int on_candidate(void *userdata, const struct walk_entry *e)
@@ -75,6 +126,8 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 			return r;
 		}
 	}
+	if (c->o->on_batch)
+		return add_to_batch(c, f);
 	pthread_mutex_lock(&c->lock);
 	if (S2C_ARRAY_RESERVE(c->v, c->alloc, c->n + 1, 64) < 0) {
 		pthread_mutex_unlock(&c->lock);
@@ -82,16 +135,69 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 		return -ENOMEM;
 	}
 	c->v[c->n++] = f;
-	if (c->o->on_batch && c->n >= c->o->batch) {
-		struct facts **v = TAKE_PTR(c->v);
-		size_t n = c->n;
-
-		c->n = c->alloc = 0;
-		pthread_mutex_unlock(&c->lock);
-		return hand_over(c, v, n);
-	}
 	pthread_mutex_unlock(&c->lock);
 	return 0;
+}
+
+struct walk_job {
+	struct collector *c;
+	const struct walk_options *w;
+	int r;
+};
+
+static void *walk_thread(void *userdata)
+{
+	struct walk_job *j = userdata;
+
+	j->r = walk_run(j->w);
+	pthread_mutex_lock(&j->c->lock);
+	j->c->walk_done = true;
+	pthread_cond_signal(&j->c->ready_cond);
+	pthread_mutex_unlock(&j->c->lock);
+	return NULL;
+}
+
+/*
+ * Walk on another thread and hand the batches over on this one as they fill, the
+ * last when the walk ends.  Returns what walk_run() returned, or the error that
+ * stopped handing over.
+ */
+static int walk_in_batches(struct collector *c, const struct walk_options *w)
+{
+	struct walk_job j = { .c = c, .w = w };
+	pthread_t tid;
+	bool last = false;
+	int r = -pthread_create(&tid, NULL, walk_thread, &j);
+
+	if (r < 0)
+		return r;
+	while (!last) {
+		struct facts **v = NULL;
+		size_t n = 0;
+
+		pthread_mutex_lock(&c->lock);
+		while (!c->ready && !c->walk_done)
+			pthread_cond_wait(&c->ready_cond, &c->lock);
+		if (c->ready) {
+			v = TAKE_PTR(c->ready);
+			n = c->n_ready;
+			pthread_cond_broadcast(&c->space_cond);
+		} else {
+			last = true;
+			if (j.r == 0 && c->n) {
+				v = TAKE_PTR(c->v);
+				n = c->n;
+				c->n = c->alloc = 0;
+			}
+		}
+		pthread_mutex_unlock(&c->lock);
+		if (v)
+			hand_over(c, v, n);
+	}
+	(void)pthread_join(tid, NULL);
+	if (c->batch_error || c->name_error)
+		return c->batch_error ? c->batch_error : c->name_error;
+	return j.r;
 }
 
 static int on_skip(void *userdata, const char *path, const struct skip_rule *rule)
@@ -295,12 +401,14 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	c.mounts = res->mounts;
 	c.rootfd = res->rootfd;
 	c.res = res;
+	c.batch = o->batch;
 	if (o->on_batch && (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
 		skip_list_release(&skip);
 		return s2c_error_errno(err, r, "cannot name owners");
 	}
 	pthread_mutex_init(&c.lock, NULL);
-	pthread_mutex_init(&c.batch_lock, NULL);
+	pthread_cond_init(&c.ready_cond, NULL);
+	pthread_cond_init(&c.space_cond, NULL);
 	w = (struct walk_options){
 		.rootfd = res->rootfd,
 		.paths = o->paths ? o->paths : default_paths,
@@ -319,14 +427,11 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		.stats = o->stats ? o->stats : &local,
 	};
 	t0 = now();
-	r = walk_run(&w);
-	if (r == 0 && o->on_batch && c.n) {
-		r = hand_over(&c, TAKE_PTR(c.v), c.n);
-		c.n = 0;
-	}
+	r = o->on_batch ? walk_in_batches(&c, &w) : walk_run(&w);
 	res->seconds = now() - t0;
 	idmap_free(c.ids);
-	pthread_mutex_destroy(&c.batch_lock);
+	pthread_cond_destroy(&c.space_cond);
+	pthread_cond_destroy(&c.ready_cond);
 	pthread_mutex_destroy(&c.lock);
 	skip_list_release(&skip);
 	res->v = c.v;

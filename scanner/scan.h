@@ -55,12 +55,14 @@ struct scan_options {
 	void *userdata;
 	struct walk_stats *stats;    /**< optional live counters for a progress display */
 	/** With @batch: the candidates' facts (named, and with SCAN_CONTENT their content)
-	 * are handed over @batch at a time as they are found, the last after the walk, one
-	 * call at a time, and the result holds none of them: what the scan keeps does not
-	 * grow with their number.  @res is the result being made (its root, rootfd, host
+	 * are handed over @batch at a time (later batches up to four times that) as they
+	 * are found, the last after the walk, on the thread that called scan_run() while
+	 * the walk goes on on others, and the result holds none of them: what the scan
+	 * keeps does not grow with their number (a walk thread with a candidate waits
+	 * while one batch waits and another is full).  @res is the result being made (its root, rootfd, host
 	 * and mounts).  @on_batch takes @v's facts, not @v, whatever it returns: 0, or
 	 * -errno, which stops the scan: scan_run() then returns it and says nothing in its
-	 * error (@on_batch has).  Called on the walk's threads. */
+	 * error (@on_batch has). */
 	int (*on_batch)(void *userdata, const struct scan_result *res, struct facts **v, size_t n);
 	void *batch_userdata;
 	size_t batch;
