@@ -14,25 +14,33 @@
 #include "util.h"
 #include "common.h"
 
-struct learn_record **learned_load(const char *root, struct decision *const *v, size_t n)
+/* The directory of learn records beneath @root, or -1 when there is none or it cannot
+ * be read (a warning says why). */
+static int records_open(const char *root)
 {
 	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int dfd = -1;
+	struct s2c_error err = { 0 };
+	int dfd = -1, r;
+
+	if (rootfd < 0)
+		return -1;
+	r = learn_dir_open(rootfd, root, false, geteuid() == 0, &dfd, &err);
+	if (r < 0 && r != -ENOENT)
+		log_warning("cannot read learn records: %s, ignoring them",
+			    err.msg[0] ? err.msg : strerror(-r));
+	return r < 0 ? -1 : dfd;
+}
+
+struct learn_record **learned_load(const char *root, struct decision *const *v, size_t n)
+{
+	_cleanup_close_ int dfd = n ? records_open(root) : -1;
 	struct learn_record **out = NULL;
 	struct s2c_error err = { 0 };
 	bool any = false;
 	int r;
 
-	if (rootfd < 0 || n == 0)
+	if (dfd < 0)
 		return NULL;
-	r = learn_dir_open(rootfd, root, false, geteuid() == 0, &dfd, &err);
-	if (r == -ENOENT)
-		return NULL;
-	if (r < 0) {
-		log_warning("cannot read learn records: %s, ignoring them",
-			    err.msg[0] ? err.msg : strerror(-r));
-		return NULL;
-	}
 	out = calloc(n, sizeof(*out));
 	if (!out)
 		return NULL;
@@ -71,21 +79,11 @@ struct learned {
 
 struct learned *learned_open(const char *root)
 {
-	_cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct s2c_error err = { 0 };
+	int dfd = records_open(root);
 	struct learned *l;
-	int dfd = -1, r;
 
-	if (rootfd < 0)
+	if (dfd < 0)
 		return NULL;
-	r = learn_dir_open(rootfd, root, false, geteuid() == 0, &dfd, &err);
-	if (r == -ENOENT)
-		return NULL;
-	if (r < 0) {
-		log_warning("cannot read learn records: %s, ignoring them",
-			    err.msg[0] ? err.msg : strerror(-r));
-		return NULL;
-	}
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		close(dfd);

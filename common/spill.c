@@ -425,7 +425,8 @@ int spill_sort(struct spill *s)
 		return 0;
 	s->sorted = true;
 	if (s->fd < 0) {
-		qsort_r(s->off, s->n_mem, sizeof(*s->off), cmp_mem, s);
+		if (s->n_mem)
+			qsort_r(s->off, s->n_mem, sizeof(*s->off), cmp_mem, s);
 		return 0;
 	}
 	r = flush_memory(s);

@@ -55,23 +55,25 @@ struct collector {
 static void hand_over(struct collector *c, struct facts **v, size_t n)
 {
 	int r = c->batch_error || c->name_error ? -ECANCELED : 0;
+	bool named = false;
 
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = facts_set_names(v[i], c->ids);
 	if (r == 0) {
+		named = true;
 		r = c->o->on_batch(c->o->batch_userdata, c->res, v, n);
-		if (r < 0)
-			c->batch_error = r;
 	} else {
 		for (size_t i = 0; i < n; i++)
 			facts_free(v[i]);
-		if (r != -ECANCELED)
-			c->name_error = r;
 	}
 	free(v);
-	if (r < 0) {
-		/* threads waiting for room stop, and the walk with them */
+	if (r < 0 && r != -ECANCELED) {
+		/* the walk's threads stop at their next candidate, those waiting for room too */
 		pthread_mutex_lock(&c->lock);
+		if (named)
+			c->batch_error = r;
+		else
+			c->name_error = r;
 		pthread_cond_broadcast(&c->space_cond);
 		pthread_mutex_unlock(&c->lock);
 	}

@@ -176,7 +176,7 @@ test)
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests asan
 	echo "==> test (asan, Check without fork so LeakSanitizer sees test bodies)"
-	for s in util fcaps mounts resolve scanout rules decide_priv journal elfinfo learnrec \
+	for s in util fcaps mounts resolve scanout rules engine decide_priv journal elfinfo learnrec \
 		shparse msread mscommand; do
 		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
