@@ -96,6 +96,18 @@ void print_line(const char *fmt, ...) S2C_PRINTF(1, 2);
 char *shown_path(const char *path);
 
 /**
+ * Where the tool's own temporary files go: $TMPDIR when it is an absolute
+ * path, else /tmp.  Borrowed.
+ */
+const char *tmp_dir(void);
+
+/**
+ * Memory a verb's records of privileged files (scan's facts, audit's
+ * decisions) take before they go to an unnamed file in tmp_dir().
+ */
+#define CLI_RECORDS_MEMORY ((size_t)4 << 20)
+
+/**
  * The exit code a library call's failure @r (-errno) means: S2C_EXIT_PRIVILEGE
  * for -EPERM (a missing privilege, an input not trusted), else
  * S2C_EXIT_FAILURE.

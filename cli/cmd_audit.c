@@ -30,7 +30,8 @@
 static const char intro[] =
 	"Audit every setuid, setgid and capability-carrying file: the verdict about each\n"
 	"(migrate, drop, keep, review), the capabilities it needs, the evidence and the\n"
-	"risk, as a report for people or machines.\n"
+	"risk, as a report for people or machines.  Past 4 MiB, the decided files wait\n"
+	"in an unnamed file in $TMPDIR (else /tmp).\n"
 	"\f"
 	"Exit status: 0 success, 1 --fail-on matched, 2 usage error, 3 incomplete scan\n"
 	"(wins over 1), 4 operation failed, 5 privilege error.\n";
@@ -65,17 +66,6 @@ static int parse_argv(int argc, char **argv, struct audit_args *a, const struct 
 	return scanargs_finish(&a->s, argc, argv, first, "audit") ? S2C_EXIT_USAGE : 0;
 }
 
-/* Records of decided files kept in memory up to this many bytes; past it, in a file. */
-#define AUDIT_MEMORY (4u << 20)
-
-/* Where the records go past AUDIT_MEMORY: $TMPDIR when it is an absolute path, else /tmp. */
-static const char *records_dir(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	return t && t[0] == '/' ? t : "/tmp";
-}
-
 int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 {
 	struct audit_args a = { 0 };
@@ -102,7 +92,7 @@ int cmd_audit(int argc, char **argv, struct s2c_ctx *ctx)
 	}
 	/* Each file decided is kept as a record, not in memory, and the learn records
 	 * are looked up as they go: what the audit holds does not grow with the files. */
-	r = spill_new(records_dir(), AUDIT_MEMORY, &files);
+	r = spill_new(tmp_dir(), CLI_RECORDS_MEMORY, &files);
 	if (r < 0) {
 		log_error("%s", strerror(-r));
 		return S2C_EXIT_FAILURE;

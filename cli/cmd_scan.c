@@ -23,6 +23,7 @@ static const char intro[] =
 	"List every regular file that is setuid, setgid or has file capabilities.\n"
 	"A PATH that is a symbolic link is followed (beneath the root), as find -H\n"
 	"does; no link met during the walk is.\n"
+	"Past 4 MiB, the files found wait in an unnamed file in $TMPDIR (else /tmp).\n"
 	"Exit status 1 when a file has a problem flag (writable, suid-and-caps,\n"
 	"caps-malformed, hardlinks), 3 when the scan was incomplete (which wins).\n";
 
@@ -34,30 +35,44 @@ static const char intro[] =
 static const enum facts_flags problems[] = { FACT_WRITABLE, FACT_SUID_AND_CAPS,
 					     FACT_CAPS_MALFORMED, FACT_HARDLINKS };
 
-/* Count the files with each problem flag and say so on stderr; returns the files with any. */
-static size_t report_problems(const struct scan_result *res)
+struct problems {
+	size_t count[S2C_ELEMENTSOF(problems)];
+	size_t files;                /* with any */
+};
+
+/* Count the files with each problem flag.  Returns 0 or -errno of reading their records. */
+static int count_problems(const struct scan_result *res, struct problems *p)
 {
-	size_t count[S2C_ELEMENTSOF(problems)] = { 0 }, files = 0;
+	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
+	int r;
+
+	*p = (struct problems){ 0 };
+	for (r = scan_cursor_start(res, &c); r == 0 && c.f; r = scan_cursor_next(res, &c)) {
+		bool any = false;
+		for (size_t k = 0; k < S2C_ELEMENTSOF(problems); k++)
+			if (c.f->flags & problems[k]) {
+				p->count[k]++;
+				any = true;
+			}
+		p->files += any;
+	}
+	return r;
+}
+
+/* Say on stderr how many files have each problem flag. */
+static void report_problems(const struct problems *p)
+{
 	char line[256] = "";
 	size_t len = 0;
 
-	for (size_t i = 0; i < res->n; i++) {
-		bool any = false;
-		for (size_t k = 0; k < S2C_ELEMENTSOF(problems); k++)
-			if (res->v[i]->flags & problems[k]) {
-				count[k]++;
-				any = true;
-			}
-		files += any;
-	}
 	for (size_t k = 0; k < S2C_ELEMENTSOF(problems) && len < sizeof(line); k++)
-		if (count[k])
+		if (p->count[k])
 			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s (%zu)",
 						len ? ", " : "", facts_flag_name(problems[k]),
-						count[k]);
-	if (files)
-		log_notice("%zu file%s with findings: %s", files, files == 1 ? "" : "s", line);
-	return files;
+						p->count[k]);
+	if (p->files)
+		log_notice("%zu file%s with findings: %s", p->files, p->files == 1 ? "" : "s",
+			   line);
 }
 
 static const char *const formats[] = { "text", "json", NULL };
@@ -101,14 +116,24 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scan_result *res = NULL;
 	struct outfile out;
 	bool done = false;
+	struct problems p;
 	int r, ex;
 
 	ex = parse_argv(argc, argv, &a, ctx, &done);
 	if (ex || done)
 		return ex;
+	/* The candidates wait as records, not in memory: what the scan holds does not grow
+	 * with their number. */
+	a.s.records_dir = tmp_dir();
 	ex = scanargs_run(&a.s, ctx, NULL, &res);
 	if (ex)
 		return ex;
+	r = count_problems(res, &p);
+	if (r < 0) {
+		log_error("cannot read the scan's records back: %s", strerror(-r));
+		scan_result_free(res);
+		return S2C_EXIT_FAILURE;
+	}
 	ex = outfile_open(&out, a.output);
 	if (ex) {
 		scan_result_free(res);
@@ -131,8 +156,11 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 	else if (res->warnings)
 		ex = S2C_EXIT_INCOMPLETE;
 	/* The findings are said even when an incomplete scan's status (3) wins. */
-	if (ex != S2C_EXIT_FAILURE && report_problems(res) && ex == S2C_EXIT_OK)
-		ex = S2C_EXIT_FINDINGS;
+	if (ex != S2C_EXIT_FAILURE) {
+		report_problems(&p);
+		if (p.files && ex == S2C_EXIT_OK)
+			ex = S2C_EXIT_FINDINGS;
+	}
 	scan_result_free(res);
 	return ex;
 }

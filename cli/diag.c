@@ -124,6 +124,13 @@ int error_exit(int r, const struct s2c_error *err)
 	return error_exit_code(r);
 }
 
+const char *tmp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
 char *shown_path(const char *path)
 {
 	_cleanup_free_ char *cwd = NULL;

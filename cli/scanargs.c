@@ -336,6 +336,8 @@ int scanargs_run_batches(const struct scanargs *a, const struct s2c_ctx *ctx,
 		.on_batch = on_batch,
 		.batch_userdata = userdata,
 		.batch = batch,
+		.records_dir = a->records_dir,
+		.records_memory = CLI_RECORDS_MEMORY,
 	};
 	struct s2c_error err = { 0 };
 	struct progress *p = progress_start(&stats, ctx->stderr_tty);

@@ -42,6 +42,8 @@ struct scanargs {
 	const char *exclude[SCANARGS_MAX_EXCLUDE + 1]; /**< --exclude, into argv, NULL-terminated */
 	size_t n_exclude;
 	bool include_unpackaged;    /**< --include-unpackaged: plans may change unowned files */
+	const char *records_dir;    /**< keep the candidates as records there, past
+				         CLI_RECORDS_MEMORY (scan_options::records_dir), or NULL */
 	struct opt opts[10];        /**< the options above, for a verb's table (OPT_TABLE) */
 };
 

@@ -82,14 +82,13 @@ static int opt_threads(const struct opt *o, const char *arg, const char *verb)
 void targetrun_init(struct targetrun *tr, const struct s2c_ctx *ctx, const char *verb,
 		    bool threads)
 {
-	const char *tmp = getenv("TMPDIR");
 	size_t n = 0;
 
 	memset(tr, 0, sizeof(*tr));
 	dbargs_init(&tr->db);
 	auditargs_init(&tr->out, AUDITARGS_TARGETS);
 	tr->threads = S2C_MIN(ctx->ncpus, 64u);
-	tr->tmpdir = !s2c_isempty(tmp) && tmp[0] == '/' ? tmp : "/tmp";
+	tr->tmpdir = tmp_dir();
 	tr->lim = STAGE_LIMITS_DEFAULT;
 	tr->verb = verb;
 	tr->ctx = ctx;

@@ -82,17 +82,22 @@ static int row_fill(struct row *row, const struct facts *f)
 	return 0;
 }
 
-static void summary_counts(const struct scan_result *r, size_t *suid_root, size_t *suid_user,
-			   size_t *sgid, size_t *caps)
+/* The summary's counts, in one reading of @r's files. */
+static int summary_counts(const struct scan_result *r, size_t *suid_root, size_t *suid_user,
+			  size_t *sgid, size_t *caps)
 {
+	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
+	int ret;
+
 	*suid_root = *suid_user = *sgid = *caps = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		enum facts_flags fl = r->v[i]->flags;
+	for (ret = scan_cursor_start(r, &c); ret == 0 && c.f; ret = scan_cursor_next(r, &c)) {
+		enum facts_flags fl = c.f->flags;
 		*suid_root += !!(fl & FACT_SETUID_ROOT);
 		*suid_user += !!(fl & FACT_SETUID_USER);
 		*sgid += !!(fl & FACT_SETGID);
 		*caps += !!(fl & FACT_CAPS);
 	}
+	return ret;
 }
 
 char *scanout_skipped_line(const struct skip_entry *v, size_t n, bool other_roots, bool *ret_none)
@@ -173,20 +178,20 @@ static void pad(FILE *out, size_t have, size_t want)
  */
 enum narrow_col { N_MODE, N_OWNER, N_CAPS, N_FLAGS, _N_MAX };
 
+/* Widest path column of the narrow table; longer paths take a line of their own. */
+#define PATH_COLUMN_MAX ((size_t)36)
+
 struct layout {
 	size_t owner, group, caps, flags, wide_path; /* the wide table's columns */
 	size_t path;                 /* the narrow table's path column */
 	size_t w[_N_MAX];            /* and its other columns */
 	bool shown[_N_MAX];
-	uint32_t *path_w;            /* each row's path, in columns */
-	size_t n;
+	bool path_w[PATH_COLUMN_MAX + 1]; /* a row's path is this many columns wide */
 };
 
 /* The flags the MODE, OWNER:GROUP and CAPABILITIES columns show already. */
 #define SHOWN_FLAGS (FACT_SETUID_ROOT | FACT_SETUID_USER | FACT_SETGID | FACT_CAPS)
 
-/* Widest path column of the narrow table; longer paths take a line of their own. */
-#define PATH_COLUMN_MAX ((size_t)36)
 /* How far the path column narrows before the capabilities leave the table. */
 #define PATH_COLUMN_NARROW ((size_t)24)
 
@@ -207,9 +212,9 @@ static size_t narrow_path_width(const struct layout *l, size_t max)
 {
 	size_t w = 4;
 
-	for (size_t i = 0; i < l->n; i++)
-		if (l->path_w[i] <= max)
-			w = S2C_MAX(w, (size_t)l->path_w[i]);
+	for (size_t i = w + 1; i <= S2C_MIN(max, PATH_COLUMN_MAX); i++)
+		if (l->path_w[i])
+			w = i;
 	return w;
 }
 
@@ -232,38 +237,38 @@ static void narrow_path(struct layout *l, unsigned width, size_t floor)
 	l->path = narrow_path_width(l, S2C_MIN(S2C_MAX(room, floor), PATH_COLUMN_MAX));
 }
 
-/* Measure every row of @r for both tables; free l->path_w after. */
+/* Measure every row of @r for both tables. */
 static int measure(const struct scan_result *r, struct layout *l)
 {
-	*l = (struct layout){ .owner = 5, .group = 5, .caps = 12, .flags = 5, .wide_path = 4,
-			      .n = r->n };
-	l->path_w = calloc(r->n ? r->n : 1, sizeof(*l->path_w));
-	if (!l->path_w)
-		return -ENOMEM;
-	for (size_t c = 0; c < _N_MAX; c++) {
-		l->shown[c] = true;
-		l->w[c] = cols(narrow_title[c]);
+	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
+	int ret;
+
+	*l = (struct layout){ .owner = 5, .group = 5, .caps = 12, .flags = 5, .wide_path = 4 };
+	for (size_t k = 0; k < _N_MAX; k++) {
+		l->shown[k] = true;
+		l->w[k] = cols(narrow_title[k]);
 	}
-	for (size_t i = 0; i < r->n; i++) {
+	for (ret = scan_cursor_start(r, &c); ret == 0 && c.f; ret = scan_cursor_next(r, &c)) {
 		struct row row = { 0 };
-		int ret = row_fill(&row, r->v[i]);
 		size_t pw;
 
+		ret = row_fill(&row, c.f);
 		if (ret < 0)
 			return ret;
 		pw = cols(row.path);
-		l->path_w[i] = (uint32_t)S2C_MIN(pw, (size_t)UINT32_MAX);
+		if (pw <= PATH_COLUMN_MAX)
+			l->path_w[pw] = true;
 		/* bytes: the wide table pads with printf */
 		l->owner = S2C_MAX(l->owner, strlen(row.owner));
 		l->group = S2C_MAX(l->group, strlen(row.group));
 		l->caps = S2C_MAX(l->caps, strlen(row.caps));
 		l->flags = S2C_MAX(l->flags, strlen(row.flags));
 		l->wide_path = S2C_MAX(l->wide_path, pw);
-		for (size_t c = 0; c < _N_MAX; c++)
-			l->w[c] = S2C_MAX(l->w[c], cols(narrow_cell(&row, (enum narrow_col)c)));
+		for (size_t k = 0; k < _N_MAX; k++)
+			l->w[k] = S2C_MAX(l->w[k], cols(narrow_cell(&row, (enum narrow_col)k)));
 		row_release(&row);
 	}
-	return 0;
+	return ret;
 }
 
 /* Fit the narrow table in @width: FLAGS go, the path column narrows, CAPABILITIES go. */
@@ -333,36 +338,36 @@ static void wide_row(const struct layout *l, const struct row *row, FILE *out)
 /* The table of @r's files, wide when its widest row fits in @width (0: no limit). */
 static int table(const struct scan_result *r, unsigned width, FILE *out)
 {
+	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
 	struct layout l;
-	bool wide = true;
+	bool wide;
 	int ret = measure(r, &l);
 
-	if (ret == 0) {
-		wide = !width || 10 + 2 + l.owner + 2 + l.group + 2 + l.caps + 2 + l.flags + 2 +
-					 l.wide_path <= width;
-		if (wide) {
-			(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", "MODE",
-				      (int)l.owner, "OWNER", (int)l.group, "GROUP", (int)l.caps,
-				      "CAPABILITIES", (int)l.flags, "FLAGS", "PATH");
-		} else {
-			narrow_layout(&l, width);
-			(void)fprintf(out, "%-*s", (int)l.path, "PATH");
-			narrow_line(&l, narrow_title, out);
-		}
+	if (ret < 0)
+		return ret;
+	wide = !width || 10 + 2 + l.owner + 2 + l.group + 2 + l.caps + 2 + l.flags + 2 +
+				 l.wide_path <= width;
+	if (wide) {
+		(void)fprintf(out, "%-10s  %-*s  %-*s  %-*s  %-*s  %s\n", "MODE", (int)l.owner,
+			      "OWNER", (int)l.group, "GROUP", (int)l.caps, "CAPABILITIES",
+			      (int)l.flags, "FLAGS", "PATH");
+	} else {
+		narrow_layout(&l, width);
+		(void)fprintf(out, "%-*s", (int)l.path, "PATH");
+		narrow_line(&l, narrow_title, out);
 	}
-	for (size_t i = 0; i < r->n && ret == 0; i++) {
+	for (ret = scan_cursor_start(r, &c); ret == 0 && c.f; ret = scan_cursor_next(r, &c)) {
 		struct row row = { 0 };
 
-		ret = row_fill(&row, r->v[i]);
+		ret = row_fill(&row, c.f);
 		if (ret < 0)
 			break;
 		if (wide)
 			wide_row(&l, &row, out);
 		else
-			narrow_row(&l, &row, r->v[i], out);
+			narrow_row(&l, &row, c.f, out);
 		row_release(&row);
 	}
-	free(l.path_w);
 	return ret;
 }
 
@@ -414,7 +419,9 @@ int scanout_text(const struct scan_result *r, const struct scanout_text_options 
 	if (!quiet) {
 		_cleanup_free_ char *line = NULL;
 
-		summary_counts(r, &suid_root, &suid_user, &sgid, &caps);
+		ret = summary_counts(r, &suid_root, &suid_user, &sgid, &caps);
+		if (ret < 0)
+			return ret;
 		if (asprintf(&line, "%zu privileged file%s: %zu setuid root, %zu setuid to another "
 			     "user, %zu setgid, %zu with capabilities%s", r->n, r->n == 1 ? "" : "s",
 			     suid_root, suid_user, sgid, caps,
@@ -427,18 +434,39 @@ int scanout_text(const struct scan_result *r, const struct scanout_text_options 
 	return ferror(out) ? -EIO : 0;
 }
 
+/* Reading the candidates for jsonout_write_array(), which asks for them in order. */
+struct facts_reader {
+	const struct scan_result *r;
+	struct scan_cursor c;
+	int error;
+	struct facts_reader *self;  /* what the const userdata reaches */
+};
+
 /* The element of "files" for the scan's candidate @i. */
 static struct json_object *facts_element(size_t i, const void *userdata)
 {
-	const struct scan_result *r = userdata;
+	struct facts_reader *fr = ((const struct facts_reader *)userdata)->self;
+	struct json_object *o;
 
-	return factsjson_new(r->v[i]);
+	if (fr->c.i < i)
+		fr->error = scan_cursor_next(fr->r, &fr->c);
+	if (fr->error || !fr->c.f || fr->c.i != i) {
+		if (!fr->error)
+			fr->error = -EIO;
+		return NULL;
+	}
+	o = factsjson_new(fr->c.f);
+	if (!o)
+		fr->error = -ENOMEM;
+	return o;
 }
 
 int scanout_json(const struct scan_result *r, FILE *out)
 {
 	_cleanup_jsonput_ struct json_object *doc = json_object_new_object();
 	struct json_object *tool, *stats, *files;
+	struct facts_reader fr = { .r = r };
+	int ret;
 
 	if (!doc)
 		return -ENOMEM;
@@ -465,5 +493,9 @@ int scanout_json(const struct scan_result *r, FILE *out)
 	    json_object_object_add(doc, "files", files) < 0)
 		return -ENOMEM;
 	/* the files one at a time: the document whole would cost many times the scan */
-	return jsonout_write_array(doc, "files", r->n, facts_element, r, out);
+	fr.self = &fr;
+	fr.error = scan_cursor_start(r, &fr.c);
+	ret = fr.error ? fr.error : jsonout_write_array(doc, "files", r->n, facts_element, &fr, out);
+	scan_cursor_release(&fr.c);
+	return fr.error ? fr.error : ret;
 }

@@ -10,10 +10,12 @@
 
 #include "binary.h"
 #include "facts.h"
+#include "factsrec.h"
 #include "idmap.h"
 #include "mounts.h"
 #include "scan.h"
 #include "skip.h"
+#include "spill.h"
 #include "util.h"
 #include "common.h"
 
@@ -33,6 +35,8 @@ struct collector {
 	struct idmap *ids;              /* names the batches */
 	int batch_error;                /* what on_batch() returned: the walk stops */
 	int name_error;                 /* what naming a batch returned */
+	struct spill *records;          /* with records_dir: where the candidates go */
+	int records_error;              /* what keeping one returned: the walk stops */
 	struct facts **v;
 	size_t n, alloc;
 	const struct mounts *mounts;
@@ -109,6 +113,32 @@ static int add_to_batch(struct collector *c, struct facts *f)
 	return 0;
 }
 
+/*
+ * Name @f and keep it as a record (on a walk thread).  Done under the lock that
+ * collecting it in memory would take anyway, so that a scan kept as records walks as
+ * fast: handing records over to another thread costs more in wake-ups than the
+ * naming and copying that thread would do.
+ */
+static int keep_record(struct collector *c, struct facts *f)
+{
+	void *p = NULL;
+	size_t len;
+	int r;
+
+	pthread_mutex_lock(&c->lock);
+	r = c->records_error ? -ECANCELED : c->name_error ? -ECANCELED : 0;
+	if (r == 0 && (r = facts_set_names(f, c->ids)) < 0)
+		c->name_error = r;
+	if (r == 0 && (r = factsrec_pack(f, &p, &len)) == 0)
+		r = spill_add(c->records, f->path, p, len);
+	if (r < 0 && r != -ECANCELED && !c->name_error)
+		c->records_error = r;
+	pthread_mutex_unlock(&c->lock);
+	free(p);
+	facts_free(f);
+	return r;
+}
+
 static int on_candidate(void *userdata, const struct walk_entry *e)
 {
 	struct collector *c = userdata;
@@ -130,6 +160,8 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 	}
 	if (c->o->on_batch)
 		return add_to_batch(c, f);
+	if (c->records)
+		return keep_record(c, f);
 	pthread_mutex_lock(&c->lock);
 	if (S2C_ARRAY_RESERVE(c->v, c->alloc, c->n + 1, 64) < 0) {
 		pthread_mutex_unlock(&c->lock);
@@ -293,13 +325,63 @@ int scan_open_root(const char *root, bool *ret_host, struct s2c_error *err)
 	return fd;
 }
 
+void scan_cursor_release(struct scan_cursor *c)
+{
+	facts_free(c->rec);
+	spill_cursor_free(c->sc);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cursor_fill(const struct scan_result *r, struct scan_cursor *c)
+{
+	const char *key;
+	const void *p;
+	size_t len;
+	int ret;
+
+	c->f = NULL;
+	c->rec = facts_free(c->rec);
+	if (!r->files) {
+		c->f = c->i < r->n ? r->v[c->i] : NULL;
+		return 0;
+	}
+	ret = spill_cursor_next(c->sc, &key, &p, &len);
+	if (ret <= 0)
+		return ret;
+	ret = factsrec_unpack(p, len, &c->rec);
+	if (ret < 0)
+		return ret;
+	c->f = c->rec;
+	return 0;
+}
+
+int scan_cursor_start(const struct scan_result *r, struct scan_cursor *c)
+{
+	int ret;
+
+	scan_cursor_release(c);
+	if (r->files) {
+		ret = spill_cursor_new(r->files, &c->sc);
+		if (ret < 0)
+			return ret;
+	}
+	return cursor_fill(r, c);
+}
+
+int scan_cursor_next(const struct scan_result *r, struct scan_cursor *c)
+{
+	c->i++;
+	return cursor_fill(r, c);
+}
+
 struct scan_result *scan_result_free(struct scan_result *r)
 {
 	if (!r)
 		return NULL;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; r->v && i < r->n; i++)
 		facts_free(r->v[i]);
 	free(r->v);
+	spill_free(r->files);
 	for (size_t i = 0; i < r->n_skipped; i++)
 		skip_entry_release(&r->skipped[i]);
 	free(r->skipped);
@@ -369,6 +451,14 @@ static int build_skip(const struct scan_options *o, const struct scan_result *re
 	return 0;
 }
 
+/* The records could not be kept: say why, and return -EIO whatever the cause, so that a
+ * missing records directory (-ENOENT) is not taken for a missing root. */
+static int records_error(const struct scan_options *o, int r, struct s2c_error *err)
+{
+	(void)s2c_error_errno(err, r, "cannot keep the scan's records in '%s'", o->records_dir);
+	return -EIO;
+}
+
 int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_error *err)
 {
 	static const char *const default_paths[] = { "/", NULL };
@@ -404,7 +494,15 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	c.rootfd = res->rootfd;
 	c.res = res;
 	c.batch = o->batch;
-	if (o->on_batch && (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
+	if (!o->on_batch && o->records_dir) {
+		r = spill_new(o->records_dir, o->records_memory, &res->files);
+		if (r < 0) {
+			skip_list_release(&skip);
+			return r;
+		}
+		c.records = res->files;
+	}
+	if ((o->on_batch || c.records) && (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
 		skip_list_release(&skip);
 		return s2c_error_errno(err, r, "cannot name owners");
 	}
@@ -437,18 +535,27 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	pthread_mutex_destroy(&c.lock);
 	skip_list_release(&skip);
 	res->v = c.v;
-	res->n = c.n;
+	res->n = res->files ? spill_count(res->files) : c.n;
 	res->skipped = c.skipped;
 	res->n_skipped = c.n_skipped;
 	sort_skipped(res);
 	res->warnings = c.warnings;
 	res->stats = *w.stats;
+	if (r < 0 && c.records_error)
+		return records_error(o, c.records_error, err);
 	if (r < 0 && c.batch_error)
 		return c.batch_error;   /* said by on_batch() */
 	if (r < 0 && c.name_error)
 		return s2c_error_errno(err, r, "cannot name owners");
 	if (r < 0)
 		return s2c_error_errno(err, r, "scan of '%s' failed", res->root);
+	if (res->files) {
+		r = spill_sort(res->files);
+		if (r < 0)
+			return records_error(o, r, err);
+		*ret = TAKE_PTR(res);
+		return 0;   /* named batch by batch */
+	}
 	if (res->n)
 		qsort(res->v, res->n, sizeof(*res->v), cmp_path);
 	r = name_all(res);

@@ -26,6 +26,8 @@ struct facts;
 struct mounts;
 struct s2c_error;
 struct scan_result;
+struct spill;
+struct spill_cursor;
 
 /** Scan behaviour. */
 enum scan_flags {
@@ -66,6 +68,12 @@ struct scan_options {
 	int (*on_batch)(void *userdata, const struct scan_result *res, struct facts **v, size_t n);
 	void *batch_userdata;
 	size_t batch;
+	/** Without @on_batch: keep the candidates as records (scanner/factsrec.h) in
+	 * scan_result::files, within @records_memory bytes of memory and past it in an
+	 * unnamed file in this directory, instead of in scan_result::v; read them with
+	 * scan_cursor_start().  What the scan holds then does not grow with their number. */
+	const char *records_dir;
+	size_t records_memory;
 };
 
 /** The inventory. */
@@ -74,8 +82,9 @@ struct scan_result {
 	bool host;                   /**< the root is this system's "/" */
 	int rootfd;                  /**< O_PATH fd of the root, owned */
 	struct mounts *mounts;       /**< host mount table, NULL for images */
-	struct facts **v;            /**< candidates sorted by path */
-	size_t n;
+	struct facts **v;            /**< candidates sorted by path, NULL with @files */
+	size_t n;                    /**< candidates */
+	struct spill *files;         /**< or (scan_options::records_dir): their records */
 	uint64_t warnings;           /**< number of warnings reported */
 	struct skip_entry *skipped;  /**< what was left out, sorted by path, unique */
 	size_t n_skipped;
@@ -88,14 +97,39 @@ struct scan_result {
  * @ret  on success a new result, free with scan_result_free().  Partial
  *       scans succeed; warnings counts the parts that were skipped.
  * Returns 0, or -errno with a message in @err when the root cannot be used,
- * an exclude pattern is malformed (-EINVAL), or the exclude file is malformed
- * (-EINVAL), untrusted (-EPERM) or unreadable.
+ * an exclude pattern is malformed (-EINVAL), the exclude file is malformed
+ * (-EINVAL), untrusted (-EPERM) or unreadable, or the records cannot be kept
+ * (-EIO, whatever the cause: the message names the directory and the cause).
  */
 int scan_run(const struct scan_options *opts, struct scan_result **ret, struct s2c_error *err);
 
 /** Free; accepts NULL; returns NULL. */
 struct scan_result *scan_result_free(struct scan_result *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct scan_result *, scan_result_free)
+
+/**
+ * One reading of a scan's candidates in path order, from scan_result::v or
+ * read back from its records one at a time; several may go on at once.
+ *
+ *	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
+ *	for (r = scan_cursor_start(res, &c); r == 0 && c.f; r = scan_cursor_next(res, &c))
+ *		...
+ */
+struct scan_cursor {
+	size_t i;                    /**< the candidate's position, from 0 */
+	const struct facts *f;       /**< NULL after the last */
+	struct spill_cursor *sc;     /* private */
+	struct facts *rec;           /* private: the record read back */
+};
+
+/** Start @c (zeroed) at the first candidate.  Returns 0, or -errno of reading a record. */
+int scan_cursor_start(const struct scan_result *r, struct scan_cursor *c);
+
+/** Move @c to the next candidate.  Returns 0, or -errno of reading a record. */
+int scan_cursor_next(const struct scan_result *r, struct scan_cursor *c);
+
+/** Free what @c holds; it is zeroed. */
+void scan_cursor_release(struct scan_cursor *c);
 
 /**
  * The entry of @r->skipped that is @path or one of its ancestors, or NULL:

@@ -844,12 +844,18 @@ def test_memory(ctx):
         print(f"  audit --format {fmt}: peak RSS {rss[fmt] >> 10} MiB")
     for fmt, _ in FORMATS:
         ctx.check(f"memory: {fmt} within 20 MiB", sanitized or rss[fmt] < 20 << 10, f"{rss}")
-    rc, out, err, scan = test_audit_pkg.peak_rss_run(
-        ctx, ["scan", "--root", root, *[f"/usr/lib/d{d:02}" for d in range(14)]])
-    print(f"  scan: peak RSS {scan >> 10} MiB")
-    ctx.check("memory: the scan's table names every file and takes at most 16 MiB",
-              rc == 0 and out.count(b"/usr/lib/d") >= 14000 and (sanitized or scan < 16 << 10),
-              f"{rc} {scan >> 10} MiB {err[-300:]!r}")
+    for fmt in ("text", "json"):
+        rc, out, err, scan = test_audit_pkg.peak_rss_run(
+            ctx, ["scan", "--root", root, "--format", fmt])
+        if fmt == "json":
+            listed = [f["path"] for f in json.loads(out)["files"]] if rc == 0 else []
+        else:
+            listed = [line.split()[-1] for line in out.decode().splitlines()
+                      if line.startswith("-")]
+        print(f"  scan --format {fmt}: peak RSS {scan >> 10} MiB")
+        ctx.check(f"memory: the scan as {fmt} lists every file in order within 14 MiB",
+                  rc == 0 and listed == every and (sanitized or scan < 14 << 10),
+                  f"{rc} {scan >> 10} MiB {err[-300:]!r}")
 
 
 def test_records_file(ctx):

@@ -370,9 +370,47 @@ def test_dpkg_temporary_names(ctx):
                                                  "/usr/sbin/user.dpkg-new"], f"{names}")
 
 
+def test_records(ctx):
+    """A scan keeps its candidates as records, past 4 MiB of them in an unnamed file in
+    $TMPDIR, and reads them back in path order as it writes: every file listed once, in
+    order, the same as a scan kept in memory, $TMPDIR empty afterwards, and a finding among
+    them still counted.  A $TMPDIR that is not there is said, names the directory, exits 4
+    and writes nothing."""
+    root = ctx.tree("records")
+    long = "x" * 200     # so that the records outgrow 4 MiB
+    for d in range(12):
+        for i in range(1000):
+            mkfile(root, f"usr/lib/d{d:02}/f{i:04}{long}", 0o4755, b"#!/bin/sh\n")
+    mkfile(root, "usr/lib/d05/world", 0o4777, b"#!/bin/sh\n")
+    every = sorted([f"/usr/lib/d{d:02}/f{i:04}{long}" for d in range(12) for i in range(1000)] +
+                   ["/usr/lib/d05/world"])
+    tmp = os.path.join(ctx.tmp, "records-tmp")
+    os.makedirs(tmp, exist_ok=True)
+    rc, big, err = ctx.run(["scan", "--root", root, "--format", "json"], env={"TMPDIR": tmp})
+    files = json.loads(big)["files"] if rc == 1 else []
+    ctx.check("records: 12,001 files in path order, the finding counted",
+              [f["path"] for f in files] == every and b"writable (1)" in err,
+              f"{rc} {err[-300:]!r}")
+    ctx.check("records: nothing left in $TMPDIR", os.listdir(tmp) == [], f"{os.listdir(tmp)}")
+    rc, small, err = ctx.run(["scan", "--root", root, "--format", "json", "/usr/lib/d05"],
+                             env={"TMPDIR": tmp})
+    part = [f for f in files if f["path"].startswith("/usr/lib/d05/")]
+    ctx.check("records: read back from the file as they were made",
+              rc == 1 and json.loads(small)["files"] == part, f"{rc} {err[-300:]!r}")
+    rc, text, err = ctx.run(["scan", "--root", root], env={"TMPDIR": tmp})
+    rows = [line.split()[-1] for line in text.decode().splitlines()[1:] if line.startswith("-")]
+    ctx.check("records: the table lists them in path order", rc == 1 and rows == every,
+              f"{rc} {len(rows)} {err[-300:]!r}")
+    gone = os.path.join(ctx.tmp, "no-such-dir")
+    rc, out, err = ctx.run(["scan", "--root", root], env={"TMPDIR": gone})
+    ctx.check("records: a missing $TMPDIR is an error naming it",
+              rc == 4 and out == b"" and gone.encode() in err and
+              b"cannot keep the scan's records" in err, f"{rc} {err[-300:]!r}")
+
+
 TESTS = [test_perms, test_links, test_names, test_caps, test_same_as_find_and_getcap,
          test_errors, test_incomplete, test_exit_status, test_output_file, test_full_stdout,
-         test_package_manager_races, test_dpkg_temporary_names]
+         test_package_manager_races, test_dpkg_temporary_names, test_records]
 
 if __name__ == "__main__":
     sys.exit(s2ctest.main(TESTS, sys.argv[1:]))
