@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +100,27 @@ static int read_mtree(int dfd, struct pkgdb_query *q, const bool *mine)
 	return 0;
 }
 
-/* One package directory: does it list a wanted path? */
-static int read_package(int localfd, const char *name, struct pkgdb_query *q, bool *mine,
-			struct pkgdb_text *t)
+/* Which package directories may list each path (made on a run's second lookup). */
+struct pkgdb_pacman_index {
+	char **names;                /* the package directories, in the order read */
+	size_t n_names;
+	struct pkgdb_pathindex paths; /* unit: the directory's number */
+};
+
+struct pkgdb_pacman_index *pkgdb_pacman_index_free(struct pkgdb_pacman_index *x)
+{
+	if (x) {
+		strv_free(x->names);
+		pkgdb_pathindex_release(&x->paths);
+		free(x);
+	}
+	return NULL;
+}
+
+/* One package directory, number @k: does it list a wanted path?  With @x, every path it
+ * lists goes into the index being made. */
+static int read_package(int localfd, const char *name, size_t k, struct pkgdb_query *q,
+			bool *mine, struct pkgdb_text *t, struct pkgdb_pacman_index *x)
 {
 	_cleanup_close_ int dfd = openat(localfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	char pkg[256], version[256];
@@ -123,6 +142,8 @@ static int read_package(int localfd, const char *name, struct pkgdb_query *q, bo
 		}
 		if (!files || !n || line[n - 1] == '/')
 			continue;
+		if (x && pkgdb_pathindex_add(&x->paths, line, n, true, k) < 0)
+			return -ENOMEM;
 		i = pkgdb_query_find(q, line, n, true);
 		if (i >= 0 && !q->want[i].entry->package)
 			mine[i] = any = true;
@@ -139,20 +160,44 @@ static int read_package(int localfd, const char *name, struct pkgdb_query *q, bo
 	return read_mtree(dfd, q, mine);
 }
 
-int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q)
+int pkgdb_pacman_lookup(int rootfd, struct pkgdb_query *q, struct pkgdb_pacman_index **index,
+			bool make_index_now)
 {
 	_cleanup_free_ bool *mine = calloc(q->n ? q->n : 1, sizeof(*mine));
 	_cleanup_(pkgdb_text_release) struct pkgdb_text t = { 0 };
+	_cleanup_free_ uint64_t *mark = NULL;
 	_cleanup_(strv_freep) char **names = NULL;
 	_cleanup_close_ int fd = -1;
+	struct pkgdb_pacman_index *x = *index;
+	size_t n_names = 0;
 	int r = 0;
 
 	if (!mine)
 		return -ENOMEM;
 	fd = resolve_open(rootfd, "/var/lib/pacman/local", O_RDONLY | O_DIRECTORY);
-	if (fd < 0 || dirlist(fd, "*", 0, &names) < 0)
+	if (fd < 0 || (!x && dirlist(fd, "*", 0, &names) < 0))
 		return 0;
+	if (x) {
+		r = pkgdb_pathindex_mark(&x->paths, x->n_names, q, &mark);
+		for (size_t k = 0; r == 0 && k < x->n_names; k++)
+			if (mark[k / 64] >> (k % 64) & 1)
+				r = read_package(fd, x->names[k], k, q, mine, &t, NULL);
+		return r;
+	}
+	while (names[n_names])
+		n_names++;
+	if (make_index_now && n_names <= PKGDB_PATHINDEX_UNITS &&
+	    !(x = calloc(1, sizeof(*x))))
+		return -ENOMEM;
 	for (size_t k = 0; r == 0 && names[k]; k++)
-		r = read_package(fd, names[k], q, mine, &t);
+		r = read_package(fd, names[k], k, q, mine, &t, x);
+	if (x && r == 0) {
+		pkgdb_pathindex_seal(&x->paths);
+		x->names = TAKE_PTR(names);
+		x->n_names = n_names;
+		*index = x;
+	} else {
+		pkgdb_pacman_index_free(x);
+	}
 	return r;
 }

@@ -34,6 +34,9 @@ struct pkgdb {
 	size_t n;
 	int rpm_dirfd;               /* the rpm database's directory, or -1 */
 	char *problem;
+	unsigned lookups;            /* made so far: the second makes the indexes */
+	struct pkgdb_dpkg_index *dpkg_index;
+	struct pkgdb_pacman_index *pacman_index;
 };
 
 struct pkgdb *pkgdb_free(struct pkgdb *db)
@@ -43,6 +46,8 @@ struct pkgdb *pkgdb_free(struct pkgdb *db)
 	if (db->rpm_dirfd >= 0)
 		(void)close(db->rpm_dirfd);
 	free(db->problem);
+	pkgdb_dpkg_index_free(db->dpkg_index);
+	pkgdb_pacman_index_free(db->pacman_index);
 	free(db);
 	return NULL;
 }
@@ -181,7 +186,7 @@ static int usrmerge_alias(const char *path, char **ret)
 }
 
 /* FNV-1a over @len bytes, with an implied leading slash when @slash. */
-static size_t hash_bytes(const char *s, size_t len, bool slash)
+uint64_t pkgdb_path_hash(const char *s, size_t len, bool slash)
 {
 	uint64_t h = 1469598103934665603ULL;
 
@@ -189,13 +194,13 @@ static size_t hash_bytes(const char *s, size_t len, bool slash)
 		h = (h ^ (unsigned char)'/') * 1099511628211ULL;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return (size_t)h;
+	return h;
 }
 
 /*
  * A database lists every file of every package, a query asks for a few: a
  * bit per length and last two bytes of the wanted paths (@slash as in
- * hash_bytes()) turns most lines away before they are hashed.  Returns the
+ * pkgdb_path_hash()) turns most lines away before they are hashed.  Returns the
  * bit, or -1 for paths too short to tell.
  */
 static long quick_key(const char *s, size_t len, bool slash)
@@ -231,7 +236,8 @@ long pkgdb_query_find(const struct pkgdb_query *q, const char *path, size_t len,
 {
 	if (!q->table || !maybe_wanted(q, path, len, slash))
 		return -1;
-	for (size_t b = hash_bytes(path, len, slash) & q->mask; q->table[b]; b = (b + 1) & q->mask) {
+	for (size_t b = (size_t)pkgdb_path_hash(path, len, slash) & q->mask; q->table[b];
+	     b = (b + 1) & q->mask) {
 		const struct pkgdb_want *w = &q->want[q->table[b] - 1];
 		if (same_path(w->path, path, len, slash) ||
 		    (w->alias && same_path(w->alias, path, len, slash)))
@@ -271,6 +277,75 @@ int pkgdb_query_digest(struct pkgdb_query *q, size_t i, enum hash_algo algo, con
 	e->digest = d;
 	e->algo = algo;
 	return 0;
+}
+
+/* --- the index of a database's paths ------------------------------------------------- */
+
+#define UNIT_MASK ((uint64_t)PKGDB_PATHINDEX_UNITS - 1)
+
+int pkgdb_pathindex_add(struct pkgdb_pathindex *x, const char *path, size_t len, bool slash,
+			size_t unit)
+{
+	if (S2C_ARRAY_RESERVE(x->keys, x->alloc, x->n + 1, 4096) < 0)
+		return -ENOMEM;
+	x->keys[x->n++] = (pkgdb_path_hash(path, len, slash) & ~UNIT_MASK) | (unit & UNIT_MASK);
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void pkgdb_pathindex_seal(struct pkgdb_pathindex *x)
+{
+	if (x->n)
+		qsort(x->keys, x->n, sizeof(*x->keys), cmp_key);
+}
+
+/* Set the bit of every unit that may name @path. */
+static void mark_path(const struct pkgdb_pathindex *x, const char *path, uint64_t *mark)
+{
+	uint64_t h;
+	size_t lo = 0, hi = x->n;
+
+	if (!path)
+		return;
+	h = pkgdb_path_hash(path, strlen(path), false) & ~UNIT_MASK;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->keys[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x->n && (x->keys[lo] & ~UNIT_MASK) == h; lo++) {
+		size_t unit = (size_t)(x->keys[lo] & UNIT_MASK);
+		mark[unit / 64] |= UINT64_C(1) << (unit % 64);
+	}
+}
+
+int pkgdb_pathindex_mark(const struct pkgdb_pathindex *x, size_t units,
+			 const struct pkgdb_query *q, uint64_t **ret)
+{
+	uint64_t *mark = calloc(units / 64 + 1, sizeof(*mark));
+
+	if (!mark)
+		return -ENOMEM;
+	for (size_t i = 0; i < q->n; i++) {
+		mark_path(x, q->want[i].path, mark);
+		mark_path(x, q->want[i].alias, mark);
+	}
+	*ret = mark;
+	return 0;
+}
+
+void pkgdb_pathindex_release(struct pkgdb_pathindex *x)
+{
+	free(x->keys);
+	*x = (struct pkgdb_pathindex){ 0 };
 }
 
 int pkgdb_text_read(int fd, struct pkgdb_text *t)
@@ -349,7 +424,7 @@ static int query_init(struct pkgdb_query *q, const char *const *paths, size_t n,
 			bit = quick_key(p, strlen(p), false);
 			if (bit >= 0)
 				q->seen[bit / 64] |= 1ULL << (bit % 64);
-			b = hash_bytes(p, strlen(p), false) & mask;
+			b = (size_t)pkgdb_path_hash(p, strlen(p), false) & mask;
 			while (q->table[b])
 				b = (b + 1) & mask;
 			q->table[b] = i + 1;
@@ -365,13 +440,19 @@ int pkgdb_lookup(struct pkgdb *db, const char *const *paths, size_t n, struct pk
 	if (!db->n || !n)
 		return 0;
 	r = query_init(&q, paths, n, ret);
+	db->lookups++;
 	for (size_t i = 0; i < db->n && r == 0; i++) {
 		q.format = db->found[i];
 		switch (db->found[i]) {
-		case PKGDB_DPKG: r = pkgdb_dpkg_lookup(db->rootfd, &q); break;
+		case PKGDB_DPKG:
+			/* one lookup reads the lists; a second makes an index of them for the rest */
+			r = pkgdb_dpkg_lookup(db->rootfd, &q, &db->dpkg_index, db->lookups == 2);
+			break;
 		case PKGDB_RPM: r = pkgdb_rpm_lookup(db->rootfd, db->rpm_dirfd, &q); break;
 		case PKGDB_APK: r = pkgdb_apk_lookup(db->rootfd, &q); break;
-		case PKGDB_PACMAN: r = pkgdb_pacman_lookup(db->rootfd, &q); break;
+		case PKGDB_PACMAN:
+			r = pkgdb_pacman_lookup(db->rootfd, &q, &db->pacman_index, db->lookups == 2);
+			break;
 		default: break;
 		}
 	}

@@ -24,6 +24,12 @@
  * is asked in that order for the files the earlier ones do not own.  Paths
  * are compared with their merged-/usr alias too (/bin/ping and
  * /usr/bin/ping).
+ *
+ * A run that looks up more than once (an audit decides its files in batches)
+ * pays for reading every dpkg list or pacman package once more, on its second
+ * lookup, to index which of them may name each path; the lookups after it
+ * read only those, and answer as the database was when the index was made.
+ * rpm's database has an index of its own, apk's is one file.
  */
 #ifndef S2C_RULES_PKGDB_H
 #define S2C_RULES_PKGDB_H

@@ -15,11 +15,13 @@
 #include <check.h>
 #include <zlib.h>
 
+#include "dirlist.h"
 #include "fixture.h"
 #include "hash.h"
 #include "host.h"
 #include "pkgdb.h"
 #include "suites.h"
+#include "util.h"
 
 static char *root;
 
@@ -33,6 +35,8 @@ static void teardown(void)
 	fx_rmrf(root);
 	free(root);
 }
+
+static struct pkgdb_entry *lookup_thrice(int fd, const char *const *paths, size_t n);
 
 /* Content of the test program, and its digests (computed by the test). */
 #define CONTENT "\177ELF not really, but content\n"
@@ -225,6 +229,26 @@ START_TEST(test_pacman)
 	free(line);
 	free(p);
 	check_entry("iputils", "20240905-1", HASH_SHA256, sha256);
+	/* the same through the index a run of several lookups makes */
+	fx_write(root, "var/lib/pacman/local/zother-1-1/desc", "%NAME%\nzother\n\n%VERSION%\n1-1\n");
+	fx_write(root, "var/lib/pacman/local/zother-1-1/files",
+		 "%FILES%\nusr/bin/ping\nbin/other\n");
+	{
+		const char *paths[] = { "/usr/bin/ping", "/usr/lib/libc.so.6", "/usr/bin/other",
+					"/usr/bin/none" };
+		int fd = open_root();
+		struct pkgdb_entry *e = lookup_thrice(fd, paths, 4);
+
+		ck_assert_str_eq(e[0].package, "iputils");   /* read before "zother" */
+		ck_assert_str_eq(e[0].digest, sha256);
+		ck_assert_str_eq(e[1].package, "glibc");
+		ck_assert_str_eq(e[2].package, "zother");   /* through its merged-/usr twin */
+		ck_assert_ptr_null(e[3].package);
+		for (int i = 0; i < 4; i++)
+			pkgdb_entry_release(&e[i]);
+		free(e);
+		close(fd);
+	}
 }
 END_TEST
 
@@ -322,6 +346,183 @@ START_TEST(test_several)
 }
 END_TEST
 
+/* Whether two answers about a path are the same. */
+static void same_entry(const struct pkgdb_entry *a, const struct pkgdb_entry *b, const char *path)
+{
+	ck_assert_msg((a->package == NULL) == (b->package == NULL) &&
+		      (!a->package || strcmp(a->package, b->package) == 0),
+		      "%s: package %s, then %s", path, a->package, b->package);
+	ck_assert_msg((a->version == NULL) == (b->version == NULL) &&
+		      (!a->version || strcmp(a->version, b->version) == 0),
+		      "%s: version %s, then %s", path, a->version, b->version);
+	ck_assert_msg(a->algo == b->algo && (a->digest == NULL) == (b->digest == NULL) &&
+		      (!a->digest || strcmp(a->digest, b->digest) == 0),
+		      "%s: digest %s, then %s", path, a->digest, b->digest);
+}
+
+/*
+ * Look @paths up three times in one database: the first lookup reads every list, the
+ * second makes the index while it does, the third reads only the lists the index names.
+ * All three must say the same of every path; returns the first answers.
+ */
+static struct pkgdb_entry *lookup_thrice(int fd, const char *const *paths, size_t n)
+{
+	struct pkgdb_entry *e[3];
+	struct pkgdb *db = NULL;
+
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	for (int k = 0; k < 3; k++) {
+		ck_assert_ptr_nonnull(e[k] = calloc(n + 1, sizeof(**e)));
+		ck_assert_int_eq(pkgdb_lookup(db, paths, n, e[k]), 0);
+	}
+	for (int k = 1; k < 3; k++) {
+		for (size_t i = 0; i < n; i++) {
+			same_entry(&e[0][i], &e[k][i], paths[i]);
+			pkgdb_entry_release(&e[k][i]);
+		}
+		free(e[k]);
+	}
+	pkgdb_free(db);
+	return e[0];
+}
+
+/* A run of several lookups answers from an index made on the second, exactly as reading
+ * every list would: the first list that names a path owns it, merged-/usr twins, a list's
+ * architecture and a list without one, removed and unlisted packages, digests; and what
+ * the lists say after the index was made is not what it answers. */
+START_TEST(test_dpkg_index)
+{
+	const char *paths[] = { "/usr/bin/ping", "/bin/shared", "/usr/lib/x86_64/libx.so",
+				"/usr/lib/i386/libx.so", "/usr/bin/gone", "/usr/bin/unlisted",
+				"/usr/bin/nobody", "/usr/sbin/multi", "/usr/bin/late" };
+	size_t n = sizeof(paths) / sizeof(paths[0]);
+	struct pkgdb_entry *e, late[1] = { { 0 } };
+	struct pkgdb *db = NULL;
+	char *sums = NULL;
+	int fd;
+
+	fx_write(root, "var/lib/dpkg/info/a.list", "/.\n/usr\n/usr/bin\n/usr/bin/shared\n");
+	fx_write(root, "var/lib/dpkg/info/b.list", "/bin/shared\n/usr/bin/ping\n");
+	ck_assert_int_gt(asprintf(&sums, "%s  usr/bin/ping\n", "0123456789abcdef0123456789abcdef"),
+			 0);
+	fx_write(root, "var/lib/dpkg/info/b.md5sums", sums);
+	free(sums);
+	fx_write(root, "var/lib/dpkg/info/libx:amd64.list", "/usr/lib/x86_64/libx.so\n");
+	fx_write(root, "var/lib/dpkg/info/libx:i386.list", "/usr/lib/i386/libx.so\n");
+	fx_write(root, "var/lib/dpkg/info/gone.list", "/usr/bin/gone\n");
+	fx_write(root, "var/lib/dpkg/info/unlisted.list", "/usr/bin/unlisted\n");
+	fx_write(root, "var/lib/dpkg/info/multi.list", "/usr/sbin/multi\n");
+	fx_write(root, "var/lib/dpkg/status",
+		 "Package: a\nStatus: install ok installed\nVersion: 1\n\n"
+		 "Package: b\nStatus: install ok installed\nVersion: 2\n\n"
+		 "Package: libx\nStatus: install ok installed\nArchitecture: i386\nVersion: 3i\n\n"
+		 "Package: libx\nStatus: install ok installed\nArchitecture: amd64\nVersion: 3a\n\n"
+		 "Package: gone\nStatus: deinstall ok config-files\nVersion: 4\n\n"
+		 "Package: multi\nStatus: install ok installed\nArchitecture: arm64\nVersion: 5b\n\n"
+		 "Package: multi\nStatus: install ok installed\nArchitecture: amd64\nVersion: 5a\n");
+	fd = open_root();
+	e = lookup_thrice(fd, paths, n);
+	ck_assert_str_eq(e[0].package, "b");                 /* /usr/bin/ping */
+	ck_assert_str_eq(e[0].digest, "0123456789abcdef0123456789abcdef");
+	ck_assert_str_eq(e[1].package, "a");                 /* /bin/shared: a lists its twin first */
+	ck_assert_str_eq(e[1].version, "1");
+	ck_assert_str_eq(e[2].version, "3a");
+	ck_assert_str_eq(e[3].version, "3i");
+	ck_assert_str_eq(e[4].package, "gone");
+	ck_assert_ptr_null(e[4].version);
+	ck_assert_str_eq(e[5].package, "unlisted");
+	ck_assert_ptr_null(e[5].version);
+	ck_assert_ptr_null(e[6].package);
+	ck_assert_str_eq(e[7].version, "5b");                /* no architecture: the first */
+	ck_assert_ptr_null(e[8].package);
+	for (size_t i = 0; i < n; i++)
+		pkgdb_entry_release(&e[i]);
+	free(e);
+
+	/* The index is of the lists as they were when it was made. */
+	ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(pkgdb_lookup(db, paths, 1, late), 0);
+		ck_assert_str_eq(late[0].package, "b");
+		pkgdb_entry_release(&late[0]);
+	}
+	fx_write(root, "var/lib/dpkg/info/b.list", "/bin/shared\n/usr/bin/ping\n/usr/bin/late\n");
+	ck_assert_int_eq(pkgdb_lookup(db, paths + 8, 1, late), 0);
+	ck_assert_ptr_null(late[0].package);
+	pkgdb_free(db);
+	close(fd);
+}
+END_TEST
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* This machine's own dpkg database, read only: a path of every tenth line of every list
+ * and names no list has, looked up the three ways, say the same. */
+START_TEST(test_dpkg_index_host)
+{
+	char **lists = NULL, **paths = NULL;
+	size_t n = 0, alloc = 0, nlists;
+	struct pkgdb_entry *e;
+	int fd, dfd;
+
+	dfd = open("/var/lib/dpkg/info", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;      /* not a dpkg system */
+	nlists = (size_t)dirlist(dfd, "*.list", 0, &lists);
+	for (size_t k = 0; k < nlists; k++) {
+		FILE *f = fdopen(openat(dfd, lists[k], O_RDONLY | O_CLOEXEC), "r");
+		char *line = NULL;
+		size_t size = 0, i = 0;
+		ssize_t len;
+
+		ck_assert_ptr_nonnull(f);
+		while ((len = getline(&line, &size, f)) > 0) {
+			if (i++ % 10 || line[0] != '/')
+				continue;
+			line[len - 1] = line[len - 1] == '\n' ? '\0' : line[len - 1];
+			if (n + 2 >= alloc)
+				ck_assert_ptr_nonnull(paths = realloc(paths, (alloc = 2 * alloc + 64) *
+									 sizeof(*paths)));
+			ck_assert_ptr_nonnull(paths[n++] = strdup(line));
+			if (n % 100 == 0)
+				ck_assert_int_gt(asprintf(&paths[n++], "%s.not-listed", line), 0);
+		}
+		free(line);
+		fclose(f);
+	}
+	strv_free(lists);
+	close(dfd);
+	/* each path once, as a scan asks */
+	qsort(paths, n, sizeof(*paths), cmp_strp);
+	for (size_t i = 1, k = 1; i <= n; i++) {
+		if (i == n) {
+			n = k;
+			break;
+		}
+		if (strcmp(paths[i], paths[k - 1]) == 0)
+			free(paths[i]);
+		else
+			paths[k++] = paths[i];
+	}
+	ck_assert_uint_gt(n, 1000);
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	e = lookup_thrice(fd, (const char *const *)paths, n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg((e[i].package != NULL) != (strstr(paths[i], ".not-listed") != NULL),
+			      "%s: %s", paths[i], e[i].package);
+		pkgdb_entry_release(&e[i]);
+		free(paths[i]);
+	}
+	free(e);
+	free(paths);
+	close(fd);
+}
+END_TEST
+
 /* Symbolic links in a database's path are not followed out of the root. */
 START_TEST(test_no_symlinks)
 {
@@ -374,6 +575,8 @@ Suite *pkgdb_suite(void)
 	tcase_add_test(tc, test_dpkg);
 	tcase_add_test(tc, test_dpkg_without_status);
 	tcase_add_test(tc, test_dpkg_lists_whole);
+	tcase_add_test(tc, test_dpkg_index);
+	tcase_add_test(tc, test_dpkg_index_host);
 	tcase_add_test(tc, test_apk);
 	tcase_add_test(tc, test_pacman);
 	tcase_add_test(tc, test_rpm_formats_not_read);
