@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,9 +9,11 @@
 #include "cli.h"
 #include "engine.h"
 #include "facts.h"
+#include "hashindex.h"
 #include "learned.h"
 #include "learnout.h"
 #include "record.h"
+#include "strhash.h"
 #include "util.h"
 #include "common.h"
 
@@ -75,6 +78,7 @@ struct learned {
 		struct learn_record *rec;
 	} *v;
 	size_t n, alloc;
+	struct hashindex index;      /* of v by SHA-256: a look-up per file, whatever their number */
 };
 
 struct learned *learned_open(const char *root)
@@ -93,12 +97,27 @@ struct learned *learned_open(const char *root)
 	return l;
 }
 
+struct entry_key {
+	const struct learned *l;
+	const char *sha256;
+};
+
+static bool same_entry(size_t pos, const void *userdata)
+{
+	const struct entry_key *k = userdata;
+
+	return pos < k->l->n && s2c_streq(k->l->v[pos].sha256, k->sha256);
+}
+
 static struct learned_entry *entry_of(const struct learned *l, const char *sha256)
 {
-	for (size_t i = 0; l && sha256 && i < l->n; i++)
-		if (s2c_streq(l->v[i].sha256, sha256))
-			return &l->v[i];
-	return NULL;
+	struct entry_key k = { l, sha256 };
+	size_t pos;
+
+	if (!l || !sha256)
+		return NULL;
+	pos = hashindex_find(&l->index, strhash(sha256), same_entry, &k);
+	return pos == SIZE_MAX ? NULL : &l->v[pos];
 }
 
 int learned_add(void *userdata, const struct decision *d)
@@ -117,7 +136,8 @@ int learned_add(void *userdata, const struct decision *d)
 			    d->facts->path, err.msg[0] ? err.msg : strerror(-r));
 	if (!rec)
 		return 0;
-	if (!(sha = strdup(d->sha256)) || S2C_ARRAY_RESERVE(l->v, l->alloc, l->n + 1, 8) < 0) {
+	if (!(sha = strdup(d->sha256)) || S2C_ARRAY_RESERVE(l->v, l->alloc, l->n + 1, 8) < 0 ||
+	    hashindex_add(&l->index, strhash(sha), l->n) < 0) {
 		free(sha);
 		learn_record_free(rec);
 		return -ENOMEM;
@@ -142,6 +162,7 @@ void learned_close(struct learned *l)
 		learn_record_free(l->v[i].rec);
 	}
 	free(l->v);
+	hashindex_release(&l->index);
 	close(l->dfd);
 	free(l);
 }
