@@ -372,7 +372,7 @@ struct saved_shell {
 
 static int shell_save(struct ms_eval *e, struct saved_shell *s)
 {
-	*s = (struct saved_shell){ .n_funcs = e->n_funcs, .n_aliases = e->n_aliases,
+	*s = (struct saved_shell){ .n_funcs = e->funcs.n, .n_aliases = e->n_aliases,
 				   .n_links = e->n_links, .errexit = e->errexit,
 				   .maybe_stopped = e->maybe_stopped,
 				   .maybe_returned = e->maybe_returned };
@@ -392,9 +392,7 @@ static void shell_restore(struct ms_eval *e, struct saved_shell *s)
 {
 	mseval_env_release(&e->env);
 	e->env = s->env;
-	for (size_t i = s->n_funcs; i < e->n_funcs; i++)
-		free(e->funcs[i].name);
-	e->n_funcs = S2C_MIN(e->n_funcs, s->n_funcs);
+	msfuncs_truncate(&e->funcs, s->n_funcs);
 	for (size_t i = s->n_aliases; i < e->n_aliases; i++) {
 		free(e->aliases[i].name);
 		free(e->aliases[i].value);
@@ -438,30 +436,19 @@ enum ms_st maintscript_eval_subshell(struct ms_eval *e, const struct sh_node *n)
 /* A function definition: remembered for the calls that follow. */
 static enum ms_st eval_funcdef(struct ms_eval *e, const struct sh_node *n)
 {
-	struct ms_func *v;
-
-	if (e->n_funcs >= MSEVAL_FUNCS_MAX) {
+	if (e->funcs.n >= MSEVAL_FUNCS_MAX) {
 		_Static_assert(MSEVAL_FUNCS_MAX == 1024, "the message names the limit");
 		mseval_incomplete(e, n->line, "more than 1024 function definitions; the rest is "
 				  "not analysed");
 		e->exited = true;
 		return MS_UNKNOWN;
 	}
-	v = realloc(e->funcs, (e->n_funcs + 1) * sizeof(*v));
-	if (!v) {
-		mseval_oom(e);
-		return MS_UNKNOWN;
-	}
-	e->funcs = v;
 	/* Defined in a branch that may not run: the command of that name may run instead.  (Where
 	 * the rest of the script may not run, a later call runs only after the definition.) */
-	v[e->n_funcs] = (struct ms_func){ .name = strdup(n->name), .body = n->kids[0],
-					  .maybe = e->cond > e->cond_base };
-	if (!v[e->n_funcs].name) {
+	if (msfuncs_add(&e->funcs, n->name, n->kids[0], e->cond > e->cond_base) < 0) {
 		mseval_oom(e);
 		return MS_UNKNOWN;
 	}
-	e->n_funcs++;
 	return MS_TRUE;
 }
 
@@ -557,9 +544,7 @@ enum ms_st maintscript_eval_text(struct ms_eval *e, unsigned line, const char *w
 static void eval_release(struct ms_eval *e)
 {
 	mseval_env_release(&e->env);
-	for (size_t i = 0; i < e->n_funcs; i++)
-		free(e->funcs[i].name);
-	free(e->funcs);
+	msfuncs_release(&e->funcs);
 	for (size_t i = 0; i < e->n_aliases; i++) {
 		free(e->aliases[i].name);
 		free(e->aliases[i].value);

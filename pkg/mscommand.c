@@ -66,10 +66,9 @@ struct ms_call mscommand_shift(const struct ms_call *c, size_t i)
 
 static const struct ms_func *func_find(const struct ms_eval *e, const char *name)
 {
-	for (size_t i = e->n_funcs; i-- > 0;)
-		if (s2c_streq(e->funcs[i].name, name))
-			return e->funcs[i].body ? &e->funcs[i] : NULL;   /* unset -f */
-	return NULL;
+	const struct ms_func *f = msfuncs_find(&e->funcs, name);
+
+	return f && f->body ? f : NULL;   /* unset -f */
 }
 
 /* Put back what `local` hid since @start. */

@@ -478,3 +478,67 @@ bool mseval_action_same(const struct ms_action *a, const struct ms_action *b)
 	       SAME(group) && SAME(caps);
 #undef SAME
 }
+
+/* --- functions ------------------------------------------------------------------------------ */
+
+int msfuncs_add(struct ms_funcs *f, const char *name, const struct sh_node *body, bool maybe)
+{
+	char *copy = strdup(name);
+
+	if (!copy || S2C_ARRAY_RESERVE(f->v, f->alloc, f->n + 1, 16) < 0 ||
+	    hashindex_add(&f->index, strhash(name), f->n) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	f->v[f->n++] = (struct ms_func){ .name = copy, .body = body, .maybe = maybe };
+	return 0;
+}
+
+struct func_search {
+	const struct ms_funcs *f;
+	const char *name;
+	size_t found;               /* SIZE_MAX: none */
+	bool mark;                  /* msfuncs_mark_maybe(): every one, not the latest */
+};
+
+static void func_seen(size_t pos, void *userdata)
+{
+	struct func_search *s = userdata;
+
+	if (pos >= s->f->n || !s2c_streq(s->f->v[pos].name, s->name))
+		return;
+	if (s->mark)
+		s->f->v[pos].maybe = true;
+	else if (s->found == SIZE_MAX || pos > s->found)
+		s->found = pos;
+}
+
+struct ms_func *msfuncs_find(const struct ms_funcs *f, const char *name)
+{
+	struct func_search s = { .f = f, .name = name, .found = SIZE_MAX };
+
+	hashindex_each(&f->index, strhash(name), func_seen, &s);
+	return s.found == SIZE_MAX ? NULL : &f->v[s.found];
+}
+
+void msfuncs_mark_maybe(struct ms_funcs *f, const char *name)
+{
+	struct func_search s = { .f = f, .name = name, .mark = true };
+
+	hashindex_each(&f->index, strhash(name), func_seen, &s);
+}
+
+void msfuncs_truncate(struct ms_funcs *f, size_t n)
+{
+	for (size_t i = n; i < f->n; i++)
+		free(f->v[i].name);
+	f->n = S2C_MIN(f->n, n);
+}
+
+void msfuncs_release(struct ms_funcs *f)
+{
+	msfuncs_truncate(f, 0);
+	free(f->v);
+	hashindex_release(&f->index);
+	*f = (struct ms_funcs){ 0 };
+}

@@ -93,6 +93,33 @@ struct ms_func {
 				         time (kept in ms_eval::subs) */
 };
 
+/**
+ * The functions defined so far, in order, and an index of them by name, so
+ * that every command's look-up costs the same however many there are.  The
+ * latest definition of a name is the one a call runs; one without a body is
+ * an `unset -f`.
+ */
+struct ms_funcs {
+	struct ms_func *v;
+	size_t n, alloc;
+	struct hashindex index;     /**< of v by strhash() of the name; entries past @n stale */
+};
+
+/** Add a definition of @name (copied).  Returns 0 or -ENOMEM. */
+int msfuncs_add(struct ms_funcs *f, const char *name, const struct sh_node *body, bool maybe);
+
+/** The latest definition of @name (its body NULL when unset), or NULL. */
+struct ms_func *msfuncs_find(const struct ms_funcs *f, const char *name);
+
+/** Mark every definition of @name as one the script may not have come to. */
+void msfuncs_mark_maybe(struct ms_funcs *f, const char *name);
+
+/** Forget the definitions past the first @n. */
+void msfuncs_truncate(struct ms_funcs *f, size_t n);
+
+/** Free every definition; @f is empty afterwards. */
+void msfuncs_release(struct ms_funcs *f);
+
 /** An alias (dash expands them in scripts; bash does not). */
 struct ms_alias {
 	char *name;             /**< owned */
@@ -150,8 +177,7 @@ struct ms_eval {
 	const char *const *pos; /**< positional parameters, borrowed */
 	size_t n_pos;
 	bool pos_unknown;       /**< `set --` with words not known: so are the parameters */
-	struct ms_func *funcs;
-	size_t n_funcs;
+	struct ms_funcs funcs;
 	unsigned cond;          /**< > 0: inside an undecided branch */
 	unsigned cond_base;     /**< @cond where the script run now began: a function it
 				     defines deeper may not be defined */

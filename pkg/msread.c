@@ -205,10 +205,7 @@ static bool identifier(const char *s)
 
 static const struct ms_func *function(const struct ms_eval *e, const char *name)
 {
-	for (size_t i = e->n_funcs; i-- > 0;)
-		if (s2c_streq(e->funcs[i].name, name))
-			return &e->funcs[i];
-	return NULL;
+	return msfuncs_find(&e->funcs, name);
 }
 
 /* The IFS read splits with: the assignment before it, or the shell's. */

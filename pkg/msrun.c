@@ -63,8 +63,7 @@ static bool shell_script(const char *text, size_t len, bool *bash)
 /* What a new shell process keeps of its parent: the exported variables and debconf's answers. */
 struct child_saved {
 	struct ms_env env;
-	struct ms_func *funcs;
-	size_t n_funcs;
+	struct ms_funcs funcs;
 	struct ms_alias *aliases;
 	size_t n_aliases;
 	const char *const *pos;
@@ -97,7 +96,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 			    bool bash, bool errexit)
 {
 	bool pos_unknown = e->pos_unknown;
-	struct child_saved s = { .env = e->env, .funcs = e->funcs, .n_funcs = e->n_funcs,
+	struct child_saved s = { .env = e->env, .funcs = e->funcs,
 				 .aliases = e->aliases, .n_aliases = e->n_aliases, .pos = e->pos,
 				 .n_pos = e->n_pos, .trap_exit = e->trap_exit,
 				 .errexit = e->errexit, .bash = e->bash, .calls = e->calls,
@@ -107,8 +106,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	enum ms_st r;
 
 	e->env = (struct ms_env){ 0 };
-	e->funcs = NULL;
-	e->n_funcs = 0;
+	e->funcs = (struct ms_funcs){ 0 };
 	e->aliases = NULL;
 	e->n_aliases = 0;
 	e->pos = args;
@@ -132,9 +130,7 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 			mseval_env_set(e, &s.env, e->env.v[i].name,
 				       e->env.v[i].value ? strdup(e->env.v[i].value) : NULL);
 	mseval_env_release(&e->env);
-	for (size_t i = 0; i < e->n_funcs; i++)
-		free(e->funcs[i].name);
-	free(e->funcs);
+	msfuncs_release(&e->funcs);
 	for (size_t i = 0; i < e->n_aliases; i++) {
 		free(e->aliases[i].name);
 		free(e->aliases[i].value);
@@ -143,7 +139,6 @@ static enum ms_st run_child(struct ms_eval *e, unsigned line, const char *what, 
 	free(e->trap_exit);
 	e->env = s.env;
 	e->funcs = s.funcs;
-	e->n_funcs = s.n_funcs;
 	e->aliases = s.aliases;
 	e->n_aliases = s.n_aliases;
 	e->pos = s.pos;

@@ -255,30 +255,17 @@ enum ms_st msshell_unset(struct ms_eval *e, const struct ms_call *c)
 			continue;
 		}
 		/* A function is forgotten by a definition without a body. */
-		if (e->n_funcs >= MSEVAL_FUNCS_MAX) {
+		if (e->funcs.n >= MSEVAL_FUNCS_MAX) {
 			mscommand_incomplete(e, c, "more than 1024 function definitions");
 			break;
 		}
-		struct ms_func *v = realloc(e->funcs, (e->n_funcs + 1) * sizeof(*v));
-		if (!v) {
-			mseval_oom(e);
-			break;
-		}
-		e->funcs = v;
-		v[e->n_funcs] = (struct ms_func){ .name = strdup(f->s) };
-		if (!v[e->n_funcs].name) {
-			mseval_oom(e);
-			break;
-		}
 		/* Unset in a branch that may not run: the function may still be there. */
-		if (e->cond)
-			for (size_t k = 0; k < e->n_funcs; k++)
-				if (s2c_streq(e->funcs[k].name, f->s))
-					e->funcs[k].maybe = true;
-		if (!e->cond)
-			e->n_funcs++;
-		else
-			free(v[e->n_funcs].name);
+		if (e->cond) {
+			msfuncs_mark_maybe(&e->funcs, f->s);
+		} else if (msfuncs_add(&e->funcs, f->s, NULL, false) < 0) {
+			mseval_oom(e);
+			break;
+		}
 	}
 	return MS_TRUE;
 }
