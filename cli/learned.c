@@ -78,7 +78,7 @@ struct learned {
 		struct learn_record *rec;
 	} *v;
 	size_t n, alloc;
-	struct hashindex index;      /* of v by SHA-256: a look-up per file, whatever their number */
+	struct hashindex index;      /* of v by SHA-256: one look-up a file, however many */
 };
 
 struct learned *learned_open(const char *root)

@@ -495,7 +495,8 @@ int scanout_json(const struct scan_result *r, FILE *out)
 	/* the files one at a time: the document whole would cost many times the scan */
 	fr.self = &fr;
 	fr.error = scan_cursor_start(r, &fr.c);
-	ret = fr.error ? fr.error : jsonout_write_array(doc, "files", r->n, facts_element, &fr, out);
+	ret = fr.error ? fr.error
+		       : jsonout_write_array(doc, "files", r->n, facts_element, &fr, out);
 	scan_cursor_release(&fr.c);
 	return fr.error ? fr.error : ret;
 }

@@ -170,7 +170,8 @@ int decisionrec_unpack(const void *p, size_t len, struct decision_rec *ret)
 	d->version_source = rec_get_ptr(&i);
 	d->rule = rec_get_ptr(&i);
 	d->n_ambiguous = rec_get_count(&i, sizeof(uint64_t));
-	if (d->n_ambiguous && (d->ambiguous = rec_get_array(&i, d->n_ambiguous, sizeof(*d->ambiguous))))
+	if (d->n_ambiguous &&
+	    (d->ambiguous = rec_get_array(&i, d->n_ambiguous, sizeof(*d->ambiguous))))
 		for (size_t k = 0; k < d->n_ambiguous; k++)
 			d->ambiguous[k] = rec_get_ptr(&i);
 	if (!d->ambiguous)
@@ -197,7 +198,8 @@ int decisionrec_unpack(const void *p, size_t len, struct decision_rec *ret)
 	d->aware = rec_get_bool(&i);
 	d->overridden = (enum verdict)rec_get_u32(&i);
 	d->n_evidence = rec_get_count(&i, 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t));
-	if (d->n_evidence && !(d->evidence = rec_get_array(&i, d->n_evidence, sizeof(*d->evidence))))
+	if (d->n_evidence &&
+	    !(d->evidence = rec_get_array(&i, d->n_evidence, sizeof(*d->evidence))))
 		d->n_evidence = 0;
 	for (size_t k = 0; k < d->n_evidence; k++) {
 		d->evidence[k].what = rec_get_str(&i);
@@ -216,7 +218,8 @@ int decisionrec_unpack(const void *p, size_t len, struct decision_rec *ret)
 		d->conditions[k].chosen = rec_get_bool(&i);
 	}
 	d->n_warnings = rec_get_count(&i, sizeof(uint32_t));
-	if (d->n_warnings && !(d->warnings = rec_get_array(&i, d->n_warnings + 1, sizeof(*d->warnings))))
+	if (d->n_warnings &&
+	    !(d->warnings = rec_get_array(&i, d->n_warnings + 1, sizeof(*d->warnings))))
 		d->n_warnings = 0;
 	for (size_t k = 0; k < d->n_warnings; k++)
 		d->warnings[k] = rec_get_str(&i);

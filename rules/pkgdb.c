@@ -445,13 +445,14 @@ int pkgdb_lookup(struct pkgdb *db, const char *const *paths, size_t n, struct pk
 		q.format = db->found[i];
 		switch (db->found[i]) {
 		case PKGDB_DPKG:
-			/* one lookup reads the lists; a second makes an index of them for the rest */
+			/* one lookup reads the lists; a second indexes them for the rest */
 			r = pkgdb_dpkg_lookup(db->rootfd, &q, &db->dpkg_index, db->lookups == 2);
 			break;
 		case PKGDB_RPM: r = pkgdb_rpm_lookup(db->rootfd, db->rpm_dirfd, &q); break;
 		case PKGDB_APK: r = pkgdb_apk_lookup(db->rootfd, &q); break;
 		case PKGDB_PACMAN:
-			r = pkgdb_pacman_lookup(db->rootfd, &q, &db->pacman_index, db->lookups == 2);
+			r = pkgdb_pacman_lookup(db->rootfd, &q, &db->pacman_index,
+						db->lookups == 2);
 			break;
 		default: break;
 		}

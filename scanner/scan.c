@@ -34,7 +34,7 @@ struct collector {
 	const struct scan_result *res;
 	struct idmap *ids;              /* names the batches */
 	int batch_error;                /* what on_batch() returned: the walk stops */
-	int name_error;                 /* what naming a batch returned */
+	int name_error;                 /* what naming a batch or a record returned */
 	struct spill *records;          /* with records_dir: where the candidates go */
 	int records_error;              /* what keeping one returned: the walk stops */
 	struct facts **v;
@@ -502,7 +502,8 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		}
 		c.records = res->files;
 	}
-	if ((o->on_batch || c.records) && (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
+	if ((o->on_batch || c.records) &&
+	    (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
 		skip_list_release(&skip);
 		return s2c_error_errno(err, r, "cannot name owners");
 	}
@@ -554,7 +555,7 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		if (r < 0)
 			return records_error(o, r, err);
 		*ret = TAKE_PTR(res);
-		return 0;   /* named batch by batch */
+		return 0;   /* named as they were kept */
 	}
 	if (res->n)
 		qsort(res->v, res->n, sizeof(*res->v), cmp_path);

@@ -230,7 +230,8 @@ START_TEST(test_pacman)
 	free(p);
 	check_entry("iputils", "20240905-1", HASH_SHA256, sha256);
 	/* the same through the index a run of several lookups makes */
-	fx_write(root, "var/lib/pacman/local/zother-1-1/desc", "%NAME%\nzother\n\n%VERSION%\n1-1\n");
+	fx_write(root, "var/lib/pacman/local/zother-1-1/desc",
+		 "%NAME%\nzother\n\n%VERSION%\n1-1\n");
 	fx_write(root, "var/lib/pacman/local/zother-1-1/files",
 		 "%FILES%\nusr/bin/ping\nbin/other\n");
 	{
@@ -418,13 +419,15 @@ START_TEST(test_dpkg_index)
 		 "Package: libx\nStatus: install ok installed\nArchitecture: i386\nVersion: 3i\n\n"
 		 "Package: libx\nStatus: install ok installed\nArchitecture: amd64\nVersion: 3a\n\n"
 		 "Package: gone\nStatus: deinstall ok config-files\nVersion: 4\n\n"
-		 "Package: multi\nStatus: install ok installed\nArchitecture: arm64\nVersion: 5b\n\n"
-		 "Package: multi\nStatus: install ok installed\nArchitecture: amd64\nVersion: 5a\n");
+		 "Package: multi\nStatus: install ok installed\nArchitecture: arm64\n"
+		 "Version: 5b\n\n"
+		 "Package: multi\nStatus: install ok installed\nArchitecture: amd64\n"
+		 "Version: 5a\n");
 	fd = open_root();
 	e = lookup_thrice(fd, paths, n);
 	ck_assert_str_eq(e[0].package, "b");                 /* /usr/bin/ping */
 	ck_assert_str_eq(e[0].digest, "0123456789abcdef0123456789abcdef");
-	ck_assert_str_eq(e[1].package, "a");                 /* /bin/shared: a lists its twin first */
+	ck_assert_str_eq(e[1].package, "a");    /* /bin/shared: a lists its twin first */
 	ck_assert_str_eq(e[1].version, "1");
 	ck_assert_str_eq(e[2].version, "3a");
 	ck_assert_str_eq(e[3].version, "3i");
@@ -483,9 +486,10 @@ START_TEST(test_dpkg_index_host)
 			if (i++ % 10 || line[0] != '/')
 				continue;
 			line[len - 1] = line[len - 1] == '\n' ? '\0' : line[len - 1];
-			if (n + 2 >= alloc)
-				ck_assert_ptr_nonnull(paths = realloc(paths, (alloc = 2 * alloc + 64) *
-									 sizeof(*paths)));
+			if (n + 2 >= alloc) {
+				alloc = 2 * alloc + 64;
+				ck_assert_ptr_nonnull(paths = realloc(paths, alloc * sizeof(*paths)));
+			}
 			ck_assert_ptr_nonnull(paths[n++] = strdup(line));
 			if (n % 100 == 0)
 				ck_assert_int_gt(asprintf(&paths[n++], "%s.not-listed", line), 0);
