@@ -176,8 +176,10 @@ test)
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_tests asan
 	echo "==> test (asan, Check without fork so LeakSanitizer sees test bodies)"
-	for s in util fcaps mounts resolve scanout rules engine decide_priv journal elfinfo learnrec \
-		shparse msread mscommand; do
+	# every suite but engine_nobody, which runs through as_nobody.sh
+	for s in util fcaps fcaps_priv mounts resolve walk walk_priv scanout elfinfo rules engine \
+		decide_priv privcheck pkgdb override plan plan_priv journal fileop verify learnrec \
+		resultjson pkg pkgindex shparse mscommand msread msgrep waiver rpmlua; do
 		CK_FORK=no ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 			UBSAN_OPTIONS=halt_on_error=1 ./build/asan/tests/unit/s2c-unit "$s"
 	done
