@@ -35,43 +35,29 @@ static const char intro[] =
 static const enum facts_flags problems[] = { FACT_WRITABLE, FACT_SUID_AND_CAPS,
 					     FACT_CAPS_MALFORMED, FACT_HARDLINKS };
 
-struct problems {
-	size_t count[S2C_ELEMENTSOF(problems)];
-	size_t files;                /* with any */
-};
-
-/* Count the files with each problem flag.  Returns 0 or -errno of reading their records. */
-static int count_problems(const struct scan_result *res, struct problems *p)
+static enum facts_flags problem_mask(void)
 {
-	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
-	int r;
+	enum facts_flags m = 0;
 
-	*p = (struct problems){ 0 };
-	for (r = scan_cursor_start(res, &c); r == 0 && c.f; r = scan_cursor_next(res, &c)) {
-		bool any = false;
-		for (size_t k = 0; k < S2C_ELEMENTSOF(problems); k++)
-			if (c.f->flags & problems[k]) {
-				p->count[k]++;
-				any = true;
-			}
-		p->files += any;
-	}
-	return r;
+	for (size_t k = 0; k < S2C_ELEMENTSOF(problems); k++)
+		m |= problems[k];
+	return m;
 }
 
 /* Say on stderr how many files have each problem flag. */
-static void report_problems(const struct problems *p)
+static void report_problems(const struct scan_result *res)
 {
 	char line[256] = "";
 	size_t len = 0;
 
-	for (size_t k = 0; k < S2C_ELEMENTSOF(problems) && len < sizeof(line); k++)
-		if (p->count[k])
+	for (size_t k = 0; k < S2C_ELEMENTSOF(problems) && len < sizeof(line); k++) {
+		size_t n = res->n_flag[FACT_BIT(problems[k])];
+		if (n)
 			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s (%zu)",
-						len ? ", " : "", facts_flag_name(problems[k]),
-						p->count[k]);
-	if (p->files)
-		log_notice("%zu file%s with findings: %s", p->files, p->files == 1 ? "" : "s",
+						len ? ", " : "", facts_flag_name(problems[k]), n);
+	}
+	if (res->n_any)
+		log_notice("%zu file%s with findings: %s", res->n_any, res->n_any == 1 ? "" : "s",
 			   line);
 }
 
@@ -116,7 +102,6 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 	struct scan_result *res = NULL;
 	struct outfile out;
 	bool done = false;
-	struct problems p;
 	int r, ex;
 
 	ex = parse_argv(argc, argv, &a, ctx, &done);
@@ -125,15 +110,10 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 	/* The candidates wait as records, not in memory: what the scan holds does not grow
 	 * with their number. */
 	a.s.records_dir = tmp_dir();
+	a.s.count_any = problem_mask();
 	ex = scanargs_run(&a.s, ctx, NULL, &res);
 	if (ex)
 		return ex;
-	r = count_problems(res, &p);
-	if (r < 0) {
-		log_error("cannot read the scan's records back: %s", strerror(-r));
-		scan_result_free(res);
-		return S2C_EXIT_FAILURE;
-	}
 	ex = outfile_open(&out, a.output);
 	if (ex) {
 		scan_result_free(res);
@@ -157,8 +137,8 @@ int cmd_scan(int argc, char **argv, struct s2c_ctx *ctx)
 		ex = S2C_EXIT_INCOMPLETE;
 	/* The findings are said even when an incomplete scan's status (3) wins. */
 	if (ex != S2C_EXIT_FAILURE) {
-		report_problems(&p);
-		if (p.files && ex == S2C_EXIT_OK)
+		report_problems(res);
+		if (res->n_any && ex == S2C_EXIT_OK)
 			ex = S2C_EXIT_FINDINGS;
 	}
 	scan_result_free(res);

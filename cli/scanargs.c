@@ -321,6 +321,7 @@ int scanargs_run_batches(const struct scanargs *a, const struct s2c_ctx *ctx,
 	struct walk_stats stats = { 0 };
 	struct warn_ctx w = { .root = a->root };
 	const struct binary_wants want = db ? rules_db_wants(db) : (struct binary_wants){ 0 };
+	enum scan_part part = SCAN_PART_NONE;
 	struct scan_options o = {
 		.root = a->root,
 		.paths = a->paths,
@@ -338,6 +339,8 @@ int scanargs_run_batches(const struct scanargs *a, const struct s2c_ctx *ctx,
 		.batch = batch,
 		.records_dir = a->records_dir,
 		.records_memory = CLI_RECORDS_MEMORY,
+		.count_any = a->count_any,
+		.failed = &part,
 	};
 	struct s2c_error err = { 0 };
 	struct progress *p = progress_start(&stats, ctx->stderr_tty);
@@ -348,9 +351,10 @@ int scanargs_run_batches(const struct scanargs *a, const struct s2c_ctx *ctx,
 		return S2C_EXIT_FAILURE;        /* on_batch() failed, and its caller says why */
 	if (r < 0) {
 		log_error("%s", err.msg[0] ? err.msg : strerror(-r));
-		return r == -ENOENT || r == -ENOTDIR ? S2C_EXIT_USAGE
-		       : r == -EPERM		     ? S2C_EXIT_PRIVILEGE
-						     : S2C_EXIT_FAILURE;
+		if (part == SCAN_PART_ROOT && (r == -ENOENT || r == -ENOTDIR))
+			return S2C_EXIT_USAGE;
+		return part == SCAN_PART_EXCLUDE && r == -EPERM ? S2C_EXIT_PRIVILEGE
+								: S2C_EXIT_FAILURE;
 	}
 	return 0;
 }

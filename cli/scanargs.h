@@ -44,6 +44,8 @@ struct scanargs {
 	bool include_unpackaged;    /**< --include-unpackaged: plans may change unowned files */
 	const char *records_dir;    /**< keep the candidates as records there, past
 				         CLI_RECORDS_MEMORY (scan_options::records_dir), or NULL */
+	enum facts_flags count_any; /**< scan_result::n_any counts the candidates with
+					 any of these flags */
 	struct opt opts[10];        /**< the options above, for a verb's table (OPT_TABLE) */
 };
 

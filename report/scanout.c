@@ -82,24 +82,6 @@ static int row_fill(struct row *row, const struct facts *f)
 	return 0;
 }
 
-/* The summary's counts, in one reading of @r's files. */
-static int summary_counts(const struct scan_result *r, size_t *suid_root, size_t *suid_user,
-			  size_t *sgid, size_t *caps)
-{
-	_cleanup_(scan_cursor_release) struct scan_cursor c = { 0 };
-	int ret;
-
-	*suid_root = *suid_user = *sgid = *caps = 0;
-	for (ret = scan_cursor_start(r, &c); ret == 0 && c.f; ret = scan_cursor_next(r, &c)) {
-		enum facts_flags fl = c.f->flags;
-		*suid_root += !!(fl & FACT_SETUID_ROOT);
-		*suid_user += !!(fl & FACT_SETUID_USER);
-		*sgid += !!(fl & FACT_SETGID);
-		*caps += !!(fl & FACT_CAPS);
-	}
-	return ret;
-}
-
 char *scanout_skipped_line(const struct skip_entry *v, size_t n, bool other_roots, bool *ret_none)
 {
 	char *buf = NULL;
@@ -402,7 +384,6 @@ int scanout_text(const struct scan_result *r, const struct scanout_text_options 
 {
 	unsigned width = o && o->width ? S2C_MAX(o->width, SCANOUT_MIN_WIDTH) : 0;
 	bool quiet = o && o->quiet;
-	size_t suid_root, suid_user, sgid, caps;
 	int ret;
 
 	if (r->n_skipped && !quiet) {
@@ -419,12 +400,10 @@ int scanout_text(const struct scan_result *r, const struct scanout_text_options 
 	if (!quiet) {
 		_cleanup_free_ char *line = NULL;
 
-		ret = summary_counts(r, &suid_root, &suid_user, &sgid, &caps);
-		if (ret < 0)
-			return ret;
 		if (asprintf(&line, "%zu privileged file%s: %zu setuid root, %zu setuid to another "
 			     "user, %zu setgid, %zu with capabilities%s", r->n, r->n == 1 ? "" : "s",
-			     suid_root, suid_user, sgid, caps,
+			     r->n_flag[FACT_BIT(FACT_SETUID_ROOT)], r->n_flag[FACT_BIT(FACT_SETUID_USER)],
+			     r->n_flag[FACT_BIT(FACT_SETGID)], r->n_flag[FACT_BIT(FACT_CAPS)],
 			     r->warnings ? " (incomplete: see warnings)" : "") < 0)
 			return -ENOMEM;
 		if (r->n)

@@ -39,6 +39,9 @@ enum facts_flags {
 	_FACT_MAX = 13,
 };
 
+/** The bit number of one flag of enum facts_flags, from 0 to _FACT_MAX - 1. */
+#define FACT_BIT(flag) ((unsigned)__builtin_ctz((unsigned)(flag)))
+
 /** Mount the file lives on. */
 struct facts_mount {
 	char *fstype;           /**< e.g. "ext4"; NULL when unknown */

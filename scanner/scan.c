@@ -39,6 +39,8 @@ struct collector {
 	int records_error;              /* what keeping one returned: the walk stops */
 	struct facts **v;
 	size_t n, alloc;
+	size_t n_flag[_FACT_MAX];       /* scan_result::n_flag, n_any */
+	size_t n_any;
 	const struct mounts *mounts;
 	const struct scan_options *o;
 	int rootfd;
@@ -83,6 +85,14 @@ static void hand_over(struct collector *c, struct facts **v, size_t n)
 	}
 }
 
+/* Count @f's flags; under the lock. */
+static void tally(struct collector *c, const struct facts *f)
+{
+	for (unsigned i = 0; i < _FACT_MAX; i++)
+		c->n_flag[i] += !!(f->flags & (1u << i));
+	c->n_any += !!(f->flags & c->o->count_any);
+}
+
 /* Add @f to the batch being filled (on a walk thread).  Returns 0, or the error that
  * stops the walk. */
 static int add_to_batch(struct collector *c, struct facts *f)
@@ -101,6 +111,7 @@ static int add_to_batch(struct collector *c, struct facts *f)
 		facts_free(f);
 		return r;
 	}
+	tally(c, f);
 	c->v[c->n++] = f;
 	if (c->n >= c->batch && !c->ready) {
 		c->ready = TAKE_PTR(c->v);
@@ -129,8 +140,9 @@ static int keep_record(struct collector *c, struct facts *f)
 	r = c->records_error ? -ECANCELED : c->name_error ? -ECANCELED : 0;
 	if (r == 0 && (r = facts_set_names(f, c->ids)) < 0)
 		c->name_error = r;
-	if (r == 0 && (r = factsrec_pack(f, &p, &len)) == 0)
-		r = spill_add(c->records, f->path, p, len);
+	if (r == 0 && (r = factsrec_pack(f, &p, &len)) == 0 &&
+	    (r = spill_add(c->records, f->path, p, len)) == 0)
+		tally(c, f);
 	if (r < 0 && r != -ECANCELED && !c->name_error)
 		c->records_error = r;
 	pthread_mutex_unlock(&c->lock);
@@ -168,6 +180,7 @@ static int on_candidate(void *userdata, const struct walk_entry *e)
 		facts_free(f);
 		return -ENOMEM;
 	}
+	tally(c, f);
 	c->v[c->n++] = f;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -451,12 +464,20 @@ static int build_skip(const struct scan_options *o, const struct scan_result *re
 	return 0;
 }
 
-/* The records could not be kept: say why, and return -EIO whatever the cause, so that a
- * missing records directory (-ENOENT) is not taken for a missing root. */
+/* Say which part of the scan failed, where the caller asked; returns @r. */
+static int failed(const struct scan_options *o, enum scan_part part, int r)
+{
+	if (o->failed)
+		*o->failed = part;
+	return r;
+}
+
+/* The records could not be kept: say why. */
 static int records_error(const struct scan_options *o, int r, struct s2c_error *err)
 {
-	(void)s2c_error_errno(err, r, "cannot keep the scan's records in '%s'", o->records_dir);
-	return -EIO;
+	return failed(o, SCAN_PART_RECORDS,
+		      s2c_error_errno(err, r, "cannot keep the scan's records in '%s'",
+				      o->records_dir));
 }
 
 int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_error *err)
@@ -478,17 +499,17 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		return -ENOMEM;
 	r = scan_open_root(res->root, &res->host, err);
 	if (r < 0)
-		return r;
+		return failed(o, SCAN_PART_ROOT, r);
 	res->rootfd = r;
 	if (res->host) {
 		r = mounts_load(o->mountinfo ? o->mountinfo : "/proc/self/mountinfo", &res->mounts, err);
 		if (r < 0)
-			return r;
+			return failed(o, SCAN_PART_ROOT, r);
 	}
 	r = build_skip(o, res, &skip, err);
 	if (r < 0) {
 		skip_list_release(&skip);
-		return r;
+		return failed(o, SCAN_PART_EXCLUDE, r);
 	}
 	c.mounts = res->mounts;
 	c.rootfd = res->rootfd;
@@ -498,14 +519,14 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		r = spill_new(o->records_dir, o->records_memory, &res->files);
 		if (r < 0) {
 			skip_list_release(&skip);
-			return r;
+			return records_error(o, r, err);
 		}
 		c.records = res->files;
 	}
 	if ((o->on_batch || c.records) &&
 	    (r = idmap_new(res->host ? -1 : res->rootfd, &c.ids)) < 0) {
 		skip_list_release(&skip);
-		return s2c_error_errno(err, r, "cannot name owners");
+		return failed(o, SCAN_PART_WALK, s2c_error_errno(err, r, "cannot name owners"));
 	}
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.ready_cond, NULL);
@@ -537,6 +558,8 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	skip_list_release(&skip);
 	res->v = c.v;
 	res->n = res->files ? spill_count(res->files) : c.n;
+	memcpy(res->n_flag, c.n_flag, sizeof(res->n_flag));
+	res->n_any = c.n_any;
 	res->skipped = c.skipped;
 	res->n_skipped = c.n_skipped;
 	sort_skipped(res);
@@ -545,11 +568,12 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 	if (r < 0 && c.records_error)
 		return records_error(o, c.records_error, err);
 	if (r < 0 && c.batch_error)
-		return c.batch_error;   /* said by on_batch() */
+		return failed(o, SCAN_PART_WALK, c.batch_error);   /* said by on_batch() */
 	if (r < 0 && c.name_error)
-		return s2c_error_errno(err, r, "cannot name owners");
+		return failed(o, SCAN_PART_WALK, s2c_error_errno(err, r, "cannot name owners"));
 	if (r < 0)
-		return s2c_error_errno(err, r, "scan of '%s' failed", res->root);
+		return failed(o, SCAN_PART_WALK,
+			      s2c_error_errno(err, r, "scan of '%s' failed", res->root));
 	if (res->files) {
 		r = spill_sort(res->files);
 		if (r < 0)
@@ -561,7 +585,7 @@ int scan_run(const struct scan_options *o, struct scan_result **ret, struct s2c_
 		qsort(res->v, res->n, sizeof(*res->v), cmp_path);
 	r = name_all(res);
 	if (r < 0)
-		return s2c_error_errno(err, r, "cannot name owners");
+		return failed(o, SCAN_PART_WALK, s2c_error_errno(err, r, "cannot name owners"));
 	*ret = TAKE_PTR(res);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "facts.h"
 #include "skip.h"
 #include "walk.h"
 #include "cleanup.h"
@@ -38,6 +39,15 @@ enum scan_flags {
 					  container storage and overlayfs layers */
 	SCAN_CONTENT = 1 << 4,       /**< read each candidate's content (binary.h) in the
 					  worker that found it, while the walk goes on */
+};
+
+/** The part of a scan that failed (scan_options::failed). */
+enum scan_part {
+	SCAN_PART_NONE,
+	SCAN_PART_ROOT,              /**< opening the root, or reading the mount table */
+	SCAN_PART_EXCLUDE,           /**< an exclude pattern or the exclude file */
+	SCAN_PART_RECORDS,           /**< keeping the records in scan_options::records_dir */
+	SCAN_PART_WALK,              /**< the walk, naming owners, or on_batch() */
 };
 
 /** Options; zero-initialise and fill in. */
@@ -74,6 +84,11 @@ struct scan_options {
 	 * scan_cursor_start().  What the scan holds then does not grow with their number. */
 	const char *records_dir;
 	size_t records_memory;
+	/** scan_result::n_any counts the candidates with any of these flags. */
+	enum facts_flags count_any;
+	/** Optional: when scan_run() fails, set to the part that did (what an errno means
+	 * depends on it: -ENOENT of the root is not -ENOENT of the records directory). */
+	enum scan_part *failed;
 };
 
 /** The inventory. */
@@ -84,6 +99,9 @@ struct scan_result {
 	struct mounts *mounts;       /**< host mount table, NULL for images */
 	struct facts **v;            /**< candidates sorted by path, NULL with @files */
 	size_t n;                    /**< candidates */
+	size_t n_flag[_FACT_MAX];    /**< candidates with each flag: n_flag[FACT_BIT(flag)]
+					  (all found, also those handed to on_batch) */
+	size_t n_any;                /**< candidates with any of scan_options::count_any */
 	struct spill *files;         /**< or (scan_options::records_dir): their records */
 	uint64_t warnings;           /**< number of warnings reported */
 	struct skip_entry *skipped;  /**< what was left out, sorted by path, unique */
@@ -96,10 +114,11 @@ struct scan_result {
  * Run a scan.
  * @ret  on success a new result, free with scan_result_free().  Partial
  *       scans succeed; warnings counts the parts that were skipped.
- * Returns 0, or -errno with a message in @err when the root cannot be used,
- * an exclude pattern is malformed (-EINVAL), the exclude file is malformed
- * (-EINVAL), untrusted (-EPERM) or unreadable, or the records cannot be kept
- * (-EIO, whatever the cause: the message names the directory and the cause).
+ * Returns 0, or -errno with a message in @err and the part in scan_options::failed:
+ * the root cannot be used (SCAN_PART_ROOT); an exclude pattern is malformed (-EINVAL),
+ * the exclude file is malformed (-EINVAL), untrusted (-EPERM) or unreadable
+ * (SCAN_PART_EXCLUDE); the records cannot be kept (SCAN_PART_RECORDS: the message
+ * names the directory); the walk, naming owners or on_batch() failed (SCAN_PART_WALK).
  */
 int scan_run(const struct scan_options *opts, struct scan_result **ret, struct s2c_error *err);
 

@@ -175,22 +175,61 @@ START_TEST(test_facts_record_round_trip)
 }
 END_TEST
 
+/* The counts kept beside a scan are those of its candidates, read one by one. */
+static void check_counts(const struct scan_result *r, enum facts_flags any)
+{
+	struct scan_cursor c = { 0 };
+	size_t n_flag[_FACT_MAX] = { 0 }, n_any = 0, n = 0;
+	int ret;
+
+	for (ret = scan_cursor_start(r, &c); ret == 0 && c.f; ret = scan_cursor_next(r, &c)) {
+		for (unsigned i = 0; i < _FACT_MAX; i++)
+			n_flag[i] += !!(c.f->flags & (1u << i));
+		n_any += !!(c.f->flags & any);
+		n++;
+	}
+	ck_assert_int_eq(ret, 0);
+	scan_cursor_release(&c);
+	ck_assert_uint_eq(n, r->n);
+	for (unsigned i = 0; i < _FACT_MAX; i++)
+		ck_assert_msg(n_flag[i] == r->n_flag[i], "%s: %zu counted, %zu kept",
+			      facts_flag_name(1u << i), n_flag[i], r->n_flag[i]);
+	ck_assert_uint_eq(n_any, r->n_any);
+	ck_assert_uint_gt(n_flag[FACT_BIT(FACT_WRITABLE)], 0);
+	ck_assert_uint_gt(n_flag[FACT_BIT(FACT_HARDLINKS)], 0);
+	if (any)
+		ck_assert_uint_ge(n_any, 3);
+}
+
 /* A scan kept as records, read back from the file (a budget of one byte spills every
  * record), writes what a scan kept in memory writes, in both formats. */
 START_TEST(test_records_same_output)
 {
-	struct scan_result *mem = fx_scan(root, NULL, 0, 2, NULL), *rec = NULL;
+	struct scan_result *mem, *rec = NULL;
 	struct scan_options o = { .root = root, .threads = 2, .records_dir = getenv("TMPDIR"),
-				  .records_memory = 1 };
+				  .records_memory = 1, .count_any = FACT_WRITABLE | FACT_HARDLINKS };
 	struct s2c_error err = { 0 };
 	char *a, *b;
 
+	/* every flag the counts are asked about, and some the summary line counts */
+	fx_file(root, "srv/open", 04777, "x");
+	fx_file(root, "srv/linked", 02755, "x");
+	fx_hardlink(root, "srv/linked", "srv/linked2");
+	if (getuid() == 0) {
+		fx_file(root, "srv/games", 04755, "x");
+		fx_chown(root, "srv/games", 5, 60);
+		fx_file(root, "srv/ping", 0755, "x");
+		ck_assert_int_eq(fx_setcaps(root, "srv/ping", "cap_net_raw=ep"), 0);
+	}
+	mem = fx_scan(root, NULL, 0, 2, NULL);
 	if (!o.records_dir)
 		o.records_dir = "/tmp";
 	ck_assert_int_eq(scan_run(&o, &rec, &err), 0);
 	ck_assert_ptr_null(rec->v);
 	ck_assert(spill_on_disk(rec->files));
 	ck_assert_uint_eq(rec->n, mem->n);
+	check_counts(mem, 0);
+	check_counts(rec, FACT_WRITABLE | FACT_HARDLINKS);
 	a = render(scanout_json, mem);
 	b = render(scanout_json, rec);
 	ck_assert_str_eq(a, b);

@@ -647,6 +647,47 @@ START_TEST(test_exclude_file_trust)
 }
 END_TEST
 
+/* A failed scan says which part failed: the same errno means another thing in each. */
+START_TEST(test_failed_part)
+{
+	char *missing = fx_path(root, "no-such-dir");
+	struct scan_options o = { .root = missing, .threads = 2 };
+	enum scan_part part = SCAN_PART_NONE;
+	struct s2c_error err = { 0 };
+	struct scan_result *r = NULL;
+
+	o.failed = &part;
+	fx_file(root, "srv/su", 04755, "x");
+	ck_assert_int_eq(scan_run(&o, &r, &err), -ENOENT);
+	ck_assert_int_eq(part, SCAN_PART_ROOT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "no-such-dir"));
+
+	/* the records directory missing: -ENOENT as well, of the records */
+	part = SCAN_PART_NONE;
+	o.root = root;
+	o.records_dir = missing;
+	o.records_memory = 1;
+	ck_assert_int_eq(scan_run(&o, &r, &err), -ENOENT);
+	ck_assert_int_eq(part, SCAN_PART_RECORDS);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cannot keep the scan's records in"));
+	ck_assert_ptr_null(r);
+
+	part = SCAN_PART_NONE;
+	o.records_dir = NULL;
+	o.exclude = (const char *const[]){ "relative/path", NULL };
+	ck_assert_int_eq(scan_run(&o, &r, &err), -EINVAL);
+	ck_assert_int_eq(part, SCAN_PART_EXCLUDE);
+
+	part = SCAN_PART_NONE;
+	o.exclude = NULL;
+	ck_assert_msg(scan_run(&o, &r, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(part, SCAN_PART_NONE);
+	ck_assert_uint_eq(r->n, 1);
+	scan_result_free(r);
+	free(missing);
+}
+END_TEST
+
 START_TEST(test_skip_rules)
 {
 	struct skip_list l = { 0 };
@@ -957,6 +998,7 @@ Suite *walk_suite(void)
 	tcase_add_test(tc, test_exclude_file);
 	tcase_add_test(tc, test_exclude_file_trust);
 	tcase_add_test(tc, test_skip_rules);
+	tcase_add_test(tc, test_failed_part);
 	suite_add_tcase(s, tc);
 	return s;
 }
