@@ -60,9 +60,9 @@ int pkgdb_apk_lookup(int rootfd, struct pkgdb_query *q)
 	size_t n;
 	int r = 0;
 
-	if (pkgdb_text_read(resolve_open(rootfd, "/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
+	if (pkgdb_text_open(resolve_open(rootfd, "/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
 			    &t) < 0 &&
-	    pkgdb_text_read(resolve_open(rootfd, "/usr/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
+	    pkgdb_text_open(resolve_open(rootfd, "/usr/lib/apk/db/installed", O_RDONLY | O_NONBLOCK),
 			    &t) < 0)
 		return 0;
 	while (r == 0 && (line = pkgdb_text_line(&t, &n))) {

@@ -52,32 +52,39 @@ int pkgdb_query_digest(struct pkgdb_query *q, size_t i, enum hash_algo algo, con
 		       size_t len);
 
 /**
- * A database file read whole and split into lines in place: one read(2) per
- * 64 KiB or more instead of a stdio buffer refilled every 4 KiB and a copy of
- * every line, for the hundreds of thousands of lines of a dpkg database.  The
- * buffer is kept from one file to the next (a thousand dpkg lists share one).
+ * A database file read 64 KiB at a time and split into lines in place: one read(2)
+ * per 64 KiB instead of a stdio buffer refilled every 4 KiB and a copy of every line,
+ * for the hundreds of thousands of lines of a dpkg database, and no more memory than
+ * its longest line whatever the file's size.  The buffer is kept from one file to the
+ * next (a thousand dpkg lists share one).  Zero-initialise.
  */
 struct pkgdb_text {
-	char *buf;                   /**< the file, NUL-terminated */
-	size_t size;                 /**< allocated, for the next file */
-	size_t len;
+	char *buf;                   /**< a window of the file, a byte to spare for a NUL */
+	size_t size;                 /**< allocated, less the spare byte */
+	size_t len;                  /**< read into @buf */
 	size_t off;                  /**< where the next line starts */
+	size_t scanned;              /**< from @off, bytes known to hold no newline */
+	size_t total;                /**< read of this file */
+	int fd;                      /**< the file being read, when @open */
+	bool open;
+	int error;                   /**< 0, or -errno of reading the file: its lines end */
 };
 
-/** The largest database file read (a dpkg list of the largest packages is ~10 MiB). */
+/** The most of one database file read (a dpkg list of the largest packages is ~10 MiB). */
 #define PKGDB_TEXT_MAX ((size_t)256 << 20)
 
 /**
- * Read all of @fd (taken over and closed; a negative @fd is returned as is)
- * into @t, in place of the file it held.  Returns 0, -EFBIG above
- * PKGDB_TEXT_MAX, -ENOMEM or -errno, with @t holding no lines on error.
+ * Read @fd's lines with @t (@fd is taken over and closed; a negative @fd is returned
+ * as is), in place of the file @t read before.  Returns 0 or the negative @fd.
  */
-int pkgdb_text_read(int fd, struct pkgdb_text *t);
+int pkgdb_text_open(int fd, struct pkgdb_text *t);
 
 /**
  * The next line of @t, its newline replaced by a NUL in place, its length in
  * @ret_len (a NUL byte inside the line is counted, as getline(3) counts it);
- * NULL at the end.
+ * NULL at the end, or when reading failed (t->error: -errno, -ENOMEM, or -EFBIG past
+ * PKGDB_TEXT_MAX bytes): the lines returned until then were the file's.  The line
+ * stays valid until the next call.
  */
 char *pkgdb_text_line(struct pkgdb_text *t, size_t *ret_len);
 

@@ -141,7 +141,7 @@ static int read_list(int dfd, const char *fname, size_t k, struct pkgdb_query *q
 	const char *line;
 	size_t n;
 
-	if (pkgdb_text_read(openat(dfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+	if (pkgdb_text_open(openat(dfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
 			    t) < 0)
 		return 0;
 	while ((line = pkgdb_text_line(t, &n))) {
@@ -207,7 +207,7 @@ static int read_status(int rootfd, struct pkgdb_text *t,
 	size_t n;
 	int r = 0;
 
-	if (pkgdb_text_read(resolve_open(rootfd, "/var/lib/dpkg/status", O_RDONLY | O_NONBLOCK),
+	if (pkgdb_text_open(resolve_open(rootfd, "/var/lib/dpkg/status", O_RDONLY | O_NONBLOCK),
 			    t) < 0)
 		return 0;
 	for (bool end = false; r == 0 && !end;) {
@@ -268,7 +268,7 @@ static int read_md5sums(int dfd, struct pkgdb_query *q, struct claim *claims,
 			name = NULL;
 			return -ENOMEM;
 		}
-		if (pkgdb_text_read(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+		if (pkgdb_text_open(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
 				    t) < 0)
 			continue;
 		while ((line = pkgdb_text_line(t, &n))) {

@@ -33,7 +33,7 @@ static int desc_value(int dfd, const char *key, char *out, size_t size, struct p
 	bool next = false;
 
 	out[0] = '\0';
-	if (pkgdb_text_read(openat(dfd, "desc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+	if (pkgdb_text_open(openat(dfd, "desc", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
 			    t) < 0)
 		return 0;
 	while ((line = pkgdb_text_line(t, &n))) {
@@ -130,7 +130,7 @@ static int read_package(int localfd, const char *name, size_t k, struct pkgdb_qu
 
 	if (dfd < 0)
 		return 0;
-	if (pkgdb_text_read(openat(dfd, "files", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+	if (pkgdb_text_open(openat(dfd, "files", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
 			    t) < 0)
 		return 0;
 	memset(mine, 0, q->n * sizeof(*mine));

@@ -348,38 +348,94 @@ void pkgdb_pathindex_release(struct pkgdb_pathindex *x)
 	*x = (struct pkgdb_pathindex){ 0 };
 }
 
-int pkgdb_text_read(int fd, struct pkgdb_text *t)
+static void text_close(struct pkgdb_text *t)
 {
-	int r;
+	if (t->open)
+		(void)close(t->fd);
+	t->open = false;
+}
 
-	t->len = t->off = 0;
+int pkgdb_text_open(int fd, struct pkgdb_text *t)
+{
+	text_close(t);
+	t->len = t->off = t->scanned = t->total = 0;
+	t->error = 0;
 	if (fd < 0)
 		return fd;
-	r = read_all_into(fd, PKGDB_TEXT_MAX, &t->buf, &t->size, &t->len);
-	(void)close(fd);
-	if (r < 0)
-		t->len = 0;
-	return r;
+	t->fd = fd;
+	t->open = true;
+	return 0;
+}
+
+/* Read more of the file after the line begun at t->off, moving it to the front and
+ * growing the buffer when the line fills it.  Returns 0, or -errno: reading ended. */
+static int text_fill(struct pkgdb_text *t)
+{
+	ssize_t n;
+
+	if (t->off) {
+		memmove(t->buf, t->buf + t->off, t->len - t->off);
+		t->len -= t->off;
+		t->off = 0;
+	}
+	if (t->len == t->size) {
+		size_t grown = t->size ? 2 * t->size : (size_t)65536;
+		char *nb;
+		if (grown > PKGDB_TEXT_MAX)
+			return -EFBIG;
+		nb = realloc(t->buf, grown + 1);
+		if (!nb)
+			return -ENOMEM;
+		t->buf = nb;
+		t->size = grown;
+	}
+	do
+		n = read(t->fd, t->buf + t->len, t->size - t->len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0) {
+		text_close(t);
+		return 0;
+	}
+	t->total += (size_t)n;
+	t->len += (size_t)n;
+	return t->total > PKGDB_TEXT_MAX ? -EFBIG : 0;
 }
 
 char *pkgdb_text_line(struct pkgdb_text *t, size_t *ret_len)
 {
-	char *line, *nl;
-	size_t left;
+	for (;;) {
+		size_t left = t->len - t->off;
+		char *line = left ? t->buf + t->off : NULL;
+		char *nl = left > t->scanned ? memchr(line + t->scanned, '\n', left - t->scanned)
+					     : NULL;
+		int r;
 
-	if (t->off >= t->len)
-		return NULL;
-	line = t->buf + t->off;
-	left = t->len - t->off;
-	nl = memchr(line, '\n', left);
-	*ret_len = nl ? (size_t)(nl - line) : left;
-	line[*ret_len] = '\0';      /* the newline, or the NUL after the buffer */
-	t->off += *ret_len + 1;
-	return line;
+		if (!nl && t->open) {
+			t->scanned = left;
+			r = text_fill(t);
+			if (r < 0) {
+				/* the lines read were the file's; what is left of one is not a line */
+				text_close(t);
+				t->error = r;
+				t->off = t->len = t->scanned = 0;
+			}
+			continue;
+		}
+		if (!left)
+			return NULL;
+		*ret_len = nl ? (size_t)(nl - line) : left;
+		line[*ret_len] = '\0';      /* the newline, or the spare byte after the file */
+		t->off += *ret_len + !!nl;
+		t->scanned = 0;
+		return line;
+	}
 }
 
 void pkgdb_text_release(struct pkgdb_text *t)
 {
+	text_close(t);
 	free(t->buf);
 	memset(t, 0, sizeof(*t));
 }

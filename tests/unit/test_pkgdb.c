@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "host.h"
 #include "pkgdb.h"
+#include "pkgdb-backend.h"
 #include "suites.h"
 #include "util.h"
 
@@ -154,6 +155,112 @@ START_TEST(test_dpkg_lists_whole)
 		pkgdb_entry_release(&e[i]);
 	pkgdb_free(db);
 	close(fd);
+}
+END_TEST
+
+/* Check that @t gives the lines of the @len bytes at @text, as memchr() splits them. */
+static void check_lines(struct pkgdb_text *t, const char *text, size_t len)
+{
+	size_t off = 0, n, lines = 0;
+	const char *line;
+
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t want = nl ? (size_t)(nl - (text + off)) : len - off;
+		line = pkgdb_text_line(t, &n);
+		ck_assert_msg(line, "line %zu missing", lines);
+		ck_assert_uint_eq(n, want);
+		ck_assert_int_eq(line[n], '\0');
+		ck_assert_msg(memcmp(line, text + off, n) == 0, "line %zu differs", lines);
+		off += want + 1;
+		lines++;
+	}
+	ck_assert_ptr_null(pkgdb_text_line(t, &n));
+	ck_assert_ptr_null(pkgdb_text_line(t, &n));
+	ck_assert_int_eq(t->error, 0);
+}
+
+static int open_file(const char *rel)
+{
+	char *p = fx_path(root, rel);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	free(p);
+	return fd;
+}
+
+/* Lines read a window at a time: across the window's edges, longer than it, with a NUL
+ * inside, empty, the last without its newline; one buffer for several files; a read
+ * error and a file past PKGDB_TEXT_MAX end the lines with the error. */
+START_TEST(test_text_lines)
+{
+	struct pkgdb_text t = { 0 };
+	size_t len = 0, n, lines = 0;
+	char *text = malloc(400000);
+	int fd;
+
+	ck_assert_ptr_nonnull(text);
+	len += (size_t)sprintf(text, "a\n\n");
+	memset(text + len, 'x', 70000);
+	len += 70000;
+	text[len++] = '\n';
+	memcpy(text + len, "b\0c\n", 4);
+	len += 4;
+	for (int i = 0; i < 5000; i++)
+		len += (size_t)sprintf(text + len, "/usr/share/doc/some-package/file-%08d.txt\n", i);
+	len += (size_t)sprintf(text + len, "end");
+	fx_file(root, "lines", 0644, "");
+	{
+		char *p = fx_path(root, "lines");
+		FILE *f = fopen(p, "w");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+		ck_assert_int_eq(fclose(f), 0);
+		free(p);
+	}
+	ck_assert_int_eq(pkgdb_text_open(open_file("lines"), &t), 0);
+	check_lines(&t, text, len);
+	fx_write(root, "short", "x\ny\n");
+	ck_assert_int_eq(pkgdb_text_open(open_file("short"), &t), 0);
+	check_lines(&t, "x\ny\n", 4);
+	/* a file opened and left before its end, then another */
+	ck_assert_int_eq(pkgdb_text_open(open_file("lines"), &t), 0);
+	ck_assert_ptr_nonnull(pkgdb_text_line(&t, &n));
+	ck_assert_int_eq(pkgdb_text_open(open_file("lines"), &t), 0);
+	check_lines(&t, text, len);
+	ck_assert_int_eq(pkgdb_text_open(-ENOENT, &t), -ENOENT);
+	ck_assert_ptr_null(pkgdb_text_line(&t, &n));
+	free(text);
+
+	/* reading fails: no line, and the error */
+	fx_mkdirs(root, "dir");
+	ck_assert_int_eq(pkgdb_text_open(open_file("dir"), &t), 0);
+	ck_assert_ptr_null(pkgdb_text_line(&t, &n));
+	ck_assert_int_eq(t.error, -EISDIR);
+
+	/* 257 MiB, a newline at the end of every MiB (sparse): the lines of the first
+	 * PKGDB_TEXT_MAX bytes, then -EFBIG */
+	fd = open_file("lines");
+	ck_assert_int_eq(close(fd), 0);
+	{
+		char *p = fx_path(root, "huge");
+		int w = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		ck_assert_int_ge(w, 0);
+		for (off_t mib = 1; mib <= 257; mib++)
+			ck_assert_int_eq(pwrite(w, "\n", 1, (mib << 20) - 1), 1);
+		ck_assert_int_eq(close(w), 0);
+		free(p);
+	}
+	ck_assert_int_eq(pkgdb_text_open(open_file("huge"), &t), 0);
+	while (pkgdb_text_line(&t, &n)) {
+		ck_assert_uint_eq(n, ((size_t)1 << 20) - 1);
+		lines++;
+	}
+	ck_assert_uint_eq(lines, PKGDB_TEXT_MAX >> 20);
+	ck_assert_int_eq(t.error, -EFBIG);
+	ck_assert_uint_le(t.size, (size_t)2 << 20);
+	pkgdb_text_release(&t);
 }
 END_TEST
 
@@ -579,6 +686,7 @@ Suite *pkgdb_suite(void)
 	tcase_add_test(tc, test_dpkg);
 	tcase_add_test(tc, test_dpkg_without_status);
 	tcase_add_test(tc, test_dpkg_lists_whole);
+	tcase_add_test(tc, test_text_lines);
 	tcase_add_test(tc, test_dpkg_index);
 	tcase_add_test(tc, test_dpkg_index_host);
 	tcase_add_test(tc, test_apk);
