@@ -31,9 +31,11 @@ struct pkgdb_query {
 };
 
 /**
- * The index of the wanted path equal to the @len bytes at @path (a path or
- * an alias), or -1.  Paths of the databases without a leading slash are
- * passed with @slash true, and compared as if they had one.
+ * The index of the wanted path equal to the @len bytes at @path, else of one whose
+ * merged-/usr alias is equal to them, or -1: when /bin/su and /usr/bin/su are both
+ * wanted (a system whose /bin is not merged), the database's "/bin/su" is /bin/su's.
+ * Paths of the databases without a leading slash are passed with @slash true, and
+ * compared as if they had one.
  */
 long pkgdb_query_find(const struct pkgdb_query *q, const char *path, size_t len, bool slash);
 

@@ -236,14 +236,17 @@ long pkgdb_query_find(const struct pkgdb_query *q, const char *path, size_t len,
 {
 	if (!q->table || !maybe_wanted(q, path, len, slash))
 		return -1;
+	long alias = -1;
+
 	for (size_t b = (size_t)pkgdb_path_hash(path, len, slash) & q->mask; q->table[b];
 	     b = (b + 1) & q->mask) {
 		const struct pkgdb_want *w = &q->want[q->table[b] - 1];
-		if (same_path(w->path, path, len, slash) ||
-		    (w->alias && same_path(w->alias, path, len, slash)))
+		if (same_path(w->path, path, len, slash))
 			return (long)(q->table[b] - 1);
+		if (alias < 0 && w->alias && same_path(w->alias, path, len, slash))
+			alias = (long)(q->table[b] - 1);
 	}
-	return -1;
+	return alias;
 }
 
 int pkgdb_query_own(struct pkgdb_query *q, size_t i, const char *package, const char *version)

@@ -94,8 +94,8 @@ enum pkgdb_format pkgdb_format_of(const struct pkgdb *db, size_t i);
 const char *pkgdb_problem(const struct pkgdb *db);
 
 /**
- * Look up the @n absolute paths @paths in one pass over each database and
- * fill @ret (@n entries, which must be zeroed; entries already owned are left
+ * Look up the @n distinct absolute paths @paths in one pass over each database
+ * and fill @ret (@n entries, which must be zeroed; entries already owned are left
  * alone).  A damaged database entry is skipped, not an error.
  * Returns 0 or -ENOMEM.
  */

@@ -264,6 +264,36 @@ START_TEST(test_text_lines)
 }
 END_TEST
 
+/* /bin/su and /usr/bin/su both wanted (a /bin not merged into /usr): each list line
+ * is the file it names, and the merged-/usr alias only answers a path no line names,
+ * whichever order the paths are asked in. */
+START_TEST(test_exact_before_alias)
+{
+	fx_write(root, "var/lib/dpkg/info/a.list", "/bin/su\n/bin/mount\n");
+	fx_write(root, "var/lib/dpkg/info/b.list", "/usr/bin/su\n");
+	for (int order = 0; order < 2; order++) {
+		const char *paths[2][3] = { { "/usr/bin/su", "/bin/su", "/usr/bin/mount" },
+					    { "/bin/su", "/usr/bin/su", "/usr/bin/mount" } };
+		struct pkgdb_entry e[3] = { 0 };
+		struct pkgdb *db = NULL;
+		int fd = open_root();
+
+		ck_assert_int_eq(pkgdb_open(fd, &db), 0);
+		ck_assert_int_eq(pkgdb_lookup(db, paths[order], 3, e), 0);
+		for (int i = 0; i < 3; i++) {
+			const char *want = s2c_streq(paths[order][i], "/bin/su") ? "a"
+					   : s2c_streq(paths[order][i], "/usr/bin/su") ? "b" : "a";
+			ck_assert_msg(e[i].package && s2c_streq(e[i].package, want),
+				      "order %d: %s owned by %s, not %s", order, paths[order][i],
+				      e[i].package, want);
+			pkgdb_entry_release(&e[i]);
+		}
+		pkgdb_free(db);
+		close(fd);
+	}
+}
+END_TEST
+
 static void base64(const unsigned char *raw, size_t n, char *out)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -687,6 +717,7 @@ Suite *pkgdb_suite(void)
 	tcase_add_test(tc, test_dpkg_without_status);
 	tcase_add_test(tc, test_dpkg_lists_whole);
 	tcase_add_test(tc, test_text_lines);
+	tcase_add_test(tc, test_exact_before_alias);
 	tcase_add_test(tc, test_dpkg_index);
 	tcase_add_test(tc, test_dpkg_index_host);
 	tcase_add_test(tc, test_apk);
