@@ -166,6 +166,24 @@ def scripts(debdir):
                     put("maintscript", open(path, "rb").read())
 
 
+def pkgdbs():
+    """Package databases: "@@N" starts file N of fuzz_pkgdb.c's table."""
+    status = (b"@@0\nPackage: a\nStatus: install ok installed\nVersion: 1:2.0-1\n\n"
+              b"Package: b\nArchitecture: amd64\nStatus: install ok installed\nVersion: 3\n\n"
+              b"Package: c\nStatus: deinstall ok config-files\nVersion: 4\n")
+    lists = (b"@@1\n/.\n/usr\n/usr/bin\n/usr/bin/ping\n/bin/su\n"
+             b"@@2\n/usr/bin/su\n/usr/bin/ping\n@@7\n/x\n/usr/bin/newgrp\n")
+    md5 = b"@@3\n" + b"0123456789abcdef0123456789abcdef  usr/bin/ping\n"
+    put("pkgdb", status + lists + md5)
+    put("pkgdb", lists + b"\n@@0\nPackage: a\nStatus: install ok installed\nVersion: 1")
+    put("pkgdb", b"@@4\nP:iputils\nV:1-r0\nF:usr/bin\nR:ping\n"
+                 b"Z:Q1AAAAAAAAAAAAAAAAAAAAAAAAAAA=\nR:su\nZ:0123456789abcdef0123456789abcdef\n\n"
+                 b"P:x\nV:2\nF:\nR:x\n/usr/bin/ping\n/x\n")
+    put("pkgdb", b"@@5\n%FILES%\nusr/\nusr/bin/\nusr/bin/ping\nbin/su\n"
+                 b"@@6\n%NAME%\np\n\n%VERSION%\n1-1\n\n/bin/su\n")
+    put("pkgdb", b"@@1\n" + b"/usr/share/doc/a/" + b"x" * 70000 + b"\n/usr/bin/ping")
+
+
 def reports():
     """The audit reports the tests compare (tests/expected), and a few that bend them."""
     expected = os.path.join(HERE, "..", "expected")
@@ -185,5 +203,6 @@ if __name__ == "__main__":
     images()
     strict_json()
     reports()
+    pkgdbs()
     scripts(sys.argv[1] if len(sys.argv) > 1 else
             os.path.join(HERE, "..", "..", "build", "test-deps", "debs"))
