@@ -234,10 +234,10 @@ static bool same_path(const char *want, const char *path, size_t len, bool slash
 
 long pkgdb_query_find(const struct pkgdb_query *q, const char *path, size_t len, bool slash)
 {
-	if (!q->table || !maybe_wanted(q, path, len, slash))
-		return -1;
 	long alias = -1;
 
+	if (!q->table || !maybe_wanted(q, path, len, slash))
+		return -1;
 	for (size_t b = (size_t)pkgdb_path_hash(path, len, slash) & q->mask; q->table[b];
 	     b = (b + 1) & q->mask) {
 		const struct pkgdb_want *w = &q->want[q->table[b] - 1];
