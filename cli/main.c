@@ -34,9 +34,9 @@
  *
  * Layers include only those below them (docs/ARCHITECTURE.md, "Layers", checked by
  * cli.help): common <- scanner <- rules <- plan, learn; pkg on scanner; report on all
- * of those; pipeline on report, plan, pkg; cli on everything.  Libraries (every directory but cli/) never print to
- * stdout, exit or read the environment; they return -errno and fill a struct
- * s2c_error.  cli/ functions return exit codes (enum s2c_exit); error_exit() maps a
+ * of those; pipeline on report, plan, pkg; cli on everything.  Libraries (every
+ * directory but cli/) never print to stdout, exit or read the environment; they
+ * return -errno and fill a struct s2c_error.  cli/ functions return exit codes (enum s2c_exit); error_exit() maps a
  * library's error to one.
  */
 #include <errno.h>
