@@ -148,8 +148,8 @@ fi
 # of scan, floor and find, one after the other (which goes first rotating), the
 # ratios taken within each round; the median and quartiles of those ratios.
 # $1: warm or cold, $2: rounds.
-paired() {
-	python3 - "$1" "$2" "$bin" "$tree" "$results/paired-$label-$1.json" "$floor" "$threads" <<'PY'
+rounds() {
+	python3 - "$1" "$2" "$bin" "$tree" "$results/rounds-$label-$1.json" "$floor" "$threads" <<'PY'
 import json, statistics, subprocess, sys, time
 mode, n, binary, tree, out, floor, threads = sys.argv[1:8]
 n = int(n)
@@ -178,10 +178,10 @@ for a, b in (("scan", "find"), ("floor", "find"), ("scan", "floor")):
           f"quartiles {q[0]:.2f} to {q[2]:.2f}, range {ratios[0]:.2f} to {ratios[-1]:.2f}")
 PY
 }
-paired_warm=$(paired warm "$runs")
-paired_cold=""
+rounds_warm=$(rounds warm "$runs")
+rounds_cold=""
 if [ "$cold" -eq 1 ]; then
-	paired_cold=$(paired cold "$cold_runs")
+	rounds_cold=$(rounds cold "$cold_runs")
 fi
 
 # Peak RSS of one verb of suid2cap on the tree (KiB, max over 5 runs), from
@@ -202,10 +202,10 @@ entries=$("$bin" scan --format json "$tree" 2>/dev/null | python3 -c \
 	'import json,sys; d=json.load(sys.stdin); print(d["stats"]["entries"], len(d["files"]))')
 
 python3 - "$results/scan-$label-warm.json" "$results/scan-$label-cold.json" "$cold" \
-	"$rss_scan" "$rss_audit" "$entries" "$paired_warm" "$paired_cold" <<'PY'
+	"$rss_scan" "$rss_audit" "$entries" "$rounds_warm" "$rounds_cold" <<'PY'
 import json, sys
 warm_file, cold_file, cold, rss_scan, rss_audit, entries = sys.argv[1:7]
-paired = sys.argv[7:9]
+rounds = sys.argv[7:9]
 entries, found = entries.split()
 print(f"entries walked: {entries}, privileged files found: {found}")
 targets = {"warm": ("0.33", "0.25"), "cold": ("0.33", "0.25")}
@@ -229,7 +229,7 @@ for mode, path in (("warm", warm_file), ("cold", cold_file)):
           f"  (target <= {t_getcap})")
     print(f"ratio audit / scan      = {res['audit-xdev']['mean'] / s:.2f}  (target <= 1.10)")
 print("--- rounds of scan, floor and find (the ratios within each round)")
-for block in paired:
+for block in rounds:
     if block:
         print(block)
 print(f"peak RSS scan           = {int(rss_scan) / 1024:.1f} MiB")
